@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Float arithmetic here mirrors ArduPilot's statement by statement; the
+ * order of operations is part of the contract (results must match to the
+ * last bit), so do not "simplify" expressions.
+ */
+#include "baro-sitl.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "atmosphere.h"
+
+/* A buffer entry further than this from the wanted time is not used. */
+#define DELAY_MAX_ERROR_MS 200u
+
+/* BFACTOR's pressure error starts above this sensor temperature. */
+#define BFACTOR_TZERO_C 30.0f
+
+void
+baro_sitl_init(struct baro_sitl *sim, const struct sim_params *params,
+	       enum baro_sitl_atmosphere atmosphere, uint32_t seed)
+{
+	memset(sim, 0, sizeof(*sim));
+	sim->params = *params;
+	sim->atmosphere = atmosphere;
+	sim_random_seed(&sim->rng, seed);
+}
+
+int
+baro_sitl_altitude(double home_m, double height_m, float *alt_amsl_m)
+{
+	if (!isfinite(home_m) || !isfinite(height_m))
+		return -EINVAL;
+
+	double home_cm = round(home_m * 100.0);
+	if (home_cm < INT32_MIN || home_cm > INT32_MAX)
+		return -ERANGE;
+	double alt_cm = trunc(home_cm + height_m * 100.0);
+	if (alt_cm < INT32_MIN || alt_cm > INT32_MAX)
+		return -ERANGE;
+
+	*alt_amsl_m = (float)(int32_t)alt_cm * 0.01f;
+	return 0;
+}
+
+void
+baro_sitl_temperature_adjust(const struct sim_params *params, uint32_t now_ms,
+			     float *pressure_pa, float *temperature_c)
+{
+	const float tsec = (float)now_ms * 0.001f;
+	const float t_sensor = *temperature_c + params->temp_brd_off;
+	const float tconst = params->temp_tconst;
+
+	/* Past 23 time constants exp() is below 1e-10: ArduPilot switches
+	 * to the settled value there (and so avoids dividing by a zero
+	 * tconst). */
+	if (tsec < 23.0f * tconst)
+		*temperature_c = t_sensor - (t_sensor - params->temp_start) *
+						    expf(-tsec / tconst);
+	else
+		*temperature_c = t_sensor;
+
+	if (params->temp_bfactor >= FLT_EPSILON) {
+		const float over = *temperature_c - BFACTOR_TZERO_C;
+		*pressure_pa -= powf(over > 0.0f ? over : 0.0f,
+				     params->temp_bfactor);
+	}
+}
+
+float
+baro_sitl_wind_error(const struct sim_baro_params *bp, const float v[3])
+{
+	const float sqx = v[0] * v[0];
+	const float sqy = v[1] * v[1];
+	const float sqz = v[2] * v[2];
+	float error = 0.0f;
+
+	error += (v[0] >= FLT_EPSILON ? bp->wcf_fwd : bp->wcf_bak) * sqx;
+	error += (v[1] >= FLT_EPSILON ? bp->wcf_rgt : bp->wcf_lft) * sqy;
+	error += (v[2] >= FLT_EPSILON ? bp->wcf_up : bp->wcf_dn) * sqz;
+	return error;
+}
+
+float
+baro_sitl_wind_correction(float error, float density_ratio)
+{
+	return error * 0.5f * ATMOS_SSL_AIR_DENSITY * density_ratio;
+}
+
+/* Fold ArduPilot's abs((int32_t)(a - b)) into uint32 without its UB. */
+static uint32_t
+abs_time_delta(uint32_t a, uint32_t b)
+{
+	uint32_t d = a - b;
+
+	return (d & 0x80000000u) ? 0u - d : d;
+}
+
+/* Steps 2-8 of AP_Baro_SITL::_timer: the altitude after faults. */
+static float
+faulted_altitude(struct baro_sitl *sim, struct baro_sitl_instance *s,
+		 const struct sim_baro_params *bp, uint32_t now, float alt)
+{
+	const uint32_t drift_dt = now - s->last_drift_ms;
+	s->last_drift_ms = now;
+	s->total_drift_m += bp->drift * (float)drift_dt * 0.001f;
+
+	alt += s->total_drift_m;
+	alt += bp->rnd * sim_random_float(&sim->rng);
+	alt += bp->glitch;
+
+	if (now - s->last_store_ms >= BARO_SITL_PERIOD_MS) {
+		s->last_store_ms = now;
+		if (s->store_index > BARO_SITL_BUFFER_LEN - 1)
+			s->store_index = 0;
+		/* FREEZE acts only on what is stored, so noise, drift and
+		 * glitch freeze along with the truth. */
+		if (bp->freeze == 1)
+			alt = s->last_alt_m;
+		else
+			s->last_alt_m = alt;
+		s->buffer[s->store_index].alt_m = alt;
+		s->buffer[s->store_index].time_ms = now;
+		s->store_index++;
+	}
+
+	/* Nearest stored sample to now - delay; unfilled slots are
+	 * {0 ms, 0 m} and can win early on, which ArduPilot also does. */
+	const uint32_t delayed = now - (uint32_t)(int32_t)bp->delay;
+	uint32_t best_delta = DELAY_MAX_ERROR_MS;
+	unsigned best = 0;
+	for (unsigned i = 0; i < BARO_SITL_BUFFER_LEN; i++) {
+		uint32_t d = abs_time_delta(delayed, s->buffer[i].time_ms);
+		if (d < best_delta) {
+			best = i;
+			best_delta = d;
+		}
+	}
+	if (best_delta < DELAY_MAX_ERROR_MS)
+		alt = s->buffer[best].alt_m;
+	return alt;
+}
+
+/* Step 9: pressure and temperature from the atmosphere model. */
+static void
+pressure_temperature(const struct baro_sitl *sim, uint32_t now, float alt,
+		     float *p, float *t)
+{
+	float a, b, c;
+
+	switch (sim->atmosphere) {
+	case BARO_SITL_ATMOS_WATER:
+		atmos_underwater(-alt * 0.001f, &a, &b, &c);
+		*p = ATMOS_SSL_AIR_PRESSURE * b;
+		*t = ATMOS_SSL_AIR_TEMPERATURE * c - ATMOS_C_TO_KELVIN;
+		/* ArduSub's SITL baro has no warm-up model. */
+		return;
+	case BARO_SITL_ATMOS_SIMPLE:
+		atmos_simple(alt * 0.001f, &a, &b, &c);
+		*p = ATMOS_SSL_AIR_PRESSURE * b;
+		*t = ATMOS_SSL_AIR_TEMPERATURE * c - ATMOS_C_TO_KELVIN;
+		break;
+	case BARO_SITL_ATMOS_1976:
+		atmos_1976_pressure_temperature(alt, p, &a);
+		*t = a - ATMOS_C_TO_KELVIN;
+		break;
+	}
+	baro_sitl_temperature_adjust(&sim->params, now, p, t);
+}
+
+unsigned
+baro_sitl_update(struct baro_sitl *sim, uint32_t now_ms,
+		 const struct baro_sitl_truth *truth,
+		 struct baro_sample out[BARO_MAX_INSTANCES])
+{
+	unsigned count = (unsigned)sim->params.baro_count;
+	unsigned produced = 0;
+	float est = sim->est_alt_m;
+	bool have_est = sim->have_est;
+	bool inst0_out = false;
+	float inst0_alt = 0.0f;
+
+	if (count > BARO_MAX_INSTANCES)
+		count = BARO_MAX_INSTANCES;
+
+	for (unsigned i = 0; i < count; i++) {
+		struct baro_sitl_instance *s = &sim->inst[i];
+		const struct sim_baro_params *bp = &sim->params.baro[i];
+
+		if (now_ms - s->last_sample_ms < BARO_SITL_PERIOD_MS)
+			continue;
+		s->last_sample_ms = now_ms;
+		if (bp->disable)
+			continue;
+
+		float alt = faulted_altitude(sim, s, bp, now_ms,
+					     truth->alt_amsl_m);
+		float p, t;
+		pressure_temperature(sim, now_ms, alt, &p, &t);
+
+		if (i == 0) {
+			inst0_out = true;
+			inst0_alt = alt;
+			/* Before any estimate exists, instance 0's first
+			 * sample stands in for it (also for 1 and 2). */
+			if (!have_est) {
+				est = alt;
+				have_est = true;
+			}
+		}
+		/* A zero error adds exactly 0 Pa whatever the density, so
+		 * the powf() behind the density ratio is skipped then. */
+		const float werr = baro_sitl_wind_error(bp, truth->vel_air_bf);
+		if (werr != 0.0f) {
+			const float h = have_est ? est : alt;
+			p += baro_sitl_wind_correction(
+				werr, atmos_1976_density_ratio(h));
+		}
+
+		out[produced] = (struct baro_sample){
+			.time_us = (uint64_t)now_ms * 1000u,
+			.instance = (uint8_t)i,
+			.flags = (s->last_sample_ms != 0 ? BARO_SAMPLE_HEALTHY
+							  : 0u) |
+				 BARO_SAMPLE_HAS_TEMPERATURE |
+				 BARO_SAMPLE_HAS_ALTITUDE |
+				 BARO_SAMPLE_SIMULATED,
+			.pressure_pa = p,
+			.temperature_c = t,
+			.alt_m = alt,
+		};
+		produced++;
+	}
+
+	if (inst0_out) {
+		sim->est_alt_m = inst0_alt;
+		sim->have_est = true;
+	}
+	return produced;
+}
+
+bool
+baro_sitl_healthy(const struct baro_sitl *sim, unsigned instance)
+{
+	if (instance >= BARO_MAX_INSTANCES ||
+	    instance >= (unsigned)sim->params.baro_count)
+		return false;
+	return sim->inst[instance].last_sample_ms != 0 &&
+	       !sim->params.baro[instance].disable;
+}

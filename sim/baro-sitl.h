@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * A deterministic re-implementation of ArduPilot's AP_Baro_SITL: the
+ * 100 Hz timer, DISABLE, integrated DRIFT, uniform NOISE, GLITCH, FREEZE,
+ * the 50-slot delay buffer, temperature warm-up and BFACTOR, and the wind
+ * pressure correction, for up to three instances.
+ *
+ * Pure: no I/O, no clock, no global state.  The caller passes the time
+ * and the truth; parameters may be changed between calls (through
+ * sim_param_set on sim->params) and take effect on the next sample, as
+ * they do in ArduPilot.
+ */
+#ifndef BAROD_SIM_BARO_SITL_H
+#define BAROD_SIM_BARO_SITL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "baro-sample.h"
+#include "sim-params.h"
+#include "sim-random.h"
+
+#define BARO_SITL_BUFFER_LEN 50
+#define BARO_SITL_PERIOD_MS 10
+
+enum baro_sitl_atmosphere {
+	BARO_SITL_ATMOS_SIMPLE,	/* legacy SimpleAtmosphere, ArduPilot <= 4.5 */
+	BARO_SITL_ATMOS_1976,	/* 1976 standard atmosphere, ArduPilot 4.6+ */
+	BARO_SITL_ATMOS_WATER,	/* ArduSub's underwater model */
+};
+
+/* The simulated vehicle at one timer call. */
+struct baro_sitl_truth {
+	/* Altitude AMSL in metres as the SITL baro sees it: already
+	 * quantised to whole centimetres (see baro_sitl_altitude()). */
+	float alt_amsl_m;
+	/* Air velocity in the body frame, FRD, m/s (true airspeed). */
+	float vel_air_bf[3];
+};
+
+struct baro_sitl_slot {
+	uint32_t time_ms;
+	float alt_m;
+};
+
+struct baro_sitl_instance {
+	uint32_t last_sample_ms;
+	uint32_t last_drift_ms;
+	float total_drift_m;
+	uint32_t last_store_ms;
+	float last_alt_m;	/* what FREEZE holds */
+	uint8_t store_index;
+	struct baro_sitl_slot buffer[BARO_SITL_BUFFER_LEN];
+};
+
+struct baro_sitl {
+	struct sim_params params;
+	enum baro_sitl_atmosphere atmosphere;
+	struct sim_random rng;
+	/* Altitude the wind correction's density ratio is taken at: the
+	 * last output altitude of instance 0, standing in for the
+	 * frontend's altitude estimate that ArduPilot uses. */
+	float est_alt_m;
+	bool have_est;
+	struct baro_sitl_instance inst[BARO_MAX_INSTANCES];
+};
+
+void
+baro_sitl_init(struct baro_sitl *sim, const struct sim_params *params,
+	       enum baro_sitl_atmosphere atmosphere, uint32_t seed);
+
+/*
+ * One HAL timer call at now_ms (ArduPilot's millis(), uint32 arithmetic,
+ * so the clock may wrap).  Writes one sample per instance that produced
+ * one into out[], in instance order, and returns how many.  Each produced
+ * sample draws exactly one value from the noise stream.
+ */
+unsigned
+baro_sitl_update(struct baro_sitl *sim, uint32_t now_ms,
+		 const struct baro_sitl_truth *truth,
+		 struct baro_sample out[BARO_MAX_INSTANCES]);
+
+/* ArduPilot's AP_Baro_SITL::healthy(): sampled at least once, not disabled. */
+bool
+baro_sitl_healthy(const struct baro_sitl *sim, unsigned instance);
+
+/*
+ * The altitude SITL feeds the baro: location.alt = (int32) trunc(home_cm
+ * + height_m * 100) in double, then state.altitude = alt_cm * 0.01 in
+ * float (ArduPilot's unsuffixed 1.0e-2 is a float constant there).
+ * home_cm is round(home_m * 100).  Returns -ERANGE when the centimetres
+ * do not fit ArduPilot's int32, -EINVAL for a non-finite input.
+ */
+int
+baro_sitl_altitude(double home_m, double height_m, float *alt_amsl_m);
+
+/* The pieces of the pipeline, exposed for tests and other sources. */
+void
+baro_sitl_temperature_adjust(const struct sim_params *params, uint32_t now_ms,
+			     float *pressure_pa, float *temperature_c);
+
+/* Sum of coefficient * v^2 over the body axes, coefficient chosen by sign. */
+float
+baro_sitl_wind_error(const struct sim_baro_params *bp,
+		     const float vel_air_bf[3]);
+
+/* error * 0.5 * rho_SSL * ratio: the Pa added to the pressure. */
+float
+baro_sitl_wind_correction(float error, float density_ratio);
+
+#endif

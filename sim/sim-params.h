@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The simulator's parameter table: ArduPilot's SIM_BARO_* / SIM_BAR2_* /
+ * SIM_BAR3_* / SIM_BARO_COUNT / SIM_TEMP_* parameters with their exact
+ * names, types, defaults and units.  It is the single source for the
+ * command line, the configuration file, the MAVLink parameter protocol
+ * and the documentation: nothing else lists parameter names.
+ */
+#ifndef BAROD_SIM_PARAMS_H
+#define BAROD_SIM_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "baro-sample.h"
+
+/* ArduPilot's AP_Param types used by these parameters. */
+enum sim_param_type {
+	SIM_PARAM_FLOAT,
+	SIM_PARAM_INT8,
+	SIM_PARAM_INT16,
+};
+
+/* One instance's SITL baro parameters (ArduPilot's SIM::BaroParm). */
+struct sim_baro_params {
+	float rnd;		/* m, uniform noise amplitude */
+	float drift;		/* m/s, integrated */
+	int8_t disable;		/* non-zero disables */
+	float glitch;		/* m, constant offset */
+	int8_t freeze;		/* exactly 1 freezes */
+	int16_t delay;		/* ms */
+	float wcf_fwd, wcf_bak, wcf_rgt, wcf_lft, wcf_up, wcf_dn;
+};
+
+struct sim_params {
+	int8_t baro_count;
+	float temp_start;	/* degC */
+	float temp_brd_off;	/* degC */
+	float temp_tconst;	/* s */
+	float temp_bfactor;
+	struct sim_baro_params baro[BARO_MAX_INSTANCES];
+};
+
+struct sim_param_info {
+	const char *name;
+	enum sim_param_type type;
+	float def;
+	float min, max;
+	const char *units;	/* "" where ArduPilot declares none */
+	const char *desc;
+	size_t offset;		/* into struct sim_params */
+};
+
+/* Number of parameters; indices 0..count-1 are stable (MAVLink param_index). */
+size_t
+sim_param_count(void);
+
+const struct sim_param_info *
+sim_param_info(size_t idx);
+
+/* Index of an exact (case-sensitive, as ArduPilot) name, or -ENOENT. */
+int
+sim_param_find(const char *name);
+
+/* The known name nearest to an unknown one, for "did you mean" errors. */
+const char *
+sim_param_closest(const char *name);
+
+void
+sim_params_defaults(struct sim_params *p);
+
+float
+sim_param_get(const struct sim_params *p, size_t idx);
+
+/*
+ * Set parameter idx.  Floats are rounded to float32 as ArduPilot stores
+ * them; integers must be whole.  Returns 0, -EINVAL (not finite, not a
+ * whole number for an integer type) or -ERANGE (outside min..max); the
+ * value is left unchanged on error.
+ */
+int
+sim_param_set(struct sim_params *p, size_t idx, double value);
+
+/*
+ * Parse and apply "NAME=VALUE".  On error returns a negative errno and
+ * writes a message naming the parameter (and the closest known name for
+ * an unknown one) into err.
+ */
+int
+sim_param_assign(struct sim_params *p, const char *assignment, char *err,
+		 size_t errlen);
+
+const char *
+sim_param_type_name(enum sim_param_type type);
+
+#endif

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * baro-sim: the offline front end of the AP_Baro_SITL emulator.  Reads a
+ * truth trace (CSV) or generates one, runs every row through the emulator
+ * as one timer call, and writes the samples as CSV.
+ *
+ * Exit status: 0 success, 1 I/O failure, 2 bad usage or bad input.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baro-sitl.h"
+#include "sample-csv.h"
+#include "sim-params.h"
+#include "trace-csv.h"
+#include "truth-profile.h"
+#include "util-strings.h"
+
+#define EXIT_USAGE 2
+
+struct options {
+	struct sim_params params;
+	double home_m;
+	enum baro_sitl_atmosphere atmosphere;
+	uint32_t seed;
+	bool generate;
+	struct truth_profile profile;
+	double duration_s;
+	double rate_hz;
+	float air_velocity[3];
+	const char *trace;
+};
+
+static void
+usage(FILE *out)
+{
+	fputs("Usage: baro-sim [OPTIONS] [TRACE]\n"
+	      "Run ArduPilot's SITL barometer model (AP_Baro_SITL) over a "
+	      "truth trace.\n"
+	      "\n"
+	      "TRACE is a CSV file with a header: time_us (or time_s), alt_m "
+	      "(height above\n"
+	      "home, m), optional vx,vy,vz (body air velocity, m/s); absent "
+	      "or - is stdin.\n"
+	      "Output (stdout): time_ms,instance,alt_m,pressure_pa,"
+	      "temperature_c\n"
+	      "\n"
+	      "  -p, --param NAME=VALUE   set a SIM_BARO_*/SIM_BAR2_*/"
+	      "SIM_BAR3_*/SIM_TEMP_*\n"
+	      "                           parameter (repeatable)\n"
+	      "      --home-alt METRES    home altitude AMSL (default 0)\n"
+	      "      --atmosphere MODEL   simple (default, ArduPilot <= 4.5) "
+	      "or 1976 (4.6+)\n"
+	      "      --water              ArduSub's underwater model instead\n"
+	      "      --seed N             noise seed, as srandom(N) "
+	      "(default 1)\n"
+	      "  -g, --generate PROFILE   built-in truth instead of TRACE:\n"
+	      "                           static:H  climb:RATE[:H0]  "
+	      "step:H0:H1:T\n"
+	      "                           sine:AMPLITUDE:PERIOD[:H0]\n"
+	      "      --duration SECONDS   length of the generated trace "
+	      "(default 10)\n"
+	      "      --rate HZ            physics rate of the generated trace "
+	      "(default 1200)\n"
+	      "      --air-velocity VX,VY,VZ  body air velocity of the "
+	      "generated trace\n"
+	      "      --list-params        print the parameter table and exit\n"
+	      "  -h, --help               this text\n",
+	      out);
+}
+
+static int
+bad(const char *fmt, const char *what)
+{
+	fprintf(stderr, "baro-sim: ");
+	fprintf(stderr, fmt, what);
+	fputc('\n', stderr);
+	return -EINVAL;
+}
+
+static int
+parse_double_opt(const char *opt, const char *text, double *out)
+{
+	if (str_to_double(text, out) < 0 || !isfinite(*out)) {
+		fprintf(stderr, "baro-sim: %s: '%s' is not a number\n", opt,
+			text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+parse_velocity(const char *text, float v[3])
+{
+	char buf[128];
+	char *save = NULL;
+	int n = 0;
+
+	if (strlen(text) >= sizeof(buf))
+		return bad("--air-velocity: '%s' is too long", text);
+	strcpy(buf, text);
+	for (char *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		double d;
+		if (n == 3 || str_to_double(tok, &d) < 0 || !isfinite(d) ||
+		    fabs(d) > 1e6)
+			return bad("--air-velocity: '%s' is not VX,VY,VZ", text);
+		v[n++] = (float)d;
+	}
+	if (n != 3)
+		return bad("--air-velocity: '%s' is not VX,VY,VZ", text);
+	return 0;
+}
+
+static void
+list_params(void)
+{
+	printf("%-18s %-6s %9s %-5s %s\n", "NAME", "TYPE", "DEFAULT", "UNITS",
+	       "DESCRIPTION");
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		const struct sim_param_info *p = sim_param_info(i);
+		printf("%-18s %-6s %9g %-5s %s\n", p->name,
+		       sim_param_type_name(p->type), (double)p->def,
+		       p->units[0] ? p->units : "-", p->desc);
+	}
+}
+
+/* 0 to run, 1 to exit successfully (help), negative on a usage error. */
+static int
+parse_options(int argc, char **argv, struct options *o)
+{
+	enum {
+		OPT_HOME = 256, OPT_ATMOS, OPT_WATER, OPT_SEED, OPT_DURATION,
+		OPT_RATE, OPT_AIRVEL, OPT_LIST,
+	};
+	static const struct option longopts[] = {
+		{ "param", required_argument, NULL, 'p' },
+		{ "home-alt", required_argument, NULL, OPT_HOME },
+		{ "atmosphere", required_argument, NULL, OPT_ATMOS },
+		{ "water", no_argument, NULL, OPT_WATER },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "generate", required_argument, NULL, 'g' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "rate", required_argument, NULL, OPT_RATE },
+		{ "air-velocity", required_argument, NULL, OPT_AIRVEL },
+		{ "list-params", no_argument, NULL, OPT_LIST },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool water = false;
+	bool airvel = false;
+	char err[256];
+	int c;
+
+	sim_params_defaults(&o->params);
+	o->atmosphere = BARO_SITL_ATMOS_SIMPLE;
+	o->seed = 1;
+	o->duration_s = 10.0;
+	o->rate_hz = 1200.0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:g:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (sim_param_assign(&o->params, optarg, err,
+					     sizeof(err)) < 0)
+				return bad("%s", err);
+			break;
+		case OPT_HOME:
+			if (parse_double_opt("--home-alt", optarg, &o->home_m))
+				return -EINVAL;
+			break;
+		case OPT_ATMOS:
+			if (strcmp(optarg, "simple") == 0)
+				o->atmosphere = BARO_SITL_ATMOS_SIMPLE;
+			else if (strcmp(optarg, "1976") == 0)
+				o->atmosphere = BARO_SITL_ATMOS_1976;
+			else
+				return bad("--atmosphere: '%s' is not simple or "
+					   "1976", optarg);
+			break;
+		case OPT_WATER:
+			water = true;
+			break;
+		case OPT_SEED: {
+			uint64_t s;
+			if (str_to_u64(optarg, &s) < 0 || s > UINT32_MAX)
+				return bad("--seed: '%s' is not a number from 0 "
+					   "to 4294967295", optarg);
+			o->seed = (uint32_t)s;
+			break;
+		}
+		case 'g':
+			if (truth_profile_parse(optarg, &o->profile, err,
+						sizeof(err)) < 0)
+				return bad("--generate: %s", err);
+			o->generate = true;
+			break;
+		case OPT_DURATION:
+			if (parse_double_opt("--duration", optarg,
+					     &o->duration_s))
+				return -EINVAL;
+			if (o->duration_s < 0.0 || o->duration_s > 1e7)
+				return bad("--duration: %s is out of range "
+					   "[0, 1e7] s", optarg);
+			break;
+		case OPT_RATE:
+			if (parse_double_opt("--rate", optarg, &o->rate_hz))
+				return -EINVAL;
+			if (o->rate_hz < 1.0 || o->rate_hz > 1e6)
+				return bad("--rate: %s is out of range "
+					   "[1, 1e6] Hz", optarg);
+			break;
+		case OPT_AIRVEL:
+			if (parse_velocity(optarg, o->air_velocity) < 0)
+				return -EINVAL;
+			airvel = true;
+			break;
+		case OPT_LIST:
+			list_params();
+			return 1;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			return bad("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return bad("unknown option '%s' (see --help)",
+				   argv[optind - 1]);
+		}
+	}
+
+	if (water)
+		o->atmosphere = BARO_SITL_ATMOS_WATER;
+	if (optind < argc)
+		o->trace = argv[optind++];
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (o->generate && o->trace)
+		return bad("give either --generate or a TRACE, not both (%s)",
+			   o->trace);
+	if (airvel && !o->generate)
+		return bad("%s", "--air-velocity applies to --generate; a "
+				 "TRACE carries vx,vy,vz columns");
+	return 0;
+}
+
+struct run {
+	struct baro_sitl sim;
+	const struct options *o;
+	FILE *out;
+};
+
+/* One timer call; -EINVAL (message printed) if the height is unusable. */
+static int
+step(struct run *r, uint64_t time_us, double height_m, const float vel[3],
+     unsigned long lineno)
+{
+	struct baro_sitl_truth truth;
+	struct baro_sample s[BARO_MAX_INSTANCES];
+
+	if (baro_sitl_altitude(r->o->home_m, height_m, &truth.alt_amsl_m) < 0) {
+		if (lineno)
+			fprintf(stderr, "baro-sim: line %lu: ", lineno);
+		else
+			fprintf(stderr, "baro-sim: ");
+		fprintf(stderr, "altitude %g m above home %g m is out of "
+				"range\n", height_m, r->o->home_m);
+		return -EINVAL;
+	}
+	memcpy(truth.vel_air_bf, vel, sizeof(truth.vel_air_bf));
+
+	/* ArduPilot's millis(): microseconds / 1000, kept to 32 bits. */
+	unsigned n = baro_sitl_update(&r->sim, (uint32_t)(time_us / 1000u),
+				      &truth, s);
+	for (unsigned i = 0; i < n; i++) {
+		s[i].time_us = time_us / 1000u * 1000u;
+		if (sample_csv_write(r->out, &s[i]) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+static int
+run_generated(struct run *r)
+{
+	const struct options *o = r->o;
+	/* ArduPilot's frame time: whole microseconds per physics step. */
+	const uint64_t step_us = (uint64_t)(1e6 / o->rate_hz);
+	const uint64_t end_us = (uint64_t)llround(o->duration_s * 1e6);
+
+	for (uint64_t t = 0; t <= end_us; t += step_us) {
+		double h = truth_profile_height(&o->profile, (double)t * 1e-6);
+		int rc = step(r, t, h, o->air_velocity, 0);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+run_trace(struct run *r, FILE *in)
+{
+	struct trace_csv csv;
+	struct trace_row row;
+	int rc = trace_csv_open(&csv, in);
+
+	while (rc == 0 && (rc = trace_csv_next(&csv, &row)) > 0)
+		rc = step(r, row.time_us, row.alt_m, row.vel_air_bf, csv.lineno);
+	if (rc < 0 && rc != -EIO && csv.err[0])
+		fprintf(stderr, "baro-sim: %s: %s\n",
+			r->o->trace ? r->o->trace : "stdin", csv.err);
+	else if (rc == -EIO && csv.err[0])
+		fprintf(stderr, "baro-sim: %s\n", csv.err);
+	trace_csv_close(&csv);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	int rc = parse_options(argc, argv, &o);
+
+	if (rc != 0)
+		return rc > 0 ? EXIT_SUCCESS : EXIT_USAGE;
+
+	FILE *in = stdin;
+	if (!o.generate && o.trace && strcmp(o.trace, "-") != 0) {
+		in = fopen(o.trace, "r");
+		if (!in) {
+			fprintf(stderr, "baro-sim: %s: %s\n", o.trace,
+				strerror(errno));
+			return EXIT_USAGE;
+		}
+	}
+
+	static char outbuf[1 << 16];
+	struct run r = { .o = &o, .out = stdout };
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	baro_sitl_init(&r.sim, &o.params, o.atmosphere, o.seed);
+
+	rc = sample_csv_write_header(stdout);
+	if (rc == 0)
+		rc = o.generate ? run_generated(&r) : run_trace(&r, in);
+	if (in != stdin)
+		fclose(in);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "baro-sim: writing output: %s\n",
+			strerror(errno ? errno : EIO));
+		return EXIT_FAILURE;
+	}
+	if (rc == -EIO)
+		return EXIT_FAILURE;
+	return rc < 0 ? EXIT_USAGE : EXIT_SUCCESS;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "util-strings.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *
+str_trim(char *s, const char *extra)
+{
+	while (*s && (isspace((unsigned char)*s) || strchr(extra, *s)))
+		s++;
+	size_t n = strlen(s);
+	while (n > 0 && (isspace((unsigned char)s[n - 1]) ||
+			 strchr(extra, s[n - 1])))
+		s[--n] = '\0';
+	return s;
+}
+
+int
+str_to_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (*s == '\0')
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+str_to_double(const char *s, double *out)
+{
+	char *end;
+
+	if (*s == '\0' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE && isinf(v))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}

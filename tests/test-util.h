@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Assertions shared by the CMocka suites. */
+#ifndef BAROD_TEST_UTIL_H
+#define BAROD_TEST_UTIL_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+/*
+ * The facts-sheet vectors were computed with glibc's float functions on
+ * x86-64; there the emulator must match them bit for bit.  Other libm
+ * builds (e.g. arm64, whose libm may fuse operations internally) are
+ * allowed one unit in the last place.
+ */
+#if defined(__x86_64__) && defined(__GLIBC__)
+#define EXACT_ULPS 0
+#else
+#define EXACT_ULPS 1
+#endif
+
+static inline int64_t
+float_ordinal(float f)
+{
+	int32_t i;
+
+	memcpy(&i, &f, sizeof(i));
+	return i < 0 ? -(int64_t)(i & 0x7fffffff) : (int64_t)i;
+}
+
+/* Distance in representable floats between a and b. */
+static inline int64_t
+float_ulps(float a, float b)
+{
+	int64_t d = float_ordinal(a) - float_ordinal(b);
+
+	return d < 0 ? -d : d;
+}
+
+#define assert_float_ulps(actual, expected, ulps)                             \
+	do {                                                                  \
+		float a_ = (actual), e_ = (expected);                         \
+		if (!(float_ulps(a_, e_) <= (ulps)))                          \
+			fail_msg("%s = %.9g (0x%a), expected %.9g (0x%a), "   \
+				 "%lld ulps apart", #actual, (double)a_,      \
+				 (double)a_, (double)e_, (double)e_,          \
+				 (long long)float_ulps(a_, e_));             \
+	} while (0)
+
+#define assert_float_exact(actual, expected)                                  \
+	assert_float_ulps(actual, expected, EXACT_ULPS)
+
+/* |actual - expected| <= rel * |expected| */
+#define assert_close_rel(actual, expected, rel)                               \
+	do {                                                                  \
+		double a_ = (actual), e_ = (expected);                        \
+		if (!(fabs(a_ - e_) <= (rel) * fabs(e_)))                     \
+			fail_msg("%s = %.9g, expected %.9g (rel %.3g)",       \
+				 #actual, a_, e_, (double)(rel));            \
+	} while (0)
+
+#define assert_close_abs(actual, expected, tol)                               \
+	do {                                                                  \
+		double a_ = (actual), e_ = (expected);                        \
+		if (!(fabs(a_ - e_) <= (tol)))                                \
+			fail_msg("%s = %.9g, expected %.9g (+-%.3g)",         \
+				 #actual, a_, e_, (double)(tol));            \
+	} while (0)
+
+#endif
