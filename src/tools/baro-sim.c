@@ -290,11 +290,14 @@ static int
 run_generated(struct run *r)
 {
 	const struct options *o = r->o;
-	/* ArduPilot's frame time: whole microseconds per physics step. */
-	const uint64_t step_us = (uint64_t)(1e6 / o->rate_hz);
 	const uint64_t end_us = (uint64_t)llround(o->duration_s * 1e6);
 
-	for (uint64_t t = 0; t <= end_us; t += step_us) {
+	/* Calls at whole microseconds, k / rate rounded, so the average rate
+	 * is exact and a whole duration ends on a call. */
+	for (uint64_t k = 0;; k++) {
+		uint64_t t = (uint64_t)llround((double)k * 1e6 / o->rate_hz);
+		if (t > end_us)
+			break;
 		double h = truth_profile_height(&o->profile, (double)t * 1e-6);
 		int rc = step(r, t, h, o->air_velocity, 0);
 		if (rc < 0)

@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * baro-sim through its real interface: the built binary is run with
+ * arguments and input, and its exit status, stdout and stderr checked.
+ * The binary's path comes from the BARO_SIM environment variable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test-util.h"
+
+struct result {
+	int status;	/* exit status, or -1 if it died of a signal */
+	char *out;
+	char *err;
+};
+
+static char *
+slurp(int fd)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+
+	assert_non_null(buf);
+	lseek(fd, 0, SEEK_SET);
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		assert_true(r >= 0);
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	close(fd);
+	return buf;
+}
+
+static int
+temp_fd(const char *content)
+{
+	char path[] = "/tmp/baro-sim-test-XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	if (content) {
+		size_t len = strlen(content);
+		assert_int_equal(write(fd, content, len), (ssize_t)len);
+		lseek(fd, 0, SEEK_SET);
+	}
+	return fd;
+}
+
+/* Run baro-sim with args (NULL-terminated) and stdin text (may be NULL). */
+static struct result
+run(const char *const *args, const char *input)
+{
+	const char *bin = getenv("BARO_SIM");
+	const char *argv[32] = { "baro-sim" };
+	int n = 1;
+	struct result r = { 0 };
+
+	assert_non_null(bin);
+	for (; args && args[n - 1]; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+
+	int in = temp_fd(input ? input : "");
+	int out = temp_fd(NULL), err = temp_fd(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(in);
+	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r.out = slurp(out);
+	r.err = slurp(err);
+	return r;
+}
+
+static void
+result_free(struct result *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* Count output lines (the header included). */
+static int
+count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+struct row {
+	unsigned long long time_ms;
+	unsigned instance;
+	float alt, p, t;
+};
+
+/* Parse the data rows of an output; returns how many (at most max). */
+static int
+parse_rows(const char *out, struct row *rows, int max)
+{
+	const char *line = strchr(out, '\n');
+	int n = 0;
+
+	assert_non_null(line);
+	assert_memory_equal(out,
+			    "time_ms,instance,alt_m,pressure_pa,temperature_c\n",
+			    (size_t)(line - out + 1));
+	for (line++; *line && n < max; line = strchr(line, '\n') + 1) {
+		struct row *r = &rows[n++];
+		if (sscanf(line, "%llu,%u,%f,%f,%f", &r->time_ms, &r->instance,
+			   &r->alt, &r->p, &r->t) != 5)
+			fail_msg("unparsable output line: %.80s", line);
+	}
+	return n;
+}
+
+static void
+expect_usage_error(const char *const *args, const char *input,
+		   const char *msg)
+{
+	struct result r = run(args, input);
+
+	if (r.status != 2 || !strstr(r.err, msg))
+		fail_msg("%s ...: status %d, stderr '%s', expected '%s'",
+			 args ? args[0] : "(stdin)", r.status, r.err, msg);
+	result_free(&r);
+}
+
+/* ------------------------------------------------------------------ */
+static void
+test_help_and_params(void **state)
+{
+	(void)state;
+	struct result r = run((const char *[]){ "--help", NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Usage: baro-sim"));
+	result_free(&r);
+
+	r = run((const char *[]){ "--list-params", NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_lines(r.out), 1 + 41);
+	assert_non_null(strstr(r.out, "SIM_BAR3_WCF_DN"));
+	assert_non_null(strstr(r.out, "SIM_TEMP_BFACTOR"));
+	result_free(&r);
+}
+
+/* TV9 end to end: home 584 m, 10 m up, settled, quiet. */
+static void
+test_end_to_end_vector(void **state)
+{
+	struct row rows[4];
+	(void)state;
+
+	struct result r = run((const char *[]){
+		"--home-alt", "584", "--atmosphere", "1976",
+		"-p", "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1", NULL },
+		"time_us,alt_m\n0,10\n690000000,10\n");
+	assert_int_equal(r.status, 0);
+	assert_int_equal(parse_rows(r.out, rows, 4), 1);
+	assert_int_equal(rows[0].time_ms, 690000);
+	assert_int_equal(rows[0].instance, 0);
+	assert_float_exact(rows[0].alt, 594.0f);
+	assert_float_exact(rows[0].p, 94390.375f);
+	assert_close_abs(rows[0].t, 31.139368, 1e-5);
+	assert_non_null(strstr(r.out, "690000,0,594,94390.375,"));
+	result_free(&r);
+}
+
+/* TV6 through the CLI: calls every 5 ms, DELAY 30. */
+static void
+test_delay_vector(void **state)
+{
+	char *trace = malloc(64 * 1024);
+	struct row rows[256];
+	(void)state;
+
+	assert_non_null(trace);
+	strcpy(trace, "time_us,alt_m\n");
+	for (int t = 0; t <= 800; t += 5) {
+		char line[64];
+		snprintf(line, sizeof(line), "%d,%.3f\n", t * 1000, t / 1000.0);
+		strcat(trace, line);
+	}
+	struct result r = run((const char *[]){
+		"--home-alt", "100", "--atmosphere", "1976",
+		"-p", "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
+		"-p", "SIM_BARO_DELAY=30", NULL }, trace);
+	free(trace);
+	assert_int_equal(r.status, 0);
+	int n = parse_rows(r.out, rows, 256);
+	assert_int_equal(n, 80);
+	assert_float_exact(rows[0].alt, 0.0f);	/* t = 10: zero slot */
+	assert_float_exact(rows[1].alt, 0.0f);	/* t = 20 */
+	assert_int_equal(rows[4].time_ms, 50);
+	assert_float_exact(rows[4].alt, 10002.0f * 0.01f);
+	assert_int_equal(rows[9].time_ms, 100);
+	assert_float_exact(rows[9].alt, 10007.0f * 0.01f);
+	assert_int_equal(rows[79].time_ms, 800);
+	assert_float_exact(rows[79].alt, 10077.0f * 0.01f);
+	result_free(&r);
+}
+
+/* Default run: two instances with ArduPilot's 0.2 m noise; the seed makes
+ * it reproducible. */
+static void
+test_seed(void **state)
+{
+	(void)state;
+	const char *a1[] = { "--generate", "climb:1", "--duration", "2",
+			     "--seed", "7", NULL };
+	const char *a2[] = { "--generate", "climb:1", "--duration", "2",
+			     "--seed", "8", NULL };
+	struct result r1 = run(a1, NULL), r2 = run(a1, NULL), r3 = run(a2, NULL);
+
+	assert_int_equal(r1.status, 0);
+	assert_int_equal(count_lines(r1.out), 1 + 2 * 200);
+	assert_string_equal(r1.out, r2.out);
+	assert_string_not_equal(r1.out, r3.out);
+
+	struct row rows[400];
+	assert_int_equal(parse_rows(r1.out, rows, 400), 400);
+	double max_err = 0.0;
+	for (int i = 0; i < 400; i++) {
+		assert_int_equal(rows[i].instance, (unsigned)(i % 2));
+		assert_int_equal(rows[i].time_ms, 10u * (unsigned)(i / 2 + 1));
+		double truth = rows[i].time_ms / 1000.0;
+		double e = fabs(rows[i].alt - truth);
+		max_err = e > max_err ? e : max_err;
+	}
+	/* Uniform noise of amplitude 0.2 m plus 1 cm quantisation. */
+	assert_true(max_err <= 0.21);
+	assert_true(max_err > 0.15);
+	result_free(&r1);
+	result_free(&r2);
+	result_free(&r3);
+}
+
+/* Every built-in profile produces a sensible trace. */
+static void
+test_profiles(void **state)
+{
+	static const struct {
+		const char *spec;
+		double t_s, want;
+	} cases[] = {
+		{ "static:12.5", 0.5, 12.5 },
+		{ "climb:-2:100", 1.0, 98.0 },
+		{ "step:0:30:0.5", 0.49, 0.0 },
+		{ "step:0:30:0.5", 0.5, 30.0 },
+		{ "sine:5:2", 0.5, 5.0 },
+		{ "sine:5:2:10", 0.75, 13.5355339 },
+	};
+	struct row rows[512];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct result r = run((const char *[]){
+			"-g", cases[i].spec, "--duration", "1", "--rate", "400",
+			"-p", "SIM_BARO_RND=0", "-p", "SIM_BAR2_RND=0", NULL },
+			NULL);
+		assert_int_equal(r.status, 0);
+		int n = parse_rows(r.out, rows, 512);
+		assert_int_equal(n, 200);
+		int found = 0;
+		for (int k = 0; k < n; k++) {
+			if (rows[k].time_ms != (unsigned long long)llround(
+						       cases[i].t_s * 1000))
+				continue;
+			assert_close_abs(rows[k].alt, cases[i].want, 0.0101);
+			found++;
+		}
+		if (found != 2)
+			fail_msg("%s: no sample at %g s", cases[i].spec,
+				 cases[i].t_s);
+		result_free(&r);
+	}
+}
+
+/* 1200 Hz physics in seconds: non-integer milliseconds per call. */
+static void
+test_1200hz_time_s(void **state)
+{
+	char *trace = malloc(64 * 1024);
+	struct row rows[256];
+	(void)state;
+
+	assert_non_null(trace);
+	char *p = trace + sprintf(trace, "time_s,alt_m\n");
+	for (int k = 0; k <= 1200; k++)
+		p += sprintf(p, "%.9f,5\n", k / 1200.0);
+	struct result r = run((const char *[]){ "-p", "SIM_BARO_COUNT=1",
+						NULL }, trace);
+	free(trace);
+	assert_int_equal(r.status, 0);
+	int n = parse_rows(r.out, rows, 256);
+	assert_int_equal(n, 100);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(rows[i].time_ms, 10u * (unsigned)(i + 1));
+	result_free(&r);
+}
+
+/* The emulator's millisecond clock wraps at 2^32 ms (49.7 days); the
+ * output keeps the full time and samples stay 10 ms apart. */
+static void
+test_wrap(void **state)
+{
+	char trace[8192];
+	struct row rows[64];
+	const unsigned long long start_ms = 4294967296ull - 100;
+	(void)state;
+
+	char *p = trace + sprintf(trace, "time_us,alt_m\n");
+	for (int k = 0; k < 40; k++)
+		p += sprintf(p, "%llu,1\n", (start_ms + 5ull * k) * 1000ull);
+	struct result r = run((const char *[]){ "-p", "SIM_BARO_COUNT=1",
+						"-p", "SIM_BARO_DELAY=20",
+						NULL }, trace);
+	assert_int_equal(r.status, 0);
+	int n = parse_rows(r.out, rows, 64);
+	assert_int_equal(n, 20);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(rows[i].time_ms, start_ms + 10ull * i);
+		/* Past the start-up artefact the delayed value is the truth,
+		 * also across the wrap. */
+		if (i >= 2)
+			assert_close_abs(rows[i].alt, 1.0, 0.21);
+	}
+	result_free(&r);
+}
+
+/* --water: ArduSub's model, 10 m deep (TV11). */
+static void
+test_water(void **state)
+{
+	struct row rows[4];
+	(void)state;
+
+	struct result r = run((const char *[]){
+		"--water", "-p", "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
+		NULL }, "time_us,alt_m\n10000,-10\n");
+	assert_int_equal(r.status, 0);
+	assert_int_equal(parse_rows(r.out, rows, 4), 1);
+	assert_float_exact(rows[0].p, 201745.125f);
+	assert_close_abs(rows[0].t, 12.394135, 2e-6);
+	result_free(&r);
+}
+
+/* Wind correction from the vx,vy,vz columns (TV4: 20 m/s forward at
+ * 1000 m with WCF_FWD 0.2 adds 44.46637 Pa from the second sample on). */
+static void
+test_wind_columns(void **state)
+{
+	struct row rows[4], still[4];
+	(void)state;
+
+	const char *args[] = { "--home-alt", "1000", "--atmosphere", "1976",
+			       "-p", "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
+			       "-p", "SIM_BARO_WCF_FWD=0.2", NULL };
+	struct result r = run(args, "vz,time_us,vx,alt_m,vy\n"
+				    "0,10000,20,0,0\n0,20000,20,0,0\n");
+	struct result s = run(args, "time_us,alt_m\n10000,0\n20000,0\n");
+	assert_int_equal(r.status, 0);
+	assert_int_equal(s.status, 0);
+	assert_int_equal(parse_rows(r.out, rows, 4), 2);
+	assert_int_equal(parse_rows(s.out, still, 4), 2);
+	assert_close_abs(rows[1].p - still[1].p, 44.46637, 0.004);
+	result_free(&r);
+	result_free(&s);
+}
+
+/* stdin via "-" and via no argument give the same output as a file. */
+static void
+test_stdin_and_file(void **state)
+{
+	const char *trace = "time_us,alt_m\n0,0\n10000,1\n20000,2\n";
+	char path[] = "/tmp/baro-sim-trace-XXXXXX";
+	int fd = mkstemp(path);
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, trace, strlen(trace)),
+			 (ssize_t)strlen(trace));
+	close(fd);
+	struct result a = run((const char *[]){ path, NULL }, NULL);
+	struct result b = run((const char *[]){ "-", NULL }, trace);
+	struct result c = run(NULL, trace);
+	unlink(path);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(count_lines(a.out), 1 + 4);
+	assert_string_equal(a.out, b.out);
+	assert_string_equal(a.out, c.out);
+	result_free(&a);
+	result_free(&b);
+	result_free(&c);
+}
+
+/* Bad input: exit status 2 and a message naming what was wrong. */
+static void
+test_usage_errors(void **state)
+{
+	(void)state;
+	expect_usage_error((const char *[]){ "-p", "SIM_BARO_GLICH=2", NULL },
+			   NULL, "did you mean SIM_BARO_GLITCH");
+	expect_usage_error((const char *[]){ "-p", "SIM_BARO_DELAY=99999",
+					     NULL },
+			   NULL, "SIM_BARO_DELAY: 99999 is out of range");
+	expect_usage_error((const char *[]){ "-p", "SIM_BARO_COUNT=4", NULL },
+			   NULL, "SIM_BARO_COUNT");
+	expect_usage_error((const char *[]){ "--atmosphere", "1962", NULL },
+			   NULL, "'1962' is not simple or 1976");
+	expect_usage_error((const char *[]){ "--seed", "-1", NULL }, NULL,
+			   "--seed");
+	expect_usage_error((const char *[]){ "--home-alt", "high", NULL },
+			   NULL, "--home-alt: 'high' is not a number");
+	expect_usage_error((const char *[]){ "--bogus", NULL }, NULL,
+			   "unknown option '--bogus'");
+	expect_usage_error((const char *[]){ "-p", NULL }, NULL,
+			   "needs a value");
+	expect_usage_error((const char *[]){ "-g", "hover:3", NULL }, NULL,
+			   "unknown profile 'hover'");
+	expect_usage_error((const char *[]){ "-g", "sine:1:0", NULL }, NULL,
+			   "period must be positive");
+	expect_usage_error((const char *[]){ "-g", "step:1", NULL }, NULL,
+			   "expected step:FROM:TO:AT_S");
+	expect_usage_error((const char *[]){ "-g", "static:1", "t.csv", NULL },
+			   NULL, "not both");
+	expect_usage_error((const char *[]){ "--rate", "0", "-g", "static:1",
+					     NULL },
+			   NULL, "--rate: 0 is out of range");
+	expect_usage_error((const char *[]){ "--air-velocity", "1,2", "-g",
+					     "static:1", NULL },
+			   NULL, "not VX,VY,VZ");
+	expect_usage_error((const char *[]){ "/nonexistent/trace.csv", NULL },
+			   NULL, "/nonexistent/trace.csv: No such file");
+	expect_usage_error((const char *[]){ "a.csv", "b.csv", NULL }, NULL,
+			   "unexpected argument 'b.csv'");
+}
+
+static void
+test_trace_errors(void **state)
+{
+	(void)state;
+	expect_usage_error(NULL, "time,alt\n1,2\n",
+			   "stdin: line 1: header has no time_us or time_s column");
+	expect_usage_error(NULL, "time_us,alt_m\n0,1\n10000,one\n",
+			   "stdin: line 3: alt_m 'one' is not a number");
+	expect_usage_error(NULL, "time_us,alt_m\n20000,1\n10000,1\n",
+			   "line 3: time goes backwards");
+	expect_usage_error(NULL, "time_us,alt_m\n10000,30000000\n",
+			   "line 2: altitude 3e+07 m above home 0 m is out of "
+			   "range");
+	expect_usage_error(NULL, "", "empty input");
+}
+
+/* Rows before bad input are still written: nothing is lost silently. */
+static void
+test_rows_before_error_kept(void **state)
+{
+	struct row rows[8];
+	(void)state;
+
+	struct result r = run((const char *[]){ "-p", "SIM_BARO_COUNT=1",
+						NULL },
+			      "time_us,alt_m\n10000,1\n20000,2\n30000,x\n");
+	assert_int_equal(r.status, 2);
+	assert_int_equal(parse_rows(r.out, rows, 8), 2);
+	assert_non_null(strstr(r.err, "line 4"));
+	result_free(&r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_help_and_params),
+		cmocka_unit_test(test_end_to_end_vector),
+		cmocka_unit_test(test_delay_vector),
+		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_profiles),
+		cmocka_unit_test(test_1200hz_time_s),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_water),
+		cmocka_unit_test(test_wind_columns),
+		cmocka_unit_test(test_stdin_and_file),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_trace_errors),
+		cmocka_unit_test(test_rows_before_error_kept),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
