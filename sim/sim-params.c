@@ -215,7 +215,7 @@ sim_params_defaults(struct sim_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < N_PARAMS; i++)
-		(void)sim_param_set(p, i, params[i].def);
+		(void)sim_param_set(p, i, (double)params[i].def);
 }
 
 const char *
