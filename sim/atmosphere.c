@@ -88,43 +88,67 @@ layer_temperature(float h, unsigned i)
 	       layers_1976[i].lapse * (h - layers_1976[i].base_m);
 }
 
+/* Where a geometric altitude falls in the model: geopotential height,
+ * layer and temperature, shared by the pressure and density formulas. */
+struct layer_point {
+	float h;
+	unsigned i;
+	float t;
+};
+
+static struct layer_point
+locate(float alt_amsl_m)
+{
+	struct layer_point lp;
+
+	lp.h = geopotential_from_geometric(alt_amsl_m);
+	lp.i = layer_by_altitude(lp.h);
+	lp.t = layer_temperature(lp.h, lp.i);
+	return lp;
+}
+
+/* Isothermal layers decay exponentially, by the same factor for
+ * pressure and density. */
+static float
+isothermal_factor(const struct layer_point *lp)
+{
+	return expf(-ATMOS_GRAVITY_MSS / (lp->t * r_specific) *
+		    (lp->h - layers_1976[lp->i].base_m));
+}
+
+/* Gradient layers: g / (L * R), the exponent of the temperature ratio. */
+static float
+gradient_exponent(const struct layer_point *lp)
+{
+	return ATMOS_GRAVITY_MSS / (layers_1976[lp->i].lapse * r_specific);
+}
+
 void
 atmos_1976_pressure_temperature(float alt_amsl_m, float *pressure_pa,
 				float *temperature_k)
 {
-	const float h = geopotential_from_geometric(alt_amsl_m);
-	const unsigned i = layer_by_altitude(h);
-	const float lapse = layers_1976[i].lapse;
-	const float t = layer_temperature(h, i);
+	const struct layer_point lp = locate(alt_amsl_m);
+	const float base_p = layers_1976[lp.i].pressure_pa;
 
-	*temperature_k = t;
-	if (is_zero(lapse)) {
-		const float fac = expf(-ATMOS_GRAVITY_MSS / (t * r_specific) *
-				       (h - layers_1976[i].base_m));
-		*pressure_pa = layers_1976[i].pressure_pa * fac;
+	*temperature_k = lp.t;
+	if (is_zero(layers_1976[lp.i].lapse)) {
+		*pressure_pa = base_p * isothermal_factor(&lp);
 	} else {
-		const float fac = ATMOS_GRAVITY_MSS / (lapse * r_specific);
-		const float ratio = t / layers_1976[i].temp_k;
-		*pressure_pa = layers_1976[i].pressure_pa * powf(ratio, -fac);
+		const float ratio = lp.t / layers_1976[lp.i].temp_k;
+		*pressure_pa = base_p * powf(ratio, -gradient_exponent(&lp));
 	}
 }
 
 float
 atmos_1976_density(float alt_amsl_m)
 {
-	const float h = geopotential_from_geometric(alt_amsl_m);
-	const unsigned i = layer_by_altitude(h);
-	const float lapse = layers_1976[i].lapse;
-	const float t = layer_temperature(h, i);
+	const struct layer_point lp = locate(alt_amsl_m);
+	const float base_rho = layers_1976[lp.i].density;
 
-	if (is_zero(lapse)) {
-		const float fac = expf(-ATMOS_GRAVITY_MSS / (t * r_specific) *
-				       (h - layers_1976[i].base_m));
-		return layers_1976[i].density * fac;
-	}
-	const float fac = ATMOS_GRAVITY_MSS / (lapse * r_specific);
-	const float ratio = t / layers_1976[i].temp_k;
-	return layers_1976[i].density * powf(ratio, -(fac + 1.0f));
+	if (is_zero(layers_1976[lp.i].lapse))
+		return base_rho * isothermal_factor(&lp);
+	const float ratio = lp.t / layers_1976[lp.i].temp_k;
+	return base_rho * powf(ratio, -(gradient_exponent(&lp) + 1.0f));
 }
 
 int

@@ -435,6 +435,11 @@ test_usage_errors(void **state)
 			   "--seed");
 	expect_usage_error((const char *[]){ "--home-alt", "high", NULL },
 			   NULL, "--home-alt: 'high' is not a number");
+	expect_usage_error((const char *[]){ "--home-alt", "3e7", NULL },
+			   NULL, "--home-alt: 3e7 is out of range");
+	expect_usage_error((const char *[]){ "--duration", "-1", "-g",
+					     "static:0", NULL },
+			   NULL, "--duration: -1 is out of range");
 	expect_usage_error((const char *[]){ "--bogus", NULL }, NULL,
 			   "unknown option '--bogus'");
 	expect_usage_error((const char *[]){ "-p", NULL }, NULL,

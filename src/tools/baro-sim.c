@@ -83,12 +83,19 @@ bad(const char *fmt, const char *what)
 	return -EINVAL;
 }
 
+/* A number option within [lo, hi]; the message names the option. */
 static int
-parse_double_opt(const char *opt, const char *text, double *out)
+parse_double_opt(const char *opt, const char *text, double lo, double hi,
+		 const char *unit, double *out)
 {
 	if (str_to_double(text, out) < 0 || !isfinite(*out)) {
 		fprintf(stderr, "baro-sim: %s: '%s' is not a number\n", opt,
 			text);
+		return -EINVAL;
+	}
+	if (*out < lo || *out > hi) {
+		fprintf(stderr, "baro-sim: %s: %s is out of range [%g, %g] %s\n",
+			opt, text, lo, hi, unit);
 		return -EINVAL;
 	}
 	return 0;
@@ -172,7 +179,9 @@ parse_options(int argc, char **argv, struct options *o)
 				return bad("%s", err);
 			break;
 		case OPT_HOME:
-			if (parse_double_opt("--home-alt", optarg, &o->home_m))
+			/* ArduPilot keeps home in int32 centimetres. */
+			if (parse_double_opt("--home-alt", optarg, -2.1e7, 2.1e7,
+					     "m", &o->home_m))
 				return -EINVAL;
 			break;
 		case OPT_ATMOS:
@@ -202,19 +211,14 @@ parse_options(int argc, char **argv, struct options *o)
 			o->generate = true;
 			break;
 		case OPT_DURATION:
-			if (parse_double_opt("--duration", optarg,
-					     &o->duration_s))
+			if (parse_double_opt("--duration", optarg, 0.0, 1e7,
+					     "s", &o->duration_s))
 				return -EINVAL;
-			if (o->duration_s < 0.0 || o->duration_s > 1e7)
-				return bad("--duration: %s is out of range "
-					   "[0, 1e7] s", optarg);
 			break;
 		case OPT_RATE:
-			if (parse_double_opt("--rate", optarg, &o->rate_hz))
+			if (parse_double_opt("--rate", optarg, 1.0, 1e6, "Hz",
+					     &o->rate_hz))
 				return -EINVAL;
-			if (o->rate_hz < 1.0 || o->rate_hz > 1e6)
-				return bad("--rate: %s is out of range "
-					   "[1, 1e6] Hz", optarg);
 			break;
 		case OPT_AIRVEL:
 			if (parse_velocity(optarg, o->air_velocity) < 0)
