@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util-strings.h"
+
+/* State of one parse: libinih's handler has no line number, so our own
+ * reader counts lines and the handler reads the count. */
+struct parse {
+	struct config *c;
+	const char *name;	/* file name for messages */
+	FILE *file;		/* file source, or */
+	const char *text;	/* string source */
+	unsigned line;
+	bool failed;
+	int rc;
+	char *err;
+	size_t errlen;
+	unsigned output_line[CONFIG_MAX_OUTPUTS];
+};
+
+static int
+fail(struct parse *p, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->failed)
+		return 0;
+	p->failed = true;
+	p->rc = rc;
+	int n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, p->line);
+	if (n < 0 || (size_t)n >= p->errlen)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* fgets-style reader for libinih that counts lines and refuses a line
+ * longer than the buffer instead of letting it split in two. */
+static char *
+read_line(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	int n = 0;
+	int c = EOF;
+
+	if (p->failed)
+		return NULL;
+	while (n < num - 1) {
+		if (p->file) {
+			c = getc(p->file);
+		} else {
+			c = *p->text ? (unsigned char)*p->text++ : EOF;
+		}
+		if (c == EOF)
+			break;
+		if (c == '\0') {
+			p->line++;
+			fail(p, -EINVAL, "NUL byte in text");
+			return NULL;
+		}
+		str[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (n == 0 && c == EOF)
+		return NULL;
+	p->line++;
+	if (c != '\n' && c != EOF && n == num - 1) {
+		fail(p, -EINVAL, "line longer than %d characters", num - 3);
+		return NULL;
+	}
+	str[n] = '\0';
+	return str;
+}
+
+static int
+parse_uint_range(const char *v, unsigned long lo, unsigned long hi,
+		 unsigned long *out)
+{
+	uint64_t x;
+
+	if (str_to_u64(v, &x) < 0 || x < lo || x > hi)
+		return -EINVAL;
+	*out = (unsigned long)x;
+	return 0;
+}
+
+/* "all" (every sample), or a rate in Hz from 0 (off) to 1000. */
+static int
+parse_rate(const char *v, double *out)
+{
+	if (strcmp(v, "all") == 0) {
+		*out = RATE_EVERY_SAMPLE;
+		return 0;
+	}
+	if (str_to_double(v, out) < 0 || !(*out >= 0.0 && *out <= 1000.0))
+		return -EINVAL;
+	return 0;
+}
+
+static int
+set_rate(struct parse *p, struct config_rates *r, const char *key,
+	 const char *value)
+{
+	double *slot = NULL;
+
+	if (strcmp(key, "heartbeat_hz") == 0)
+		slot = &r->heartbeat_hz;
+	else if (strcmp(key, "scaled_pressure_hz") == 0)
+		slot = &r->scaled_pressure_hz;
+	else if (strcmp(key, "hil_sensor_hz") == 0)
+		slot = &r->hil_sensor_hz;
+	if (!slot)
+		return 1;	/* not a rate key */
+	if (parse_rate(value, slot) < 0)
+		return fail(p, -EINVAL,
+			    "%s = '%s': expected 'all' or a rate in Hz from 0 "
+			    "to 1000", key, value);
+	return 0;
+}
+
+static int
+section_barod(struct parse *p, const char *key, const char *value)
+{
+	struct config *c = p->c;
+	unsigned long v;
+
+	if (strcmp(key, "source") == 0) {
+		if (strcmp(value, "sim") == 0)
+			c->source = CONFIG_SOURCE_SIM;
+		else
+			return fail(p, -EINVAL,
+				    "source = '%s': supported sources: sim",
+				    value);
+	} else if (strcmp(key, "sysid") == 0) {
+		if (parse_uint_range(value, 1, 255, &v) < 0)
+			return fail(p, -EINVAL, "sysid = '%s': expected 1..255",
+				    value);
+		c->sysid = (uint8_t)v;
+	} else if (strcmp(key, "compid") == 0) {
+		if (parse_uint_range(value, 1, 255, &v) < 0)
+			return fail(p, -EINVAL,
+				    "compid = '%s': expected 1..255", value);
+		c->compid = (uint8_t)v;
+	} else if (strcmp(key, "control") == 0) {
+		if (strlen(value) >= sizeof(c->control_path))
+			return fail(p, -EINVAL, "control: path too long");
+		strcpy(c->control_path, value);
+	} else if (strcmp(key, "control_mode") == 0) {
+		char *end;
+		errno = 0;
+		v = strtoul(value, &end, 8);
+		if (*value == '\0' || *end != '\0' || v > 0777)
+			return fail(p, -EINVAL,
+				    "control_mode = '%s': expected octal "
+				    "permissions such as 0600", value);
+		c->control_mode = (unsigned)v;
+	} else if (strcmp(key, "record") == 0) {
+		if (strlen(value) >= sizeof(c->record_path))
+			return fail(p, -EINVAL, "record: path too long");
+		strcpy(c->record_path, value);
+	} else {
+		return fail(p, -EINVAL, "unknown key '%s' in [barod]", key);
+	}
+	return 1;
+}
+
+int
+config_parse_atmosphere(const char *v, enum baro_sitl_atmosphere *out)
+{
+	if (strcmp(v, "simple") == 0)
+		*out = BARO_SITL_ATMOS_SIMPLE;
+	else if (strcmp(v, "1976") == 0)
+		*out = BARO_SITL_ATMOS_1976;
+	else if (strcmp(v, "water") == 0)
+		*out = BARO_SITL_ATMOS_WATER;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int
+section_sim(struct parse *p, const char *key, const char *value)
+{
+	struct config *c = p->c;
+	char msg[256];
+
+	if (strncmp(key, "SIM_", 4) == 0) {
+		char assignment[256];
+		snprintf(assignment, sizeof(assignment), "%s=%s", key, value);
+		if (sim_param_assign(&c->params, assignment, msg,
+				     sizeof(msg)) < 0)
+			return fail(p, -EINVAL, "%s", msg);
+	} else if (strcmp(key, "profile") == 0) {
+		if (truth_profile_parse(value, &c->profile, msg, sizeof(msg)) < 0)
+			return fail(p, -EINVAL, "%s", msg);
+	} else if (strcmp(key, "home_alt") == 0) {
+		double h;
+		if (str_to_double(value, &h) < 0 || !(fabs(h) <= 2.1e7))
+			return fail(p, -EINVAL,
+				    "home_alt = '%s': expected metres AMSL",
+				    value);
+		c->home_alt_m = h;
+	} else if (strcmp(key, "atmosphere") == 0) {
+		if (config_parse_atmosphere(value, &c->atmosphere) < 0)
+			return fail(p, -EINVAL,
+				    "atmosphere = '%s': expected simple, 1976 "
+				    "or water", value);
+	} else if (strcmp(key, "seed") == 0) {
+		unsigned long s;
+		if (parse_uint_range(value, 0, UINT32_MAX, &s) < 0)
+			return fail(p, -EINVAL,
+				    "seed = '%s': expected 0..4294967295",
+				    value);
+		c->seed = (uint32_t)s;
+	} else {
+		return fail(p, -EINVAL,
+			    "unknown key '%s' in [sim] (SIM_* parameters, "
+			    "profile, home_alt, atmosphere, seed)", key);
+	}
+	return 1;
+}
+
+static int
+section_mavlink(struct parse *p, const char *key, const char *value)
+{
+	if (strcmp(key, "protocol") == 0) {
+		if (strcmp(value, "1") == 0 || strcmp(value, "2") == 0)
+			p->c->mavlink_version = value[0] - '0';
+		else
+			return fail(p, -EINVAL, "protocol = '%s': expected 1 or 2",
+				    value);
+		return 1;
+	}
+	int rc = set_rate(p, &p->c->rates, key, value);
+	if (rc == 1)
+		return fail(p, -EINVAL, "unknown key '%s' in [mavlink]", key);
+	return rc == 0 && !p->failed;
+}
+
+static struct config_output *
+output_for(struct parse *p, const char *name)
+{
+	struct config *c = p->c;
+
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		if (strcmp(c->outputs[i].name, name) == 0)
+			return &c->outputs[i];
+	}
+	if (c->n_outputs == CONFIG_MAX_OUTPUTS) {
+		fail(p, -E2BIG, "more than %d outputs", CONFIG_MAX_OUTPUTS);
+		return NULL;
+	}
+	if (strlen(name) >= CONFIG_NAME_MAX || !*name) {
+		fail(p, -EINVAL, "output name '%s' is empty or too long", name);
+		return NULL;
+	}
+	struct config_output *o = &c->outputs[c->n_outputs];
+	memset(o, 0, sizeof(*o));
+	strcpy(o->name, name);
+	o->type = (enum output_type)-1;
+	o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET, RATE_UNSET };
+	p->output_line[c->n_outputs] = p->line;
+	c->n_outputs++;
+	return o;
+}
+
+static const unsigned bauds[] = { 9600,	  19200,  38400,  57600,  115200,
+				  230400, 460800, 500000, 576000, 921600 };
+
+static int
+parse_baud(const char *v, unsigned *out)
+{
+	unsigned long b;
+
+	if (parse_uint_range(v, 1, 4000000, &b) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(bauds) / sizeof(bauds[0]); i++) {
+		if (bauds[i] == b) {
+			*out = (unsigned)b;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* HOST:PORT, with [v6]:PORT for IPv6 literals; port 1..65535. */
+static int
+check_address(const char *a)
+{
+	const char *colon = strrchr(a, ':');
+	unsigned long port;
+
+	if (!colon || colon == a || strlen(a) >= 128)
+		return -EINVAL;
+	return parse_uint_range(colon + 1, 1, 65535, &port);
+}
+
+static int
+section_output(struct parse *p, const char *name, const char *key,
+	       const char *value)
+{
+	struct config_output *o = output_for(p, name);
+
+	if (!o)
+		return 0;
+	if (strcmp(key, "type") == 0) {
+		if (strcmp(value, "udp-client") == 0)
+			o->type = OUTPUT_UDP_CLIENT;
+		else if (strcmp(value, "udp-server") == 0)
+			o->type = OUTPUT_UDP_SERVER;
+		else if (strcmp(value, "serial") == 0)
+			o->type = OUTPUT_SERIAL;
+		else
+			return fail(p, -EINVAL,
+				    "type = '%s': expected udp-client, "
+				    "udp-server or serial", value);
+	} else if (strcmp(key, "address") == 0) {
+		if (check_address(value) < 0)
+			return fail(p, -EINVAL,
+				    "address = '%s': expected HOST:PORT", value);
+		strcpy(o->address, value);
+	} else if (strcmp(key, "device") == 0) {
+		if (!*value || strlen(value) >= sizeof(o->device))
+			return fail(p, -EINVAL, "device = '%s': bad path",
+				    value);
+		strcpy(o->device, value);
+	} else if (strcmp(key, "baud") == 0) {
+		if (parse_baud(value, &o->baud) < 0)
+			return fail(p, -EINVAL,
+				    "baud = '%s': expected one of 9600 ... "
+				    "921600", value);
+	} else {
+		int rc = set_rate(p, &o->rates, key, value);
+		if (rc == 1)
+			return fail(p, -EINVAL, "unknown key '%s' in [output %s]",
+				    key, name);
+	}
+	return !p->failed;
+}
+
+static int
+handler(void *user, const char *section, const char *key, const char *value)
+{
+	struct parse *p = user;
+
+	if (p->failed)
+		return 1;
+	if (strcmp(section, "barod") == 0)
+		return section_barod(p, key, value);
+	if (strcmp(section, "sim") == 0)
+		return section_sim(p, key, value);
+	if (strcmp(section, "mavlink") == 0)
+		return section_mavlink(p, key, value);
+	if (strncmp(section, "output", 6) == 0 &&
+	    (section[6] == ' ' || section[6] == ':')) {
+		const char *name = section + 7;
+		while (*name == ' ')
+			name++;
+		return section_output(p, name, key, value);
+	}
+	if (*section == '\0')
+		return fail(p, -EINVAL, "'%s' outside any [section]", key);
+	return fail(p, -EINVAL,
+		    "unknown section [%s] (barod, sim, mavlink, output NAME)",
+		    section);
+}
+
+static int
+check_outputs(struct parse *p)
+{
+	for (size_t i = 0; i < p->c->n_outputs; i++) {
+		const struct config_output *o = &p->c->outputs[i];
+		p->line = p->output_line[i];
+		if ((int)o->type == -1)
+			return fail(p, -EINVAL, "[output %s] has no type",
+				    o->name);
+		if (o->type != OUTPUT_SERIAL && !o->address[0])
+			return fail(p, -EINVAL, "[output %s] needs an address",
+				    o->name);
+		if (o->type == OUTPUT_SERIAL && !o->device[0])
+			return fail(p, -EINVAL, "[output %s] needs a device",
+				    o->name);
+	}
+	return 0;
+}
+
+static int
+load(struct parse *p)
+{
+	size_t first_new = p->c->n_outputs;
+	int line = ini_parse_stream(read_line, p, handler, p);
+
+	if (!p->failed && line != 0) {
+		p->line = line > 0 ? (unsigned)line : p->line;
+		if (line == -2)
+			fail(p, -ENOMEM, "out of memory");
+		else
+			fail(p, -EINVAL,
+			     "syntax error: expected [section] or key = value");
+	}
+	if (!p->failed) {
+		(void)first_new;
+		check_outputs(p);
+	}
+	return p->failed ? p->rc : 0;
+}
+
+int
+config_load_file(struct config *c, const char *path, char *err, size_t errlen)
+{
+	struct parse p = { .c = c, .name = path, .err = err, .errlen = errlen };
+
+	p.file = fopen(path, "r");
+	if (!p.file) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	int rc = load(&p);
+	if (rc == 0 && ferror(p.file)) {
+		snprintf(err, errlen, "%s: read error", path);
+		rc = -EIO;
+	}
+	fclose(p.file);
+	return rc;
+}
+
+int
+config_load_string(struct config *c, const char *text, const char *name,
+		   char *err, size_t errlen)
+{
+	struct parse p = { .c = c, .name = name, .text = text, .err = err,
+			   .errlen = errlen };
+
+	return load(&p);
+}
+
+void
+config_defaults(struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->source = CONFIG_SOURCE_NONE;
+	c->sysid = 1;
+	c->compid = 191;	/* MAV_COMP_ID_ONBOARD_COMPUTER */
+	c->mavlink_version = 2;
+	c->rates = (struct config_rates){ 1.0, RATE_EVERY_SAMPLE, 0.0 };
+	sim_params_defaults(&c->params);
+	c->profile = (struct truth_profile){ TRUTH_STATIC, 0.0, 0.0, 0.0 };
+	c->atmosphere = BARO_SITL_ATMOS_SIMPLE;
+	c->seed = 1;
+	c->control_mode = 0600;
+}
+
+int
+config_parse_output(const char *spec, struct config_output *o, char *err,
+		    size_t errlen)
+{
+	memset(o, 0, sizeof(*o));
+	o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET, RATE_UNSET };
+
+	const char *rest;
+	if (strncmp(spec, "udp:", 4) == 0) {
+		o->type = OUTPUT_UDP_CLIENT;
+		rest = spec + 4;
+	} else if (strncmp(spec, "udp-server:", 11) == 0) {
+		o->type = OUTPUT_UDP_SERVER;
+		rest = spec + 11;
+	} else if (strncmp(spec, "serial:", 7) == 0) {
+		o->type = OUTPUT_SERIAL;
+		rest = spec + 7;
+	} else {
+		snprintf(err, errlen,
+			 "output '%s': expected udp:HOST:PORT, "
+			 "udp-server:HOST:PORT or serial:DEVICE[:BAUD]", spec);
+		return -EINVAL;
+	}
+	snprintf(o->name, sizeof(o->name), "%.*s", CONFIG_NAME_MAX - 1, spec);
+
+	if (o->type != OUTPUT_SERIAL) {
+		if (check_address(rest) < 0) {
+			snprintf(err, errlen, "output '%s': expected HOST:PORT",
+				 spec);
+			return -EINVAL;
+		}
+		strcpy(o->address, rest);
+		return 0;
+	}
+
+	const char *colon = strrchr(rest, ':');
+	size_t dlen = colon ? (size_t)(colon - rest) : strlen(rest);
+	o->baud = 115200;
+	if (colon && parse_baud(colon + 1, &o->baud) < 0) {
+		snprintf(err, errlen, "output '%s': baud '%s' is not one of "
+				      "9600 ... 921600", spec, colon + 1);
+		return -EINVAL;
+	}
+	if (dlen == 0 || dlen >= sizeof(o->device)) {
+		snprintf(err, errlen, "output '%s': bad device", spec);
+		return -EINVAL;
+	}
+	memcpy(o->device, rest, dlen);
+	o->device[dlen] = '\0';
+	return 0;
+}
+
+int
+config_validate(const struct config *c, char *err, size_t errlen)
+{
+	if (c->source == CONFIG_SOURCE_NONE) {
+		snprintf(err, errlen,
+			 "no source: use --sim or set source = sim in [barod]");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(c->outputs[i].name, c->outputs[j].name) == 0) {
+				snprintf(err, errlen, "two outputs named '%s'",
+					 c->outputs[i].name);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+bool
+config_output_equal(const struct config_output *a,
+		    const struct config_output *b)
+{
+	return a->type == b->type && strcmp(a->name, b->name) == 0 &&
+	       strcmp(a->address, b->address) == 0 &&
+	       strcmp(a->device, b->device) == 0 && a->baud == b->baud &&
+	       memcmp(&a->rates, &b->rates, sizeof(a->rates)) == 0;
+}
+
+const char *
+config_output_type_name(enum output_type t)
+{
+	switch (t) {
+	case OUTPUT_UDP_CLIENT:
+		return "udp-client";
+	case OUTPUT_UDP_SERVER:
+		return "udp-server";
+	case OUTPUT_SERIAL:
+		return "serial";
+	}
+	return "?";
+}

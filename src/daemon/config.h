@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * barod's configuration: an INI file (parsed with libinih) overlaid by
+ * command-line options.  Every SIM_* key goes through the simulator's
+ * parameter table, so the config file knows exactly the names the CLI and
+ * MAVLink know.
+ *
+ *   [barod]            source = sim, sysid, compid, control socket, record
+ *   [sim]              profile, home_alt, atmosphere, seed, any SIM_* name
+ *   [mavlink]          protocol, heartbeat_hz, scaled_pressure_hz,
+ *                      hil_sensor_hz
+ *   [output NAME]      type = udp-client | udp-server | serial, address,
+ *                      device, baud, and per-output *_hz overrides
+ */
+#ifndef BAROD_CONFIG_H
+#define BAROD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "baro-sitl.h"
+#include "sim-params.h"
+#include "truth-profile.h"
+
+#define CONFIG_DEFAULT_PATH "/etc/barod/barod.conf"
+#define CONFIG_MAX_OUTPUTS 8
+#define CONFIG_NAME_MAX 32
+
+enum config_source {
+	CONFIG_SOURCE_NONE,
+	CONFIG_SOURCE_SIM,
+};
+
+enum output_type {
+	OUTPUT_UDP_CLIENT,
+	OUTPUT_UDP_SERVER,
+	OUTPUT_SERIAL,
+};
+
+/* Message rates in Hz; RATE_EVERY_SAMPLE publishes each sample as it is
+ * produced, 0 disables the message. */
+#define RATE_EVERY_SAMPLE (-1.0)
+#define RATE_UNSET (-2.0)
+
+struct config_rates {
+	double heartbeat_hz;
+	double scaled_pressure_hz;
+	double hil_sensor_hz;
+};
+
+struct config_output {
+	char name[CONFIG_NAME_MAX];
+	enum output_type type;
+	char address[128];	/* host:port for UDP */
+	char device[128];	/* serial device */
+	unsigned baud;
+	struct config_rates rates;	/* RATE_UNSET: use [mavlink]'s */
+};
+
+struct config {
+	enum config_source source;
+	uint8_t sysid, compid;
+	int mavlink_version;	/* 1 or 2 */
+	struct config_rates rates;
+
+	/* [sim] */
+	struct sim_params params;
+	struct truth_profile profile;
+	double home_alt_m;
+	enum baro_sitl_atmosphere atmosphere;
+	uint32_t seed;
+
+	struct config_output outputs[CONFIG_MAX_OUTPUTS];
+	size_t n_outputs;
+
+	char control_path[108];	/* "" = no control socket */
+	unsigned control_mode;	/* permission bits of the socket */
+	char record_path[256];	/* "" = no recording */
+};
+
+/* Built-in defaults: no source, sysid 1, compid 191, MAVLink 2, heartbeat
+ * 1 Hz, every sample as SCALED_PRESSURE*, ArduPilot's SIM_* defaults. */
+void
+config_defaults(struct config *c);
+
+/*
+ * Read an INI file into c (on top of what it holds).  Returns 0, or a
+ * negative errno with "FILE:LINE: reason" in err.
+ */
+int
+config_load_file(struct config *c, const char *path, char *err, size_t errlen);
+
+/* Same from a string; name is used in messages. */
+int
+config_load_string(struct config *c, const char *text, const char *name,
+		   char *err, size_t errlen);
+
+/*
+ * Parse one output spec from the command line:
+ *   udp:HOST:PORT  udp-server:HOST:PORT  serial:DEVICE[:BAUD]
+ */
+int
+config_parse_output(const char *spec, struct config_output *o, char *err,
+		    size_t errlen);
+
+/* Final checks after file and command line: a source, outputs valid. */
+int
+config_validate(const struct config *c, char *err, size_t errlen);
+
+/* Same outputs (for SIGHUP: keep an output whose settings did not change). */
+bool
+config_output_equal(const struct config_output *a,
+		    const struct config_output *b);
+
+const char *
+config_output_type_name(enum output_type t);
+
+/* simple | 1976 | water */
+int
+config_parse_atmosphere(const char *v, enum baro_sitl_atmosphere *out);
+
+#endif

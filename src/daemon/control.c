@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "control.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+void
+control_default_path(char *buf, size_t len)
+{
+	const char *rt = getenv("RUNTIME_DIRECTORY");
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+
+	if (rt && *rt)
+		snprintf(buf, len, "%s/control", rt);
+	else if (xdg && *xdg)
+		snprintf(buf, len, "%s/barod.control", xdg);
+	else
+		snprintf(buf, len, "/run/barod/control");
+}
+
+static void
+client_close(struct control_client *c)
+{
+	if (c->src.fd < 0)
+		return;
+	event_loop_remove(c->ctl->loop, &c->src);
+	close(c->src.fd);
+	c->src.fd = -1;
+	free(c->out);
+	c->out = NULL;
+	c->out_len = c->out_off = 0;
+	c->in_len = 0;
+}
+
+static void
+client_flush(struct control_client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->src.fd, c->out + c->out_off,
+				 c->out_len - c->out_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n <= 0) {
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				break;
+			client_close(c);
+			return;
+		}
+		c->out_off += (size_t)n;
+	}
+	if (c->out_off == c->out_len) {
+		free(c->out);
+		c->out = NULL;
+		c->out_len = c->out_off = 0;
+	}
+	(void)event_loop_modify(c->ctl->loop, &c->src,
+				EPOLLIN | (c->out ? EPOLLOUT : 0u));
+}
+
+/* Queue reply bytes.  A client that does not read its replies is cut off
+ * rather than letting its backlog grow without bound. */
+static void
+append_reply(struct control_client *c, const char *buf, size_t len)
+{
+	if (c->out_len - c->out_off + len > CONTROL_MAX_REPLY) {
+		client_close(c);
+		return;
+	}
+	char *grown = realloc(c->out, c->out_len + len);
+	if (!grown) {
+		client_close(c);
+		return;
+	}
+	memcpy(grown + c->out_len, buf, len);
+	c->out = grown;
+	c->out_len += len;
+	client_flush(c);
+}
+
+static void
+run_line(struct control_client *c, const char *line)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out) {
+		client_close(c);
+		return;
+	}
+	c->ctl->command(c->ctl->user, line, out);
+	fclose(out);
+	append_reply(c, buf, len);
+	free(buf);
+}
+
+static void
+on_client(struct event_source *src, uint32_t events, void *user)
+{
+	struct control_client *c = user;
+
+	(void)src;
+	if (events & EPOLLOUT)
+		client_flush(c);
+	if (c->src.fd < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		return;
+
+	ssize_t n = recv(c->src.fd, c->in + c->in_len,
+			 CONTROL_MAX_LINE - c->in_len, MSG_DONTWAIT);
+	if (n <= 0) {
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		client_close(c);
+		return;
+	}
+	c->in_len += (size_t)n;
+
+	char *nl;
+	while (c->src.fd >= 0 && (nl = memchr(c->in, '\n', c->in_len))) {
+		size_t len = (size_t)(nl - c->in);
+		*nl = '\0';
+		if (len > 0 && c->in[len - 1] == '\r')
+			c->in[len - 1] = '\0';
+		/* An embedded NUL would silently cut the command short. */
+		if (strlen(c->in) + 1 < len) {
+			static const char msg[] = "error NUL byte in command\n";
+			append_reply(c, msg, sizeof(msg) - 1);
+		} else
+			run_line(c, c->in);
+		if (c->src.fd < 0)
+			return;
+		memmove(c->in, nl + 1, c->in_len - len - 1);
+		c->in_len -= len + 1;
+	}
+	if (c->in_len == CONTROL_MAX_LINE) {
+		const char msg[] = "error line longer than 1024 bytes\n";
+		(void)send(c->src.fd, msg, sizeof(msg) - 1,
+			   MSG_DONTWAIT | MSG_NOSIGNAL);
+		client_close(c);
+	}
+}
+
+static void
+on_listen(struct event_source *src, uint32_t events, void *user)
+{
+	struct control *ctl = user;
+
+	(void)events;
+	int fd = accept4(src->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
+		struct control_client *c = &ctl->clients[i];
+		if (c->src.fd >= 0)
+			continue;
+		c->src = (struct event_source){ .fd = fd, .cb = on_client,
+						.user = c };
+		c->ctl = ctl;
+		if (event_loop_add(ctl->loop, &c->src, EPOLLIN) < 0) {
+			close(fd);
+			c->src.fd = -1;
+		}
+		return;
+	}
+	const char msg[] = "error too many control clients\n";
+	(void)send(fd, msg, sizeof(msg) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	close(fd);
+}
+
+int
+control_open(struct control *ctl, const char *path, unsigned mode,
+	     struct event_loop *loop, control_command_cb command, void *user,
+	     char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	memset(ctl, 0, sizeof(*ctl));
+	ctl->listen.fd = -1;
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++)
+		ctl->clients[i].src.fd = -1;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, path);
+	strcpy(ctl->path, path);
+	ctl->loop = loop;
+	ctl->command = command;
+	ctl->user = user;
+
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "socket: %s", strerror(e));
+		return -e;
+	}
+	/* A socket left by a crashed barod would block the bind; only a
+	 * socket is removed, never another kind of file. */
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	/* The permissions apply from the moment the socket exists. */
+	mode_t old = umask((mode_t)(0777 & ~mode));
+	int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	int e = errno;
+	umask(old);
+	if (rc < 0 || listen(fd, 4) < 0) {
+		e = rc < 0 ? e : errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	(void)chmod(path, (mode_t)mode);
+	ctl->listen = (struct event_source){ .fd = fd, .cb = on_listen,
+					     .user = ctl };
+	return event_loop_add(loop, &ctl->listen, EPOLLIN);
+}
+
+void
+control_close(struct control *ctl)
+{
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
+		if (ctl->clients[i].src.fd >= 0)
+			client_close(&ctl->clients[i]);
+	}
+	if (ctl->listen.fd >= 0) {
+		event_loop_remove(ctl->loop, &ctl->listen);
+		close(ctl->listen.fd);
+		ctl->listen.fd = -1;
+		unlink(ctl->path);
+	}
+}

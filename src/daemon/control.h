@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The control socket: a UNIX stream socket (owner-only by default) taking
+ * one command per line and answering with lines, the last of which starts
+ * with "ok" or "error".  baroctl is its client.
+ */
+#ifndef BAROD_CONTROL_H
+#define BAROD_CONTROL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "event-loop.h"
+
+#define CONTROL_MAX_CLIENTS 8
+#define CONTROL_MAX_LINE 1024
+#define CONTROL_MAX_REPLY 65536
+
+/* Run one command; write the reply lines (ending with ok/error) to out. */
+typedef void (*control_command_cb)(void *user, const char *line, FILE *out);
+
+struct control_client {
+	struct event_source src;
+	struct control *ctl;
+	char in[CONTROL_MAX_LINE + 1];
+	size_t in_len;
+	char *out;
+	size_t out_len, out_off;
+};
+
+struct control {
+	struct event_source listen;
+	struct event_loop *loop;
+	char path[108];
+	control_command_cb command;
+	void *user;
+	struct control_client clients[CONTROL_MAX_CLIENTS];
+};
+
+/* The path barod and baroctl agree on when none is configured:
+ * $RUNTIME_DIRECTORY/control (systemd), $XDG_RUNTIME_DIR/barod.control,
+ * else /run/barod/control. */
+void
+control_default_path(char *buf, size_t len);
+
+int
+control_open(struct control *ctl, const char *path, unsigned mode,
+	     struct event_loop *loop, control_command_cb command, void *user,
+	     char *err, size_t errlen);
+
+void
+control_close(struct control *ctl);
+
+#endif

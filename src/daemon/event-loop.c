@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "event-loop.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+int
+event_loop_init(struct event_loop *loop)
+{
+	memset(loop, 0, sizeof(*loop));
+	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+	return loop->epfd < 0 ? -errno : 0;
+}
+
+void
+event_loop_fini(struct event_loop *loop)
+{
+	if (loop->epfd >= 0)
+		close(loop->epfd);
+	loop->epfd = -1;
+}
+
+int
+event_loop_add(struct event_loop *loop, struct event_source *src,
+	       uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = src };
+
+	return epoll_ctl(loop->epfd, EPOLL_CTL_ADD, src->fd, &ev) < 0 ? -errno
+								     : 0;
+}
+
+int
+event_loop_modify(struct event_loop *loop, struct event_source *src,
+		  uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = src };
+
+	return epoll_ctl(loop->epfd, EPOLL_CTL_MOD, src->fd, &ev) < 0 ? -errno
+								     : 0;
+}
+
+void
+event_loop_remove(struct event_loop *loop, struct event_source *src)
+{
+	(void)epoll_ctl(loop->epfd, EPOLL_CTL_DEL, src->fd, NULL);
+	loop->generation++;
+}
+
+int
+event_loop_run(struct event_loop *loop)
+{
+	struct epoll_event evs[16];
+
+	while (!loop->quit) {
+		int n = epoll_wait(loop->epfd, evs, 16, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		loop->wakeups++;
+		const uint64_t gen = loop->generation;
+		for (int i = 0; i < n && !loop->quit && gen == loop->generation;
+		     i++) {
+			struct event_source *src = evs[i].data.ptr;
+			src->cb(src, evs[i].events, src->user);
+		}
+	}
+	return 0;
+}
+
+int
+event_timerfd_periodic(uint64_t period_ns)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+
+	struct itimerspec its = {
+		.it_interval = { (time_t)(period_ns / 1000000000u),
+				 (long)(period_ns % 1000000000u) },
+	};
+	its.it_value = its.it_interval;
+	if (timerfd_settime(fd, 0, &its, NULL) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+uint64_t
+event_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "output.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <termios.h>
+#include <unistd.h>
+
+static void
+on_peer_frame(const struct mavlink_frame *f, void *user)
+{
+	struct output *o = user;
+
+	o->stats.frames_received++;
+	if (o->on_frame)
+		o->on_frame(o, f, o->user);
+}
+
+/* Split "host:port" / "[v6]:port" and resolve it (numeric port). */
+static int
+resolve(const char *address, bool passive, struct sockaddr_storage *ss,
+	socklen_t *len, char *err, size_t errlen)
+{
+	char host[128];
+	const char *colon = strrchr(address, ':');
+	size_t hlen = colon ? (size_t)(colon - address) : 0;
+
+	if (!colon || hlen == 0 || hlen >= sizeof(host)) {
+		snprintf(err, errlen, "'%s': expected HOST:PORT", address);
+		return -EINVAL;
+	}
+	memcpy(host, address, hlen);
+	host[hlen] = '\0';
+	if (host[0] == '[' && hlen > 2 && host[hlen - 1] == ']') {
+		memmove(host, host + 1, hlen - 2);
+		host[hlen - 2] = '\0';
+	}
+
+	struct addrinfo hints = {
+		.ai_socktype = SOCK_DGRAM,
+		.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0),
+	};
+	struct addrinfo *res = NULL;
+	int rc = getaddrinfo(host, colon + 1, &hints, &res);
+	if (rc != 0 || !res) {
+		snprintf(err, errlen, "'%s': %s", address, gai_strerror(rc));
+		return -EADDRNOTAVAIL;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+static bool
+same_addr(const struct sockaddr_storage *a, socklen_t alen,
+	  const struct sockaddr_storage *b, socklen_t blen)
+{
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* A udp-server learns its peers from what it receives; the oldest is
+ * forgotten when the table is full. */
+static void
+remember_peer(struct output *o, const struct sockaddr_storage *ss,
+	      socklen_t len)
+{
+	for (size_t i = 0; i < o->n_peers; i++) {
+		if (same_addr(&o->peers[i], o->peer_len[i], ss, len))
+			return;
+	}
+	if (o->n_peers == OUTPUT_MAX_PEERS) {
+		memmove(&o->peers[0], &o->peers[1],
+			sizeof(o->peers[0]) * (OUTPUT_MAX_PEERS - 1));
+		memmove(&o->peer_len[0], &o->peer_len[1],
+			sizeof(o->peer_len[0]) * (OUTPUT_MAX_PEERS - 1));
+		o->n_peers--;
+	}
+	o->peers[o->n_peers] = *ss;
+	o->peer_len[o->n_peers] = len;
+	o->n_peers++;
+}
+
+static void
+udp_readable(struct output *o)
+{
+	uint8_t buf[2048];
+
+	for (;;) {
+		struct sockaddr_storage from;
+		socklen_t flen = sizeof(from);
+		ssize_t n = recvfrom(o->src.fd, buf, sizeof(buf), 0,
+				     (struct sockaddr *)&from, &flen);
+		if (n < 0)
+			return;	/* EAGAIN, or an ICMP error for a dead peer */
+		if (o->cfg.type == OUTPUT_UDP_SERVER)
+			remember_peer(o, &from, flen);
+		mavlink_parser_feed(&o->parser, buf, (size_t)n, on_peer_frame,
+				    o);
+		/* A frame never continues into the next datagram. */
+		mavlink_parser_flush(&o->parser);
+	}
+}
+
+static void
+serial_flush_tx(struct output *o)
+{
+	while (o->tx_len > 0) {
+		ssize_t n = write(o->src.fd, o->tx, o->tx_len);
+		if (n <= 0)
+			break;
+		memmove(o->tx, o->tx + n, o->tx_len - (size_t)n);
+		o->tx_len -= (size_t)n;
+		o->stats.bytes_sent += (uint64_t)n;
+	}
+	(void)event_loop_modify(o->loop, &o->src,
+				EPOLLIN | (o->tx_len ? EPOLLOUT : 0u));
+}
+
+static void
+serial_readable(struct output *o)
+{
+	uint8_t buf[512];
+	ssize_t n;
+
+	while ((n = read(o->src.fd, buf, sizeof(buf))) > 0)
+		mavlink_parser_feed(&o->parser, buf, (size_t)n, on_peer_frame,
+				    o);
+}
+
+static void
+on_event(struct event_source *src, uint32_t events, void *user)
+{
+	struct output *o = user;
+
+	(void)src;
+	if (o->cfg.type == OUTPUT_SERIAL) {
+		if (events & EPOLLOUT)
+			serial_flush_tx(o);
+		if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+			serial_readable(o);
+		return;
+	}
+	udp_readable(o);
+}
+
+static speed_t
+baud_constant(unsigned baud)
+{
+	switch (baud) {
+	case 9600: return B9600;
+	case 19200: return B19200;
+	case 38400: return B38400;
+	case 57600: return B57600;
+	case 230400: return B230400;
+	case 460800: return B460800;
+	case 500000: return B500000;
+	case 576000: return B576000;
+	case 921600: return B921600;
+	default: return B115200;
+	}
+}
+
+static int
+open_serial(struct output *o, char *err, size_t errlen)
+{
+	int fd = open(o->cfg.device, O_RDWR | O_NOCTTY | O_NONBLOCK |
+					     O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", o->cfg.device, strerror(e));
+		return -e;
+	}
+	struct termios t;
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		t.c_cflag |= CLOCAL | CREAD;
+		t.c_cflag &= ~(tcflag_t)CRTSCTS;
+		cfsetispeed(&t, baud_constant(o->cfg.baud));
+		cfsetospeed(&t, baud_constant(o->cfg.baud));
+		if (tcsetattr(fd, TCSANOW, &t) < 0) {
+			int e = errno;
+			snprintf(err, errlen, "%s: setting %u baud: %s",
+				 o->cfg.device, o->cfg.baud, strerror(e));
+			close(fd);
+			return -e;
+		}
+	} else if (errno != ENOTTY) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", o->cfg.device, strerror(e));
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static int
+open_udp(struct output *o, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	bool server = o->cfg.type == OUTPUT_UDP_SERVER;
+	int rc = resolve(o->cfg.address, server, &ss, &len, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: socket: %s", o->cfg.address,
+			 strerror(e));
+		return -e;
+	}
+	if (server) {
+		int one = 1;
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				 sizeof(one));
+		if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
+			int e = errno;
+			snprintf(err, errlen, "%s: bind: %s", o->cfg.address,
+				 strerror(e));
+			close(fd);
+			return -e;
+		}
+	} else {
+		o->peers[0] = ss;
+		o->peer_len[0] = len;
+		o->n_peers = 1;
+	}
+	return fd;
+}
+
+int
+output_open(struct output *o, const struct config_output *cfg,
+	    struct event_loop *loop, output_frame_cb on_frame, void *user,
+	    char *err, size_t errlen)
+{
+	memset(o, 0, sizeof(*o));
+	o->cfg = *cfg;
+	o->loop = loop;
+	o->on_frame = on_frame;
+	o->user = user;
+	mavlink_parser_init(&o->parser);
+
+	int fd = cfg->type == OUTPUT_SERIAL ? open_serial(o, err, errlen)
+					    : open_udp(o, err, errlen);
+	if (fd < 0)
+		return fd;
+	o->src = (struct event_source){ .fd = fd, .cb = on_event, .user = o };
+	int rc = event_loop_add(loop, &o->src, EPOLLIN);
+	if (rc < 0) {
+		snprintf(err, errlen, "epoll: %s", strerror(-rc));
+		close(fd);
+		o->src.fd = -1;
+	}
+	return rc;
+}
+
+void
+output_close(struct output *o)
+{
+	if (o->src.fd < 0)
+		return;
+	event_loop_remove(o->loop, &o->src);
+	close(o->src.fd);
+	o->src.fd = -1;
+}
+
+static int
+serial_send(struct output *o, const uint8_t *frame, size_t len)
+{
+	if (o->tx_len == 0) {
+		ssize_t n = write(o->src.fd, frame, len);
+		if (n == (ssize_t)len) {
+			o->stats.bytes_sent += len;
+			return 0;
+		}
+		if (n > 0) {
+			o->stats.bytes_sent += (uint64_t)n;
+			frame += n;
+			len -= (size_t)n;
+		}
+	}
+	/* Whole frames only: a torn frame would cost the receiver a resync. */
+	if (len > sizeof(o->tx) - o->tx_len)
+		return -EAGAIN;
+	memcpy(o->tx + o->tx_len, frame, len);
+	o->tx_len += len;
+	(void)event_loop_modify(o->loop, &o->src, EPOLLIN | EPOLLOUT);
+	return 0;
+}
+
+int
+output_send(struct output *o, const uint8_t *frame, size_t len)
+{
+	int rc = 0;
+
+	if (o->src.fd < 0) {
+		o->stats.frames_dropped++;
+		return -EBADF;
+	}
+	if (o->cfg.type == OUTPUT_SERIAL) {
+		rc = serial_send(o, frame, len);
+	} else if (o->n_peers == 0) {
+		o->stats.frames_no_peer++;
+		return -ENOTCONN;
+	} else {
+		for (size_t i = 0; i < o->n_peers; i++) {
+			ssize_t n = sendto(o->src.fd, frame, len, MSG_DONTWAIT,
+					   (struct sockaddr *)&o->peers[i],
+					   o->peer_len[i]);
+			if (n != (ssize_t)len)
+				rc = -EAGAIN;
+			else
+				o->stats.bytes_sent += len;
+		}
+	}
+	if (rc < 0)
+		o->stats.frames_dropped++;
+	else
+		o->stats.frames_sent++;
+	return rc;
+}
+
+const char *
+output_describe(const struct output *o, char *buf, size_t len)
+{
+	if (o->cfg.type == OUTPUT_SERIAL)
+		snprintf(buf, len, "%s serial %s %u baud", o->cfg.name,
+			 o->cfg.device, o->cfg.baud);
+	else
+		snprintf(buf, len, "%s %s %s", o->cfg.name,
+			 config_output_type_name(o->cfg.type), o->cfg.address);
+	return buf;
+}

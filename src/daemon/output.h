@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * MAVLink outputs: UDP client (send to a GCS address, hear its replies),
+ * UDP server (bind, send to every peer heard from) and serial (a flight
+ * controller's TELEM port).  Sending never blocks: a full socket buffer,
+ * a dead peer or a full serial line drops the frame and counts it.
+ */
+#ifndef BAROD_OUTPUT_H
+#define BAROD_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "config.h"
+#include "event-loop.h"
+#include "mavlink.h"
+
+#define OUTPUT_MAX_PEERS 8
+#define OUTPUT_SERIAL_BUFFER 8192
+
+struct output_stats {
+	uint64_t frames_sent;
+	uint64_t frames_dropped;	/* buffer full, peer gone, I/O error */
+	uint64_t frames_no_peer;	/* udp-server with nobody to send to */
+	uint64_t bytes_sent;
+	uint64_t frames_received;
+};
+
+struct output;
+
+typedef void (*output_frame_cb)(struct output *o,
+				const struct mavlink_frame *f, void *user);
+
+struct output {
+	struct config_output cfg;
+	struct event_source src;
+	struct event_loop *loop;
+	struct output_stats stats;
+	struct mavlink_parser parser;
+	uint8_t seq;
+
+	struct sockaddr_storage peers[OUTPUT_MAX_PEERS];
+	socklen_t peer_len[OUTPUT_MAX_PEERS];
+	size_t n_peers;
+
+	uint8_t tx[OUTPUT_SERIAL_BUFFER];	/* serial backlog */
+	size_t tx_len;
+
+	output_frame_cb on_frame;
+	void *user;
+
+	/* Publication schedule, owned by the daemon. */
+	uint64_t next_heartbeat_us;
+	uint64_t next_pressure_us[3];
+	uint64_t next_hil_us[3];
+};
+
+/*
+ * Open the transport described by cfg and register it with the loop.
+ * Returns 0 or a negative errno with a message in err.
+ */
+int
+output_open(struct output *o, const struct config_output *cfg,
+	    struct event_loop *loop, output_frame_cb on_frame, void *user,
+	    char *err, size_t errlen);
+
+void
+output_close(struct output *o);
+
+/* Queue or send one frame; never blocks.  0 sent, -EAGAIN dropped. */
+int
+output_send(struct output *o, const uint8_t *frame, size_t len);
+
+/* Human-readable "udp-client 127.0.0.1:14550" for logs and status. */
+const char *
+output_describe(const struct output *o, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * A small MAVLink 1/2 codec: framing, CRC-16/MCRF4XX with CRC_EXTRA,
+ * v2 trailing-zero truncation and receiver zero-fill, and a byte-at-a-time
+ * parser that survives garbage, truncation and CRC errors and counts them.
+ * Facts: ../shared/docs/mavlink.md.  No generated headers, no globals.
+ */
+#ifndef BAROD_MAVLINK_H
+#define BAROD_MAVLINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAVLINK_STX_V1 0xFE
+#define MAVLINK_STX_V2 0xFD
+#define MAVLINK_MAX_PAYLOAD 255
+#define MAVLINK_MAX_FRAME 280	/* 10 header + 255 + 2 CRC + 13 signature */
+#define MAVLINK_IFLAG_SIGNED 0x01
+
+enum mavlink_msg_id {
+	MAVLINK_MSG_HEARTBEAT = 0,
+	MAVLINK_MSG_PARAM_REQUEST_READ = 20,
+	MAVLINK_MSG_PARAM_REQUEST_LIST = 21,
+	MAVLINK_MSG_PARAM_VALUE = 22,
+	MAVLINK_MSG_PARAM_SET = 23,
+	MAVLINK_MSG_SCALED_PRESSURE = 29,
+	MAVLINK_MSG_COMMAND_LONG = 76,
+	MAVLINK_MSG_COMMAND_ACK = 77,
+	MAVLINK_MSG_HIL_SENSOR = 107,
+	MAVLINK_MSG_SCALED_PRESSURE2 = 137,
+	MAVLINK_MSG_SCALED_PRESSURE3 = 143,
+	MAVLINK_MSG_STATUSTEXT = 253,
+};
+
+struct mavlink_msg_info {
+	uint32_t id;
+	const char *name;
+	uint8_t crc_extra;
+	uint8_t min_len;	/* base length: what v1 sends */
+	uint8_t len;		/* with extensions */
+};
+
+/* The known messages, or NULL for an id this codec does not know. */
+const struct mavlink_msg_info *
+mavlink_msg_info(uint32_t msgid);
+
+/* CRC-16/MCRF4XX over buf, continuing from crc (start with 0xFFFF). */
+uint16_t
+mavlink_crc(const uint8_t *buf, size_t len, uint16_t crc);
+
+/*
+ * Frame one message.  payload holds the message's full-length payload
+ * (info->len bytes, as the pack functions below produce).  Version 2
+ * truncates trailing zero bytes (keeping at least one); version 1 sends
+ * the base length and needs msgid <= 255.  Returns the frame length, or
+ * -EINVAL (unknown msgid, v1 with a large id, bad version), -ENOBUFS
+ * never (out must hold MAVLINK_MAX_FRAME bytes).
+ */
+int
+mavlink_frame_encode(uint8_t out[MAVLINK_MAX_FRAME], int version, uint8_t seq,
+		     uint8_t sysid, uint8_t compid, uint32_t msgid,
+		     const uint8_t *payload);
+
+/* A received, checked frame. */
+struct mavlink_frame {
+	uint8_t version;	/* 1 or 2 */
+	uint8_t incompat_flags, compat_flags;
+	uint8_t seq, sysid, compid;
+	uint32_t msgid;
+	uint8_t len;		/* payload length as received */
+	/* Payload zero-filled to the message's full length (and beyond, to
+	 * MAVLINK_MAX_PAYLOAD), so unpack functions may read every field. */
+	uint8_t payload[MAVLINK_MAX_PAYLOAD];
+};
+
+struct mavlink_parser_stats {
+	uint64_t frames;	/* good frames delivered */
+	uint64_t bad_crc;	/* CRC mismatch */
+	uint64_t unknown_msgid;	/* CRC_EXTRA unknown: cannot check, dropped */
+	uint64_t bad_incompat;	/* unsupported incompat flags: dropped */
+	uint64_t signed_dropped;/* signed frames: framed, counted, dropped */
+	uint64_t truncated;	/* a partial frame at mavlink_parser_flush() */
+	uint64_t garbage_bytes;	/* bytes skipped while hunting for STX */
+	/* Bytes of frames framed but not delivered (unknown msgid, signed)
+	 * and of partial frames discarded by flush.  Every byte fed ends up
+	 * in exactly one of: a delivered frame, garbage_bytes, dropped_bytes,
+	 * or the partial frame still buffered. */
+	uint64_t dropped_bytes;
+};
+
+struct mavlink_parser {
+	/* implementation state; zero-initialised by mavlink_parser_init */
+	uint8_t buf[MAVLINK_MAX_FRAME];
+	size_t have;
+	size_t need;
+	struct mavlink_parser_stats stats;
+};
+
+void
+mavlink_parser_init(struct mavlink_parser *p);
+
+/*
+ * Feed bytes.  For each good frame, calls on_frame(frame, user).  On a
+ * CRC failure the parser resumes hunting at the byte after the false STX
+ * (the length byte itself may be corrupt), so a good frame hidden inside
+ * garbage is still found.  Returns the number of frames delivered.
+ *
+ * The same resumption follows an unsupported incompat flag (decided at
+ * that byte).  A frame with an unknown msgid, or a signed one whose CRC
+ * checks, is consumed whole (its claimed length) and dropped, as the C
+ * library and node-mavlink do: its CRC cannot be checked, and a GCS or
+ * autopilot streams many messages this codec does not know.  on_frame
+ * may be NULL; it must not feed the same parser.
+ */
+size_t
+mavlink_parser_feed(struct mavlink_parser *p, const uint8_t *data, size_t len,
+		    void (*on_frame)(const struct mavlink_frame *f, void *user),
+		    void *user);
+
+/* End of a datagram or stream: a partial frame counts as truncated and is
+ * discarded (UDP never continues a frame in the next datagram). */
+void
+mavlink_parser_flush(struct mavlink_parser *p);
+
+/* ---- messages: pack into a full-length payload, unpack from one ---- */
+
+enum {
+	MAV_TYPE_ONBOARD_CONTROLLER = 18,
+	MAV_AUTOPILOT_INVALID = 8,
+	MAV_STATE_ACTIVE = 4,
+	MAV_COMP_ID_ONBOARD_COMPUTER = 191,
+	MAV_PARAM_TYPE_INT8 = 2,
+	MAV_PARAM_TYPE_INT16 = 4,
+	MAV_PARAM_TYPE_REAL32 = 9,
+	MAV_RESULT_ACCEPTED = 0,
+	MAV_RESULT_DENIED = 2,
+	MAV_RESULT_UNSUPPORTED = 3,
+	MAV_RESULT_FAILED = 4,
+	MAV_SEVERITY_WARNING = 4,
+	MAV_SEVERITY_NOTICE = 5,
+	MAV_SEVERITY_INFO = 6,
+	HIL_SENSOR_ABS_PRESSURE = 0x200,
+	HIL_SENSOR_PRESSURE_ALT = 0x800,
+	HIL_SENSOR_TEMPERATURE = 0x1000,
+};
+
+struct mavlink_heartbeat {
+	uint32_t custom_mode;
+	uint8_t type, autopilot, base_mode, system_status, mavlink_version;
+};
+
+/* SCALED_PRESSURE, SCALED_PRESSURE2 and SCALED_PRESSURE3 share a layout. */
+struct mavlink_scaled_pressure {
+	uint32_t time_boot_ms;
+	float press_abs;	/* hPa */
+	float press_diff;	/* hPa */
+	int16_t temperature;	/* cdegC */
+	int16_t temperature_press_diff;	/* cdegC, 0 = none */
+};
+
+struct mavlink_hil_sensor {
+	uint64_t time_usec;
+	float xacc, yacc, zacc, xgyro, ygyro, zgyro, xmag, ymag, zmag;
+	float abs_pressure;	/* hPa */
+	float diff_pressure;	/* hPa */
+	float pressure_alt;	/* m */
+	float temperature;	/* degC */
+	uint32_t fields_updated;
+	uint8_t id;
+};
+
+/* param_id: up to 16 chars; 17 bytes so a 16-char name stays a C string. */
+struct mavlink_param_request_read {
+	int16_t param_index;
+	uint8_t target_system, target_component;
+	char param_id[17];
+};
+
+struct mavlink_param_request_list {
+	uint8_t target_system, target_component;
+};
+
+struct mavlink_param_value {
+	float param_value;
+	uint16_t param_count, param_index;
+	char param_id[17];
+	uint8_t param_type;
+};
+
+struct mavlink_param_set {
+	float param_value;
+	uint8_t target_system, target_component;
+	char param_id[17];
+	uint8_t param_type;
+};
+
+struct mavlink_command_long {
+	float param[7];
+	uint16_t command;
+	uint8_t target_system, target_component, confirmation;
+};
+
+struct mavlink_command_ack {
+	uint16_t command;
+	uint8_t result, progress;
+	int32_t result_param2;
+	uint8_t target_system, target_component;
+};
+
+struct mavlink_statustext {
+	uint8_t severity;
+	char text[51];		/* up to 50 chars, not NUL-terminated on the wire */
+	uint16_t id;
+	uint8_t chunk_seq;
+};
+
+/* Each pack writes the full-length payload (info->len bytes) and returns
+ * that length; each unpack reads a zero-filled payload. */
+size_t mavlink_pack_heartbeat(const struct mavlink_heartbeat *m, uint8_t *pl);
+void mavlink_unpack_heartbeat(const uint8_t *pl, struct mavlink_heartbeat *m);
+size_t mavlink_pack_scaled_pressure(const struct mavlink_scaled_pressure *m,
+				    uint8_t *pl);
+void mavlink_unpack_scaled_pressure(const uint8_t *pl,
+				    struct mavlink_scaled_pressure *m);
+size_t mavlink_pack_hil_sensor(const struct mavlink_hil_sensor *m, uint8_t *pl);
+void mavlink_unpack_hil_sensor(const uint8_t *pl, struct mavlink_hil_sensor *m);
+size_t mavlink_pack_param_request_read(
+	const struct mavlink_param_request_read *m, uint8_t *pl);
+void mavlink_unpack_param_request_read(const uint8_t *pl,
+				       struct mavlink_param_request_read *m);
+size_t mavlink_pack_param_request_list(
+	const struct mavlink_param_request_list *m, uint8_t *pl);
+void mavlink_unpack_param_request_list(const uint8_t *pl,
+				       struct mavlink_param_request_list *m);
+size_t mavlink_pack_param_value(const struct mavlink_param_value *m,
+				uint8_t *pl);
+void mavlink_unpack_param_value(const uint8_t *pl,
+				struct mavlink_param_value *m);
+size_t mavlink_pack_param_set(const struct mavlink_param_set *m, uint8_t *pl);
+void mavlink_unpack_param_set(const uint8_t *pl, struct mavlink_param_set *m);
+size_t mavlink_pack_command_long(const struct mavlink_command_long *m,
+				 uint8_t *pl);
+void mavlink_unpack_command_long(const uint8_t *pl,
+				 struct mavlink_command_long *m);
+size_t mavlink_pack_command_ack(const struct mavlink_command_ack *m,
+				uint8_t *pl);
+void mavlink_unpack_command_ack(const uint8_t *pl,
+				struct mavlink_command_ack *m);
+size_t mavlink_pack_statustext(const struct mavlink_statustext *m, uint8_t *pl);
+void mavlink_unpack_statustext(const uint8_t *pl, struct mavlink_statustext *m);
+
+#endif

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "test-util.h"
+
+static int
+load(struct config *c, const char *text, char *err, size_t errlen)
+{
+	config_defaults(c);
+	err[0] = '\0';
+	return config_load_string(c, text, "test.conf", err, errlen);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct config c;
+	char err[256];
+	(void)state;
+
+	config_defaults(&c);
+	assert_int_equal(c.source, CONFIG_SOURCE_NONE);
+	assert_int_equal(c.sysid, 1);
+	assert_int_equal(c.compid, 191);
+	assert_int_equal(c.mavlink_version, 2);
+	assert_true(c.rates.heartbeat_hz == 1.0);
+	assert_true(c.rates.scaled_pressure_hz == RATE_EVERY_SAMPLE);
+	assert_int_equal(c.params.baro_count, 2);
+	assert_int_equal(c.control_mode, 0600);
+	/* No source is an error only at validation. */
+	assert_int_equal(config_validate(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no source"));
+}
+
+static void
+test_full_file(void **state)
+{
+	struct config c;
+	char err[256];
+	(void)state;
+
+	int rc = load(&c,
+		      "# comment\n"
+		      "; another\n"
+		      "[barod]\n"
+		      "source = sim\n"
+		      "sysid = 42\n"
+		      "compid = 192\n"
+		      "control = /tmp/x.sock\n"
+		      "control_mode = 0660\n"
+		      "record = /tmp/r.csv\n"
+		      "[sim]\n"
+		      "profile = climb:2:5\n"
+		      "home_alt = 584\n"
+		      "atmosphere = 1976\n"
+		      "seed = 7\n"
+		      "SIM_BARO_COUNT = 3\n"
+		      "SIM_BAR3_GLITCH = -4.5\n"
+		      "SIM_TEMP_BFACTOR = 1.2\n"
+		      "[mavlink]\n"
+		      "protocol = 1\n"
+		      "heartbeat_hz = 2\n"
+		      "scaled_pressure_hz = 10\n"
+		      "hil_sensor_hz = all\n"
+		      "[output gcs]\n"
+		      "type = udp-client\n"
+		      "address = 127.0.0.1:14550\n"
+		      "scaled_pressure_hz = 5\n"
+		      "[output fc]\n"
+		      "type = serial\n"
+		      "device = /dev/ttyAMA0\n"
+		      "baud = 921600\n"
+		      "[output:srv]\n"
+		      "type = udp-server\n"
+		      "address = [::1]:14560\n",
+		      err, sizeof(err));
+	if (rc != 0)
+		fail_msg("%s", err);
+	assert_int_equal(c.source, CONFIG_SOURCE_SIM);
+	assert_int_equal(c.sysid, 42);
+	assert_int_equal(c.compid, 192);
+	assert_string_equal(c.control_path, "/tmp/x.sock");
+	assert_int_equal(c.control_mode, 0660);
+	assert_string_equal(c.record_path, "/tmp/r.csv");
+	assert_int_equal(c.profile.kind, TRUTH_CLIMB);
+	assert_true(c.profile.a == 2.0 && c.profile.b == 5.0);
+	assert_true(c.home_alt_m == 584.0);
+	assert_int_equal(c.atmosphere, BARO_SITL_ATMOS_1976);
+	assert_int_equal(c.seed, 7);
+	assert_int_equal(c.params.baro_count, 3);
+	assert_float_exact(c.params.baro[2].glitch, -4.5f);
+	assert_float_exact(c.params.temp_bfactor, 1.2f);
+	assert_int_equal(c.mavlink_version, 1);
+	assert_true(c.rates.heartbeat_hz == 2.0);
+	assert_true(c.rates.scaled_pressure_hz == 10.0);
+	assert_true(c.rates.hil_sensor_hz == RATE_EVERY_SAMPLE);
+	assert_int_equal(c.n_outputs, 3);
+	assert_string_equal(c.outputs[0].name, "gcs");
+	assert_int_equal(c.outputs[0].type, OUTPUT_UDP_CLIENT);
+	assert_true(c.outputs[0].rates.scaled_pressure_hz == 5.0);
+	assert_true(c.outputs[0].rates.heartbeat_hz == RATE_UNSET);
+	assert_int_equal(c.outputs[1].type, OUTPUT_SERIAL);
+	assert_string_equal(c.outputs[1].device, "/dev/ttyAMA0");
+	assert_int_equal(c.outputs[1].baud, 921600);
+	assert_string_equal(c.outputs[2].name, "srv");
+	assert_string_equal(c.outputs[2].address, "[::1]:14560");
+	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+}
+
+/* The sample file installed with the project must itself be valid. */
+static void
+test_sample_file(void **state)
+{
+	struct config c;
+	char err[256];
+	const char *path = getenv("BAROD_SAMPLE_CONF");
+	(void)state;
+
+	assert_non_null(path);
+	config_defaults(&c);
+	if (config_load_file(&c, path, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_outputs, 1);
+	assert_string_equal(c.outputs[0].address, "127.0.0.1:14550");
+}
+
+struct bad {
+	const char *text;
+	const char *msg;	/* expected in the error, after test.conf:LINE: */
+};
+
+static void
+test_errors(void **state)
+{
+	static const struct bad cases[] = {
+		{ "[barod]\nsource = gps\n", "test.conf:2: source = 'gps'" },
+		{ "[barod]\nsysid = 0\n", "test.conf:2: sysid = '0'" },
+		{ "[barod]\nsysid = 256\n", "test.conf:2: sysid" },
+		{ "[barod]\ncompid = x\n", "test.conf:2: compid" },
+		{ "[barod]\ncontrol_mode = 999\n", "test.conf:2: control_mode" },
+		{ "[barod]\nfoo = 1\n", "test.conf:2: unknown key 'foo' in [barod]" },
+		{ "\n\n[sim]\nSIM_BARO_GLICH = 3\n",
+		  "test.conf:4: unknown parameter 'SIM_BARO_GLICH' (did you mean "
+		  "SIM_BARO_GLITCH?)" },
+		{ "[sim]\nSIM_BARO_DELAY = 1e6\n", "test.conf:2: SIM_BARO_DELAY" },
+		{ "[sim]\nprofile = hover\n", "test.conf:2: unknown profile" },
+		{ "[sim]\natmosphere = mars\n", "test.conf:2: atmosphere = 'mars'" },
+		{ "[sim]\nhome_alt = high\n", "test.conf:2: home_alt" },
+		{ "[sim]\nseed = -1\n", "test.conf:2: seed" },
+		{ "[sim]\nrnd = 1\n", "test.conf:2: unknown key 'rnd' in [sim]" },
+		{ "[mavlink]\nprotocol = 3\n", "test.conf:2: protocol = '3'" },
+		{ "[mavlink]\nscaled_pressure_hz = fast\n",
+		  "test.conf:2: scaled_pressure_hz = 'fast'" },
+		{ "[mavlink]\nheartbeat_hz = 5000\n", "test.conf:2: heartbeat_hz" },
+		{ "[mavlink]\nfoo_hz = 1\n", "test.conf:2: unknown key 'foo_hz'" },
+		{ "[output x]\ntype = tcp\n", "test.conf:2: type = 'tcp'" },
+		{ "[output x]\ntype = udp-client\naddress = nowhere\n",
+		  "test.conf:3: address = 'nowhere'" },
+		{ "[output x]\ntype = udp-client\naddress = h:99999\n",
+		  "test.conf:3: address" },
+		{ "[output x]\ntype = serial\nbaud = 12345\n",
+		  "test.conf:3: baud = '12345'" },
+		{ "[output x]\naddress = 1.2.3.4:5\n",
+		  "test.conf:2: [output x] has no type" },
+		{ "[barod]\n[output x]\ntype = udp-client\n",
+		  "test.conf:3: [output x] needs an address" },
+		{ "[output x]\ntype = serial\n", "needs a device" },
+		{ "[output x]\nbogus = 1\n", "unknown key 'bogus' in [output x]" },
+		{ "[radio]\nx = 1\n", "test.conf:2: unknown section [radio]" },
+		{ "x = 1\n", "test.conf:1: 'x' outside any [section]" },
+		{ "[barod]\nsource = sim\nthis is not ini\n",
+		  "test.conf:3: syntax error" },
+		{ "[barod\n", "test.conf:1: syntax error" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct config c;
+		char err[256];
+		int rc = load(&c, cases[i].text, err, sizeof(err));
+		if (rc == 0 || !strstr(err, cases[i].msg))
+			fail_msg("case %zu: rc %d, error '%s', expected '%s'", i,
+				 rc, err, cases[i].msg);
+	}
+}
+
+/* A line longer than libinih's buffer is an error, not two lines. */
+static void
+test_long_line(void **state)
+{
+	struct config c;
+	char err[256];
+	char text[1024] = "[sim]\nprofile = static:";
+	(void)state;
+
+	memset(text + strlen(text), '1', 400);
+	strcat(text, "\n");
+	assert_int_equal(load(&c, text, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "test.conf:2: line longer than"));
+}
+
+static void
+test_missing_file(void **state)
+{
+	struct config c;
+	char err[256];
+	(void)state;
+
+	config_defaults(&c);
+	assert_int_equal(config_load_file(&c, "/nonexistent/barod.conf", err,
+					  sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/barod.conf: No such file"));
+}
+
+static void
+test_output_specs(void **state)
+{
+	struct config_output o;
+	char err[256];
+	(void)state;
+
+	assert_int_equal(config_parse_output("udp:127.0.0.1:14550", &o, err,
+					     sizeof(err)), 0);
+	assert_int_equal(o.type, OUTPUT_UDP_CLIENT);
+	assert_string_equal(o.address, "127.0.0.1:14550");
+	assert_int_equal(config_parse_output("udp-server:0.0.0.0:14560", &o,
+					     err, sizeof(err)), 0);
+	assert_int_equal(o.type, OUTPUT_UDP_SERVER);
+	assert_int_equal(config_parse_output("serial:/dev/ttyUSB0:57600", &o,
+					     err, sizeof(err)), 0);
+	assert_string_equal(o.device, "/dev/ttyUSB0");
+	assert_int_equal(o.baud, 57600);
+	assert_int_equal(config_parse_output("serial:/dev/ttyS0", &o, err,
+					     sizeof(err)), 0);
+	assert_int_equal(o.baud, 115200);
+
+	assert_int_equal(config_parse_output("tcp:1.2.3.4:5", &o, err,
+					     sizeof(err)), -EINVAL);
+	assert_int_equal(config_parse_output("udp:nohost", &o, err,
+					     sizeof(err)), -EINVAL);
+	assert_int_equal(config_parse_output("serial:/dev/x:123", &o, err,
+					     sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "baud '123'"));
+}
+
+static void
+test_output_equal(void **state)
+{
+	struct config_output a, b;
+	char err[256];
+	(void)state;
+
+	config_parse_output("udp:127.0.0.1:1", &a, err, sizeof(err));
+	config_parse_output("udp:127.0.0.1:1", &b, err, sizeof(err));
+	assert_true(config_output_equal(&a, &b));
+	b.rates.scaled_pressure_hz = 3;
+	assert_false(config_output_equal(&a, &b));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_sample_file),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_output_specs),
+		cmocka_unit_test(test_output_equal),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The parameter/command microservice without sockets: frames in,
+ * replies captured from the send callback. */
+#include <stdlib.h>
+
+#include "param-service.h"
+#include "test-util.h"
+
+struct sent {
+	void *reply_to;
+	uint32_t msgid;
+	uint8_t payload[MAVLINK_MAX_PAYLOAD];
+};
+
+struct fixture {
+	struct sim_params params;
+	struct param_service ps;
+	struct sent sent[64];
+	size_t n_sent;
+	size_t changes;
+	size_t last_idx;
+	float last_old, last_new;
+};
+
+static void
+fake_send(void *user, void *reply_to, uint32_t msgid, const uint8_t *payload)
+{
+	struct fixture *f = user;
+
+	if (f->n_sent < 64) {
+		f->sent[f->n_sent].reply_to = reply_to;
+		f->sent[f->n_sent].msgid = msgid;
+		memcpy(f->sent[f->n_sent].payload, payload, MAVLINK_MAX_PAYLOAD);
+	}
+	f->n_sent++;
+}
+
+static void
+fake_changed(void *user, size_t idx, float old_value, float new_value)
+{
+	struct fixture *f = user;
+
+	f->changes++;
+	f->last_idx = idx;
+	f->last_old = old_value;
+	f->last_new = new_value;
+}
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	sim_params_defaults(&f->params);
+	f->ps = (struct param_service){
+		.sysid = 7, .compid = 191, .params = &f->params,
+		.send = fake_send, .changed = fake_changed, .user = f,
+	};
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+static void
+handle(struct fixture *f, uint32_t msgid, const uint8_t *payload)
+{
+	struct mavlink_frame fr = { .version = 2, .sysid = 255, .compid = 190,
+				    .msgid = msgid };
+
+	memcpy(fr.payload, payload, MAVLINK_MAX_PAYLOAD);
+	f->n_sent = 0;
+	param_service_handle(&f->ps, &fr, (void *)0x1);
+}
+
+static void
+set_param(struct fixture *f, uint8_t sys, uint8_t comp, const char *name,
+	  float value)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_param_set m = { .param_value = value,
+				       .target_system = sys,
+				       .target_component = comp,
+				       .param_type = MAV_PARAM_TYPE_REAL32 };
+
+	snprintf(m.param_id, sizeof(m.param_id), "%s", name);
+	mavlink_pack_param_set(&m, pl);
+	handle(f, MAVLINK_MSG_PARAM_SET, pl);
+}
+
+static struct mavlink_param_value
+value_of(const struct sent *s)
+{
+	struct mavlink_param_value v;
+
+	assert_int_equal(s->msgid, MAVLINK_MSG_PARAM_VALUE);
+	mavlink_unpack_param_value(s->payload, &v);
+	return v;
+}
+
+static void
+test_list(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_param_request_list m = { 7, 191 };
+
+	mavlink_pack_param_request_list(&m, pl);
+	handle(f, MAVLINK_MSG_PARAM_REQUEST_LIST, pl);
+	assert_int_equal(f->n_sent, sim_param_count());
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		struct mavlink_param_value v = value_of(&f->sent[i]);
+		assert_ptr_equal(f->sent[i].reply_to, (void *)0x1);
+		assert_int_equal(v.param_index, i);
+		assert_int_equal(v.param_count, sim_param_count());
+		assert_string_equal(v.param_id, sim_param_info(i)->name);
+		assert_float_exact(v.param_value, sim_param_info(i)->def);
+	}
+	/* Types: int8, int16 and float as ArduPilot declares them. */
+	assert_int_equal(value_of(&f->sent[0]).param_type, MAV_PARAM_TYPE_INT8);
+	assert_int_equal(value_of(&f->sent[6]).param_type, MAV_PARAM_TYPE_INT16);
+	assert_int_equal(value_of(&f->sent[1]).param_type, MAV_PARAM_TYPE_REAL32);
+
+	/* All components (0) is answered, another system is not. */
+	m.target_component = 0;
+	mavlink_pack_param_request_list(&m, pl);
+	handle(f, MAVLINK_MSG_PARAM_REQUEST_LIST, pl);
+	assert_int_equal(f->n_sent, sim_param_count());
+	m.target_system = 1;
+	mavlink_pack_param_request_list(&m, pl);
+	handle(f, MAVLINK_MSG_PARAM_REQUEST_LIST, pl);
+	assert_int_equal(f->n_sent, 0);
+	m = (struct mavlink_param_request_list){ 7, 1 };
+	mavlink_pack_param_request_list(&m, pl);
+	handle(f, MAVLINK_MSG_PARAM_REQUEST_LIST, pl);
+	assert_int_equal(f->n_sent, 0);
+}
+
+static void
+test_read(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_param_request_read m = { .param_index = -1,
+						.target_system = 7,
+						.target_component = 191 };
+
+	strcpy(m.param_id, "SIM_TEMP_BRD_OFF"); /* 16 chars, no NUL */
+	mavlink_pack_param_request_read(&m, pl);
+	handle(f, MAVLINK_MSG_PARAM_REQUEST_READ, pl);
+	assert_int_equal(f->n_sent, 1);
+	assert_string_equal(value_of(&f->sent[0]).param_id, "SIM_TEMP_BRD_OFF");
+	assert_float_exact(value_of(&f->sent[0]).param_value, 20.0f);
+
+	m.param_index = 3;
+	memset(m.param_id, 0, sizeof(m.param_id));
+	mavlink_pack_param_request_read(&m, pl);
+	handle(f, MAVLINK_MSG_PARAM_REQUEST_READ, pl);
+	assert_int_equal(f->n_sent, 1);
+	assert_string_equal(value_of(&f->sent[0]).param_id, "SIM_BARO_DISABLE");
+
+	m.param_index = 500;
+	mavlink_pack_param_request_read(&m, pl);
+	handle(f, MAVLINK_MSG_PARAM_REQUEST_READ, pl);
+	assert_int_equal(f->n_sent, 1);
+	assert_int_equal(f->sent[0].msgid, MAVLINK_MSG_STATUSTEXT);
+
+	m.param_index = -1;
+	strcpy(m.param_id, "SIM_WHATEVER");
+	mavlink_pack_param_request_read(&m, pl);
+	handle(f, MAVLINK_MSG_PARAM_REQUEST_READ, pl);
+	assert_int_equal(f->n_sent, 1);
+	struct mavlink_statustext st;
+	mavlink_unpack_statustext(f->sent[0].payload, &st);
+	assert_non_null(strstr(st.text, "SIM_WHATEVER"));
+}
+
+static void
+test_set(void **state)
+{
+	struct fixture *f = *state;
+
+	set_param(f, 7, 191, "SIM_BARO_GLITCH", 10.0f);
+	assert_float_exact(f->params.baro[0].glitch, 10.0f);
+	assert_int_equal(f->n_sent, 1);
+	assert_null(f->sent[0].reply_to); /* broadcast to every link */
+	assert_float_exact(value_of(&f->sent[0]).param_value, 10.0f);
+	assert_int_equal(f->changes, 1);
+	assert_string_equal(sim_param_info(f->last_idx)->name,
+			    "SIM_BARO_GLITCH");
+	assert_float_exact(f->last_old, 0.0f);
+	assert_float_exact(f->last_new, 10.0f);
+
+	/* Integer parameters arrive C-cast in the float. */
+	set_param(f, 7, 191, "SIM_BAR2_DELAY", 120.0f);
+	assert_int_equal(f->params.baro[1].delay, 120);
+
+	/* Setting the same value again is answered but is no change. */
+	set_param(f, 7, 191, "SIM_BAR2_DELAY", 120.0f);
+	assert_int_equal(f->n_sent, 1);
+	assert_int_equal(f->changes, 2);
+}
+
+static void
+test_set_refused(void **state)
+{
+	struct fixture *f = *state;
+
+	/* Only writes addressed to exactly this component. */
+	set_param(f, 7, 0, "SIM_BARO_GLITCH", 10.0f);
+	set_param(f, 8, 191, "SIM_BARO_GLITCH", 10.0f);
+	set_param(f, 7, 1, "SIM_BARO_GLITCH", 10.0f);
+	assert_int_equal(f->n_sent, 0);
+	assert_float_exact(f->params.baro[0].glitch, 0.0f);
+
+	/* Out of range: not applied; the held value and a reason go back. */
+	set_param(f, 7, 191, "SIM_BARO_COUNT", 7.0f);
+	assert_int_equal(f->params.baro_count, 2);
+	assert_int_equal(f->n_sent, 2);
+	assert_int_equal(f->sent[0].msgid, MAVLINK_MSG_STATUSTEXT);
+	assert_float_exact(value_of(&f->sent[1]).param_value, 2.0f);
+	assert_ptr_equal(f->sent[1].reply_to, (void *)0x1);
+
+	set_param(f, 7, 191, "SIM_BARO_DELAY", 2.5f);
+	assert_int_equal(f->params.baro[0].delay, 0);
+	set_param(f, 7, 191, "SIM_BARO_RND", NAN);
+	assert_float_exact(f->params.baro[0].rnd, 0.2f);
+
+	/* Unknown name: no PARAM_VALUE exists for it, only a STATUSTEXT. */
+	set_param(f, 7, 191, "SIM_BARO_GLICH", 1.0f);
+	assert_int_equal(f->n_sent, 1);
+	struct mavlink_statustext st;
+	mavlink_unpack_statustext(f->sent[0].payload, &st);
+	assert_non_null(strstr(st.text, "SIM_BARO_GLITCH"));
+	assert_int_equal(f->changes, 0);
+}
+
+static void
+test_command_ack(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_command_long m = { .command = 246, .target_system = 7,
+					  .target_component = 191 };
+
+	mavlink_pack_command_long(&m, pl);
+	handle(f, MAVLINK_MSG_COMMAND_LONG, pl);
+	assert_int_equal(f->n_sent, 1);
+	assert_int_equal(f->sent[0].msgid, MAVLINK_MSG_COMMAND_ACK);
+	struct mavlink_command_ack ack;
+	mavlink_unpack_command_ack(f->sent[0].payload, &ack);
+	assert_int_equal(ack.command, 246);
+	assert_int_equal(ack.result, MAV_RESULT_UNSUPPORTED);
+	assert_int_equal(ack.target_system, 255);
+	assert_int_equal(ack.target_component, 190);
+
+	m.target_system = 9;
+	mavlink_pack_command_long(&m, pl);
+	handle(f, MAVLINK_MSG_COMMAND_LONG, pl);
+	assert_int_equal(f->n_sent, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_command_ack, setup,
+						teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
