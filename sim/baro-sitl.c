@@ -243,6 +243,16 @@ baro_sitl_update(struct baro_sitl *sim, uint32_t now_ms,
 	return produced;
 }
 
+void
+baro_sitl_reset_drift(struct baro_sitl *sim, unsigned instance,
+		      uint32_t now_ms)
+{
+	if (instance >= BARO_MAX_INSTANCES)
+		return;
+	sim->inst[instance].total_drift_m = 0.0f;
+	sim->inst[instance].last_drift_ms = now_ms;
+}
+
 bool
 baro_sitl_healthy(const struct baro_sitl *sim, unsigned instance)
 {

@@ -80,6 +80,16 @@ baro_sitl_update(struct baro_sitl *sim, uint32_t now_ms,
 		 const struct baro_sitl_truth *truth,
 		 struct baro_sample out[BARO_MAX_INSTANCES]);
 
+/*
+ * Forget instance's integrated drift: the total goes back to 0 and the
+ * next sample integrates DRIFT from now_ms on.  ArduPilot has no way to
+ * undo a drift (setting DRIFT to 0 only stops it growing); fault
+ * scenarios use this to put a sensor back to truth + noise.
+ */
+void
+baro_sitl_reset_drift(struct baro_sitl *sim, unsigned instance,
+		      uint32_t now_ms);
+
 /* ArduPilot's AP_Baro_SITL::healthy(): sampled at least once, not disabled. */
 bool
 baro_sitl_healthy(const struct baro_sitl *sim, unsigned instance);

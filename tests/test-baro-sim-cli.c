@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -496,6 +497,183 @@ test_rows_before_error_kept(void **state)
 	result_free(&r);
 }
 
+/* ------------------------------------------------------------------ */
+/* --scenario */
+
+/* Write text to a new file; path receives its name (caller unlinks). */
+static void
+scenario_file(char path[32], const char *text)
+{
+	strcpy(path, "/tmp/baro-sim-scn-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* A glitch at 0.5 s for 0.2 s is in alt_m exactly at 500 .. 690 ms, on
+ * instance 0 only, and each change is one line on stderr. */
+static void
+test_scenario_glitch(void **state)
+{
+	char path[32];
+	struct row rows[256];
+	(void)state;
+
+	scenario_file(path, "# 10 m on the first baro\n"
+			    "at 0.5s glitch 0 10 for 0.2s\n");
+	struct result r = run((const char *[]){
+		"-g", "static:5", "--duration", "1", "-p", "SIM_BARO_RND=0",
+		"-p", "SIM_BAR2_RND=0", "--scenario", path, NULL }, NULL);
+	unlink(path);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(parse_rows(r.out, rows, 256), 200);
+	int glitched = 0;
+	for (int i = 0; i < 200; i++) {
+		bool in = rows[i].instance == 0 && rows[i].time_ms >= 500 &&
+			  rows[i].time_ms < 700;
+		assert_float_exact(rows[i].alt, in ? 15.0f : 5.0f);
+		glitched += in;
+	}
+	assert_int_equal(glitched, 20);
+	assert_string_equal(r.err,
+			    "baro-sim: t=0.500s SIM_BARO_GLITCH 0 -> 10 for "
+			    "200ms\n"
+			    "baro-sim: t=0.700s SIM_BARO_GLITCH 10 -> 0, end "
+			    "of line 2\n"
+			    "baro-sim: t=0.700s restore: start values, drift "
+			    "reset\n"
+			    "baro-sim: t=0.700s scenario over\n");
+	result_free(&r);
+}
+
+/* The same from a CSV trace: scenario time is the trace's time. */
+static void
+test_scenario_trace(void **state)
+{
+	char path[32];
+	struct row rows[64];
+	(void)state;
+
+	scenario_file(path, "at 20ms set SIM_BARO_GLITCH -2 for 20ms\n");
+	struct result r = run((const char *[]){
+		"-p", "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
+		"--scenario", path, NULL },
+		"time_us,alt_m\n10000,1\n20000,1\n30000,1\n40000,1\n");
+	unlink(path);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(parse_rows(r.out, rows, 64), 4);
+	assert_float_exact(rows[0].alt, 1.0f);
+	assert_float_exact(rows[1].alt, -1.0f);
+	assert_float_exact(rows[2].alt, -1.0f);
+	assert_float_exact(rows[3].alt, 1.0f);
+	result_free(&r);
+}
+
+/* Dropped samples (px4 slow) are not printed; garbage has no alt_m. */
+static void
+test_scenario_overlay(void **state)
+{
+	char path[32];
+	static struct row rows[512];
+	(void)state;
+
+	scenario_file(path, "at 0.2s px4 slow 1 for 0.5s\n");
+	struct result r = run((const char *[]){
+		"-g", "static:0", "--duration", "1", "--scenario", path,
+		NULL }, NULL);
+	unlink(path);
+	assert_int_equal(r.status, 0);
+	int n = parse_rows(r.out, rows, 512), per[2] = { 0, 0 };
+	for (int i = 0; i < n; i++) {
+		per[rows[i].instance]++;
+		if (rows[i].instance == 1 && rows[i].time_ms >= 200 &&
+		    rows[i].time_ms < 700)
+			assert_int_equal(rows[i].time_ms % 100, 0);
+	}
+	/* 19 before, 5 of 50 during, 31 after. */
+	assert_int_equal(per[0], 100);
+	assert_int_equal(per[1], 19 + 5 + 31);
+	result_free(&r);
+
+	scenario_file(path, "at 0.1s px4 garbage 0 for 50ms\n");
+	r = run((const char *[]){ "-g", "static:0", "--duration", "0.3",
+				  "--scenario", path, NULL }, NULL);
+	unlink(path);
+	assert_int_equal(r.status, 0);
+	int empty = 0;
+	for (const char *p = r.out; (p = strstr(p, ",0,,")); p++)
+		empty++;
+	assert_int_equal(empty, 5);
+	assert_int_equal(count_lines(r.out), 1 + 2 * 30);
+	assert_non_null(strstr(r.err, "baro 0 fault none -> garbage"));
+	result_free(&r);
+}
+
+static void
+test_scenario_errors(void **state)
+{
+	char path[32], want[96];
+	(void)state;
+
+	scenario_file(path,
+		      "at 1s glitch 0 5 for 1s\n# then\nat 2s explode 1\n");
+	snprintf(want, sizeof(want),
+		 "baro-sim: %s:3: unknown action 'explode'", path);
+	struct result r = run((const char *[]){ "-g", "static:0",
+						"--scenario", path, NULL },
+			      NULL);
+	unlink(path);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, want));
+	assert_string_equal(r.out, "");
+	result_free(&r);
+
+	scenario_file(path, "at 1s set SIM_BAR2_GLICH 1 for 1s\n");
+	snprintf(want, sizeof(want), "%s:1: unknown parameter", path);
+	expect_usage_error((const char *[]){ "-g", "static:0", "--scenario",
+					     path, NULL },
+			   NULL, want);
+	expect_usage_error((const char *[]){ "-g", "static:0", "--scenario",
+					     path, NULL },
+			   NULL, "did you mean SIM_BAR2_GLITCH?");
+	unlink(path);
+
+	expect_usage_error((const char *[]){ "--scenario",
+					     "/nonexistent/faults.scn", NULL },
+			   NULL, "/nonexistent/faults.scn: No such file");
+	expect_usage_error((const char *[]){ "--scenario", NULL }, NULL,
+			   "needs a value");
+}
+
+/* A trace shorter than the scenario: the output is complete, and a note
+ * says the rest of the scenario never ran. */
+static void
+test_scenario_longer_than_trace(void **state)
+{
+	char path[32];
+	(void)state;
+
+	scenario_file(path, "at 0.5s freeze 0 for 20s\n");
+	struct result r = run((const char *[]){ "-g", "static:0",
+						"--duration", "1",
+						"--scenario", path, NULL },
+			      NULL);
+	unlink(path);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_lines(r.out), 1 + 200);
+	assert_non_null(strstr(r.err, "baro-sim: t=0.500s SIM_BARO_FREEZE "
+				      "0 -> 1 for 20s\n"));
+	assert_non_null(strstr(r.err, "the trace ended before the scenario "
+				      "(over at 20.5s)"));
+	result_free(&r);
+
+	r = run((const char *[]){ "--help", NULL }, NULL);
+	assert_non_null(strstr(r.out, "--scenario FILE"));
+	result_free(&r);
+}
+
 int
 main(void)
 {
@@ -513,6 +691,11 @@ main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_trace_errors),
 		cmocka_unit_test(test_rows_before_error_kept),
+		cmocka_unit_test(test_scenario_glitch),
+		cmocka_unit_test(test_scenario_trace),
+		cmocka_unit_test(test_scenario_overlay),
+		cmocka_unit_test(test_scenario_errors),
+		cmocka_unit_test(test_scenario_longer_than_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

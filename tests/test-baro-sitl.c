@@ -363,6 +363,37 @@ test_drift_across_disable(void **state)
 	assert_close_abs(s.alt_m - truth, 2.98, 1e-4);
 }
 
+/* reset_drift, which ArduPilot lacks: the total goes back to 0 and the
+ * integration restarts at the given time; nothing else changes. */
+static void
+test_reset_drift(void **state)
+{
+	struct sim_params p = quiet_params();
+	struct baro_sitl sim;
+	struct baro_sample s = { 0 };
+	const float truth = cm(5000);
+	(void)state;
+
+	set(&p, "SIM_BARO_DRIFT=1");
+	baro_sitl_init(&sim, &p, BARO_SITL_ATMOS_1976, 1);
+	for (uint32_t t = 10; t <= 1000; t += 10)
+		s = step0(&sim, t, truth);
+	assert_close_abs(s.alt_m - truth, 1.0, 1e-4);
+
+	baro_sitl_reset_drift(&sim, 0, 1005);
+	s = step0(&sim, 1010, truth);
+	/* 5 ms of drift since the reset, in the emulator's float order. */
+	assert_float_exact(s.alt_m, truth + 1.0f * 5.0f * 0.001f);
+
+	set(&sim.params, "SIM_BARO_DRIFT=0");
+	baro_sitl_reset_drift(&sim, 0, 1010);
+	assert_float_exact(step0(&sim, 1020, truth).alt_m, truth);
+	assert_int_equal(sim.inst[0].last_sample_ms, 1020);
+
+	/* Instances that do not exist are ignored. */
+	baro_sitl_reset_drift(&sim, BARO_MAX_INSTANCES, 0);
+}
+
 /* Any non-zero DISABLE disables, including negative values. */
 static void
 test_disable_any_nonzero(void **state)
@@ -707,6 +738,7 @@ main(void)
 		cmocka_unit_test(test_freeze_holds_faults),
 		cmocka_unit_test(test_freeze_only_one),
 		cmocka_unit_test(test_drift_across_disable),
+		cmocka_unit_test(test_reset_drift),
 		cmocka_unit_test(test_disable_any_nonzero),
 		cmocka_unit_test(test_glitch),
 		cmocka_unit_test(test_noise_draw_order),

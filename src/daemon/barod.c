@@ -24,11 +24,13 @@
 #include "config.h"
 #include "control.h"
 #include "event-loop.h"
+#include "faults.h"
 #include "log.h"
 #include "mavlink.h"
 #include "output.h"
 #include "param-service.h"
 #include "sample-csv.h"
+#include "scenario.h"
 #include "util-strings.h"
 
 #define EXIT_CONFIG 2
@@ -46,6 +48,7 @@ struct cli {
 	const char *sysid, *compid;
 	const char *record;
 	const char *control;
+	const char *scenario;
 	const char *params[64];
 	size_t n_params;
 	struct config_output outputs[CONFIG_MAX_OUTPUTS];
@@ -72,8 +75,17 @@ struct daemon {
 	uint64_t ticks;		/* timer expirations since start */
 	uint64_t end_ticks;	/* 0 = run until signalled */
 
+	struct fault_overlay overlay;
+	/* The running scenario, if any (both about 90 KB: heap). */
+	struct scenario *scenario;
+	struct scenario_run *run;
+	char scenario_name[256];
+	uint64_t scenario_start_ms;
+
 	FILE *record;
 	uint64_t samples[BARO_MAX_INSTANCES];
+	uint64_t withheld[BARO_MAX_INSTANCES];	/* by the fault overlay */
+	uint64_t skipped_ticks;
 	uint64_t record_errors;
 	uint64_t last_flush_tick;
 };
@@ -206,6 +218,16 @@ send_payload(struct daemon *d, struct output *o, uint32_t msgid,
 	(void)output_send(o, frame, (size_t)n);
 }
 
+/* Whatever the events queued leaves now, one datagram per output. */
+static void
+flush_outputs(void *user)
+{
+	struct daemon *d = user;
+
+	for (size_t i = 0; i < d->n_outputs; i++)
+		output_flush(&d->outputs[i]);
+}
+
 static void
 send_all(struct daemon *d, uint32_t msgid, const uint8_t *payload)
 {
@@ -315,18 +337,242 @@ record_sample(struct daemon *d, const struct baro_sample *s)
 		d->record_errors++;
 }
 
+static void
+log_progress(struct daemon *d)
+{
+	uint64_t sent = 0, dropped = 0;
+
+	for (size_t i = 0; i < d->n_outputs; i++) {
+		sent += d->outputs[i].stats.frames_sent;
+		dropped += d->outputs[i].stats.frames_dropped;
+	}
+	log_msg(&d->log, LOG_LEVEL_INFO,
+		"t=%" PRIu64 " s: samples %" PRIu64 "/%" PRIu64 "/%" PRIu64
+		", frames sent %" PRIu64 ", dropped %" PRIu64,
+		d->ticks * TICK_MS / 1000u, d->samples[0], d->samples[1],
+		d->samples[2], sent, dropped);
+}
+
 /* ------------------------------------------------------------------ */
 /* Events */
 
+/* ------------------------------------------------------------------ */
+/* Faults: scenarios and one-off injections */
+
 static void
-tick(struct daemon *d, uint64_t expirations)
+announce(struct daemon *d, uint8_t severity, const char *text)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD];
+
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s", text);
+	param_service_statustext(severity, text, pl);
+	send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
+}
+
+static void
+report_events(struct daemon *d, const struct scenario_event *ev, int n)
+{
+	char text[200], when[32];
+
+	for (int i = 0; i < n; i++) {
+		scenario_format_ms(ev[i].time_ms, when, sizeof(when));
+		int len = snprintf(text, sizeof(text), "t=%s ", when);
+		scenario_event_format(&ev[i], text + len,
+				      sizeof(text) - (size_t)len);
+		announce(d, MAV_SEVERITY_NOTICE, text);
+	}
+}
+
+static void
+scenario_free(struct daemon *d)
+{
+	free(d->scenario);
+	free(d->run);
+	d->scenario = NULL;
+	d->run = NULL;
+}
+
+/* Before each emulator call: whatever the scenario has due by now. */
+static void
+run_scenario(struct daemon *d, uint32_t now_ms)
+{
+	struct scenario_event ev[SCENARIO_EVENTS_MIN];
+
+	(void)now_ms;
+	if (!d->run)
+		return;
+	const uint64_t t = d->ticks * TICK_MS - d->scenario_start_ms;
+	do {
+		int n = scenario_step(d->run, t, &d->sim, &d->overlay, ev,
+				      SCENARIO_EVENTS_MIN);
+		if (n < 0)
+			break;
+		report_events(d, ev, n);
+	} while (scenario_run_due(d->run, t));
+	if (scenario_run_finished(d->run)) {
+		log_msg(&d->log, LOG_LEVEL_NOTICE, "scenario %s finished",
+			d->scenario_name);
+		scenario_free(d);
+	}
+}
+
+static void
+stop_scenario(struct daemon *d)
+{
+	struct scenario_event ev[SCENARIO_EVENTS_MIN];
+
+	if (!d->run)
+		return;
+	const uint64_t t = d->ticks * TICK_MS - d->scenario_start_ms;
+	int n = scenario_run_stop(d->run, t, &d->sim, &d->overlay, ev,
+				  SCENARIO_EVENTS_MIN);
+	if (n > 0)
+		report_events(d, ev, n);
+	scenario_free(d);
+}
+
+/* Load and start a scenario on the daemon's clock, replacing (and so
+ * restoring) any running one.  err gets FILE:LINE: reason. */
+static int
+start_scenario(struct daemon *d, const char *path, char *err, size_t errlen)
+{
+	struct scenario *sc = malloc(sizeof(*sc));
+	struct scenario_run *run = malloc(sizeof(*run));
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (!sc || !run || !f) {
+		snprintf(err, errlen, "%s: %s", path,
+			 f ? "out of memory" : strerror(errno));
+		rc = f ? -ENOMEM : -errno;
+		goto fail;
+	}
+	rc = scenario_load(sc, f, path, err, errlen);
+	fclose(f);
+	f = NULL;
+	if (rc < 0)
+		goto fail;
+
+	stop_scenario(d);
+	d->scenario = sc;
+	d->run = run;
+	snprintf(d->scenario_name, sizeof(d->scenario_name), "%s", path);
+	d->scenario_start_ms = d->ticks * TICK_MS;
+	scenario_run_init(run, sc, &d->sim, (uint32_t)d->scenario_start_ms);
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "scenario %s started (%zu actions)",
+		path, sc->count);
+	return 0;
+fail:
+	if (f)
+		fclose(f);
+	free(sc);
+	free(run);
+	return rc;
+}
+
+/* PX4's failure types for baros, as MAV_CMD_INJECT_FAILURE numbers them. */
+static const char *const px4_types[] = {
+	"ok", "off", "stuck", "garbage", "wrong", "slow", "delayed",
+	"intermittent",
+};
+
+/*
+ * Inject a PX4-style fault on one instance now, outside any scenario.
+ * value: wrong = metres (default 20), delayed = ms (default 300),
+ * slow = publish every Nth (default 10); NAN for the default.  "ok" puts
+ * the instance's parameters back to the configured ones, clears its
+ * overlay fault and forgets its drift.
+ */
+static int
+inject(struct daemon *d, unsigned type, unsigned i, double value, char *err,
+       size_t errlen)
+{
+	struct sim_baro_params *b = &d->sim.params.baro[i];
+	struct fault_spec none = { FAULT_NONE, 0 };
+	char text[120];
+
+	if (i >= BARO_MAX_INSTANCES || type >= 8) {
+		snprintf(err, errlen, "no instance %u or fault type %u", i, type);
+		return -EINVAL;
+	}
+	switch (type) {
+	case 0:
+		*b = d->cfg.params.baro[i];
+		baro_sitl_reset_drift(&d->sim, i, (uint32_t)(d->ticks * TICK_MS));
+		(void)fault_overlay_set(&d->overlay, i, none);
+		break;
+	case 1:
+		b->disable = 1;
+		break;
+	case 2:
+		b->freeze = 1;
+		break;
+	case 4:
+		b->glitch = isnan(value) ? (float)SCENARIO_PX4_WRONG_M
+					 : (float)value;
+		break;
+	case 6:
+		if (!isnan(value) &&
+		    !(value >= 0 && value <= SCENARIO_DELAY_MAX_MS)) {
+			snprintf(err, errlen, "delayed: %g ms is not 0..%d",
+				 value, SCENARIO_DELAY_MAX_MS);
+			return -EINVAL;
+		}
+		b->delay = (int16_t)(isnan(value) ? SCENARIO_PX4_DELAYED_MS
+						  : value);
+		break;
+	default: {
+		struct fault_spec spec = {
+			type == 3 ? FAULT_GARBAGE
+			: type == 5 ? FAULT_SLOW
+				    : FAULT_INTERMITTENT,
+			type == 5 ? (isnan(value) ? FAULT_SLOW_DEFAULT
+						  : (uint32_t)value)
+				  : 0,
+		};
+		if (type == 5 && !isnan(value) &&
+		    !(value >= FAULT_SLOW_MIN && value <= FAULT_SLOW_MAX)) {
+			snprintf(err, errlen, "slow: every %g is not %u..%u",
+				 value, FAULT_SLOW_MIN, FAULT_SLOW_MAX);
+			return -EINVAL;
+		}
+		if (fault_overlay_set(&d->overlay, i, spec) < 0) {
+			snprintf(err, errlen, "cannot set %s", px4_types[type]);
+			return -EINVAL;
+		}
+	}
+	}
+	snprintf(text, sizeof(text), "inject %s on baro %u", px4_types[type], i);
+	announce(d, MAV_SEVERITY_WARNING, text);
+	return 0;
+}
+
+/* MAV_CMD_INJECT_FAILURE for the baro unit; PX4 numbers instances from 1
+ * and uses 0 for all of them. */
+static uint8_t
+ps_inject(void *user, unsigned type, unsigned instance)
+{
+	struct daemon *d = user;
+	char err[128];
+	unsigned lo = instance == 0 ? 0 : instance - 1;
+	unsigned hi = instance == 0 ? (unsigned)d->sim.params.baro_count
+				    : instance;
+
+	if (type >= 8 || instance > BARO_MAX_INSTANCES)
+		return MAV_RESULT_DENIED;
+	for (unsigned i = lo; i < hi; i++) {
+		if (inject(d, type, i, NAN, err, sizeof(err)) < 0)
+			return MAV_RESULT_FAILED;
+	}
+	return MAV_RESULT_ACCEPTED;
+}
+
+/* One 10 ms step of the simulation at d->ticks. */
+static void
+sim_step(struct daemon *d)
 {
 	struct baro_sample out[BARO_MAX_INSTANCES];
 	struct baro_sitl_truth truth = { 0 };
-
-	/* Time advances by the timer's own count, so a late wake-up still
-	 * gives the emulator exact 10 ms steps (missed ones included). */
-	d->ticks += expirations;
 	const uint64_t now_us = d->ticks * TICK_MS * 1000u;
 	const uint32_t now_ms = (uint32_t)(d->ticks * TICK_MS);
 
@@ -334,13 +580,48 @@ tick(struct daemon *d, uint64_t expirations)
 	if (baro_sitl_altitude(d->cfg.home_alt_m, h, &truth.alt_amsl_m) < 0)
 		truth.alt_amsl_m = 0.0f;
 
+	run_scenario(d, now_ms);
 	publish_heartbeat(d, now_us);
 	unsigned n = baro_sitl_update(&d->sim, now_ms, &truth, out);
 	for (unsigned k = 0; k < n; k++) {
 		out[k].time_us = now_us;
 		d->samples[out[k].instance]++;
+		/* PX4-style garbage/slow/intermittent act after the emulator;
+		 * what they hold back is neither published nor recorded. */
+		if (!fault_overlay_apply(&d->overlay, &out[k])) {
+			d->withheld[out[k].instance]++;
+			continue;
+		}
 		publish_sample(d, &out[k], now_us);
 		record_sample(d, &out[k]);
+	}
+}
+
+/* Catching up at most this many steps after a stall (1 s); older ones
+ * are skipped and counted rather than sent in one burst. */
+#define MAX_CATCH_UP 100u
+
+static void
+tick(struct daemon *d, uint64_t expirations)
+{
+	/* Every expiration is one 10 ms step on the timer's own count: a late
+	 * wake-up runs the steps it missed, so the simulation keeps exact
+	 * 10 ms sample times and no sample goes missing under load. */
+	if (expirations > MAX_CATCH_UP) {
+		d->skipped_ticks += expirations - MAX_CATCH_UP;
+		d->ticks += expirations - MAX_CATCH_UP;
+		expirations = MAX_CATCH_UP;
+	}
+	for (uint64_t k = 0; k < expirations; k++) {
+		d->ticks++;
+		sim_step(d);
+		if (d->end_ticks && d->ticks >= d->end_ticks) {
+			d->loop.quit = true;
+			break;
+		}
+		/* A heartbeat in the log for people watching (-v). */
+		if (d->ticks % 1000 == 0)
+			log_progress(d);
 	}
 
 	/* Recorded data reaches the disk at least once a second. */
@@ -349,8 +630,6 @@ tick(struct daemon *d, uint64_t expirations)
 			d->record_errors++;
 		d->last_flush_tick = d->ticks;
 	}
-	if (d->end_ticks && d->ticks >= d->end_ticks)
-		d->loop.quit = true;
 }
 
 static void
@@ -444,6 +723,8 @@ reload(struct daemon *d)
 
 	struct output keep[CONFIG_MAX_OUTPUTS];
 	size_t n_keep = 0;
+
+	flush_outputs(d);
 	for (size_t i = 0; i < d->n_outputs; i++) {
 		bool wanted = false;
 		for (size_t j = 0; j < next.n_outputs; j++)
@@ -528,6 +809,8 @@ usage(FILE *out)
 	      "columns)\n"
 	      "      --control PATH       control socket for baroctl (none: "
 	      "no socket)\n"
+	      "      --scenario FILE      run a fault scenario from start-up "
+	      "(doc/scenario.md)\n"
 	      "      --duration SECONDS   stop after this long\n"
 	      "  -v, --verbose            more log (repeatable)\n"
 	      "  -q, --quiet              errors only\n"
@@ -541,7 +824,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 	enum {
 		OPT_CHECK = 256, OPT_SIM, OPT_PROFILE, OPT_HOME, OPT_ATMOS,
 		OPT_SEED, OPT_SYSID, OPT_COMPID, OPT_RECORD, OPT_DURATION,
-		OPT_CONTROL,
+		OPT_CONTROL, OPT_SCENARIO,
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -557,6 +840,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		{ "compid", required_argument, NULL, OPT_COMPID },
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "control", required_argument, NULL, OPT_CONTROL },
+		{ "scenario", required_argument, NULL, OPT_SCENARIO },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -584,6 +868,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_COMPID: cli->compid = optarg; break;
 		case OPT_RECORD: cli->record = optarg; break;
 		case OPT_CONTROL: cli->control = optarg; break;
+		case OPT_SCENARIO: cli->scenario = optarg; break;
 		case 'p':
 			if (cli->n_params == sizeof(cli->params) /
 						     sizeof(cli->params[0])) {
@@ -658,6 +943,18 @@ cmd_status(struct daemon *d, FILE *out)
 			d->samples[i], (double)b->rnd, (double)b->drift,
 			(double)b->glitch, b->freeze, b->delay, b->disable);
 	}
+	for (int i = 0; i < d->sim.params.baro_count; i++) {
+		char fault[64];
+		fault_spec_format(d->overlay.inst[i].spec, fault, sizeof(fault));
+		fprintf(out, "baro %d overlay %s withheld %" PRIu64 "\n", i,
+			fault, d->withheld[i]);
+	}
+	if (d->run) {
+		char t[32];
+		scenario_format_ms(d->ticks * TICK_MS - d->scenario_start_ms, t,
+				   sizeof(t));
+		fprintf(out, "scenario %s at %s\n", d->scenario_name, t);
+	}
 	for (size_t i = 0; i < d->n_outputs; i++) {
 		const struct output_stats *s = &d->outputs[i].stats;
 		fprintf(out,
@@ -697,6 +994,40 @@ set_param(struct daemon *d, const char *name, const char *value, FILE *out)
 }
 
 static void
+cmd_inject(struct daemon *d, int argc, char **argv, FILE *out)
+{
+	char err[128];
+	unsigned type = 8;
+	uint64_t inst;
+	double value = NAN;
+
+	for (unsigned t = 0; t < 8; t++) {
+		if (strcmp(argv[1], px4_types[t]) == 0)
+			type = t;
+	}
+	if (type == 8) {
+		fprintf(out, "error unknown fault '%s' (ok off stuck garbage "
+			     "wrong slow delayed intermittent)\n", argv[1]);
+		return;
+	}
+	if (str_to_u64(argv[2], &inst) < 0 ||
+	    inst >= (uint64_t)d->sim.params.baro_count) {
+		fprintf(out, "error no baro instance '%s' (0..%d)\n", argv[2],
+			d->sim.params.baro_count - 1);
+		return;
+	}
+	if (argc == 4 && (str_to_double(argv[3], &value) < 0 || isnan(value))) {
+		fprintf(out, "error '%s' is not a number\n", argv[3]);
+		return;
+	}
+	if (inject(d, type, (unsigned)inst, value, err, sizeof(err)) < 0)
+		fprintf(out, "error %s\n", err);
+	else
+		fprintf(out, "ok %s on baro %u\n", px4_types[type],
+			(unsigned)inst);
+}
+
+static void
 on_command(void *user, const char *line, FILE *out)
 {
 	struct daemon *d = user;
@@ -730,9 +1061,25 @@ on_command(void *user, const char *line, FILE *out)
 			fprintf(out, "ok\n");
 	} else if (strcmp(argv[0], "set") == 0 && argc == 3) {
 		(void)set_param(d, argv[1], argv[2], out);
+	} else if (strcmp(argv[0], "inject") == 0 && (argc == 3 || argc == 4)) {
+		cmd_inject(d, argc, argv, out);
+	} else if (strcmp(argv[0], "scenario") == 0 && argc == 3 &&
+		   strcmp(argv[1], "load") == 0) {
+		char err[512];
+		if (start_scenario(d, argv[2], err, sizeof(err)) < 0)
+			fprintf(out, "error %s\n", err);
+		else
+			fprintf(out, "ok scenario %s started\n", argv[2]);
+	} else if (strcmp(argv[0], "scenario") == 0 && argc == 2 &&
+		   strcmp(argv[1], "stop") == 0) {
+		bool running = d->run != NULL;
+		stop_scenario(d);
+		fprintf(out, running ? "ok scenario stopped, faults restored\n"
+				     : "ok no scenario was running\n");
 	} else {
 		fprintf(out, "error unknown command '%s' (status, get [NAME], "
-			     "set NAME VALUE)\n", line);
+			     "set NAME VALUE, inject TYPE INSTANCE [VALUE], "
+			     "scenario load FILE, scenario stop)\n", line);
 	}
 }
 
@@ -816,11 +1163,17 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	baro_sitl_init(&d.sim, &d.cfg.params, d.cfg.atmosphere, d.cfg.seed);
+	fault_overlay_init(&d.overlay, d.cfg.seed);
 	d.ps = (struct param_service){
 		.sysid = d.cfg.sysid, .compid = d.cfg.compid,
 		.params = &d.sim.params, .send = ps_send,
-		.changed = ps_changed, .user = &d,
+		.changed = ps_changed, .inject = ps_inject, .user = &d,
 	};
+	if (d.cli.scenario &&
+	    start_scenario(&d, d.cli.scenario, err, sizeof(err)) < 0) {
+		fprintf(stderr, "barod: --scenario: %s\n", err);
+		return EXIT_CONFIG;
+	}
 
 	if (d.cfg.record_path[0]) {
 		d.record = fopen(d.cfg.record_path, "w");
@@ -862,6 +1215,8 @@ main(int argc, char **argv)
 	d.timer = (struct event_source){ .fd = tfd, .cb = on_timer,
 					 .user = &d };
 	event_loop_add(&d.loop, &d.timer, EPOLLIN);
+	d.loop.after_dispatch = flush_outputs;
+	d.loop.after_user = &d;
 	if (d.cli.duration_s > 0.0)
 		d.end_ticks = (uint64_t)ceil(d.cli.duration_s * 1000.0 / TICK_MS);
 
@@ -872,6 +1227,8 @@ main(int argc, char **argv)
 
 	if (d.record && (fflush(d.record) != 0 || fclose(d.record) != 0))
 		d.record_errors++;
+	stop_scenario(&d);
+	flush_outputs(&d);
 	report(&d);
 	if (d.have_control)
 		control_close(&d.control);

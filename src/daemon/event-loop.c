@@ -70,6 +70,8 @@ event_loop_run(struct event_loop *loop)
 			struct event_source *src = evs[i].data.ptr;
 			src->cb(src, evs[i].events, src->user);
 		}
+		if (loop->after_dispatch)
+			loop->after_dispatch(loop->after_user);
 	}
 	return 0;
 }

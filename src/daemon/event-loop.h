@@ -29,6 +29,9 @@ struct event_loop {
 	 * epoll_wait stops before touching a freed source; level-triggered
 	 * epoll reports the rest again. */
 	uint64_t generation;
+	/* Called after each batch of events, e.g. to flush queued output. */
+	void (*after_dispatch)(void *user);
+	void *after_user;
 };
 
 int

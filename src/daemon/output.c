@@ -296,36 +296,55 @@ serial_send(struct output *o, const uint8_t *frame, size_t len)
 	return 0;
 }
 
+void
+output_flush(struct output *o)
+{
+	if (o->dgram_frames == 0)
+		return;
+	if (o->src.fd < 0 || o->n_peers == 0) {
+		/* No socket, or a udp-server nobody has talked to yet. */
+		if (o->src.fd < 0)
+			o->stats.frames_dropped += o->dgram_frames;
+		else
+			o->stats.frames_no_peer += o->dgram_frames;
+	} else {
+		bool ok = true;
+		for (size_t i = 0; i < o->n_peers; i++) {
+			ssize_t n = sendto(o->src.fd, o->dgram, o->dgram_len,
+					   MSG_DONTWAIT,
+					   (struct sockaddr *)&o->peers[i],
+					   o->peer_len[i]);
+			if (n == (ssize_t)o->dgram_len)
+				o->stats.bytes_sent += o->dgram_len;
+			else
+				ok = false;
+		}
+		if (ok)
+			o->stats.frames_sent += o->dgram_frames;
+		else
+			o->stats.frames_dropped += o->dgram_frames;
+	}
+	o->dgram_len = 0;
+	o->dgram_frames = 0;
+}
+
 int
 output_send(struct output *o, const uint8_t *frame, size_t len)
 {
-	int rc = 0;
-
-	if (o->src.fd < 0) {
-		o->stats.frames_dropped++;
-		return -EBADF;
-	}
 	if (o->cfg.type == OUTPUT_SERIAL) {
-		rc = serial_send(o, frame, len);
-	} else if (o->n_peers == 0) {
-		o->stats.frames_no_peer++;
-		return -ENOTCONN;
-	} else {
-		for (size_t i = 0; i < o->n_peers; i++) {
-			ssize_t n = sendto(o->src.fd, frame, len, MSG_DONTWAIT,
-					   (struct sockaddr *)&o->peers[i],
-					   o->peer_len[i]);
-			if (n != (ssize_t)len)
-				rc = -EAGAIN;
-			else
-				o->stats.bytes_sent += len;
+		if (o->src.fd < 0 || serial_send(o, frame, len) < 0) {
+			o->stats.frames_dropped++;
+			return -EAGAIN;
 		}
-	}
-	if (rc < 0)
-		o->stats.frames_dropped++;
-	else
 		o->stats.frames_sent++;
-	return rc;
+		return 0;
+	}
+	if (o->dgram_len + len > sizeof(o->dgram))
+		output_flush(o);
+	memcpy(o->dgram + o->dgram_len, frame, len);
+	o->dgram_len += len;
+	o->dgram_frames++;
+	return 0;
 }
 
 const char *

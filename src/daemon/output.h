@@ -19,6 +19,10 @@
 
 #define OUTPUT_MAX_PEERS 8
 #define OUTPUT_SERIAL_BUFFER 8192
+/* Frames queued in one loop iteration leave as one datagram (several
+ * MAVLink frames per datagram is normal on UDP), keeping syscalls, and so
+ * CPU time, per tick constant.  1472 bytes fit a 1500-byte MTU. */
+#define OUTPUT_DATAGRAM_MAX 1472
 
 struct output_stats {
 	uint64_t frames_sent;
@@ -48,6 +52,10 @@ struct output {
 	uint8_t tx[OUTPUT_SERIAL_BUFFER];	/* serial backlog */
 	size_t tx_len;
 
+	uint8_t dgram[OUTPUT_DATAGRAM_MAX];	/* UDP frames not yet sent */
+	size_t dgram_len;
+	unsigned dgram_frames;
+
 	output_frame_cb on_frame;
 	void *user;
 
@@ -69,9 +77,17 @@ output_open(struct output *o, const struct config_output *cfg,
 void
 output_close(struct output *o);
 
-/* Queue or send one frame; never blocks.  0 sent, -EAGAIN dropped. */
+/*
+ * Queue one frame; never blocks.  UDP frames wait for output_flush() (or
+ * a full datagram); serial frames go to the line as soon as it takes
+ * them.  Returns 0, or -EAGAIN when the frame was dropped.
+ */
 int
 output_send(struct output *o, const uint8_t *frame, size_t len);
+
+/* Send what is queued: one datagram per peer.  Call once per loop pass. */
+void
+output_flush(struct output *o);
 
 /* Human-readable "udp-client 127.0.0.1:14550" for logs and status. */
 const char *

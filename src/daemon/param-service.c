@@ -6,6 +6,7 @@
 #include <string.h>
 
 #define MAV_CMD_INJECT_FAILURE 420
+#define FAILURE_UNIT_SENSOR_BARO 3
 
 static uint8_t
 mav_type(enum sim_param_type t)
@@ -170,6 +171,19 @@ handle_command(struct param_service *ps, const struct mavlink_frame *f,
 		.target_system = f->sysid,
 		.target_component = f->compid,
 	};
+	if (m.command == MAV_CMD_INJECT_FAILURE && ps->inject) {
+		/* Only the baro unit exists here; say so honestly. */
+		const float unit = m.param[0], type = m.param[1],
+			    inst = m.param[2];
+		if (unit != FAILURE_UNIT_SENSOR_BARO)
+			ack.result = MAV_RESULT_UNSUPPORTED;
+		else if (!(type >= 0 && type <= 7 && inst >= 0 && inst <= 3) ||
+			 type != truncf(type) || inst != truncf(inst))
+			ack.result = MAV_RESULT_DENIED;
+		else
+			ack.result = ps->inject(ps->user, (unsigned)type,
+						(unsigned)inst);
+	}
 	memset(pl, 0, sizeof(pl));
 	mavlink_pack_command_ack(&ack, pl);
 	ps->send(ps->user, reply_to, MAVLINK_MSG_COMMAND_ACK, pl);

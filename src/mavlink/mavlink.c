@@ -10,7 +10,8 @@
 
 enum {
 	V1_HEADER = 6,		/* STX len seq sysid compid msgid */
-	V2_HEADER = 10,		/* STX len incompat compat seq sysid compid msgid[3] */
+	V2_HEADER = 10,		/* STX len incompat compat seq sysid compid
+				 * msgid[3] */
 	CRC_LEN = 2,
 	SIGNATURE_LEN = 13,
 };
@@ -133,26 +134,46 @@ enum step {
 	STEP_MORE,	/* byte taken, frame not complete */
 	STEP_DONE,	/* p->buf holds a complete candidate of p->need bytes */
 	STEP_REJECT,	/* not a frame: re-scan after its STX */
+	STEP_REJECT_BYTE, /* the same, and re-scan this byte after it */
 };
+
+static bool
+is_stx(uint8_t b)
+{
+	return b == MAVLINK_STX_V1 || b == MAVLINK_STX_V2;
+}
+
+static void
+begin(struct mavlink_parser *p, uint8_t stx)
+{
+	p->buf[0] = stx;
+	p->have = 1;
+	p->need = (stx == MAVLINK_STX_V2 ? V2_HEADER : V1_HEADER) + CRC_LEN;
+}
 
 /*
  * One byte into the candidate in p->buf.  p->need is the candidate's
  * total length as far as the header read so far tells (header and CRC
  * until the length byte arrives), so p->have never passes it and the
- * buffer (MAVLINK_MAX_FRAME = the largest need) never overflows.
+ * buffer (MAVLINK_MAX_FRAME = the largest need) never overflows.  A
+ * complete candidate still in the buffer (have == need) is an unknown
+ * message waiting for the byte after it (see finish()).
  */
 static enum step
 step(struct mavlink_parser *p, uint8_t b)
 {
 	if (p->have == 0) {
-		if (b != MAVLINK_STX_V1 && b != MAVLINK_STX_V2) {
+		if (is_stx(b))
+			begin(p, b);
+		else
 			p->stats.garbage_bytes++;
-			return STEP_MORE;
-		}
-		p->buf[0] = b;
-		p->have = 1;
-		p->need = (b == MAVLINK_STX_V2 ? V2_HEADER : V1_HEADER) +
-			  CRC_LEN;
+		return STEP_MORE;
+	}
+	if (p->have == p->need) {
+		if (!is_stx(b))
+			return STEP_REJECT_BYTE;
+		p->stats.dropped_bytes += p->have;
+		begin(p, b);
 		return STEP_MORE;
 	}
 	p->buf[p->have++] = b;
@@ -213,20 +234,28 @@ candidate_msgid(const uint8_t *b)
 enum verdict {
 	DELIVER,	/* good: f is filled */
 	DROP,		/* framed and counted, not delivered */
+	PENDING,	/* unknown msgid: decided by the next byte */
 	REJECT,		/* CRC mismatch: not a frame, re-scan after its STX */
 };
 
-/* Check a complete candidate; it stays in p->buf for a re-scan. */
+/*
+ * Check a complete candidate; on REJECT it stays in p->buf for the
+ * re-scan.  An unknown message's CRC cannot be checked, so the byte after
+ * it decides: a start byte (or the end of a datagram, at flush) means it
+ * was a frame, consumed whole like the C library and node-mavlink do;
+ * anything else means a false STX, re-scanned like a CRC failure, so a
+ * false STX in garbage does not swallow the good frames behind it.
+ */
 static enum verdict
 finish(struct mavlink_parser *p, struct mavlink_frame *f)
 {
 	const uint8_t *b = p->buf;
-	const struct mavlink_msg_info *info = mavlink_msg_info(candidate_msgid(b));
+	const struct mavlink_msg_info *info =
+		mavlink_msg_info(candidate_msgid(b));
 
 	if (!info) {
 		p->stats.unknown_msgid++;
-		p->stats.dropped_bytes += p->have;
-		return DROP;
+		return PENDING;
 	}
 	size_t hdr = b[0] == MAVLINK_STX_V2 ? V2_HEADER : V1_HEADER;
 	size_t end = hdr + b[1];
@@ -255,12 +284,13 @@ mavlink_parser_feed(struct mavlink_parser *p, const uint8_t *data, size_t len,
 	 * through again before the rest of the input: they go to replay.  A
 	 * candidate that starts inside replay and is rejected there leaves
 	 * exactly replay[start + 1 ..] to re-scan, so the cursor just moves
-	 * back; otherwise replay is empty and takes the candidate's bytes.
-	 * Either way replay never holds more than one frame.
+	 * back; otherwise replay is empty and takes the candidate's bytes
+	 * (and the byte that rejected an unknown message, see step()).
+	 * Either way replay never holds more than MAVLINK_MAX_FRAME bytes.
 	 */
 	uint8_t replay[MAVLINK_MAX_FRAME];
 	size_t rn = 0, ri = 0, in = 0, delivered = 0;
-	size_t start = SIZE_MAX;	/* replay index of the candidate's STX */
+	size_t start = SIZE_MAX;	/* replay index of the candidate STX */
 
 	for (;;) {
 		bool from_replay = ri < rn;
@@ -273,15 +303,16 @@ mavlink_parser_feed(struct mavlink_parser *p, const uint8_t *data, size_t len,
 		else
 			break;
 
-		bool hunting = p->have == 0;
 		enum step s = step(p, b);
-		if (hunting && p->have == 1)
+		if (p->have == 1)
 			start = from_replay ? ri - 1 : SIZE_MAX;
 		if (s == STEP_MORE)
 			continue;
 
 		struct mavlink_frame f;
 		enum verdict v = s == STEP_DONE ? finish(p, &f) : REJECT;
+		if (v == PENDING)
+			continue;
 		if (v != REJECT) {
 			p->have = 0;
 			p->need = 0;
@@ -300,6 +331,8 @@ mavlink_parser_feed(struct mavlink_parser *p, const uint8_t *data, size_t len,
 		} else {
 			rn = p->have - 1;
 			memcpy(replay, p->buf + 1, rn);
+			if (s == STEP_REJECT_BYTE)
+				replay[rn++] = b;
 			ri = 0;
 		}
 		p->have = 0;
@@ -313,7 +346,9 @@ mavlink_parser_flush(struct mavlink_parser *p)
 {
 	if (p->have == 0)
 		return;
-	p->stats.truncated++;
+	/* An unknown message that ends the datagram was a whole frame. */
+	if (p->have != p->need)
+		p->stats.truncated++;
 	p->stats.dropped_bytes += p->have;
 	p->have = 0;
 	p->need = 0;

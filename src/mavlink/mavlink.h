@@ -77,11 +77,13 @@ struct mavlink_frame {
 struct mavlink_parser_stats {
 	uint64_t frames;	/* good frames delivered */
 	uint64_t bad_crc;	/* CRC mismatch */
-	uint64_t unknown_msgid;	/* CRC_EXTRA unknown: cannot check, dropped */
+	/* CRC_EXTRA unknown: cannot check, dropped (re-scanned instead when
+	 * no start byte follows, see mavlink_parser_feed) */
+	uint64_t unknown_msgid;
 	uint64_t bad_incompat;	/* unsupported incompat flags: dropped */
 	uint64_t signed_dropped;/* signed frames: framed, counted, dropped */
 	uint64_t truncated;	/* a partial frame at mavlink_parser_flush() */
-	uint64_t garbage_bytes;	/* bytes skipped while hunting for STX */
+	uint64_t garbage_bytes;	/* skipped hunting for STX, false STXs too */
 	/* Bytes of frames framed but not delivered (unknown msgid, signed)
 	 * and of partial frames discarded by flush.  Every byte fed ends up
 	 * in exactly one of: a delivered frame, garbage_bytes, dropped_bytes,
@@ -107,11 +109,14 @@ mavlink_parser_init(struct mavlink_parser *p);
  * garbage is still found.  Returns the number of frames delivered.
  *
  * The same resumption follows an unsupported incompat flag (decided at
- * that byte).  A frame with an unknown msgid, or a signed one whose CRC
- * checks, is consumed whole (its claimed length) and dropped, as the C
- * library and node-mavlink do: its CRC cannot be checked, and a GCS or
- * autopilot streams many messages this codec does not know.  on_frame
- * may be NULL; it must not feed the same parser.
+ * that byte).  A signed frame whose CRC checks is consumed and dropped.
+ * A frame with an unknown msgid cannot be CRC-checked: when the byte
+ * after it is a start byte (or flush() ends the input there) it was a
+ * frame, consumed whole and dropped as the C library and node-mavlink
+ * do (a GCS or autopilot streams many messages this codec does not
+ * know); otherwise its STX was false and the parser resumes after it,
+ * so garbage does not swallow the good frames behind it.  on_frame may
+ * be NULL; it must not feed the same parser.
  */
 size_t
 mavlink_parser_feed(struct mavlink_parser *p, const uint8_t *data, size_t len,
@@ -119,7 +124,10 @@ mavlink_parser_feed(struct mavlink_parser *p, const uint8_t *data, size_t len,
 		    void *user);
 
 /* End of a datagram or stream: a partial frame counts as truncated and is
- * discarded (UDP never continues a frame in the next datagram). */
+ * discarded (UDP never continues a frame in the next datagram); a whole
+ * unknown message still waiting for the byte after it is dropped as a
+ * frame.  Frames hidden behind a false STX whose claimed length runs past
+ * the end are lost with it. */
 void
 mavlink_parser_flush(struct mavlink_parser *p);
 

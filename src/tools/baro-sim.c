@@ -2,7 +2,8 @@
 /*
  * baro-sim: the offline front end of the AP_Baro_SITL emulator.  Reads a
  * truth trace (CSV) or generates one, runs every row through the emulator
- * as one timer call, and writes the samples as CSV.
+ * as one timer call, and writes the samples as CSV.  A fault scenario, if
+ * given, is stepped on the trace's clock before each call.
  *
  * Exit status: 0 success, 1 I/O failure, 2 bad usage or bad input.
  */
@@ -15,7 +16,9 @@
 #include <string.h>
 
 #include "baro-sitl.h"
+#include "faults.h"
 #include "sample-csv.h"
+#include "scenario.h"
 #include "sim-params.h"
 #include "trace-csv.h"
 #include "truth-profile.h"
@@ -34,6 +37,7 @@ struct options {
 	double rate_hz;
 	float air_velocity[3];
 	const char *trace;
+	const char *scenario;
 };
 
 static void
@@ -69,6 +73,10 @@ usage(FILE *out)
 	      "(default 1200)\n"
 	      "      --air-velocity VX,VY,VZ  body air velocity of the "
 	      "generated trace\n"
+	      "      --scenario FILE      run a fault scenario (see "
+	      "doc/scenario.md); its times\n"
+	      "                           are trace time, its events go to "
+	      "stderr\n"
 	      "      --list-params        print the parameter table and exit\n"
 	      "  -h, --help               this text\n",
 	      out);
@@ -143,7 +151,7 @@ parse_options(int argc, char **argv, struct options *o)
 {
 	enum {
 		OPT_HOME = 256, OPT_ATMOS, OPT_WATER, OPT_SEED, OPT_DURATION,
-		OPT_RATE, OPT_AIRVEL, OPT_LIST,
+		OPT_RATE, OPT_AIRVEL, OPT_LIST, OPT_SCENARIO,
 	};
 	static const struct option longopts[] = {
 		{ "param", required_argument, NULL, 'p' },
@@ -155,6 +163,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "rate", required_argument, NULL, OPT_RATE },
 		{ "air-velocity", required_argument, NULL, OPT_AIRVEL },
+		{ "scenario", required_argument, NULL, OPT_SCENARIO },
 		{ "list-params", no_argument, NULL, OPT_LIST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -225,6 +234,9 @@ parse_options(int argc, char **argv, struct options *o)
 				return -EINVAL;
 			airvel = true;
 			break;
+		case OPT_SCENARIO:
+			o->scenario = optarg;
+			break;
 		case OPT_LIST:
 			list_params();
 			return 1;
@@ -258,7 +270,34 @@ struct run {
 	struct baro_sitl sim;
 	const struct options *o;
 	FILE *out;
+	struct scenario_run *scenario;	/* NULL without --scenario */
+	struct fault_overlay overlay;
 };
+
+/* Bring the scenario to now_ms, one stderr line per event. */
+static int
+run_scenario(struct run *r, uint64_t now_ms)
+{
+	struct scenario_event ev[SCENARIO_EVENTS_MIN];
+	char text[160];
+
+	do {
+		int n = scenario_step(r->scenario, now_ms, &r->sim, &r->overlay,
+				      ev, SCENARIO_EVENTS_MIN);
+		if (n < 0) {
+			fprintf(stderr, "baro-sim: scenario: %s\n",
+				strerror(-n));
+			return n;
+		}
+		for (int i = 0; i < n; i++) {
+			scenario_event_format(&ev[i], text, sizeof(text));
+			fprintf(stderr, "baro-sim: t=%" PRIu64 ".%03us %s\n",
+				ev[i].time_ms / 1000u,
+				(unsigned)(ev[i].time_ms % 1000u), text);
+		}
+	} while (scenario_run_due(r->scenario, now_ms));
+	return 0;
+}
 
 /* One timer call; -EINVAL (message printed) if the height is unusable. */
 static int
@@ -279,11 +318,17 @@ step(struct run *r, uint64_t time_us, double height_m, const float vel[3],
 	}
 	memcpy(truth.vel_air_bf, vel, sizeof(truth.vel_air_bf));
 
+	/* The scenario's clock is the trace's: its actions land on the
+	 * same milliseconds as the output's time_ms. */
+	if (r->scenario && run_scenario(r, time_us / 1000u) < 0)
+		return -EINVAL;
 	/* ArduPilot's millis(): microseconds / 1000, kept to 32 bits. */
 	unsigned n = baro_sitl_update(&r->sim, (uint32_t)(time_us / 1000u),
 				      &truth, s);
 	for (unsigned i = 0; i < n; i++) {
 		s[i].time_us = time_us / 1000u * 1000u;
+		if (r->scenario && !fault_overlay_apply(&r->overlay, &s[i]))
+			continue;
 		if (sample_csv_write(r->out, &s[i]) < 0)
 			return -EIO;
 	}
@@ -328,6 +373,49 @@ run_trace(struct run *r, FILE *in)
 	return rc;
 }
 
+/* A scenario and its run: large, so on the heap. */
+struct scenario_state {
+	struct scenario sc;
+	struct scenario_run run;
+};
+
+/* Load the --scenario file: 0, or the exit status after a message. */
+static int
+load_scenario(const char *path, struct scenario_state **out)
+{
+	char err[512] = "out of memory";
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "baro-sim: %s: %s\n", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	struct scenario_state *st = malloc(sizeof(*st));
+	int rc = st ? scenario_load(&st->sc, f, path, err, sizeof(err))
+		    : -ENOMEM;
+	fclose(f);
+	if (rc < 0) {
+		fprintf(stderr, "baro-sim: %s\n", err);
+		free(st);
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+	}
+	*out = st;
+	return 0;
+}
+
+/* A trace that stops before the scenario does is worth a word: the
+ * faults after it never ran. */
+static void
+note_unfinished(const struct scenario_run *sr, const struct scenario *sc)
+{
+	if (scenario_run_finished(sr))
+		return;
+	char t[32];
+	scenario_format_ms(sc->end_ms, t, sizeof(t));
+	fprintf(stderr, "baro-sim: the trace ended before the scenario "
+			"(over at %s)\n", t);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -337,12 +425,17 @@ main(int argc, char **argv)
 	if (rc != 0)
 		return rc > 0 ? EXIT_SUCCESS : EXIT_USAGE;
 
+	struct scenario_state *scen = NULL;
+	if (o.scenario && (rc = load_scenario(o.scenario, &scen)) != 0)
+		return rc;
+
 	FILE *in = stdin;
 	if (!o.generate && o.trace && strcmp(o.trace, "-") != 0) {
 		in = fopen(o.trace, "r");
 		if (!in) {
 			fprintf(stderr, "baro-sim: %s: %s\n", o.trace,
 				strerror(errno));
+			free(scen);
 			return EXIT_USAGE;
 		}
 	}
@@ -351,10 +444,19 @@ main(int argc, char **argv)
 	struct run r = { .o = &o, .out = stdout };
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	baro_sitl_init(&r.sim, &o.params, o.atmosphere, o.seed);
+	if (scen) {
+		/* The overlay shares the noise seed: one --seed, one run. */
+		fault_overlay_init(&r.overlay, o.seed);
+		scenario_run_init(&scen->run, &scen->sc, &r.sim, 0);
+		r.scenario = &scen->run;
+	}
 
 	rc = sample_csv_write_header(stdout);
 	if (rc == 0)
 		rc = o.generate ? run_generated(&r) : run_trace(&r, in);
+	if (rc == 0 && scen)
+		note_unfinished(&scen->run, &scen->sc);
+	free(scen);
 	if (in != stdin)
 		fclose(in);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

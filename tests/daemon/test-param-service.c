@@ -20,6 +20,7 @@ struct fixture {
 	size_t changes;
 	size_t last_idx;
 	float last_old, last_new;
+	unsigned injected_type, injected_instance, injections;
 };
 
 static void
@@ -46,6 +47,17 @@ fake_changed(void *user, size_t idx, float old_value, float new_value)
 	f->last_new = new_value;
 }
 
+static uint8_t
+fake_inject(void *user, unsigned type, unsigned instance)
+{
+	struct fixture *f = user;
+
+	f->injections++;
+	f->injected_type = type;
+	f->injected_instance = instance;
+	return MAV_RESULT_ACCEPTED;
+}
+
 static int
 setup(void **state)
 {
@@ -54,7 +66,8 @@ setup(void **state)
 	sim_params_defaults(&f->params);
 	f->ps = (struct param_service){
 		.sysid = 7, .compid = 191, .params = &f->params,
-		.send = fake_send, .changed = fake_changed, .user = f,
+		.send = fake_send, .changed = fake_changed,
+		.inject = fake_inject, .user = f,
 	};
 	*state = f;
 	return 0;
@@ -265,6 +278,47 @@ test_command_ack(void **state)
 	assert_int_equal(f->n_sent, 0);
 }
 
+static uint8_t
+command(struct fixture *f, uint16_t cmd, float p1, float p2, float p3)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_command_long m = { .command = cmd, .target_system = 7,
+					  .target_component = 191,
+					  .param = { p1, p2, p3 } };
+	struct mavlink_command_ack ack;
+
+	mavlink_pack_command_long(&m, pl);
+	handle(f, MAVLINK_MSG_COMMAND_LONG, pl);
+	assert_int_equal(f->n_sent, 1);
+	mavlink_unpack_command_ack(f->sent[0].payload, &ack);
+	assert_int_equal(ack.command, cmd);
+	return ack.result;
+}
+
+/* MAV_CMD_INJECT_FAILURE (420): unit 3 is the baro, PX4's types 0..7,
+ * instance 1..3 or 0 for all. */
+static void
+test_inject_failure(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(command(f, 420, 3, 2, 1), MAV_RESULT_ACCEPTED);
+	assert_int_equal(f->injected_type, 2);
+	assert_int_equal(f->injected_instance, 1);
+	assert_int_equal(command(f, 420, 3, 0, 0), MAV_RESULT_ACCEPTED);
+	assert_int_equal(f->injections, 2);
+
+	assert_int_equal(command(f, 420, 0, 1, 0), MAV_RESULT_UNSUPPORTED);
+	assert_int_equal(command(f, 420, 3, 8, 1), MAV_RESULT_DENIED);
+	assert_int_equal(command(f, 420, 3, 1, 4), MAV_RESULT_DENIED);
+	assert_int_equal(command(f, 420, 3, 1.5f, 1), MAV_RESULT_DENIED);
+	assert_int_equal(command(f, 420, 3, NAN, 1), MAV_RESULT_DENIED);
+	assert_int_equal(f->injections, 2);
+
+	f->ps.inject = NULL;
+	assert_int_equal(command(f, 420, 3, 2, 1), MAV_RESULT_UNSUPPORTED);
+}
+
 int
 main(void)
 {
@@ -275,6 +329,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_set_refused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_command_ack, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_inject_failure, setup,
 						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,661 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * barod as a process: signals, recording, the control socket with baroctl,
+ * SIGHUP reload, UDP server and serial outputs, configuration errors.
+ * Frames are decoded with barod's own codec here; test-barod-udp.mjs
+ * cross-checks them with node-mavlink.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mavlink.h"
+#include "test-util.h"
+
+static char tmpdir[256];
+
+/* Every barod started, so a failed assertion does not leave one running
+ * (it would hold the test's output open and hang the run). */
+static pid_t children[16];
+static size_t n_children;
+
+static void
+msleep(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void
+path_in_tmp(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *
+read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t len = 0;
+
+	assert_non_null(f);
+	FILE *m = open_memstream(&buf, &len);
+	int c;
+	while ((c = getc(f)) != EOF)
+		putc(c, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+/* A UDP socket on 127.0.0.1 with an ephemeral port. */
+static int
+udp_listener(unsigned *port)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* Start barod with args; stderr goes to a file in tmpdir. */
+static pid_t
+start_barod(const char *const *args, const char *log_name)
+{
+	const char *bin = getenv("BAROD");
+	const char *argv[48] = { "barod" };
+	int n = 1;
+	char log[512];
+
+	assert_non_null(bin);
+	for (; args[n - 1]; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	path_in_tmp(log, sizeof(log), log_name);
+
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	if (n_children < 16)
+		children[n_children++] = pid;
+	return pid;
+}
+
+static int
+wait_exit(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	for (size_t i = 0; i < n_children; i++) {
+		if (children[i] == pid)
+			children[i] = 0;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct capture {
+	struct mavlink_parser parser;
+	unsigned count[256];	/* by msgid & 0xff */
+	unsigned frames;
+	int last_seq;
+	unsigned seq_gaps;
+	float last_press_abs[3];
+	uint32_t last_time[3];
+};
+
+static void
+on_frame(const struct mavlink_frame *f, void *user)
+{
+	struct capture *c = user;
+
+	if (c->last_seq >= 0 && f->seq != ((c->last_seq + 1) & 0xff))
+		c->seq_gaps++;
+	c->last_seq = f->seq;
+	c->frames++;
+	c->count[f->msgid & 0xff]++;
+	int i = f->msgid == MAVLINK_MSG_SCALED_PRESSURE	   ? 0
+		: f->msgid == MAVLINK_MSG_SCALED_PRESSURE2 ? 1
+		: f->msgid == MAVLINK_MSG_SCALED_PRESSURE3 ? 2
+							   : -1;
+	if (i >= 0) {
+		struct mavlink_scaled_pressure m;
+		mavlink_unpack_scaled_pressure(f->payload, &m);
+		c->last_press_abs[i] = m.press_abs;
+		c->last_time[i] = m.time_boot_ms;
+	}
+}
+
+static void
+capture_init(struct capture *c)
+{
+	memset(c, 0, sizeof(*c));
+	mavlink_parser_init(&c->parser);
+	c->last_seq = -1;
+}
+
+/* Read whatever datagrams are waiting. */
+static void
+drain(int fd, struct capture *c)
+{
+	uint8_t buf[2048];
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		mavlink_parser_feed(&c->parser, buf, (size_t)n, on_frame, c);
+		mavlink_parser_flush(&c->parser);
+	}
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Drain for ms milliseconds of wall time. */
+static void
+capture_for(int fd, struct capture *c, unsigned ms)
+{
+	const uint64_t end = now_ms() + ms;
+
+	for (uint64_t t = now_ms(); t < end; t = now_ms()) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		poll(&p, 1, (int)(end - t));
+		drain(fd, c);
+	}
+}
+
+static int
+count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+test_sigterm_completes_record(void **state)
+{
+	char record[512], out[64];
+	unsigned port;
+	struct capture cap;
+	(void)state;
+
+	int fd = udp_listener(&port);
+	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", port);
+	path_in_tmp(record, sizeof(record), "record.csv");
+	capture_init(&cap);
+
+	for (int sig = 0; sig < 2; sig++) {
+		pid_t pid = start_barod((const char *[]){
+			"--sim", "--control", "none", "-o", out, "--record",
+			record, NULL }, "sigterm.log");
+		capture_for(fd, &cap, 700);
+		kill(pid, sig == 0 ? SIGTERM : SIGINT);
+		assert_int_equal(wait_exit(pid), 0);
+		capture_for(fd, &cap, 100);
+
+		char *text = read_file(record);
+		int lines = count_lines(text);
+		size_t len = strlen(text);
+		/* Complete: whole lines only, one per sample published. */
+		assert_true(len > 0 && text[len - 1] == '\n');
+		assert_true(lines > 40);
+		unsigned published = cap.count[MAVLINK_MSG_SCALED_PRESSURE] +
+				     cap.count[MAVLINK_MSG_SCALED_PRESSURE2];
+		assert_int_equal((unsigned)(lines - 1), published);
+		assert_int_equal(cap.seq_gaps, 0);
+		free(text);
+		capture_init(&cap);
+	}
+	close(fd);
+}
+
+static int
+run_baroctl(const char *sock, const char *a1, const char *a2, const char *a3,
+	    char *out, size_t outlen)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "%s -s %s %s %s %s 2>&1", getenv("BAROCTL"),
+		 sock, a1, a2 ? a2 : "", a3 ? a3 : "");
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, outlen - 1, p);
+	out[n] = '\0';
+	int status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void
+test_control_socket(void **state)
+{
+	char sock[512], out[64], reply[4096];
+	unsigned port;
+	struct capture cap;
+	struct stat st;
+	(void)state;
+
+	int fd = udp_listener(&port);
+	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", port);
+	path_in_tmp(sock, sizeof(sock), "control");
+	capture_init(&cap);
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "--control", sock, "-o", out, "-p", "SIM_BARO_RND=0",
+		"--duration", "5", NULL }, "control.log");
+	capture_for(fd, &cap, 500);
+
+	/* Owner-only by default. */
+	assert_int_equal(stat(sock, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+				     sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 healthy"));
+	assert_non_null(strstr(reply, "baro 1 healthy"));
+	assert_non_null(strstr(reply, "sent "));
+
+	assert_int_equal(run_baroctl(sock, "get", "SIM_BARO_GLITCH", NULL,
+				     reply, sizeof(reply)), 0);
+	assert_string_equal(reply, "SIM_BARO_GLITCH 0\n");
+	assert_int_equal(run_baroctl(sock, "get", NULL, NULL, reply,
+				     sizeof(reply)), 0);
+	assert_int_equal(count_lines(reply), 41);
+
+	float before = cap.last_press_abs[0];
+	assert_int_equal(run_baroctl(sock, "set", "SIM_BARO_GLITCH", "100",
+				     reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "SIM_BARO_GLITCH 0 -> 100"));
+	capture_init(&cap);
+	capture_for(fd, &cap, 200);
+	/* 100 m higher: about 12 hPa less. */
+	assert_true(before - cap.last_press_abs[0] > 11.5f);
+	assert_true(cap.count[MAVLINK_MSG_STATUSTEXT & 0xff] == 0 ||
+		    cap.count[MAVLINK_MSG_STATUSTEXT & 0xff] == 1);
+
+	assert_int_equal(run_baroctl(sock, "set", "SIM_BARO_GLICH", "1", reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "did you mean SIM_BARO_GLITCH"));
+	assert_int_equal(run_baroctl(sock, "set", "SIM_BARO_COUNT", "9", reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "out of range"));
+	assert_int_equal(run_baroctl(sock, "frobnicate", NULL, NULL, reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "unknown command"));
+
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid), 0);
+	/* The socket goes away with barod. */
+	assert_int_equal(stat(sock, &st), -1);
+	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+				     sizeof(reply)), 2);
+	assert_non_null(strstr(reply, "is barod running?"));
+	close(fd);
+}
+
+/* PX4-style injections and scenarios through baroctl. */
+static void
+test_faults_through_control(void **state)
+{
+	char sock[512], out[64], reply[4096], scn[512];
+	unsigned port;
+	struct capture cap;
+	(void)state;
+
+	int fd = udp_listener(&port);
+	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", port);
+	path_in_tmp(sock, sizeof(sock), "control-faults");
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "--control", sock, "-o", out, "-p", "SIM_BARO_RND=0",
+		"-p", "SIM_BAR2_RND=0", "--duration", "8", NULL }, "faults.log");
+	capture_init(&cap);
+	capture_for(fd, &cap, 300);
+	const float normal = cap.last_press_abs[0];
+
+	/* slow: instance 0 publishes every 10th sample, instance 1 all. */
+	assert_int_equal(run_baroctl(sock, "inject", "slow", "0", reply,
+				     sizeof(reply)), 0);
+	capture_init(&cap);
+	capture_for(fd, &cap, 1000);
+	unsigned p0 = cap.count[MAVLINK_MSG_SCALED_PRESSURE];
+	unsigned p1 = cap.count[MAVLINK_MSG_SCALED_PRESSURE2];
+	assert_true(p1 >= 95 && p1 <= 105);
+	assert_true(p0 >= 8 && p0 <= 12);
+	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+				     sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 overlay slow"));
+
+	/* wrong 30 m: 30 m higher reads about 3.5 hPa lower. */
+	assert_int_equal(run_baroctl(sock, "inject", "wrong", "0 30", reply,
+				     sizeof(reply)), 0);
+	assert_int_equal(run_baroctl(sock, "inject", "ok", "0", reply,
+				     sizeof(reply)), 0);
+	capture_init(&cap);
+	capture_for(fd, &cap, 300);
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] >= 25);
+	assert_float_exact(cap.last_press_abs[0], normal);
+
+	assert_int_equal(run_baroctl(sock, "inject", "broken", "0", reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "unknown fault 'broken'"));
+	assert_int_equal(run_baroctl(sock, "inject", "off", "7", reply,
+				     sizeof(reply)), 1);
+
+	/* A scenario on barod's clock: 50 m from 300 to 700 ms, then back. */
+	path_in_tmp(scn, sizeof(scn), "glitch.scn");
+	write_file(scn, "# test\nat 300ms glitch 0 50 for 400ms\n");
+	assert_int_equal(run_baroctl(sock, "scenario load", scn, NULL, reply,
+				     sizeof(reply)), 0);
+	capture_init(&cap);
+	unsigned glitched = 0, restored = 0;
+	for (int k = 0; k < 50; k++) {
+		capture_for(fd, &cap, 20);
+		if (normal - cap.last_press_abs[0] > 5.0f)
+			glitched++;
+		else if (glitched)
+			restored++;
+	}
+	assert_true(glitched >= 15 && glitched <= 25);
+	assert_true(restored >= 10);
+	assert_true(cap.count[MAVLINK_MSG_STATUSTEXT & 0xff] >= 2);
+
+	write_file(scn, "at 1s glitch 0 50 for 1s\nat 0s restore\n");
+	assert_int_equal(run_baroctl(sock, "scenario load", scn, NULL, reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "glitch.scn:2:"));
+	assert_int_equal(run_baroctl(sock, "scenario", "stop", NULL, reply,
+				     sizeof(reply)), 0);
+
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid), 0);
+	close(fd);
+
+	/* A bad --scenario stops barod at start-up with FILE:LINE. */
+	write_file(scn, "at 1s frobnicate 0\n");
+	pid = start_barod((const char *[]){ "--sim", "--control", "none",
+					    "--scenario", scn, NULL },
+			  "badscn.log");
+	assert_int_equal(wait_exit(pid), 2);
+	char log[512];
+	path_in_tmp(log, sizeof(log), "badscn.log");
+	char *l = read_file(log);
+	assert_non_null(strstr(l, "glitch.scn:1:"));
+	free(l);
+}
+
+/* SIGHUP re-reads the file: an unchanged output keeps its socket (its
+ * sequence continues without a gap), a changed one moves, SIM_* values
+ * changed in the file apply. */
+static void
+test_sighup_reload(void **state)
+{
+	char conf[512], text[1024];
+	unsigned pa, pb, pc;
+	struct capture ca, cb, cc;
+	(void)state;
+
+	int fa = udp_listener(&pa), fb = udp_listener(&pb),
+	    fc = udp_listener(&pc);
+	path_in_tmp(conf, sizeof(conf), "reload.conf");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sim\ncontrol = none\n"
+		 "[sim]\nSIM_BARO_RND = 0\nSIM_BARO_COUNT = 1\n"
+		 "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
+		 "[output b]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 pa, pb);
+	write_file(conf, text);
+	capture_init(&ca);
+	capture_init(&cb);
+	capture_init(&cc);
+
+	pid_t pid = start_barod((const char *[]){ "-c", conf, NULL },
+				"reload.log");
+	capture_for(fa, &ca, 400);
+	drain(fb, &cb);
+	float before = ca.last_press_abs[0];
+	assert_true(cb.frames > 20);
+
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sim\ncontrol = none\n"
+		 "[sim]\nSIM_BARO_RND = 0\nSIM_BARO_COUNT = 1\n"
+		 "SIM_BARO_GLITCH = 50\n"
+		 "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
+		 "[output b]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 pa, pc);
+	write_file(conf, text);
+	kill(pid, SIGHUP);
+	msleep(100);
+	drain(fb, &cb);
+	unsigned b_frames = cb.frames;
+	capture_for(fa, &ca, 400);
+	drain(fc, &cc);
+	drain(fb, &cb);
+
+	assert_int_equal(ca.seq_gaps, 0);	/* a kept its socket */
+	assert_int_equal(cb.frames, b_frames);	/* b is gone */
+	assert_true(cc.frames > 20);		/* c took its place */
+	assert_true(before - ca.last_press_abs[0] > 5.0f);	/* 50 m */
+
+	/* A broken file on reload keeps the running configuration. */
+	write_file(conf, "[barod]\nsource = nothing\n");
+	kill(pid, SIGHUP);
+	capture_init(&ca);
+	capture_for(fa, &ca, 300);
+	assert_true(ca.frames > 20);
+
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid), 0);
+	char log[512];
+	path_in_tmp(log, sizeof(log), "reload.log");
+	char *l = read_file(log);
+	assert_non_null(strstr(l, "reload.conf:2: source = 'nothing'"));
+	assert_non_null(strstr(l, "keeping the running configuration"));
+	free(l);
+	close(fa);
+	close(fb);
+	close(fc);
+}
+
+static void
+test_udp_server(void **state)
+{
+	unsigned port;
+	char out[64];
+	struct capture cap;
+	(void)state;
+
+	/* Find a free port, then let barod bind it. */
+	int probe = udp_listener(&port);
+	close(probe);
+	snprintf(out, sizeof(out), "udp-server:127.0.0.1:%u", port);
+	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
+						  "-o", out, "--duration", "2",
+						  NULL }, "server.log");
+	msleep(300);
+
+	/* A client makes itself known with any MAVLink frame. */
+	unsigned myport;
+	int fd = udp_listener(&myport);
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, frame[MAVLINK_MAX_FRAME];
+	struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
+					.mavlink_version = 3 };
+	mavlink_pack_heartbeat(&hb, pl);
+	int n = mavlink_frame_encode(frame, 2, 0, 255, 190,
+				     MAVLINK_MSG_HEARTBEAT, pl);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	assert_int_equal(sendto(fd, frame, (size_t)n, 0,
+				(struct sockaddr *)&sa, sizeof(sa)), n);
+	capture_init(&cap);
+	capture_for(fd, &cap, 500);
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 30);
+	assert_int_equal(wait_exit(pid), 0);
+
+	char log[512];
+	path_in_tmp(log, sizeof(log), "server.log");
+	close(fd);
+}
+
+static void
+test_serial_pty(void **state)
+{
+	struct capture cap;
+	char out[128];
+	(void)state;
+
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	snprintf(out, sizeof(out), "serial:%s:921600", ptsname(master));
+	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
+						  "-o", out, "--duration", "1",
+						  NULL }, "serial.log");
+	capture_init(&cap);
+	uint8_t buf[4096];
+	for (int k = 0; k < 60; k++) {
+		struct pollfd p = { master, POLLIN, 0 };
+		if (poll(&p, 1, 25) > 0) {
+			ssize_t n = read(master, buf, sizeof(buf));
+			if (n > 0)
+				mavlink_parser_feed(&cap.parser, buf, (size_t)n,
+						    on_frame, &cap);
+		}
+	}
+	assert_int_equal(wait_exit(pid), 0);
+	assert_true(cap.count[MAVLINK_MSG_HEARTBEAT] >= 1);
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 50);
+	assert_int_equal(cap.parser.stats.bad_crc, 0);
+	assert_int_equal(cap.seq_gaps, 0);
+	close(master);
+}
+
+static void
+test_config_errors(void **state)
+{
+	char conf[512], log[512];
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "bad.conf");
+	path_in_tmp(log, sizeof(log), "bad.log");
+	write_file(conf, "[barod]\nsource = sim\n\n[sim]\nSIM_BAR2_DELAY = x\n");
+	pid_t pid = start_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
+	assert_int_equal(wait_exit(pid), 2);
+	char *l = read_file(log);
+	assert_non_null(strstr(l, "bad.conf:5: SIM_BAR2_DELAY: 'x' is not a "
+				  "number"));
+	free(l);
+
+	pid = start_barod((const char *[]){ "-c", conf, "--check-config", NULL },
+			  "bad.log");
+	assert_int_equal(wait_exit(pid), 2);
+
+	write_file(conf, "[barod]\nsource = sim\n");
+	pid = start_barod((const char *[]){ "-c", conf, "--check-config", NULL },
+			  "good.log");
+	assert_int_equal(wait_exit(pid), 0);
+
+	pid = start_barod((const char *[]){ "-c", "/nonexistent.conf", NULL },
+			  "bad.log");
+	assert_int_equal(wait_exit(pid), 2);
+	pid = start_barod((const char *[]){ "--sim", "-o", "tcp:1:2", NULL },
+			  "bad.log");
+	assert_int_equal(wait_exit(pid), 2);
+	/* No source at all. */
+	pid = start_barod((const char *[]){ "-c", "/dev/null", NULL },
+			  "bad.log");
+	assert_int_equal(wait_exit(pid), 2);
+	l = read_file(log);
+	assert_non_null(strstr(l, "no source"));
+	free(l);
+}
+
+static int
+kill_children(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < n_children; i++) {
+		if (children[i] > 0) {
+			kill(children[i], SIGKILL);
+			waitpid(children[i], NULL, 0);
+		}
+	}
+	n_children = 0;
+	return 0;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/barod-test-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[300];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_sigterm_completes_record, kill_children),
+		cmocka_unit_test_teardown(test_control_socket, kill_children),
+		cmocka_unit_test_teardown(test_faults_through_control,
+					  kill_children),
+		cmocka_unit_test_teardown(test_sighup_reload, kill_children),
+		cmocka_unit_test_teardown(test_udp_server, kill_children),
+		cmocka_unit_test_teardown(test_serial_pty, kill_children),
+		cmocka_unit_test_teardown(test_config_errors, kill_children),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The MAVLink receive path: bytes -> parser -> unpack, as the daemon sees
+ * a UDP stream.  The input is fed three ways (all at once, a byte at a
+ * time, in chunks sized by the input itself); all must agree, every byte
+ * must be accounted for, and every delivered frame must re-encode into
+ * one the parser accepts again.  Any disagreement aborts.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "mavlink/mavlink.h"
+
+#define MAX_KEEP 64
+
+struct seen {
+	size_t n;
+	uint64_t bytes;		/* wire bytes of the delivered frames */
+	uint32_t hash;		/* of every delivered frame, in order */
+	struct mavlink_frame keep[MAX_KEEP];
+};
+
+static uint32_t
+fnv(uint32_t h, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+/* Unpack whatever arrived: the unpackers read the zero-filled payload
+ * at fixed offsets, so this is where an out-of-bounds read would show. */
+static void
+unpack_any(const struct mavlink_frame *f)
+{
+	union {
+		struct mavlink_heartbeat hb;
+		struct mavlink_scaled_pressure sp;
+		struct mavlink_hil_sensor hil;
+		struct mavlink_param_request_read prr;
+		struct mavlink_param_request_list prl;
+		struct mavlink_param_value pv;
+		struct mavlink_param_set ps;
+		struct mavlink_command_long cl;
+		struct mavlink_command_ack ca;
+		struct mavlink_statustext st;
+	} m;
+
+	switch (f->msgid) {
+	case MAVLINK_MSG_HEARTBEAT:
+		mavlink_unpack_heartbeat(f->payload, &m.hb);
+		break;
+	case MAVLINK_MSG_SCALED_PRESSURE:
+	case MAVLINK_MSG_SCALED_PRESSURE2:
+	case MAVLINK_MSG_SCALED_PRESSURE3:
+		mavlink_unpack_scaled_pressure(f->payload, &m.sp);
+		break;
+	case MAVLINK_MSG_HIL_SENSOR:
+		mavlink_unpack_hil_sensor(f->payload, &m.hil);
+		break;
+	case MAVLINK_MSG_PARAM_REQUEST_READ:
+		mavlink_unpack_param_request_read(f->payload, &m.prr);
+		if (m.prr.param_id[16] != '\0')
+			abort();
+		break;
+	case MAVLINK_MSG_PARAM_REQUEST_LIST:
+		mavlink_unpack_param_request_list(f->payload, &m.prl);
+		break;
+	case MAVLINK_MSG_PARAM_VALUE:
+		mavlink_unpack_param_value(f->payload, &m.pv);
+		if (strlen(m.pv.param_id) > 16)
+			abort();
+		break;
+	case MAVLINK_MSG_PARAM_SET:
+		mavlink_unpack_param_set(f->payload, &m.ps);
+		if (strlen(m.ps.param_id) > 16)
+			abort();
+		break;
+	case MAVLINK_MSG_COMMAND_LONG:
+		mavlink_unpack_command_long(f->payload, &m.cl);
+		break;
+	case MAVLINK_MSG_COMMAND_ACK:
+		mavlink_unpack_command_ack(f->payload, &m.ca);
+		break;
+	case MAVLINK_MSG_STATUSTEXT:
+		mavlink_unpack_statustext(f->payload, &m.st);
+		if (strlen(m.st.text) > 50)
+			abort();
+		break;
+	default:
+		abort();	/* only known messages are delivered */
+	}
+}
+
+static void
+on_frame(const struct mavlink_frame *f, void *user)
+{
+	struct seen *s = user;
+	const struct mavlink_msg_info *info = mavlink_msg_info(f->msgid);
+
+	if (!info || (f->version != 1 && f->version != 2) ||
+	    f->incompat_flags != 0)
+		abort();
+	for (size_t i = info->len; i < MAVLINK_MAX_PAYLOAD; i++) {
+		if (f->payload[i] != 0)
+			abort();
+	}
+	unpack_any(f);
+	s->bytes += (f->version == 2 ? 12u : 8u) + f->len;
+	s->hash = fnv(s->hash, f, sizeof(*f));
+	if (s->n < MAX_KEEP)
+		s->keep[s->n] = *f;
+	s->n++;
+}
+
+static void
+check_accounting(const struct mavlink_parser *p, const struct seen *s,
+		 size_t size)
+{
+	if (p->stats.frames != s->n ||
+	    s->bytes + p->stats.garbage_bytes + p->stats.dropped_bytes +
+			    p->have != size)
+		abort();
+}
+
+/* A delivered frame, packed again from what it said, parses again to
+ * the same header and (within the message's length) payload. */
+static void
+reencode(const struct mavlink_frame *f)
+{
+	const struct mavlink_msg_info *info = mavlink_msg_info(f->msgid);
+	uint8_t out[MAVLINK_MAX_FRAME];
+	struct mavlink_parser p;
+	struct seen s;
+
+	int n = mavlink_frame_encode(out, f->version, f->seq, f->sysid,
+				     f->compid, f->msgid, f->payload);
+	if (n < 0)
+		abort();
+	memset(&s, 0, sizeof(s));
+	mavlink_parser_init(&p);
+	mavlink_parser_feed(&p, out, (size_t)n, on_frame, &s);
+	if (s.n != 1 || s.keep[0].msgid != f->msgid ||
+	    s.keep[0].seq != f->seq || s.keep[0].sysid != f->sysid)
+		abort();
+	size_t len = f->version == 1 ? info->min_len : info->len;
+	if (memcmp(s.keep[0].payload, f->payload, len) != 0)
+		abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct seen whole, bytes, chunks;
+	struct mavlink_parser pw, pb, pc;
+
+	memset(&whole, 0, sizeof(whole));
+	memset(&bytes, 0, sizeof(bytes));
+	memset(&chunks, 0, sizeof(chunks));
+
+	mavlink_parser_init(&pw);
+	if (mavlink_parser_feed(&pw, data, size, on_frame, &whole) != whole.n)
+		abort();
+	check_accounting(&pw, &whole, size);
+
+	mavlink_parser_init(&pb);
+	for (size_t i = 0; i < size; i++)
+		mavlink_parser_feed(&pb, data + i, 1, on_frame, &bytes);
+
+	/* Chunk sizes from the data itself, so the fuzzer steers them. */
+	mavlink_parser_init(&pc);
+	for (size_t i = 0, k = 0; i < size; i += k) {
+		k = 1 + data[(i * 7) % size] % 64;
+		if (k > size - i)
+			k = size - i;
+		mavlink_parser_feed(&pc, data + i, k, on_frame, &chunks);
+	}
+
+	if (bytes.n != whole.n || bytes.hash != whole.hash ||
+	    chunks.n != whole.n || chunks.hash != whole.hash ||
+	    memcmp(&pb.stats, &pw.stats, sizeof(pw.stats)) != 0 ||
+	    memcmp(&pc.stats, &pw.stats, sizeof(pw.stats)) != 0)
+		abort();
+
+	for (size_t i = 0; i < whole.n && i < MAX_KEEP; i++)
+		reencode(&whole.keep[i]);
+
+	mavlink_parser_flush(&pw);
+	if (pw.have != 0)
+		abort();
+	check_accounting(&pw, &whole, size);
+	return 0;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Scenario files: parsed from memory and from a stream, which must agree
+ * on the result and the message; a scenario that parses is run against
+ * the emulator and the overlay with uneven steps (sometimes stopped
+ * early), and once over every parameter and overlay slot must be back at
+ * its start value.  A broken invariant aborts, which the fuzzer reports.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baro-sitl.h"
+#include "faults.h"
+#include "fuzz.h"
+#include "scenario.h"
+
+static void
+check(bool ok)
+{
+	if (!ok)
+		abort();
+}
+
+static void
+check_events(const struct scenario_event *ev, int n, uint64_t now_ms)
+{
+	char text[50];	/* a MAVLink STATUSTEXT's worth */
+
+	check(n >= 0 && n <= SCENARIO_EVENTS_MIN);
+	for (int i = 0; i < n; i++) {
+		check(ev[i].time_ms == now_ms && ev[i].at_ms <= now_ms);
+		check(ev[i].instance >= -1 &&
+		      ev[i].instance < BARO_MAX_INSTANCES);
+		if (ev[i].kind == SCENARIO_EV_PARAM)
+			check(ev[i].param >= 0 &&
+			      (size_t)ev[i].param < sim_param_count());
+		check(scenario_event_format(&ev[i], text, sizeof(text)) > 0);
+	}
+}
+
+static void
+run_scenario(const struct scenario *sc, struct scenario_run *run,
+	     bool stop_early)
+{
+	struct sim_params start;
+	struct baro_sitl sim;
+	struct fault_overlay ov;
+	struct scenario_event ev[SCENARIO_EVENTS_MIN];
+	struct baro_sitl_truth truth = { .alt_amsl_m = 584.0f };
+	uint64_t now = 0;
+
+	sim_params_defaults(&start);
+	start.baro_count = 3;
+	start.baro[1].glitch = 1.5f;	/* restore must not mean "default" */
+	baro_sitl_init(&sim, &start, BARO_SITL_ATMOS_1976, 1);
+	fault_overlay_init(&ov, 7);
+	scenario_run_init(run, sc, &sim, 0);
+
+	for (unsigned k = 0; !scenario_run_finished(run); k++) {
+		check(k < 100000);
+		if (stop_early && k == 50) {
+			int n = scenario_run_stop(run, now, &sim, &ov, ev,
+						  SCENARIO_EVENTS_MIN);
+			check_events(ev, n, now);
+			check(scenario_run_finished(run));
+			break;
+		}
+		do {
+			int n = scenario_step(run, now, &sim, &ov, ev,
+					      SCENARIO_EVENTS_MIN);
+			check_events(ev, n, now);
+		} while (scenario_run_due(run, now));
+		check(now < sc->end_ms || scenario_run_finished(run));
+
+		struct baro_sample out[BARO_MAX_INSTANCES];
+		unsigned n = baro_sitl_update(&sim, (uint32_t)now, &truth, out);
+		for (unsigned i = 0; i < n; i++)
+			(void)fault_overlay_apply(&ov, &out[i]);
+
+		/* Fine, uneven steps first, then strides to the end. */
+		uint64_t left = sc->end_ms > now ? sc->end_ms - now : 1;
+		now += k < 300 ? 1 + k % 11 : left / 3 + 1;
+	}
+
+	for (size_t i = 0; i < sim_param_count(); i++)
+		check(sim_param_get(&sim.params, i) ==
+		      sim_param_get(&start, i));
+	for (unsigned i = 0; i < BARO_MAX_INSTANCES; i++)
+		check(ov.inst[i].spec.kind == FAULT_NONE);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct scenario *a = malloc(sizeof(*a));
+	struct scenario *b = malloc(sizeof(*b));
+	struct scenario_run *run = malloc(sizeof(*run));
+	char ea[512], eb[512];
+
+	if (!a || !b || !run)
+		goto out;
+	int ra = scenario_parse(a, (const char *)data, size, "fuzz", ea,
+				sizeof(ea));
+	FILE *f = size ? fmemopen((void *)data, size, "r") : NULL;
+	if (f) {
+		int rb = scenario_load(b, f, "fuzz", eb, sizeof(eb));
+		fclose(f);
+		check(ra == rb && strcmp(ea, eb) == 0);
+		check(ra != 0 || (a->count == b->count &&
+				  a->end_ms == b->end_ms));
+	}
+	if (ra == 0)
+		run_scenario(a, run, size % 2 == 1);
+out:
+	free(a);
+	free(b);
+	free(run);
+	return 0;
+}

@@ -1,0 +1,860 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Our codec against a third-party one, node-mavlink, through
+ * peer/mavlink-peer.mjs: frames we encode (every message, v1 and v2) must
+ * decode there to the values we packed, and frames node-mavlink encodes
+ * must decode here to the values it was given.
+ *
+ * MAVLINK_PEER names the script and MAVLINK_PEER_MODULES its node_modules
+ * (meson passes both).  Missing node or modules fail the test with a
+ * message: the cross-check is part of the suite, not an option.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mavlink.h"
+#include "test-util.h"
+
+/* ---- running the peer ---------------------------------------------- */
+
+static char *
+slurp_fd(int fd)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+
+	assert_non_null(buf);
+	lseek(fd, 0, SEEK_SET);
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		assert_true(r >= 0);
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	close(fd);
+	return buf;
+}
+
+static int
+temp_fd(const char *content)
+{
+	char path[] = "/tmp/mavlink-peer-test-XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	if (content) {
+		size_t len = strlen(content);
+		assert_int_equal(write(fd, content, len), (ssize_t)len);
+		lseek(fd, 0, SEEK_SET);
+	}
+	return fd;
+}
+
+struct run {
+	int status;	/* exit status; 127 when node could not be run */
+	char *out, *err;
+};
+
+static struct run
+run_node(const char *const *args, const char *input)
+{
+	const char *argv[8] = { "node" };
+	struct run r;
+	int n = 1;
+
+	for (; args[n - 1] && n < 7; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	int in = temp_fd(input), out = temp_fd(NULL), err = temp_fd(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		execvp("node", (char *const *)argv);
+		_exit(127);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(in);
+	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r.out = slurp_fd(out);
+	r.err = slurp_fd(err);
+	return r;
+}
+
+static const char *peer_script;
+
+/* Fails, never skips, when the peer cannot run: CI installs it. */
+static int
+setup_peer(void **state)
+{
+	(void)state;
+	const char *modules = getenv("MAVLINK_PEER_MODULES");
+	char path[4096];
+
+	peer_script = getenv("MAVLINK_PEER");
+	if (!peer_script || !modules) {
+		fprintf(stderr, "MAVLINK_PEER and MAVLINK_PEER_MODULES must "
+				"be set (meson test sets them)\n");
+		return -1;
+	}
+	if (access(peer_script, R_OK) != 0) {
+		fprintf(stderr, "%s: %s\n", peer_script, strerror(errno));
+		return -1;
+	}
+	struct run r = run_node((const char *[]){ "--version", NULL }, "");
+	free(r.out);
+	free(r.err);
+	if (r.status != 0) {
+		fprintf(stderr, "cannot run 'node' (status %d): install "
+				"nodejs and npm (./dev deps does)\n", r.status);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/node-mavlink/package.json", modules);
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "%s missing: run 'npm ci --prefix "
+				"tests/mavlink/peer' (./dev test does)\n",
+			path);
+		return -1;
+	}
+	return 0;
+}
+
+static char *
+run_peer(const char *mode, const char *input)
+{
+	struct run r = run_node((const char *[]){ peer_script, mode, NULL },
+				input);
+
+	if (r.status != 0)
+		fail_msg("node mavlink-peer.mjs %s: status %d\n%s", mode,
+			 r.status, r.err);
+	free(r.err);
+	return r.out;
+}
+
+/* ---- just enough JSON for the peer's one-line objects --------------- */
+
+static const char *
+ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	return p;
+}
+
+/* Past one JSON value, or NULL if malformed. */
+static const char *
+skip_value(const char *p)
+{
+	p = ws(p);
+	if (*p == '"') {
+		for (p++; *p && *p != '"'; p++) {
+			if (*p == '\\' && p[1])
+				p++;
+		}
+		return *p == '"' ? p + 1 : NULL;
+	}
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		p = ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (close == '}') {
+				p = skip_value(p);	/* key */
+				if (!p || *(p = ws(p)) != ':')
+					return NULL;
+				p++;
+			}
+			p = skip_value(p);
+			if (!p)
+				return NULL;
+			p = ws(p);
+			if (*p == close)
+				return p + 1;
+			if (*p != ',')
+				return NULL;
+			p++;
+		}
+	}
+	const char *s = p;
+	while (*p && !strchr(",}] \t\r\n", *p))
+		p++;
+	return p > s ? p : NULL;
+}
+
+/* The value of key in the object at obj, or NULL. */
+static const char *
+json_get(const char *obj, const char *key)
+{
+	const char *p = ws(obj);
+	size_t klen = strlen(key);
+
+	if (*p != '{')
+		return NULL;
+	p = ws(p + 1);
+	while (*p == '"') {
+		const char *k = p + 1, *end = skip_value(p);
+		if (!end || *(end = ws(end)) != ':')
+			return NULL;
+		const char *val = ws(end + 1);
+		if ((size_t)(end - k) == klen + 1 && !strncmp(k, key, klen) &&
+		    k[klen] == '"')
+			return val;
+		p = skip_value(val);
+		if (!p)
+			return NULL;
+		p = ws(p);
+		if (*p == ',')
+			p = ws(p + 1);
+	}
+	return NULL;
+}
+
+static const char *
+must_get(const char *obj, const char *key, const char *line)
+{
+	const char *v = json_get(obj, key);
+
+	if (!v)
+		fail_msg("no '%s' in %s", key, line);
+	return v;
+}
+
+/* Numbers, also as strings (big 64-bit values, "NaN"). */
+static double
+json_num(const char *v)
+{
+	return strtod(*v == '"' ? v + 1 : v, NULL);
+}
+
+static unsigned long long
+json_u64(const char *v)
+{
+	return strtoull(*v == '"' ? v + 1 : v, NULL, 10);
+}
+
+static void
+json_str(const char *v, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	assert_int_equal(*v, '"');
+	for (v++; *v != '"'; v++) {
+		assert_true(*v != '\0');
+		if (*v == '\\') {
+			v++;
+			assert_true(*v == '"' || *v == '\\' || *v == '/');
+		}
+		assert_true(n + 1 < cap);
+		out[n++] = *v;
+	}
+	out[n] = '\0';
+}
+
+/* ---- messages described field by field ------------------------------ */
+
+enum ftype { U8, U16, I16, U32, I32, U64, F32, STR };
+
+struct fdesc {
+	const char *name;	/* MAVLink's field name, as node prints it */
+	size_t off;		/* in our struct */
+	enum ftype t;
+	size_t len;		/* STR: chars on the wire */
+	bool ext;
+};
+
+union anymsg {
+	struct mavlink_heartbeat hb;
+	struct mavlink_scaled_pressure sp;
+	struct mavlink_hil_sensor hil;
+	struct mavlink_param_request_read prr;
+	struct mavlink_param_request_list prl;
+	struct mavlink_param_value pv;
+	struct mavlink_param_set ps;
+	struct mavlink_command_long cl;
+	struct mavlink_command_ack ca;
+	struct mavlink_statustext st;
+};
+
+struct mdesc {
+	uint32_t id;
+	const struct fdesc *f;
+	size_t (*pack)(const union anymsg *m, uint8_t *pl);
+	void (*unpack)(const uint8_t *pl, union anymsg *m);
+};
+
+#define FD(s, n, t) { #n, offsetof(struct s, n), t, 0, false }
+#define FX(s, n, t) { #n, offsetof(struct s, n), t, 0, true }
+#define FS(s, n, l) { #n, offsetof(struct s, n), STR, l, false }
+#define FEND { NULL, 0, U8, 0, false }
+
+static const struct fdesc d_hb[] = {
+	FD(mavlink_heartbeat, custom_mode, U32),
+	FD(mavlink_heartbeat, type, U8),
+	FD(mavlink_heartbeat, autopilot, U8),
+	FD(mavlink_heartbeat, base_mode, U8),
+	FD(mavlink_heartbeat, system_status, U8),
+	FD(mavlink_heartbeat, mavlink_version, U8), FEND
+};
+static const struct fdesc d_sp[] = {
+	FD(mavlink_scaled_pressure, time_boot_ms, U32),
+	FD(mavlink_scaled_pressure, press_abs, F32),
+	FD(mavlink_scaled_pressure, press_diff, F32),
+	FD(mavlink_scaled_pressure, temperature, I16),
+	FX(mavlink_scaled_pressure, temperature_press_diff, I16), FEND
+};
+static const struct fdesc d_hil[] = {
+	FD(mavlink_hil_sensor, time_usec, U64),
+	FD(mavlink_hil_sensor, xacc, F32), FD(mavlink_hil_sensor, yacc, F32),
+	FD(mavlink_hil_sensor, zacc, F32), FD(mavlink_hil_sensor, xgyro, F32),
+	FD(mavlink_hil_sensor, ygyro, F32), FD(mavlink_hil_sensor, zgyro, F32),
+	FD(mavlink_hil_sensor, xmag, F32), FD(mavlink_hil_sensor, ymag, F32),
+	FD(mavlink_hil_sensor, zmag, F32),
+	FD(mavlink_hil_sensor, abs_pressure, F32),
+	FD(mavlink_hil_sensor, diff_pressure, F32),
+	FD(mavlink_hil_sensor, pressure_alt, F32),
+	FD(mavlink_hil_sensor, temperature, F32),
+	FD(mavlink_hil_sensor, fields_updated, U32),
+	FX(mavlink_hil_sensor, id, U8), FEND
+};
+static const struct fdesc d_prr[] = {
+	FD(mavlink_param_request_read, param_index, I16),
+	FD(mavlink_param_request_read, target_system, U8),
+	FD(mavlink_param_request_read, target_component, U8),
+	FS(mavlink_param_request_read, param_id, 16), FEND
+};
+static const struct fdesc d_prl[] = {
+	FD(mavlink_param_request_list, target_system, U8),
+	FD(mavlink_param_request_list, target_component, U8), FEND
+};
+static const struct fdesc d_pv[] = {
+	FD(mavlink_param_value, param_value, F32),
+	FD(mavlink_param_value, param_count, U16),
+	FD(mavlink_param_value, param_index, U16),
+	FS(mavlink_param_value, param_id, 16),
+	FD(mavlink_param_value, param_type, U8), FEND
+};
+static const struct fdesc d_ps[] = {
+	FD(mavlink_param_set, param_value, F32),
+	FD(mavlink_param_set, target_system, U8),
+	FD(mavlink_param_set, target_component, U8),
+	FS(mavlink_param_set, param_id, 16),
+	FD(mavlink_param_set, param_type, U8), FEND
+};
+#define FP(i, n) { n, offsetof(struct mavlink_command_long, param[i]), F32, \
+		      0, false }
+static const struct fdesc d_cl[] = {
+	FP(0, "param1"), FP(1, "param2"), FP(2, "param3"), FP(3, "param4"),
+	FP(4, "param5"), FP(5, "param6"), FP(6, "param7"),
+	FD(mavlink_command_long, command, U16),
+	FD(mavlink_command_long, target_system, U8),
+	FD(mavlink_command_long, target_component, U8),
+	FD(mavlink_command_long, confirmation, U8), FEND
+};
+static const struct fdesc d_ca[] = {
+	FD(mavlink_command_ack, command, U16),
+	FD(mavlink_command_ack, result, U8),
+	FX(mavlink_command_ack, progress, U8),
+	FX(mavlink_command_ack, result_param2, I32),
+	FX(mavlink_command_ack, target_system, U8),
+	FX(mavlink_command_ack, target_component, U8), FEND
+};
+static const struct fdesc d_st[] = {
+	FD(mavlink_statustext, severity, U8),
+	FS(mavlink_statustext, text, 50),
+	FX(mavlink_statustext, id, U16),
+	FX(mavlink_statustext, chunk_seq, U8), FEND
+};
+
+/* The pack/unpack functions, through the union. */
+#define WRAP(n, member)                                                        \
+	static size_t pk_##n(const union anymsg *m, uint8_t *pl)               \
+	{                                                                      \
+		return mavlink_pack_##n(&m->member, pl);                       \
+	}                                                                      \
+	static void up_##n(const uint8_t *pl, union anymsg *m)                 \
+	{                                                                      \
+		mavlink_unpack_##n(pl, &m->member);                            \
+	}
+
+WRAP(heartbeat, hb)
+WRAP(scaled_pressure, sp)
+WRAP(hil_sensor, hil)
+WRAP(param_request_read, prr)
+WRAP(param_request_list, prl)
+WRAP(param_value, pv)
+WRAP(param_set, ps)
+WRAP(command_long, cl)
+WRAP(command_ack, ca)
+WRAP(statustext, st)
+
+static const struct mdesc msgs[] = {
+	{ MAVLINK_MSG_HEARTBEAT, d_hb, pk_heartbeat, up_heartbeat },
+	{ MAVLINK_MSG_PARAM_REQUEST_READ, d_prr, pk_param_request_read,
+	  up_param_request_read },
+	{ MAVLINK_MSG_PARAM_REQUEST_LIST, d_prl, pk_param_request_list,
+	  up_param_request_list },
+	{ MAVLINK_MSG_PARAM_VALUE, d_pv, pk_param_value, up_param_value },
+	{ MAVLINK_MSG_PARAM_SET, d_ps, pk_param_set, up_param_set },
+	{ MAVLINK_MSG_SCALED_PRESSURE, d_sp, pk_scaled_pressure,
+	  up_scaled_pressure },
+	{ MAVLINK_MSG_COMMAND_LONG, d_cl, pk_command_long, up_command_long },
+	{ MAVLINK_MSG_COMMAND_ACK, d_ca, pk_command_ack, up_command_ack },
+	{ MAVLINK_MSG_HIL_SENSOR, d_hil, pk_hil_sensor, up_hil_sensor },
+	{ MAVLINK_MSG_SCALED_PRESSURE2, d_sp, pk_scaled_pressure,
+	  up_scaled_pressure },
+	{ MAVLINK_MSG_SCALED_PRESSURE3, d_sp, pk_scaled_pressure,
+	  up_scaled_pressure },
+	{ MAVLINK_MSG_STATUSTEXT, d_st, pk_statustext, up_statustext },
+};
+
+#define N_MSGS (sizeof(msgs) / sizeof(msgs[0]))
+
+static uint32_t
+rnd(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static const size_t type_size[] = { 1, 2, 2, 4, 4, 8, 4, 0 };
+
+/* An integer field of any width and sign, widened. */
+static long long
+get_int(const uint8_t *p, enum ftype t)
+{
+	uint16_t u16;
+	int16_t i16;
+	uint32_t u32;
+	int32_t i32;
+
+	switch (t) {
+	case U16: memcpy(&u16, p, 2); return u16;
+	case I16: memcpy(&i16, p, 2); return i16;
+	case U32: memcpy(&u32, p, 4); return u32;
+	case I32: memcpy(&i32, p, 4); return i32;
+	default: return *p;
+	}
+}
+
+static void
+set_int(uint8_t *p, enum ftype t, long long v)
+{
+	uint16_t u16 = (uint16_t)v;
+	uint32_t u32 = (uint32_t)v;
+
+	if (t == U8)
+		*p = (uint8_t)v;
+	else if (t == U16 || t == I16)
+		memcpy(p, &u16, 2);
+	else
+		memcpy(p, &u32, 4);
+}
+
+/* Field values: kind 0 random over the whole range of the type (finite
+ * floats of any exponent, strings up to the full width), 1 all zero
+ * (the v2 len-1 case), 2 the extremes. */
+static void
+fill(union anymsg *m, const struct fdesc *f, int kind, uint32_t *seed)
+{
+	static const long long lo[] = { 0, 0, INT16_MIN, 0, INT32_MIN };
+	static const long long span[] = { 256, 65536, 65536, 1LL << 32,
+					  1LL << 32 };
+
+	memset(m, 0, sizeof(*m));
+	for (; f->name; f++) {
+		uint8_t *p = (uint8_t *)m + f->off;
+		if (f->t <= I32) {
+			long long v = 0;	/* kind 1 */
+			if (kind == 0)
+				v = lo[f->t] + rnd(seed) % span[f->t];
+			else if (kind == 2)	/* the far end from 0 */
+				v = lo[f->t] < 0 ? lo[f->t]
+						 : span[f->t] - 1;
+			set_int(p, f->t, v);
+		} else if (f->t == U64) {
+			uint64_t v = kind == 2 ? UINT64_MAX : 0;
+			if (kind == 0) {
+				v = (uint64_t)rnd(seed) << 32;
+				v |= rnd(seed);
+			}
+			memcpy(p, &v, 8);
+		} else if (f->t == F32) {
+			float v = kind == 2 ? -3.40282347e38f : 0.0f;
+			while (kind == 0) {
+				uint32_t bits = rnd(seed);
+				memcpy(&v, &bits, 4);
+				if (isfinite(v))
+					break;
+			}
+			memcpy(p, &v, 4);
+		} else {
+			size_t n = kind == 2 ? f->len : 0;
+			if (kind == 0)
+				n = rnd(seed) % (f->len + 1);
+			for (size_t i = 0; i < n; i++) {
+				uint32_t c = kind == 0 ? rnd(seed) % 95 : 94;
+				p[i] = (uint8_t)(' ' + c);	/* ' '..'~' */
+			}
+		}
+	}
+}
+
+static void
+zero_extensions(union anymsg *m, const struct fdesc *f)
+{
+	for (; f->name; f++) {
+		if (f->ext)
+			memset((uint8_t *)m + f->off, 0, type_size[f->t]);
+	}
+}
+
+/* Compare one field of ours with the JSON value node reported. */
+static void
+check_field(const union anymsg *m, const struct fdesc *f, const char *v,
+	    const char *line)
+{
+	const uint8_t *p = (const uint8_t *)m + f->off;
+	char s[64];
+	uint64_t u64;
+	float f32;
+
+	switch (f->t) {
+	case U64:
+		memcpy(&u64, p, 8);
+		if (json_u64(v) != u64)
+			fail_msg("%s: %llu, expected %llu in %s", f->name,
+				 json_u64(v), (unsigned long long)u64, line);
+		return;
+	case F32:
+		/* node reads the float32 exactly into a double and prints
+		 * the shortest text that reads back as that double. */
+		memcpy(&f32, p, 4);
+		if ((float)json_num(v) != f32)
+			fail_msg("%s: %.9g, expected %.9g in %s", f->name,
+				 json_num(v), (double)f32, line);
+		return;
+	case STR:
+		json_str(v, s, sizeof(s));
+		if (strcmp(s, (const char *)p) != 0)
+			fail_msg("%s: '%s', expected '%s'", f->name, s,
+				 (const char *)p);
+		return;
+	default:
+		if (json_num(v) != (double)get_int(p, f->t))
+			fail_msg("%s: %g, expected %lld in %s", f->name,
+				 json_num(v), get_int(p, f->t), line);
+		return;
+	}
+}
+
+/* One field's value as JSON text at out. */
+static size_t
+json_field(char *out, size_t cap, const uint8_t *p, const struct fdesc *f)
+{
+	uint64_t u64;
+	float f32;
+	size_t n = 0;
+
+	switch (f->t) {
+	case U64:
+		/* a string: a JSON number would lose bits above 2^53 */
+		memcpy(&u64, p, 8);
+		return (size_t)snprintf(out, cap, "\"%llu\"",
+					(unsigned long long)u64);
+	case F32:
+		/* 17 digits: exactly this float's value as a double */
+		memcpy(&f32, p, 4);
+		return (size_t)snprintf(out, cap, "%.17g", (double)f32);
+	case STR:
+		out[n++] = '"';
+		for (size_t i = 0; i < f->len && p[i]; i++) {
+			if (p[i] == '"' || p[i] == '\\')
+				out[n++] = '\\';
+			out[n++] = (char)p[i];
+		}
+		out[n++] = '"';
+		return n;
+	default:
+		return (size_t)snprintf(out, cap, "%lld", get_int(p, f->t));
+	}
+}
+
+/* One JSON request line for the peer's encoder. */
+static size_t
+json_request(char *out, size_t cap, const struct mdesc *d, int version,
+	     uint8_t seq, uint8_t sysid, uint8_t compid,
+	     const union anymsg *m)
+{
+	size_t n = (size_t)snprintf(out, cap,
+				    "{\"msgid\":%u,\"protocol\":%d,\"seq\":%u,"
+				    "\"sysid\":%u,\"compid\":%u,\"fields\":{",
+				    d->id, version, seq, sysid, compid);
+
+	for (const struct fdesc *f = d->f; f->name; f++) {
+		assert_true(n + 200 < cap);
+		n += (size_t)snprintf(out + n, cap - n, "%s\"%s\":",
+				      f == d->f ? "" : ",", f->name);
+		n += json_field(out + n, cap - n, (const uint8_t *)m + f->off,
+				f);
+	}
+	n += (size_t)snprintf(out + n, cap - n, "}}\n");
+	return n;
+}
+
+/* ---- the cross-checks ----------------------------------------------- */
+
+enum { KINDS = 3, RANDOM = 6, PER_MSG = (KINDS - 1 + RANDOM) * 2 };
+
+struct expect {
+	const struct mdesc *d;
+	int version;
+	uint8_t seq, sysid, compid, len;
+	union anymsg m;
+};
+
+/* Each message in every kind of values, v1 and v2. */
+static struct expect *
+make_cases(size_t *count, uint32_t seed)
+{
+	struct expect *e = calloc(N_MSGS * PER_MSG, sizeof(*e));
+	size_t n = 0;
+
+	assert_non_null(e);
+	for (size_t k = 0; k < N_MSGS; k++) {
+		for (int round = 0; round < KINDS - 1 + RANDOM; round++) {
+			int kind = round < RANDOM ? 0 : round - RANDOM + 1;
+			for (int v = 1; v <= 2; v++) {
+				struct expect *x = &e[n];
+				x->d = &msgs[k];
+				x->version = v;
+				x->seq = (uint8_t)(n * 37);
+				x->sysid = (uint8_t)(1 + n % 255);
+				x->compid = (uint8_t)(255 - n % 255);
+				fill(&x->m, msgs[k].f, kind, &seed);
+				n++;
+			}
+		}
+	}
+	*count = n;
+	return e;
+}
+
+/* Each line of text, in turn. */
+static char *
+next_line(char **cursor)
+{
+	char *line = *cursor, *nl;
+
+	if (!line || !*line)
+		return NULL;
+	nl = strchr(line, '\n');
+	if (nl) {
+		*nl = '\0';
+		*cursor = nl + 1;
+	} else {
+		*cursor = line + strlen(line);
+	}
+	return line;
+}
+
+static void
+test_node_decodes_ours(void **state)
+{
+	size_t n;
+	struct expect *e = make_cases(&n, 0xC0FFEEu);
+	char *input = malloc(n * 600);
+	size_t len = 0;
+	(void)state;
+
+	assert_non_null(input);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t pl[MAVLINK_MAX_PAYLOAD], f[MAVLINK_MAX_FRAME];
+		struct expect *x = &e[i];
+		x->d->pack(&x->m, pl);
+		int k = mavlink_frame_encode(f, x->version, x->seq, x->sysid,
+					     x->compid, x->d->id, pl);
+		assert_true(k > 0);
+		x->len = f[1];
+		for (int j = 0; j < k; j++)
+			len += (size_t)sprintf(input + len, "%02x", f[j]);
+		input[len++] = '\n';
+		/* What any v1 receiver must see: no extensions. */
+		if (x->version == 1)
+			zero_extensions(&x->m, x->d->f);
+	}
+	input[len] = '\0';
+
+	char *out = run_peer("decode", input), *cursor = out, *line;
+	size_t i = 0;
+	for (; (line = next_line(&cursor)); i++) {
+		assert_true(i < n);
+		const struct expect *x = &e[i];
+		const struct mavlink_msg_info *info =
+			mavlink_msg_info(x->d->id);
+		if (json_get(line, "error"))
+			fail_msg("frame %zu (%s v%d) rejected by node-mavlink: "
+				 "%s", i, info->name, x->version, line);
+		char name[64];
+		json_str(must_get(line, "name", line), name, sizeof(name));
+		assert_string_equal(name, info->name);
+		assert_true(json_num(must_get(line, "msgid", line)) ==
+			    x->d->id);
+		assert_true(json_num(must_get(line, "protocol", line)) ==
+			    x->version);
+		assert_true(json_num(must_get(line, "len", line)) == x->len);
+		assert_true(json_num(must_get(line, "seq", line)) == x->seq);
+		assert_true(json_num(must_get(line, "sysid", line)) ==
+			    x->sysid);
+		assert_true(json_num(must_get(line, "compid", line)) ==
+			    x->compid);
+		assert_memory_equal(must_get(line, "crc_ok", line), "true", 4);
+		const char *fields = must_get(line, "fields", line);
+		for (const struct fdesc *f = x->d->f; f->name; f++)
+			check_field(&x->m, f, must_get(fields, f->name, line),
+				    line);
+	}
+	assert_int_equal(i, n);
+	free(out);
+	free(input);
+	free(e);
+}
+
+struct one {
+	int n;
+	struct mavlink_frame f;
+};
+
+static void
+keep(const struct mavlink_frame *f, void *user)
+{
+	struct one *o = user;
+
+	o->n++;
+	o->f = *f;
+}
+
+static void
+test_we_decode_node(void **state)
+{
+	size_t n;
+	struct expect *e = make_cases(&n, 0xBADC0DEu);
+	char *input = malloc(n * 2048);
+	size_t len = 0;
+	(void)state;
+
+	assert_non_null(input);
+	for (size_t i = 0; i < n; i++) {
+		const struct expect *x = &e[i];
+		len += json_request(input + len, n * 2048 - len, x->d,
+				    x->version, x->seq, x->sysid, x->compid,
+				    &x->m);
+	}
+
+	char *out = run_peer("encode", input), *cursor = out, *line;
+	size_t i = 0;
+	for (; (line = next_line(&cursor)); i++) {
+		uint8_t frame[MAVLINK_MAX_FRAME];
+		struct mavlink_parser p;
+		struct one o = { 0 };
+		union anymsg got;
+
+		assert_true(i < n);
+		const struct expect *x = &e[i];
+		size_t k = strlen(line) / 2;
+		assert_true(k <= sizeof(frame));
+		for (size_t j = 0; j < k; j++) {
+			unsigned b;
+			assert_int_equal(sscanf(line + 2 * j, "%2x", &b), 1);
+			frame[j] = (uint8_t)b;
+		}
+		mavlink_parser_init(&p);
+		mavlink_parser_feed(&p, frame, k, keep, &o);
+		mavlink_parser_flush(&p);
+		if (o.n != 1)
+			fail_msg("node frame %zu (msgid %u v%d) not decoded: "
+				 "%s (bad crc %llu, truncated %llu)", i,
+				 x->d->id, x->version, line,
+				 (unsigned long long)p.stats.bad_crc,
+				 (unsigned long long)p.stats.truncated);
+		assert_int_equal(o.f.version, x->version);
+		assert_int_equal(o.f.msgid, x->d->id);
+		assert_int_equal(o.f.seq, x->seq);
+		assert_int_equal(o.f.sysid, x->sysid);
+		assert_int_equal(o.f.compid, x->compid);
+		x->d->unpack(o.f.payload, &got);
+		/* node-mavlink sends v1 with the extensions (the sheet's
+		 * pitfall), so even in v1 every field arrives. */
+		for (const struct fdesc *f = x->d->f; f->name; f++) {
+			size_t sz = f->t == STR ? f->len + 1 : type_size[f->t];
+			if (memcmp((const uint8_t *)&got + f->off,
+				   (const uint8_t *)&x->m + f->off, sz) != 0)
+				fail_msg("node frame %zu (msgid %u v%d): field "
+					 "%s differs: %s", i, x->d->id,
+					 x->version, f->name, line);
+		}
+	}
+	assert_int_equal(i, n);
+	free(out);
+	free(input);
+	free(e);
+}
+
+/* The sheet's vectors through node too: the peer agrees with the sheet,
+ * so a disagreement above is ours or node's, not the sheet's. */
+static void
+test_peer_matches_sheet(void **state)
+{
+	(void)state;
+	char *out = run_peer("encode",
+		"{\"name\":\"SCALED_PRESSURE\",\"protocol\":2,\"sysid\":1,"
+		"\"compid\":1,\"seq\":0,\"fields\":{\"time_boot_ms\":1000,"
+		"\"press_abs\":1013.25,\"temperature\":2500}}\n"
+		"{\"name\":\"HEARTBEAT\",\"protocol\":2,\"sysid\":1,"
+		"\"compid\":191,\"seq\":0,\"fields\":{\"type\":18,"
+		"\"autopilot\":8,\"mavlink_version\":3}}\n");
+	assert_string_equal(out,
+		"fd0e00000001011d0000e803000000507d4400000000c4095cd9\n"
+		"fd0900000001bf000000000000001208000003cfa5\n");
+	free(out);
+
+	out = run_peer("decode",
+		"fd0e01000001011d0000e803000000507d4400000000c409955002"
+		"00e06f9e751947d1a51cdc92\n"
+		"fd0e00000001011d0000e803000000507d4400000000c4095cd8\n");
+	char *cursor = out, *line = next_line(&cursor);
+	assert_non_null(line);
+	assert_true(json_num(must_get(line, "incompat", line)) == 1);
+	assert_memory_equal(must_get(line, "crc_ok", line), "true", 4);
+	line = next_line(&cursor);
+	assert_non_null(line);
+	assert_non_null(strstr(line, "\"error\":\"bad_crc\""));
+	free(out);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_peer_matches_sheet),
+		cmocka_unit_test(test_node_decodes_ours),
+		cmocka_unit_test(test_we_decode_node),
+	};
+	return cmocka_run_group_tests(tests, setup_peer, NULL);
+}
