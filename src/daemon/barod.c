@@ -244,8 +244,11 @@ due(double hz, uint64_t now_us, uint64_t *next_us)
 	if (!(hz > 0.0) || now_us < *next_us)
 		return false;
 	uint64_t period = (uint64_t)(1e6 / hz);
-	*next_us = (*next_us + period > now_us) ? *next_us + period
-						: now_us + period;
+	/* Keep the cadence from the first message on; after a gap (a rate
+	 * change, a stall) restart it from now rather than bursting. */
+	*next_us = (*next_us != 0 && *next_us + period > now_us)
+			   ? *next_us + period
+			   : now_us + period;
 	return true;
 }
 

@@ -128,6 +128,9 @@ wait_exit(pid_t pid)
 
 struct capture {
 	struct mavlink_parser parser;
+	unsigned v1_frames;
+	unsigned hil;
+	struct mavlink_hil_sensor last_hil;
 	unsigned count[256];	/* by msgid & 0xff */
 	unsigned frames;
 	int last_seq;
@@ -150,6 +153,11 @@ on_frame(const struct mavlink_frame *f, void *user)
 	c->last_seq = f->seq;
 	c->frames++;
 	c->count[f->msgid & 0xff]++;
+	c->v1_frames += f->version == 1;
+	if (f->msgid == MAVLINK_MSG_HIL_SENSOR) {
+		c->hil++;
+		mavlink_unpack_hil_sensor(f->payload, &c->last_hil);
+	}
 	int i = f->msgid == MAVLINK_MSG_SCALED_PRESSURE	   ? 0
 		: f->msgid == MAVLINK_MSG_SCALED_PRESSURE2 ? 1
 		: f->msgid == MAVLINK_MSG_SCALED_PRESSURE3 ? 2
@@ -443,6 +451,67 @@ test_faults_through_control(void **state)
 	free(l);
 }
 
+/* Per-message rates from the file, HIL_SENSOR, MAVLink 1. */
+static void
+test_rates_hil_and_v1(void **state)
+{
+	char conf[512], text[1024];
+	unsigned pa, pb;
+	struct capture ca, cb;
+	(void)state;
+
+	int fa = udp_listener(&pa), fb = udp_listener(&pb);
+	path_in_tmp(conf, sizeof(conf), "rates.conf");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sim\ncontrol = none\n"
+		 "[sim]\nSIM_BARO_RND = 0\nSIM_BARO_COUNT = 1\n"
+		 "profile = static:100\n"
+		 "[mavlink]\nscaled_pressure_hz = 10\nhil_sensor_hz = all\n"
+		 "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
+		 "[output b]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
+		 "scaled_pressure_hz = 0\nhil_sensor_hz = 0\nheartbeat_hz = 5\n",
+		 pa, pb);
+	write_file(conf, text);
+	capture_init(&ca);
+	capture_init(&cb);
+	pid_t pid = start_barod((const char *[]){ "-c", conf, "--duration",
+						  "2", NULL }, "rates.log");
+	assert_int_equal(wait_exit(pid), 0);
+	drain(fa, &ca);
+	drain(fb, &cb);
+
+	/* a: SCALED_PRESSURE at 10 Hz on barod's clock, HIL_SENSOR at 100. */
+	assert_true(ca.n0 >= 19 && ca.n0 <= 21);
+	for (unsigned k = 1; k < ca.n0; k++)
+		assert_int_equal(ca.time0[k] - ca.time0[k - 1], 100);
+	assert_int_equal(ca.hil, 200);
+	assert_int_equal(ca.last_hil.id, 0);
+	assert_int_equal(ca.last_hil.fields_updated, 0x1A00);
+	assert_float_exact(ca.last_hil.abs_pressure, ca.last_press_abs[0]);
+	assert_close_abs(ca.last_hil.pressure_alt, 100.0, 0.01);
+	assert_int_equal(ca.count[MAVLINK_MSG_HEARTBEAT], 2);
+	/* b: heartbeats only, 5 Hz. */
+	assert_int_equal(cb.count[MAVLINK_MSG_HEARTBEAT], 10);
+	assert_int_equal(cb.frames, 10);
+
+	/* protocol = 1: every frame goes out as MAVLink 1. */
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sim\ncontrol = none\n"
+		 "[mavlink]\nprotocol = 1\n"
+		 "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 pa);
+	write_file(conf, text);
+	capture_init(&ca);
+	pid = start_barod((const char *[]){ "-c", conf, "--duration", "0.5",
+					    NULL }, "v1.log");
+	assert_int_equal(wait_exit(pid), 0);
+	drain(fa, &ca);
+	assert_true(ca.frames >= 100);
+	assert_int_equal(ca.v1_frames, ca.frames);
+	close(fa);
+	close(fb);
+}
+
 /* SIGHUP re-reads the file: an unchanged output keeps its socket (its
  * sequence continues without a gap), a changed one moves, SIM_* values
  * changed in the file apply. */
@@ -574,16 +643,28 @@ test_serial_pty(void **state)
 						  NULL }, "serial.log");
 	capture_init(&cap);
 	uint8_t buf[4096];
-	for (int k = 0; k < 60; k++) {
+	/* Read until barod has exited and the line is quiet. */
+	const uint64_t deadline = now_ms() + 5000;
+	int status = -1;
+	for (;;) {
 		struct pollfd p = { master, POLLIN, 0 };
-		if (poll(&p, 1, 25) > 0) {
+		int ready = poll(&p, 1, 50);
+		if (ready > 0) {
 			ssize_t n = read(master, buf, sizeof(buf));
-			if (n > 0)
+			if (n > 0) {
 				mavlink_parser_feed(&cap.parser, buf, (size_t)n,
 						    on_frame, &cap);
+				continue;
+			}
 		}
+		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+			continue;
+		if (status >= 0 || now_ms() > deadline)
+			break;
 	}
-	assert_int_equal(wait_exit(pid), 0);
+	assert_true(status >= 0);
+	children[--n_children] = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_true(cap.count[MAVLINK_MSG_HEARTBEAT] >= 1);
 	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 50);
 	assert_int_equal(cap.parser.stats.bad_crc, 0);
@@ -671,6 +752,7 @@ main(void)
 		cmocka_unit_test_teardown(test_control_socket, kill_children),
 		cmocka_unit_test_teardown(test_faults_through_control,
 					  kill_children),
+		cmocka_unit_test_teardown(test_rates_hil_and_v1, kill_children),
 		cmocka_unit_test_teardown(test_sighup_reload, kill_children),
 		cmocka_unit_test_teardown(test_udp_server, kill_children),
 		cmocka_unit_test_teardown(test_serial_pty, kill_children),
