@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test-files.h"
 #include "test-util.h"
 
 struct result {
@@ -18,47 +19,6 @@ struct result {
 	char *out;
 	char *err;
 };
-
-static char *
-slurp(int fd)
-{
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-
-	assert_non_null(buf);
-	lseek(fd, 0, SEEK_SET);
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		assert_true(r >= 0);
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-	close(fd);
-	return buf;
-}
-
-static int
-temp_fd(const char *content)
-{
-	char path[] = "/tmp/baro-sim-test-XXXXXX";
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	unlink(path);
-	if (content) {
-		size_t len = strlen(content);
-		assert_int_equal(write(fd, content, len), (ssize_t)len);
-		lseek(fd, 0, SEEK_SET);
-	}
-	return fd;
-}
 
 /* Run baro-sim with args (NULL-terminated) and stdin text (may be NULL). */
 static struct result
@@ -89,8 +49,8 @@ run(const char *const *args, const char *input)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	close(in);
 	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	r.out = slurp(out);
-	r.err = slurp(err);
+	r.out = slurp_fd(out);
+	r.err = slurp_fd(err);
 	return r;
 }
 
@@ -99,17 +59,6 @@ result_free(struct result *r)
 {
 	free(r->out);
 	free(r->err);
-}
-
-/* Count output lines (the header included). */
-static int
-count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
 }
 
 struct row {

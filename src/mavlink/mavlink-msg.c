@@ -4,6 +4,8 @@
  * facts sheet's section 10, little-endian whatever the host.  Offsets are
  * written out as numbers so they can be checked against the sheet by eye.
  */
+#include <errno.h>
+
 #include "mavlink.h"
 
 #include <string.h>
@@ -359,4 +361,74 @@ mavlink_unpack_statustext(const uint8_t *pl, struct mavlink_statustext *m)
 	get_chars(pl + 1, 50, m->text);
 	m->id = get_u16(pl + 51);
 	m->chunk_seq = pl[53];
+}
+
+size_t
+mavlink_pack_msg(uint32_t msgid, const union mavlink_msg *m, uint8_t *pl)
+{
+	switch (msgid) {
+	case MAVLINK_MSG_HEARTBEAT:
+		return mavlink_pack_heartbeat(&m->hb, pl);
+	case MAVLINK_MSG_SCALED_PRESSURE:
+	case MAVLINK_MSG_SCALED_PRESSURE2:
+	case MAVLINK_MSG_SCALED_PRESSURE3:
+		return mavlink_pack_scaled_pressure(&m->sp, pl);
+	case MAVLINK_MSG_HIL_SENSOR:
+		return mavlink_pack_hil_sensor(&m->hil, pl);
+	case MAVLINK_MSG_PARAM_REQUEST_READ:
+		return mavlink_pack_param_request_read(&m->prr, pl);
+	case MAVLINK_MSG_PARAM_REQUEST_LIST:
+		return mavlink_pack_param_request_list(&m->prl, pl);
+	case MAVLINK_MSG_PARAM_VALUE:
+		return mavlink_pack_param_value(&m->pv, pl);
+	case MAVLINK_MSG_PARAM_SET:
+		return mavlink_pack_param_set(&m->ps, pl);
+	case MAVLINK_MSG_COMMAND_LONG:
+		return mavlink_pack_command_long(&m->cl, pl);
+	case MAVLINK_MSG_COMMAND_ACK:
+		return mavlink_pack_command_ack(&m->ca, pl);
+	case MAVLINK_MSG_STATUSTEXT:
+		return mavlink_pack_statustext(&m->st, pl);
+	}
+	return 0;
+}
+
+int
+mavlink_unpack_msg(uint32_t msgid, const uint8_t *pl, union mavlink_msg *m)
+{
+	switch (msgid) {
+	case MAVLINK_MSG_HEARTBEAT:
+		mavlink_unpack_heartbeat(pl, &m->hb);
+		return 0;
+	case MAVLINK_MSG_SCALED_PRESSURE:
+	case MAVLINK_MSG_SCALED_PRESSURE2:
+	case MAVLINK_MSG_SCALED_PRESSURE3:
+		mavlink_unpack_scaled_pressure(pl, &m->sp);
+		return 0;
+	case MAVLINK_MSG_HIL_SENSOR:
+		mavlink_unpack_hil_sensor(pl, &m->hil);
+		return 0;
+	case MAVLINK_MSG_PARAM_REQUEST_READ:
+		mavlink_unpack_param_request_read(pl, &m->prr);
+		return 0;
+	case MAVLINK_MSG_PARAM_REQUEST_LIST:
+		mavlink_unpack_param_request_list(pl, &m->prl);
+		return 0;
+	case MAVLINK_MSG_PARAM_VALUE:
+		mavlink_unpack_param_value(pl, &m->pv);
+		return 0;
+	case MAVLINK_MSG_PARAM_SET:
+		mavlink_unpack_param_set(pl, &m->ps);
+		return 0;
+	case MAVLINK_MSG_COMMAND_LONG:
+		mavlink_unpack_command_long(pl, &m->cl);
+		return 0;
+	case MAVLINK_MSG_COMMAND_ACK:
+		mavlink_unpack_command_ack(pl, &m->ca);
+		return 0;
+	case MAVLINK_MSG_STATUSTEXT:
+		mavlink_unpack_statustext(pl, &m->st);
+		return 0;
+	}
+	return -ENOENT;
 }

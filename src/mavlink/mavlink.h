@@ -223,6 +223,28 @@ struct mavlink_statustext {
 	uint8_t chunk_seq;
 };
 
+/* Any known message, for code that handles several by msgid. */
+union mavlink_msg {
+	struct mavlink_heartbeat hb;
+	struct mavlink_scaled_pressure sp;	/* SCALED_PRESSURE/2/3 */
+	struct mavlink_hil_sensor hil;
+	struct mavlink_param_request_read prr;
+	struct mavlink_param_request_list prl;
+	struct mavlink_param_value pv;
+	struct mavlink_param_set ps;
+	struct mavlink_command_long cl;
+	struct mavlink_command_ack ca;
+	struct mavlink_statustext st;
+};
+
+/* Pack or unpack by msgid through the functions below: the full length,
+ * or 0 / -ENOENT for an id this codec does not know. */
+size_t
+mavlink_pack_msg(uint32_t msgid, const union mavlink_msg *m, uint8_t *pl);
+
+int
+mavlink_unpack_msg(uint32_t msgid, const uint8_t *pl, union mavlink_msg *m);
+
 /* Each pack writes the full-length payload (info->len bytes) and returns
  * that length; each unpack reads a zero-filled payload. */
 size_t mavlink_pack_heartbeat(const struct mavlink_heartbeat *m, uint8_t *pl);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mavlink.h"
+#include "test-files.h"
 #include "test-util.h"
 
 static char tmpdir[256];
@@ -215,16 +216,6 @@ capture_for(int fd, struct capture *c, unsigned ms)
 		poll(&p, 1, (int)(end - t));
 		drain(fd, c);
 	}
-}
-
-static int
-count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
 }
 
 /* ------------------------------------------------------------------ */

@@ -36,62 +36,31 @@ fnv(uint32_t h, const void *data, size_t len)
 static void
 unpack_any(const struct mavlink_frame *f)
 {
-	union {
-		struct mavlink_heartbeat hb;
-		struct mavlink_scaled_pressure sp;
-		struct mavlink_hil_sensor hil;
-		struct mavlink_param_request_read prr;
-		struct mavlink_param_request_list prl;
-		struct mavlink_param_value pv;
-		struct mavlink_param_set ps;
-		struct mavlink_command_long cl;
-		struct mavlink_command_ack ca;
-		struct mavlink_statustext st;
-	} m;
+	union mavlink_msg m;
 
+	/* Only known messages are delivered. */
+	if (mavlink_unpack_msg(f->msgid, f->payload, &m) < 0)
+		abort();
+	/* Unpacked strings stay terminated whatever the bytes were. */
 	switch (f->msgid) {
-	case MAVLINK_MSG_HEARTBEAT:
-		mavlink_unpack_heartbeat(f->payload, &m.hb);
-		break;
-	case MAVLINK_MSG_SCALED_PRESSURE:
-	case MAVLINK_MSG_SCALED_PRESSURE2:
-	case MAVLINK_MSG_SCALED_PRESSURE3:
-		mavlink_unpack_scaled_pressure(f->payload, &m.sp);
-		break;
-	case MAVLINK_MSG_HIL_SENSOR:
-		mavlink_unpack_hil_sensor(f->payload, &m.hil);
-		break;
 	case MAVLINK_MSG_PARAM_REQUEST_READ:
-		mavlink_unpack_param_request_read(f->payload, &m.prr);
 		if (m.prr.param_id[16] != '\0')
 			abort();
 		break;
-	case MAVLINK_MSG_PARAM_REQUEST_LIST:
-		mavlink_unpack_param_request_list(f->payload, &m.prl);
-		break;
 	case MAVLINK_MSG_PARAM_VALUE:
-		mavlink_unpack_param_value(f->payload, &m.pv);
 		if (strlen(m.pv.param_id) > 16)
 			abort();
 		break;
 	case MAVLINK_MSG_PARAM_SET:
-		mavlink_unpack_param_set(f->payload, &m.ps);
 		if (strlen(m.ps.param_id) > 16)
 			abort();
 		break;
-	case MAVLINK_MSG_COMMAND_LONG:
-		mavlink_unpack_command_long(f->payload, &m.cl);
-		break;
-	case MAVLINK_MSG_COMMAND_ACK:
-		mavlink_unpack_command_ack(f->payload, &m.ca);
-		break;
 	case MAVLINK_MSG_STATUSTEXT:
-		mavlink_unpack_statustext(f->payload, &m.st);
 		if (strlen(m.st.text) > 50)
 			abort();
 		break;
 	default:
-		abort();	/* only known messages are delivered */
+		break;
 	}
 }
 

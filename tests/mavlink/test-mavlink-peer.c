@@ -15,50 +15,10 @@
 #include <unistd.h>
 
 #include "mavlink.h"
+#include "test-files.h"
 #include "test-util.h"
 
 /* ---- running the peer ---------------------------------------------- */
-
-static char *
-slurp_fd(int fd)
-{
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-
-	assert_non_null(buf);
-	lseek(fd, 0, SEEK_SET);
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		assert_true(r >= 0);
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-	close(fd);
-	return buf;
-}
-
-static int
-temp_fd(const char *content)
-{
-	char path[] = "/tmp/mavlink-peer-test-XXXXXX";
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	unlink(path);
-	if (content) {
-		size_t len = strlen(content);
-		assert_int_equal(write(fd, content, len), (ssize_t)len);
-		lseek(fd, 0, SEEK_SET);
-	}
-	return fd;
-}
 
 struct run {
 	int status;	/* exit status; 127 when node could not be run */
@@ -277,24 +237,10 @@ struct fdesc {
 	bool ext;
 };
 
-union anymsg {
-	struct mavlink_heartbeat hb;
-	struct mavlink_scaled_pressure sp;
-	struct mavlink_hil_sensor hil;
-	struct mavlink_param_request_read prr;
-	struct mavlink_param_request_list prl;
-	struct mavlink_param_value pv;
-	struct mavlink_param_set ps;
-	struct mavlink_command_long cl;
-	struct mavlink_command_ack ca;
-	struct mavlink_statustext st;
-};
 
 struct mdesc {
 	uint32_t id;
 	const struct fdesc *f;
-	size_t (*pack)(const union anymsg *m, uint8_t *pl);
-	void (*unpack)(const uint8_t *pl, union anymsg *m);
 };
 
 #define FD(s, n, t) { #n, offsetof(struct s, n), t, 0, false }
@@ -380,46 +326,20 @@ static const struct fdesc d_st[] = {
 	FX(mavlink_statustext, chunk_seq, U8), FEND
 };
 
-/* The pack/unpack functions, through the union. */
-#define WRAP(n, member)                                                        \
-	static size_t pk_##n(const union anymsg *m, uint8_t *pl)               \
-	{                                                                      \
-		return mavlink_pack_##n(&m->member, pl);                       \
-	}                                                                      \
-	static void up_##n(const uint8_t *pl, union anymsg *m)                 \
-	{                                                                      \
-		mavlink_unpack_##n(pl, &m->member);                            \
-	}
-
-WRAP(heartbeat, hb)
-WRAP(scaled_pressure, sp)
-WRAP(hil_sensor, hil)
-WRAP(param_request_read, prr)
-WRAP(param_request_list, prl)
-WRAP(param_value, pv)
-WRAP(param_set, ps)
-WRAP(command_long, cl)
-WRAP(command_ack, ca)
-WRAP(statustext, st)
 
 static const struct mdesc msgs[] = {
-	{ MAVLINK_MSG_HEARTBEAT, d_hb, pk_heartbeat, up_heartbeat },
-	{ MAVLINK_MSG_PARAM_REQUEST_READ, d_prr, pk_param_request_read,
-	  up_param_request_read },
-	{ MAVLINK_MSG_PARAM_REQUEST_LIST, d_prl, pk_param_request_list,
-	  up_param_request_list },
-	{ MAVLINK_MSG_PARAM_VALUE, d_pv, pk_param_value, up_param_value },
-	{ MAVLINK_MSG_PARAM_SET, d_ps, pk_param_set, up_param_set },
-	{ MAVLINK_MSG_SCALED_PRESSURE, d_sp, pk_scaled_pressure,
-	  up_scaled_pressure },
-	{ MAVLINK_MSG_COMMAND_LONG, d_cl, pk_command_long, up_command_long },
-	{ MAVLINK_MSG_COMMAND_ACK, d_ca, pk_command_ack, up_command_ack },
-	{ MAVLINK_MSG_HIL_SENSOR, d_hil, pk_hil_sensor, up_hil_sensor },
-	{ MAVLINK_MSG_SCALED_PRESSURE2, d_sp, pk_scaled_pressure,
-	  up_scaled_pressure },
-	{ MAVLINK_MSG_SCALED_PRESSURE3, d_sp, pk_scaled_pressure,
-	  up_scaled_pressure },
-	{ MAVLINK_MSG_STATUSTEXT, d_st, pk_statustext, up_statustext },
+	{ MAVLINK_MSG_HEARTBEAT, d_hb },
+	{ MAVLINK_MSG_PARAM_REQUEST_READ, d_prr },
+	{ MAVLINK_MSG_PARAM_REQUEST_LIST, d_prl },
+	{ MAVLINK_MSG_PARAM_VALUE, d_pv },
+	{ MAVLINK_MSG_PARAM_SET, d_ps },
+	{ MAVLINK_MSG_SCALED_PRESSURE, d_sp },
+	{ MAVLINK_MSG_COMMAND_LONG, d_cl },
+	{ MAVLINK_MSG_COMMAND_ACK, d_ca },
+	{ MAVLINK_MSG_HIL_SENSOR, d_hil },
+	{ MAVLINK_MSG_SCALED_PRESSURE2, d_sp },
+	{ MAVLINK_MSG_SCALED_PRESSURE3, d_sp },
+	{ MAVLINK_MSG_STATUSTEXT, d_st },
 };
 
 #define N_MSGS (sizeof(msgs) / sizeof(msgs[0]))
@@ -471,7 +391,7 @@ set_int(uint8_t *p, enum ftype t, long long v)
  * floats of any exponent, strings up to the full width), 1 all zero
  * (the v2 len-1 case), 2 the extremes. */
 static void
-fill(union anymsg *m, const struct fdesc *f, int kind, uint32_t *seed)
+fill(union mavlink_msg *m, const struct fdesc *f, int kind, uint32_t *seed)
 {
 	static const long long lo[] = { 0, 0, INT16_MIN, 0, INT32_MIN };
 	static const long long span[] = { 256, 65536, 65536, 1LL << 32,
@@ -517,7 +437,7 @@ fill(union anymsg *m, const struct fdesc *f, int kind, uint32_t *seed)
 }
 
 static void
-zero_extensions(union anymsg *m, const struct fdesc *f)
+zero_extensions(union mavlink_msg *m, const struct fdesc *f)
 {
 	for (; f->name; f++) {
 		if (f->ext)
@@ -527,7 +447,7 @@ zero_extensions(union anymsg *m, const struct fdesc *f)
 
 /* Compare one field of ours with the JSON value node reported. */
 static void
-check_field(const union anymsg *m, const struct fdesc *f, const char *v,
+check_field(const union mavlink_msg *m, const struct fdesc *f, const char *v,
 	    const char *line)
 {
 	const uint8_t *p = (const uint8_t *)m + f->off;
@@ -600,7 +520,7 @@ json_field(char *out, size_t cap, const uint8_t *p, const struct fdesc *f)
 static size_t
 json_request(char *out, size_t cap, const struct mdesc *d, int version,
 	     uint8_t seq, uint8_t sysid, uint8_t compid,
-	     const union anymsg *m)
+	     const union mavlink_msg *m)
 {
 	size_t n = (size_t)snprintf(out, cap,
 				    "{\"msgid\":%u,\"protocol\":%d,\"seq\":%u,"
@@ -626,7 +546,7 @@ struct expect {
 	const struct mdesc *d;
 	int version;
 	uint8_t seq, sysid, compid, len;
-	union anymsg m;
+	union mavlink_msg m;
 };
 
 /* Each message in every kind of values, v1 and v2. */
@@ -687,7 +607,7 @@ test_node_decodes_ours(void **state)
 	for (size_t i = 0; i < n; i++) {
 		uint8_t pl[MAVLINK_MAX_PAYLOAD], f[MAVLINK_MAX_FRAME];
 		struct expect *x = &e[i];
-		x->d->pack(&x->m, pl);
+		mavlink_pack_msg(x->d->id, &x->m, pl);
 		int k = mavlink_frame_encode(f, x->version, x->seq, x->sysid,
 					     x->compid, x->d->id, pl);
 		assert_true(k > 0);
@@ -773,7 +693,7 @@ test_we_decode_node(void **state)
 		uint8_t frame[MAVLINK_MAX_FRAME];
 		struct mavlink_parser p;
 		struct one o = { 0 };
-		union anymsg got;
+		union mavlink_msg got;
 
 		assert_true(i < n);
 		const struct expect *x = &e[i];
@@ -798,7 +718,7 @@ test_we_decode_node(void **state)
 		assert_int_equal(o.f.seq, x->seq);
 		assert_int_equal(o.f.sysid, x->sysid);
 		assert_int_equal(o.f.compid, x->compid);
-		x->d->unpack(o.f.payload, &got);
+		mavlink_unpack_msg(x->d->id, o.f.payload, &got);
 		/* node-mavlink sends v1 with the extensions (the sheet's
 		 * pitfall), so even in v1 every field arrives. */
 		for (const struct fdesc *f = x->d->f; f->name; f++) {

@@ -626,49 +626,17 @@ test_encode_errors(void **state)
 /* One message of each type with every field non-zero and distinct. */
 struct sample {
 	uint32_t msgid;
-	union {
-		struct mavlink_heartbeat hb;
-		struct mavlink_scaled_pressure sp;
-		struct mavlink_hil_sensor hil;
-		struct mavlink_param_request_read prr;
-		struct mavlink_param_request_list prl;
-		struct mavlink_param_value pv;
-		struct mavlink_param_set ps;
-		struct mavlink_command_long cl;
-		struct mavlink_command_ack ca;
-		struct mavlink_statustext st;
-	} m;
+	union mavlink_msg m;
 };
 
 static size_t
 sample_pack(const struct sample *s, uint8_t *pl)
 {
-	switch (s->msgid) {
-	case MAVLINK_MSG_HEARTBEAT:
-		return mavlink_pack_heartbeat(&s->m.hb, pl);
-	case MAVLINK_MSG_SCALED_PRESSURE:
-	case MAVLINK_MSG_SCALED_PRESSURE2:
-	case MAVLINK_MSG_SCALED_PRESSURE3:
-		return mavlink_pack_scaled_pressure(&s->m.sp, pl);
-	case MAVLINK_MSG_HIL_SENSOR:
-		return mavlink_pack_hil_sensor(&s->m.hil, pl);
-	case MAVLINK_MSG_PARAM_REQUEST_READ:
-		return mavlink_pack_param_request_read(&s->m.prr, pl);
-	case MAVLINK_MSG_PARAM_REQUEST_LIST:
-		return mavlink_pack_param_request_list(&s->m.prl, pl);
-	case MAVLINK_MSG_PARAM_VALUE:
-		return mavlink_pack_param_value(&s->m.pv, pl);
-	case MAVLINK_MSG_PARAM_SET:
-		return mavlink_pack_param_set(&s->m.ps, pl);
-	case MAVLINK_MSG_COMMAND_LONG:
-		return mavlink_pack_command_long(&s->m.cl, pl);
-	case MAVLINK_MSG_COMMAND_ACK:
-		return mavlink_pack_command_ack(&s->m.ca, pl);
-	case MAVLINK_MSG_STATUSTEXT:
-		return mavlink_pack_statustext(&s->m.st, pl);
-	}
-	fail_msg("no pack for %u", s->msgid);
-	return 0;
+	size_t n = mavlink_pack_msg(s->msgid, &s->m, pl);
+
+	if (n == 0)
+		fail_msg("no pack for %u", s->msgid);
+	return n;
 }
 
 static void
@@ -676,41 +644,8 @@ sample_unpack(uint32_t msgid, const uint8_t *pl, struct sample *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->msgid = msgid;
-	switch (msgid) {
-	case MAVLINK_MSG_HEARTBEAT:
-		mavlink_unpack_heartbeat(pl, &s->m.hb);
-		return;
-	case MAVLINK_MSG_SCALED_PRESSURE:
-	case MAVLINK_MSG_SCALED_PRESSURE2:
-	case MAVLINK_MSG_SCALED_PRESSURE3:
-		mavlink_unpack_scaled_pressure(pl, &s->m.sp);
-		return;
-	case MAVLINK_MSG_HIL_SENSOR:
-		mavlink_unpack_hil_sensor(pl, &s->m.hil);
-		return;
-	case MAVLINK_MSG_PARAM_REQUEST_READ:
-		mavlink_unpack_param_request_read(pl, &s->m.prr);
-		return;
-	case MAVLINK_MSG_PARAM_REQUEST_LIST:
-		mavlink_unpack_param_request_list(pl, &s->m.prl);
-		return;
-	case MAVLINK_MSG_PARAM_VALUE:
-		mavlink_unpack_param_value(pl, &s->m.pv);
-		return;
-	case MAVLINK_MSG_PARAM_SET:
-		mavlink_unpack_param_set(pl, &s->m.ps);
-		return;
-	case MAVLINK_MSG_COMMAND_LONG:
-		mavlink_unpack_command_long(pl, &s->m.cl);
-		return;
-	case MAVLINK_MSG_COMMAND_ACK:
-		mavlink_unpack_command_ack(pl, &s->m.ca);
-		return;
-	case MAVLINK_MSG_STATUSTEXT:
-		mavlink_unpack_statustext(pl, &s->m.st);
-		return;
-	}
-	fail_msg("no unpack for %u", msgid);
+	if (mavlink_unpack_msg(msgid, pl, &s->m) < 0)
+		fail_msg("no unpack for %u", msgid);
 }
 
 /* What a v1 receiver sees: the extension fields are not sent. */
