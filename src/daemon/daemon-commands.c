@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The control socket's commands (baroctl is the client). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "util-strings.h"
+
+static void
+cmd_status(struct daemon *d, FILE *out)
+{
+	char desc[256];
+
+	fprintf(out, "time %.2f s, wake-ups %" PRIu64 "\n",
+		(double)d->ticks * TICK_MS * 1e-3, d->loop.wakeups);
+	for (int i = 0; i < d->sim.params.baro_count; i++) {
+		const struct sim_baro_params *b = &d->sim.params.baro[i];
+		fprintf(out,
+			"baro %d %s samples %" PRIu64 " rnd %g drift %g "
+			"glitch %g freeze %d delay %d disable %d\n",
+			i, baro_sitl_healthy(&d->sim, (unsigned)i) ? "healthy"
+								   : "unhealthy",
+			d->samples[i], (double)b->rnd, (double)b->drift,
+			(double)b->glitch, b->freeze, b->delay, b->disable);
+	}
+	for (int i = 0; i < d->sim.params.baro_count; i++) {
+		char fault[64];
+		fault_spec_format(d->overlay.inst[i].spec, fault, sizeof(fault));
+		fprintf(out, "baro %d overlay %s withheld %" PRIu64 "\n", i,
+			fault, d->withheld[i]);
+	}
+	if (d->run) {
+		char t[32];
+		scenario_format_ms(d->ticks * TICK_MS - d->scenario_start_ms, t,
+				   sizeof(t));
+		fprintf(out, "scenario %s at %s\n", d->scenario_name, t);
+	}
+	for (size_t i = 0; i < d->n_outputs; i++) {
+		const struct output_stats *s = &d->outputs[i].stats;
+		fprintf(out,
+			"output %s sent %" PRIu64 " dropped %" PRIu64
+			" no-peer %" PRIu64 " received %" PRIu64 "\n",
+			output_describe(&d->outputs[i], desc, sizeof(desc)),
+			s->frames_sent, s->frames_dropped, s->frames_no_peer,
+			s->frames_received);
+	}
+	fprintf(out, "ok\n");
+}
+
+/* Apply a parameter change from any local source and tell the GCS. */
+static int
+set_param(struct daemon *d, const char *name, const char *value, FILE *out)
+{
+	char assignment[256], msg[256];
+	int idx = sim_param_find(name);
+
+	snprintf(assignment, sizeof(assignment), "%s=%s", name, value);
+	float old = idx >= 0 ? sim_param_get(&d->sim.params, (size_t)idx) : 0;
+	if (sim_param_assign(&d->sim.params, assignment, msg, sizeof(msg)) < 0) {
+		fprintf(out, "error %s\n", msg);
+		return -EINVAL;
+	}
+	float now = sim_param_get(&d->sim.params, (size_t)idx);
+	uint8_t pl[MAVLINK_MAX_PAYLOAD];
+	param_service_value(&d->ps, (size_t)idx, pl);
+	daemon_send_all(d, MAVLINK_MSG_PARAM_VALUE, pl);
+	snprintf(msg, sizeof(msg), "%s %g -> %g", name, (double)old,
+		 (double)now);
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (control)", msg);
+	param_service_statustext(MAV_SEVERITY_NOTICE, msg, pl);
+	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
+	fprintf(out, "ok %s\n", msg);
+	return 0;
+}
+
+static void
+cmd_inject(struct daemon *d, int argc, char **argv, FILE *out)
+{
+	char err[128];
+	unsigned type = 8;
+	uint64_t inst;
+	double value = NAN;
+
+	for (unsigned t = 0; t < 8; t++) {
+		if (strcmp(argv[1], daemon_px4_types[t]) == 0)
+			type = t;
+	}
+	if (type == 8) {
+		fprintf(out, "error unknown fault '%s' (ok off stuck garbage "
+			     "wrong slow delayed intermittent)\n", argv[1]);
+		return;
+	}
+	if (str_to_u64(argv[2], &inst) < 0 ||
+	    inst >= (uint64_t)d->sim.params.baro_count) {
+		fprintf(out, "error no baro instance '%s' (0..%d)\n", argv[2],
+			d->sim.params.baro_count - 1);
+		return;
+	}
+	if (argc == 4 && (str_to_double(argv[3], &value) < 0 || isnan(value))) {
+		fprintf(out, "error '%s' is not a number\n", argv[3]);
+		return;
+	}
+	if (daemon_inject(d, type, (unsigned)inst, value, err, sizeof(err)) < 0)
+		fprintf(out, "error %s\n", err);
+	else
+		fprintf(out, "ok %s on baro %u\n", daemon_px4_types[type],
+			(unsigned)inst);
+}
+
+void
+daemon_command(void *user, const char *line, FILE *out)
+{
+	struct daemon *d = user;
+	char buf[CONTROL_MAX_LINE + 1];
+	char *argv[8];
+	int argc = 0;
+	char *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *t = strtok_r(buf, " \t", &save); t && argc < 8;
+	     t = strtok_r(NULL, " \t", &save))
+		argv[argc++] = t;
+
+	if (argc == 0) {
+		fprintf(out, "error empty command\n");
+	} else if (strcmp(argv[0], "status") == 0 && argc == 1) {
+		cmd_status(d, out);
+	} else if (strcmp(argv[0], "get") == 0 && argc <= 2) {
+		for (size_t i = 0; i < sim_param_count(); i++) {
+			const char *name = sim_param_info(i)->name;
+			if (argc == 2 && strcmp(argv[1], name) != 0)
+				continue;
+			fprintf(out, "%s %g\n", name,
+				(double)sim_param_get(&d->sim.params, i));
+		}
+		if (argc == 2 && sim_param_find(argv[1]) < 0)
+			fprintf(out, "error unknown parameter '%s' (did you "
+				     "mean %s?)\n",
+				argv[1], sim_param_closest(argv[1]));
+		else
+			fprintf(out, "ok\n");
+	} else if (strcmp(argv[0], "set") == 0 && argc == 3) {
+		(void)set_param(d, argv[1], argv[2], out);
+	} else if (strcmp(argv[0], "inject") == 0 && (argc == 3 || argc == 4)) {
+		cmd_inject(d, argc, argv, out);
+	} else if (strcmp(argv[0], "scenario") == 0 && argc == 3 &&
+		   strcmp(argv[1], "load") == 0) {
+		char err[512];
+		if (daemon_scenario_start(d, argv[2], err, sizeof(err)) < 0)
+			fprintf(out, "error %s\n", err);
+		else
+			fprintf(out, "ok scenario %s started\n", argv[2]);
+	} else if (strcmp(argv[0], "scenario") == 0 && argc == 2 &&
+		   strcmp(argv[1], "stop") == 0) {
+		bool running = d->run != NULL;
+		daemon_scenario_stop(d);
+		fprintf(out, running ? "ok scenario stopped, faults restored\n"
+				     : "ok no scenario was running\n");
+	} else {
+		fprintf(out, "error unknown command '%s' (status, get [NAME], "
+			     "set NAME VALUE, inject TYPE INSTANCE [VALUE], "
+			     "scenario load FILE, scenario stop)\n", line);
+	}
+}

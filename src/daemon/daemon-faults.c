@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Faults at run time: scenario files and one-off PX4-style injections. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+
+static void
+report_events(struct daemon *d, const struct scenario_event *ev, int n)
+{
+	char text[200], when[32];
+
+	for (int i = 0; i < n; i++) {
+		scenario_format_ms(ev[i].time_ms, when, sizeof(when));
+		int len = snprintf(text, sizeof(text), "t=%s ", when);
+		scenario_event_format(&ev[i], text + len,
+				      sizeof(text) - (size_t)len);
+		daemon_announce(d, MAV_SEVERITY_NOTICE, text);
+	}
+}
+
+static void
+scenario_free(struct daemon *d)
+{
+	free(d->scenario);
+	free(d->run);
+	d->scenario = NULL;
+	d->run = NULL;
+}
+
+/* Before each emulator call: whatever the scenario has due by now. */
+void
+daemon_scenario_step(struct daemon *d, uint32_t now_ms)
+{
+	struct scenario_event ev[SCENARIO_EVENTS_MIN];
+
+	(void)now_ms;
+	if (!d->run)
+		return;
+	const uint64_t t = d->ticks * TICK_MS - d->scenario_start_ms;
+	do {
+		int n = scenario_step(d->run, t, &d->sim, &d->overlay, ev,
+				      SCENARIO_EVENTS_MIN);
+		if (n < 0)
+			break;
+		report_events(d, ev, n);
+	} while (scenario_run_due(d->run, t));
+	if (scenario_run_finished(d->run)) {
+		log_msg(&d->log, LOG_LEVEL_NOTICE, "scenario %s finished",
+			d->scenario_name);
+		scenario_free(d);
+	}
+}
+
+void
+daemon_scenario_stop(struct daemon *d)
+{
+	struct scenario_event ev[SCENARIO_EVENTS_MIN];
+
+	if (!d->run)
+		return;
+	const uint64_t t = d->ticks * TICK_MS - d->scenario_start_ms;
+	int n = scenario_run_stop(d->run, t, &d->sim, &d->overlay, ev,
+				  SCENARIO_EVENTS_MIN);
+	if (n > 0)
+		report_events(d, ev, n);
+	scenario_free(d);
+}
+
+/* Load and start a scenario on the daemon's clock, replacing (and so
+ * restoring) any running one.  err gets FILE:LINE: reason. */
+int
+daemon_scenario_start(struct daemon *d, const char *path, char *err, size_t errlen)
+{
+	struct scenario *sc = malloc(sizeof(*sc));
+	struct scenario_run *run = malloc(sizeof(*run));
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (!sc || !run || !f) {
+		snprintf(err, errlen, "%s: %s", path,
+			 f ? "out of memory" : strerror(errno));
+		rc = f ? -ENOMEM : -errno;
+		goto fail;
+	}
+	rc = scenario_load(sc, f, path, err, errlen);
+	fclose(f);
+	f = NULL;
+	if (rc < 0)
+		goto fail;
+
+	daemon_scenario_stop(d);
+	d->scenario = sc;
+	d->run = run;
+	snprintf(d->scenario_name, sizeof(d->scenario_name), "%s", path);
+	d->scenario_start_ms = d->ticks * TICK_MS;
+	scenario_run_init(run, sc, &d->sim, (uint32_t)d->scenario_start_ms);
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "scenario %s started (%zu actions)",
+		path, sc->count);
+	return 0;
+fail:
+	if (f)
+		fclose(f);
+	free(sc);
+	free(run);
+	return rc;
+}
+
+/* PX4's failure types for baros, as MAV_CMD_INJECT_FAILURE numbers them. */
+const char *const daemon_px4_types[] = {
+	"ok", "off", "stuck", "garbage", "wrong", "slow", "delayed",
+	"intermittent",
+};
+
+/*
+ * Inject a PX4-style fault on one instance now, outside any scenario.
+ * value: wrong = metres (default 20), delayed = ms (default 300),
+ * slow = publish every Nth (default 10); NAN for the default.  "ok" puts
+ * the instance's parameters back to the configured ones, clears its
+ * overlay fault and forgets its drift.
+ */
+int
+daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *err,
+       size_t errlen)
+{
+	struct sim_baro_params *b = &d->sim.params.baro[i];
+	struct fault_spec none = { FAULT_NONE, 0 };
+	char text[120];
+
+	if (i >= BARO_MAX_INSTANCES || type >= 8) {
+		snprintf(err, errlen, "no instance %u or fault type %u", i, type);
+		return -EINVAL;
+	}
+	switch (type) {
+	case 0:
+		*b = d->cfg.params.baro[i];
+		baro_sitl_reset_drift(&d->sim, i, (uint32_t)(d->ticks * TICK_MS));
+		(void)fault_overlay_set(&d->overlay, i, none);
+		break;
+	case 1:
+		b->disable = 1;
+		break;
+	case 2:
+		b->freeze = 1;
+		break;
+	case 4:
+		b->glitch = isnan(value) ? (float)SCENARIO_PX4_WRONG_M
+					 : (float)value;
+		break;
+	case 6:
+		if (!isnan(value) &&
+		    !(value >= 0 && value <= SCENARIO_DELAY_MAX_MS)) {
+			snprintf(err, errlen, "delayed: %g ms is not 0..%d",
+				 value, SCENARIO_DELAY_MAX_MS);
+			return -EINVAL;
+		}
+		b->delay = (int16_t)(isnan(value) ? SCENARIO_PX4_DELAYED_MS
+						  : value);
+		break;
+	default: {
+		struct fault_spec spec = {
+			type == 3 ? FAULT_GARBAGE
+			: type == 5 ? FAULT_SLOW
+				    : FAULT_INTERMITTENT,
+			type == 5 ? (isnan(value) ? FAULT_SLOW_DEFAULT
+						  : (uint32_t)value)
+				  : 0,
+		};
+		if (type == 5 && !isnan(value) &&
+		    !(value >= FAULT_SLOW_MIN && value <= FAULT_SLOW_MAX)) {
+			snprintf(err, errlen, "slow: every %g is not %u..%u",
+				 value, FAULT_SLOW_MIN, FAULT_SLOW_MAX);
+			return -EINVAL;
+		}
+		if (fault_overlay_set(&d->overlay, i, spec) < 0) {
+			snprintf(err, errlen, "cannot set %s", daemon_px4_types[type]);
+			return -EINVAL;
+		}
+	}
+	}
+	snprintf(text, sizeof(text), "inject %s on baro %u", daemon_px4_types[type], i);
+	daemon_announce(d, MAV_SEVERITY_WARNING, text);
+	return 0;
+}
+
+/* MAV_CMD_INJECT_FAILURE for the baro unit; PX4 numbers instances from 1
+ * and uses 0 for all of them. */
+uint8_t
+daemon_mavlink_inject(void *user, unsigned type, unsigned instance)
+{
+	struct daemon *d = user;
+	char err[128];
+	unsigned lo = instance == 0 ? 0 : instance - 1;
+	unsigned hi = instance == 0 ? (unsigned)d->sim.params.baro_count
+				    : instance;
+
+	if (type >= 8 || instance > BARO_MAX_INSTANCES)
+		return MAV_RESULT_DENIED;
+	for (unsigned i = lo; i < hi; i++) {
+		if (daemon_inject(d, type, i, NAN, err, sizeof(err)) < 0)
+			return MAV_RESULT_FAILED;
+	}
+	return MAV_RESULT_ACCEPTED;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The daemon's state and the pieces of barod.c's loop that live in their
+ * own files: publishing (daemon-publish.c), faults from scenarios and
+ * injections (daemon-faults.c), control socket commands
+ * (daemon-commands.c).  One struct daemon exists, owned by main().
+ */
+#ifndef BAROD_DAEMON_H
+#define BAROD_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "baro-sitl.h"
+#include "config.h"
+#include "control.h"
+#include "event-loop.h"
+#include "faults.h"
+#include "log.h"
+#include "output.h"
+#include "param-service.h"
+#include "scenario.h"
+
+#define TICK_MS 10u
+
+/* Command-line settings, kept so SIGHUP can lay them over the re-read file. */
+struct cli {
+	const char *config_path;
+	bool config_required;
+	bool sim;
+	const char *profile;
+	const char *home_alt;
+	const char *atmosphere;
+	const char *seed;
+	const char *sysid, *compid;
+	const char *record;
+	const char *control;
+	const char *scenario;
+	const char *params[64];
+	size_t n_params;
+	struct config_output outputs[CONFIG_MAX_OUTPUTS];
+	size_t n_outputs;
+	bool check_config;
+	double duration_s;
+	int verbosity;
+};
+
+struct daemon {
+	struct cli cli;
+	struct config cfg;
+	struct logger log;
+	struct event_loop loop;
+	struct baro_sitl sim;
+	struct param_service ps;
+
+	struct output outputs[CONFIG_MAX_OUTPUTS];
+	size_t n_outputs;
+
+	struct control control;
+	bool have_control;
+	struct event_source timer, signals;
+	uint64_t ticks;		/* timer expirations since start */
+	uint64_t end_ticks;	/* 0 = run until signalled */
+
+	struct fault_overlay overlay;
+	/* The running scenario, if any (both about 90 KB: heap). */
+	struct scenario *scenario;
+	struct scenario_run *run;
+	char scenario_name[256];
+	uint64_t scenario_start_ms;
+
+	FILE *record;
+	uint64_t samples[BARO_MAX_INSTANCES];
+	uint64_t withheld[BARO_MAX_INSTANCES];	/* by the fault overlay */
+	uint64_t skipped_ticks;
+	uint64_t record_errors;
+	uint64_t last_flush_tick;
+};
+
+/* daemon-publish.c: MAVLink and the record file. */
+void daemon_send(struct daemon *d, struct output *o, uint32_t msgid,
+		 const uint8_t *payload);
+void daemon_send_all(struct daemon *d, uint32_t msgid, const uint8_t *payload);
+/* After each batch of events: queued frames leave, one datagram each. */
+void daemon_flush(void *daemon);
+void daemon_publish_sample(struct daemon *d, const struct baro_sample *s,
+			   uint64_t now_us);
+void daemon_publish_heartbeat(struct daemon *d, uint64_t now_us);
+void daemon_record(struct daemon *d, const struct baro_sample *s);
+/* Log a line and send it as STATUSTEXT to every output. */
+void daemon_announce(struct daemon *d, uint8_t severity, const char *text);
+
+/* daemon-faults.c: scenarios and PX4-style injections. */
+extern const char *const daemon_px4_types[8];
+void daemon_scenario_step(struct daemon *d, uint32_t now_ms);
+void daemon_scenario_stop(struct daemon *d);
+int daemon_scenario_start(struct daemon *d, const char *path, char *err,
+			  size_t errlen);
+int daemon_inject(struct daemon *d, unsigned type, unsigned instance,
+		  double value, char *err, size_t errlen);
+uint8_t daemon_mavlink_inject(void *daemon, unsigned type, unsigned instance);
+
+/* daemon-commands.c: one control socket line. */
+void daemon_command(void *daemon, const char *line, FILE *out);
+
+#endif
