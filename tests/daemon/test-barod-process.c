@@ -663,6 +663,49 @@ test_serial_pty(void **state)
 	close(master);
 }
 
+/* A serial line nobody reads: the loop keeps time (it never blocks on
+ * the line) and every frame is either sent or counted as dropped. */
+static void
+test_blocked_serial_counts_drops(void **state)
+{
+	char conf[512], text[512], log[512];
+	unsigned long long sent = 0, dropped = 0;
+	(void)state;
+
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	path_in_tmp(conf, sizeof(conf), "blocked.conf");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sim\ncontrol = none\n"
+		 "[sim]\nSIM_BARO_COUNT = 3\n"
+		 "[mavlink]\nhil_sensor_hz = all\n"
+		 "[output fc]\ntype = serial\ndevice = %s\nbaud = 921600\n",
+		 ptsname(master));
+	write_file(conf, text);
+	const uint64_t t0 = now_ms();
+	pid_t pid = start_barod((const char *[]){ "-c", conf, "--duration",
+						  "4", "-v", NULL },
+				"blocked.log");
+	assert_int_equal(wait_exit(pid), 0);
+	/* 4 s of simulation in about 4 s of wall time. */
+	assert_true(now_ms() - t0 < 5500);
+
+	path_in_tmp(log, sizeof(log), "blocked.log");
+	char *l = read_file(log);
+	char *r = strstr(l, "output fc serial");
+	r = r ? strstr(r + 1, "output fc serial") : NULL;
+	assert_non_null(r);
+	assert_int_equal(sscanf(strstr(r, "sent"), "sent %llu, dropped %llu",
+				&sent, &dropped), 2);
+	free(l);
+	/* 4 heartbeats, 400 SCALED_PRESSURE* and 400 HIL_SENSOR per baro. */
+	assert_int_equal(sent + dropped, 4 + 3 * 400 * 2);
+	assert_true(dropped > 0);
+	close(master);
+}
+
 static void
 test_config_errors(void **state)
 {
@@ -747,6 +790,8 @@ main(void)
 		cmocka_unit_test_teardown(test_sighup_reload, kill_children),
 		cmocka_unit_test_teardown(test_udp_server, kill_children),
 		cmocka_unit_test_teardown(test_serial_pty, kill_children),
+		cmocka_unit_test_teardown(test_blocked_serial_counts_drops,
+					  kill_children),
 		cmocka_unit_test_teardown(test_config_errors, kill_children),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
