@@ -9,15 +9,7 @@
 #include <time.h>
 
 #include "baro-sitl.h"
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench-util.h"
 
 static void
 bench(const char *label, int instances, enum baro_sitl_atmosphere atmos,

@@ -14,51 +14,19 @@
 #include "test-files.h"
 #include "test-util.h"
 
-struct result {
-	int status;	/* exit status, or -1 if it died of a signal */
-	char *out;
-	char *err;
-};
-
 /* Run baro-sim with args (NULL-terminated) and stdin text (may be NULL). */
-static struct result
+static struct program_result
 run(const char *const *args, const char *input)
 {
 	const char *bin = getenv("BARO_SIM");
 	const char *argv[32] = { "baro-sim" };
 	int n = 1;
-	struct result r = { 0 };
 
 	assert_non_null(bin);
 	for (; args && args[n - 1]; n++)
 		argv[n] = args[n - 1];
 	argv[n] = NULL;
-
-	int in = temp_fd(input ? input : "");
-	int out = temp_fd(NULL), err = temp_fd(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(in, 0);
-		dup2(out, 1);
-		dup2(err, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	close(in);
-	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	r.out = slurp_fd(out);
-	r.err = slurp_fd(err);
-	return r;
-}
-
-static void
-result_free(struct result *r)
-{
-	free(r->out);
-	free(r->err);
+	return run_program(bin, argv, input);
 }
 
 struct row {
@@ -91,12 +59,12 @@ static void
 expect_usage_error(const char *const *args, const char *input,
 		   const char *msg)
 {
-	struct result r = run(args, input);
+	struct program_result r = run(args, input);
 
 	if (r.status != 2 || !strstr(r.err, msg))
 		fail_msg("%s ...: status %d, stderr '%s', expected '%s'",
 			 args ? args[0] : "(stdin)", r.status, r.err, msg);
-	result_free(&r);
+	program_result_free(&r);
 }
 
 /* ------------------------------------------------------------------ */
@@ -104,17 +72,17 @@ static void
 test_help_and_params(void **state)
 {
 	(void)state;
-	struct result r = run((const char *[]){ "--help", NULL }, NULL);
+	struct program_result r = run((const char *[]){ "--help", NULL }, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "Usage: baro-sim"));
-	result_free(&r);
+	program_result_free(&r);
 
 	r = run((const char *[]){ "--list-params", NULL }, NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(count_lines(r.out), 1 + 41);
 	assert_non_null(strstr(r.out, "SIM_BAR3_WCF_DN"));
 	assert_non_null(strstr(r.out, "SIM_TEMP_BFACTOR"));
-	result_free(&r);
+	program_result_free(&r);
 }
 
 /* TV9 end to end: home 584 m, 10 m up, settled, quiet. */
@@ -124,7 +92,7 @@ test_end_to_end_vector(void **state)
 	struct row rows[4];
 	(void)state;
 
-	struct result r = run((const char *[]){
+	struct program_result r = run((const char *[]){
 		"--home-alt", "584", "--atmosphere", "1976",
 		"-p", "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1", NULL },
 		"time_us,alt_m\n0,10\n690000000,10\n");
@@ -136,7 +104,7 @@ test_end_to_end_vector(void **state)
 	assert_float_exact(rows[0].p, 94390.375f);
 	assert_close_abs(rows[0].t, 31.139368, 1e-5);
 	assert_non_null(strstr(r.out, "690000,0,594,94390.375,"));
-	result_free(&r);
+	program_result_free(&r);
 }
 
 /* TV6 through the CLI: calls every 5 ms, DELAY 30. */
@@ -154,7 +122,7 @@ test_delay_vector(void **state)
 		snprintf(line, sizeof(line), "%d,%.3f\n", t * 1000, t / 1000.0);
 		strcat(trace, line);
 	}
-	struct result r = run((const char *[]){
+	struct program_result r = run((const char *[]){
 		"--home-alt", "100", "--atmosphere", "1976",
 		"-p", "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
 		"-p", "SIM_BARO_DELAY=30", NULL }, trace);
@@ -170,7 +138,7 @@ test_delay_vector(void **state)
 	assert_float_exact(rows[9].alt, 10007.0f * 0.01f);
 	assert_int_equal(rows[79].time_ms, 800);
 	assert_float_exact(rows[79].alt, 10077.0f * 0.01f);
-	result_free(&r);
+	program_result_free(&r);
 }
 
 /* Default run: two instances with ArduPilot's 0.2 m noise; the seed makes
@@ -183,7 +151,7 @@ test_seed(void **state)
 			     "--seed", "7", NULL };
 	const char *a2[] = { "--generate", "climb:1", "--duration", "2",
 			     "--seed", "8", NULL };
-	struct result r1 = run(a1, NULL), r2 = run(a1, NULL), r3 = run(a2, NULL);
+	struct program_result r1 = run(a1, NULL), r2 = run(a1, NULL), r3 = run(a2, NULL);
 
 	assert_int_equal(r1.status, 0);
 	assert_int_equal(count_lines(r1.out), 1 + 2 * 200);
@@ -203,9 +171,9 @@ test_seed(void **state)
 	/* Uniform noise of amplitude 0.2 m plus 1 cm quantisation. */
 	assert_true(max_err <= 0.21);
 	assert_true(max_err > 0.15);
-	result_free(&r1);
-	result_free(&r2);
-	result_free(&r3);
+	program_result_free(&r1);
+	program_result_free(&r2);
+	program_result_free(&r3);
 }
 
 /* Every built-in profile produces a sensible trace. */
@@ -227,7 +195,7 @@ test_profiles(void **state)
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct result r = run((const char *[]){
+		struct program_result r = run((const char *[]){
 			"-g", cases[i].spec, "--duration", "1", "--rate", "400",
 			"-p", "SIM_BARO_RND=0", "-p", "SIM_BAR2_RND=0", NULL },
 			NULL);
@@ -245,7 +213,7 @@ test_profiles(void **state)
 		if (found != 2)
 			fail_msg("%s: no sample at %g s", cases[i].spec,
 				 cases[i].t_s);
-		result_free(&r);
+		program_result_free(&r);
 	}
 }
 
@@ -261,7 +229,7 @@ test_1200hz_time_s(void **state)
 	char *p = trace + sprintf(trace, "time_s,alt_m\n");
 	for (int k = 0; k <= 1200; k++)
 		p += sprintf(p, "%.9f,5\n", k / 1200.0);
-	struct result r = run((const char *[]){ "-p", "SIM_BARO_COUNT=1",
+	struct program_result r = run((const char *[]){ "-p", "SIM_BARO_COUNT=1",
 						NULL }, trace);
 	free(trace);
 	assert_int_equal(r.status, 0);
@@ -269,7 +237,7 @@ test_1200hz_time_s(void **state)
 	assert_int_equal(n, 100);
 	for (int i = 0; i < n; i++)
 		assert_int_equal(rows[i].time_ms, 10u * (unsigned)(i + 1));
-	result_free(&r);
+	program_result_free(&r);
 }
 
 /* The emulator's millisecond clock wraps at 2^32 ms (49.7 days); the
@@ -285,7 +253,7 @@ test_wrap(void **state)
 	char *p = trace + sprintf(trace, "time_us,alt_m\n");
 	for (int k = 0; k < 40; k++)
 		p += sprintf(p, "%llu,1\n", (start_ms + 5ull * k) * 1000ull);
-	struct result r = run((const char *[]){ "-p", "SIM_BARO_COUNT=1",
+	struct program_result r = run((const char *[]){ "-p", "SIM_BARO_COUNT=1",
 						"-p", "SIM_BARO_DELAY=20",
 						NULL }, trace);
 	assert_int_equal(r.status, 0);
@@ -298,7 +266,7 @@ test_wrap(void **state)
 		if (i >= 2)
 			assert_close_abs(rows[i].alt, 1.0, 0.21);
 	}
-	result_free(&r);
+	program_result_free(&r);
 }
 
 /* --water: ArduSub's model, 10 m deep (TV11). */
@@ -308,14 +276,14 @@ test_water(void **state)
 	struct row rows[4];
 	(void)state;
 
-	struct result r = run((const char *[]){
+	struct program_result r = run((const char *[]){
 		"--water", "-p", "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
 		NULL }, "time_us,alt_m\n10000,-10\n");
 	assert_int_equal(r.status, 0);
 	assert_int_equal(parse_rows(r.out, rows, 4), 1);
 	assert_float_exact(rows[0].p, 201745.125f);
 	assert_close_abs(rows[0].t, 12.394135, 2e-6);
-	result_free(&r);
+	program_result_free(&r);
 }
 
 /* Wind correction from the vx,vy,vz columns (TV4: 20 m/s forward at
@@ -329,16 +297,16 @@ test_wind_columns(void **state)
 	const char *args[] = { "--home-alt", "1000", "--atmosphere", "1976",
 			       "-p", "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
 			       "-p", "SIM_BARO_WCF_FWD=0.2", NULL };
-	struct result r = run(args, "vz,time_us,vx,alt_m,vy\n"
+	struct program_result r = run(args, "vz,time_us,vx,alt_m,vy\n"
 				    "0,10000,20,0,0\n0,20000,20,0,0\n");
-	struct result s = run(args, "time_us,alt_m\n10000,0\n20000,0\n");
+	struct program_result s = run(args, "time_us,alt_m\n10000,0\n20000,0\n");
 	assert_int_equal(r.status, 0);
 	assert_int_equal(s.status, 0);
 	assert_int_equal(parse_rows(r.out, rows, 4), 2);
 	assert_int_equal(parse_rows(s.out, still, 4), 2);
 	assert_close_abs(rows[1].p - still[1].p, 44.46637, 0.004);
-	result_free(&r);
-	result_free(&s);
+	program_result_free(&r);
+	program_result_free(&s);
 }
 
 /* stdin via "-" and via no argument give the same output as a file. */
@@ -354,17 +322,17 @@ test_stdin_and_file(void **state)
 	assert_int_equal(write(fd, trace, strlen(trace)),
 			 (ssize_t)strlen(trace));
 	close(fd);
-	struct result a = run((const char *[]){ path, NULL }, NULL);
-	struct result b = run((const char *[]){ "-", NULL }, trace);
-	struct result c = run(NULL, trace);
+	struct program_result a = run((const char *[]){ path, NULL }, NULL);
+	struct program_result b = run((const char *[]){ "-", NULL }, trace);
+	struct program_result c = run(NULL, trace);
 	unlink(path);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(count_lines(a.out), 1 + 4);
 	assert_string_equal(a.out, b.out);
 	assert_string_equal(a.out, c.out);
-	result_free(&a);
-	result_free(&b);
-	result_free(&c);
+	program_result_free(&a);
+	program_result_free(&b);
+	program_result_free(&c);
 }
 
 /* Bad input: exit status 2 and a message naming what was wrong. */
@@ -437,13 +405,13 @@ test_rows_before_error_kept(void **state)
 	struct row rows[8];
 	(void)state;
 
-	struct result r = run((const char *[]){ "-p", "SIM_BARO_COUNT=1",
+	struct program_result r = run((const char *[]){ "-p", "SIM_BARO_COUNT=1",
 						NULL },
 			      "time_us,alt_m\n10000,1\n20000,2\n30000,x\n");
 	assert_int_equal(r.status, 2);
 	assert_int_equal(parse_rows(r.out, rows, 8), 2);
 	assert_non_null(strstr(r.err, "line 4"));
-	result_free(&r);
+	program_result_free(&r);
 }
 
 /* ------------------------------------------------------------------ */
@@ -472,7 +440,7 @@ test_scenario_glitch(void **state)
 
 	scenario_file(path, "# 10 m on the first baro\n"
 			    "at 0.5s glitch 0 10 for 0.2s\n");
-	struct result r = run((const char *[]){
+	struct program_result r = run((const char *[]){
 		"-g", "static:5", "--duration", "1", "-p", "SIM_BARO_RND=0",
 		"-p", "SIM_BAR2_RND=0", "--scenario", path, NULL }, NULL);
 	unlink(path);
@@ -494,7 +462,7 @@ test_scenario_glitch(void **state)
 			    "baro-sim: t=0.700s restore: start values, drift "
 			    "reset\n"
 			    "baro-sim: t=0.700s scenario over\n");
-	result_free(&r);
+	program_result_free(&r);
 }
 
 /* The same from a CSV trace: scenario time is the trace's time. */
@@ -506,7 +474,7 @@ test_scenario_trace(void **state)
 	(void)state;
 
 	scenario_file(path, "at 20ms set SIM_BARO_GLITCH -2 for 20ms\n");
-	struct result r = run((const char *[]){
+	struct program_result r = run((const char *[]){
 		"-p", "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
 		"--scenario", path, NULL },
 		"time_us,alt_m\n10000,1\n20000,1\n30000,1\n40000,1\n");
@@ -517,7 +485,7 @@ test_scenario_trace(void **state)
 	assert_float_exact(rows[1].alt, -1.0f);
 	assert_float_exact(rows[2].alt, -1.0f);
 	assert_float_exact(rows[3].alt, 1.0f);
-	result_free(&r);
+	program_result_free(&r);
 }
 
 /* Dropped samples (px4 slow) are not printed; garbage has no alt_m. */
@@ -529,7 +497,7 @@ test_scenario_overlay(void **state)
 	(void)state;
 
 	scenario_file(path, "at 0.2s px4 slow 1 for 0.5s\n");
-	struct result r = run((const char *[]){
+	struct program_result r = run((const char *[]){
 		"-g", "static:0", "--duration", "1", "--scenario", path,
 		NULL }, NULL);
 	unlink(path);
@@ -544,7 +512,7 @@ test_scenario_overlay(void **state)
 	/* 19 before, 5 of 50 during, 31 after. */
 	assert_int_equal(per[0], 100);
 	assert_int_equal(per[1], 19 + 5 + 31);
-	result_free(&r);
+	program_result_free(&r);
 
 	scenario_file(path, "at 0.1s px4 garbage 0 for 50ms\n");
 	r = run((const char *[]){ "-g", "static:0", "--duration", "0.3",
@@ -557,7 +525,7 @@ test_scenario_overlay(void **state)
 	assert_int_equal(empty, 5);
 	assert_int_equal(count_lines(r.out), 1 + 2 * 30);
 	assert_non_null(strstr(r.err, "baro 0 fault none -> garbage"));
-	result_free(&r);
+	program_result_free(&r);
 }
 
 static void
@@ -570,14 +538,14 @@ test_scenario_errors(void **state)
 		      "at 1s glitch 0 5 for 1s\n# then\nat 2s explode 1\n");
 	snprintf(want, sizeof(want),
 		 "baro-sim: %s:3: unknown action 'explode'", path);
-	struct result r = run((const char *[]){ "-g", "static:0",
+	struct program_result r = run((const char *[]){ "-g", "static:0",
 						"--scenario", path, NULL },
 			      NULL);
 	unlink(path);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, want));
 	assert_string_equal(r.out, "");
-	result_free(&r);
+	program_result_free(&r);
 
 	scenario_file(path, "at 1s set SIM_BAR2_GLICH 1 for 1s\n");
 	snprintf(want, sizeof(want), "%s:1: unknown parameter", path);
@@ -605,7 +573,7 @@ test_scenario_longer_than_trace(void **state)
 	(void)state;
 
 	scenario_file(path, "at 0.5s freeze 0 for 20s\n");
-	struct result r = run((const char *[]){ "-g", "static:0",
+	struct program_result r = run((const char *[]){ "-g", "static:0",
 						"--duration", "1",
 						"--scenario", path, NULL },
 			      NULL);
@@ -616,11 +584,11 @@ test_scenario_longer_than_trace(void **state)
 				      "0 -> 1 for 20s\n"));
 	assert_non_null(strstr(r.err, "the trace ended before the scenario "
 				      "(over at 20.5s)"));
-	result_free(&r);
+	program_result_free(&r);
 
 	r = run((const char *[]){ "--help", NULL }, NULL);
 	assert_non_null(strstr(r.out, "--scenario FILE"));
-	result_free(&r);
+	program_result_free(&r);
 }
 
 int

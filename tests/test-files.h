@@ -5,6 +5,7 @@
 #define BAROD_TEST_FILES_H
 
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test-util.h"
@@ -60,6 +61,50 @@ count_lines(const char *s)
 	for (; *s; s++)
 		n += *s == '\n';
 	return n;
+}
+
+struct program_result {
+	int status;	/* exit status; -1 when it died of a signal, 127 when
+			 * it could not be run */
+	char *out;
+	char *err;
+};
+
+/*
+ * Run path (looked up in PATH when it has no '/') with argv (argv[0]
+ * included, NULL-terminated) and input on stdin (NULL: empty); collect
+ * its exit status, stdout and stderr.
+ */
+static inline struct program_result
+run_program(const char *path, const char *const *argv, const char *input)
+{
+	struct program_result r;
+	int in = temp_fd(input ? input : "");
+	int out = temp_fd(NULL), err = temp_fd(NULL);
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		execvp(path, (char *const *)argv);
+		_exit(127);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(in);
+	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r.out = slurp_fd(out);
+	r.err = slurp_fd(err);
+	return r;
+}
+
+static inline void
+program_result_free(struct program_result *r)
+{
+	free(r->out);
+	free(r->err);
 }
 
 #endif

@@ -11,15 +11,7 @@
 #include <time.h>
 
 #include "mavlink.h"
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench-util.h"
 
 static void
 report(const char *label, unsigned long frames, double dt, unsigned sink)

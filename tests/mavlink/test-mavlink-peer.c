@@ -20,38 +20,16 @@
 
 /* ---- running the peer ---------------------------------------------- */
 
-struct run {
-	int status;	/* exit status; 127 when node could not be run */
-	char *out, *err;
-};
-
-static struct run
+static struct program_result
 run_node(const char *const *args, const char *input)
 {
 	const char *argv[8] = { "node" };
-	struct run r;
 	int n = 1;
 
 	for (; args[n - 1] && n < 7; n++)
 		argv[n] = args[n - 1];
 	argv[n] = NULL;
-	int in = temp_fd(input), out = temp_fd(NULL), err = temp_fd(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(in, 0);
-		dup2(out, 1);
-		dup2(err, 2);
-		execvp("node", (char *const *)argv);
-		_exit(127);
-	}
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	close(in);
-	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	r.out = slurp_fd(out);
-	r.err = slurp_fd(err);
-	return r;
+	return run_program("node", argv, input);
 }
 
 static const char *peer_script;
@@ -74,7 +52,7 @@ setup_peer(void **state)
 		fprintf(stderr, "%s: %s\n", peer_script, strerror(errno));
 		return -1;
 	}
-	struct run r = run_node((const char *[]){ "--version", NULL }, "");
+	struct program_result r = run_node((const char *[]){ "--version", NULL }, "");
 	free(r.out);
 	free(r.err);
 	if (r.status != 0) {
@@ -95,7 +73,7 @@ setup_peer(void **state)
 static char *
 run_peer(const char *mode, const char *input)
 {
-	struct run r = run_node((const char *[]){ peer_script, mode, NULL },
+	struct program_result r = run_node((const char *[]){ peer_script, mode, NULL },
 				input);
 
 	if (r.status != 0)
