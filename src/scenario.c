@@ -364,7 +364,9 @@ scenario_step(struct scenario_run *run, uint64_t now_ms, struct baro_sitl *sim,
 	      size_t max_events)
 {
 	struct emitter e = { events, max_events, 0, now_ms };
-	struct item it;
+	/* next_item() fills it before use; the initialiser only quiets
+	 * GCC's -O3 maybe-uninitialized, which cannot see that. */
+	struct item it = { 0 };
 
 	if (max_events < SCENARIO_EVENTS_MIN || max_events < restore_need())
 		return -ENOBUFS;

@@ -56,18 +56,10 @@ write_file(const char *path, const char *text)
 static char *
 read_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t len = 0;
+	int fd = open(path, O_RDONLY);
 
-	assert_non_null(f);
-	FILE *m = open_memstream(&buf, &len);
-	int c;
-	while ((c = getc(f)) != EOF)
-		putc(c, m);
-	fclose(m);
-	fclose(f);
-	return buf;
+	assert_true(fd >= 0);
+	return slurp_fd(fd);
 }
 
 /* A UDP socket on 127.0.0.1 with an ephemeral port. */
@@ -262,10 +254,12 @@ static int
 run_baroctl(const char *sock, const char *a1, const char *a2, const char *a3,
 	    char *out, size_t outlen)
 {
-	char cmd[1024];
+	char cmd[4096];
+	int len = snprintf(cmd, sizeof(cmd), "%s -s %s %s %s %s 2>&1",
+			   getenv("BAROCTL"), sock, a1, a2 ? a2 : "",
+			   a3 ? a3 : "");
 
-	snprintf(cmd, sizeof(cmd), "%s -s %s %s %s %s 2>&1", getenv("BAROCTL"),
-		 sock, a1, a2 ? a2 : "", a3 ? a3 : "");
+	assert_true(len > 0 && (size_t)len < sizeof(cmd));
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
 	size_t n = fread(out, 1, outlen - 1, p);
