@@ -47,6 +47,38 @@ apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 
 	if (cli->sim)
 		c->source = CONFIG_SOURCE_SIM;
+	if (cli->sitl_json)
+		c->source = CONFIG_SOURCE_SITL_JSON;
+	if (cli->sitl_proxy) {
+		c->source = CONFIG_SOURCE_SITL_PROXY;
+		if (strlen(cli->sitl_proxy) >= sizeof(c->sitl.upstream) ||
+		    !strrchr(cli->sitl_proxy, ':')) {
+			snprintf(err, errlen, "--sitl-json-proxy: '%s' is not "
+					      "HOST:PORT", cli->sitl_proxy);
+			return -EINVAL;
+		}
+		strcpy(c->sitl.upstream, cli->sitl_proxy);
+	}
+	if (cli->sitl_instances) {
+		uint64_t n;
+		if (str_to_u64(cli->sitl_instances, &n) < 0 || n < 1 ||
+		    n > CONFIG_MAX_SITL) {
+			snprintf(err, errlen, "--sitl-instances: '%s' is not "
+					      "1..%d", cli->sitl_instances,
+				 CONFIG_MAX_SITL);
+			return -EINVAL;
+		}
+		c->sitl.instances = (unsigned)n;
+	}
+	for (int k = 0; k < 6; k++) {
+		if (cli->rng[k] && config_parse_rng(cli->rng[k],
+						    &c->sitl.rng[k]) < 0) {
+			snprintf(err, errlen, "--rng %d=%s: expected a baro "
+					      "instance 0..2 or none", k + 1,
+				 cli->rng[k]);
+			return -EINVAL;
+		}
+	}
 	if (cli->profile &&
 	    truth_profile_parse(cli->profile, &c->profile, msg, sizeof(msg)) < 0) {
 		snprintf(err, errlen, "--profile: %s", msg);
@@ -166,6 +198,8 @@ sim_step(struct daemon *d)
 	const uint64_t now_us = d->ticks * TICK_MS * 1000u;
 	const uint32_t now_ms = (uint32_t)(d->ticks * TICK_MS);
 
+	d->clock_ms = d->ticks * TICK_MS;
+
 	double h = truth_profile_height(&d->cfg.profile, (double)now_ms * 1e-3);
 	if (baro_sitl_altitude(d->cfg.home_alt_m, h, &truth.alt_amsl_m) < 0)
 		truth.alt_amsl_m = 0.0f;
@@ -204,7 +238,15 @@ tick(struct daemon *d, uint64_t expirations)
 	}
 	for (uint64_t k = 0; k < expirations; k++) {
 		d->ticks++;
-		sim_step(d);
+		if (d->cfg.source == CONFIG_SOURCE_SIM) {
+			sim_step(d);
+		} else {
+			/* SITL modes step on physics frames; the timer only
+			 * keeps the wall-clock chores. */
+			daemon_publish_heartbeat(d, d->ticks * TICK_MS * 1000u);
+			if (d->ticks % 100 == 0)
+				daemon_sitl_check(d, event_now_us());
+		}
 		if (d->end_ticks && d->ticks >= d->end_ticks) {
 			d->loop.quit = true;
 			break;
@@ -401,6 +443,13 @@ usage(FILE *out)
 	      "no socket)\n"
 	      "      --scenario FILE      run a fault scenario from start-up "
 	      "(doc/scenario.md)\n"
+	      "      --sitl-json          be ArduPilot SITL's JSON physics peer "
+	      "(port 9002 + 10 I)\n"
+	      "      --sitl-json-proxy HOST:PORT  sit between ArduPilot and "
+	      "this JSON backend\n"
+	      "      --sitl-instances N   SITL instances 0..N-1 (default 1)\n"
+	      "      --rng N=INSTANCE     rng_N carries this baro's height "
+	      "(default 1=0; none)\n"
 	      "      --duration SECONDS   stop after this long\n"
 	      "  -v, --verbose            more log (repeatable)\n"
 	      "  -q, --quiet              errors only\n"
@@ -414,7 +463,8 @@ parse_cli(int argc, char **argv, struct cli *cli)
 	enum {
 		OPT_CHECK = 256, OPT_SIM, OPT_PROFILE, OPT_HOME, OPT_ATMOS,
 		OPT_SEED, OPT_SYSID, OPT_COMPID, OPT_RECORD, OPT_DURATION,
-		OPT_CONTROL, OPT_SCENARIO,
+		OPT_CONTROL, OPT_SCENARIO, OPT_SITL_JSON, OPT_SITL_PROXY,
+		OPT_SITL_INSTANCES, OPT_RNG,
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -431,6 +481,10 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ "scenario", required_argument, NULL, OPT_SCENARIO },
+		{ "sitl-json", no_argument, NULL, OPT_SITL_JSON },
+		{ "sitl-json-proxy", required_argument, NULL, OPT_SITL_PROXY },
+		{ "sitl-instances", required_argument, NULL, OPT_SITL_INSTANCES },
+		{ "rng", required_argument, NULL, OPT_RNG },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -459,6 +513,19 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_RECORD: cli->record = optarg; break;
 		case OPT_CONTROL: cli->control = optarg; break;
 		case OPT_SCENARIO: cli->scenario = optarg; break;
+		case OPT_SITL_JSON: cli->sitl_json = true; break;
+		case OPT_SITL_PROXY: cli->sitl_proxy = optarg; break;
+		case OPT_SITL_INSTANCES: cli->sitl_instances = optarg; break;
+		case OPT_RNG:
+			if (optarg[0] < '1' || optarg[0] > '6' ||
+			    optarg[1] != '=') {
+				fprintf(stderr, "barod: --rng '%s': expected "
+						"N=INSTANCE with N 1..6\n",
+					optarg);
+				return -EINVAL;
+			}
+			cli->rng[optarg[0] - '1'] = optarg + 2;
+			break;
 		case 'p':
 			if (cli->n_params == sizeof(cli->params) /
 						     sizeof(cli->params[0])) {
@@ -558,6 +625,17 @@ report(struct daemon *d)
 			s->frames_sent, s->frames_dropped, s->frames_no_peer,
 			s->frames_received);
 	}
+	for (size_t v = 0; v < d->n_links; v++) {
+		const struct sitl_link_stats *s = &d->links[v].stats;
+		log_msg(&d->log, LOG_LEVEL_INFO,
+			"SITL instance %zu: servo packets %" PRIu64
+			", frames %" PRIu64 ", resends %" PRIu64 ", lost %" PRIu64
+			", restarts %" PRIu64 ", replies %" PRIu64
+			", bad packets %" PRIu64 ", bad lines %" PRIu64,
+			v, s->servo_packets, s->frames, s->resends,
+			s->lost_frames, s->restarts, s->replies, s->bad_packets,
+			s->bad_lines);
+	}
 	if (d->record_errors)
 		log_msg(&d->log, LOG_LEVEL_ERR, "%" PRIu64 " record write errors",
 			d->record_errors);
@@ -582,9 +660,10 @@ main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	if (d.cli.check_config) {
-		printf("configuration OK: source sim, %zu output(s), sysid %u "
+		printf("configuration OK: source %s, %zu output(s), sysid %u "
 		       "compid %u\n",
-		       d.cfg.n_outputs, d.cfg.sysid, d.cfg.compid);
+		       config_source_name(d.cfg.source), d.cfg.n_outputs,
+		       d.cfg.sysid, d.cfg.compid);
 		return EXIT_SUCCESS;
 	}
 
@@ -637,6 +716,12 @@ main(int argc, char **argv)
 		}
 	}
 
+	if (d.cfg.source != CONFIG_SOURCE_SIM &&
+	    daemon_sitl_open(&d, err, sizeof(err)) < 0) {
+		fprintf(stderr, "barod: %s\n", err);
+		return EXIT_FAILURE;
+	}
+
 	int tfd = event_timerfd_periodic(TICK_MS * 1000000ull);
 	if (tfd < 0) {
 		fprintf(stderr, "barod: timerfd: %s\n", strerror(-tfd));
@@ -660,6 +745,7 @@ main(int argc, char **argv)
 	daemon_scenario_stop(&d);
 	daemon_flush(&d);
 	report(&d);
+	daemon_sitl_close(&d);
 	if (d.have_control)
 		control_close(&d.control);
 	for (size_t i = 0; i < d.n_outputs; i++)

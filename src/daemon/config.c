@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sitl-json.h"
 #include "util-strings.h"
 
 /* State of one parse: libinih's handler has no line number, so our own
@@ -138,10 +139,14 @@ section_barod(struct parse *p, const char *key, const char *value)
 	if (strcmp(key, "source") == 0) {
 		if (strcmp(value, "sim") == 0)
 			c->source = CONFIG_SOURCE_SIM;
+		else if (strcmp(value, "sitl-json") == 0)
+			c->source = CONFIG_SOURCE_SITL_JSON;
+		else if (strcmp(value, "sitl-json-proxy") == 0)
+			c->source = CONFIG_SOURCE_SITL_PROXY;
 		else
 			return fail(p, -EINVAL,
-				    "source = '%s': supported sources: sim",
-				    value);
+				    "source = '%s': supported sources: sim, "
+				    "sitl-json, sitl-json-proxy", value);
 	} else if (strcmp(key, "sysid") == 0) {
 		if (parse_uint_range(value, 1, 255, &v) < 0)
 			return fail(p, -EINVAL, "sysid = '%s': expected 1..255",
@@ -227,6 +232,63 @@ section_sim(struct parse *p, const char *key, const char *value)
 		return fail(p, -EINVAL,
 			    "unknown key '%s' in [sim] (SIM_* parameters, "
 			    "profile, home_alt, atmosphere, seed)", key);
+	}
+	return 1;
+}
+
+static int
+check_address(const char *a);
+
+/* rng_N = baro instance 0..2, or none. */
+int
+config_parse_rng(const char *value, int *out)
+{
+	unsigned long v;
+
+	if (strcmp(value, "none") == 0 || strcmp(value, "-1") == 0) {
+		*out = -1;
+		return 0;
+	}
+	if (parse_uint_range(value, 0, BARO_MAX_INSTANCES - 1, &v) < 0)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+static int
+section_sitl(struct parse *p, const char *key, const char *value)
+{
+	struct config_sitl *s = &p->c->sitl;
+	unsigned long v;
+
+	if (strcmp(key, "instances") == 0) {
+		if (parse_uint_range(value, 1, CONFIG_MAX_SITL, &v) < 0)
+			return fail(p, -EINVAL, "instances = '%s': expected "
+				    "1..%d", value, CONFIG_MAX_SITL);
+		s->instances = (unsigned)v;
+	} else if (strcmp(key, "bind") == 0) {
+		if (!*value || strlen(value) >= sizeof(s->bind))
+			return fail(p, -EINVAL, "bind = '%s': bad address",
+				    value);
+		strcpy(s->bind, value);
+	} else if (strcmp(key, "port") == 0) {
+		if (parse_uint_range(value, 1, 65535 - 10 * CONFIG_MAX_SITL,
+				     &v) < 0)
+			return fail(p, -EINVAL, "port = '%s': bad port", value);
+		s->port = (unsigned)v;
+	} else if (strcmp(key, "upstream") == 0) {
+		if (check_address(value) < 0)
+			return fail(p, -EINVAL,
+				    "upstream = '%s': expected HOST:PORT", value);
+		strcpy(s->upstream, value);
+	} else if (strncmp(key, "rng_", 4) == 0 && key[4] >= '1' &&
+		   key[4] <= '6' && key[5] == '\0') {
+		if (config_parse_rng(value, &s->rng[key[4] - '1']) < 0)
+			return fail(p, -EINVAL,
+				    "%s = '%s': expected a baro instance 0..2 "
+				    "or none", key, value);
+	} else {
+		return fail(p, -EINVAL, "unknown key '%s' in [sitl]", key);
 	}
 	return 1;
 }
@@ -362,6 +424,8 @@ handler(void *user, const char *section, const char *key, const char *value)
 		return section_sim(p, key, value);
 	if (strcmp(section, "mavlink") == 0)
 		return section_mavlink(p, key, value);
+	if (strcmp(section, "sitl") == 0)
+		return section_sitl(p, key, value);
 	if (strncmp(section, "output", 6) == 0 &&
 	    (section[6] == ' ' || section[6] == ':')) {
 		const char *name = section + 7;
@@ -372,7 +436,8 @@ handler(void *user, const char *section, const char *key, const char *value)
 	if (*section == '\0')
 		return fail(p, -EINVAL, "'%s' outside any [section]", key);
 	return fail(p, -EINVAL,
-		    "unknown section [%s] (barod, sim, mavlink, output NAME)",
+		    "unknown section [%s] (barod, sim, sitl, mavlink, output "
+		    "NAME)",
 		    section);
 }
 
@@ -460,6 +525,14 @@ config_defaults(struct config *c)
 	c->atmosphere = BARO_SITL_ATMOS_SIMPLE;
 	c->seed = 1;
 	c->control_mode = 0600;
+	c->sitl.instances = 1;
+	strcpy(c->sitl.bind, "0.0.0.0");
+	c->sitl.port = SITL_JSON_PORT_BASE;
+	/* rng_1 carries baro 0's height by default, so a baro fault shows
+	 * in ArduPilot as soon as a rangefinder of type 100 is set up. */
+	c->sitl.rng[0] = 0;
+	for (int k = 1; k < 6; k++)
+		c->sitl.rng[k] = -1;
 }
 
 int
@@ -519,7 +592,14 @@ config_validate(const struct config *c, char *err, size_t errlen)
 {
 	if (c->source == CONFIG_SOURCE_NONE) {
 		snprintf(err, errlen,
-			 "no source: use --sim or set source = sim in [barod]");
+			 "no source: use --sim, --sitl-json or "
+			 "--sitl-json-proxy, or set source in [barod]");
+		return -EINVAL;
+	}
+	if (c->source == CONFIG_SOURCE_SITL_PROXY && !c->sitl.upstream[0]) {
+		snprintf(err, errlen, "sitl-json-proxy needs an upstream "
+				      "HOST:PORT (--sitl-json-proxy or upstream "
+				      "in [sitl])");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < c->n_outputs; i++) {
@@ -556,4 +636,20 @@ config_output_type_name(enum output_type t)
 		return "serial";
 	}
 	return "?";
+}
+
+const char *
+config_source_name(enum config_source s)
+{
+	switch (s) {
+	case CONFIG_SOURCE_SIM:
+		return "sim";
+	case CONFIG_SOURCE_SITL_JSON:
+		return "sitl-json";
+	case CONFIG_SOURCE_SITL_PROXY:
+		return "sitl-json-proxy";
+	case CONFIG_SOURCE_NONE:
+		break;
+	}
+	return "none";
 }

@@ -5,7 +5,9 @@
  * parameter table, so the config file knows exactly the names the CLI and
  * MAVLink know.
  *
- *   [barod]            source = sim, sysid, compid, control socket, record
+ *   [barod]            source = sim | sitl-json | sitl-json-proxy, sysid,
+ *                      compid, control socket, record
+ *   [sitl]             instances, bind, port, upstream, rng_1 .. rng_6
  *   [sim]              profile, home_alt, atmosphere, seed, any SIM_* name
  *   [mavlink]          protocol, heartbeat_hz, scaled_pressure_hz,
  *                      hil_sensor_hz
@@ -30,7 +32,20 @@
 
 enum config_source {
 	CONFIG_SOURCE_NONE,
-	CONFIG_SOURCE_SIM,
+	CONFIG_SOURCE_SIM,		/* 100 Hz on barod's own clock */
+	CONFIG_SOURCE_SITL_JSON,	/* ArduPilot's JSON physics peer */
+	CONFIG_SOURCE_SITL_PROXY,	/* between ArduPilot and a backend */
+};
+
+#define CONFIG_MAX_SITL 8
+
+/* [sitl]: ArduPilot SITL instances 0..instances-1 on ports port + 10 I. */
+struct config_sitl {
+	unsigned instances;
+	char bind[64];
+	unsigned port;
+	char upstream[128];	/* proxy: HOST:PORT of instance 0 (+10 each) */
+	int rng[6];		/* rng_N -> baro instance, -1 none */
 };
 
 enum output_type {
@@ -71,6 +86,8 @@ struct config {
 	double home_alt_m;
 	enum baro_sitl_atmosphere atmosphere;
 	uint32_t seed;
+
+	struct config_sitl sitl;
 
 	struct config_output outputs[CONFIG_MAX_OUTPUTS];
 	size_t n_outputs;
@@ -116,6 +133,13 @@ config_output_equal(const struct config_output *a,
 
 const char *
 config_output_type_name(enum output_type t);
+
+const char *
+config_source_name(enum config_source s);
+
+/* rng_N's value: a baro instance 0..2, or none (-1). */
+int
+config_parse_rng(const char *value, int *out);
 
 /* simple | 1976 | water */
 int

@@ -34,9 +34,20 @@ cmd_status(struct daemon *d, FILE *out)
 	}
 	if (d->run) {
 		char t[32];
-		scenario_format_ms(d->ticks * TICK_MS - d->scenario_start_ms, t,
+		scenario_format_ms(d->clock_ms - d->scenario_start_ms, t,
 				   sizeof(t));
 		fprintf(out, "scenario %s at %s\n", d->scenario_name, t);
+	}
+	for (size_t v = 0; v < d->n_links; v++) {
+		const struct sitl_link_stats *s = &d->links[v].stats;
+		fprintf(out,
+			"sitl %zu physics %.3f s servo %" PRIu64 " frames %" PRIu64
+			" resends %" PRIu64 " lost %" PRIu64 " restarts %" PRIu64
+			" replies %" PRIu64 " bad-packets %" PRIu64
+			" bad-lines %" PRIu64 "\n",
+			v, (double)d->links[v].physics_us * 1e-6,
+			s->servo_packets, s->frames, s->resends, s->lost_frames,
+			s->restarts, s->replies, s->bad_packets, s->bad_lines);
 	}
 	for (size_t i = 0; i < d->n_outputs; i++) {
 		const struct output_stats *s = &d->outputs[i].stats;

@@ -40,7 +40,7 @@ daemon_scenario_step(struct daemon *d, uint32_t now_ms)
 	(void)now_ms;
 	if (!d->run)
 		return;
-	const uint64_t t = d->ticks * TICK_MS - d->scenario_start_ms;
+	const uint64_t t = d->clock_ms - d->scenario_start_ms;
 	do {
 		int n = scenario_step(d->run, t, &d->sim, &d->overlay, ev,
 				      SCENARIO_EVENTS_MIN);
@@ -62,7 +62,7 @@ daemon_scenario_stop(struct daemon *d)
 
 	if (!d->run)
 		return;
-	const uint64_t t = d->ticks * TICK_MS - d->scenario_start_ms;
+	const uint64_t t = d->clock_ms - d->scenario_start_ms;
 	int n = scenario_run_stop(d->run, t, &d->sim, &d->overlay, ev,
 				  SCENARIO_EVENTS_MIN);
 	if (n > 0)
@@ -96,7 +96,7 @@ daemon_scenario_start(struct daemon *d, const char *path, char *err, size_t errl
 	d->scenario = sc;
 	d->run = run;
 	snprintf(d->scenario_name, sizeof(d->scenario_name), "%s", path);
-	d->scenario_start_ms = d->ticks * TICK_MS;
+	d->scenario_start_ms = d->clock_ms;
 	scenario_run_init(run, sc, &d->sim, (uint32_t)d->scenario_start_ms);
 	log_msg(&d->log, LOG_LEVEL_NOTICE, "scenario %s started (%zu actions)",
 		path, sc->count);
@@ -137,7 +137,7 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
 	switch (type) {
 	case 0:
 		*b = d->cfg.params.baro[i];
-		baro_sitl_reset_drift(&d->sim, i, (uint32_t)(d->ticks * TICK_MS));
+		baro_sitl_reset_drift(&d->sim, i, (uint32_t)d->clock_ms);
 		(void)fault_overlay_set(&d->overlay, i, none);
 		break;
 	case 1:
@@ -204,4 +204,18 @@ daemon_mavlink_inject(void *user, unsigned type, unsigned instance)
 			return MAV_RESULT_FAILED;
 	}
 	return MAV_RESULT_ACCEPTED;
+}
+
+void
+daemon_scenario_restart(struct daemon *d)
+{
+	if (!d->run)
+		return;
+	d->sim.params = d->run->start;
+	fault_overlay_clear(&d->overlay);
+	d->scenario_start_ms = d->clock_ms;
+	scenario_run_init(d->run, d->scenario, &d->sim,
+			  (uint32_t)d->scenario_start_ms);
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "scenario %s restarted",
+		d->scenario_name);
 }

@@ -22,8 +22,8 @@ daemon_send(struct daemon *d, struct output *o, uint32_t msgid,
 {
 	uint8_t frame[MAVLINK_MAX_FRAME];
 	int n = mavlink_frame_encode(frame, d->cfg.mavlink_version, o->seq,
-				     d->cfg.sysid, d->cfg.compid, msgid,
-				     payload);
+				     (uint8_t)(d->cfg.sysid + d->sysid_offset),
+				     d->cfg.compid, msgid, payload);
 
 	if (n < 0) {
 		/* v1 cannot carry ids above 255: count, do not crash. */

@@ -21,6 +21,7 @@
 #include "output.h"
 #include "param-service.h"
 #include "scenario.h"
+#include "sitl-link.h"
 
 #define TICK_MS 10u
 
@@ -37,6 +38,10 @@ struct cli {
 	const char *record;
 	const char *control;
 	const char *scenario;
+	bool sitl_json;
+	const char *sitl_proxy;		/* upstream HOST:PORT */
+	const char *sitl_instances;
+	const char *rng[6];		/* --rng N=INSTANCE */
 	const char *params[64];
 	size_t n_params;
 	struct config_output outputs[CONFIG_MAX_OUTPUTS];
@@ -62,6 +67,20 @@ struct daemon {
 	struct event_source timer, signals;
 	uint64_t ticks;		/* timer expirations since start */
 	uint64_t end_ticks;	/* 0 = run until signalled */
+
+	/* The simulation clock: barod's ticks, or in the SITL modes the
+	 * physics time of instance 0; scenarios run on it. */
+	uint64_t clock_ms;
+
+	/* SITL JSON: one link and one vehicle per ArduPilot instance.
+	 * Vehicle 0 uses `sim` (the emulator control and scenarios act on);
+	 * the others follow its parameters. */
+	struct sitl_link links[CONFIG_MAX_SITL];
+	size_t n_links;
+	struct baro_sitl vehicle_sim[CONFIG_MAX_SITL];
+	struct baro_sample latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
+	bool have_latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
+	uint8_t sysid_offset;		/* while publishing for a vehicle */
 
 	struct fault_overlay overlay;
 	/* The running scenario, if any (both about 90 KB: heap). */
@@ -95,11 +114,18 @@ void daemon_announce(struct daemon *d, uint8_t severity, const char *text);
 extern const char *const daemon_px4_types[8];
 void daemon_scenario_step(struct daemon *d, uint32_t now_ms);
 void daemon_scenario_stop(struct daemon *d);
+/* The simulation restarted: the scenario starts over from t = 0. */
+void daemon_scenario_restart(struct daemon *d);
 int daemon_scenario_start(struct daemon *d, const char *path, char *err,
 			  size_t errlen);
 int daemon_inject(struct daemon *d, unsigned type, unsigned instance,
 		  double value, char *err, size_t errlen);
 uint8_t daemon_mavlink_inject(void *daemon, unsigned type, unsigned instance);
+
+/* daemon-sitl.c: the SITL JSON modes. */
+int daemon_sitl_open(struct daemon *d, char *err, size_t errlen);
+void daemon_sitl_close(struct daemon *d);
+void daemon_sitl_check(struct daemon *d, uint64_t wall_us);
 
 /* daemon-commands.c: one control socket line. */
 void daemon_command(void *daemon, const char *line, FILE *out);

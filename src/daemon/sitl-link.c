@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "sitl-link.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "atmosphere.h"
+#include "log.h"
+
+/* ArduPilot gives up on a physics frame after 100 ms and resends about
+ * every 1.1 s: a second without replies is worth saying. */
+#define SILENCE_US 1000000u
+#define WARN_INTERVAL_US 1000000u
+/* Room for a full upstream datagram plus barod's fields on every line. */
+#define PROXY_TX_MAX (2 * SITL_JSON_MAX_LINE)
+
+static void
+say(struct sitl_link *l, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+say(struct sitl_link *l, int level, const char *fmt, ...)
+{
+	char text[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (l->log)
+		l->log(l->user, l, level, text);
+}
+
+/* Malformed input is counted always, reported at most once a second. */
+static void
+complain(struct sitl_link *l, const char *what)
+{
+	uint64_t now = event_now_us();
+
+	if (now - l->warned_bad < WARN_INTERVAL_US)
+		return;
+	l->warned_bad = now;
+	say(l, LOG_LEVEL_WARNING,
+	    "SITL instance %u: %s (%llu bad packets, %llu bad lines so far)",
+	    l->cfg.instance, what, (unsigned long long)l->stats.bad_packets,
+	    (unsigned long long)l->stats.bad_lines);
+}
+
+static int
+resolve(const char *host, const char *port, bool passive,
+	struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct addrinfo hints = {
+		.ai_socktype = SOCK_DGRAM,
+		.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0),
+	};
+	struct addrinfo *res = NULL;
+
+	if (getaddrinfo(host, port, &hints, &res) != 0 || !res)
+		return -EADDRNOTAVAIL;
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* The fields text for the reply, formatted again only after a change. */
+static const char *
+fields_text(struct sitl_link *l, bool changed)
+{
+	if (changed || !l->fields_valid) {
+		l->fields_valid = sitl_json_format_fields(
+			l->fields_text, sizeof(l->fields_text), &l->fields) >= 0;
+		if (!l->fields_valid)
+			l->fields_text[0] = '\0';
+	}
+	return l->fields_text;
+}
+
+static void
+send_to_ap(struct sitl_link *l, const char *buf, size_t len)
+{
+	if (!l->have_ap)
+		return;
+	ssize_t n = sendto(l->ap_src.fd, buf, len, MSG_DONTWAIT,
+			   (struct sockaddr *)&l->ap_addr, l->ap_len);
+	if (n == (ssize_t)len) {
+		l->stats.replies++;
+		l->last_reply_us = event_now_us();
+	} else {
+		l->stats.send_errors++;
+	}
+}
+
+static void
+restart(struct sitl_link *l, const char *why)
+{
+	l->stats.restarts++;
+	say(l, LOG_LEVEL_NOTICE,
+	    "SITL instance %u: %s: physics restarted, baros reset",
+	    l->cfg.instance, why);
+	l->physics_us = 0;
+	l->physics_s = 0.0;
+	l->have_timestamp = false;
+	memset(&l->truth, 0, sizeof(l->truth));
+	memset(&l->vehicle, 0, sizeof(l->vehicle));
+	l->fields_valid = false;
+	l->last_height = 0.0;
+	l->last_vz = 0.0;
+	l->reply_len = 0;
+	if (l->restart)
+		l->restart(l->user, l);
+}
+
+/* ---- peer: barod's own vehicle ------------------------------------ */
+
+/* The vehicle at t: level, height from the profile, velocity and
+ * specific force from finite differences over the frame. */
+static void
+peer_vehicle(struct sitl_link *l, double t, double dt, struct sitl_fdm *fdm)
+{
+	const double h = truth_profile_height(&l->cfg.profile, t);
+
+	/* The first frame has no previous one: at rest where it starts. */
+	if (l->physics_us == 0) {
+		l->last_height = h;
+		l->last_vz = 0.0;
+		dt = 0.0;
+	}
+	const double vz = dt > 0.0 ? -(h - l->last_height) / dt : 0.0;
+	const double az = dt > 0.0 ? (vz - l->last_vz) / dt : 0.0;
+	struct sitl_vehicle *v = &l->vehicle;
+
+	l->last_height = h;
+	l->last_vz = vz;
+	memset(v, 0, sizeof(*v));
+	v->timestamp = t;
+	v->position[2] = -h;
+	v->velocity[2] = (float)vz;
+	/* An accelerometer at rest reads -g on its z (FRD) axis. */
+	v->accel_body[2] = (float)(az - (double)ATMOS_GRAVITY_MSS);
+
+	/* Derive the baro's truth from exactly what ArduPilot will read. */
+	memset(fdm, 0, sizeof(*fdm));
+	fdm->mask = SITL_KEY_BIT(SITL_KEY_TIMESTAMP) |
+		    SITL_KEY_BIT(SITL_KEY_GYRO) |
+		    SITL_KEY_BIT(SITL_KEY_ACCEL_BODY) |
+		    SITL_KEY_BIT(SITL_KEY_POSITION) |
+		    SITL_KEY_BIT(SITL_KEY_ATTITUDE) |
+		    SITL_KEY_BIT(SITL_KEY_VELOCITY);
+	fdm->timestamp = v->timestamp;
+	memcpy(fdm->position, v->position, sizeof(fdm->position));
+	memcpy(fdm->attitude, v->attitude, sizeof(fdm->attitude));
+	memcpy(fdm->velocity, v->velocity, sizeof(fdm->velocity));
+	memcpy(fdm->accel_body, v->accel_body, sizeof(fdm->accel_body));
+}
+
+static void
+peer_frame(struct sitl_link *l, const struct sitl_servo *s)
+{
+	const double dt = 1.0 / (double)s->frame_rate;
+	/* Summed in seconds, not rounded µs, so 1200 Hz stays 1200 Hz. */
+	const double t = l->physics_s + dt;
+	struct sitl_fdm fdm;
+	struct baro_sitl_truth truth = { 0 };
+
+	peer_vehicle(l, t, dt, &fdm);
+	l->physics_s = t;
+	l->physics_us = (uint64_t)llround(t * 1e6);
+	if (sitl_truth_update(&l->truth, &fdm, l->cfg.home_alt_m,
+			      &truth.alt_amsl_m) < 0) {
+		complain(l, "profile height out of range");
+		return;
+	}
+	memcpy(truth.vel_air_bf, l->truth.vel_air_bf, sizeof(truth.vel_air_bf));
+	l->stats.frames++;
+	bool changed = l->step(l->user, l, l->physics_us, &truth, &l->fields);
+
+	l->reply_len = sitl_json_format_reply(l->reply, sizeof(l->reply),
+					      &l->vehicle,
+					      fields_text(l, changed));
+	if (l->reply_len < 0) {
+		complain(l, "reply could not be formatted");
+		l->reply_len = 0;
+		return;
+	}
+	send_to_ap(l, l->reply, (size_t)l->reply_len);
+}
+
+/* ---- proxy: somebody else's physics ------------------------------- */
+
+static void
+forward_upstream(struct sitl_link *l, const uint8_t *buf, size_t len)
+{
+	if (send(l->up_src.fd, buf, len, MSG_DONTWAIT) != (ssize_t)len)
+		l->stats.send_errors++;
+}
+
+/* One line of upstream text: learn the truth from it, step on a new
+ * timestamp, and append it to out with barod's fields inserted. */
+static size_t
+proxy_line(struct sitl_link *l, const char *line, size_t len, char *out,
+	   size_t cap)
+{
+	struct sitl_fdm *fdm = &l->fdm;
+	bool changed = false;
+	size_t i = 0;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+		i++;
+	if (i == len || line[i] != '{')
+		goto verbatim;
+	l->stats.upstream_lines++;
+	if (sitl_json_parse(line, len, fdm) < 0 ||
+	    !(fdm->mask & SITL_KEY_BIT(SITL_KEY_TIMESTAMP))) {
+		l->stats.bad_lines++;
+		complain(l, "upstream line is not a JSON physics object");
+		goto verbatim;
+	}
+
+	if (l->have_timestamp && fdm->timestamp < l->last_timestamp)
+		restart(l, "upstream timestamp went back");
+	if (!l->have_timestamp || fdm->timestamp > l->last_timestamp) {
+		struct baro_sitl_truth truth = { 0 };
+		if (sitl_truth_update(&l->truth, fdm, l->cfg.home_alt_m,
+				      &truth.alt_amsl_m) == 0 &&
+		    fdm->timestamp >= 0.0 && fdm->timestamp < 4e9) {
+			memcpy(truth.vel_air_bf, l->truth.vel_air_bf,
+			       sizeof(truth.vel_air_bf));
+			l->last_timestamp = fdm->timestamp;
+			l->have_timestamp = true;
+			l->physics_us = (uint64_t)llround(fdm->timestamp * 1e6);
+			l->stats.frames++;
+			changed = l->step(l->user, l, l->physics_us, &truth,
+					  &l->fields);
+		} else {
+			l->stats.bad_lines++;
+			complain(l, "upstream position or time out of range");
+		}
+	}
+
+	int n = sitl_json_insert(line, len, fields_text(l, changed), out, cap);
+	if (n >= 0)
+		return (size_t)n;
+verbatim:
+	if (len > cap)
+		return 0;
+	memcpy(out, line, len);
+	return len;
+}
+
+static void
+on_upstream(struct event_source *src, uint32_t events, void *user)
+{
+	struct sitl_link *l = user;
+	char *in = l->rx, *out = l->tx;
+
+	(void)events;
+	for (;;) {
+		ssize_t n = recv(src->fd, in, SITL_JSON_MAX_LINE, 0);
+		if (n < 0)
+			return;	/* EAGAIN, or ECONNREFUSED: nobody upstream */
+		size_t used = 0, start = 0;
+		for (size_t i = 0; i <= (size_t)n; i++) {
+			if (i < (size_t)n && in[i] != '\n')
+				continue;
+			used += proxy_line(l, in + start, i - start, out + used,
+					   PROXY_TX_MAX - used - 1);
+			if (i < (size_t)n)
+				out[used++] = '\n';
+			start = i + 1;
+		}
+		send_to_ap(l, out, used);
+	}
+}
+
+/* ---- ArduPilot's side --------------------------------------------- */
+
+static void
+on_ardupilot(struct event_source *src, uint32_t events, void *user)
+{
+	struct sitl_link *l = user;
+	uint8_t buf[2048];
+
+	(void)events;
+	for (;;) {
+		struct sockaddr_storage from;
+		socklen_t flen = sizeof(from);
+		ssize_t n = recvfrom(src->fd, buf, sizeof(buf), 0,
+				     (struct sockaddr *)&from, &flen);
+		if (n < 0)
+			return;
+
+		struct sitl_servo s;
+		if (sitl_servo_decode(buf, (size_t)n, &s) < 0 ||
+		    s.frame_rate == 0) {
+			l->stats.bad_packets++;
+			complain(l, "servo packet with a bad magic, size or "
+				    "frame rate ignored");
+			continue;
+		}
+		/* Replies go where the servo packets come from. */
+		l->ap_addr = from;
+		l->ap_len = flen;
+		l->have_ap = true;
+		l->stats.servo_packets++;
+		l->last_servo_us = event_now_us();
+
+		bool fresh = true;
+		if (l->have_frame && s.frame_count == l->last_frame) {
+			l->stats.resends++;
+			fresh = false;
+		} else if (l->have_frame && s.frame_count < l->last_frame) {
+			restart(l, "frame_count went back");
+		} else if (l->have_frame) {
+			l->stats.lost_frames += s.frame_count - l->last_frame - 1;
+		}
+		l->last_frame = s.frame_count;
+		l->have_frame = true;
+
+		if (l->cfg.mode == SITL_PROXY) {
+			forward_upstream(l, buf, (size_t)n);
+		} else if (fresh) {
+			peer_frame(l, &s);
+		} else if (l->reply_len > 0) {
+			/* The same frame again: the same answer, no step. */
+			send_to_ap(l, l->reply, (size_t)l->reply_len);
+		}
+	}
+}
+
+void
+sitl_link_check(struct sitl_link *l, uint64_t now)
+{
+	if (l->cfg.mode != SITL_PROXY || !l->have_frame)
+		return;
+	if (now - l->last_servo_us > SILENCE_US ||
+	    now - l->last_reply_us < SILENCE_US ||
+	    now - l->last_warn_us < WARN_INTERVAL_US)
+		return;
+	l->last_warn_us = now;
+	say(l, LOG_LEVEL_WARNING,
+	    "SITL instance %u: upstream %s silent for %.1f s; ArduPilot gets "
+	    "no physics", l->cfg.instance, l->cfg.upstream,
+	    (double)(now - (l->last_reply_us ? l->last_reply_us
+					     : l->last_servo_us - SILENCE_US)) *
+		    1e-6);
+}
+
+int
+sitl_link_open(struct sitl_link *l, const struct sitl_link_config *cfg,
+	       struct event_loop *loop, sitl_step_cb step,
+	       sitl_restart_cb restart_cb, sitl_log_cb log, void *user,
+	       char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char port[16];
+
+	memset(l, 0, sizeof(*l));
+	l->cfg = *cfg;
+	l->loop = loop;
+	l->step = step;
+	l->restart = restart_cb;
+	l->log = log;
+	l->user = user;
+	l->ap_src.fd = l->up_src.fd = -1;
+	l->fields.count = 0;
+	for (int k = 0; k < 6; k++)
+		l->fields.rng_instance[k] = cfg->rng_instance[k];
+
+	snprintf(port, sizeof(port), "%u", cfg->port);
+	if (resolve(cfg->bind_host, port, true, &ss, &len) < 0) {
+		snprintf(err, errlen, "SITL instance %u: cannot use %s:%s",
+			 cfg->instance, cfg->bind_host, port);
+		return -EADDRNOTAVAIL;
+	}
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "SITL instance %u: bind %s:%s: %s",
+			 cfg->instance, cfg->bind_host, port, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	l->ap_src = (struct event_source){ .fd = fd, .cb = on_ardupilot,
+					   .user = l };
+
+	if (cfg->mode == SITL_PROXY) {
+		l->rx = malloc(SITL_JSON_MAX_LINE + 1);
+		l->tx = malloc(PROXY_TX_MAX);
+		if (!l->rx || !l->tx) {
+			snprintf(err, errlen, "out of memory");
+			close(fd);
+			return -ENOMEM;
+		}
+		char host[128];
+		const char *colon = strrchr(cfg->upstream, ':');
+		size_t hlen = colon ? (size_t)(colon - cfg->upstream) : 0;
+		if (!colon || hlen == 0 || hlen >= sizeof(host)) {
+			snprintf(err, errlen, "upstream '%s': expected HOST:PORT",
+				 cfg->upstream);
+			close(fd);
+			return -EINVAL;
+		}
+		memcpy(host, cfg->upstream, hlen);
+		host[hlen] = '\0';
+		int ufd = -1;
+		if (resolve(host, colon + 1, false, &ss, &len) == 0)
+			ufd = socket(ss.ss_family,
+				     SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+				     0);
+		/* Connected: only the backend's replies are read back. */
+		if (ufd < 0 || connect(ufd, (struct sockaddr *)&ss, len) < 0) {
+			snprintf(err, errlen, "upstream %s: %s", cfg->upstream,
+				 strerror(errno ? errno : EADDRNOTAVAIL));
+			if (ufd >= 0)
+				close(ufd);
+			close(fd);
+			return -EADDRNOTAVAIL;
+		}
+		l->up_src = (struct event_source){ .fd = ufd,
+						   .cb = on_upstream,
+						   .user = l };
+		event_loop_add(loop, &l->up_src, EPOLLIN);
+	}
+	return event_loop_add(loop, &l->ap_src, EPOLLIN);
+}
+
+void
+sitl_link_close(struct sitl_link *l)
+{
+	if (l->ap_src.fd >= 0) {
+		event_loop_remove(l->loop, &l->ap_src);
+		close(l->ap_src.fd);
+		l->ap_src.fd = -1;
+	}
+	if (l->up_src.fd >= 0) {
+		event_loop_remove(l->loop, &l->up_src);
+		close(l->up_src.fd);
+		l->up_src.fd = -1;
+	}
+	free(l->rx);
+	free(l->tx);
+	l->rx = l->tx = NULL;
+}

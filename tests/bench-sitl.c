@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * SITL JSON throughput and latency.  barod runs as JSON peer (and then as
+ * proxy in front of this program's trivial backend) for INSTANCES SITL
+ * instances; this program plays ArduPilot, keeping one frame in flight per
+ * instance (lockstep, as ArduPilot does) as fast as replies come.
+ *
+ *   bench-sitl BAROD [FRAMES_PER_INSTANCE]
+ *
+ * Prints frames per second, the latency barod adds per frame (median and
+ * p99) and barod's CPU time per 1200 Hz simulated second.
+ */
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench-util.h"
+#include "sitl-json.h"
+
+#define INSTANCES 8
+
+/* Bound to *port, or to any port when *port is 0 (then set). */
+static int
+udp_socket(unsigned *port)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)*port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int big = 1 << 20;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	getsockname(fd, (struct sockaddr *)&sa, &len);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+to(int fd, unsigned port, const void *buf, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	sendto(fd, buf, len, 0, (struct sockaddr *)&sa, sizeof(sa));
+}
+
+static int
+run(const char *barod, bool proxy, unsigned frames)
+{
+	unsigned base = 0;
+	int probe = udp_socket(&base);
+	close(probe);
+	base = 20000 + (base % 20000);	/* room for 10 ports per instance */
+
+	/* The backend of instance I listens on base + 5 + 10 I. */
+	const unsigned up_port = base + 5;
+	int up[INSTANCES];
+	for (int i = 0; i < INSTANCES; i++) {
+		unsigned p = up_port + 10u * (unsigned)i;
+		up[i] = proxy ? udp_socket(&p) : -1;
+	}
+	char conf[] = "/tmp/bench-sitl-XXXXXX";
+	int cfd = mkstemp(conf);
+	dprintf(cfd,
+		"[barod]\nsource = %s\ncontrol = none\n"
+		"[sim]\nSIM_BARO_COUNT = 3\nprofile = climb:1\n"
+		"[sitl]\ninstances = %d\nbind = 127.0.0.1\nport = %u\n"
+		"upstream = 127.0.0.1:%u\n"
+		"[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
+		proxy ? "sitl-json-proxy" : "sitl-json", INSTANCES, base,
+		up_port);
+	close(cfd);
+
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(barod, "barod", "-c", conf, "-q", (char *)NULL);
+		_exit(127);
+	}
+	usleep(300000);
+
+	unsigned ap_port[INSTANCES];
+	int ap[INSTANCES];
+	for (int i = 0; i < INSTANCES; i++) {
+		ap_port[i] = 0;
+		ap[i] = udp_socket(&ap_port[i]);
+	}
+
+	const unsigned total = frames * INSTANCES;
+	double *lat = malloc(sizeof(double) * total);
+	unsigned nlat = 0;
+	uint32_t next[INSTANCES];
+	double sent_at[INSTANCES];
+	struct sitl_servo s = { .magic = SITL_SERVO_MAGIC_16,
+				.frame_rate = 1200, .channels = 16 };
+	uint8_t pkt[SITL_SERVO_LEN_32];
+	char buf[70000];
+
+	double t0 = now_s();
+	for (int i = 0; i < INSTANCES; i++) {
+		next[i] = 1;
+		s.frame_count = 1;
+		size_t n = sitl_servo_encode(&s, pkt);
+		sent_at[i] = now_s();
+		to(ap[i], base + 10u * (unsigned)i, pkt, n);
+	}
+	unsigned done = 0;
+	double up_hold = 0.0;	/* time spent in our own backend */
+	while (done < total) {
+		struct pollfd p[2 * INSTANCES];
+		for (int i = 0; i < INSTANCES; i++) {
+			p[i] = (struct pollfd){ ap[i], POLLIN, 0 };
+			p[INSTANCES + i] = (struct pollfd){ up[i], POLLIN, 0 };
+		}
+		if (poll(p, proxy ? 2 * INSTANCES : INSTANCES, 2000) <= 0) {
+			fprintf(stderr, "bench-sitl: no reply\n");
+			break;
+		}
+		for (int k = 0; proxy && k < INSTANCES; k++) {
+			if (!(p[INSTANCES + k].revents & POLLIN))
+				continue;
+			/* The backend: answer each servo packet at once. */
+			struct sockaddr_in from;
+			socklen_t flen = sizeof(from);
+			double a = now_s();
+			ssize_t n;
+			while ((n = recvfrom(up[k], buf, sizeof(buf),
+					     MSG_DONTWAIT,
+					     (struct sockaddr *)&from,
+					     &flen)) > 0) {
+				struct sitl_servo got;
+				sitl_servo_decode((uint8_t *)buf, (size_t)n, &got);
+				int len = snprintf(
+					buf, sizeof(buf),
+					"\n{\"timestamp\":%.6f,\"imu\":{\"gyro\":"
+					"[0,0,0],\"accel_body\":[0,0,-9.8]},"
+					"\"position\":[0,0,-5],\"attitude\":"
+					"[0,0,0],\"velocity\":[0,0,0]}\n",
+					got.frame_count / 1200.0);
+				sendto(up[k], buf, (size_t)len, 0,
+				       (struct sockaddr *)&from, flen);
+				flen = sizeof(from);
+			}
+			up_hold += now_s() - a;
+		}
+		for (int i = 0; i < INSTANCES; i++) {
+			if (!(p[i].revents & POLLIN))
+				continue;
+			if (recv(ap[i], buf, sizeof(buf), 0) <= 0)
+				continue;
+			lat[nlat++] = now_s() - sent_at[i];
+			done++;
+			if (next[i] >= frames)
+				continue;
+			s.frame_count = ++next[i];
+			size_t n = sitl_servo_encode(&s, pkt);
+			sent_at[i] = now_s();
+			to(ap[i], base + 10u * (unsigned)i, pkt, n);
+		}
+	}
+	double dt = now_s() - t0;
+
+	kill(pid, SIGTERM);
+	int status;
+	struct rusage ru;
+	wait4(pid, &status, 0, &ru);
+	unlink(conf);
+	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+
+	qsort(lat, nlat, sizeof(double), cmp_double);
+	printf("%s, %d instances in lockstep, %u frames:\n",
+	       proxy ? "proxy" : "peer", INSTANCES, done);
+	printf("  %.0f frames/s (target >= 120000)\n", done / dt);
+	printf("  round trip per frame: median %.1f us, p99 %.1f us%s\n",
+	       nlat ? lat[nlat / 2] * 1e6 : 0.0,
+	       nlat ? lat[nlat * 99 / 100] * 1e6 : 0.0,
+	       proxy ? " (includes this program's backend)" : "");
+	printf("  barod cpu %.3f ms per 1200 Hz simulated second "
+	       "(%.1f us per frame)\n",
+	       1e3 * cpu / (done / 1200.0), 1e6 * cpu / done);
+	(void)up_hold;
+	free(lat);
+	for (int i = 0; i < INSTANCES; i++) {
+		close(ap[i]);
+		if (up[i] >= 0)
+			close(up[i]);
+	}
+	return done == total ? 0 : 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: bench-sitl BAROD [FRAMES]\n");
+		return 2;
+	}
+	unsigned frames = argc > 2 ? (unsigned)atoi(argv[2]) : 20000;
+	int rc = run(argv[1], false, frames);
+	printf("\n");
+	return rc | run(argv[1], true, frames);
+}

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * barod on ArduPilot's SITL JSON interface, with this test playing
+ * ArduPilot: servo packets at 1200 Hz frames (resends, lost frames,
+ * restarts, the 32-channel layout, garbage), replies read with
+ * ArduPilot's own parse semantics (sitl_json_ap_parse), asserting what
+ * ArduPilot would read.  In proxy mode the test is also the upstream
+ * physics backend, and checks its text arrives byte for byte.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atmosphere.h"
+#include "baro-sitl.h"
+#include "mavlink.h"
+#include "sitl-json.h"
+#include "test-files.h"
+#include "test-util.h"
+
+static char tmpdir[256];
+static pid_t child;
+
+static void
+path_in_tmp(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *
+read_file(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	return slurp_fd(fd);
+}
+
+static int
+udp_socket(unsigned *port)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* A port that was free a moment ago, for barod to bind. */
+static unsigned
+free_port(void)
+{
+	unsigned port;
+	int fd = udp_socket(&port);
+
+	close(fd);
+	return port;
+}
+
+static void
+start(const char *conf, const char *extra)
+{
+	char log[512];
+
+	path_in_tmp(log, sizeof(log), "barod.log");
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		execl(getenv("BAROD"), "barod", "-c", conf, "-v",
+		      extra ? "--scenario" : NULL, extra, (char *)NULL);
+		_exit(127);
+	}
+	usleep(200000);
+}
+
+/* Stop barod; its log (with the counters report). */
+static char *
+stop(void)
+{
+	char log[512];
+	int status;
+
+	kill(child, SIGTERM);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	child = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	path_in_tmp(log, sizeof(log), "barod.log");
+	return read_file(log);
+}
+
+static void
+send_servo(int fd, unsigned port, uint32_t frame, bool wide)
+{
+	struct sitl_servo s = {
+		.magic = wide ? SITL_SERVO_MAGIC_32 : SITL_SERVO_MAGIC_16,
+		.frame_rate = 1200,
+		.frame_count = frame,
+		.channels = wide ? 32 : 16,
+	};
+	uint8_t buf[SITL_SERVO_LEN_32];
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	for (unsigned k = 0; k < s.channels; k++)
+		s.pwm[k] = (uint16_t)(1000 + k);
+	size_t n = sitl_servo_encode(&s, buf);
+	assert_int_equal(sendto(fd, buf, n, 0, (struct sockaddr *)&sa,
+				sizeof(sa)), (ssize_t)n);
+}
+
+/* One datagram within ms, or 0 bytes. */
+static ssize_t
+receive(int fd, char *buf, size_t cap, int ms)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	if (poll(&p, 1, ms) <= 0)
+		return 0;
+	ssize_t n = recv(fd, buf, cap - 1, 0);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	return n;
+}
+
+/*
+ * ArduPilot's framing: every '\n' ends a line and the last complete line
+ * is the one parsed.  Returns ArduPilot's mask for it.
+ */
+static uint64_t
+ap_read(const char *datagram, struct sitl_fdm *fdm)
+{
+	char copy[8192];
+	size_t n = strlen(datagram);
+
+	assert_true(n < sizeof(copy));
+	memcpy(copy, datagram, n + 1);
+	assert_true(n >= 2 && copy[0] == '\n' && copy[n - 1] == '\n');
+	copy[n - 1] = '\0';
+	char *line = strrchr(copy, '\n') + 1;
+	memset(fdm, 0, sizeof(*fdm));
+	return sitl_json_ap_parse(line, fdm);
+}
+
+static const uint64_t vehicle_keys =
+	SITL_KEY_BIT(SITL_KEY_TIMESTAMP) | SITL_KEY_BIT(SITL_KEY_GYRO) |
+	SITL_KEY_BIT(SITL_KEY_ACCEL_BODY) | SITL_KEY_BIT(SITL_KEY_POSITION) |
+	SITL_KEY_BIT(SITL_KEY_ATTITUDE) | SITL_KEY_BIT(SITL_KEY_VELOCITY) |
+	SITL_KEY_BIT(SITL_KEY_RNG_1);
+
+static void
+write_conf(const char *path, const char *source, unsigned port,
+	   const char *upstream, unsigned mav_port)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = %s\ncontrol = none\n"
+		 "[sim]\nprofile = static:10\nhome_alt = 584\n"
+		 "atmosphere = 1976\nSIM_BARO_RND = 0\nSIM_BAR2_RND = 0\n"
+		 "[sitl]\nbind = 127.0.0.1\nport = %u\n%s%s%s"
+		 "rng_2 = 1\n"
+		 "[output gcs]\ntype = udp-client\n"
+		 "address = 127.0.0.1:%u\n",
+		 source, port, upstream ? "upstream = " : "",
+		 upstream ? upstream : "", upstream ? "\n" : "", mav_port);
+	write_file(path, text);
+}
+
+/* Instance 0's SCALED_PRESSURE: time_boot_ms and press_abs. */
+struct pressure_log {
+	uint32_t t[4096];
+	float p[4096];
+	unsigned n;
+};
+
+static void
+on_pressure(const struct mavlink_frame *f, void *user)
+{
+	struct pressure_log *pl = user;
+	struct mavlink_scaled_pressure m;
+
+	if (f->msgid != MAVLINK_MSG_SCALED_PRESSURE || pl->n == 4096)
+		return;
+	mavlink_unpack_scaled_pressure(f->payload, &m);
+	pl->t[pl->n] = m.time_boot_ms;
+	pl->p[pl->n++] = m.press_abs;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+test_peer(void **state)
+{
+	char conf[512], buf[8192], first[8192], scn[512];
+	unsigned ap_port, mav_port;
+	struct sitl_fdm fdm;
+	(void)state;
+
+	int ap = udp_socket(&ap_port);
+	int mav = udp_socket(&mav_port);
+	unsigned port = free_port();
+	path_in_tmp(conf, sizeof(conf), "peer.conf");
+	path_in_tmp(scn, sizeof(scn), "glitch.scn");
+	write_conf(conf, "sitl-json", port, NULL, mav_port);
+	/* 5 m more on baro 0 from 500 to 700 ms of physics time. */
+	write_file(scn, "at 500ms glitch 0 5 for 200ms\n");
+	start(conf, scn);
+
+	double last_t = 0.0;
+	unsigned glitched = 0;
+	for (uint32_t f = 1; f <= 1200; f++) {
+		send_servo(ap, port, f, f > 600);	/* 32 channels later */
+		ssize_t n = receive(ap, buf, sizeof(buf), 1000);
+		assert_true(n > 0);
+		uint64_t mask = ap_read(buf, &fdm);
+		assert_int_equal(mask & vehicle_keys, vehicle_keys);
+		assert_true(sitl_json_ap_accepts(mask));
+		/* Physics time: exactly one 1200 Hz step per new frame. */
+		assert_true(fdm.timestamp > last_t);
+		assert_close_abs(fdm.timestamp, f / 1200.0, 1e-9);
+		last_t = fdm.timestamp;
+		assert_true(fdm.position[2] == -10.0);
+		assert_float_exact(fdm.accel_body[2], -ATMOS_GRAVITY_MSS);
+		/* rng_1 = baro 0 above home, rng_2 = baro 1; baros sample
+		 * from 10 ms on. */
+		const unsigned ms = (unsigned)(f * 1000u / 1200u);
+		if (ms >= 10) {
+			bool g = ms >= 500 && ms < 700;
+			assert_float_exact(fdm.rng[0], g ? 15.0f : 10.0f);
+			assert_float_exact(fdm.rng[1], 10.0f);
+			glitched += g;
+		}
+		if (f == 100)
+			strcpy(first, buf);
+		/* A resend of frame 100 gets the same answer, no step. */
+		if (f == 100) {
+			send_servo(ap, port, f, false);
+			assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+			assert_string_equal(buf, first);
+		}
+	}
+	assert_true(glitched >= 235 && glitched <= 241);
+
+	/* Lost frames: 1206 follows 1200. */
+	send_servo(ap, port, 1206, false);
+	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	ap_read(buf, &fdm);
+	assert_close_abs(fdm.timestamp, 1201 / 1200.0, 1e-9);
+
+	/* Garbage and wrong sizes get no answer, and change nothing. */
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const char junk[] = "this is not a servo packet";
+	sendto(ap, junk, sizeof(junk), 0, (struct sockaddr *)&sa, sizeof(sa));
+	uint8_t short_pkt[39] = { 0x1a, 0x48 };	/* magic 18458, 39 bytes */
+	sendto(ap, short_pkt, sizeof(short_pkt), 0, (struct sockaddr *)&sa,
+	       sizeof(sa));
+	assert_int_equal(receive(ap, buf, sizeof(buf), 100), 0);
+
+	/* ArduPilot restarted: frame_count back to 1, physics from 0. */
+	send_servo(ap, port, 1, false);
+	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	ap_read(buf, &fdm);
+	assert_close_abs(fdm.timestamp, 1 / 1200.0, 1e-9);
+
+	/* barod's SCALED_PRESSURE carry the physics time: the glitch shows
+	 * in exactly the samples from time_boot_ms 500 to 690. */
+	struct pressure_log pl = { 0 };
+	struct mavlink_parser mp;
+	uint8_t d[4096];
+	ssize_t n;
+	mavlink_parser_init(&mp);
+	while ((n = recv(mav, d, sizeof(d), MSG_DONTWAIT)) > 0) {
+		mavlink_parser_feed(&mp, d, (size_t)n, on_pressure, &pl);
+		mavlink_parser_flush(&mp);
+	}
+	assert_int_equal(mp.stats.bad_crc, 0);
+	assert_true(pl.n >= 99);
+	unsigned shifted = 0;
+	for (unsigned k = 0; k < pl.n; k++) {
+		bool g = pl.t[k] >= 500 && pl.t[k] < 700;
+		assert_int_equal(pl.t[k] % 10, 0);
+		/* 5 m higher reads about 0.56 hPa lower */
+		if (g) {
+			assert_true(pl.p[0] - pl.p[k] > 0.5f);
+			shifted++;
+		} else {
+			assert_float_exact(pl.p[k], pl.p[0]);
+		}
+	}
+	assert_int_equal(shifted, 20);
+
+	char *log = stop();
+	assert_non_null(strstr(log, "resends 1"));
+	assert_non_null(strstr(log, "lost 5"));
+	assert_non_null(strstr(log, "restarts 1"));
+	assert_non_null(strstr(log, "bad packets 2"));
+	free(log);
+	close(ap);
+	close(mav);
+}
+
+/* The upstream's reply for physics time t: spaces after colons and an
+ * rng_1 of its own, both of which must survive byte for byte. */
+static int
+upstream_line(char *buf, size_t cap, double t)
+{
+	return snprintf(buf, cap,
+			"\n{\"timestamp\": %.6f, \"imu\": {\"gyro\": [0, 0, 0], "
+			"\"accel_body\": [0, 0, -9.80665]}, \"position\": "
+			"[1, 2, -3], \"attitude\": [0, 0, 0], \"velocity\": "
+			"[0, 0, 0], \"rng_1\": 99, \"note\": \"keep  this\"}\n",
+			t);
+}
+
+static void
+test_proxy(void **state)
+{
+	char conf[512], up_addr[64], buf[8192], text[1024];
+	unsigned ap_port, up_port, mav_port;
+	struct sitl_fdm fdm;
+	(void)state;
+
+	int ap = udp_socket(&ap_port);
+	int up = udp_socket(&up_port);
+	int mav = udp_socket(&mav_port);
+	unsigned port = free_port();
+	snprintf(up_addr, sizeof(up_addr), "127.0.0.1:%u", up_port);
+	path_in_tmp(conf, sizeof(conf), "proxy.conf");
+	write_conf(conf, "sitl-json-proxy", port, up_addr, mav_port);
+	start(conf, NULL);
+
+	for (uint32_t f = 1; f <= 100; f++) {
+		send_servo(ap, port, f, false);
+		/* The servo packet reaches the backend unchanged. */
+		struct sockaddr_in from;
+		socklen_t flen = sizeof(from);
+		uint8_t sent[SITL_SERVO_LEN_32], got[256];
+		struct sitl_servo s = { .magic = SITL_SERVO_MAGIC_16,
+					.frame_rate = 1200, .frame_count = f,
+					.channels = 16 };
+		for (unsigned k = 0; k < 16; k++)
+			s.pwm[k] = (uint16_t)(1000 + k);
+		size_t len = sitl_servo_encode(&s, sent);
+		struct pollfd p = { up, POLLIN, 0 };
+		assert_true(poll(&p, 1, 1000) > 0);
+		ssize_t n = recvfrom(up, got, sizeof(got), 0,
+				     (struct sockaddr *)&from, &flen);
+		assert_int_equal(n, (ssize_t)len);
+		assert_memory_equal(got, sent, len);
+
+		int tl = upstream_line(text, sizeof(text), f * 0.001);
+		sendto(up, text, (size_t)tl, 0, (struct sockaddr *)&from, flen);
+		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+
+		/* Upstream text, byte for byte, behind barod's fields. */
+		assert_memory_equal(buf, "\n{\"rng_1\":", 10);
+		char *b = strstr(buf, "\"barod\":{");
+		assert_non_null(b);
+		char *e = strstr(b, "},");
+		assert_non_null(e);
+		assert_string_equal(e + 2, text + 2);
+
+		/* ArduPilot reads barod's rng_1, not the upstream's 99. */
+		uint64_t mask = ap_read(buf, &fdm);
+		assert_int_equal(mask & vehicle_keys, vehicle_keys);
+		assert_true(sitl_json_ap_accepts(mask));
+		assert_float_exact(fdm.rng[0], f >= 10 ? 3.0f : 0.0f);
+	}
+
+	/* A line that is not JSON goes through untouched, and is counted. */
+	struct sockaddr_in barod_up;
+	socklen_t blen = sizeof(barod_up);
+	send_servo(ap, port, 101, false);
+	struct pollfd p = { up, POLLIN, 0 };
+	assert_true(poll(&p, 1, 1000) > 0);
+	uint8_t tmp[256];
+	recvfrom(up, tmp, sizeof(tmp), 0, (struct sockaddr *)&barod_up, &blen);
+	sendto(up, "\n{oops\n", 7, 0, (struct sockaddr *)&barod_up, blen);
+	assert_int_equal(receive(ap, buf, sizeof(buf), 1000), 7);
+	assert_string_equal(buf, "\n{oops\n");
+
+	/* The backend restarted: its timestamp went back. */
+	int tl = upstream_line(text, sizeof(text), 0.0005);
+	sendto(up, text, (size_t)tl, 0, (struct sockaddr *)&barod_up, blen);
+	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+
+	/* A silent backend: ArduPilot gets nothing, barod says so. */
+	for (int k = 0; k < 125; k++) {
+		send_servo(ap, port, 102 + (uint32_t)k, false);
+		usleep(20000);
+	}
+	assert_int_equal(receive(ap, buf, sizeof(buf), 50), 0);
+
+	char *log = stop();
+	if (!strstr(log, "bad lines 1"))
+		fail_msg("barod's log:\n%s", log);
+	assert_non_null(strstr(log, "restarts 1"));
+	assert_non_null(strstr(log, "frames 101"));
+	char *s1 = strstr(log, "silent");
+	assert_non_null(s1);
+	assert_true(strstr(s1 + 1, "silent") == NULL ||
+		    strstr(strstr(s1 + 1, "silent") + 1, "silent") == NULL);
+	free(log);
+	close(ap);
+	close(up);
+	close(mav);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/barod-sitl-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[300];
+	(void)state;
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		child = 0;
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int
+kill_child(void **state)
+{
+	(void)state;
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		child = 0;
+	}
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_peer, kill_child),
+		cmocka_unit_test_teardown(test_proxy, kill_child),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
