@@ -211,6 +211,16 @@ on_pressure(const struct mavlink_frame *f, void *user)
 	pl->p[pl->n++] = m.press_abs;
 }
 
+/* SCALED_PRESSURE count by sysid (1..2). */
+static void
+on_sysid(const struct mavlink_frame *f, void *user)
+{
+	unsigned *n = user;
+
+	if (f->msgid == MAVLINK_MSG_SCALED_PRESSURE && f->sysid <= 2)
+		n[f->sysid]++;
+}
+
 /* ------------------------------------------------------------------ */
 
 static void
@@ -433,6 +443,68 @@ test_proxy(void **state)
 	close(mav);
 }
 
+/* Several ArduPilot instances (-I0, -I1) in one barod: each on its own
+ * port, each its own vehicle and physics clock, sysid 1 and 2. */
+static void
+test_two_instances(void **state)
+{
+	char conf[512], text[1024], buf[8192];
+	unsigned ap_port, mav_port;
+	struct sitl_fdm fdm;
+	(void)state;
+
+	int ap = udp_socket(&ap_port);
+	int mav = udp_socket(&mav_port);
+	unsigned port = free_port();
+	path_in_tmp(conf, sizeof(conf), "two.conf");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sitl-json\ncontrol = none\n"
+		 "[sim]\nprofile = static:4\nSIM_BARO_RND = 0\n"
+		 "SIM_BARO_COUNT = 1\n"
+		 "[sitl]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
+		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 port, mav_port);
+	write_file(conf, text);
+	start(conf, NULL);
+
+	/* Instance 1 runs ahead of instance 0: separate clocks. */
+	for (uint32_t f = 1; f <= 240; f++) {
+		send_servo(ap, port + 10, f, false);
+		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		if (f > 120)
+			continue;
+		send_servo(ap, port, f, false);
+		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	}
+	ap_read(buf, &fdm);
+	assert_close_abs(fdm.timestamp, 240 / 1200.0, 1e-9);
+	/* A resend to instance 0 shows its own clock, 100 ms behind. */
+	send_servo(ap, port, 120, false);
+	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	ap_read(buf, &fdm);
+	assert_close_abs(fdm.timestamp, 120 / 1200.0, 1e-9);
+	assert_float_exact(fdm.rng[0], 4.0f);
+
+	struct mavlink_parser mp;
+	struct sysid_count { unsigned n[3]; } c = { { 0 } };
+	uint8_t d[4096];
+	ssize_t n;
+	mavlink_parser_init(&mp);
+	while ((n = recv(mav, d, sizeof(d), MSG_DONTWAIT)) > 0) {
+		mavlink_parser_feed(&mp, d, (size_t)n, on_sysid, &c);
+		mavlink_parser_flush(&mp);
+	}
+	/* 100 ms of physics for instance 0, 200 ms for instance 1. */
+	assert_int_equal(c.n[1], 10);
+	assert_int_equal(c.n[2], 20);
+
+	char *log = stop();
+	assert_non_null(strstr(log, "SITL instance 1: servo packets 240"));
+	free(log);
+	close(ap);
+	close(mav);
+}
+
 static int
 setup(void **state)
 {
@@ -474,6 +546,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_peer, kill_child),
 		cmocka_unit_test_teardown(test_proxy, kill_child),
+		cmocka_unit_test_teardown(test_two_instances, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -175,6 +175,13 @@ test_errors(void **state)
 		{ "[barod]\nsource = sim\nthis is not ini\n",
 		  "test.conf:3: syntax error" },
 		{ "[barod\n", "test.conf:1: syntax error" },
+		{ "[sitl]\ninstances = 9\n", "test.conf:2: instances = '9'" },
+		{ "[sitl]\ninstances = 0\n", "test.conf:2: instances" },
+		{ "[sitl]\nport = 70000\n", "test.conf:2: port = '70000'" },
+		{ "[sitl]\nupstream = nowhere\n", "test.conf:2: upstream" },
+		{ "[sitl]\nrng_1 = 3\n", "test.conf:2: rng_1 = '3'" },
+		{ "[sitl]\nrng_7 = 0\n", "test.conf:2: unknown key 'rng_7'" },
+		{ "[sitl]\nbind =\n", "test.conf:2: bind" },
 	};
 	(void)state;
 
@@ -189,6 +196,40 @@ test_errors(void **state)
 }
 
 /* A line longer than libinih's buffer is an error, not two lines. */
+static void
+test_sitl_section(void **state)
+{
+	struct config c;
+	char err[256];
+	(void)state;
+
+	assert_int_equal(load(&c, "[barod]\nsource = sitl-json-proxy\n"
+				  "[sitl]\ninstances = 3\nbind = ::1\n"
+				  "port = 9102\nupstream = 127.0.0.1:9202\n"
+				  "rng_1 = none\nrng_3 = 2\n",
+			      err, sizeof(err)), 0);
+	assert_int_equal(c.source, CONFIG_SOURCE_SITL_PROXY);
+	assert_int_equal(c.sitl.instances, 3);
+	assert_string_equal(c.sitl.bind, "::1");
+	assert_int_equal(c.sitl.port, 9102);
+	assert_string_equal(c.sitl.upstream, "127.0.0.1:9202");
+	assert_int_equal(c.sitl.rng[0], -1);
+	assert_int_equal(c.sitl.rng[2], 2);
+	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+
+	/* Defaults: one instance on 9002, rng_1 carries baro 0. */
+	config_defaults(&c);
+	assert_int_equal(c.sitl.instances, 1);
+	assert_int_equal(c.sitl.port, 9002);
+	assert_int_equal(c.sitl.rng[0], 0);
+	assert_int_equal(c.sitl.rng[1], -1);
+	/* A proxy without an upstream is refused at validation. */
+	assert_int_equal(load(&c, "[barod]\nsource = sitl-json-proxy\n", err,
+			      sizeof(err)), 0);
+	assert_int_equal(config_validate(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "upstream"));
+}
+
 static void
 test_long_line(void **state)
 {
@@ -270,6 +311,7 @@ main(void)
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_sample_file),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sitl_section),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_output_specs),
