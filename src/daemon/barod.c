@@ -84,6 +84,8 @@ apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "--profile: %s", msg);
 		return -EINVAL;
 	}
+	if (cli->truth)
+		snprintf(c->truth_path, sizeof(c->truth_path), "%s", cli->truth);
 	if (cli->home_alt) {
 		if (str_to_double(cli->home_alt, &c->home_alt_m) < 0 ||
 		    !(fabs(c->home_alt_m) <= 2.1e7)) {
@@ -200,7 +202,9 @@ sim_step(struct daemon *d)
 
 	d->clock_ms = d->ticks * TICK_MS;
 
-	double h = truth_profile_height(&d->cfg.profile, (double)now_ms * 1e-3);
+	const double t = (double)d->ticks * TICK_MS * 1e-3;
+	double h = d->trace.n ? truth_trace_height(&d->trace, t)
+			      : truth_profile_height(&d->cfg.profile, t);
 	if (baro_sitl_altitude(d->cfg.home_alt_m, h, &truth.alt_amsl_m) < 0)
 		truth.alt_amsl_m = 0.0f;
 
@@ -427,6 +431,8 @@ usage(FILE *out)
 	      "      --sim                simulated barometers (source = sim)\n"
 	      "      --profile SPEC       truth: static:H climb:RATE[:H0] "
 	      "step:H0:H1:T sine:A:P[:H0]\n"
+	      "      --truth FILE.csv     truth from a trace (time_us or "
+	      "time_s, alt_m)\n"
 	      "      --home-alt METRES    home altitude AMSL\n"
 	      "      --atmosphere MODEL   simple, 1976 or water\n"
 	      "      --seed N             noise seed\n"
@@ -464,13 +470,14 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		OPT_CHECK = 256, OPT_SIM, OPT_PROFILE, OPT_HOME, OPT_ATMOS,
 		OPT_SEED, OPT_SYSID, OPT_COMPID, OPT_RECORD, OPT_DURATION,
 		OPT_CONTROL, OPT_SCENARIO, OPT_SITL_JSON, OPT_SITL_PROXY,
-		OPT_SITL_INSTANCES, OPT_RNG,
+		OPT_SITL_INSTANCES, OPT_RNG, OPT_TRUTH,
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, OPT_CHECK },
 		{ "sim", no_argument, NULL, OPT_SIM },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "truth", required_argument, NULL, OPT_TRUTH },
 		{ "home-alt", required_argument, NULL, OPT_HOME },
 		{ "atmosphere", required_argument, NULL, OPT_ATMOS },
 		{ "seed", required_argument, NULL, OPT_SEED },
@@ -505,6 +512,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_CHECK: cli->check_config = true; break;
 		case OPT_SIM: cli->sim = true; break;
 		case OPT_PROFILE: cli->profile = optarg; break;
+		case OPT_TRUTH: cli->truth = optarg; break;
 		case OPT_HOME: cli->home_alt = optarg; break;
 		case OPT_ATMOS: cli->atmosphere = optarg; break;
 		case OPT_SEED: cli->seed = optarg; break;
@@ -671,6 +679,21 @@ main(int argc, char **argv)
 		fprintf(stderr, "barod: %s\n", strerror(-rc));
 		return EXIT_FAILURE;
 	}
+	if (d.cfg.truth_path[0]) {
+		FILE *tf = fopen(d.cfg.truth_path, "r");
+		if (!tf) {
+			fprintf(stderr, "barod: truth %s: %s\n",
+				d.cfg.truth_path, strerror(errno));
+			return EXIT_CONFIG;
+		}
+		rc = truth_trace_load(&d.trace, tf, d.cfg.truth_path, err,
+				      sizeof(err));
+		fclose(tf);
+		if (rc < 0) {
+			fprintf(stderr, "barod: %s\n", err);
+			return EXIT_CONFIG;
+		}
+	}
 	baro_sitl_init(&d.sim, &d.cfg.params, d.cfg.atmosphere, d.cfg.seed);
 	fault_overlay_init(&d.overlay, d.cfg.seed);
 	d.ps = (struct param_service){
@@ -746,6 +769,7 @@ main(int argc, char **argv)
 	daemon_flush(&d);
 	report(&d);
 	daemon_sitl_close(&d);
+	truth_trace_free(&d.trace);
 	if (d.have_control)
 		control_close(&d.control);
 	for (size_t i = 0; i < d.n_outputs; i++)

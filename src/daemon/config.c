@@ -209,6 +209,10 @@ section_sim(struct parse *p, const char *key, const char *value)
 	} else if (strcmp(key, "profile") == 0) {
 		if (truth_profile_parse(value, &c->profile, msg, sizeof(msg)) < 0)
 			return fail(p, -EINVAL, "%s", msg);
+	} else if (strcmp(key, "truth") == 0) {
+		if (strlen(value) >= sizeof(c->truth_path))
+			return fail(p, -EINVAL, "truth: path too long");
+		strcpy(c->truth_path, value);
 	} else if (strcmp(key, "home_alt") == 0) {
 		double h;
 		if (str_to_double(value, &h) < 0 || !(fabs(h) <= 2.1e7))
@@ -231,7 +235,7 @@ section_sim(struct parse *p, const char *key, const char *value)
 	} else {
 		return fail(p, -EINVAL,
 			    "unknown key '%s' in [sim] (SIM_* parameters, "
-			    "profile, home_alt, atmosphere, seed)", key);
+			    "profile, truth, home_alt, atmosphere, seed)", key);
 	}
 	return 1;
 }

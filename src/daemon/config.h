@@ -83,6 +83,7 @@ struct config {
 	/* [sim] */
 	struct sim_params params;
 	struct truth_profile profile;
+	char truth_path[256];	/* "" = the profile; else a CSV trace */
 	double home_alt_m;
 	enum baro_sitl_atmosphere atmosphere;
 	uint32_t seed;

@@ -122,6 +122,7 @@ daemon_sitl_open(struct daemon *d, char *err, size_t errlen)
 			.port = c->port + 10u * v,
 			.home_alt_m = d->cfg.home_alt_m,
 			.profile = d->cfg.profile,
+			.trace = d->trace.n ? &d->trace : NULL,
 		};
 		snprintf(lc.bind_host, sizeof(lc.bind_host), "%s", c->bind);
 		memcpy(lc.rng_instance, c->rng, sizeof(lc.rng_instance));

@@ -31,6 +31,7 @@ struct cli {
 	bool config_required;
 	bool sim;
 	const char *profile;
+	const char *truth;		/* --truth FILE.csv */
 	const char *home_alt;
 	const char *atmosphere;
 	const char *seed;
@@ -81,6 +82,8 @@ struct daemon {
 	struct baro_sample latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
 	bool have_latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
 	uint8_t sysid_offset;		/* while publishing for a vehicle */
+
+	struct truth_trace trace;	/* loaded from cfg.truth_path */
 
 	struct fault_overlay overlay;
 	/* The running scenario, if any (both about 90 KB: heap). */

@@ -126,7 +126,8 @@ restart(struct sitl_link *l, const char *why)
 static void
 peer_vehicle(struct sitl_link *l, double t, double dt, struct sitl_fdm *fdm)
 {
-	const double h = truth_profile_height(&l->cfg.profile, t);
+	const double h = l->cfg.trace ? truth_trace_height(l->cfg.trace, t)
+				      : truth_profile_height(&l->cfg.profile, t);
 
 	/* The first frame has no previous one: at rest where it starts. */
 	if (l->physics_us == 0) {

@@ -23,6 +23,7 @@
 #include "event-loop.h"
 #include "sitl-json.h"
 #include "truth-profile.h"
+#include "truth-trace.h"
 
 enum sitl_mode {
 	SITL_PEER,
@@ -66,7 +67,8 @@ struct sitl_link_config {
 	unsigned port;			/* 9002 + 10 * instance by default */
 	char upstream[128];		/* proxy: HOST:PORT of this instance */
 	double home_alt_m;		/* ArduPilot's home altitude */
-	struct truth_profile profile;	/* peer: the vehicle's height */
+	struct truth_profile profile;	/* peer: the vehicle's height, */
+	const struct truth_trace *trace;/* or this trace when not NULL */
 	int rng_instance[6];		/* rng_N -> baro instance, -1 none */
 };
 

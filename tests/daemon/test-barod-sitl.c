@@ -505,6 +505,43 @@ test_two_instances(void **state)
 	close(mav);
 }
 
+/* The peer's vehicle follows a CSV truth trace. */
+static void
+test_peer_truth_trace(void **state)
+{
+	char conf[512], trace[512], text[1024], buf[8192];
+	unsigned ap_port, mav_port;
+	struct sitl_fdm fdm;
+	(void)state;
+
+	int ap = udp_socket(&ap_port);
+	int mav = udp_socket(&mav_port);
+	unsigned port = free_port();
+	path_in_tmp(trace, sizeof(trace), "truth.csv");
+	write_file(trace, "time_s,alt_m\n0,0\n1,10\n");
+	path_in_tmp(conf, sizeof(conf), "trace.conf");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sitl-json\ncontrol = none\n"
+		 "[sim]\ntruth = %s\nhome_alt = 584\nSIM_BARO_RND = 0\n"
+		 "[sitl]\nbind = 127.0.0.1\nport = %u\n"
+		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 trace, port, mav_port);
+	write_file(conf, text);
+	start(conf, NULL);
+
+	for (uint32_t f = 1; f <= 600; f++) {
+		send_servo(ap, port, f, false);
+		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	}
+	ap_read(buf, &fdm);
+	assert_close_abs(fdm.position[2], -5.0, 1e-9);
+	assert_float_exact(fdm.rng[0], 5.0f);
+	assert_close_abs(fdm.velocity[2], -10.0, 1e-6);	/* 10 m/s up */
+	free(stop());
+	close(ap);
+	close(mav);
+}
+
 static int
 setup(void **state)
 {
@@ -547,6 +584,7 @@ main(void)
 		cmocka_unit_test_teardown(test_peer, kill_child),
 		cmocka_unit_test_teardown(test_proxy, kill_child),
 		cmocka_unit_test_teardown(test_two_instances, kill_child),
+		cmocka_unit_test_teardown(test_peer_truth_trace, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
