@@ -9,6 +9,7 @@
  * mul_transpose); keep the order of operations.
  */
 #include "sitl-json.h"
+#include "util-endian.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -21,33 +22,6 @@
 
 #define SERVO_HEADER_LEN 8
 
-static uint16_t
-get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t
-get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static void
-put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void
-put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 int
 sitl_servo_decode(const uint8_t *buf, size_t len, struct sitl_servo *out)
 {
@@ -55,7 +29,7 @@ sitl_servo_decode(const uint8_t *buf, size_t len, struct sitl_servo *out)
 
 	if (len < 2)
 		return -EMSGSIZE;
-	switch (get_le16(buf)) {
+	switch (le_get16(buf)) {
 	case SITL_SERVO_MAGIC_16:
 		channels = 16;
 		break;
@@ -69,12 +43,12 @@ sitl_servo_decode(const uint8_t *buf, size_t len, struct sitl_servo *out)
 		return -EMSGSIZE;
 
 	memset(out, 0, sizeof(*out));
-	out->magic = get_le16(buf);
-	out->frame_rate = get_le16(buf + 2);
-	out->frame_count = get_le32(buf + 4);
+	out->magic = le_get16(buf);
+	out->frame_rate = le_get16(buf + 2);
+	out->frame_count = le_get32(buf + 4);
 	out->channels = channels;
 	for (unsigned i = 0; i < channels; i++)
-		out->pwm[i] = get_le16(buf + SERVO_HEADER_LEN + 2 * i);
+		out->pwm[i] = le_get16(buf + SERVO_HEADER_LEN + 2 * i);
 	return 0;
 }
 
@@ -86,11 +60,11 @@ sitl_servo_encode(const struct sitl_servo *s, uint8_t out[SITL_SERVO_LEN_32])
 	const bool wide = s->channels == 32;
 	const unsigned channels = wide ? 32 : 16;
 
-	put_le16(out, wide ? SITL_SERVO_MAGIC_32 : SITL_SERVO_MAGIC_16);
-	put_le16(out + 2, s->frame_rate);
-	put_le32(out + 4, s->frame_count);
+	le_put16(out, wide ? SITL_SERVO_MAGIC_32 : SITL_SERVO_MAGIC_16);
+	le_put16(out + 2, s->frame_rate);
+	le_put32(out + 4, s->frame_count);
 	for (unsigned i = 0; i < channels; i++)
-		put_le16(out + SERVO_HEADER_LEN + 2 * i, s->pwm[i]);
+		le_put16(out + SERVO_HEADER_LEN + 2 * i, s->pwm[i]);
 	return SERVO_HEADER_LEN + 2 * channels;
 }
 

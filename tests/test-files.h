@@ -4,7 +4,10 @@
 #ifndef BAROD_TEST_FILES_H
 #define BAROD_TEST_FILES_H
 
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +53,42 @@ temp_fd(const char *content)
 		assert_int_equal(write(fd, content, len), (ssize_t)len);
 		lseek(fd, 0, SEEK_SET);
 	}
+	return fd;
+}
+
+static inline void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static inline char *
+read_file(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	return slurp_fd(fd);
+}
+
+/* A UDP socket on 127.0.0.1 with an ephemeral port (type may add
+ * SOCK_NONBLOCK). */
+static inline int
+udp_loopback(unsigned *port, int type)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | type, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
 	return fd;
 }
 

@@ -7,29 +7,9 @@
 #include <errno.h>
 
 #include "mavlink.h"
+#include "util-endian.h"
 
 #include <string.h>
-
-static void
-put_u16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void
-put_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void
-put_u64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static void
 put_f32(uint8_t *p, float f)
@@ -37,33 +17,7 @@ put_f32(uint8_t *p, float f)
 	uint32_t u;
 
 	memcpy(&u, &f, sizeof(u));
-	put_u32(p, u);
-}
-
-static uint16_t
-get_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t
-get_u32(const uint8_t *p)
-{
-	uint32_t v = 0;
-
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint64_t
-get_u64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
+	le_put32(p, u);
 }
 
 /* Two's complement by arithmetic: converting an out-of-range unsigned
@@ -71,7 +25,7 @@ get_u64(const uint8_t *p)
 static int16_t
 get_i16(const uint8_t *p)
 {
-	uint16_t u = get_u16(p);
+	uint16_t u = le_get16(p);
 
 	return u < 0x8000u ? (int16_t)u : (int16_t)((int32_t)u - 0x10000);
 }
@@ -79,7 +33,7 @@ get_i16(const uint8_t *p)
 static int32_t
 get_i32(const uint8_t *p)
 {
-	uint32_t u = get_u32(p);
+	uint32_t u = le_get32(p);
 
 	return u < 0x80000000u ? (int32_t)u
 			       : (int32_t)(u - 0x80000000u) + INT32_MIN;
@@ -88,7 +42,7 @@ get_i32(const uint8_t *p)
 static float
 get_f32(const uint8_t *p)
 {
-	uint32_t u = get_u32(p);
+	uint32_t u = le_get32(p);
 	float f;
 
 	memcpy(&f, &u, sizeof(f));
@@ -122,7 +76,7 @@ get_chars(const uint8_t *p, size_t n, char *s)
 size_t
 mavlink_pack_heartbeat(const struct mavlink_heartbeat *m, uint8_t *pl)
 {
-	put_u32(pl + 0, m->custom_mode);
+	le_put32(pl + 0, m->custom_mode);
 	pl[4] = m->type;
 	pl[5] = m->autopilot;
 	pl[6] = m->base_mode;
@@ -135,7 +89,7 @@ void
 mavlink_unpack_heartbeat(const uint8_t *pl, struct mavlink_heartbeat *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->custom_mode = get_u32(pl + 0);
+	m->custom_mode = le_get32(pl + 0);
 	m->type = pl[4];
 	m->autopilot = pl[5];
 	m->base_mode = pl[6];
@@ -147,11 +101,11 @@ size_t
 mavlink_pack_scaled_pressure(const struct mavlink_scaled_pressure *m,
 			     uint8_t *pl)
 {
-	put_u32(pl + 0, m->time_boot_ms);
+	le_put32(pl + 0, m->time_boot_ms);
 	put_f32(pl + 4, m->press_abs);
 	put_f32(pl + 8, m->press_diff);
-	put_u16(pl + 12, (uint16_t)m->temperature);
-	put_u16(pl + 14, (uint16_t)m->temperature_press_diff);
+	le_put16(pl + 12, (uint16_t)m->temperature);
+	le_put16(pl + 14, (uint16_t)m->temperature_press_diff);
 	return 16;
 }
 
@@ -160,7 +114,7 @@ mavlink_unpack_scaled_pressure(const uint8_t *pl,
 			       struct mavlink_scaled_pressure *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->time_boot_ms = get_u32(pl + 0);
+	m->time_boot_ms = le_get32(pl + 0);
 	m->press_abs = get_f32(pl + 4);
 	m->press_diff = get_f32(pl + 8);
 	m->temperature = get_i16(pl + 12);
@@ -170,7 +124,7 @@ mavlink_unpack_scaled_pressure(const uint8_t *pl,
 size_t
 mavlink_pack_hil_sensor(const struct mavlink_hil_sensor *m, uint8_t *pl)
 {
-	put_u64(pl + 0, m->time_usec);
+	le_put64(pl + 0, m->time_usec);
 	put_f32(pl + 8, m->xacc);
 	put_f32(pl + 12, m->yacc);
 	put_f32(pl + 16, m->zacc);
@@ -184,7 +138,7 @@ mavlink_pack_hil_sensor(const struct mavlink_hil_sensor *m, uint8_t *pl)
 	put_f32(pl + 48, m->diff_pressure);
 	put_f32(pl + 52, m->pressure_alt);
 	put_f32(pl + 56, m->temperature);
-	put_u32(pl + 60, m->fields_updated);
+	le_put32(pl + 60, m->fields_updated);
 	pl[64] = m->id;
 	return 65;
 }
@@ -193,7 +147,7 @@ void
 mavlink_unpack_hil_sensor(const uint8_t *pl, struct mavlink_hil_sensor *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->time_usec = get_u64(pl + 0);
+	m->time_usec = le_get64(pl + 0);
 	m->xacc = get_f32(pl + 8);
 	m->yacc = get_f32(pl + 12);
 	m->zacc = get_f32(pl + 16);
@@ -207,7 +161,7 @@ mavlink_unpack_hil_sensor(const uint8_t *pl, struct mavlink_hil_sensor *m)
 	m->diff_pressure = get_f32(pl + 48);
 	m->pressure_alt = get_f32(pl + 52);
 	m->temperature = get_f32(pl + 56);
-	m->fields_updated = get_u32(pl + 60);
+	m->fields_updated = le_get32(pl + 60);
 	m->id = pl[64];
 }
 
@@ -215,7 +169,7 @@ size_t
 mavlink_pack_param_request_read(const struct mavlink_param_request_read *m,
 				uint8_t *pl)
 {
-	put_u16(pl + 0, (uint16_t)m->param_index);
+	le_put16(pl + 0, (uint16_t)m->param_index);
 	pl[2] = m->target_system;
 	pl[3] = m->target_component;
 	put_chars(pl + 4, m->param_id, 16);
@@ -255,8 +209,8 @@ size_t
 mavlink_pack_param_value(const struct mavlink_param_value *m, uint8_t *pl)
 {
 	put_f32(pl + 0, m->param_value);
-	put_u16(pl + 4, m->param_count);
-	put_u16(pl + 6, m->param_index);
+	le_put16(pl + 4, m->param_count);
+	le_put16(pl + 6, m->param_index);
 	put_chars(pl + 8, m->param_id, 16);
 	pl[24] = m->param_type;
 	return 25;
@@ -267,8 +221,8 @@ mavlink_unpack_param_value(const uint8_t *pl, struct mavlink_param_value *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->param_value = get_f32(pl + 0);
-	m->param_count = get_u16(pl + 4);
-	m->param_index = get_u16(pl + 6);
+	m->param_count = le_get16(pl + 4);
+	m->param_index = le_get16(pl + 6);
 	get_chars(pl + 8, 16, m->param_id);
 	m->param_type = pl[24];
 }
@@ -300,7 +254,7 @@ mavlink_pack_command_long(const struct mavlink_command_long *m, uint8_t *pl)
 {
 	for (int i = 0; i < 7; i++)
 		put_f32(pl + 4 * i, m->param[i]);
-	put_u16(pl + 28, m->command);
+	le_put16(pl + 28, m->command);
 	pl[30] = m->target_system;
 	pl[31] = m->target_component;
 	pl[32] = m->confirmation;
@@ -313,7 +267,7 @@ mavlink_unpack_command_long(const uint8_t *pl, struct mavlink_command_long *m)
 	memset(m, 0, sizeof(*m));
 	for (int i = 0; i < 7; i++)
 		m->param[i] = get_f32(pl + 4 * i);
-	m->command = get_u16(pl + 28);
+	m->command = le_get16(pl + 28);
 	m->target_system = pl[30];
 	m->target_component = pl[31];
 	m->confirmation = pl[32];
@@ -322,10 +276,10 @@ mavlink_unpack_command_long(const uint8_t *pl, struct mavlink_command_long *m)
 size_t
 mavlink_pack_command_ack(const struct mavlink_command_ack *m, uint8_t *pl)
 {
-	put_u16(pl + 0, m->command);
+	le_put16(pl + 0, m->command);
 	pl[2] = m->result;
 	pl[3] = m->progress;
-	put_u32(pl + 4, (uint32_t)m->result_param2);
+	le_put32(pl + 4, (uint32_t)m->result_param2);
 	pl[8] = m->target_system;
 	pl[9] = m->target_component;
 	return 10;
@@ -335,7 +289,7 @@ void
 mavlink_unpack_command_ack(const uint8_t *pl, struct mavlink_command_ack *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->command = get_u16(pl + 0);
+	m->command = le_get16(pl + 0);
 	m->result = pl[2];
 	m->progress = pl[3];
 	m->result_param2 = get_i32(pl + 4);
@@ -348,7 +302,7 @@ mavlink_pack_statustext(const struct mavlink_statustext *m, uint8_t *pl)
 {
 	pl[0] = m->severity;
 	put_chars(pl + 1, m->text, 50);
-	put_u16(pl + 51, m->id);
+	le_put16(pl + 51, m->id);
 	pl[53] = m->chunk_seq;
 	return 54;
 }
@@ -359,7 +313,7 @@ mavlink_unpack_statustext(const uint8_t *pl, struct mavlink_statustext *m)
 	memset(m, 0, sizeof(*m));
 	m->severity = pl[0];
 	get_chars(pl + 1, 50, m->text);
-	m->id = get_u16(pl + 51);
+	m->id = le_get16(pl + 51);
 	m->chunk_seq = pl[53];
 }
 

@@ -43,41 +43,6 @@ path_in_tmp(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
-static void
-write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-static char *
-read_file(const char *path)
-{
-	int fd = open(path, O_RDONLY);
-
-	assert_true(fd >= 0);
-	return slurp_fd(fd);
-}
-
-/* A UDP socket on 127.0.0.1 with an ephemeral port. */
-static int
-udp_listener(unsigned *port)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
-
 /* Start barod with args; stderr goes to a file in tmpdir. */
 static pid_t
 start_barod(const char *const *args, const char *log_name)
@@ -220,7 +185,7 @@ test_sigterm_completes_record(void **state)
 	struct capture cap;
 	(void)state;
 
-	int fd = udp_listener(&port);
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
 	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", port);
 	path_in_tmp(record, sizeof(record), "record.csv");
 	capture_init(&cap);
@@ -277,7 +242,7 @@ test_control_socket(void **state)
 	struct stat st;
 	(void)state;
 
-	int fd = udp_listener(&port);
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
 	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", port);
 	path_in_tmp(sock, sizeof(sock), "control");
 	capture_init(&cap);
@@ -344,7 +309,7 @@ test_faults_through_control(void **state)
 	struct capture cap;
 	(void)state;
 
-	int fd = udp_listener(&port);
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
 	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", port);
 	path_in_tmp(sock, sizeof(sock), "control-faults");
 	pid_t pid = start_barod((const char *[]){
@@ -445,7 +410,7 @@ test_rates_hil_and_v1(void **state)
 	struct capture ca, cb;
 	(void)state;
 
-	int fa = udp_listener(&pa), fb = udp_listener(&pb);
+	int fa = udp_loopback(&pa, SOCK_NONBLOCK), fb = udp_loopback(&pb, SOCK_NONBLOCK);
 	path_in_tmp(conf, sizeof(conf), "rates.conf");
 	snprintf(text, sizeof(text),
 		 "[barod]\nsource = sim\ncontrol = none\n"
@@ -508,8 +473,8 @@ test_sighup_reload(void **state)
 	struct capture ca, cb, cc;
 	(void)state;
 
-	int fa = udp_listener(&pa), fb = udp_listener(&pb),
-	    fc = udp_listener(&pc);
+	int fa = udp_loopback(&pa, SOCK_NONBLOCK), fb = udp_loopback(&pb, SOCK_NONBLOCK),
+	    fc = udp_loopback(&pc, SOCK_NONBLOCK);
 	path_in_tmp(conf, sizeof(conf), "reload.conf");
 	snprintf(text, sizeof(text),
 		 "[barod]\nsource = sim\ncontrol = none\n"
@@ -579,7 +544,7 @@ test_udp_server(void **state)
 	(void)state;
 
 	/* Find a free port, then let barod bind it. */
-	int probe = udp_listener(&port);
+	int probe = udp_loopback(&port, SOCK_NONBLOCK);
 	close(probe);
 	snprintf(out, sizeof(out), "udp-server:127.0.0.1:%u", port);
 	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
@@ -589,7 +554,7 @@ test_udp_server(void **state)
 
 	/* A client makes itself known with any MAVLink frame. */
 	unsigned myport;
-	int fd = udp_listener(&myport);
+	int fd = udp_loopback(&myport, SOCK_NONBLOCK);
 	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, frame[MAVLINK_MAX_FRAME];
 	struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
 					.mavlink_version = 3 };

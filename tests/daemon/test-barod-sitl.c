@@ -34,38 +34,10 @@ path_in_tmp(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
-static void
-write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-static char *
-read_file(const char *path)
-{
-	int fd = open(path, O_RDONLY);
-
-	assert_true(fd >= 0);
-	return slurp_fd(fd);
-}
-
 static int
 udp_socket(unsigned *port)
 {
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	*port = ntohs(sa.sin_port);
-	return fd;
+	return udp_loopback(port, 0);
 }
 
 /* A port that was free a moment ago, for barod to bind. */
