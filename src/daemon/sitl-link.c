@@ -264,77 +264,104 @@ on_upstream(struct event_source *src, uint32_t events, void *user)
 	char *in = l->rx, *out = l->tx;
 
 	(void)events;
-	for (;;) {
-		ssize_t n = recv(src->fd, in, SITL_JSON_MAX_LINE, 0);
-		if (n < 0)
-			return;	/* EAGAIN, or ECONNREFUSED: nobody upstream */
-		size_t used = 0, start = 0;
-		for (size_t i = 0; i <= (size_t)n; i++) {
-			if (i < (size_t)n && in[i] != '\n')
-				continue;
-			used += proxy_line(l, in + start, i - start, out + used,
-					   PROXY_TX_MAX - used - 1);
-			if (i < (size_t)n)
-				out[used++] = '\n';
-			start = i + 1;
-		}
-		send_to_ap(l, out, used);
+	/* One datagram per wake-up: epoll is level-triggered, so another
+	 * waiting datagram wakes us again, and the usual case (one reply
+	 * per frame) costs no extra recv that finds the socket empty. */
+	ssize_t n = recv(src->fd, in, SITL_JSON_MAX_LINE, MSG_DONTWAIT);
+	if (n < 0)
+		return;	/* EAGAIN, or ECONNREFUSED: nobody upstream */
+	size_t used = 0, start = 0;
+	for (size_t i = 0; i <= (size_t)n; i++) {
+		if (i < (size_t)n && in[i] != '\n')
+			continue;
+		used += proxy_line(l, in + start, i - start, out + used,
+				   PROXY_TX_MAX - used - 1);
+		if (i < (size_t)n)
+			out[used++] = '\n';
+		start = i + 1;
 	}
+	send_to_ap(l, out, used);
 }
 
 /* ---- ArduPilot's side --------------------------------------------- */
 
 static void
+ardupilot_packet(struct sitl_link *l, const uint8_t *buf, size_t n,
+		 const struct sockaddr_storage *from, socklen_t flen)
+{
+	struct sitl_servo s;
+
+	if (sitl_servo_decode(buf, n, &s) < 0 || s.frame_rate == 0) {
+		l->stats.bad_packets++;
+		complain(l, "servo packet with a bad magic, size or frame rate "
+			    "ignored");
+		return;
+	}
+	/* Replies go where the servo packets come from. */
+	l->ap_addr = *from;
+	l->ap_len = flen;
+	l->have_ap = true;
+	l->stats.servo_packets++;
+	l->last_servo_us = event_now_us();
+
+	bool fresh = true;
+	if (l->have_frame && s.frame_count == l->last_frame) {
+		l->stats.resends++;
+		fresh = false;
+	} else if (l->have_frame && s.frame_count < l->last_frame) {
+		restart(l, "frame_count went back");
+	} else if (l->have_frame) {
+		l->stats.lost_frames += s.frame_count - l->last_frame - 1;
+	}
+	l->last_frame = s.frame_count;
+	l->have_frame = true;
+
+	if (l->cfg.mode == SITL_PROXY) {
+		forward_upstream(l, buf, n);
+	} else if (fresh) {
+		peer_frame(l, &s);
+	} else if (l->reply_len > 0) {
+		/* The same frame again: the same answer, no step. */
+		send_to_ap(l, l->reply, (size_t)l->reply_len);
+	}
+}
+
+/* Servo packets in batches: one recvmmsg per wake-up rather than a
+ * recvfrom per packet plus one more that finds the socket empty. */
+#define RX_BATCH 16
+
+static void
 on_ardupilot(struct event_source *src, uint32_t events, void *user)
 {
 	struct sitl_link *l = user;
-	uint8_t buf[2048];
+	uint8_t buf[RX_BATCH][512];
+	struct sockaddr_storage from[RX_BATCH];
+	struct iovec iov[RX_BATCH];
+	struct mmsghdr msg[RX_BATCH];
+	int n;
 
 	(void)events;
-	for (;;) {
-		struct sockaddr_storage from;
-		socklen_t flen = sizeof(from);
-		ssize_t n = recvfrom(src->fd, buf, sizeof(buf), 0,
-				     (struct sockaddr *)&from, &flen);
-		if (n < 0)
-			return;
-
-		struct sitl_servo s;
-		if (sitl_servo_decode(buf, (size_t)n, &s) < 0 ||
-		    s.frame_rate == 0) {
-			l->stats.bad_packets++;
-			complain(l, "servo packet with a bad magic, size or "
-				    "frame rate ignored");
-			continue;
+	do {
+		for (int i = 0; i < RX_BATCH; i++) {
+			iov[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
+			msg[i] = (struct mmsghdr){
+				.msg_hdr = { .msg_name = &from[i],
+					     .msg_namelen = sizeof(from[i]),
+					     .msg_iov = &iov[i],
+					     .msg_iovlen = 1 },
+			};
 		}
-		/* Replies go where the servo packets come from. */
-		l->ap_addr = from;
-		l->ap_len = flen;
-		l->have_ap = true;
-		l->stats.servo_packets++;
-		l->last_servo_us = event_now_us();
-
-		bool fresh = true;
-		if (l->have_frame && s.frame_count == l->last_frame) {
-			l->stats.resends++;
-			fresh = false;
-		} else if (l->have_frame && s.frame_count < l->last_frame) {
-			restart(l, "frame_count went back");
-		} else if (l->have_frame) {
-			l->stats.lost_frames += s.frame_count - l->last_frame - 1;
+		n = recvmmsg(src->fd, msg, RX_BATCH, MSG_DONTWAIT, NULL);
+		for (int i = 0; i < n; i++) {
+			/* A datagram larger than any servo packet arrives
+			 * truncated: bad size either way. */
+			size_t len = msg[i].msg_hdr.msg_flags & MSG_TRUNC
+					     ? sizeof(buf[i]) + 1
+					     : msg[i].msg_len;
+			ardupilot_packet(l, buf[i], len, &from[i],
+					 msg[i].msg_hdr.msg_namelen);
 		}
-		l->last_frame = s.frame_count;
-		l->have_frame = true;
-
-		if (l->cfg.mode == SITL_PROXY) {
-			forward_upstream(l, buf, (size_t)n);
-		} else if (fresh) {
-			peer_frame(l, &s);
-		} else if (l->reply_len > 0) {
-			/* The same frame again: the same answer, no step. */
-			send_to_ap(l, l->reply, (size_t)l->reply_len);
-		}
-	}
+	} while (n == RX_BATCH);
 }
 
 void
