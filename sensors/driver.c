@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The registry and the steps every driver shares. */
+#include "driver.h"
+
+#include <errno.h>
+#include <string.h>
+
+const struct baro_driver *const baro_drivers[] = {
+	&baro_driver_bmp280,
+	&baro_driver_bmp388,
+	NULL,
+};
+
+const struct baro_driver *
+baro_driver_find(const char *name)
+{
+	for (size_t i = 0; baro_drivers[i] != NULL; i++)
+		if (strcmp(baro_drivers[i]->name, name) == 0)
+			return baro_drivers[i];
+	return NULL;
+}
+
+int
+baro_dev_open(struct baro_dev *dev, const struct baro_driver *drv,
+	      struct baro_bus *bus, uint8_t addr,
+	      const struct baro_sensor_config *cfg, char *err, size_t errlen)
+{
+	uint8_t instance = dev->instance;
+
+	memset(dev, 0, sizeof(*dev));
+	dev->drv = drv;
+	dev->bus = bus;
+	dev->addr = addr;
+	dev->instance = instance;
+
+	int ret = drv->probe(bus, addr, err, errlen);
+	if (ret < 0)
+		return ret;
+	dev->variant = ret;
+	ret = drv->init(dev, cfg, err, errlen);
+	if (ret < 0)
+		baro_dev_close(dev);
+	return ret;
+}
+
+void
+baro_dev_close(struct baro_dev *dev)
+{
+	if (dev->drv != NULL && dev->drv->fini != NULL)
+		dev->drv->fini(dev);
+	dev->priv = NULL;
+}
+
+unsigned
+baro_osr_code(unsigned osr, unsigned def_code, unsigned max_code)
+{
+	unsigned code = 0;
+
+	if (osr == 0)
+		return def_code;
+	while (osr > 1 && code < max_code) {
+		osr >>= 1;
+		code++;
+	}
+	return code;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The driver interface: one const table of function pointers per chip
+ * family, one file per family (sensors/<family>.c), and one registry
+ * array listing them all.  A new family is a new file plus one line in
+ * driver.c.
+ *
+ * Life of a sensor: probe (is this family at bus+addr, which variant?),
+ * init (reset, calibration, configuration, measuring started), then per
+ * sample start (trigger a conversion; a no-op in normal mode) and, at
+ * least period_us later, read.  Any error leaves the device needing a new
+ * init; fini frees what init took, after a failed init too.  Drivers
+ * never sleep longer than a reset needs and never keep global state.
+ */
+#ifndef BAROD_SENSORS_DRIVER_H
+#define BAROD_SENSORS_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "baro-sample.h"
+#include "bus.h"
+
+enum baro_mode {
+	/* The chip converts continuously; read takes the latest result. */
+	BARO_MODE_NORMAL,
+	/* One conversion per start; lowest power, caller-paced. */
+	BARO_MODE_FORCED,
+};
+
+/* Per-sensor settings.  Zero means "the driver's default" for every
+ * field, so a zeroed struct is a valid configuration. */
+struct baro_sensor_config {
+	uint8_t osr_p;		/* pressure oversampling: 1, 2, 4, ... */
+	uint8_t osr_t;		/* temperature oversampling */
+	uint8_t iir;		/* IIR filter coefficient, 0 = off */
+	uint32_t rate_hz;	/* wanted sample rate, 0 = as fast as the
+				 * oversampling allows */
+	enum baro_mode mode;
+};
+
+struct baro_driver;
+
+struct baro_dev {
+	const struct baro_driver *drv;
+	struct baro_bus *bus;	/* shared with other devices on the bus */
+	uint8_t addr;
+	uint8_t instance;	/* copied into every sample */
+	int variant;		/* what probe returned */
+	struct baro_sensor_config config;	/* as applied by init */
+	void *priv;		/* the driver's, from init to fini */
+};
+
+struct baro_driver {
+	const char *name;	/* family, lower case: "bmp280" */
+	/* Addresses the family can answer on, for scanning. */
+	const uint8_t *addrs;
+	size_t n_addrs;
+	/* Which variant of the family is at addr: >= 0, or -ENODEV when
+	 * nothing of this family answers; other errors are bus errors
+	 * (-EBUSY: a kernel driver owns the address). */
+	int (*probe)(struct baro_bus *bus, uint8_t addr, char *err,
+		     size_t errlen);
+	/* The chip's own name for a variant probe returned. */
+	const char *(*variant_name)(int variant);
+	/* Reset, load calibration, apply config (dev->config is filled in
+	 * with the defaults actually used) and start measuring. */
+	int (*init)(struct baro_dev *dev, const struct baro_sensor_config *cfg,
+		    char *err, size_t errlen);
+	/* Start one conversion (forced mode); normal mode: nothing. */
+	int (*start)(struct baro_dev *dev, char *err, size_t errlen);
+	/* The latest conversion as a sample stamped now_us.  -EAGAIN: not
+	 * finished yet; -EIO and others: the chip needs init again. */
+	int (*read)(struct baro_dev *dev, uint64_t now_us,
+		    struct baro_sample *out, char *err, size_t errlen);
+	/* Time from start to a result read can take, or between normal-mode
+	 * results: the configured rate, never below the conversion time. */
+	uint32_t (*period_us)(const struct baro_dev *dev);
+	void (*fini)(struct baro_dev *dev);
+};
+
+/* One per family file. */
+extern const struct baro_driver baro_driver_bmp280;
+extern const struct baro_driver baro_driver_bmp388;
+
+/* Every driver, NULL-terminated. */
+extern const struct baro_driver *const baro_drivers[];
+
+const struct baro_driver *baro_driver_find(const char *name);
+
+/* probe + init: dev is ready to start/read on success. */
+int baro_dev_open(struct baro_dev *dev, const struct baro_driver *drv,
+		  struct baro_bus *bus, uint8_t addr,
+		  const struct baro_sensor_config *cfg, char *err,
+		  size_t errlen);
+void baro_dev_close(struct baro_dev *dev);
+
+/* Oversampling as a register code: 1 -> 0, 2 -> 1, 4 -> 2, ... capped at
+ * max_code; 0 (default) gives def_code.  Non-powers of two round down. */
+unsigned baro_osr_code(unsigned osr, unsigned def_code, unsigned max_code);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * A BMP280/BME280 at register level: chip id, soft reset, calibration
+ * NVM, ctrl_meas/config, forced and normal mode, and data registers
+ * holding the raw values that a chosen pressure and temperature give with
+ * this chip's calibration.
+ */
+#ifndef BAROD_TESTS_EMU_BMP280_H
+#define BAROD_TESTS_EMU_BMP280_H
+
+#include "emu.h"
+
+struct emu_bmp280 {
+	struct emu_chip chip;	/* first: the bus sees only this */
+	uint8_t chip_id;
+	uint8_t calib[24];
+	double pressure_pa;
+	double temperature_c;
+	unsigned conversions;
+};
+
+/* The datasheet's worked-example calibration. */
+extern const uint8_t emu_bmp280_datasheet_calib[24];
+
+void emu_bmp280_init(struct emu_bmp280 *e, uint8_t addr, uint8_t chip_id,
+		     const uint8_t calib[24]);
+/* The truth the next conversion (or, in normal mode, the data registers
+ * right away) reports. */
+void emu_bmp280_set(struct emu_bmp280 *e, double pressure_pa,
+		    double temperature_c);
+/* Power-on state, as after an unplug and replug. */
+void emu_bmp280_power_on(struct emu_bmp280 *e);
+
+/* Raw values for a truth, by searching the datasheet's double-precision
+ * compensation (the driver uses the integer one, so this is also a check
+ * that the two agree). */
+void emu_bmp280_raw(const uint8_t calib[24], double pressure_pa,
+		    double temperature_c, uint32_t *adc_p, uint32_t *adc_t);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * A BMP388/BMP390 at register level: chip id, error and status
+ * registers, soft reset, calibration NVM, OSR/ODR/filter, forced and
+ * normal mode (normal refused with conf_err when the ODR is shorter than
+ * the conversion, as the chip does), data registers holding the raw
+ * values of a chosen pressure and temperature.
+ */
+#ifndef BAROD_TESTS_EMU_BMP388_H
+#define BAROD_TESTS_EMU_BMP388_H
+
+#include "emu.h"
+
+struct emu_bmp388 {
+	struct emu_chip chip;	/* first: the bus sees only this */
+	uint8_t chip_id;
+	uint8_t calib[21];
+	double pressure_pa;
+	double temperature_c;
+	unsigned conversions;
+};
+
+/* A real sensor's NVM (sensors sheet §8, third-party vector). */
+extern const uint8_t emu_bmp388_sample_calib[21];
+
+void emu_bmp388_init(struct emu_bmp388 *e, uint8_t addr, uint8_t chip_id,
+		     const uint8_t calib[21]);
+void emu_bmp388_set(struct emu_bmp388 *e, double pressure_pa,
+		    double temperature_c);
+void emu_bmp388_power_on(struct emu_bmp388 *e);
+
+/* Raw values for a truth, by bisecting the compensation (sensors/bmp388.c's
+ * pure functions: the datasheet gives only this one variant). */
+void emu_bmp388_raw(const uint8_t calib[21], double pressure_pa,
+		    double temperature_c, uint32_t *raw_p, uint32_t *raw_t);
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "emu.h"
+
+#include <errno.h>
+#include <string.h>
+
+void
+emu_chip_init(struct emu_chip *chip, uint8_t addr)
+{
+	memset(chip, 0, sizeof(*chip));
+	chip->addr = addr;
+	chip->nack_errno = EREMOTEIO;
+}
+
+/* The faults common to every transfer, counted as one transfer. */
+static int
+transfer_fault(struct emu_chip *chip)
+{
+	chip->transfers++;
+	if (chip->unplugged)
+		return -chip->nack_errno;
+	if (chip->nack_after > 0 && --chip->nack_after == 0)
+		return -chip->nack_errno;
+	return 0;
+}
+
+int
+emu_chip_read(struct emu_chip *chip, uint8_t reg, uint8_t *buf, size_t len)
+{
+	int ret = transfer_fault(chip);
+
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < len; i++)
+		buf[i] = chip->stuck_high ? 0xff : chip->regs[(reg + i) & 0xff];
+	chip->ptr = (uint8_t)(reg + len);
+	return 0;
+}
+
+int
+emu_chip_write(struct emu_chip *chip, uint8_t reg, const uint8_t *buf,
+	       size_t len)
+{
+	int ret = transfer_fault(chip);
+
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < len; i++) {
+		uint8_t r = (uint8_t)(reg + i);
+
+		if (chip->on_write != NULL)
+			chip->on_write(chip, r, buf[i]);
+		else
+			chip->regs[r] = buf[i];
+	}
+	chip->ptr = (uint8_t)(reg + len);
+	return 0;
+}

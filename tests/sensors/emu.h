@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * A chip on an emulated I2C bus: a 256-byte register file with an
+ * auto-incrementing pointer, the chip's own behaviour as a write hook, and
+ * the faults a real bus shows.  Plain C with no I/O, so the same chips can
+ * sit behind umockdev or any other fake bus.
+ */
+#ifndef BAROD_TESTS_EMU_H
+#define BAROD_TESTS_EMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct emu_chip {
+	uint8_t addr;
+	uint8_t regs[256];
+	uint8_t ptr;		/* register pointer for plain I2C reads */
+	/* A register write, in the chip's terms (read-only registers,
+	 * resets, conversions); NULL: plain memory. */
+	void (*on_write)(struct emu_chip *chip, uint8_t reg, uint8_t val);
+
+	/* Faults.  nack_errno is what a NACK looks like to userspace:
+	 * EREMOTEIO on the Pi's bcm2835, ENXIO on other adapters. */
+	bool unplugged;		/* every transfer NACKs */
+	bool kernel_owned;	/* I2C_SLAVE answers EBUSY */
+	bool stuck_high;	/* reads return 0xff (SDA held high) */
+	unsigned nack_after;	/* >0: transfer number nack_after from now
+				 * NACKs, once */
+	int nack_errno;
+
+	unsigned transfers;	/* transfers served, for tests */
+};
+
+void emu_chip_init(struct emu_chip *chip, uint8_t addr);
+
+/* One transfer: 0 or a negative errno (a NACK or the chip's answer). */
+int emu_chip_read(struct emu_chip *chip, uint8_t reg, uint8_t *buf,
+		  size_t len);
+int emu_chip_write(struct emu_chip *chip, uint8_t reg, const uint8_t *buf,
+		   size_t len);
+
+#endif
