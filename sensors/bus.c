@@ -167,6 +167,19 @@ baro_bus_write_reg(struct baro_bus *bus, uint8_t reg, uint8_t val, char *err,
 }
 
 int
+baro_bus_command(struct baro_bus *bus, uint8_t cmd, char *err, size_t errlen)
+{
+	errno = 0;
+	int ret = i2c_smbus_write_byte(bus->fd, cmd);
+	if (ret < 0) {
+		ret = bus_errno(ret);
+		bus_msg(bus, err, errlen, -ret, "command 0x%02x", cmd);
+		return ret;
+	}
+	return 0;
+}
+
+int
 baro_bus_read_block(struct baro_bus *bus, uint8_t reg, uint8_t *buf,
 		    size_t len, char *err, size_t errlen)
 {

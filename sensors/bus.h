@@ -39,6 +39,11 @@ int baro_bus_read_reg(struct baro_bus *bus, uint8_t reg, uint8_t *val,
 int baro_bus_write_reg(struct baro_bus *bus, uint8_t reg, uint8_t val,
 		       char *err, size_t errlen);
 
+/* Sends one command byte (SMBus "send byte"), for command-based chips
+ * (MS56xx reset and conversions). */
+int baro_bus_command(struct baro_bus *bus, uint8_t cmd, char *err,
+		     size_t errlen);
+
 /* Reads len bytes from consecutive registers starting at reg (the chip
  * auto-increments); transfers of more than 32 bytes are split. */
 int baro_bus_read_block(struct baro_bus *bus, uint8_t reg, uint8_t *buf,

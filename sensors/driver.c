@@ -8,6 +8,11 @@
 const struct baro_driver *const baro_drivers[] = {
 	&baro_driver_bmp280,
 	&baro_driver_bmp388,
+	&baro_driver_ms5611,
+	&baro_driver_ms5607,
+	&baro_driver_dps310,
+	&baro_driver_spl06,
+	&baro_driver_lps22,
 	NULL,
 };
 

@@ -82,6 +82,14 @@ struct baro_driver {
 /* One per family file. */
 extern const struct baro_driver baro_driver_bmp280;
 extern const struct baro_driver baro_driver_bmp388;
+/* MS5611 and MS5637 by scanning; MS5607 only by name (same PROM layout
+ * and commands as the MS5611, other coefficients). */
+extern const struct baro_driver baro_driver_ms5611;
+extern const struct baro_driver baro_driver_ms5607;
+/* DPS310/DPS368 by scanning; SPL06-001 only by name (same chip id). */
+extern const struct baro_driver baro_driver_dps310;
+extern const struct baro_driver baro_driver_spl06;
+extern const struct baro_driver baro_driver_lps22;
 
 /* Every driver, NULL-terminated. */
 extern const struct baro_driver *const baro_drivers[];

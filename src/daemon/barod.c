@@ -2,9 +2,10 @@
 /*
  * barod: the barometer daemon.  One thread, one epoll loop over a 100 Hz
  * timerfd, a signalfd and the output sockets.  Each tick runs the source
- * (today the AP_Baro_SITL emulator), publishes every produced sample to
- * every output as MAVLink (or counts it as dropped), records it if asked,
- * and answers the GCS's parameter requests.
+ * (the AP_Baro_SITL emulator; SITL links and hardware sensors have events
+ * of their own), publishes every produced sample to every output as
+ * MAVLink (or counts it as dropped), records it if asked, and answers the
+ * GCS's parameter requests.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -49,6 +50,8 @@ apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 		c->source = CONFIG_SOURCE_SIM;
 	if (cli->sitl_json)
 		c->source = CONFIG_SOURCE_SITL_JSON;
+	if (cli->hardware)
+		c->source = CONFIG_SOURCE_HARDWARE;
 	if (cli->sitl_proxy) {
 		c->source = CONFIG_SOURCE_SITL_PROXY;
 		if (strlen(cli->sitl_proxy) >= sizeof(c->sitl.upstream) ||
@@ -245,8 +248,9 @@ tick(struct daemon *d, uint64_t expirations)
 		if (d->cfg.source == CONFIG_SOURCE_SIM) {
 			sim_step(d);
 		} else {
-			/* SITL modes step on physics frames; the timer only
-			 * keeps the wall-clock chores. */
+			/* SITL modes step on physics frames, sensors on their
+			 * own timers; this one only keeps the wall-clock
+			 * chores. */
 			daemon_publish_heartbeat(d, d->ticks * TICK_MS * 1000u);
 			if (d->ticks % 100 == 0)
 				daemon_sitl_check(d, event_now_us());
@@ -394,6 +398,13 @@ reload(struct daemon *d)
 	}
 	(void)open_outputs(d, &fresh);
 
+	/* Sensors hold buses and GPIO lines; changing them live is not
+	 * worth the risk of losing a working one to a typo. */
+	if (next.n_sensors != d->cfg.n_sensors ||
+	    memcmp(next.sensors, d->cfg.sensors, sizeof(next.sensors)) != 0)
+		log_msg(&d->log, LOG_LEVEL_WARNING,
+			"reload: [sensor] changes take effect when barod "
+			"restarts");
 	d->ps.sysid = next.sysid;
 	d->ps.compid = next.compid;
 	d->cfg = next;
@@ -422,13 +433,19 @@ static void
 usage(FILE *out)
 {
 	fputs("Usage: barod [OPTIONS]\n"
-	      "Barometer daemon: simulated (AP_Baro_SITL) barometers published "
-	      "as MAVLink.\n"
+	      "       barod --probe [BUS]\n"
+	      "Barometer daemon: I2C or simulated (AP_Baro_SITL) barometers "
+	      "published as MAVLink.\n"
 	      "\n"
 	      "  -c, --config FILE        configuration file (default "
 	      CONFIG_DEFAULT_PATH ", if present)\n"
 	      "      --check-config       validate the configuration and exit\n"
 	      "      --sim                simulated barometers (source = sim)\n"
+	      "      --hardware           the [sensor NAME] sections' chips "
+	      "(source = hardware)\n"
+	      "      --probe [BUS]        find supported chips on every I2C "
+	      "bus (or BUS), print\n"
+	      "                           their [sensor] sections and exit\n"
 	      "      --profile SPEC       truth: static:H climb:RATE[:H0] "
 	      "step:H0:H1:T sine:A:P[:H0]\n"
 	      "      --truth FILE.csv     truth from a trace (time_us or "
@@ -470,12 +487,14 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		OPT_CHECK = 256, OPT_SIM, OPT_PROFILE, OPT_HOME, OPT_ATMOS,
 		OPT_SEED, OPT_SYSID, OPT_COMPID, OPT_RECORD, OPT_DURATION,
 		OPT_CONTROL, OPT_SCENARIO, OPT_SITL_JSON, OPT_SITL_PROXY,
-		OPT_SITL_INSTANCES, OPT_RNG, OPT_TRUTH,
+		OPT_SITL_INSTANCES, OPT_RNG, OPT_TRUTH, OPT_HARDWARE, OPT_PROBE,
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, OPT_CHECK },
 		{ "sim", no_argument, NULL, OPT_SIM },
+		{ "hardware", no_argument, NULL, OPT_HARDWARE },
+		{ "probe", optional_argument, NULL, OPT_PROBE },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "truth", required_argument, NULL, OPT_TRUTH },
 		{ "home-alt", required_argument, NULL, OPT_HOME },
@@ -511,6 +530,15 @@ parse_cli(int argc, char **argv, struct cli *cli)
 			break;
 		case OPT_CHECK: cli->check_config = true; break;
 		case OPT_SIM: cli->sim = true; break;
+		case OPT_HARDWARE: cli->hardware = true; break;
+		case OPT_PROBE:
+			cli->probe = true;
+			/* getopt takes only --probe=BUS; --probe BUS too. */
+			if (optarg == NULL && optind < argc &&
+			    argv[optind][0] != '-')
+				optarg = argv[optind++];
+			cli->probe_bus = optarg;
+			break;
 		case OPT_PROFILE: cli->profile = optarg; break;
 		case OPT_TRUTH: cli->truth = optarg; break;
 		case OPT_HOME: cli->home_alt = optarg; break;
@@ -658,6 +686,8 @@ main(int argc, char **argv)
 
 	if (rc != 0)
 		return rc > 0 ? EXIT_SUCCESS : EXIT_CONFIG;
+	if (d.cli.probe)
+		return daemon_probe(d.cli.probe_bus, stdout, stderr);
 	log_init(&d.log, d.cli.verbosity < 0	? LOG_LEVEL_ERR
 			 : d.cli.verbosity == 0 ? LOG_LEVEL_NOTICE
 			 : d.cli.verbosity == 1 ? LOG_LEVEL_INFO
@@ -739,9 +769,16 @@ main(int argc, char **argv)
 		}
 	}
 
-	if (d.cfg.source != CONFIG_SOURCE_SIM &&
+	if ((d.cfg.source == CONFIG_SOURCE_SITL_JSON ||
+	     d.cfg.source == CONFIG_SOURCE_SITL_PROXY) &&
 	    daemon_sitl_open(&d, err, sizeof(err)) < 0) {
 		fprintf(stderr, "barod: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (d.cfg.source == CONFIG_SOURCE_HARDWARE &&
+	    daemon_hw_open(&d, err, sizeof(err)) < 0) {
+		fprintf(stderr, "barod: %s\n", err);
+		daemon_hw_close(&d);
 		return EXIT_FAILURE;
 	}
 
@@ -758,9 +795,14 @@ main(int argc, char **argv)
 	if (d.cli.duration_s > 0.0)
 		d.end_ticks = (uint64_t)ceil(d.cli.duration_s * 1000.0 / TICK_MS);
 
-	log_msg(&d.log, LOG_LEVEL_NOTICE,
-		"running: %d simulated baro(s), sysid %u compid %u",
-		d.cfg.params.baro_count, d.cfg.sysid, d.cfg.compid);
+	if (d.cfg.source == CONFIG_SOURCE_HARDWARE)
+		log_msg(&d.log, LOG_LEVEL_NOTICE,
+			"running: %zu hardware baro(s), sysid %u compid %u",
+			d.n_hw, d.cfg.sysid, d.cfg.compid);
+	else
+		log_msg(&d.log, LOG_LEVEL_NOTICE,
+			"running: %d simulated baro(s), sysid %u compid %u",
+			d.cfg.params.baro_count, d.cfg.sysid, d.cfg.compid);
 	rc = event_loop_run(&d.loop);
 
 	if (d.record && (fflush(d.record) != 0 || fclose(d.record) != 0))
@@ -768,6 +810,8 @@ main(int argc, char **argv)
 	daemon_scenario_stop(&d);
 	daemon_flush(&d);
 	report(&d);
+	daemon_hw_report(&d);
+	daemon_hw_close(&d);
 	daemon_sitl_close(&d);
 	truth_trace_free(&d.trace);
 	if (d.have_control)

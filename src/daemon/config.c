@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpio.h"
 #include "sitl-json.h"
 #include "util-strings.h"
 
@@ -25,6 +26,7 @@ struct parse {
 	char *err;
 	size_t errlen;
 	unsigned output_line[CONFIG_MAX_OUTPUTS];
+	unsigned sensor_line[CONFIG_MAX_SENSORS];
 };
 
 static int
@@ -143,10 +145,12 @@ section_barod(struct parse *p, const char *key, const char *value)
 			c->source = CONFIG_SOURCE_SITL_JSON;
 		else if (strcmp(value, "sitl-json-proxy") == 0)
 			c->source = CONFIG_SOURCE_SITL_PROXY;
+		else if (strcmp(value, "hardware") == 0)
+			c->source = CONFIG_SOURCE_HARDWARE;
 		else
 			return fail(p, -EINVAL,
 				    "source = '%s': supported sources: sim, "
-				    "sitl-json, sitl-json-proxy", value);
+				    "sitl-json, sitl-json-proxy, hardware", value);
 	} else if (strcmp(key, "sysid") == 0) {
 		if (parse_uint_range(value, 1, 255, &v) < 0)
 			return fail(p, -EINVAL, "sysid = '%s': expected 1..255",
@@ -415,6 +419,195 @@ section_output(struct parse *p, const char *name, const char *key,
 	return !p->failed;
 }
 
+static struct config_sensor *
+sensor_for(struct parse *p, const char *name)
+{
+	struct config *c = p->c;
+
+	for (size_t i = 0; i < c->n_sensors; i++) {
+		if (strcmp(c->sensors[i].name, name) == 0)
+			return &c->sensors[i];
+	}
+	if (c->n_sensors == CONFIG_MAX_SENSORS) {
+		fail(p, -E2BIG, "more than %d sensors (MAVLink has "
+				"SCALED_PRESSURE..3)", CONFIG_MAX_SENSORS);
+		return NULL;
+	}
+	if (strlen(name) >= CONFIG_NAME_MAX || !*name) {
+		fail(p, -EINVAL, "sensor name '%s' is empty or too long", name);
+		return NULL;
+	}
+	struct config_sensor *s = &c->sensors[c->n_sensors];
+	memset(s, 0, sizeof(*s));
+	strcpy(s->name, name);
+	s->instance = -1;
+	p->sensor_line[c->n_sensors] = p->line;
+	c->n_sensors++;
+	return s;
+}
+
+int
+config_parse_bus(const char *value, char *path, size_t len)
+{
+	uint64_t n;
+
+	if (str_to_u64(value, &n) == 0) {
+		if (n > 9999)
+			return -EINVAL;
+		baro_bus_path((unsigned)n, path, len);
+		return 0;
+	}
+	if (value[0] != '/' || strlen(value) >= len)
+		return -EINVAL;
+	strcpy(path, value);
+	return 0;
+}
+
+/* 0x76 or 118: a 7-bit address outside the reserved ranges. */
+static int
+parse_i2c_address(const char *v, uint8_t *out)
+{
+	unsigned long a;
+
+	if (v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+		char *end;
+		if (!isxdigit((unsigned char)v[2]))
+			return -EINVAL;
+		errno = 0;
+		a = strtoul(v + 2, &end, 16);
+		if (*end != '\0' || errno != 0)
+			return -EINVAL;
+	} else if (parse_uint_range(v, 0, 255, &a) < 0) {
+		return -EINVAL;
+	}
+	if (a < 0x03 || a > 0x77)
+		return -EINVAL;
+	*out = (uint8_t)a;
+	return 0;
+}
+
+/* The names a driver key may take, for the message. */
+static void
+driver_names(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; baro_drivers[i] != NULL && n < len; i++) {
+		int w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+				 baro_drivers[i]->name);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+}
+
+/* Oversampling 1..128 and the IIR coefficient 0..128: powers of two
+ * (0 = the driver's default), as every family's registers count them. */
+static int
+parse_pow2(const char *v, unsigned long lo, uint8_t *out)
+{
+	unsigned long x;
+
+	if (parse_uint_range(v, lo, 128, &x) < 0 || (x & (x - 1)) != 0)
+		return -EINVAL;
+	*out = (uint8_t)x;
+	return 0;
+}
+
+static int
+section_sensor(struct parse *p, const char *name, const char *key,
+	       const char *value)
+{
+	struct config_sensor *s = sensor_for(p, name);
+	struct baro_sensor_config *set;
+	unsigned long v;
+
+	if (!s)
+		return 0;
+	set = &s->settings;
+	if (strcmp(key, "bus") == 0) {
+		if (config_parse_bus(value, s->bus, sizeof(s->bus)) < 0)
+			return fail(p, -EINVAL, "bus = '%s': expected a bus "
+				    "number (1 for /dev/i2c-1) or a /dev path",
+				    value);
+	} else if (strcmp(key, "address") == 0) {
+		if (parse_i2c_address(value, &s->address) < 0)
+			return fail(p, -EINVAL, "address = '%s': expected a "
+				    "7-bit I2C address 0x03..0x77", value);
+	} else if (strcmp(key, "driver") == 0) {
+		char names[256];
+		if (baro_driver_find(value) == NULL ||
+		    strlen(value) >= sizeof(s->driver)) {
+			driver_names(names, sizeof(names));
+			return fail(p, -EINVAL, "driver = '%s': known drivers: "
+				    "%s", value, names);
+		}
+		strcpy(s->driver, value);
+	} else if (strcmp(key, "osr_p") == 0 || strcmp(key, "osr_t") == 0) {
+		if (parse_pow2(value, 1, key[4] == 'p' ? &set->osr_p
+						     : &set->osr_t) < 0)
+			return fail(p, -EINVAL, "%s = '%s': expected 1, 2, 4, "
+				    "... 128", key, value);
+	} else if (strcmp(key, "iir") == 0) {
+		if (parse_pow2(value, 0, &set->iir) < 0)
+			return fail(p, -EINVAL, "iir = '%s': expected 0 (off) "
+				    "or 1, 2, 4, ... 128", value);
+	} else if (strcmp(key, "rate_hz") == 0) {
+		if (parse_uint_range(value, 0, 1000, &v) < 0)
+			return fail(p, -EINVAL, "rate_hz = '%s': expected 0 "
+				    "(as fast as the oversampling allows) to "
+				    "1000", value);
+		set->rate_hz = (uint32_t)v;
+	} else if (strcmp(key, "mode") == 0) {
+		if (strcmp(value, "normal") == 0)
+			set->mode = BARO_MODE_NORMAL;
+		else if (strcmp(value, "forced") == 0)
+			set->mode = BARO_MODE_FORCED;
+		else
+			return fail(p, -EINVAL, "mode = '%s': expected normal "
+				    "or forced", value);
+	} else if (strcmp(key, "instance") == 0) {
+		if (parse_uint_range(value, 0, BARO_MAX_INSTANCES - 1, &v) < 0)
+			return fail(p, -EINVAL, "instance = '%s': expected "
+				    "0..%d", value, BARO_MAX_INSTANCES - 1);
+		s->instance = (int)v;
+	} else if (strcmp(key, "iio") == 0) {
+		if (value[0] != '/' || strlen(value) >= sizeof(s->iio))
+			return fail(p, -EINVAL, "iio = '%s': expected the "
+				    "device's sysfs directory, "
+				    "/sys/bus/iio/devices/iio:deviceN", value);
+		strcpy(s->iio, value);
+	} else if (strcmp(key, "drdy") == 0 || strcmp(key, "power") == 0) {
+		char *dst = key[0] == 'd' ? s->drdy : s->power;
+		if (baro_gpio_parse_spec(value, NULL, 0, NULL, 0) < 0 ||
+		    strlen(value) >= CONFIG_LINE_MAX)
+			return fail(p, -EINVAL, "%s = '%s': expected "
+				    "CHIPLABEL:LINENAME (gpiodetect and "
+				    "gpioinfo show them)", key, value);
+		strcpy(dst, value);
+	} else {
+		return fail(p, -EINVAL, "unknown key '%s' in [sensor %s]", key,
+			    name);
+	}
+	return !p->failed;
+}
+
+/* "output NAME" or "output:NAME" -> NAME, else NULL. */
+static const char *
+section_name(const char *section, const char *kind)
+{
+	size_t n = strlen(kind);
+
+	if (strncmp(section, kind, n) != 0 ||
+	    (section[n] != ' ' && section[n] != ':'))
+		return NULL;
+	section += n + 1;
+	while (*section == ' ')
+		section++;
+	return section;
+}
+
 static int
 handler(void *user, const char *section, const char *key, const char *value)
 {
@@ -430,18 +623,16 @@ handler(void *user, const char *section, const char *key, const char *value)
 		return section_mavlink(p, key, value);
 	if (strcmp(section, "sitl") == 0)
 		return section_sitl(p, key, value);
-	if (strncmp(section, "output", 6) == 0 &&
-	    (section[6] == ' ' || section[6] == ':')) {
-		const char *name = section + 7;
-		while (*name == ' ')
-			name++;
+	const char *name;
+	if ((name = section_name(section, "output")) != NULL)
 		return section_output(p, name, key, value);
-	}
+	if ((name = section_name(section, "sensor")) != NULL)
+		return section_sensor(p, name, key, value);
 	if (*section == '\0')
 		return fail(p, -EINVAL, "'%s' outside any [section]", key);
 	return fail(p, -EINVAL,
 		    "unknown section [%s] (barod, sim, sitl, mavlink, output "
-		    "NAME)",
+		    "NAME, sensor NAME)",
 		    section);
 }
 
@@ -464,6 +655,46 @@ check_outputs(struct parse *p)
 	return 0;
 }
 
+/* Each sensor is complete, and instances not given take the lowest free
+ * ones in file order. */
+static int
+check_sensors(struct parse *p)
+{
+	struct config *c = p->c;
+	bool taken[BARO_MAX_INSTANCES] = { false };
+
+	for (size_t i = 0; i < c->n_sensors; i++) {
+		const struct config_sensor *s = &c->sensors[i];
+		p->line = p->sensor_line[i];
+		if (s->iio[0] && (s->bus[0] || s->address || s->driver[0] ||
+				  s->drdy[0]))
+			return fail(p, -EINVAL, "[sensor %s]: iio reads a chip "
+				    "the kernel drives; bus, address, driver "
+				    "and drdy do not apply", s->name);
+		if (!s->iio[0] && (!s->bus[0] || !s->address))
+			return fail(p, -EINVAL, "[sensor %s] needs bus and "
+				    "address (or iio)", s->name);
+		if (s->instance < 0)
+			continue;
+		if (taken[s->instance])
+			return fail(p, -EINVAL, "[sensor %s]: instance %d is "
+				    "taken by another sensor", s->name,
+				    s->instance);
+		taken[s->instance] = true;
+	}
+	for (size_t i = 0; i < c->n_sensors; i++) {
+		struct config_sensor *s = &c->sensors[i];
+		int k = 0;
+		if (s->instance >= 0)
+			continue;
+		while (taken[k])
+			k++;
+		s->instance = k;
+		taken[k] = true;
+	}
+	return 0;
+}
+
 static int
 load(struct parse *p)
 {
@@ -480,7 +711,8 @@ load(struct parse *p)
 	}
 	if (!p->failed) {
 		(void)first_new;
-		check_outputs(p);
+		if (check_outputs(p) == 0)
+			check_sensors(p);
 	}
 	return p->failed ? p->rc : 0;
 }
@@ -596,8 +828,14 @@ config_validate(const struct config *c, char *err, size_t errlen)
 {
 	if (c->source == CONFIG_SOURCE_NONE) {
 		snprintf(err, errlen,
-			 "no source: use --sim, --sitl-json or "
-			 "--sitl-json-proxy, or set source in [barod]");
+			 "no source: use --sim, --sitl-json, "
+			 "--sitl-json-proxy or --hardware, or set source in "
+			 "[barod]");
+		return -EINVAL;
+	}
+	if (c->source == CONFIG_SOURCE_HARDWARE && c->n_sensors == 0) {
+		snprintf(err, errlen, "source = hardware needs a [sensor NAME] "
+				      "section (barod --probe prints them)");
 		return -EINVAL;
 	}
 	if (c->source == CONFIG_SOURCE_SITL_PROXY && !c->sitl.upstream[0]) {
@@ -652,6 +890,8 @@ config_source_name(enum config_source s)
 		return "sitl-json";
 	case CONFIG_SOURCE_SITL_PROXY:
 		return "sitl-json-proxy";
+	case CONFIG_SOURCE_HARDWARE:
+		return "hardware";
 	case CONFIG_SOURCE_NONE:
 		break;
 	}

@@ -13,6 +13,9 @@
  *                      hil_sensor_hz
  *   [output NAME]      type = udp-client | udp-server | serial, address,
  *                      device, baud, and per-output *_hz overrides
+ *   [sensor NAME]      hardware mode: bus + address (or iio), driver,
+ *                      osr_p, osr_t, iir, rate_hz, mode, instance, drdy,
+ *                      power
  */
 #ifndef BAROD_CONFIG_H
 #define BAROD_CONFIG_H
@@ -23,6 +26,7 @@
 #include <stdio.h>
 
 #include "baro-sitl.h"
+#include "driver.h"
 #include "sim-params.h"
 #include "truth-profile.h"
 
@@ -35,6 +39,7 @@ enum config_source {
 	CONFIG_SOURCE_SIM,		/* 100 Hz on barod's own clock */
 	CONFIG_SOURCE_SITL_JSON,	/* ArduPilot's JSON physics peer */
 	CONFIG_SOURCE_SITL_PROXY,	/* between ArduPilot and a backend */
+	CONFIG_SOURCE_HARDWARE,		/* [sensor NAME] sections */
 };
 
 #define CONFIG_MAX_SITL 8
@@ -46,6 +51,24 @@ struct config_sitl {
 	unsigned port;
 	char upstream[128];	/* proxy: HOST:PORT of instance 0 (+10 each) */
 	int rng[6];		/* rng_N -> baro instance, -1 none */
+};
+
+/* One barometer per instance, as MAVLink has SCALED_PRESSURE..3. */
+#define CONFIG_MAX_SENSORS BARO_MAX_INSTANCES
+#define CONFIG_LINE_MAX 64
+
+/* [sensor NAME]: a chip on an i2c-dev bus, or one the kernel already
+ * drives, read through its IIO directory. */
+struct config_sensor {
+	char name[CONFIG_NAME_MAX];
+	char bus[BARO_BUS_PATH_MAX];	/* i2c-dev node; "" with iio */
+	uint8_t address;		/* 7-bit; 0 with iio */
+	char driver[16];		/* "" = try every registered driver */
+	struct baro_sensor_config settings;	/* zero = driver defaults */
+	int instance;			/* 0..2; -1 until validated */
+	char iio[256];			/* sysfs device directory, or "" */
+	char drdy[CONFIG_LINE_MAX];	/* CHIPLABEL:LINENAME, or "" */
+	char power[CONFIG_LINE_MAX];	/* CHIPLABEL:LINENAME, or "" */
 };
 
 enum output_type {
@@ -92,6 +115,9 @@ struct config {
 
 	struct config_output outputs[CONFIG_MAX_OUTPUTS];
 	size_t n_outputs;
+
+	struct config_sensor sensors[CONFIG_MAX_SENSORS];
+	size_t n_sensors;
 
 	char control_path[108];	/* "" = no control socket */
 	unsigned control_mode;	/* permission bits of the socket */
@@ -141,6 +167,10 @@ config_source_name(enum config_source s);
 /* rng_N's value: a baro instance 0..2, or none (-1). */
 int
 config_parse_rng(const char *value, int *out);
+
+/* A bus as the configuration names it: N (for /dev/i2c-N) or a path. */
+int
+config_parse_bus(const char *value, char *path, size_t len);
 
 /* simple | 1976 | water */
 int

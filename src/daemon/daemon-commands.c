@@ -32,6 +32,7 @@ cmd_status(struct daemon *d, FILE *out)
 		fprintf(out, "baro %d overlay %s withheld %" PRIu64 "\n", i,
 			fault, d->withheld[i]);
 	}
+	daemon_hw_status(d, out);
 	if (d->run) {
 		char t[32];
 		scenario_format_ms(d->clock_ms - d->scenario_start_ms, t,

@@ -3,7 +3,8 @@
  * The daemon's state and the pieces of barod.c's loop that live in their
  * own files: publishing (daemon-publish.c), faults from scenarios and
  * injections (daemon-faults.c), control socket commands
- * (daemon-commands.c).  One struct daemon exists, owned by main().
+ * (daemon-commands.c), hardware sensors (daemon-hw.c, daemon-probe.c).
+ * One struct daemon exists, owned by main().
  */
 #ifndef BAROD_DAEMON_H
 #define BAROD_DAEMON_H
@@ -15,8 +16,11 @@
 #include "baro-sitl.h"
 #include "config.h"
 #include "control.h"
+#include "driver.h"
 #include "event-loop.h"
 #include "faults.h"
+#include "gpio.h"
+#include "iio.h"
 #include "log.h"
 #include "output.h"
 #include "param-service.h"
@@ -40,6 +44,7 @@ struct cli {
 	const char *control;
 	const char *scenario;
 	bool sitl_json;
+	bool hardware;
 	const char *sitl_proxy;		/* upstream HOST:PORT */
 	const char *sitl_instances;
 	const char *rng[6];		/* --rng N=INSTANCE */
@@ -48,8 +53,40 @@ struct cli {
 	struct config_output outputs[CONFIG_MAX_OUTPUTS];
 	size_t n_outputs;
 	bool check_config;
+	bool probe;
+	const char *probe_bus;		/* --probe BUS, NULL: every bus */
 	double duration_s;
 	int verbosity;
+};
+
+struct daemon;
+
+enum hw_state {
+	HW_RUNNING,	/* reading on its timer (or data-ready edges) */
+	HW_RETRY,	/* failed: the timer is the next attempt */
+	HW_POWER_OFF,	/* power line low: the timer ends the off time */
+};
+
+/* One sensor in hardware mode (daemon-hw.c). */
+struct hw_sensor {
+	struct daemon *d;
+	struct config_sensor cfg;	/* as at start-up; reloads keep it */
+	enum hw_state state;
+	struct baro_bus bus;		/* a file of its own, reopened on
+					 * recovery */
+	struct baro_dev dev;
+	bool dev_open;
+	struct baro_iio iio;
+	struct baro_gpio drdy, power;
+	struct event_source timer, edge;
+	bool started;			/* forced mode: converting */
+	uint32_t period_us;
+	uint32_t backoff_ms;
+	unsigned attempts;		/* failed attempts since the fault */
+	uint64_t down_since_us, last_summary_us;
+	uint64_t errors, recoveries, power_cycles, not_ready;
+	char what[320];			/* "BME280 /dev/i2c-1 0x77" */
+	char last_err[256];
 };
 
 struct daemon {
@@ -84,6 +121,9 @@ struct daemon {
 	uint8_t sysid_offset;		/* while publishing for a vehicle */
 
 	struct truth_trace trace;	/* loaded from cfg.truth_path */
+
+	struct hw_sensor hw[CONFIG_MAX_SENSORS];
+	size_t n_hw;
 
 	struct fault_overlay overlay;
 	/* The running scenario, if any (both about 90 KB: heap). */
@@ -129,6 +169,18 @@ uint8_t daemon_mavlink_inject(void *daemon, unsigned type, unsigned instance);
 int daemon_sitl_open(struct daemon *d, char *err, size_t errlen);
 void daemon_sitl_close(struct daemon *d);
 void daemon_sitl_check(struct daemon *d, uint64_t wall_us);
+
+/* daemon-hw.c: hardware sensors on their own timers.  Open fails only
+ * for what a retry cannot fix (a GPIO line that does not exist); a
+ * sensor that does not answer yet is retried like one that failed. */
+int daemon_hw_open(struct daemon *d, char *err, size_t errlen);
+void daemon_hw_close(struct daemon *d);
+void daemon_hw_status(struct daemon *d, FILE *out);
+void daemon_hw_report(struct daemon *d);
+
+/* daemon-probe.c: barod --probe [BUS].  0 (chips found or not), 1 when
+ * the named bus cannot be opened, 2 for a bad BUS. */
+int daemon_probe(const char *bus, FILE *out, FILE *errs);
 
 /* daemon-commands.c: one control socket line. */
 void daemon_command(void *daemon, const char *line, FILE *out);

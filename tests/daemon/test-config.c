@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "gpio.h"
 #include "test-util.h"
 
 static int
@@ -182,6 +183,43 @@ test_errors(void **state)
 		{ "[sitl]\nrng_1 = 3\n", "test.conf:2: rng_1 = '3'" },
 		{ "[sitl]\nrng_7 = 0\n", "test.conf:2: unknown key 'rng_7'" },
 		{ "[sitl]\nbind =\n", "test.conf:2: bind" },
+		{ "[barod]\nsource = gpsd\n", "sitl-json-proxy, hardware" },
+		{ "[sensor a]\nbus = one\n", "test.conf:2: bus = 'one'" },
+		{ "[sensor a]\nbus = 10000\n", "test.conf:2: bus = '10000'" },
+		{ "[sensor a]\nbus = dev/i2c-1\n", "test.conf:2: bus" },
+		{ "[sensor a]\naddress = 0x78\n", "test.conf:2: address = '0x78'" },
+		{ "[sensor a]\naddress = 0x02\n", "test.conf:2: address" },
+		{ "[sensor a]\naddress = 0x\n", "test.conf:2: address" },
+		{ "[sensor a]\naddress = 0x7g\n", "test.conf:2: address" },
+		{ "[sensor a]\naddress = 300\n", "test.conf:2: address" },
+		{ "[sensor a]\ndriver = bmp999\n",
+		  "test.conf:2: driver = 'bmp999': known drivers: bmp280" },
+		{ "[sensor a]\nosr_p = 3\n", "test.conf:2: osr_p = '3'" },
+		{ "[sensor a]\nosr_t = 0\n", "test.conf:2: osr_t = '0'" },
+		{ "[sensor a]\nosr_t = 256\n", "test.conf:2: osr_t" },
+		{ "[sensor a]\niir = 5\n", "test.conf:2: iir = '5'" },
+		{ "[sensor a]\nrate_hz = 1001\n", "test.conf:2: rate_hz" },
+		{ "[sensor a]\nmode = sleep\n", "test.conf:2: mode = 'sleep'" },
+		{ "[sensor a]\ninstance = 3\n", "test.conf:2: instance = '3'" },
+		{ "[sensor a]\niio = iio:device0\n", "test.conf:2: iio" },
+		{ "[sensor a]\ndrdy = GPIO17\n", "test.conf:2: drdy = 'GPIO17'" },
+		{ "[sensor a]\ndrdy = :GPIO17\n", "test.conf:2: drdy" },
+		{ "[sensor a]\npower = chip:\n", "test.conf:2: power = 'chip:'" },
+		{ "[sensor a]\ncolour = red\n",
+		  "test.conf:2: unknown key 'colour' in [sensor a]" },
+		{ "\n[sensor a]\nbus = 1\n",
+		  "test.conf:3: [sensor a] needs bus and address" },
+		{ "[sensor a]\naddress = 0x76\n", "needs bus and address (or iio)" },
+		{ "[sensor a]\niio = /sys/x\nbus = 1\n",
+		  "test.conf:2: [sensor a]: iio reads a chip the kernel drives" },
+		{ "[sensor a]\niio = /sys/x\ndrdy = c:l\n", "iio reads a chip" },
+		{ "[sensor a]\niio = /x\ninstance = 1\n"
+		  "[sensor b]\niio = /y\ninstance = 1\n",
+		  "test.conf:5: [sensor b]: instance 1 is taken" },
+		{ "[sensor a]\niio = /a\n[sensor b]\niio = /b\n"
+		  "[sensor c]\niio = /c\n[sensor d]\niio = /d\n",
+		  "test.conf:8: more than 3 sensors" },
+		{ "[sensor ]\nbus = 1\n", "sensor name '' is empty" },
 	};
 	(void)state;
 
@@ -193,6 +231,127 @@ test_errors(void **state)
 			fail_msg("case %zu: rc %d, error '%s', expected '%s'", i,
 				 rc, err, cases[i].msg);
 	}
+}
+
+static void
+test_sensor_sections(void **state)
+{
+	struct config c;
+	char err[256];
+	(void)state;
+
+	int rc = load(&c, "[barod]\nsource = hardware\n"
+			  "[sensor baro0]\nbus = 1\naddress = 0x76\n"
+			  "driver = bmp280\nosr_p = 16\nosr_t = 2\niir = 4\n"
+			  "rate_hz = 25\nmode = forced\ninstance = 2\n"
+			  "drdy = pinctrl-rp1:GPIO17\n"
+			  "power = pinctrl-rp1:GPIO27\n"
+			  "[sensor:ext]\nbus = /dev/i2c-baro\naddress = 119\n"
+			  "mode = normal\n"
+			  "[sensor kernel]\n"
+			  "iio = /sys/bus/iio/devices/iio:device0\n",
+		      err, sizeof(err));
+	if (rc != 0)
+		fail_msg("%s", err);
+	assert_int_equal(c.source, CONFIG_SOURCE_HARDWARE);
+	assert_string_equal(config_source_name(c.source), "hardware");
+	assert_int_equal(c.n_sensors, 3);
+
+	const struct config_sensor *s = &c.sensors[0];
+	assert_string_equal(s->name, "baro0");
+	assert_string_equal(s->bus, "/dev/i2c-1");
+	assert_int_equal(s->address, 0x76);
+	assert_string_equal(s->driver, "bmp280");
+	assert_int_equal(s->settings.osr_p, 16);
+	assert_int_equal(s->settings.osr_t, 2);
+	assert_int_equal(s->settings.iir, 4);
+	assert_int_equal(s->settings.rate_hz, 25);
+	assert_int_equal(s->settings.mode, BARO_MODE_FORCED);
+	assert_int_equal(s->instance, 2);
+	assert_string_equal(s->drdy, "pinctrl-rp1:GPIO17");
+	assert_string_equal(s->power, "pinctrl-rp1:GPIO27");
+
+	/* Defaults: probe, the driver's settings, the lowest free
+	 * instances in file order. */
+	s = &c.sensors[1];
+	assert_string_equal(s->name, "ext");
+	assert_string_equal(s->bus, "/dev/i2c-baro");
+	assert_int_equal(s->address, 0x77);
+	assert_string_equal(s->driver, "");
+	assert_int_equal(s->settings.osr_p, 0);
+	assert_int_equal(s->settings.mode, BARO_MODE_NORMAL);
+	assert_int_equal(s->instance, 0);
+	assert_string_equal(s->drdy, "");
+	s = &c.sensors[2];
+	assert_string_equal(s->iio, "/sys/bus/iio/devices/iio:device0");
+	assert_string_equal(s->bus, "");
+	assert_int_equal(s->instance, 1);
+	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+
+	/* iir 0 is "off"; the same section twice adds up. */
+	assert_int_equal(load(&c, "[sensor a]\nbus = 0\naddress = 0x5c\n"
+				  "iir = 0\n[sensor a]\nosr_p = 128\n",
+			      err, sizeof(err)), 0);
+	assert_int_equal(c.n_sensors, 1);
+	assert_string_equal(c.sensors[0].bus, "/dev/i2c-0");
+	assert_int_equal(c.sensors[0].settings.osr_p, 128);
+
+	/* Hardware without a sensor is refused at validation. */
+	assert_int_equal(load(&c, "[barod]\nsource = hardware\n", err,
+			      sizeof(err)), 0);
+	assert_int_equal(config_validate(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "needs a [sensor NAME] section"));
+}
+
+/* The GPIO line spec's parser, shared with sensors/gpio.c. */
+static void
+test_gpio_spec(void **state)
+{
+	char chip[16], line[16];
+	(void)state;
+
+	assert_int_equal(baro_gpio_parse_spec("pinctrl-bcm2711:GPIO17", chip,
+					      sizeof(chip), line, sizeof(line)),
+			 0);
+	assert_string_equal(chip, "pinctrl-bcm2711");
+	assert_string_equal(line, "GPIO17");
+	/* The last colon splits: labels may hold one, line names not. */
+	assert_int_equal(baro_gpio_parse_spec("a:b:GPIO4", chip, sizeof(chip),
+					      line, sizeof(line)), 0);
+	assert_string_equal(chip, "a:b");
+	assert_string_equal(line, "GPIO4");
+	assert_int_equal(baro_gpio_parse_spec("x:y", NULL, 0, NULL, 0), 0);
+	assert_int_equal(baro_gpio_parse_spec("GPIO17", NULL, 0, NULL, 0),
+			 -EINVAL);
+	assert_int_equal(baro_gpio_parse_spec("", NULL, 0, NULL, 0), -EINVAL);
+	assert_int_equal(baro_gpio_parse_spec("a-very-long-chip-label:L", chip,
+					      sizeof(chip), NULL, 0), -EINVAL);
+	assert_int_equal(baro_gpio_parse_spec("c:a-very-long-line-name", NULL,
+					      0, line, sizeof(line)), -EINVAL);
+}
+
+/* No GPIO chip exists on CI machines (gpio-sim needs a kernel module):
+ * what can be checked is that a missing one is a clear error. */
+static void
+test_gpio_no_chip(void **state)
+{
+	struct baro_gpio g;
+	char err[256];
+	(void)state;
+
+	assert_int_equal(baro_gpio_open_drdy(&g, "no-such-chip-label:GPIO17",
+					     "test", err, sizeof(err)),
+			 -ENODEV);
+	assert_non_null(strstr(err, "no GPIO chip labelled or named "
+				    "'no-such-chip-label'"));
+	assert_int_equal(g.fd, -1);
+	assert_int_equal(baro_gpio_open_output(&g, "nochip:GPIO27", "test", 1,
+					       err, sizeof(err)), -ENODEV);
+	assert_int_equal(baro_gpio_open_drdy(&g, "GPIO17", "test", err,
+					     sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "CHIPLABEL:LINENAME"));
+	baro_gpio_close(&g);
+	assert_non_null(strstr(baro_gpio_backend(), "libgpiod "));
 }
 
 /* A line longer than libinih's buffer is an error, not two lines. */
@@ -312,6 +471,9 @@ main(void)
 		cmocka_unit_test(test_sample_file),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sitl_section),
+		cmocka_unit_test(test_sensor_sections),
+		cmocka_unit_test(test_gpio_spec),
+		cmocka_unit_test(test_gpio_no_chip),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_output_specs),

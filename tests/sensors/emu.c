@@ -31,6 +31,8 @@ emu_chip_read(struct emu_chip *chip, uint8_t reg, uint8_t *buf, size_t len)
 
 	if (ret < 0)
 		return ret;
+	if (chip->on_read != NULL)
+		chip->on_read(chip, reg, len);
 	for (size_t i = 0; i < len; i++)
 		buf[i] = chip->stuck_high ? 0xff : chip->regs[(reg + i) & 0xff];
 	chip->ptr = (uint8_t)(reg + len);
@@ -45,6 +47,8 @@ emu_chip_write(struct emu_chip *chip, uint8_t reg, const uint8_t *buf,
 
 	if (ret < 0)
 		return ret;
+	if (len == 0 && chip->on_command != NULL)
+		chip->on_command(chip, reg);
 	for (size_t i = 0; i < len; i++) {
 		uint8_t r = (uint8_t)(reg + i);
 

@@ -19,6 +19,14 @@ struct emu_chip {
 	/* A register write, in the chip's terms (read-only registers,
 	 * resets, conversions); NULL: plain memory. */
 	void (*on_write)(struct emu_chip *chip, uint8_t reg, uint8_t val);
+	/* A write of the command (register) byte alone, as command-based
+	 * chips take reset and conversion commands; NULL: sets the pointer
+	 * only. */
+	void (*on_command)(struct emu_chip *chip, uint8_t cmd);
+	/* Before len bytes are read from reg: registers whose value depends
+	 * on being read (ADC results, flags cleared by reading); NULL:
+	 * plain memory. */
+	void (*on_read)(struct emu_chip *chip, uint8_t reg, size_t len);
 
 	/* Faults.  nack_errno is what a NACK looks like to userspace:
 	 * EREMOTEIO on the Pi's bcm2835, ENXIO on other adapters. */

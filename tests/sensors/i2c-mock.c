@@ -20,7 +20,7 @@
 #include <linux/i2c.h>
 #include <umockdev.h>
 
-#define MOCK_BUSES 4
+#define MOCK_BUSES 6
 #define BUS_CHIPS 8
 
 struct mock_bus {
@@ -85,6 +85,11 @@ smbus(struct emu_chip *chip, const struct i2c_smbus_ioctl_data *req,
 	uint8_t len;
 
 	switch (req->size) {
+	case I2C_SMBUS_BYTE:
+		/* Send byte: the command alone; receive byte: from the
+		 * pointer. */
+		return rd ? emu_chip_read(chip, chip->ptr, &data->byte, 1) :
+			    emu_chip_write(chip, req->command, NULL, 0);
 	case I2C_SMBUS_BYTE_DATA:
 		return rd ? emu_chip_read(chip, req->command, &data->byte, 1) :
 			    emu_chip_write(chip, req->command, &data->byte, 1);
@@ -123,14 +128,20 @@ handle_smbus(struct mock_bus *bus, UMockdevIoctlClient *client)
 		return;
 	}
 	struct i2c_smbus_ioctl_data *req = (void *)req_d->data;
-	data_d = resolve(req_d, offsetof(struct i2c_smbus_ioctl_data, data),
-			 sizeof(union i2c_smbus_data));
-	if (data_d == NULL)
+	/* A send byte carries no data (libi2c passes NULL). */
+	bool no_data = req->size == I2C_SMBUS_BYTE &&
+		       req->read_write == I2C_SMBUS_WRITE;
+	union i2c_smbus_data none = { 0 };
+	if (!no_data)
+		data_d = resolve(req_d, offsetof(struct i2c_smbus_ioctl_data, data),
+				 sizeof(union i2c_smbus_data));
+	if (!no_data && data_d == NULL)
 		ret = -EFAULT;
 	else if (chip == NULL)
 		ret = -EREMOTEIO;	/* nobody acknowledges the address */
 	else
-		ret = smbus(chip, req, (union i2c_smbus_data *)data_d->data);
+		ret = smbus(chip, req, no_data ? &none :
+				       (union i2c_smbus_data *)data_d->data);
 	umockdev_ioctl_client_complete(client, ret < 0 ? -1 : 0,
 				       ret < 0 ? -ret : 0);
 	if (data_d != NULL)

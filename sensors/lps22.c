@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ST LPS22HB and LPS22HH.
+ *
+ * Continuous mode runs at one of the chip's output rates with block data
+ * update set, so a read never mixes two conversions; one-shot (forced)
+ * mode sets ONE_SHOT per start.  Each sample is one 6-byte burst, status
+ * and data; the id and the control registers are re-read every
+ * CHECK_EVERY samples, which is how an unplug and replug (settings back
+ * to power-down) or another chip is noticed.
+ */
+#include "lps22.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "driver.h"
+
+#define CHECK_EVERY 32
+#define RESET_WAIT_US 1000u
+#define RESET_POLLS 10
+#define PLAUSIBLE_PA_MIN 25000.0
+#define PLAUSIBLE_PA_MAX 125000.0
+#define PLAUSIBLE_C_MIN -45.0
+#define PLAUSIBLE_C_MAX 90.0
+
+/* ------------------------------------------------------------------ */
+/* Pure part                                                           */
+
+double
+lps22_pressure_pa(const uint8_t b[3])
+{
+	uint32_t u = (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+	int32_t raw = (int32_t)(u ^ 0x800000u) - 0x800000;
+
+	/* 4096 LSB per hPa, 100 Pa per hPa. */
+	return raw * (100.0 / 4096.0);
+}
+
+double
+lps22_temperature_c(const uint8_t b[2])
+{
+	int32_t raw = (int32_t)((uint32_t)b[1] << 8 | b[0]);
+
+	raw = (raw ^ 0x8000) - 0x8000;
+	return raw / 100.0;
+}
+
+static const uint32_t hb_rates[] = { 1, 10, 25, 50, 75 };
+static const uint32_t hh_rates[] = { 1, 10, 25, 50, 75, 100, 200 };
+
+uint32_t
+lps22_odr_hz(enum lps22_variant v, unsigned code)
+{
+	const uint32_t *r = v == LPS22_VARIANT_HH ? hh_rates : hb_rates;
+	unsigned n = v == LPS22_VARIANT_HH ? 7 : 5;
+
+	if (code == 0)
+		return 0;
+	return r[(code > n ? n : code) - 1];
+}
+
+unsigned
+lps22_odr_code(enum lps22_variant v, uint32_t rate_hz)
+{
+	unsigned n = v == LPS22_VARIANT_HH ? 7 : 5;
+
+	if (rate_hz == 0)
+		return n;
+	for (unsigned code = 1; code <= n; code++)
+		if (lps22_odr_hz(v, code) >= rate_hz)
+			return code;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The driver                                                          */
+
+struct lps22 {
+	uint8_t who;
+	uint8_t ctrl1;		/* as written */
+	unsigned reads;
+	bool started;		/* one-shot: a conversion was asked for */
+	uint32_t period_us;
+};
+
+static const uint8_t lps22_addrs[] = { 0x5c, 0x5d };
+
+static void
+sleep_us(uint32_t us)
+{
+	struct timespec ts = {
+		.tv_sec = us / 1000000,
+		.tv_nsec = (long)(us % 1000000) * 1000,
+	};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int
+lps22_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
+{
+	uint8_t id;
+	int ret = baro_bus_select(bus, addr, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	ret = baro_bus_read_reg(bus, LPS22_REG_WHO_AM_I, &id, err, errlen);
+	if (ret == -EREMOTEIO || ret == -ENXIO || ret == -EIO)
+		return -ENODEV;
+	if (ret < 0)
+		return ret;
+	if (id == LPS22HB_WHO_AM_I)
+		return LPS22_VARIANT_HB;
+	if (id == LPS22HH_WHO_AM_I)
+		return LPS22_VARIANT_HH;
+	snprintf(err, errlen, "%s 0x%02x: WHO_AM_I 0x%02x is not an "
+		 "LPS22HB/LPS22HH", bus->path, addr, id);
+	return -ENODEV;
+}
+
+static const char *
+lps22_variant_name(int variant)
+{
+	return variant == LPS22_VARIANT_HH ? "LPS22HH" : "LPS22HB";
+}
+
+static int
+lps22_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
+	   char *err, size_t errlen)
+{
+	struct baro_bus *bus = dev->bus;
+	enum lps22_variant v = (enum lps22_variant)dev->variant;
+	uint8_t id, ctrl2 = LPS22_CTRL2_SWRESET, back[2];
+	int ret;
+
+	struct lps22 *chip = calloc(1, sizeof(*chip));
+	if (chip == NULL)
+		return -ENOMEM;
+	dev->priv = chip;
+	dev->config = *cfg;
+	chip->who = v == LPS22_VARIANT_HH ? LPS22HH_WHO_AM_I : LPS22HB_WHO_AM_I;
+
+	if ((ret = baro_bus_select(bus, dev->addr, err, errlen)) < 0 ||
+	    (ret = baro_bus_read_reg(bus, LPS22_REG_WHO_AM_I, &id, err,
+				     errlen)) < 0)
+		return ret;
+	if (id != chip->who) {
+		snprintf(err, errlen, "%s 0x%02x: WHO_AM_I 0x%02x, probed 0x%02x",
+			 bus->path, dev->addr, id, chip->who);
+		return -ENODEV;
+	}
+	ret = baro_bus_write_reg(bus, LPS22_REG_CTRL2,
+				 LPS22_CTRL2_SWRESET | LPS22_CTRL2_IF_ADD_INC,
+				 err, errlen);
+	if (ret < 0)
+		return ret;
+	for (int i = 0; i < RESET_POLLS && (ctrl2 & LPS22_CTRL2_SWRESET); i++) {
+		sleep_us(RESET_WAIT_US);
+		ret = baro_bus_read_reg(bus, LPS22_REG_CTRL2, &ctrl2, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	if (ctrl2 & LPS22_CTRL2_SWRESET) {
+		snprintf(err, errlen, "%s 0x%02x: software reset did not finish",
+			 bus->path, dev->addr);
+		return -ETIMEDOUT;
+	}
+
+	bool forced = cfg->mode == BARO_MODE_FORCED;
+	unsigned code = lps22_odr_code(v, cfg->rate_hz);
+	uint32_t hz = lps22_odr_hz(v, code);
+	/* The chip's own low-pass filter stands in for the IIR setting:
+	 * ODR/9 for coefficients up to 9, ODR/20 above. */
+	uint8_t lpf = cfg->iir == 0 ? 0 :
+		      cfg->iir < 10 ? LPS22_CTRL1_EN_LPFP :
+				      LPS22_CTRL1_EN_LPFP | LPS22_CTRL1_LPFP_CFG;
+
+	chip->ctrl1 = (uint8_t)((forced ? 0 : code << LPS22_CTRL1_ODR_SHIFT) |
+				lpf | LPS22_CTRL1_BDU);
+	/* One-shot: the datasheets give no conversion time here; the
+	 * fastest output period is an upper bound. */
+	uint32_t need = 1000000u / lps22_odr_hz(v, lps22_odr_code(v, 0));
+	uint32_t want = cfg->rate_hz ? 1000000u / cfg->rate_hz : 0;
+	chip->period_us = forced ? (want > need ? want : need) : 1000000u / hz;
+
+	if ((ret = baro_bus_write_reg(bus, LPS22_REG_CTRL1, chip->ctrl1, err,
+				      errlen)) < 0 ||
+	    (ret = baro_bus_read_block(bus, LPS22_REG_CTRL1, back, sizeof(back),
+				       err, errlen)) < 0)
+		return ret;
+	if (back[0] != chip->ctrl1 || !(back[1] & LPS22_CTRL2_IF_ADD_INC)) {
+		snprintf(err, errlen, "%s 0x%02x: settings did not stick "
+			 "(ctrl1 0x%02x ctrl2 0x%02x)", bus->path, dev->addr,
+			 back[0], back[1]);
+		return -EIO;
+	}
+	dev->config.osr_p = 1;
+	dev->config.osr_t = 1;
+	dev->config.iir = cfg->iir == 0 ? 0 : cfg->iir < 10 ? 9 : 20;
+	dev->config.rate_hz = 1000000u / chip->period_us;
+	return 0;
+}
+
+static int
+lps22_start(struct baro_dev *dev, char *err, size_t errlen)
+{
+	struct lps22 *chip = dev->priv;
+
+	if (dev->config.mode != BARO_MODE_FORCED)
+		return 0;
+	int ret = baro_bus_select(dev->bus, dev->addr, err, errlen);
+	if (ret < 0 ||
+	    (ret = baro_bus_write_reg(dev->bus, LPS22_REG_CTRL2,
+				      LPS22_CTRL2_IF_ADD_INC | LPS22_CTRL2_ONE_SHOT,
+				      err, errlen)) < 0)
+		return ret;
+	chip->started = true;
+	return 0;
+}
+
+static bool
+all_bytes(const uint8_t *b, size_t n, uint8_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != v)
+			return false;
+	return true;
+}
+
+/* WHO_AM_I and the control registers still as init left them. */
+static int
+check_chip(struct baro_dev *dev, struct lps22 *chip, char *err, size_t errlen)
+{
+	uint8_t b[3];
+	int ret = baro_bus_read_block(dev->bus, LPS22_REG_WHO_AM_I, b, sizeof(b),
+				      err, errlen);
+
+	if (ret < 0)
+		return ret;
+	if (b[0] != chip->who) {
+		snprintf(err, errlen, "%s 0x%02x: chip id changed 0x%02x -> 0x%02x",
+			 dev->bus->path, dev->addr, chip->who, b[0]);
+		return -ENODEV;
+	}
+	if (b[1] != chip->ctrl1) {
+		snprintf(err, errlen, "%s 0x%02x: settings lost (ctrl1 0x%02x), "
+			 "chip reset?", dev->bus->path, dev->addr, b[1]);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int
+lps22_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
+	   char *err, size_t errlen)
+{
+	struct lps22 *chip = dev->priv;
+	const char *path = dev->bus->path;
+	bool forced = dev->config.mode == BARO_MODE_FORCED;
+	uint8_t b[6];	/* status, press XL, L, H, temp L, H */
+	int ret;
+
+	if ((ret = baro_bus_select(dev->bus, dev->addr, err, errlen)) < 0)
+		return ret;
+	if (chip->reads++ % CHECK_EVERY == 0 &&
+	    (ret = check_chip(dev, chip, err, errlen)) < 0)
+		return ret;
+	if ((ret = baro_bus_read_block(dev->bus, LPS22_REG_STATUS, b, sizeof(b),
+				       err, errlen)) < 0)
+		return ret;
+	if (all_bytes(b, sizeof(b), 0xff)) {
+		snprintf(err, errlen, "%s 0x%02x: read all 0xff", path, dev->addr);
+		return -EIO;
+	}
+	const uint8_t both = LPS22_STATUS_P_DA | LPS22_STATUS_T_DA;
+	if (forced && (!chip->started || (b[0] & both) != both)) {
+		snprintf(err, errlen, "%s 0x%02x: %s", path, dev->addr,
+			 chip->started ? "conversion not finished" :
+					 "no conversion started");
+		return -EAGAIN;
+	}
+	if (all_bytes(b + 1, 5, 0x00)) {
+		snprintf(err, errlen, "%s 0x%02x: read all 0x00", path, dev->addr);
+		return -EIO;
+	}
+	chip->started = false;
+
+	double pa = lps22_pressure_pa(b + 1);
+	double c = lps22_temperature_c(b + 4);
+	if (!(pa >= PLAUSIBLE_PA_MIN && pa <= PLAUSIBLE_PA_MAX &&
+	      c >= PLAUSIBLE_C_MIN && c <= PLAUSIBLE_C_MAX)) {
+		snprintf(err, errlen, "%s 0x%02x: implausible %.2f Pa %.2f degC",
+			 path, dev->addr, pa, c);
+		return -ERANGE;
+	}
+	*out = (struct baro_sample){
+		.time_us = now_us,
+		.instance = dev->instance,
+		.flags = BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE,
+		.pressure_pa = (float)pa,
+		.temperature_c = (float)c,
+	};
+	return 0;
+}
+
+static uint32_t
+lps22_period_us(const struct baro_dev *dev)
+{
+	const struct lps22 *chip = dev->priv;
+
+	return chip->period_us;
+}
+
+static void
+lps22_fini(struct baro_dev *dev)
+{
+	free(dev->priv);
+	dev->priv = NULL;
+}
+
+const struct baro_driver baro_driver_lps22 = {
+	.name = "lps22",
+	.addrs = lps22_addrs,
+	.n_addrs = sizeof(lps22_addrs),
+	.probe = lps22_probe,
+	.variant_name = lps22_variant_name,
+	.init = lps22_init,
+	.start = lps22_start,
+	.read = lps22_read,
+	.period_us = lps22_period_us,
+	.fini = lps22_fini,
+};

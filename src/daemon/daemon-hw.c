@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Hardware mode: each [sensor NAME] is a chip on an i2c-dev bus (through
+ * the sensors/ drivers) or an IIO device, read on a timerfd of its own at
+ * the chip's period, or when its data-ready line rises.  Samples carry
+ * CLOCK_MONOTONIC time (the edge's kernel timestamp with DRDY) and go
+ * through the fault overlay, MAVLink and the record file like simulated
+ * ones.
+ *
+ * Health: a sample is published only when the chip vouches for it, so
+ * every published sample has BARO_SAMPLE_HEALTHY set; an unhealthy
+ * instance publishes nothing.  SCALED_PRESSURE has no health field, and
+ * a GCS or autopilot notices a silent instance by its age (ArduPilot's
+ * own baro health is "updated recently"), whereas a stale or garbage
+ * value sent with a flag nobody can see would be believed.
+ *
+ * Recovery: any failed read (I/O error, NACK, all-0x00/0xff, chip id
+ * changed, settings lost, implausible values) closes the device and its
+ * bus file and retries probe + init (calibration reloaded) after 10 ms,
+ * doubling up to 500 ms, so a returning sensor is back within about half
+ * a second plus one period.  With a power line, every fourth failed
+ * attempt switches the sensor off for 100 ms first.  Each change of
+ * state is logged once; a failing sensor adds one summary line every
+ * 10 s, never one per attempt.  Other sensors have their own timers and
+ * are not affected.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#define BACKOFF_MIN_MS 10u
+/* Bounds the time from a sensor's return to its first sample. */
+#define BACKOFF_MAX_MS 500u
+#define POWER_CYCLE_EVERY 4u
+#define POWER_OFF_MS 100u
+/* Long enough for every supported chip's power-on reset. */
+#define POWER_SETTLE_MS 20u
+#define SUMMARY_EVERY_US 10000000u
+
+static void
+arm(struct hw_sensor *s, uint64_t first_us, uint64_t period_us)
+{
+	struct itimerspec its = {
+		.it_value = { (time_t)(first_us / 1000000u),
+			      (long)(first_us % 1000000u) * 1000 },
+		.it_interval = { (time_t)(period_us / 1000000u),
+				 (long)(period_us % 1000000u) * 1000 },
+	};
+
+	/* A zero first expiry would disarm the timer. */
+	if (first_us == 0)
+		its.it_value.tv_nsec = 1000;
+	(void)timerfd_settime(s->timer.fd, 0, &its, NULL);
+}
+
+static bool
+is_iio(const struct hw_sensor *s)
+{
+	return s->cfg.iio[0] != '\0';
+}
+
+/* Probe with the configured driver, or with every driver that can sit at
+ * this address; the first that recognises the chip wins. */
+static int
+open_chip(struct hw_sensor *s, char *err, size_t errlen)
+{
+	const struct config_sensor *c = &s->cfg;
+	int ret = -ENODEV;
+
+	snprintf(err, errlen, "%s 0x%02x: no supported chip answers",
+		 c->bus, c->address);
+	for (size_t i = 0; baro_drivers[i] != NULL; i++) {
+		const struct baro_driver *drv = baro_drivers[i];
+		bool here = false;
+
+		if (c->driver[0] && strcmp(c->driver, drv->name) != 0)
+			continue;
+		for (size_t a = 0; a < drv->n_addrs; a++)
+			here |= drv->addrs[a] == c->address;
+		if (!here && !c->driver[0])
+			continue;
+		s->dev.instance = (uint8_t)c->instance;
+		ret = baro_dev_open(&s->dev, drv, &s->bus, c->address,
+				    &c->settings, err, errlen);
+		if (ret != -ENODEV)
+			break;
+	}
+	return ret;
+}
+
+/* Bus, chip (probe, reset, calibration, settings) and the first
+ * conversion; the sensor is RUNNING on success. */
+static int
+attach(struct hw_sensor *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if (is_iio(s)) {
+		ret = baro_iio_open(&s->iio, s->cfg.iio, (uint8_t)s->cfg.instance,
+				    s->cfg.settings.rate_hz, err, errlen);
+		if (ret < 0)
+			return ret;
+		s->period_us = s->iio.period_us;
+		snprintf(s->what, sizeof(s->what), "IIO %s %s", s->iio.name,
+			 s->cfg.iio);
+	} else {
+		if (s->bus.fd < 0 &&
+		    (ret = baro_bus_open(&s->bus, s->cfg.bus, err, errlen)) < 0)
+			return ret;
+		if ((ret = open_chip(s, err, errlen)) < 0) {
+			baro_bus_close(&s->bus);
+			return ret;
+		}
+		s->dev_open = true;
+		s->period_us = s->dev.drv->period_us(&s->dev);
+		snprintf(s->what, sizeof(s->what), "%s %s 0x%02x",
+			 s->dev.drv->variant_name(s->dev.variant), s->cfg.bus,
+			 s->cfg.address);
+		s->started = false;
+		if (s->dev.config.mode == BARO_MODE_FORCED) {
+			ret = s->dev.drv->start(&s->dev, err, errlen);
+			if (ret < 0)
+				return ret;
+			s->started = true;
+		}
+	}
+	if (s->period_us == 0)
+		s->period_us = 1000;
+	s->state = HW_RUNNING;
+	/* With a data-ready line the timer only reads when edges stop, so
+	 * a missed edge costs latency rather than the sensor. */
+	arm(s, s->period_us, s->drdy.fd >= 0 ? 2ull * s->period_us
+					     : s->period_us);
+	return 0;
+}
+
+static void
+detach(struct hw_sensor *s)
+{
+	if (is_iio(s))
+		baro_iio_close(&s->iio);
+	if (s->dev_open)
+		baro_dev_close(&s->dev);
+	s->dev_open = false;
+	/* A fresh file on retry: a USB-I2C bridge that went away leaves
+	 * the old one dead for good. */
+	baro_bus_close(&s->bus);
+}
+
+static void
+retry_in(struct hw_sensor *s, uint32_t ms)
+{
+	s->state = HW_RETRY;
+	arm(s, (uint64_t)ms * 1000u, 0);
+}
+
+static void
+fail(struct hw_sensor *s, const char *why)
+{
+	struct daemon *d = s->d;
+
+	s->errors++;
+	detach(s);
+	snprintf(s->last_err, sizeof(s->last_err), "%s", why);
+	s->down_since_us = s->last_summary_us = event_now_us();
+	s->attempts = 0;
+	s->backoff_ms = BACKOFF_MIN_MS;
+	log_msg(&d->log, LOG_LEVEL_WARNING,
+		"sensor %s (instance %d) unhealthy: %s; retrying", s->cfg.name,
+		s->cfg.instance, why);
+	retry_in(s, s->backoff_ms);
+}
+
+static void
+publish(struct hw_sensor *s, struct baro_sample *smp)
+{
+	struct daemon *d = s->d;
+	const unsigned i = (unsigned)s->cfg.instance;
+
+	smp->instance = (uint8_t)i;
+	d->samples[i]++;
+	if (!fault_overlay_apply(&d->overlay, smp)) {
+		d->withheld[i]++;
+		return;
+	}
+	/* time_boot_ms from CLOCK_MONOTONIC: time since the machine booted,
+	 * which is what MAVLink defines it as. */
+	daemon_publish_sample(d, smp, smp->time_us);
+	daemon_record(d, smp);
+}
+
+static void
+sample(struct hw_sensor *s, uint64_t now_us)
+{
+	struct baro_sample smp;
+	char err[256];
+	int ret;
+
+	if (is_iio(s)) {
+		ret = baro_iio_read(&s->iio, now_us, &smp, err, sizeof(err));
+	} else {
+		ret = s->dev.drv->read(&s->dev, now_us, &smp, err, sizeof(err));
+		if (ret == -EAGAIN) {
+			/* Not converted yet: the next expiry reads it. */
+			s->not_ready++;
+			return;
+		}
+		if (ret == 0 && s->dev.config.mode == BARO_MODE_FORCED)
+			ret = s->dev.drv->start(&s->dev, err, sizeof(err));
+	}
+	if (ret < 0) {
+		fail(s, err);
+		return;
+	}
+	publish(s, &smp);
+}
+
+static void
+attempt(struct hw_sensor *s)
+{
+	struct daemon *d = s->d;
+	const uint64_t now = event_now_us();
+	char err[256];
+
+	if (attach(s, err, sizeof(err)) == 0) {
+		s->recoveries++;
+		log_msg(&d->log, LOG_LEVEL_NOTICE,
+			"sensor %s (instance %d) recovered after %.1f s: %s",
+			s->cfg.name, s->cfg.instance,
+			(double)(now - s->down_since_us) * 1e-6, s->what);
+		return;
+	}
+	detach(s);
+	s->attempts++;
+	snprintf(s->last_err, sizeof(s->last_err), "%s", err);
+	log_msg(&d->log, LOG_LEVEL_DEBUG, "sensor %s: attempt %u: %s",
+		s->cfg.name, s->attempts, err);
+	if (now - s->last_summary_us >= SUMMARY_EVERY_US) {
+		s->last_summary_us = now;
+		log_msg(&d->log, LOG_LEVEL_WARNING,
+			"sensor %s (instance %d) unhealthy for %.0f s, %u "
+			"attempts; last: %s", s->cfg.name, s->cfg.instance,
+			(double)(now - s->down_since_us) * 1e-6, s->attempts,
+			err);
+	}
+	if (s->power.chip != NULL && s->attempts % POWER_CYCLE_EVERY == 0 &&
+	    baro_gpio_set(&s->power, 0, err, sizeof(err)) == 0) {
+		s->power_cycles++;
+		log_msg(&d->log, LOG_LEVEL_INFO, "sensor %s: power cycle",
+			s->cfg.name);
+		s->state = HW_POWER_OFF;
+		arm(s, POWER_OFF_MS * 1000u, 0);
+		return;
+	}
+	if (s->backoff_ms < BACKOFF_MAX_MS)
+		s->backoff_ms = s->backoff_ms * 2 > BACKOFF_MAX_MS
+					? BACKOFF_MAX_MS
+					: s->backoff_ms * 2;
+	retry_in(s, s->backoff_ms);
+}
+
+static void
+on_timer(struct event_source *src, uint32_t events, void *user)
+{
+	struct hw_sensor *s = user;
+	uint64_t expirations;
+	char err[256];
+
+	(void)events;
+	if (read(src->fd, &expirations, sizeof(expirations)) !=
+	    sizeof(expirations))
+		return;
+	switch (s->state) {
+	case HW_RUNNING:
+		/* Late wake-ups read once: a chip holds only its latest
+		 * result. */
+		sample(s, event_now_us());
+		break;
+	case HW_RETRY:
+		attempt(s);
+		break;
+	case HW_POWER_OFF:
+		if (baro_gpio_set(&s->power, 1, err, sizeof(err)) < 0)
+			log_msg(&s->d->log, LOG_LEVEL_WARNING, "sensor %s: %s",
+				s->cfg.name, err);
+		retry_in(s, POWER_SETTLE_MS);
+		break;
+	}
+}
+
+static void
+on_edge(struct event_source *src, uint32_t events, void *user)
+{
+	struct hw_sensor *s = user;
+	uint64_t ts_ns = 0;
+	bool edge = false;
+	char err[256];
+	int ret;
+
+	(void)src;
+	(void)events;
+	/* Several edges since the last wake-up still mean one result. */
+	while ((ret = baro_gpio_read_edge(&s->drdy, &ts_ns, err,
+					  sizeof(err))) == 0)
+		edge = true;
+	if (ret != -EAGAIN)
+		log_msg(&s->d->log, LOG_LEVEL_WARNING, "sensor %s: %s",
+			s->cfg.name, err);
+	if (!edge || s->state != HW_RUNNING)
+		return;
+	sample(s, ts_ns / 1000u);
+	if (s->state == HW_RUNNING)
+		arm(s, 2ull * s->period_us, 2ull * s->period_us);
+}
+
+static int
+open_lines(struct hw_sensor *s, char *err, size_t errlen)
+{
+	char consumer[48];
+	int ret;
+
+	snprintf(consumer, sizeof(consumer), "barod %s", s->cfg.name);
+	if (s->cfg.power[0]) {
+		ret = baro_gpio_open_output(&s->power, s->cfg.power, consumer, 1,
+					    err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	if (s->cfg.drdy[0]) {
+		ret = baro_gpio_open_drdy(&s->drdy, s->cfg.drdy, consumer, err,
+					  errlen);
+		if (ret < 0)
+			return ret;
+		s->edge = (struct event_source){ .fd = s->drdy.fd,
+						 .cb = on_edge, .user = s };
+		ret = event_loop_add(&s->d->loop, &s->edge, EPOLLIN);
+		if (ret < 0) {
+			snprintf(err, errlen, "%s: epoll: %s", s->cfg.drdy,
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	if (s->cfg.power[0] || s->cfg.drdy[0])
+		log_msg(&s->d->log, LOG_LEVEL_DEBUG, "sensor %s: GPIO through %s",
+			s->cfg.name, baro_gpio_backend());
+	return 0;
+}
+
+int
+daemon_hw_open(struct daemon *d, char *err, size_t errlen)
+{
+	char why[256];
+	int ret;
+
+	for (size_t i = 0; i < d->cfg.n_sensors; i++) {
+		struct hw_sensor *s = &d->hw[i];
+
+		memset(s, 0, sizeof(*s));
+		s->d = d;
+		s->cfg = d->cfg.sensors[i];
+		s->bus.fd = s->drdy.fd = s->power.fd = -1;
+		s->iio.pressure_fd = s->iio.temp_fd = -1;
+		s->timer.fd = timerfd_create(CLOCK_MONOTONIC,
+					     TFD_NONBLOCK | TFD_CLOEXEC);
+		if (s->timer.fd < 0) {
+			snprintf(err, errlen, "timerfd: %s", strerror(errno));
+			return -errno;
+		}
+		d->n_hw++;
+		s->timer.cb = on_timer;
+		s->timer.user = s;
+		if ((ret = event_loop_add(&d->loop, &s->timer, EPOLLIN)) < 0) {
+			snprintf(err, errlen, "epoll: %s", strerror(-ret));
+			return ret;
+		}
+		if ((ret = open_lines(s, why, sizeof(why))) < 0) {
+			snprintf(err, errlen, "sensor %s: %s", s->cfg.name, why);
+			return ret;
+		}
+		if (attach(s, why, sizeof(why)) == 0) {
+			log_msg(&d->log, LOG_LEVEL_INFO,
+				"sensor %s: %s, instance %d, every %" PRIu32
+				" us%s", s->cfg.name, s->what, s->cfg.instance,
+				s->period_us, s->drdy.fd >= 0 ? " or DRDY" : "");
+		} else {
+			/* Absent at start-up is one more fault to recover
+			 * from: the chip may be powering up. */
+			fail(s, why);
+		}
+	}
+	return 0;
+}
+
+void
+daemon_hw_close(struct daemon *d)
+{
+	for (size_t i = 0; i < d->n_hw; i++) {
+		struct hw_sensor *s = &d->hw[i];
+
+		detach(s);
+		if (s->drdy.fd >= 0)
+			event_loop_remove(&d->loop, &s->edge);
+		baro_gpio_close(&s->drdy);
+		baro_gpio_close(&s->power);
+		event_loop_remove(&d->loop, &s->timer);
+		close(s->timer.fd);
+	}
+	d->n_hw = 0;
+}
+
+static const char *
+state_name(enum hw_state st)
+{
+	return st == HW_RUNNING ? "healthy" : "unhealthy";
+}
+
+void
+daemon_hw_status(struct daemon *d, FILE *out)
+{
+	for (size_t i = 0; i < d->n_hw; i++) {
+		const struct hw_sensor *s = &d->hw[i];
+
+		fprintf(out,
+			"sensor %s instance %d %s %s samples %" PRIu64
+			" errors %" PRIu64 " recoveries %" PRIu64
+			" power-cycles %" PRIu64 "%s%s\n",
+			s->cfg.name, s->cfg.instance, state_name(s->state),
+			s->what[0] ? s->what : "(never seen)",
+			d->samples[s->cfg.instance], s->errors, s->recoveries,
+			s->power_cycles, s->state == HW_RUNNING ? "" : " last: ",
+			s->state == HW_RUNNING ? "" : s->last_err);
+	}
+}
+
+void
+daemon_hw_report(struct daemon *d)
+{
+	for (size_t i = 0; i < d->n_hw; i++) {
+		const struct hw_sensor *s = &d->hw[i];
+
+		log_msg(&d->log, LOG_LEVEL_INFO,
+			"sensor %s: %s, samples %" PRIu64 ", errors %" PRIu64
+			", recoveries %" PRIu64 ", power cycles %" PRIu64
+			", not ready %" PRIu64, s->cfg.name,
+			state_name(s->state), d->samples[s->cfg.instance],
+			s->errors, s->recoveries, s->power_cycles,
+			s->not_ready);
+	}
+}

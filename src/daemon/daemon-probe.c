@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * barod --probe [BUS]: every registered driver at each of its addresses
+ * on every i2c-dev bus (or one), then the kernel's IIO pressure devices,
+ * each found chip printed as a [sensor NAME] section ready to paste into
+ * barod.conf.  Everything printed is valid configuration: remarks are
+ * comments.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "util-strings.h"
+
+#define MAX_BUSES 64
+#define IIO_DEVICES "/sys/bus/iio/devices"
+
+struct probe {
+	FILE *out;
+	unsigned found;
+};
+
+/* The bus as the configuration writes it: N for /dev/i2c-N. */
+static void
+bus_value(const char *path, char *buf, size_t len)
+{
+	uint64_t n;
+
+	if (strncmp(path, "/dev/i2c-", 9) == 0 && str_to_u64(path + 9, &n) == 0)
+		snprintf(buf, len, "%" PRIu64, n);
+	else
+		snprintf(buf, len, "%s", path);
+}
+
+/* One section; beyond the three instances MAVLink carries, commented
+ * out so the paste stays valid. */
+static void
+print_section(struct probe *p, const char *comment, const char *body)
+{
+	const char *mark = p->found < BARO_MAX_INSTANCES ? "" : "#";
+	const char *line = body;
+
+	fprintf(p->out, "\n# %s\n%s[sensor baro%u]\n", comment, mark, p->found);
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+		fprintf(p->out, "%s%.*s\n", mark, (int)n, line);
+		line += n + (line[n] == '\n');
+	}
+	if (p->found < BARO_MAX_INSTANCES)
+		fprintf(p->out, "instance = %u\n", p->found);
+	else
+		fprintf(p->out, "# (barod publishes %d instances)\n",
+			BARO_MAX_INSTANCES);
+	p->found++;
+}
+
+static void
+scan_bus(struct probe *p, const char *path, FILE *errs)
+{
+	struct baro_bus bus;
+	char err[256], bus_text[BARO_BUS_PATH_MAX];
+	bool taken[128] = { false };
+
+	if (baro_bus_open(&bus, path, err, sizeof(err)) < 0) {
+		fprintf(errs, "barod: %s\n", err);
+		return;
+	}
+	bus_value(path, bus_text, sizeof(bus_text));
+	for (size_t d = 0; baro_drivers[d] != NULL; d++) {
+		const struct baro_driver *drv = baro_drivers[d];
+
+		for (size_t a = 0; a < drv->n_addrs; a++) {
+			const uint8_t addr = drv->addrs[a];
+			char comment[160], body[160];
+
+			/* One chip per address: the first family that
+			 * recognises it. */
+			if (addr >= 128 || taken[addr])
+				continue;
+			int v = drv->probe(&bus, addr, err, sizeof(err));
+			if (v == -ENODEV)
+				continue;
+			if (v < 0) {
+				taken[addr] = true;
+				fprintf(p->out, "\n# %s\n", err);
+				continue;
+			}
+			taken[addr] = true;
+			snprintf(comment, sizeof(comment),
+				 "%s on %s at 0x%02x (driver %s)",
+				 drv->variant_name(v), path, addr, drv->name);
+			snprintf(body, sizeof(body),
+				 "bus = %s\naddress = 0x%02x\ndriver = %s",
+				 bus_text, addr, drv->name);
+			print_section(p, comment, body);
+		}
+	}
+	baro_bus_close(&bus);
+}
+
+static int
+bus_number(const char *name)
+{
+	return atoi(name + 4);
+}
+
+static int
+by_number(const void *a, const void *b)
+{
+	return bus_number(a) - bus_number(b);
+}
+
+/* /dev/i2c-N in numeric order. */
+static size_t
+list_buses(char names[][16])
+{
+	size_t n = 0;
+	struct dirent *e;
+	DIR *dir = opendir("/dev");
+	uint64_t num;
+
+	if (dir == NULL)
+		return 0;
+	while ((e = readdir(dir)) != NULL && n < MAX_BUSES) {
+		if (strncmp(e->d_name, "i2c-", 4) == 0 &&
+		    str_to_u64(e->d_name + 4, &num) == 0 && num < 100000)
+			snprintf(names[n++], 16, "i2c-%u", (unsigned)num);
+	}
+	closedir(dir);
+	qsort(names, n, sizeof(names[0]), by_number);
+	return n;
+}
+
+/* Pressure sensors the kernel drives. */
+static void
+scan_iio(struct probe *p)
+{
+	struct dirent *e;
+	DIR *dir = opendir(IIO_DEVICES);
+
+	if (dir == NULL)
+		return;
+	while ((e = readdir(dir)) != NULL) {
+		char path[300], attr[340], name[32] = "?", comment[400];
+		char body[320];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), IIO_DEVICES "/%s", e->d_name);
+		snprintf(attr, sizeof(attr), "%s/in_pressure_input", path);
+		if (access(attr, R_OK) != 0) {
+			snprintf(attr, sizeof(attr), "%s/in_pressure_raw", path);
+			if (access(attr, R_OK) != 0)
+				continue;
+		}
+		snprintf(attr, sizeof(attr), "%s/name", path);
+		FILE *f = fopen(attr, "r");
+		if (f != NULL) {
+			if (fgets(name, sizeof(name), f) != NULL)
+				name[strcspn(name, "\n")] = '\0';
+			fclose(f);
+		}
+		snprintf(comment, sizeof(comment),
+			 "%s driven by the kernel (IIO %s)", name, e->d_name);
+		snprintf(body, sizeof(body), "iio = %s", path);
+		print_section(p, comment, body);
+	}
+	closedir(dir);
+}
+
+int
+daemon_probe(const char *bus, FILE *out, FILE *errs)
+{
+	struct probe p = { .out = out };
+	char names[MAX_BUSES][16];
+	char path[BARO_BUS_PATH_MAX];
+	size_t n = 0;
+
+	if (bus != NULL) {
+		if (config_parse_bus(bus, path, sizeof(path)) < 0) {
+			fprintf(errs, "barod: --probe: '%s' is not a bus number "
+				      "or a /dev path\n", bus);
+			return 2;
+		}
+		if (access(path, F_OK) != 0) {
+			fprintf(errs, "barod: --probe: %s: %s\n", path,
+				strerror(errno));
+			return 1;
+		}
+	} else {
+		n = list_buses(names);
+	}
+
+	fprintf(out, "# barod --probe: supported barometers found; paste the "
+		     "sections into barod.conf\n"
+		     "# with [barod] source = hardware\n");
+	if (bus != NULL) {
+		scan_bus(&p, path, errs);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			snprintf(path, sizeof(path), "/dev/%.15s", names[i]);
+			scan_bus(&p, path, errs);
+		}
+		scan_iio(&p);
+	}
+	if (p.found == 0)
+		fprintf(out, "\n# no supported barometer found (%s)\n",
+			bus != NULL ? path
+			: n	    ? "every /dev/i2c-* bus and IIO device"
+				    : "no /dev/i2c-* bus: is i2c-dev loaded?");
+	else
+		fprintf(out, "\n# %u barometer%s found\n", p.found,
+			p.found == 1 ? "" : "s");
+	return 0;
+}

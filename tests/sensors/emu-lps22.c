@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "emu-lps22.h"
+
+#include <math.h>
+#include <string.h>
+
+static void
+convert(struct emu_lps22 *e)
+{
+	uint8_t *r = e->chip.regs;
+	uint32_t p = (uint32_t)(int32_t)lround(e->pressure_pa / 100.0 * 4096.0);
+	uint32_t t = (uint32_t)(int32_t)lround(e->temperature_c * 100.0);
+
+	r[LPS22_REG_PRESS_XL] = (uint8_t)p;
+	r[LPS22_REG_PRESS_XL + 1] = (uint8_t)(p >> 8);
+	r[LPS22_REG_PRESS_XL + 2] = (uint8_t)(p >> 16);
+	r[LPS22_REG_PRESS_XL + 3] = (uint8_t)t;
+	r[LPS22_REG_PRESS_XL + 4] = (uint8_t)(t >> 8);
+	r[LPS22_REG_STATUS] |= LPS22_STATUS_P_DA | LPS22_STATUS_T_DA;
+	e->conversions++;
+}
+
+static void
+lps22_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
+{
+	struct emu_lps22 *e = (struct emu_lps22 *)chip;
+	uint8_t *r = chip->regs;
+
+	switch (reg) {
+	case LPS22_REG_CTRL1:
+		r[reg] = val & 0x7f;
+		if (val & 0x70)
+			convert(e);
+		break;
+	case LPS22_REG_CTRL2:
+		if (val & LPS22_CTRL2_SWRESET) {
+			emu_lps22_power_on(e);
+			e->resets++;
+			break;
+		}
+		r[reg] = val & (uint8_t)~LPS22_CTRL2_ONE_SHOT;
+		if ((val & LPS22_CTRL2_ONE_SHOT) && !(r[LPS22_REG_CTRL1] & 0x70))
+			convert(e);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+emu_lps22_power_on(struct emu_lps22 *e)
+{
+	uint8_t *r = e->chip.regs;
+
+	memset(r, 0, sizeof(e->chip.regs));
+	r[LPS22_REG_WHO_AM_I] = e->who_am_i;
+	r[LPS22_REG_CTRL2] = LPS22_CTRL2_IF_ADD_INC;
+}
+
+void
+emu_lps22_init(struct emu_lps22 *e, uint8_t addr, uint8_t who_am_i)
+{
+	memset(e, 0, sizeof(*e));
+	emu_chip_init(&e->chip, addr);
+	e->chip.on_write = lps22_write;
+	e->who_am_i = who_am_i;
+	e->pressure_pa = 101325.0;
+	e->temperature_c = 20.0;
+	emu_lps22_power_on(e);
+}
+
+void
+emu_lps22_set(struct emu_lps22 *e, double pressure_pa, double temperature_c)
+{
+	e->pressure_pa = pressure_pa;
+	e->temperature_c = temperature_c;
+	if (e->chip.regs[LPS22_REG_CTRL1] & 0x70)
+		convert(e);
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * An LPS22HB / LPS22HH at register level: WHO_AM_I, software reset,
+ * CTRL_REG1 output rate (continuous when not 0), ONE_SHOT, status bits
+ * (tests clear them to play "not finished") and the output registers
+ * holding a chosen truth at the chips' fixed scales.
+ */
+#ifndef BAROD_TESTS_EMU_LPS22_H
+#define BAROD_TESTS_EMU_LPS22_H
+
+#include "emu.h"
+#include "lps22.h"
+
+struct emu_lps22 {
+	struct emu_chip chip;	/* first: the bus sees only this */
+	uint8_t who_am_i;
+	double pressure_pa;
+	double temperature_c;
+	unsigned conversions;
+	unsigned resets;
+};
+
+void emu_lps22_init(struct emu_lps22 *e, uint8_t addr, uint8_t who_am_i);
+void emu_lps22_set(struct emu_lps22 *e, double pressure_pa,
+		   double temperature_c);
+void emu_lps22_power_on(struct emu_lps22 *e);
+
+#endif
