@@ -27,10 +27,6 @@
 #define NVM_POLLS 10
 /* Outside the chip's operating range with margin: a reading here is a
  * fault, not weather. */
-#define PLAUSIBLE_PA_MIN 25000.0
-#define PLAUSIBLE_PA_MAX 125000.0
-#define PLAUSIBLE_C_MIN -45.0
-#define PLAUSIBLE_C_MAX 90.0
 
 /* Defaults: the datasheet's high-resolution setting (x16 pressure, x2
  * temperature); filtering is left to barod's filters. */
@@ -469,21 +465,7 @@ bmp280_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	}
 	double pa = p / 256.0;
 	double c = t_centi / 100.0;
-	if (pa < PLAUSIBLE_PA_MIN || pa > PLAUSIBLE_PA_MAX ||
-	    c < PLAUSIBLE_C_MIN || c > PLAUSIBLE_C_MAX) {
-		snprintf(err, errlen, "%s 0x%02x: implausible %.2f Pa %.2f degC",
-			 path, dev->addr, pa, c);
-		return -ERANGE;
-	}
-
-	*out = (struct baro_sample){
-		.time_us = now_us,
-		.instance = dev->instance,
-		.flags = BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE,
-		.pressure_pa = (float)pa,
-		.temperature_c = (float)c,
-	};
-	return 0;
+	return baro_dev_sample(dev, now_us, pa, c, out, err, errlen);
 }
 
 static uint32_t

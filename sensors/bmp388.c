@@ -21,10 +21,6 @@
 #define CMD_POLL_US 1000u
 #define CMD_POLLS 10
 #define ODR_MAX_CODE 17		/* 5 ms * 2^17, about 11 minutes */
-#define PLAUSIBLE_PA_MIN 25000.0
-#define PLAUSIBLE_PA_MAX 125000.0
-#define PLAUSIBLE_C_MIN -45.0
-#define PLAUSIBLE_C_MAX 90.0
 
 /* Bosch's "drone" setting: x8 pressure, x1 temperature (code = log2). */
 #define DEFAULT_OSR_P 3
@@ -333,22 +329,7 @@ bmp388_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	}
 	double c = bmp388_compensate_t(&chip->cal, raw_t);
 	double pa = bmp388_compensate_p(&chip->cal, raw_p, c);
-	/* Written so that NaN fails too. */
-	if (!(pa >= PLAUSIBLE_PA_MIN && pa <= PLAUSIBLE_PA_MAX &&
-	      c >= PLAUSIBLE_C_MIN && c <= PLAUSIBLE_C_MAX)) {
-		snprintf(err, errlen, "%s 0x%02x: implausible %.2f Pa %.2f degC",
-			 path, dev->addr, pa, c);
-		return -ERANGE;
-	}
-
-	*out = (struct baro_sample){
-		.time_us = now_us,
-		.instance = dev->instance,
-		.flags = BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE,
-		.pressure_pa = (float)pa,
-		.temperature_c = (float)c,
-	};
-	return 0;
+	return baro_dev_sample(dev, now_us, pa, c, out, err, errlen);
 }
 
 static uint32_t

@@ -31,10 +31,6 @@
 #define RESET_WAIT_US 5000u
 #define READY_POLL_US 5000u
 #define READY_POLLS 10		/* coefficients: about 40 ms */
-#define PLAUSIBLE_PA_MIN 25000.0
-#define PLAUSIBLE_PA_MAX 125000.0
-#define PLAUSIBLE_C_MIN -45.0
-#define PLAUSIBLE_C_MAX 90.0
 #define DEFAULT_OSR_P 4		/* x16: Infineon's "high precision" */
 #define DEFAULT_OSR_T 0
 #define BURST_LEN 14		/* 0x00 .. 0x0d */
@@ -416,21 +412,7 @@ dps310_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	double c = dps310_compensate_t(&chip->coef, raw_t, chip->osr_t);
 	double pa = dps310_compensate_p(&chip->coef, raw_p, chip->osr_p, raw_t,
 					chip->osr_t);
-	if (!(pa >= PLAUSIBLE_PA_MIN && pa <= PLAUSIBLE_PA_MAX &&
-	      c >= PLAUSIBLE_C_MIN && c <= PLAUSIBLE_C_MAX)) {
-		snprintf(err, errlen, "%s 0x%02x: implausible %.2f Pa %.2f degC",
-			 path, dev->addr, pa, c);
-		return -ERANGE;
-	}
-
-	*out = (struct baro_sample){
-		.time_us = now_us,
-		.instance = dev->instance,
-		.flags = BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE,
-		.pressure_pa = (float)pa,
-		.temperature_c = (float)c,
-	};
-	return 0;
+	return baro_dev_sample(dev, now_us, pa, c, out, err, errlen);
 }
 
 static uint32_t

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The registry and the steps every driver shares. */
+#include <stdio.h>
+
 #include "driver.h"
 
 #include <errno.h>
@@ -68,4 +70,25 @@ baro_osr_code(unsigned osr, unsigned def_code, unsigned max_code)
 		code++;
 	}
 	return code;
+}
+
+int
+baro_dev_sample(const struct baro_dev *dev, uint64_t now_us, double pa,
+		double c, struct baro_sample *out, char *err, size_t errlen)
+{
+	/* Written so that NaN fails too. */
+	if (!(pa >= BARO_PLAUSIBLE_PA_MIN && pa <= BARO_PLAUSIBLE_PA_MAX &&
+	      c >= BARO_PLAUSIBLE_C_MIN && c <= BARO_PLAUSIBLE_C_MAX)) {
+		snprintf(err, errlen, "%s 0x%02x: implausible %.2f Pa %.2f degC",
+			 dev->bus->path, dev->addr, pa, c);
+		return -ERANGE;
+	}
+	*out = (struct baro_sample){
+		.time_us = now_us,
+		.instance = dev->instance,
+		.flags = BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE,
+		.pressure_pa = (float)pa,
+		.temperature_c = (float)c,
+	};
+	return 0;
 }

@@ -80,6 +80,21 @@ struct baro_driver {
 };
 
 /* One per family file. */
+/*
+ * The common end of every driver's read: refuse a physically implausible
+ * reading (outside 25..125 kPa or -45..90 degC, NaN included) with
+ * -ERANGE and a message naming the bus and address, else fill out as a
+ * healthy sample with temperature.  One set of limits for every chip.
+ */
+#define BARO_PLAUSIBLE_PA_MIN 25000.0
+#define BARO_PLAUSIBLE_PA_MAX 125000.0
+#define BARO_PLAUSIBLE_C_MIN -45.0
+#define BARO_PLAUSIBLE_C_MAX 90.0
+
+int
+baro_dev_sample(const struct baro_dev *dev, uint64_t now_us, double pa,
+		double c, struct baro_sample *out, char *err, size_t errlen);
+
 extern const struct baro_driver baro_driver_bmp280;
 extern const struct baro_driver baro_driver_bmp388;
 /* MS5611 and MS5637 by scanning; MS5607 only by name (same PROM layout

@@ -9,14 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "driver.h"
+
 #define DEFAULT_RATE_HZ 50u
 
 /* The drivers' plausibility window: a reading outside it is a fault, not
  * weather (300 hPa is about 9 km up). */
-#define PLAUSIBLE_PA_MIN 25000.0
-#define PLAUSIBLE_PA_MAX 125000.0
-#define PLAUSIBLE_C_MIN (-45.0)
-#define PLAUSIBLE_C_MAX 90.0
 
 static int
 open_attr(const char *dir, const char *name)
@@ -137,8 +135,8 @@ baro_iio_read(struct baro_iio *io, uint64_t now_us, struct baro_sample *out,
 	}
 	double pa = kpa * io->pressure_scale * 1000.0;
 	double c = mdeg / 1000.0;
-	if (!(pa >= PLAUSIBLE_PA_MIN && pa <= PLAUSIBLE_PA_MAX) ||
-	    !(c >= PLAUSIBLE_C_MIN && c <= PLAUSIBLE_C_MAX)) {
+	if (!(pa >= BARO_PLAUSIBLE_PA_MIN && pa <= BARO_PLAUSIBLE_PA_MAX) ||
+	    !(c >= BARO_PLAUSIBLE_C_MIN && c <= BARO_PLAUSIBLE_C_MAX)) {
 		snprintf(err, errlen, "%s: implausible %.2f Pa %.2f degC",
 			 io->dir, pa, c);
 		return -ERANGE;

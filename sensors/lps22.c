@@ -22,10 +22,6 @@
 #define CHECK_EVERY 32
 #define RESET_WAIT_US 1000u
 #define RESET_POLLS 10
-#define PLAUSIBLE_PA_MIN 25000.0
-#define PLAUSIBLE_PA_MAX 125000.0
-#define PLAUSIBLE_C_MIN -45.0
-#define PLAUSIBLE_C_MAX 90.0
 
 /* ------------------------------------------------------------------ */
 /* Pure part                                                           */
@@ -292,20 +288,7 @@ lps22_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 
 	double pa = lps22_pressure_pa(b + 1);
 	double c = lps22_temperature_c(b + 4);
-	if (!(pa >= PLAUSIBLE_PA_MIN && pa <= PLAUSIBLE_PA_MAX &&
-	      c >= PLAUSIBLE_C_MIN && c <= PLAUSIBLE_C_MAX)) {
-		snprintf(err, errlen, "%s 0x%02x: implausible %.2f Pa %.2f degC",
-			 path, dev->addr, pa, c);
-		return -ERANGE;
-	}
-	*out = (struct baro_sample){
-		.time_us = now_us,
-		.instance = dev->instance,
-		.flags = BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE,
-		.pressure_pa = (float)pa,
-		.temperature_c = (float)c,
-	};
-	return 0;
+	return baro_dev_sample(dev, now_us, pa, c, out, err, errlen);
 }
 
 static uint32_t

@@ -27,10 +27,11 @@
 #include "driver.h"
 
 #define TEMP_EVERY 8		/* one temperature per this many slots */
-#define PLAUSIBLE_PA_MIN 25000
-#define PLAUSIBLE_PA_MAX 125000
-#define PLAUSIBLE_CENTI_MIN -4500
-#define PLAUSIBLE_CENTI_MAX 9000
+/* The shared limits (driver.h) in this driver's integer units. */
+#define PLAUSIBLE_PA_MIN ((int32_t)BARO_PLAUSIBLE_PA_MIN)
+#define PLAUSIBLE_PA_MAX ((int32_t)BARO_PLAUSIBLE_PA_MAX)
+#define PLAUSIBLE_CENTI_MIN ((int32_t)(BARO_PLAUSIBLE_C_MIN * 100))
+#define PLAUSIBLE_CENTI_MAX ((int32_t)(BARO_PLAUSIBLE_C_MAX * 100))
 #define DEFAULT_OSR_CODE 4	/* OSR 4096, as ArduPilot and PX4 */
 
 /* ------------------------------------------------------------------ */
