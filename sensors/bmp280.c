@@ -206,18 +206,6 @@ struct bmp280 {
 
 static const uint8_t bmp280_addrs[] = { 0x76, 0x77 };
 
-static void
-sleep_us(uint32_t us)
-{
-	struct timespec ts = {
-		.tv_sec = us / 1000000,
-		.tv_nsec = (long)(us % 1000000) * 1000,
-	};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 static uint8_t
 variant_id(int variant)
 {
@@ -229,13 +217,8 @@ static int
 bmp280_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 {
 	uint8_t id;
-	int ret = baro_bus_select(bus, addr, err, errlen);
+	int ret = baro_probe_id(bus, addr, BMP280_REG_ID, &id, err, errlen);
 
-	if (ret < 0)
-		return ret;
-	ret = baro_bus_read_reg(bus, BMP280_REG_ID, &id, err, errlen);
-	if (ret == -EREMOTEIO || ret == -ENXIO || ret == -EIO)
-		return -ENODEV;
 	if (ret < 0)
 		return ret;
 	if (id == BMP280_CHIP_ID)
@@ -251,15 +234,6 @@ static const char *
 bmp280_variant_name(int variant)
 {
 	return variant == BMP280_VARIANT_BME280 ? "BME280" : "BMP280";
-}
-
-static bool
-all_bytes(const uint8_t *b, size_t n, uint8_t v)
-{
-	for (size_t i = 0; i < n; i++)
-		if (b[i] != v)
-			return false;
-	return true;
 }
 
 /* t_sb code whose standby makes the cycle closest to, not shorter than,
@@ -306,7 +280,7 @@ bmp280_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 				 errlen);
 	if (ret < 0)
 		return ret;
-	sleep_us(RESET_WAIT_US);
+	baro_sleep_us(RESET_WAIT_US);
 	for (int i = 0; i < NVM_POLLS; i++) {
 		ret = baro_bus_read_reg(bus, BMP280_REG_STATUS, &status, err,
 					errlen);
@@ -314,7 +288,7 @@ bmp280_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 			return ret;
 		if (!(status & BMP280_STATUS_IM_UPDATE))
 			break;
-		sleep_us(NVM_POLL_US);
+		baro_sleep_us(NVM_POLL_US);
 	}
 	if (status & BMP280_STATUS_IM_UPDATE) {
 		snprintf(err, errlen, "%s 0x%02x: NVM copy still running after reset",
@@ -327,8 +301,8 @@ bmp280_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	if (ret < 0)
 		return ret;
 	bmp280_calib_parse(raw, &chip->cal);
-	if (all_bytes(raw, sizeof(raw), 0x00) ||
-	    all_bytes(raw, sizeof(raw), 0xff) || chip->cal.p1 == 0 ||
+	if (baro_all_bytes(raw, sizeof(raw), 0x00) ||
+	    baro_all_bytes(raw, sizeof(raw), 0xff) || chip->cal.p1 == 0 ||
 	    chip->cal.t1 == 0) {
 		snprintf(err, errlen, "%s 0x%02x: calibration data is blank",
 			 bus->path, dev->addr);
@@ -421,8 +395,8 @@ bmp280_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	    (ret = baro_bus_read_block(dev->bus, BMP280_REG_STATUS, b, sizeof(b),
 				       err, errlen)) < 0)
 		return ret;
-	if (all_bytes(b, sizeof(b), 0xff) || all_bytes(b, sizeof(b), 0x00) ||
-	    all_bytes(b + 4, 6, 0xff) || all_bytes(b + 4, 6, 0x00)) {
+	if (baro_all_bytes(b, sizeof(b), 0xff) || baro_all_bytes(b, sizeof(b), 0x00) ||
+	    baro_all_bytes(b + 4, 6, 0xff) || baro_all_bytes(b + 4, 6, 0x00)) {
 		snprintf(err, errlen, "%s 0x%02x: read all 0x%02x", path,
 			 dev->addr, b[4]);
 		return -EIO;
@@ -476,13 +450,6 @@ bmp280_period_us(const struct baro_dev *dev)
 	return chip->period_us;
 }
 
-static void
-bmp280_fini(struct baro_dev *dev)
-{
-	free(dev->priv);
-	dev->priv = NULL;
-}
-
 const struct baro_driver baro_driver_bmp280 = {
 	.name = "bmp280",
 	.addrs = bmp280_addrs,
@@ -493,5 +460,5 @@ const struct baro_driver baro_driver_bmp280 = {
 	.start = bmp280_start,
 	.read = bmp280_read,
 	.period_us = bmp280_period_us,
-	.fini = bmp280_fini,
+	.fini = baro_dev_free_priv,
 };

@@ -110,38 +110,12 @@ struct bmp388 {
 
 static const uint8_t bmp388_addrs[] = { 0x76, 0x77 };
 
-static void
-sleep_us(uint32_t us)
-{
-	struct timespec ts = {
-		.tv_sec = us / 1000000,
-		.tv_nsec = (long)(us % 1000000) * 1000,
-	};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-static bool
-all_bytes(const uint8_t *b, size_t n, uint8_t v)
-{
-	for (size_t i = 0; i < n; i++)
-		if (b[i] != v)
-			return false;
-	return true;
-}
-
 static int
 bmp388_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 {
 	uint8_t id;
-	int ret = baro_bus_select(bus, addr, err, errlen);
+	int ret = baro_probe_id(bus, addr, BMP388_REG_ID, &id, err, errlen);
 
-	if (ret < 0)
-		return ret;
-	ret = baro_bus_read_reg(bus, BMP388_REG_ID, &id, err, errlen);
-	if (ret == -EREMOTEIO || ret == -ENXIO || ret == -EIO)
-		return -ENODEV;
 	if (ret < 0)
 		return ret;
 	if (id == BMP388_CHIP_ID)
@@ -188,7 +162,7 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 				 errlen);
 	if (ret < 0)
 		return ret;
-	sleep_us(RESET_WAIT_US);
+	baro_sleep_us(RESET_WAIT_US);
 	for (int i = 0; i < CMD_POLLS; i++) {
 		ret = baro_bus_read_reg(bus, BMP388_REG_STATUS, &status, err,
 					errlen);
@@ -196,7 +170,7 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 			return ret;
 		if (status & BMP388_STATUS_CMD_RDY)
 			break;
-		sleep_us(CMD_POLL_US);
+		baro_sleep_us(CMD_POLL_US);
 	}
 	if (!(status & BMP388_STATUS_CMD_RDY)) {
 		snprintf(err, errlen, "%s 0x%02x: not ready after reset",
@@ -208,8 +182,8 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 				  errlen);
 	if (ret < 0)
 		return ret;
-	if (all_bytes(raw, sizeof(raw), 0x00) ||
-	    all_bytes(raw, sizeof(raw), 0xff)) {
+	if (baro_all_bytes(raw, sizeof(raw), 0x00) ||
+	    baro_all_bytes(raw, sizeof(raw), 0xff)) {
 		snprintf(err, errlen, "%s 0x%02x: calibration data is blank",
 			 bus->path, dev->addr);
 		return -EIO;
@@ -297,8 +271,8 @@ bmp388_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	    (ret = baro_bus_read_block(dev->bus, BMP388_REG_ID, b, sizeof(b),
 				       err, errlen)) < 0)
 		return ret;
-	if (all_bytes(b, sizeof(b), 0xff) || all_bytes(b, sizeof(b), 0x00) ||
-	    all_bytes(b + 4, 6, 0xff) || all_bytes(b + 4, 6, 0x00)) {
+	if (baro_all_bytes(b, sizeof(b), 0xff) || baro_all_bytes(b, sizeof(b), 0x00) ||
+	    baro_all_bytes(b + 4, 6, 0xff) || baro_all_bytes(b + 4, 6, 0x00)) {
 		snprintf(err, errlen, "%s 0x%02x: read all 0x%02x", path,
 			 dev->addr, b[4]);
 		return -EIO;
@@ -340,13 +314,6 @@ bmp388_period_us(const struct baro_dev *dev)
 	return chip->period_us;
 }
 
-static void
-bmp388_fini(struct baro_dev *dev)
-{
-	free(dev->priv);
-	dev->priv = NULL;
-}
-
 const struct baro_driver baro_driver_bmp388 = {
 	.name = "bmp388",
 	.addrs = bmp388_addrs,
@@ -357,5 +324,5 @@ const struct baro_driver baro_driver_bmp388 = {
 	.start = bmp388_start,
 	.read = bmp388_read,
 	.period_us = bmp388_period_us,
-	.fini = bmp388_fini,
+	.fini = baro_dev_free_priv,
 };

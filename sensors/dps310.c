@@ -119,38 +119,12 @@ struct dps310 {
 
 static const uint8_t dps310_addrs[] = { 0x77, 0x76 };
 
-static void
-sleep_us(uint32_t us)
-{
-	struct timespec ts = {
-		.tv_sec = us / 1000000,
-		.tv_nsec = (long)(us % 1000000) * 1000,
-	};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-static bool
-all_bytes(const uint8_t *b, size_t n, uint8_t v)
-{
-	for (size_t i = 0; i < n; i++)
-		if (b[i] != v)
-			return false;
-	return true;
-}
-
 static int
 probe_id(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 {
 	uint8_t id;
-	int ret = baro_bus_select(bus, addr, err, errlen);
+	int ret = baro_probe_id(bus, addr, DPS310_REG_ID, &id, err, errlen);
 
-	if (ret < 0)
-		return ret;
-	ret = baro_bus_read_reg(bus, DPS310_REG_ID, &id, err, errlen);
-	if (ret == -EREMOTEIO || ret == -ENXIO || ret == -EIO)
-		return -ENODEV;
 	if (ret < 0)
 		return ret;
 	if (id != DPS310_CHIP_ID) {
@@ -229,7 +203,7 @@ dps310_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 				 errlen);
 	if (ret < 0)
 		return ret;
-	sleep_us(RESET_WAIT_US);
+	baro_sleep_us(RESET_WAIT_US);
 	const uint8_t rdy = DPS310_MEAS_COEF_RDY | DPS310_MEAS_SENSOR_RDY;
 	for (int i = 0; i < READY_POLLS; i++) {
 		ret = baro_bus_read_reg(bus, DPS310_REG_MEAS_CFG, &meas, err, errlen);
@@ -237,7 +211,7 @@ dps310_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 			return ret;
 		if ((meas & rdy) == rdy)
 			break;
-		sleep_us(READY_POLL_US);
+		baro_sleep_us(READY_POLL_US);
 	}
 	if ((meas & rdy) != rdy) {
 		snprintf(err, errlen, "%s 0x%02x: coefficients not ready after "
@@ -248,8 +222,8 @@ dps310_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 				  errlen);
 	if (ret < 0)
 		return ret;
-	if (all_bytes(raw, sizeof(raw), 0x00) ||
-	    all_bytes(raw, sizeof(raw), 0xff)) {
+	if (baro_all_bytes(raw, sizeof(raw), 0x00) ||
+	    baro_all_bytes(raw, sizeof(raw), 0xff)) {
 		snprintf(err, errlen, "%s 0x%02x: calibration data is blank",
 			 bus->path, dev->addr);
 		return -EIO;
@@ -354,7 +328,7 @@ dps310_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	    (ret = baro_bus_read_block(dev->bus, DPS310_REG_PSR, b, sizeof(b),
 				       err, errlen)) < 0)
 		return ret;
-	if (all_bytes(b, sizeof(b), 0xff) || all_bytes(b, sizeof(b), 0x00)) {
+	if (baro_all_bytes(b, sizeof(b), 0xff) || baro_all_bytes(b, sizeof(b), 0x00)) {
 		snprintf(err, errlen, "%s 0x%02x: read all 0x%02x", path,
 			 dev->addr, b[0]);
 		return -EIO;
@@ -423,13 +397,6 @@ dps310_period_us(const struct baro_dev *dev)
 	return chip->period_us;
 }
 
-static void
-dps310_fini(struct baro_dev *dev)
-{
-	free(dev->priv);
-	dev->priv = NULL;
-}
-
 const struct baro_driver baro_driver_dps310 = {
 	.name = "dps310",
 	.addrs = dps310_addrs,
@@ -440,7 +407,7 @@ const struct baro_driver baro_driver_dps310 = {
 	.start = dps310_start,
 	.read = dps310_read,
 	.period_us = dps310_period_us,
-	.fini = dps310_fini,
+	.fini = baro_dev_free_priv,
 };
 
 /* Same id, same addresses: chosen by name, never by a scan. */
@@ -454,5 +421,5 @@ const struct baro_driver baro_driver_spl06 = {
 	.start = dps310_start,
 	.read = dps310_read,
 	.period_us = dps310_period_us,
-	.fini = dps310_fini,
+	.fini = baro_dev_free_priv,
 };

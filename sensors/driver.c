@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The registry and the steps every driver shares. */
+#include <stdlib.h>
+#include <time.h>
 #include <stdio.h>
 
 #include "driver.h"
@@ -91,4 +93,46 @@ baro_dev_sample(const struct baro_dev *dev, uint64_t now_us, double pa,
 		.temperature_c = (float)c,
 	};
 	return 0;
+}
+
+void
+baro_sleep_us(uint32_t us)
+{
+	struct timespec ts = {
+		.tv_sec = us / 1000000,
+		.tv_nsec = (long)(us % 1000000) * 1000,
+	};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+bool
+baro_all_bytes(const uint8_t *b, size_t n, uint8_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != v)
+			return false;
+	return true;
+}
+
+int
+baro_probe_id(struct baro_bus *bus, uint8_t addr, uint8_t reg, uint8_t *id,
+	      char *err, size_t errlen)
+{
+	int ret = baro_bus_select(bus, addr, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	ret = baro_bus_read_reg(bus, reg, id, err, errlen);
+	if (ret == -EREMOTEIO || ret == -ENXIO || ret == -EIO)
+		return -ENODEV;
+	return ret < 0 ? ret : 0;
+}
+
+void
+baro_dev_free_priv(struct baro_dev *dev)
+{
+	free(dev->priv);
+	dev->priv = NULL;
 }

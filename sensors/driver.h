@@ -80,6 +80,27 @@ struct baro_driver {
 };
 
 /* One per family file. */
+/* Helpers every driver needs. */
+
+/* Sleep for a chip's reset or conversion time; EINTR does not cut it
+ * short. */
+void
+baro_sleep_us(uint32_t us);
+
+/* All n bytes equal v: a bus that reads all 0x00 or 0xFF has no chip. */
+bool
+baro_all_bytes(const uint8_t *b, size_t n, uint8_t v);
+
+/* Select addr and read its id register.  Nobody answering (NACK, ENXIO,
+ * EIO) is -ENODEV, so a scan moves on; EBUSY and the rest pass through. */
+int
+baro_probe_id(struct baro_bus *bus, uint8_t addr, uint8_t reg, uint8_t *id,
+	      char *err, size_t errlen);
+
+/* fini for drivers whose state is one malloc'd priv. */
+void
+baro_dev_free_priv(struct baro_dev *dev);
+
 /*
  * The common end of every driver's read: refuse a physically implausible
  * reading (outside 25..125 kPa or -45..90 degC, NaN included) with

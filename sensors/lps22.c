@@ -85,29 +85,12 @@ struct lps22 {
 
 static const uint8_t lps22_addrs[] = { 0x5c, 0x5d };
 
-static void
-sleep_us(uint32_t us)
-{
-	struct timespec ts = {
-		.tv_sec = us / 1000000,
-		.tv_nsec = (long)(us % 1000000) * 1000,
-	};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 static int
 lps22_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 {
 	uint8_t id;
-	int ret = baro_bus_select(bus, addr, err, errlen);
+	int ret = baro_probe_id(bus, addr, LPS22_REG_WHO_AM_I, &id, err, errlen);
 
-	if (ret < 0)
-		return ret;
-	ret = baro_bus_read_reg(bus, LPS22_REG_WHO_AM_I, &id, err, errlen);
-	if (ret == -EREMOTEIO || ret == -ENXIO || ret == -EIO)
-		return -ENODEV;
 	if (ret < 0)
 		return ret;
 	if (id == LPS22HB_WHO_AM_I)
@@ -156,7 +139,7 @@ lps22_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	if (ret < 0)
 		return ret;
 	for (int i = 0; i < RESET_POLLS && (ctrl2 & LPS22_CTRL2_SWRESET); i++) {
-		sleep_us(RESET_WAIT_US);
+		baro_sleep_us(RESET_WAIT_US);
 		ret = baro_bus_read_reg(bus, LPS22_REG_CTRL2, &ctrl2, err, errlen);
 		if (ret < 0)
 			return ret;
@@ -219,15 +202,6 @@ lps22_start(struct baro_dev *dev, char *err, size_t errlen)
 	return 0;
 }
 
-static bool
-all_bytes(const uint8_t *b, size_t n, uint8_t v)
-{
-	for (size_t i = 0; i < n; i++)
-		if (b[i] != v)
-			return false;
-	return true;
-}
-
 /* WHO_AM_I and the control registers still as init left them. */
 static int
 check_chip(struct baro_dev *dev, struct lps22 *chip, char *err, size_t errlen)
@@ -269,7 +243,7 @@ lps22_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	if ((ret = baro_bus_read_block(dev->bus, LPS22_REG_STATUS, b, sizeof(b),
 				       err, errlen)) < 0)
 		return ret;
-	if (all_bytes(b, sizeof(b), 0xff)) {
+	if (baro_all_bytes(b, sizeof(b), 0xff)) {
 		snprintf(err, errlen, "%s 0x%02x: read all 0xff", path, dev->addr);
 		return -EIO;
 	}
@@ -280,7 +254,7 @@ lps22_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 					 "no conversion started");
 		return -EAGAIN;
 	}
-	if (all_bytes(b + 1, 5, 0x00)) {
+	if (baro_all_bytes(b + 1, 5, 0x00)) {
 		snprintf(err, errlen, "%s 0x%02x: read all 0x00", path, dev->addr);
 		return -EIO;
 	}
@@ -299,13 +273,6 @@ lps22_period_us(const struct baro_dev *dev)
 	return chip->period_us;
 }
 
-static void
-lps22_fini(struct baro_dev *dev)
-{
-	free(dev->priv);
-	dev->priv = NULL;
-}
-
 const struct baro_driver baro_driver_lps22 = {
 	.name = "lps22",
 	.addrs = lps22_addrs,
@@ -316,5 +283,5 @@ const struct baro_driver baro_driver_lps22 = {
 	.start = lps22_start,
 	.read = lps22_read,
 	.period_us = lps22_period_us,
-	.fini = lps22_fini,
+	.fini = baro_dev_free_priv,
 };

@@ -246,18 +246,6 @@ struct ms5611 {
 
 static const uint8_t ms5611_addrs[] = { 0x76, 0x77 };
 
-static void
-sleep_us(uint32_t us)
-{
-	struct timespec ts = {
-		.tv_sec = us / 1000000,
-		.tv_nsec = (long)(us % 1000000) * 1000,
-	};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 static const char *
 variant_name(int variant)
 {
@@ -357,7 +345,7 @@ quick_convert(struct baro_dev *dev, uint8_t cmd, uint32_t *raw, char *err,
 
 	if (ret < 0)
 		return ret;
-	sleep_us(ms5611_conv_time_us((enum ms5611_variant)dev->variant, 0));
+	baro_sleep_us(ms5611_conv_time_us((enum ms5611_variant)dev->variant, 0));
 	ret = baro_bus_read_block(dev->bus, MS5611_CMD_ADC_READ, b, sizeof(b),
 				  err, errlen);
 	if (ret < 0)
@@ -408,7 +396,7 @@ ms5611_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	if ((ret = baro_bus_select(bus, dev->addr, err, errlen)) < 0 ||
 	    (ret = baro_bus_command(bus, MS5611_CMD_RESET, err, errlen)) < 0)
 		return ret;
-	sleep_us(MS5611_RESET_US);
+	baro_sleep_us(MS5611_RESET_US);
 	for (unsigned i = 0; i < words; i++)
 		if ((ret = read_prom_word(bus, i, &chip->prom[i], err, errlen)) < 0)
 			return ret;
@@ -584,13 +572,6 @@ ms5611_period_us(const struct baro_dev *dev)
 	return chip->period_us;
 }
 
-static void
-ms5611_fini(struct baro_dev *dev)
-{
-	free(dev->priv);
-	dev->priv = NULL;
-}
-
 const struct baro_driver baro_driver_ms5611 = {
 	.name = "ms5611",
 	.addrs = ms5611_addrs,
@@ -601,7 +582,7 @@ const struct baro_driver baro_driver_ms5611 = {
 	.start = ms5611_start,
 	.read = ms5611_read,
 	.period_us = ms5611_period_us,
-	.fini = ms5611_fini,
+	.fini = baro_dev_free_priv,
 };
 
 /* Same chip to the bus; chosen by name, never by a scan (which would find
@@ -616,5 +597,5 @@ const struct baro_driver baro_driver_ms5607 = {
 	.start = ms5611_start,
 	.read = ms5611_read,
 	.period_us = ms5611_period_us,
-	.fini = ms5611_fini,
+	.fini = baro_dev_free_priv,
 };
