@@ -92,6 +92,28 @@ udp_loopback(unsigned *port, int type)
 	return fd;
 }
 
+/* A fresh directory /tmp/PREFIX-XXXXXX in dir (len bytes). */
+static inline void
+temp_dir_make(char *dir, size_t len, const char *prefix)
+{
+	int n = snprintf(dir, len, "/tmp/%s-XXXXXX", prefix);
+
+	assert_true(n > 0 && (size_t)n < len);
+	assert_non_null(mkdtemp(dir));
+}
+
+/* Remove it and everything in it; 0 or -1, as a cmocka teardown wants. */
+static inline int
+temp_dir_remove(const char *dir)
+{
+	char cmd[512];
+	int n = snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+
+	if (n <= 0 || (size_t)n >= sizeof(cmd))
+		return -1;
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 static inline int
 count_lines(const char *s)
 {

@@ -85,8 +85,7 @@ setup(void **state)
 	i2c_mock_attach(f->mock, 1, &f->bmp280.chip);
 	i2c_mock_attach(f->mock, 2, &f->bmp390.chip);
 
-	strcpy(f->dir, "/tmp/barod-hw-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	temp_dir_make(f->dir, sizeof(f->dir), "barod-hw");
 	snprintf(f->iio, sizeof(f->iio), "%s/iio:device0", f->dir);
 	assert_int_equal(mkdir(f->iio, 0700), 0);
 	put(f->iio, "name", "bmp280\n");
@@ -99,17 +98,14 @@ static int
 teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[128];
 
 	if (f->child > 0) {
 		kill(f->child, SIGKILL);
 		waitpid(f->child, NULL, 0);
 	}
 	i2c_mock_free(f->mock);
-	if (f->dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-		assert_int_equal(system(cmd), 0);
-	}
+	if (f->dir[0])
+		assert_int_equal(temp_dir_remove(f->dir), 0);
 	free(f);
 	return 0;
 }

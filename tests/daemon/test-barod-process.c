@@ -723,18 +723,15 @@ static int
 setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/barod-test-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
+	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-test");
 	return 0;
 }
 
 static int
 teardown(void **state)
 {
-	char cmd[300];
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return temp_dir_remove(tmpdir);
 }
 
 int

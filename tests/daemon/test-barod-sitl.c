@@ -515,29 +515,6 @@ test_peer_truth_trace(void **state)
 }
 
 static int
-setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/barod-sitl-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	char cmd[300];
-	(void)state;
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		child = 0;
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static int
 kill_child(void **state)
 {
 	(void)state;
@@ -547,6 +524,21 @@ kill_child(void **state)
 		child = 0;
 	}
 	return 0;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-sitl");
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	kill_child(state);
+	return temp_dir_remove(tmpdir);
 }
 
 int
