@@ -54,9 +54,10 @@ struct baro_filter_input {
 	uint64_t time_us;
 	double pressure_pa;	/* absolute static pressure */
 	double temperature_c;	/* valid with BARO_FILTER_IN_HAS_TEMPERATURE */
-	/* Altitude from this pressure relative to the ground pressure the
-	 * host calibrated at the start of the run, with ArduPilot's formula
-	 * 153.8462 * T * (1 - (p/p0)^0.190259), T = 288.15 K; m, up. */
+	/* Altitude from this pressure relative to the ground pressure p0
+	 * the host calibrated at the start of the run (the mean of the first
+	 * five readings, as ArduPilot does), through the 1976 standard
+	 * atmosphere: alt(p) - alt(p0); m, up. */
 	double alt_m;
 	uint32_t flags;
 };

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inject.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "atmosphere.h"
+
+/* The emulator's millis() runs this far ahead of the stream's clock: it
+ * takes no sample at 0 ms (nothing 10 ms after its last sample yet). */
+#define INJECT_SIM_OFFSET_MS BARO_SITL_PERIOD_MS
+
+void
+inject_init(struct inject *inj, uint32_t seed)
+{
+	struct sim_params p;
+
+	*inj = (struct inject){ 0 };
+	sim_params_defaults(&p);
+	/* The recording already has its sensor's noise; a scenario adds
+	 * more with `noise`. */
+	for (unsigned i = 0; i < BARO_MAX_INSTANCES; i++)
+		p.baro[i].rnd = 0.0f;
+	p.baro_count = 1;
+	baro_sitl_init(&inj->sim, &p, BARO_SITL_ATMOS_1976, seed);
+	fault_overlay_init(&inj->overlay, seed);
+}
+
+void
+inject_start_scenario(struct inject *inj, struct scenario_run *run,
+		      const struct scenario *sc)
+{
+	scenario_run_init(run, sc, &inj->sim, INJECT_SIM_OFFSET_MS);
+	inj->run = run;
+}
+
+static uint32_t
+label_of(const struct inject *inj)
+{
+	const struct sim_baro_params *bp = &inj->sim.params.baro[0];
+	uint32_t l = 0;
+
+	if (bp->glitch != 0.0f)
+		l |= INJECT_GLITCH;
+	if (bp->drift != 0.0f || inj->sim.inst[0].total_drift_m != 0.0f)
+		l |= INJECT_DRIFT;
+	if (bp->rnd > 0.0f)
+		l |= INJECT_NOISE;
+	if (bp->freeze == 1)
+		l |= INJECT_FREEZE;
+	if (bp->delay != 0)
+		l |= INJECT_DELAY;
+	if (bp->disable)
+		l |= INJECT_DISABLE;
+	switch (inj->overlay.inst[0].spec.kind) {
+	case FAULT_GARBAGE:
+		l |= INJECT_GARBAGE;
+		break;
+	case FAULT_SLOW:
+		l |= INJECT_SLOW;
+		break;
+	case FAULT_INTERMITTENT:
+		l |= INJECT_INTERMITTENT;
+		break;
+	case FAULT_NONE:
+		break;
+	}
+	return l;
+}
+
+uint32_t
+inject_label_now(const struct inject *inj)
+{
+	return inj->last_label;
+}
+
+static int
+step_scenario(struct inject *inj, uint64_t now_ms)
+{
+	struct scenario_event ev[SCENARIO_EVENTS_MIN];
+
+	if (!inj->run)
+		return 0;
+	do {
+		int n = scenario_step(inj->run, now_ms, &inj->sim,
+				      &inj->overlay, ev, SCENARIO_EVENTS_MIN);
+		if (n < 0)
+			return n;
+	} while (scenario_run_due(inj->run, now_ms));
+	return 0;
+}
+
+int
+inject_sample(struct inject *inj, const struct baro_sample *in,
+	      struct baro_sample *out, uint32_t *label)
+{
+	if (!(in->pressure_pa > 0.0f) || !isfinite(in->pressure_pa))
+		return -EINVAL;
+	if (!inj->started) {
+		inj->t0_us = in->time_us;
+		inj->started = true;
+	}
+	if (in->time_us < inj->t0_us)
+		return -EINVAL;
+	const uint64_t rel_ms = (in->time_us - inj->t0_us) / 1000u;
+	int rc = step_scenario(inj, rel_ms);
+	if (rc < 0)
+		return rc;
+
+	struct baro_sitl_truth truth = { 0 };
+	if (atmos_1976_altitude(in->pressure_pa, &truth.alt_amsl_m) < 0)
+		return -EINVAL;
+
+	struct baro_sample s[BARO_MAX_INSTANCES];
+	unsigned n = baro_sitl_update(&inj->sim,
+				      (uint32_t)(rel_ms + INJECT_SIM_OFFSET_MS),
+				      &truth, s);
+	*label = label_of(inj);
+	inj->last_label = *label;
+	*out = *in;
+
+	if (n == 0) {
+		if (inj->sim.params.baro[0].disable)
+			return 0;
+		/* The emulator samples at most every 10 ms; a faster
+		 * recording's extra samples pass unchanged (counted), so no
+		 * reading is lost. */
+		inj->passthrough++;
+		return 1;
+	}
+	/* An untouched altitude gives back the recorded bits; a faulted
+	 * one the model's pressure at the faulted altitude. */
+	if (s[0].alt_m != truth.alt_amsl_m) {
+		out->pressure_pa = s[0].pressure_pa;
+		if (inj->sim.params.baro[0].freeze == 1 && inj->have_last)
+			out->temperature_c = inj->last.temperature_c;
+	}
+	out->flags &= ~(uint32_t)BARO_SAMPLE_HAS_ALTITUDE;
+	if (!fault_overlay_apply(&inj->overlay, out))
+		return 0;
+	inj->last = *out;
+	inj->have_last = true;
+	return 1;
+}
+
+int
+inject_label_format(uint32_t label, char *buf, size_t len)
+{
+	static const char *const names[INJECT_LABEL_BITS] = {
+		"glitch", "drift", "noise", "freeze", "delay", "disable",
+		"garbage", "slow", "intermittent", "wind",
+	};
+	size_t used = 0;
+	int total = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (label == 0)
+		return snprintf(buf, len, "clean");
+	for (unsigned i = 0; i < INJECT_LABEL_BITS; i++) {
+		if (!(label & (1u << i)))
+			continue;
+		int n = snprintf(used < len ? buf + used : NULL,
+				 used < len ? len - used : 0, "%s%s",
+				 total ? "+" : "", names[i]);
+		if (n < 0)
+			return n;
+		total += n;
+		used = (size_t)total;
+	}
+	return total;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * baro-replay's run: every filter over every (stream, scenario) case,
+ * metrics per run, thresholds, and the report.  Streams are the logs
+ * given and the synthetic one; scenarios are doc/scenario.md files whose
+ * comment line
+ *
+ *   # replay: profile=sine:2:20:10 duration=60 logs=no
+ *
+ * says which truth profile and duration the synthetic stream flies for
+ * it (defaults: static:10, 60 s) and whether it applies to logs.
+ */
+#ifndef BAROD_REPLAY_CASES_H
+#define BAROD_REPLAY_CASES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report.h"
+
+#define REPLAY_MAX_FILTERS 32
+#define REPLAY_MAX_PATHS 256
+#define REPLAY_MAX_SCENARIOS 256
+
+struct replay_config {
+	const char *report_dir;
+	const char *filters[REPLAY_MAX_FILTERS];	/* specs */
+	size_t nfilters;			/* 0: every built-in */
+	const char *scenario_paths[REPLAY_MAX_PATHS];	/* files or dirs */
+	size_t nscenario_paths;			/* 0: the bundled set */
+	const char *logs[REPLAY_MAX_PATHS];
+	size_t nlogs;
+	const char *thresholds;			/* NULL: built-in rules */
+	const char *channel, *reference, *format;
+	uint32_t seed;
+	enum report_plot plot;
+	bool synthetic;		/* run the synthetic stream */
+	bool logs_enabled;	/* run the logs */
+	bool timing;		/* report time per sample */
+	bool quiet;
+};
+
+void
+replay_config_defaults(struct replay_config *cfg);
+
+/* Run everything and write the report.  Returns the exit status: 0, 1 if
+ * a threshold failed, 2 for bad input, 3 for I/O failure. */
+int
+replay_cases_run(const struct replay_config *cfg);
+
+/* The built-in filters, one per line with their descriptions. */
+int
+replay_list_filters(FILE *out);
+
+/* The bundled scenario directory: installed, else the source tree's. */
+const char *
+replay_default_scenario_dir(void);
+
+#endif

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "replay-run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "atmosphere.h"
+#include "inject.h"
+
+static int
+set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+void
+replay_rows_free(struct replay_rows *rows)
+{
+	free(rows->t_s);
+	free(rows->t_us);
+	free(rows->is_sample);
+	free(rows->pressure_pa);
+	free(rows->temperature_c);
+	free(rows->in_alt_m);
+	free(rows->truth_m);
+	free(rows->reference_m);
+	free(rows->label);
+	free(rows->win);
+	*rows = (struct replay_rows){ 0 };
+}
+
+static int
+rows_reserve(struct replay_rows *r, size_t need)
+{
+	if (need <= r->cap)
+		return 0;
+	size_t cap = r->cap ? r->cap : 1024;
+	while (cap < need)
+		cap *= 2;
+#define GROW(field)                                                          \
+	do {                                                                 \
+		void *p = realloc(r->field, cap * sizeof(*r->field));        \
+		if (!p)                                                      \
+			return -ENOMEM;                                      \
+		r->field = p;                                                \
+	} while (0)
+	GROW(t_s);
+	GROW(t_us);
+	GROW(is_sample);
+	GROW(pressure_pa);
+	GROW(temperature_c);
+	GROW(in_alt_m);
+	GROW(truth_m);
+	GROW(reference_m);
+	GROW(label);
+#undef GROW
+	r->cap = cap;
+	return 0;
+}
+
+static double
+rel_alt(double p, double alt_p0)
+{
+	float a;
+	if (atmos_1976_altitude((float)p, &a) < 0)
+		return NAN;
+	return (double)a - alt_p0;
+}
+
+/* Open or extend the fault window for label at t. */
+static int
+note_window(struct replay_rows *r, double t, uint32_t label)
+{
+	if (r->nwin && r->win[r->nwin - 1].label == label &&
+	    label != 0) {
+		r->win[r->nwin - 1].end_s = t;
+		return 0;
+	}
+	if (label == 0)
+		return 0;
+	if (r->nwin == r->capwin) {
+		size_t cap = r->capwin ? r->capwin * 2 : 16;
+		void *p = realloc(r->win, cap * sizeof(*r->win));
+		if (!p)
+			return -ENOMEM;
+		r->win = p;
+		r->capwin = cap;
+	}
+	r->win[r->nwin++] = (struct replay_window){ t, t, label };
+	return 0;
+}
+
+static int
+add_row(struct replay_rows *r, uint64_t t_us, bool sample, double p,
+	double temp, double alt, double truth, double ref, uint32_t label)
+{
+	int rc = rows_reserve(r, r->n + 1);
+	if (rc < 0)
+		return rc;
+	size_t i = r->n++;
+	r->t_us[i] = t_us;
+	r->t_s[i] = (double)(t_us - r->t0_us) * 1e-6;
+	r->is_sample[i] = sample;
+	r->pressure_pa[i] = p;
+	r->temperature_c[i] = temp;
+	r->in_alt_m[i] = alt;
+	r->truth_m[i] = truth;
+	r->reference_m[i] = ref;
+	r->label[i] = label;
+	if (sample)
+		r->samples_out++;
+	/* A label that ended closes its window at the row before. */
+	if (r->nwin && label != r->win[r->nwin - 1].label &&
+	    r->win[r->nwin - 1].end_s < r->t_s[i])
+		r->win[r->nwin - 1].end_s = r->t_s[i];
+	return note_window(r, r->t_s[i], label);
+}
+
+int
+replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
+		  const struct scenario *sc, uint32_t seed, char *err,
+		  size_t errlen)
+{
+	struct inject inj;
+	struct scenario_run *run = NULL;
+	int rc = 0;
+
+	*rows = (struct replay_rows){ 0 };
+	if (st->n == 0)
+		return set_err(err, errlen, -ENODATA, "%s: no samples",
+			       st->name);
+	rows->t0_us = st->samples[0].time_us;
+
+	/* Calibration on the clean stream, so truth and input share it
+	 * whatever the scenario does. */
+	size_t ncal = st->n < REPLAY_CAL_SAMPLES ? st->n : REPLAY_CAL_SAMPLES;
+	double psum = 0.0, rsum = 0.0;
+	size_t rn = 0;
+	for (size_t i = 0; i < ncal; i++) {
+		psum += (double)st->samples[i].pressure_pa;
+		double ref = replay_stream_ref_at(st, st->samples[i].time_us,
+						  REPLAY_REF_MAX_GAP_US);
+		if (isfinite(ref)) {
+			rsum += ref;
+			rn++;
+		}
+	}
+	rows->p0_pa = psum / (double)ncal;
+	float a0;
+	if (atmos_1976_altitude((float)rows->p0_pa, &a0) < 0)
+		return set_err(err, errlen, -EINVAL,
+			       "%s: ground pressure %.1f Pa is out of range",
+			       st->name, rows->p0_pa);
+	const double alt_p0 = (double)a0;
+	/* A reference that only starts later is aligned at its first
+	 * point against the baro then. */
+	double ref0 = rn ? rsum / (double)rn : NAN;
+	bool synthetic_truth = strncmp(st->reference, "truth", 5) == 0;
+
+	inject_init(&inj, seed);
+	if (sc) {
+		run = malloc(sizeof(*run));
+		if (!run)
+			return set_err(err, errlen, -ENOMEM, "out of memory");
+		inject_start_scenario(&inj, run, sc);
+	}
+
+	uint64_t last_row_us = rows->t0_us;
+	for (size_t i = 0; i < st->n && rc == 0; i++) {
+		const struct baro_sample *s = &st->samples[i];
+		/* Polls in the gap since the last row, labelled with the
+		 * faults in force then. */
+		if (i > 0 && s->time_us > last_row_us + REPLAY_POLL_AFTER_US) {
+			for (uint64_t t = last_row_us + REPLAY_POLL_AFTER_US;
+			     t < s->time_us && rc == 0; t += REPLAY_POLL_US)
+				rc = add_row(rows, t, false, NAN, NAN, NAN,
+					     NAN, NAN,
+					     inject_label_now(&inj));
+			if (rc < 0)
+				break;
+		}
+		double ref = replay_stream_ref_at(st, s->time_us,
+						  REPLAY_REF_MAX_GAP_US);
+		if (!isfinite(ref0) && isfinite(ref)) {
+			/* Align a late reference to the clean baro now. */
+			ref0 = ref - rel_alt((double)s->pressure_pa, alt_p0);
+		}
+		double truth = synthetic_truth
+				       ? ref - ref0
+				       : rel_alt((double)s->pressure_pa, alt_p0);
+		double reference = synthetic_truth ? NAN : ref - ref0;
+
+		struct baro_sample out;
+		uint32_t label;
+		rc = inject_sample(&inj, s, &out, &label);
+		if (rc < 0) {
+			set_err(err, errlen, rc,
+				"%s: sample %zu (t=%.3f s) rejected by the injector",
+				st->name, i,
+				(double)(s->time_us - rows->t0_us) * 1e-6);
+			break;
+		}
+		rows->samples_in++;
+		if (rc == 0) {
+			rc = note_window(rows,
+					 (double)(s->time_us - rows->t0_us) * 1e-6,
+					 label);
+			continue;
+		}
+		double temp = baro_sample_has(&out, BARO_SAMPLE_HAS_TEMPERATURE)
+				      ? (double)out.temperature_c
+				      : NAN;
+		rc = add_row(rows, out.time_us, true, (double)out.pressure_pa,
+			     temp, rel_alt((double)out.pressure_pa, alt_p0),
+			     truth, reference, label);
+		last_row_us = out.time_us;
+	}
+	rows->passthrough = inj.passthrough;
+	free(run);
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			set_err(err, errlen, rc, "out of memory");
+		replay_rows_free(rows);
+		return rc;
+	}
+	return 0;
+}
+
+void
+replay_output_free(struct replay_output *out)
+{
+	free(out->alt_m);
+	free(out->test_ratio);
+	free(out->flags);
+	*out = (struct replay_output){ 0 };
+}
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+int
+replay_run_filter(const struct replay_rows *rows,
+		  struct baro_filter_instance *fi, struct replay_output *out,
+		  char *err, size_t errlen)
+{
+	*out = (struct replay_output){ 0 };
+	size_t n = rows->n ? rows->n : 1;
+	out->alt_m = malloc(n * sizeof(*out->alt_m));
+	out->test_ratio = malloc(n * sizeof(*out->test_ratio));
+	out->flags = malloc(n * sizeof(*out->flags));
+	if (!out->alt_m || !out->test_ratio || !out->flags) {
+		replay_output_free(out);
+		return set_err(err, errlen, -ENOMEM, "out of memory");
+	}
+	/* Every run starts from the state create() gave. */
+	baro_filter_instance_reset(fi);
+	const double start = now_ns();
+	for (size_t i = 0; i < rows->n; i++) {
+		struct baro_filter_output o;
+		if (rows->is_sample[i]) {
+			struct baro_filter_input in = {
+				.time_us = rows->t_us[i],
+				.pressure_pa = rows->pressure_pa[i],
+				.temperature_c = rows->temperature_c[i],
+				.alt_m = rows->in_alt_m[i],
+				.flags = isfinite(rows->temperature_c[i])
+						 ? BARO_FILTER_IN_HAS_TEMPERATURE
+						 : 0u,
+			};
+			baro_filter_instance_step(fi, rows->t_us[i], &in, &o);
+		} else {
+			baro_filter_instance_step(fi, rows->t_us[i], NULL, &o);
+		}
+		out->alt_m[i] = o.alt_m;
+		out->test_ratio[i] = o.test_ratio;
+		out->flags[i] = o.flags;
+	}
+	out->ns_per_row = rows->n ? (now_ns() - start) / (double)rows->n : 0.0;
+	out->state_bytes = baro_filter_instance_state_size(fi);
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * One replay case: a stream with a fault scenario injected, laid out as
+ * rows on one time axis (each sample, plus polls in gaps so filters can
+ * time out), then any number of filters stepped over the rows.
+ *
+ * Altitudes are relative to the ground pressure p0, the mean of the first
+ * REPLAY_CAL_SAMPLES clean samples (ArduPilot's calibration averages five
+ * readings), through the 1976 standard atmosphere: alt(p) - alt(p0).
+ * truth is what the filter should output: the profile for synthetic
+ * streams, the clean (uninjected) recording for logs.  reference is the
+ * log's independent altitude (GPS, EKF, ...) on the same datum, for the
+ * consistency figures.
+ */
+#ifndef BAROD_REPLAY_RUN_H
+#define BAROD_REPLAY_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "baro-filter.h"
+#include "filter-registry.h"
+#include "replay-stream.h"
+#include "scenario.h"
+
+#define REPLAY_CAL_SAMPLES 5
+/* A gap longer than this gets polls, every REPLAY_POLL_US. */
+#define REPLAY_POLL_AFTER_US 100000u
+#define REPLAY_POLL_US 50000u
+/* Reference points further apart than this are not interpolated. */
+#define REPLAY_REF_MAX_GAP_US 5000000u
+
+struct replay_rows {
+	size_t n, cap;
+	double *t_s;		/* since the stream's first sample */
+	uint64_t *t_us;		/* the stream's own clock */
+	uint8_t *is_sample;	/* 0: a poll row */
+	double *pressure_pa;	/* NaN on polls */
+	double *temperature_c;	/* NaN when none */
+	double *in_alt_m;	/* NaN on polls */
+	double *truth_m;	/* NaN when unknown */
+	double *reference_m;	/* NaN when none */
+	uint32_t *label;	/* enum inject_label */
+	double p0_pa;
+	uint64_t t0_us;
+	size_t samples_in;	/* clean samples fed to the injector */
+	size_t samples_out;	/* sample rows */
+	uint64_t passthrough;	/* too close together to fault */
+	/* Fault windows as the scenario ran them, for plots. */
+	size_t nwin, capwin;
+	struct replay_window {
+		double start_s, end_s;
+		uint32_t label;
+	} *win;
+};
+
+void
+replay_rows_free(struct replay_rows *rows);
+
+/*
+ * Build the rows of st with sc injected (NULL: none).  seed drives the
+ * injected noise and the overlay.  0, or a negative errno with a message.
+ */
+int
+replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
+		  const struct scenario *sc, uint32_t seed, char *err,
+		  size_t errlen);
+
+struct replay_output {
+	double *alt_m;		/* the estimate per row (NaN: none) */
+	double *test_ratio;
+	uint32_t *flags;	/* BARO_FILTER_OUT_* */
+	double ns_per_row;	/* measured while stepping (not deterministic) */
+	size_t state_bytes;
+};
+
+void
+replay_output_free(struct replay_output *out);
+
+/*
+ * Reset fi and step it over every row.  0, or -ENOMEM with a message.
+ */
+int
+replay_run_filter(const struct replay_rows *rows,
+		  struct baro_filter_instance *fi, struct replay_output *out,
+		  char *err, size_t errlen);
+
+#endif

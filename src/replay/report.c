@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "report.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "inject.h"
+
+static int
+set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+void
+report_result_add(struct report_result *r, const char *name, double value)
+{
+	if (r->n >= REPORT_MAX_METRICS)
+		return;
+	struct report_metric *m = &r->m[r->n++];
+	*m = (struct report_metric){ .value = value };
+	snprintf(m->name, sizeof(m->name), "%s", name);
+}
+
+const char *
+report_status_name(enum report_status s)
+{
+	switch (s) {
+	case REPORT_PASS:
+		return "pass";
+	case REPORT_WARN:
+		return "warn";
+	case REPORT_FAIL:
+		return "fail";
+	case REPORT_NONE:
+		break;
+	}
+	return "";
+}
+
+static int
+make_dir(const char *path, char *err, size_t errlen)
+{
+	if (mkdir(path, 0777) == 0 || errno == EEXIST) {
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+		return set_err(err, errlen, -ENOTDIR, "%s: not a directory",
+			       path);
+	}
+	int e = errno;
+	return set_err(err, errlen, -e, "%s: %s", path, strerror(e));
+}
+
+int
+report_prepare(const char *dir, char *err, size_t errlen)
+{
+	char sub[4096];
+	int rc = make_dir(dir, err, errlen);
+	if (rc < 0)
+		return rc;
+	snprintf(sub, sizeof(sub), "%s/cases", dir);
+	return make_dir(sub, err, errlen);
+}
+
+void
+report_case_name(const char *source, const char *scenario, char *out,
+		 size_t len)
+{
+	char tmp[2 * REPORT_NAME_LEN + 4];
+	snprintf(tmp, sizeof(tmp), "%s--%s", source, scenario);
+	size_t j = 0;
+	for (size_t i = 0; tmp[i] && j + 1 < len; i++) {
+		char c = tmp[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+			  c == '.';
+		out[j++] = ok ? c : '_';
+	}
+	if (len)
+		out[j] = '\0';
+}
+
+/* %.9g, or nothing for NaN (gnuplot and spreadsheets read it as missing). */
+static void
+put_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ",%.9g", v);
+	else
+		fputc(',', f);
+}
+
+static FILE *
+open_out(const char *dir, const char *name, const char *ext, char *path,
+	 size_t pathlen)
+{
+	snprintf(path, pathlen, "%s/cases/%s.%s", dir, name, ext);
+	return fopen(path, "w");
+}
+
+static int
+close_out(FILE *f, const char *path, char *err, size_t errlen)
+{
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad)
+		return set_err(err, errlen, -EIO, "%s: write failed", path);
+	return 0;
+}
+
+static void
+write_script(FILE *g, const struct report_case *c)
+{
+	const struct replay_rows *r = c->rows;
+	const bool svg = c->plot == REPORT_PLOT_SVG;
+
+	fprintf(g, "# gnuplot script written by baro-replay; run from the "
+		   "report's cases/ directory:\n#   gnuplot %s.gp\n", c->name);
+	if (svg)
+		fprintf(g, "set terminal svg size 1200,900 dynamic font 'sans,10'\n"
+			   "set output '%s.svg'\n", c->name);
+	else
+		fprintf(g, "set terminal pngcairo size 1200,900 font 'sans,9'\n"
+			   "set output '%s.png'\n", c->name);
+	fprintf(g, "set datafile separator ','\n"
+		   "set datafile missing ''\n"
+		   "set key outside right top\n"
+		   "set grid\n"
+		   "set multiplot layout 3,1 title '%s'\n", c->title);
+	/* Injected faults shaded on every panel. */
+	for (size_t i = 0; i < r->nwin; i++) {
+		char lab[64];
+		inject_label_format(r->win[i].label, lab, sizeof(lab));
+		double end = r->win[i].end_s > r->win[i].start_s
+				     ? r->win[i].end_s
+				     : r->win[i].start_s + 0.05;
+		fprintf(g, "set object %zu rect from %.6f, graph 0 to %.6f, "
+			   "graph 1 fc rgb '#ffd8d8' fs solid 0.5 noborder "
+			   "behind  # %s\n",
+			i + 1, r->win[i].start_s, end, lab);
+	}
+	const char *data = c->name;
+	fprintf(g, "set ylabel 'altitude (m)'\nset format x ''\n"
+		   "plot '%s.csv' using 1:3 with points pt 7 ps 0.3 lc rgb "
+		   "'#999999' title 'input'", data);
+	fprintf(g, ", '' using 1:4 with lines lw 2 lc rgb 'black' "
+		   "title 'truth'");
+	fprintf(g, ", '' using 1:5 with lines dt 2 lc rgb '#555555' "
+		   "title 'reference'");
+	for (size_t k = 0; k < c->nfilters; k++)
+		fprintf(g, ", '' using 1:%zu with lines lw 1.5 title '%s'",
+			7 + 3 * k, c->filter_names[k]);
+	fprintf(g, "\nset ylabel 'error (m)'\n"
+		   "plot 0 with lines lc rgb 'black' notitle");
+	for (size_t k = 0; k < c->nfilters; k++)
+		fprintf(g, ", '%s.csv' using 1:($%zu-$4) with lines "
+			   "title '%s'", data, 7 + 3 * k, c->filter_names[k]);
+	/* Detection timeline: a mark per row a filter flags (unhealthy
+	 * or rejected), one line per filter. */
+	fprintf(g, "\nset format x '%%g'\nset xlabel 'time (s)'\n"
+		   "set ylabel 'flagged'\nset yrange [0:%zu]\n"
+		   "set ytics (",
+		c->nfilters + 1);
+	for (size_t k = 0; k < c->nfilters; k++)
+		fprintf(g, "%s'%s' %zu", k ? ", " : "", c->filter_names[k],
+			k + 1);
+	fprintf(g, ")\nplot ");
+	for (size_t k = 0; k < c->nfilters; k++)
+		fprintf(g, "%s'%s.csv' using 1:((int($%zu)%%2==0 || "
+			   "int($%zu/2)%%2==1) ? %zu : NaN) with points pt 5 "
+			   "ps 0.4 title '%s'",
+			k ? ", " : "", data, 8 + 3 * k, 8 + 3 * k, k + 1,
+			c->filter_names[k]);
+	fprintf(g, "\nunset multiplot\n");
+}
+
+int
+report_write_case(const struct report_case *c, char *err, size_t errlen)
+{
+	char path[4096];
+	const struct replay_rows *r = c->rows;
+	FILE *f = open_out(c->dir, c->name, "csv", path, sizeof(path));
+	if (!f) {
+		int e = errno;
+		return set_err(err, errlen, -e, "%s: %s", path, strerror(e));
+	}
+	fprintf(f, "t_s,is_sample,input_alt_m,truth_m,reference_m,fault");
+	for (size_t k = 0; k < c->nfilters; k++)
+		fprintf(f, ",%s_alt_m,%s_flags,%s_test_ratio",
+			c->filter_names[k], c->filter_names[k],
+			c->filter_names[k]);
+	fputc('\n', f);
+	for (size_t i = 0; i < r->n; i++) {
+		fprintf(f, "%.6f,%d", r->t_s[i], r->is_sample[i]);
+		put_num(f, r->in_alt_m[i]);
+		put_num(f, r->truth_m[i]);
+		put_num(f, r->reference_m[i]);
+		fprintf(f, ",%u", r->label[i]);
+		for (size_t k = 0; k < c->nfilters; k++) {
+			put_num(f, c->outputs[k].alt_m[i]);
+			fprintf(f, ",%u", c->outputs[k].flags[i]);
+			put_num(f, c->outputs[k].test_ratio[i]);
+		}
+		fputc('\n', f);
+	}
+	int rc = close_out(f, path, err, errlen);
+	if (rc < 0)
+		return rc;
+
+	FILE *g = open_out(c->dir, c->name, "gp", path, sizeof(path));
+	if (!g) {
+		int e = errno;
+		return set_err(err, errlen, -e, "%s: %s", path, strerror(e));
+	}
+	write_script(g, c);
+	return close_out(g, path, err, errlen);
+}
+
+int
+report_plot_case(const char *dir, const char *name, enum report_plot plot,
+		 char *err, size_t errlen)
+{
+	char cases[4096], script[512];
+	if (plot == REPORT_PLOT_NONE)
+		return 0;
+	snprintf(cases, sizeof(cases), "%s/cases", dir);
+	snprintf(script, sizeof(script), "%s.gp", name);
+	pid_t pid = fork();
+	if (pid < 0)
+		return set_err(err, errlen, -errno, "fork: %s",
+			       strerror(errno));
+	if (pid == 0) {
+		if (chdir(cases) < 0)
+			_exit(126);
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return set_err(err, errlen, -errno, "waitpid: %s",
+				       strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return set_err(err, errlen, -ENOENT,
+			       "gnuplot is not installed (apt install "
+			       "gnuplot-nox); the scripts are in %s", cases);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return set_err(err, errlen, -EIO, "gnuplot failed on %s/%s",
+			       cases, script);
+	return 0;
+}
+
+static int
+write_csv(const char *dir, const struct report_result *res, size_t n,
+	  char *err, size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		int e = errno;
+		return set_err(err, errlen, -e, "%s: %s", path, strerror(e));
+	}
+	fprintf(f, "source,scenario,filter,metric,value,status,rule\n");
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < res[i].n; j++) {
+			const struct report_metric *m = &res[i].m[j];
+			fprintf(f, "%s,%s,%s,%s", res[i].source,
+				res[i].scenario, res[i].filter, m->name);
+			put_num(f, m->value);
+			fprintf(f, ",%s,%s\n", report_status_name(m->status),
+				m->rule);
+		}
+	return close_out(f, path, err, errlen);
+}
+
+static int
+write_json(const char *dir, const struct report_result *res, size_t n,
+	   char *err, size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	json_object *root = json_object_new_array();
+	if (!root)
+		return set_err(err, errlen, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_new_object();
+		json_object *m = json_object_new_object();
+		json_object *st = json_object_new_object();
+		json_object_object_add(o, "source",
+				       json_object_new_string(res[i].source));
+		json_object_object_add(o, "scenario",
+				       json_object_new_string(res[i].scenario));
+		json_object_object_add(o, "filter",
+				       json_object_new_string(res[i].filter));
+		json_object_object_add(
+			o, "status",
+			json_object_new_string(report_status_name(res[i].status)));
+		for (size_t j = 0; j < res[i].n; j++) {
+			const struct report_metric *x = &res[i].m[j];
+			json_object_object_add(
+				m, x->name,
+				isfinite(x->value)
+					? json_object_new_double(x->value)
+					: NULL);
+			if (x->status != REPORT_NONE)
+				json_object_object_add(
+					st, x->name,
+					json_object_new_string(
+						report_status_name(x->status)));
+		}
+		json_object_object_add(o, "metrics", m);
+		json_object_object_add(o, "checks", st);
+		json_object_array_add(root, o);
+	}
+	int rc = json_object_to_file_ext(path, root,
+					 JSON_C_TO_STRING_PRETTY |
+						 JSON_C_TO_STRING_NOSLASHESCAPE);
+	json_object_put(root);
+	if (rc < 0)
+		return set_err(err, errlen, -EIO, "%s: write failed", path);
+	return 0;
+}
+
+static double
+metric(const struct report_result *r, const char *name)
+{
+	for (size_t j = 0; j < r->n; j++)
+		if (strcmp(r->m[j].name, name) == 0)
+			return r->m[j].value;
+	return NAN;
+}
+
+static void
+put_cell(FILE *f, double v, int width, int prec)
+{
+	if (isfinite(v))
+		fprintf(f, " %*.*f", width, prec, v);
+	else
+		fprintf(f, " %*s", width, "-");
+}
+
+static int
+write_text(const char *dir, const struct report_result *res, size_t n,
+	   char *err, size_t errlen)
+{
+	/* The columns people look at first; everything is in the CSV. */
+	static const struct {
+		const char *metric, *head;
+		int width, prec;
+	} cols[] = {
+		{ "rms_m", "rms_m", 7, 3 },
+		{ "max_abs_m", "max_m", 7, 2 },
+		{ "p95_abs_m", "p95_m", 7, 3 },
+		{ "lag_s", "lag_s", 6, 3 },
+		{ "detect_latency_s", "det_s", 6, 2 },
+		{ "recall", "recall", 6, 2 },
+		{ "false_pos_per_1000", "fp/1k", 6, 1 },
+		{ "rejected_pct", "rej%", 6, 1 },
+		{ "ref_rms_m", "ref_rms", 7, 2 },
+	};
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		int e = errno;
+		return set_err(err, errlen, -e, "%s: %s", path, strerror(e));
+	}
+	size_t counts[4] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		counts[res[i].status]++;
+	fprintf(f, "baro-replay summary: %zu runs, %zu pass, %zu warn, "
+		   "%zu fail, %zu unchecked\n",
+		n, counts[REPORT_PASS], counts[REPORT_WARN],
+		counts[REPORT_FAIL], counts[REPORT_NONE]);
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || strcmp(res[i].source, res[i - 1].source) != 0 ||
+		    strcmp(res[i].scenario, res[i - 1].scenario) != 0) {
+			fprintf(f, "\n%s / %s\n  %-22s", res[i].source,
+				res[i].scenario, "filter");
+			for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]);
+			     c++)
+				fprintf(f, " %*s", cols[c].width, cols[c].head);
+			fprintf(f, "  status\n");
+		}
+		fprintf(f, "  %-22.22s", res[i].filter);
+		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+			put_cell(f, metric(&res[i], cols[c].metric),
+				 cols[c].width, cols[c].prec);
+		fprintf(f, "  %s", report_status_name(res[i].status));
+		for (size_t j = 0; j < res[i].n; j++)
+			if (res[i].m[j].status >= REPORT_WARN)
+				fprintf(f, " [%s %s]", res[i].m[j].rule,
+					report_status_name(res[i].m[j].status));
+		fputc('\n', f);
+	}
+	return close_out(f, path, err, errlen);
+}
+
+int
+report_write_summary(const char *dir, const struct report_result *res,
+		     size_t n, char *err, size_t errlen)
+{
+	int rc = write_csv(dir, res, n, err, errlen);
+	if (rc == 0)
+		rc = write_json(dir, res, n, err, errlen);
+	if (rc == 0)
+		rc = write_text(dir, res, n, err, errlen);
+	return rc;
+}

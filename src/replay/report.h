@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The replay report: a directory with
+ *   cases/SOURCE--SCENARIO.csv   per row: time, input, truth, reference,
+ *                                injected fault, and per filter its
+ *                                estimate, flags and test ratio
+ *   cases/SOURCE--SCENARIO.gp    the gnuplot script for its plot
+ *   cases/SOURCE--SCENARIO.png   (or .svg) the plot, if gnuplot is there
+ *   summary.csv                  source,scenario,filter,metric,value,status
+ *   summary.json                 the same as JSON
+ *   summary.txt                  a table per case for people
+ * Writing only: the numbers come from replay-run and metrics.
+ */
+#ifndef BAROD_REPLAY_REPORT_H
+#define BAROD_REPLAY_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "replay-run.h"
+
+#define REPORT_MAX_METRICS 64
+#define REPORT_NAME_LEN 96
+
+enum report_status {
+	REPORT_NONE,	/* no threshold applies */
+	REPORT_PASS,
+	REPORT_WARN,
+	REPORT_FAIL,
+};
+
+struct report_metric {
+	char name[40];		/* with its unit: rms_m, lag_s, recall */
+	double value;		/* NaN: not applicable (printed empty) */
+	enum report_status status;
+	char rule[64];		/* the threshold that gave the status */
+};
+
+/* One filter on one case. */
+struct report_result {
+	char source[REPORT_NAME_LEN];
+	char scenario[REPORT_NAME_LEN];
+	char filter[REPORT_NAME_LEN];
+	size_t n;
+	struct report_metric m[REPORT_MAX_METRICS];
+	enum report_status status;	/* the worst of its metrics */
+};
+
+/* Append a metric (ignored past REPORT_MAX_METRICS). */
+void
+report_result_add(struct report_result *r, const char *name, double value);
+
+const char *
+report_status_name(enum report_status s);
+
+/* Create dir and dir/cases.  0 or a negative errno with a message. */
+int
+report_prepare(const char *dir, char *err, size_t errlen);
+
+/* A file-system-safe case name from a source and a scenario name. */
+void
+report_case_name(const char *source, const char *scenario, char *out,
+		 size_t len);
+
+enum report_plot {
+	REPORT_PLOT_NONE,
+	REPORT_PLOT_PNG,
+	REPORT_PLOT_SVG,
+};
+
+struct report_case {
+	const char *dir;	/* the report directory */
+	const char *name;	/* from report_case_name() */
+	const char *title;
+	const struct replay_rows *rows;
+	size_t nfilters;
+	const char *const *filter_names;
+	const struct replay_output *outputs;	/* nfilters of them */
+	enum report_plot plot;	/* the script's terminal (NONE: png) */
+};
+
+/* Write cases/NAME.csv and cases/NAME.gp.  0 or a negative errno. */
+int
+report_write_case(const struct report_case *c, char *err, size_t errlen);
+
+/*
+ * Run gnuplot on cases/NAME.gp to make the plot.  Returns 0, -ENOENT if
+ * gnuplot is not installed (the script stays for later), or another
+ * negative errno with a message.
+ */
+int
+report_plot_case(const char *dir, const char *name, enum report_plot plot,
+		 char *err, size_t errlen);
+
+/* summary.csv, summary.json and summary.txt. */
+int
+report_write_summary(const char *dir, const struct report_result *res,
+		     size_t n, char *err, size_t errlen);
+
+#endif
