@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Filters by name: the built-ins, and filter instances made from a spec
+ * string, built-in or loaded from a shared object.
+ *
+ *   NAME[:key=val,...]            a built-in (baro_filter_builtins())
+ *   plugin:PATH[:key=val,...]     baro_filter_entry() of the shared object
+ *                                 at PATH (the first ':' after PATH starts
+ *                                 the parameters, so PATH has none; a
+ *                                 PATH without '/' is relative to the
+ *                                 working directory, never searched for)
+ */
+#ifndef BAROD_FILTER_REGISTRY_H
+#define BAROD_FILTER_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "baro-filter.h"
+
+/* The built-in called name, or NULL. */
+const struct baro_filter *
+baro_filter_builtin(const char *name);
+
+/* Every built-in, in a fixed order (for --list-filters). */
+const struct baro_filter *const *
+baro_filter_builtins(size_t *count);
+
+/*
+ * In a comma-separated list of specs (baro-replay's --filters), the
+ * length of the first one: a comma ends a spec unless the text after it,
+ * up to the next ',' or ':', is a key=value.  So
+ * "gate:noise=3,gate=4,median" is "gate:noise=3,gate=4" then "median".
+ */
+size_t
+baro_filter_spec_len(const char *list);
+
+#define BARO_FILTER_LABEL_MAX 96
+
+struct baro_filter_instance {
+	const struct baro_filter *filter;
+	void *state;		/* the filter's, from create() */
+	void *dl_handle;	/* dlopen() handle, NULL for a built-in */
+	/* For reports: "NAME[:params]" for a built-in, "plugin:NAME[:params]"
+	 * for a loaded filter (NAME = the filter's own), cut to fit. */
+	char label[BARO_FILTER_LABEL_MAX];
+};
+
+/* baro_filter_instance_create() flags */
+#define BARO_FILTER_SPEC_PLUGINS (1u << 0)	/* allow plugin:PATH */
+
+/*
+ * Create fi from spec.  Returns 0, or a negative errno with one line in
+ * err: -EINVAL bad spec or parameters (the key named), -ENOENT unknown
+ * built-in or missing plugin file, -EPERM plugin without
+ * BARO_FILTER_SPEC_PLUGINS, -ELIBBAD plugin that cannot be loaded or
+ * lacks baro_filter_entry, -EPROTO ABI version mismatch, -EBADE plugin
+ * filter with a NULL callback or a bad name; or what create() returned.
+ * On error fi needs no destroy.
+ */
+int
+baro_filter_instance_create(struct baro_filter_instance *fi, const char *spec,
+			    unsigned flags, char *err, size_t errlen);
+
+/* Free the state and unload the object; fi may be all zeros. */
+void
+baro_filter_instance_destroy(struct baro_filter_instance *fi);
+
+/* The filter's step(), with out first set to "no estimate" (NaN, NaN,
+ * no flags) so a filter that leaves a field alone gives a defined one. */
+void
+baro_filter_instance_step(struct baro_filter_instance *fi, uint64_t now_us,
+			  const struct baro_filter_input *in,
+			  struct baro_filter_output *out);
+
+void
+baro_filter_instance_reset(struct baro_filter_instance *fi);
+
+/* Bytes of state, 0 when the filter does not say. */
+size_t
+baro_filter_instance_state_size(const struct baro_filter_instance *fi);
+
+#endif
