@@ -1,0 +1,1476 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The DataFlash reader, through log_reader_open_mem/_fd only:
+ *  - hand-made logs written here from the format rules (FMT for FMT, a
+ *    BARO FMT, records): every BARO layout, junk between records,
+ *    truncation at every byte, bad FMTs, the CTUN.BarAlt fallback,
+ *    references, events, FMTU/MULT scaling, pipes;
+ *  - the bundled .bin logs against the independent numbers in
+ *    shared/data/logs/README.md (LOGS_DIR; skipped when absent).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log-reader.h"
+#include "../test-util.h"
+
+/* ------------------------------------------------------------------ */
+/* Writing logs */
+
+struct dfb {
+	uint8_t *buf;
+	size_t n, cap;
+};
+
+struct def {
+	uint8_t type;
+	const char *name, *format, *cols;
+};
+
+/* A column's value for df_rec: numbers in the column's unit (the writer
+ * applies the format's x100 / x1e7), or text. */
+struct kv {
+	const char *col;
+	double v;
+	const char *s;
+};
+
+static void
+put(struct dfb *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 256;
+		b->buf = realloc(b->buf, b->cap);
+		assert_non_null(b->buf);
+	}
+	memcpy(b->buf + b->n, p, n);
+	b->n += n;
+}
+
+static void
+put_le(struct dfb *b, uint64_t v, int size)
+{
+	for (int i = 0; i < size; i++) {
+		uint8_t c = (uint8_t)(v >> (8 * i));
+		put(b, &c, 1);
+	}
+}
+
+static void
+put_text(struct dfb *b, const char *s, size_t size)
+{
+	uint8_t tmp[64] = { 0 };
+	size_t n = s ? strlen(s) : 0;
+	memcpy(tmp, s ? s : "", n < size ? n : size);
+	put(b, tmp, size);
+}
+
+/* Sizes as the fact sheet lists them. */
+static int
+char_size(char c)
+{
+	switch (c) {
+	case 'b': case 'B': case 'M': return 1;
+	case 'h': case 'H': case 'c': case 'C': case 'g': return 2;
+	case 'i': case 'I': case 'f': case 'n': case 'e': case 'E':
+	case 'L': return 4;
+	case 'q': case 'Q': case 'd': return 8;
+	case 'N': return 16;
+	case 'Z': case 'a': return 64;
+	default: return 0;
+	}
+}
+
+static int
+rec_len(const char *format)
+{
+	int n = 3;
+	for (const char *p = format; *p; p++)
+		n += char_size(*p);
+	return n;
+}
+
+static void
+hdr(struct dfb *b, uint8_t type)
+{
+	const uint8_t h[3] = { 0xA3, 0x95, type };
+	put(b, h, 3);
+}
+
+static void
+fmt_raw(struct dfb *b, uint8_t type, int length, const char *name,
+	const char *format, const char *cols)
+{
+	hdr(b, 128);
+	put_le(b, type, 1);
+	put_le(b, (uint64_t)length, 1);
+	put_text(b, name, 4);
+	put_text(b, format, 16);
+	put_text(b, cols, 64);
+}
+
+static void
+fmt_fmt(struct dfb *b)
+{
+	fmt_raw(b, 128, 89, "FMT", "BBnNZ", "Type,Length,Name,Format,Columns");
+}
+
+static void
+fmt_def(struct dfb *b, const struct def *d)
+{
+	fmt_raw(b, d->type, rec_len(d->format), d->name, d->format, d->cols);
+}
+
+static const struct kv *
+find_kv(const struct kv *vals, const char *col, size_t len)
+{
+	for (; vals && vals->col; vals++)
+		if (strlen(vals->col) == len && memcmp(vals->col, col, len) == 0)
+			return vals;
+	return NULL;
+}
+
+static void
+df_rec(struct dfb *b, const struct def *d, const struct kv *vals)
+{
+	const char *c = d->cols;
+
+	hdr(b, d->type);
+	for (const char *f = d->format; *f; f++) {
+		size_t cl = strcspn(c, ",");
+		const struct kv *kv = find_kv(vals, c, cl);
+		double v = kv ? kv->v : 0.0;
+		c += cl + (c[cl] ? 1 : 0);
+		switch (*f) {
+		case 'b': case 'B': case 'M':
+			put_le(b, (uint64_t)llround(v), 1); break;
+		case 'h': case 'H':
+			put_le(b, (uint64_t)llround(v), 2); break;
+		case 'c': case 'C':
+			put_le(b, (uint64_t)llround(v * 100), 2); break;
+		case 'i': case 'I':
+			put_le(b, (uint64_t)llround(v), 4); break;
+		case 'e': case 'E':
+			put_le(b, (uint64_t)llround(v * 100), 4); break;
+		case 'L':
+			put_le(b, (uint64_t)llround(v * 1e7), 4); break;
+		case 'q': case 'Q':
+			put_le(b, (uint64_t)llround(v), 8); break;
+		case 'f': {
+			float fl = (float)v;
+			uint32_t u;
+			memcpy(&u, &fl, 4);
+			put_le(b, u, 4);
+			break;
+		}
+		case 'd': {
+			uint64_t u;
+			memcpy(&u, &v, 8);
+			put_le(b, u, 8);
+			break;
+		}
+		default:
+			put_text(b, kv ? kv->s : NULL, (size_t)char_size(*f));
+			break;
+		}
+	}
+}
+
+#define KV(...) ((const struct kv[]){ __VA_ARGS__, { NULL, 0, NULL } })
+
+/* ------------------------------------------------------------------ */
+/* Reading logs */
+
+struct got {
+	int rc;
+	char err[LOG_ERR_LEN];
+	struct log_info info;
+	size_t n;
+	struct log_record *rec;
+	char chan[LOG_MAX_CHANNELS][40];
+	unsigned nchan;
+	char types[4096];	/* "NAME=count " for every type */
+};
+
+static void
+type_cb(const char *name, uint64_t count, void *ud)
+{
+	struct got *g = ud;
+	size_t len = strlen(g->types);
+	snprintf(g->types + len, sizeof(g->types) - len, "%s=%llu ", name,
+		 (unsigned long long)count);
+}
+
+static struct got *
+read_all(struct log_reader *r, int open_rc)
+{
+	struct got *g = calloc(1, sizeof(*g));
+	size_t cap = 0;
+
+	assert_non_null(g);
+	g->rc = open_rc;
+	if (open_rc == 0) {
+		struct log_record rec;
+		while ((g->rc = log_reader_next(r, &rec)) > 0) {
+			if (g->n == cap) {
+				cap = cap ? cap * 2 : 256;
+				g->rec = realloc(g->rec, cap * sizeof(*g->rec));
+				assert_non_null(g->rec);
+			}
+			g->rec[g->n++] = rec;
+		}
+		for (unsigned c = 0; c < LOG_MAX_CHANNELS; c++) {
+			const char *name = log_reader_channel_name(r, c);
+			if (!name)
+				break;
+			snprintf(g->chan[c], sizeof(g->chan[c]), "%s", name);
+			g->nchan = c + 1;
+		}
+		log_reader_list_types(r, type_cb, g);
+	}
+	snprintf(g->err, sizeof(g->err), "%s", r->err);
+	g->info = r->info;
+	log_reader_close(r);
+	return g;
+}
+
+static struct got *
+read_mem(const struct dfb *b, size_t len)
+{
+	struct log_reader r;
+	int rc = log_reader_open_mem(&r, b->buf, len, "mem", "dataflash");
+	return read_all(&r, rc);
+}
+
+static void
+got_free(struct got *g)
+{
+	free(g->rec);
+	free(g);
+}
+
+static int
+chan(const struct got *g, const char *name)
+{
+	for (unsigned c = 0; c < g->nchan; c++)
+		if (strcmp(g->chan[c], name) == 0)
+			return (int)c;
+	return -1;
+}
+
+static size_t
+count(const struct got *g, enum log_record_kind kind, const char *channel)
+{
+	int c = channel ? chan(g, channel) : -1;
+	size_t n = 0;
+
+	if (channel && c < 0)
+		return 0;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->rec[i].kind == kind && (!channel || g->rec[i].channel == c))
+			n++;
+	return n;
+}
+
+/* The k-th record of kind on channel, or fail. */
+static const struct log_record *
+nth(const struct got *g, enum log_record_kind kind, const char *channel,
+    size_t k)
+{
+	int c = chan(g, channel);
+
+	for (size_t i = 0; c >= 0 && i < g->n; i++)
+		if (g->rec[i].kind == kind && g->rec[i].channel == c && k-- == 0)
+			return &g->rec[i];
+	fail_msg("no record %zu of kind %d on %s", k, (int)kind, channel);
+	return NULL;
+}
+
+static uint64_t
+rec_time(const struct log_record *r)
+{
+	switch (r->kind) {
+	case LOG_REC_BARO: return r->baro.time_us;
+	case LOG_REC_REFERENCE: return r->ref.time_us;
+	default: return r->event.time_us;
+	}
+}
+
+static bool
+has_type(const struct got *g, const char *entry)
+{
+	char want[64];
+	snprintf(want, sizeof(want), " %s ", entry);
+	char all[sizeof(g->types) + 2];
+	snprintf(all, sizeof(all), " %s", g->types);
+	return strstr(all, want) != NULL;
+}
+
+static const struct def d_baro_us = { 70, "BARO", "Qffcf",
+				      "TimeUS,Alt,Press,Temp,CRt" };
+static const struct def d_ev = { 13, "EV", "QB", "TimeUS,Id" };
+
+/* FMT, BARO FMT, EV FMT, 3 BARO, EV, 2 BARO; offsets[i] = start of the
+ * i-th record, offsets[n] = end. */
+static struct dfb
+small_log(size_t *offsets, size_t *n)
+{
+	struct dfb b = { 0 };
+	size_t k = 0;
+
+	offsets[k++] = b.n;
+	fmt_fmt(&b);
+	offsets[k++] = b.n;
+	fmt_def(&b, &d_baro_us);
+	offsets[k++] = b.n;
+	fmt_def(&b, &d_ev);
+	for (int i = 0; i < 6; i++) {
+		offsets[k++] = b.n;
+		if (i == 3)
+			df_rec(&b, &d_ev, KV({ "TimeUS", 1350000 }, { "Id", 10 }));
+		else
+			df_rec(&b, &d_baro_us,
+			       KV({ "TimeUS", 1000000 + 100000 * i },
+				  { "Alt", i }, { "Press", 100000 + i },
+				  { "Temp", 21.5 }));
+	}
+	offsets[k] = b.n;
+	*n = k;
+	return b;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hand-made logs */
+
+static const struct layout {
+	const char *format, *cols;
+} layouts[] = {
+	{ "Iffc", "TimeMS,Alt,Press,Temp" },			/* 3.1 */
+	{ "Iffcf", "TimeMS,Alt,Press,Temp,CRt" },		/* 3.2 */
+	{ "Qffcf", "TimeUS,Alt,Press,Temp,CRt" },		/* 3.3 */
+	{ "QffcfIf", "TimeUS,Alt,Press,Temp,CRt,SMS,Offset" },	/* 3.4 */
+	{ "QffcfIff", "TimeUS,Alt,Press,Temp,CRt,SMS,Offset,GndTemp" },
+	{ "QBffcfIffB",
+	  "TimeUS,I,Alt,Press,Temp,CRt,SMS,Offset,GndTemp,Health" },
+	{ "QBfffcfIffB",
+	  "TimeUS,I,Alt,AltAMSL,Press,Temp,CRt,SMS,Offset,GndTemp,Health" },
+};
+
+static void
+test_layouts(void **state)
+{
+	(void)state;
+	for (size_t l = 0; l < sizeof(layouts) / sizeof(layouts[0]); l++) {
+		const struct layout *lay = &layouts[l];
+		bool ms = lay->format[0] == 'I';
+		bool has_i = strstr(lay->cols, ",I,") != NULL;
+		bool health = strstr(lay->cols, "Health") != NULL;
+		bool amsl = strstr(lay->cols, "AltAMSL") != NULL;
+		/* Ids differ per layout: the reader must go by name. */
+		struct def d[3] = {
+			{ (uint8_t)(20 + 30 * l), "BARO", lay->format, lay->cols },
+			{ (uint8_t)(21 + 30 * l), "BAR2", lay->format, lay->cols },
+			{ (uint8_t)(22 + 30 * l), "BAR3", lay->format, lay->cols },
+		};
+		struct dfb b = { 0 };
+
+		fmt_fmt(&b);
+		for (int i = 0; i < (has_i ? 1 : 3); i++)
+			fmt_def(&b, &d[i]);
+		for (int j = 0; j < 3; j++)
+			for (int i = 0; i < 3; i++) {
+				double t = ms ? 1000 + 100 * j
+					      : 1000000 + 100000 * j + i;
+				df_rec(&b, &d[has_i ? 0 : i],
+				       KV({ ms ? "TimeMS" : "TimeUS", t },
+					  { "I", i }, { "Alt", 1.5 + j },
+					  { "AltAMSL", 101.5 + j },
+					  { "Press", 100000 + 10 * i + j },
+					  { "Temp", 20.25 + i },
+					  { "Health", i == 1 ? 0 : 1 }));
+			}
+		struct got *g = read_mem(&b, b.n);
+		assert_int_equal(g->rc, 0);
+		assert_int_equal(g->info.records_bad, 0);
+		assert_int_equal(g->info.bytes_skipped, 0);
+		assert_string_equal(g->info.baro_stream, "BARO");
+		for (int i = 0; i < 3; i++) {
+			char name[16], ref[20];
+			snprintf(name, sizeof(name), "BARO[%d]", i);
+			snprintf(ref, sizeof(ref), "BARO[%d].Alt", i);
+			assert_int_equal(count(g, LOG_REC_BARO, name), 3);
+			assert_int_equal(count(g, LOG_REC_REFERENCE, ref), 3);
+			for (int j = 0; j < 3; j++) {
+				const struct baro_sample *s =
+					&nth(g, LOG_REC_BARO, name, (size_t)j)->baro;
+				uint64_t t = ms ? (uint64_t)(1000 + 100 * j) * 1000
+						: (uint64_t)(1000000 + 100000 * j + i);
+				assert_int_equal(s->time_us, t);
+				assert_int_equal(s->instance, i);
+				assert_float_exact(s->pressure_pa,
+						   (float)(100000 + 10 * i + j));
+				assert_close_abs(s->temperature_c, 20.25 + i,
+						 1e-5);
+				assert_true(baro_sample_has(
+					s, BARO_SAMPLE_HAS_TEMPERATURE));
+				assert_int_equal(
+					baro_sample_has(s, BARO_SAMPLE_HEALTHY),
+					!(health && i == 1));
+				assert_int_equal(baro_sample_has(
+					s, BARO_SAMPLE_HAS_ALTITUDE), amsl);
+				if (amsl)
+					assert_float_exact(s->alt_m,
+							   (float)(101.5 + j));
+				const struct log_reference *r =
+					&nth(g, LOG_REC_REFERENCE, ref,
+					     (size_t)j)->ref;
+				assert_int_equal(r->source, LOG_REF_LOG_BARO_ALT);
+				assert_int_equal(r->datum, LOG_DATUM_HOME);
+				assert_int_equal(r->instance, i);
+				assert_int_equal(r->time_us, t);
+				assert_close_abs(r->alt_m, 1.5 + j, 1e-6);
+			}
+		}
+		got_free(g);
+		free(b.buf);
+	}
+}
+
+static void
+test_junk_resync(void **state)
+{
+	(void)state;
+	static const uint8_t junk[] = { 0x00, 0xA3, 0x11, 0xA3, 0x95, 0xEE,
+					0xA3 };
+	static const uint8_t tail[] = { 0xFF, 0xFF, 0x95, 0x00 };
+	struct dfb b = { 0 };
+
+	put(&b, junk, 3);	/* before anything */
+	fmt_fmt(&b);
+	fmt_def(&b, &d_baro_us);
+	size_t at = 0;
+	for (int i = 0; i < 4; i++) {
+		if (i == 2) {
+			at = b.n;
+			put(&b, junk, sizeof(junk));
+		}
+		df_rec(&b, &d_baro_us, KV({ "TimeUS", 1000 * (i + 1) },
+					  { "Press", 90000 + i }));
+	}
+	put(&b, tail, sizeof(tail));
+
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(count(g, LOG_REC_BARO, "BARO[0]"), 4);
+	for (int i = 0; i < 4; i++)
+		assert_float_exact(nth(g, LOG_REC_BARO, "BARO[0]",
+				       (size_t)i)->baro.pressure_pa,
+				   (float)(90000 + i));
+	assert_int_equal(g->info.bytes_skipped, 3 + sizeof(junk) + sizeof(tail));
+	assert_int_equal(g->info.first_bad_offset, 0);
+	assert_int_equal(g->info.records_bad, 0);
+	got_free(g);
+
+	/* Without the leading junk the first bad byte is the inner one. */
+	struct got *g2 = read_mem(&(struct dfb){ b.buf + 3, b.n - 3, 0 },
+				  b.n - 3);
+	assert_int_equal(g2->rc, 0);
+	assert_int_equal(g2->info.first_bad_offset, at - 3);
+	assert_int_equal(g2->info.bytes_skipped, sizeof(junk) + sizeof(tail));
+	got_free(g2);
+	free(b.buf);
+}
+
+static void
+test_flipped_header(void **state)
+{
+	(void)state;
+	size_t off[16], n;
+	struct dfb b = small_log(off, &n);
+
+	/* Record 4 (the second BARO) loses its first header byte. */
+	b.buf[off[4]] ^= 0x40;
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(count(g, LOG_REC_BARO, NULL), 4);
+	assert_int_equal(g->info.bytes_skipped, off[5] - off[4]);
+	assert_int_equal(g->info.first_bad_offset, off[4]);
+	assert_int_equal(count(g, LOG_REC_EVENT, "EV"), 1);
+	got_free(g);
+	free(b.buf);
+}
+
+static void
+test_truncate_every_byte(void **state)
+{
+	(void)state;
+	size_t off[16], n;
+	struct dfb b = small_log(off, &n);
+
+	for (size_t cut = 0; cut <= b.n; cut++) {
+		size_t whole = 0, bars = 0, start = 0;
+		bool boundary = false;
+		for (size_t k = 0; k < n; k++) {
+			if (off[k + 1] <= cut) {
+				whole++;
+				if (k >= 3 && k != 6)
+					bars++;
+			} else if (off[k] < cut) {
+				start = off[k];
+			}
+			if (off[k] == cut)
+				boundary = true;
+		}
+		boundary = boundary || cut == b.n;
+		struct got *g = read_mem(&b, cut);
+		assert_int_equal(count(g, LOG_REC_BARO, NULL), bars);
+		if (boundary) {
+			assert_int_equal(g->rc, 0);
+		} else {
+			char want[32];
+			snprintf(want, sizeof(want), "offset %zu:", start);
+			assert_int_equal(g->rc, -ENODATA);
+			if (!strstr(g->err, want))
+				fail_msg("cut %zu: '%s' lacks '%s'", cut, g->err,
+					 want);
+		}
+		assert_int_equal(g->info.bytes_skipped, 0);
+		got_free(g);
+	}
+	free(b.buf);
+}
+
+static const struct def d_ctun313 = {
+	4, "CTUN", "Ihhhffecchh",
+	"TimeMS,ThrIn,AngBst,ThrOut,DAlt,Alt,BarAlt,DSAlt,SAlt,DCRt,CRt" };
+static const struct def d_gps313 = {
+	130, "GPS", "BIHBcLLeeEefI",
+	"Status,TimeMS,Week,NSats,HDop,Lat,Lng,RelAlt,Alt,Spd,GCrs,VZ,T" };
+static const struct def d_baro313 = { 136, "BARO", "Iffc",
+				      "TimeMS,Alt,Press,Temp" };
+static const struct def d_ev313 = { 13, "EV", "B", "Id" };
+
+static void
+test_ctun_fallback(void **state)
+{
+	(void)state;
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &d_gps313);
+	fmt_def(&b, &d_baro313);	/* defined, never written */
+	fmt_def(&b, &d_ctun313);
+	fmt_def(&b, &d_ev313);
+	/* An untimed event before any timed record. */
+	df_rec(&b, &d_ev313, KV({ "Id", 10 }));
+	for (int i = 0; i < 12; i++) {
+		df_rec(&b, &d_ctun313, KV({ "TimeMS", 5000 + 100 * i },
+					  { "BarAlt", 0.25 * i - 0.5 }));
+		if (i % 2 == 0)
+			df_rec(&b, &d_gps313,
+			       KV({ "Status", 3 }, { "TimeMS", 9e6 },
+				  { "T", 5000 + 100 * i + 10 },
+				  { "Alt", 200 + i }));
+		if (i == 3)
+			df_rec(&b, &d_ev313, KV({ "Id", 28 }));
+	}
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	assert_string_equal(g->info.baro_stream, "CTUN.BarAlt");
+	assert_int_equal(count(g, LOG_REC_BARO, NULL), 12);
+	assert_int_equal(count(g, LOG_REC_BARO, "CTUN.BarAlt"), 12);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "CTUN.BarAlt"), 0);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "GPS[0]"), 6);
+	for (int i = 0; i < 12; i++) {
+		const struct baro_sample *s =
+			&nth(g, LOG_REC_BARO, "CTUN.BarAlt", (size_t)i)->baro;
+		assert_int_equal(s->time_us, (uint64_t)(5000 + 100 * i) * 1000);
+		assert_int_equal(s->flags, BARO_SAMPLE_HEALTHY |
+					   LOG_SAMPLE_PRESSURE_FROM_ALT);
+		assert_float_exact(s->pressure_pa,
+				   (float)log_pressure_from_alt(0.25 * i - 0.5));
+	}
+	/* File order survives the holding back: every record's time is
+	 * at or after the one before, and the first event took the first
+	 * timed record's time. */
+	for (size_t i = 1; i < g->n; i++)
+		assert_true(rec_time(&g->rec[i]) >= rec_time(&g->rec[i - 1]));
+	assert_int_equal(g->rec[0].kind, LOG_REC_EVENT);
+	assert_int_equal(g->rec[0].event.kind, LOG_EVENT_ARMED);
+	assert_int_equal(g->rec[0].event.time_us, 5000000);
+	/* GPS time is T (boot ms), not TimeMS (time of week). */
+	assert_int_equal(nth(g, LOG_REC_REFERENCE, "GPS[0]", 1)->ref.time_us,
+			 5210000);
+	const struct log_record *to = nth(g, LOG_REC_EVENT, "EV", 1);
+	assert_int_equal(to->event.kind, LOG_EVENT_TAKEOFF);
+	assert_int_equal(to->event.time_us, 5300000);
+	assert_true(has_type(g, "BARO=0"));
+	assert_true(has_type(g, "CTUN=12"));
+	got_free(g);
+
+	/* BARO starting after the 8th CTUN is too late: CTUN stays the
+	 * baro, and the BARO samples come out beside it. */
+	df_rec(&b, &d_baro313, KV({ "TimeMS", 6200 }, { "Press", 99000 }));
+	df_rec(&b, &d_ctun313, KV({ "TimeMS", 6300 }, { "BarAlt", 1 }));
+	g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	assert_string_equal(g->info.baro_stream, "CTUN.BarAlt");
+	assert_int_equal(count(g, LOG_REC_BARO, "CTUN.BarAlt"), 13);
+	assert_int_equal(count(g, LOG_REC_BARO, "BARO[0]"), 1);
+	got_free(g);
+
+	/* Fewer than 8 CTUN and the end of the file: still the baro. */
+	size_t five = 0;
+	{
+		struct dfb c = { 0 };
+		fmt_fmt(&c);
+		fmt_def(&c, &d_ctun313);
+		for (int i = 0; i < 5; i++)
+			df_rec(&c, &d_ctun313, KV({ "TimeMS", 100 * i },
+						  { "BarAlt", i }));
+		five = c.n;
+		/* ... and cut inside a sixth record: samples, then the
+		 * error. */
+		df_rec(&c, &d_ctun313, KV({ "TimeMS", 600 }));
+		struct got *g5 = read_mem(&c, five);
+		assert_int_equal(g5->rc, 0);
+		assert_int_equal(count(g5, LOG_REC_BARO, "CTUN.BarAlt"), 5);
+		got_free(g5);
+		g5 = read_mem(&c, five + 7);
+		assert_int_equal(g5->rc, -ENODATA);
+		assert_int_equal(count(g5, LOG_REC_BARO, "CTUN.BarAlt"), 5);
+		assert_non_null(strstr(g5->err, "CTUN record cut off"));
+		got_free(g5);
+		free(c.buf);
+	}
+	free(b.buf);
+}
+
+static void
+test_ctun_reference(void **state)
+{
+	(void)state;
+	const struct def ctun = { 4, "CTUN", "Qffffffeccfhh",
+				  "TimeUS,ThI,ABst,ThO,ThH,DAlt,Alt,BAlt,DSAlt,SAlt,TAlt,DCRt,CRt" };
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &d_baro_us);
+	fmt_def(&b, &ctun);
+	for (int i = 0; i < 20; i++) {
+		df_rec(&b, &ctun, KV({ "TimeUS", 1000 * i }, { "BAlt", i }));
+		if (i == 3)
+			df_rec(&b, &d_baro_us, KV({ "TimeUS", 3500 },
+						  { "Press", 95000 }));
+	}
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	assert_string_equal(g->info.baro_stream, "BARO");
+	assert_int_equal(count(g, LOG_REC_BARO, NULL), 1);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "CTUN.BAlt"), 20);
+	for (int i = 0; i < 20; i++) {
+		const struct log_reference *r =
+			&nth(g, LOG_REC_REFERENCE, "CTUN.BAlt", (size_t)i)->ref;
+		assert_int_equal(r->source, LOG_REF_LOG_BARO_ALT);
+		assert_int_equal(r->datum, LOG_DATUM_HOME);
+		assert_close_abs(r->alt_m, i, 1e-9);
+	}
+	/* The four CTUN held before the BARO record still come first. */
+	assert_int_equal(g->rec[4].kind, LOG_REC_BARO);
+	for (size_t i = 1; i < g->n; i++)
+		assert_true(rec_time(&g->rec[i]) >= rec_time(&g->rec[i - 1]));
+	got_free(g);
+	free(b.buf);
+}
+
+static void
+test_bad_fmt(void **state)
+{
+	(void)state;
+	/* Length as the format says (Qffcf: 25), plus delta. */
+	static const struct {
+		int delta;
+		const char *name, *format;
+	} bad[] = {
+		{ 0, "BARO", "Qfxcf" },		/* unknown format char */
+		{ -1, "BARO", "Qfxcf" },	/* ... whatever size it had */
+		{ 1, "BARO", "Qfxcf" },
+		{ 1, "BARO", "Qffcf" },		/* Length one too many */
+		{ -1, "BARO", "Qffcf" },	/* one too few */
+		{ 0, "BA O", "Qffcf" },		/* not a name */
+		{ 0, "", "Qffcf" },		/* no name */
+		{ -256, "BARO", "ZZZZ" },	/* 259 bytes: Length wraps to 3 */
+		{ -1, "BARO", "" },		/* shorter than a header */
+	};
+
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		struct dfb b = { 0 };
+		int len = rec_len(bad[k].format) + bad[k].delta;
+		fmt_fmt(&b);
+		size_t fmt_at = b.n;
+		fmt_raw(&b, 70, len, bad[k].name, bad[k].format,
+			"TimeUS,Alt,Press,Temp,CRt");
+		/* Records written as the FMT claims: junk to the reader. */
+		for (int i = 0; i < 2; i++) {
+			hdr(&b, 70);
+			for (int j = 3; j < len; j++)
+				put_le(&b, 0x11, 1);
+		}
+		size_t junk = b.n - fmt_at - 89;
+		/* FMT must not be redefined either. */
+		fmt_raw(&b, 128, 90, "FMT", "BBnNZB", "Type,Length,Name,Format,Columns,X");
+		/* A good definition afterwards still works. */
+		fmt_def(&b, &d_ev);
+		df_rec(&b, &d_ev, KV({ "TimeUS", 7 }, { "Id", 11 }));
+
+		struct got *g = read_mem(&b, b.n);
+		assert_int_equal(g->rc, 0);
+		assert_int_equal(g->info.records_bad, 2);
+		assert_int_equal(g->info.first_bad_offset, fmt_at);
+		assert_int_equal(g->info.bytes_skipped, junk);
+		assert_int_equal(count(g, LOG_REC_BARO, NULL), 0);
+		assert_int_equal(count(g, LOG_REC_EVENT, "EV"), 1);
+		assert_int_equal(nth(g, LOG_REC_EVENT, "EV", 0)->event.kind,
+				 LOG_EVENT_DISARMED);
+		assert_false(has_type(g, "BARO=0"));
+		got_free(g);
+		free(b.buf);
+	}
+
+	/* An empty format is a valid 3-byte message (STRT in 2014). */
+	struct dfb b = { 0 };
+	fmt_fmt(&b);
+	fmt_raw(&b, 10, 3, "STRT", "", "");
+	hdr(&b, 10);
+	hdr(&b, 10);
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->info.records_bad, 0);
+	assert_true(has_type(g, "STRT=2"));
+	got_free(g);
+	free(b.buf);
+}
+
+static void
+test_references(void **state)
+{
+	(void)state;
+	const struct def gps = { 94, "GPS", "QBBIHBcLLeffffB",
+				 "TimeUS,I,Status,GMS,GWk,NSats,HDop,Lat,Lng,Alt,Spd,GCrs,VZ,Yaw,U" };
+	const struct def xkf1 = { 44, "XKF1", "QBccCfffffffccce",
+				  "TimeUS,C,Roll,Pitch,Yaw,VN,VE,VD,dPD,PN,PE,PD,GX,GY,GZ,OH" };
+	const struct def nkf1 = { 200, "NKF1", "QccCfffffffccc",
+				  "TimeUS,Roll,Pitch,Yaw,VN,VE,VD,dPD,PN,PE,PD,GX,GY,GZ" };
+	const struct def rfnd4 = { 116, "RFND", "QBCBBb",
+				   "TimeUS,Instance,Dist,Stat,Orient,Quality" };
+	const struct def rfnd3 = { 198, "RFND", "QCC", "TimeUS,Dist1,Dist2" };
+	const struct def pos = { 74, "POS", "QLLfff",
+				 "TimeUS,Lat,Lng,Alt,RelHomeAlt,RelOriginAlt" };
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &gps);
+	fmt_def(&b, &xkf1);
+	fmt_def(&b, &nkf1);
+	fmt_def(&b, &rfnd4);
+	fmt_def(&b, &pos);
+	/* GPS: no fix, 2D, 3D, RTK; instance 1 3D. */
+	df_rec(&b, &gps, KV({ "TimeUS", 100 }, { "Status", 1 }, { "Alt", 10 }));
+	df_rec(&b, &gps, KV({ "TimeUS", 200 }, { "Status", 2 }, { "Alt", 11 }));
+	df_rec(&b, &gps, KV({ "TimeUS", 300 }, { "Status", 3 }, { "Alt", 47.77 }));
+	df_rec(&b, &gps, KV({ "TimeUS", 400 }, { "Status", 6 }, { "Alt", -2.5 }));
+	df_rec(&b, &gps, KV({ "TimeUS", 500 }, { "I", 1 }, { "Status", 3 },
+			    { "Alt", 50 }));
+	df_rec(&b, &xkf1, KV({ "TimeUS", 600 }, { "C", 0 }, { "PD", 0.25 }));
+	df_rec(&b, &xkf1, KV({ "TimeUS", 600 }, { "C", 1 }, { "PD", 9 }));
+	df_rec(&b, &nkf1, KV({ "TimeUS", 700 }, { "PD", -3.5 }));
+	df_rec(&b, &rfnd4, KV({ "TimeUS", 800 }, { "Dist", 1.25 },
+			      { "Stat", 4 }, { "Orient", 25 }));
+	df_rec(&b, &rfnd4, KV({ "TimeUS", 900 }, { "Dist", 2 },
+			      { "Stat", 1 }, { "Orient", 25 }));
+	df_rec(&b, &rfnd4, KV({ "TimeUS", 1000 }, { "Dist", 3 },
+			      { "Stat", 4 }, { "Orient", 0 }));
+	df_rec(&b, &pos, KV({ "TimeUS", 1100 }, { "Alt", 49 }));
+	/* The 3.4 layout under another id. */
+	fmt_def(&b, &rfnd3);
+	df_rec(&b, &rfnd3, KV({ "TimeUS", 1200 }, { "Dist1", 0.75 },
+			      { "Dist2", 8 }));
+
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "GPS[0]"), 2);
+	const struct log_reference *r =
+		&nth(g, LOG_REC_REFERENCE, "GPS[0]", 0)->ref;
+	assert_int_equal(r->source, LOG_REF_GPS);
+	assert_int_equal(r->datum, LOG_DATUM_AMSL);
+	assert_int_equal(r->time_us, 300);
+	assert_close_abs(r->alt_m, 47.77, 1e-9);
+	assert_close_abs(nth(g, LOG_REC_REFERENCE, "GPS[0]", 1)->ref.alt_m,
+			 -2.5, 1e-9);
+	r = &nth(g, LOG_REC_REFERENCE, "GPS[1]", 0)->ref;
+	assert_int_equal(r->instance, 1);
+	assert_close_abs(r->alt_m, 50, 1e-9);
+
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "XKF1.PD"), 1);
+	r = &nth(g, LOG_REC_REFERENCE, "XKF1.PD", 0)->ref;
+	assert_int_equal(r->source, LOG_REF_EKF);
+	assert_int_equal(r->datum, LOG_DATUM_HOME);
+	assert_close_abs(r->alt_m, -0.25, 1e-7);
+	assert_close_abs(nth(g, LOG_REC_REFERENCE, "NKF1.PD", 0)->ref.alt_m,
+			 3.5, 1e-7);
+
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "RFND[0]"), 2);
+	r = &nth(g, LOG_REC_REFERENCE, "RFND[0]", 0)->ref;
+	assert_int_equal(r->source, LOG_REF_RANGEFINDER);
+	assert_int_equal(r->datum, LOG_DATUM_GROUND);
+	assert_int_equal(r->time_us, 800);
+	assert_close_abs(r->alt_m, 1.25, 1e-9);
+	r = &nth(g, LOG_REC_REFERENCE, "RFND[0]", 1)->ref;
+	assert_int_equal(r->time_us, 1200);
+	assert_close_abs(r->alt_m, 0.75, 1e-9);
+	/* POS is the EKF again in AMSL: not a second EKF channel. */
+	assert_int_equal(chan(g, "POS"), -1);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, NULL), 7);
+	got_free(g);
+	free(b.buf);
+}
+
+static void
+test_events(void **state)
+{
+	(void)state;
+	const struct def err = { 19, "ERR", "QBB", "TimeUS,Subsys,ECode" };
+	static const int ids[] = { 10, 15, 28, 17, 18, 60, 62, 11 };
+	static const enum log_event_kind kinds[] = {
+		LOG_EVENT_ARMED, LOG_EVENT_TAKEOFF, LOG_EVENT_LANDED,
+		LOG_EVENT_EKF_ALT_RESET, LOG_EVENT_DISARMED };
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &d_ev);
+	fmt_def(&b, &err);
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		df_rec(&b, &d_ev, KV({ "TimeUS", 1000 * (i + 1) },
+				     { "Id", ids[i] }));
+	df_rec(&b, &err, KV({ "TimeUS", 9000 }, { "Subsys", 18 },
+			    { "ECode", 4 }));
+	df_rec(&b, &err, KV({ "TimeUS", 9500 }, { "Subsys", 3 },
+			    { "ECode", 4 }));
+	df_rec(&b, &err, KV({ "TimeUS", 10000 }, { "Subsys", 18 },
+			    { "ECode", 0 }));
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(count(g, LOG_REC_EVENT, "EV"), 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(nth(g, LOG_REC_EVENT, "EV", i)->event.kind,
+				 kinds[i]);
+	assert_int_equal(nth(g, LOG_REC_EVENT, "EV", 1)->event.time_us, 3000);
+	assert_int_equal(count(g, LOG_REC_EVENT, "ERR"), 2);
+	const struct log_event *e = &nth(g, LOG_REC_EVENT, "ERR", 0)->event;
+	assert_int_equal(e->kind, LOG_EVENT_BARO_UNHEALTHY);
+	assert_int_equal(e->time_us, 9000);
+	assert_true(e->value == 4.0);
+	e = &nth(g, LOG_REC_EVENT, "ERR", 1)->event;
+	assert_int_equal(e->kind, LOG_EVENT_BARO_HEALTHY);
+	assert_int_equal(e->time_us, 10000);
+	got_free(g);
+	free(b.buf);
+}
+
+static void
+fmtu(struct dfb *b, const struct def *fm, uint8_t type, const char *mults)
+{
+	df_rec(b, fm, KV({ "TimeUS", 1 }, { "FmtType", type },
+			 { "UnitIds", 0, "" }, { "MultIds", 0, mults }));
+}
+
+static void
+test_fmtu_scaling(void **state)
+{
+	(void)state;
+	const struct def fm = { 214, "FMTU", "QBNN",
+				"TimeUS,FmtType,UnitIds,MultIds" };
+	const struct def mult = { 215, "MULT", "Qbd", "TimeUS,Id,Mult" };
+	const struct def baro = { 64, "BARO", "QBfffcfIffB",
+				  "TimeUS,I,Alt,AltAMSL,Press,Temp,CRt,SMS,Offset,GndTemp,Health" };
+	/* A made-up BARO in hPa with a multiplier the log defines. */
+	const struct def bar2 = { 65, "BAR2", "Qfc", "TimeUS,Press,Temp" };
+	/* Plain integers with a multiplier: cm. */
+	const struct def gps = { 66, "GPS", "QBi", "TimeUS,Status,Alt" };
+	const struct def ctun = { 67, "CTUN", "Qe", "TimeUS,BAlt" };
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &fm);
+	fmt_def(&b, &mult);
+	fmt_def(&b, &baro);
+	fmt_def(&b, &bar2);
+	fmt_def(&b, &gps);
+	fmt_def(&b, &ctun);
+	/* 0.01 as a float, as 4.x logs store it. */
+	df_rec(&b, &mult, KV({ "TimeUS", 1 }, { "Id", 'B' },
+			     { "Mult", (double)0.01f }));
+	df_rec(&b, &mult, KV({ "TimeUS", 1 }, { "Id", 'X' }, { "Mult", 100 }));
+	fmtu(&b, &fm, 64, "F-000B0C?0-");
+	fmtu(&b, &fm, 65, "FXB");
+	fmtu(&b, &fm, 66, "F-B");
+	fmtu(&b, &fm, 67, "FB");
+	df_rec(&b, &baro, KV({ "TimeUS", 10 }, { "Alt", -0.33 },
+			     { "AltAMSL", 49.06 }, { "Press", 100398.92 },
+			     { "Temp", 36.07 }, { "Health", 1 }));
+	df_rec(&b, &bar2, KV({ "TimeUS", 20 }, { "Press", 1002.5 },
+			     { "Temp", 25.8 }));
+	df_rec(&b, &gps, KV({ "TimeUS", 30 }, { "Status", 3 },
+			    { "Alt", 4777 }));
+	df_rec(&b, &ctun, KV({ "TimeUS", 40 }, { "BAlt", -0.33 }));
+
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	const struct baro_sample *s = &nth(g, LOG_REC_BARO, "BARO[0]", 0)->baro;
+	assert_close_abs(s->temperature_c, 36.07, 1e-5);
+	assert_float_exact(s->pressure_pa, 100398.92f);
+	assert_float_exact(s->alt_m, 49.06f);
+	s = &nth(g, LOG_REC_BARO, "BARO[1]", 0)->baro;
+	assert_close_abs(s->pressure_pa, 100250.0, 0.01);
+	assert_close_abs(s->temperature_c, 25.8, 1e-5);
+	assert_close_abs(nth(g, LOG_REC_REFERENCE, "GPS[0]", 0)->ref.alt_m,
+			 47.77, 1e-12);
+	assert_close_abs(nth(g, LOG_REC_REFERENCE, "CTUN.BAlt", 0)->ref.alt_m,
+			 -0.33, 1e-12);
+	assert_close_abs(nth(g, LOG_REC_REFERENCE, "BARO[0].Alt", 0)->ref.alt_m,
+			 -0.33, 1e-6);
+	got_free(g);
+	free(b.buf);
+}
+
+static void
+test_info_and_types(void **state)
+{
+	(void)state;
+	const struct def msg = { 133, "MSG", "QZ", "TimeUS,Message" };
+	const struct def bar2 = { 165, "BAR2", "QffcfIf",
+				  "TimeUS,Alt,Press,Temp,CRt,SMS,Offset" };
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &msg);
+	fmt_def(&b, &d_baro_us);
+	fmt_def(&b, &bar2);
+	df_rec(&b, &msg, KV({ "TimeUS", 1 }, { "Message", 0, "New mission" }));
+	df_rec(&b, &msg, KV({ "TimeUS", 2 },
+			    { "Message", 0, "APM:Copter V3.4.4-rc1 (65ffe9d7)" }));
+	df_rec(&b, &msg, KV({ "TimeUS", 3 },
+			    { "Message", 0, "PX4: de6b667d NuttX: 8c965992" }));
+	df_rec(&b, &msg, KV({ "TimeUS", 4 },
+			    { "Message", 0, "PX4v2 00420035 33355109 33373538" }));
+	df_rec(&b, &msg, KV({ "TimeUS", 5 },
+			    { "Message", 0, "ArduPlane V9.9.9 (00000000)" }));
+	df_rec(&b, &d_baro_us, KV({ "TimeUS", 6 }, { "Press", 1 }));
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	assert_string_equal(g->info.firmware, "APM:Copter V3.4.4-rc1");
+	assert_string_equal(g->info.hardware, "PX4v2");
+	assert_true(has_type(g, "FMT=4"));
+	assert_true(has_type(g, "MSG=5"));
+	assert_true(has_type(g, "BARO=1"));
+	assert_true(has_type(g, "BAR2=0"));
+	got_free(g);
+	free(b.buf);
+}
+
+static void
+test_tiny_inputs(void **state)
+{
+	(void)state;
+	struct log_reader r;
+	static const uint8_t a3[] = { 0xA3, 0x95 };
+
+	/* Nothing: no format to guess; forced, an empty log. */
+	assert_int_equal(log_reader_open_mem(&r, "", 0, "e", NULL),
+			 -EPROTONOSUPPORT);
+	log_reader_close(&r);
+	struct got *g = read_mem(&(struct dfb){ (uint8_t *)a3, 0, 0 }, 0);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->n, 0);
+	got_free(g);
+	for (size_t n = 1; n <= 2; n++) {
+		g = read_mem(&(struct dfb){ (uint8_t *)a3, n, 0 }, n);
+		assert_int_equal(g->rc, -ENODATA);
+		assert_non_null(strstr(g->err, "mem: offset 0: record header"));
+		got_free(g);
+	}
+
+	/* A megabyte of header bytes: skipped, no hang, a cut header at
+	 * the very end. */
+	size_t big = 1u << 20;
+	struct dfb b = { malloc(big), big, big };
+	assert_non_null(b.buf);
+	memset(b.buf, 0xA3, big);
+	g = read_mem(&b, big);
+	assert_int_equal(g->rc, -ENODATA);
+	assert_int_equal(g->info.bytes_skipped, big - 1);
+	char want[48];
+	snprintf(want, sizeof(want), "offset %zu:", big - 1);
+	assert_non_null(strstr(g->err, want));
+	got_free(g);
+	memset(b.buf, 0x55, big);
+	g = read_mem(&b, big);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->info.bytes_skipped, big);
+	got_free(g);
+	free(b.buf);
+}
+
+/* Feed data through a pipe from a child process. */
+static struct got *
+read_pipe(const void *data, size_t len, const char *format)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		const uint8_t *p = data;
+		while (len > 0) {
+			/* Small writes: records straddle reads. */
+			size_t n = len < 1000 ? len : 1000;
+			ssize_t w = write(fds[1], p, n);
+			if (w <= 0)
+				_exit(1);
+			p += w;
+			len -= (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	struct log_reader r;
+	int rc = log_reader_open_fd(&r, fds[0], "pipe", format);
+	struct got *g = read_all(&r, rc);
+	close(fds[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return g;
+}
+
+static bool
+same_records(const struct got *a, const struct got *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct log_record *x = &a->rec[i], *y = &b->rec[i];
+		if (x->kind != y->kind || rec_time(x) != rec_time(y) ||
+		    strcmp(a->chan[x->channel], b->chan[y->channel]) != 0)
+			return false;
+		if (x->kind == LOG_REC_BARO &&
+		    (x->baro.pressure_pa != y->baro.pressure_pa ||
+		     x->baro.flags != y->baro.flags))
+			return false;
+		if (x->kind == LOG_REC_REFERENCE && x->ref.alt_m != y->ref.alt_m)
+			return false;
+	}
+	return true;
+}
+
+static void
+test_pipe(void **state)
+{
+	(void)state;
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &d_ctun313);
+	fmt_def(&b, &d_baro313);
+	for (int i = 0; i < 2000; i++)
+		df_rec(&b, &d_ctun313, KV({ "TimeMS", 100 * i },
+					  { "BarAlt", i * 0.01 }));
+	struct got *m = read_mem(&b, b.n);
+	struct got *p = read_pipe(b.buf, b.n, NULL);
+	assert_int_equal(p->rc, 0);
+	assert_int_equal(p->n, 2000);
+	assert_int_equal(m->n, p->n);
+	assert_true(same_records(m, p, p->n));
+	assert_string_equal(p->info.baro_stream, "CTUN.BarAlt");
+	got_free(m);
+	got_free(p);
+	free(b.buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* The bundled logs (shared/data/logs/README.md) */
+
+static char *
+log_path(const char *file)
+{
+	const char *dir = getenv("LOGS_DIR");
+	struct stat st;
+
+	if (!dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	size_t n = strlen(dir) + strlen(file) + 2;
+	char *p = malloc(n);
+	assert_non_null(p);
+	snprintf(p, n, "%s/%s", dir, file);
+	return p;
+}
+
+#define NEED_LOG(path, file)                                                  \
+	char *path = log_path(file);                                          \
+	if (!path) {                                                          \
+		print_message("LOGS_DIR not set or missing: skipping %s\n",   \
+			      file);                                          \
+		skip();                                                       \
+	}
+
+static struct got *
+read_file(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	struct log_reader r;
+	int rc = log_reader_open_fd(&r, fd, path, NULL);
+	assert_int_equal(rc, 0);
+	assert_string_equal(r.ops->name, "dataflash");
+	struct got *g = read_all(&r, rc);
+	close(fd);
+	return g;
+}
+
+struct range {
+	size_t n;
+	double t0, t1;		/* seconds */
+	double p0, p1;		/* baro: pressure; reference: altitude */
+	double c0, c1;		/* temperature */
+};
+
+static struct range
+range_of(const struct got *g, enum log_record_kind kind, const char *channel)
+{
+	struct range r = { 0, INFINITY, -INFINITY, INFINITY, -INFINITY,
+			   INFINITY, -INFINITY };
+	int c = chan(g, channel);
+
+	for (size_t i = 0; c >= 0 && i < g->n; i++) {
+		const struct log_record *x = &g->rec[i];
+		if (x->kind != kind || x->channel != c)
+			continue;
+		double t = (double)rec_time(x) / 1e6;
+		double v = kind == LOG_REC_BARO ? x->baro.pressure_pa
+						: x->ref.alt_m;
+		r.n++;
+		r.t0 = fmin(r.t0, t);
+		r.t1 = fmax(r.t1, t);
+		r.p0 = fmin(r.p0, v);
+		r.p1 = fmax(r.p1, v);
+		if (kind == LOG_REC_BARO) {
+			r.c0 = fmin(r.c0, x->baro.temperature_c);
+			r.c1 = fmax(r.c1, x->baro.temperature_c);
+		}
+	}
+	return r;
+}
+
+/* Time (s) of the k-th event of a kind. */
+static double
+event_at(const struct got *g, enum log_event_kind kind, size_t k)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->rec[i].kind == LOG_REC_EVENT &&
+		    g->rec[i].event.kind == kind && k-- == 0)
+			return (double)g->rec[i].event.time_us / 1e6;
+	return NAN;
+}
+
+static void
+check_baro_flags(const struct got *g, const char *channel, uint32_t flags)
+{
+	int c = chan(g, channel);
+	for (size_t i = 0; i < g->n; i++)
+		if (g->rec[i].kind == LOG_REC_BARO && g->rec[i].channel == c) {
+			assert_int_equal(g->rec[i].baro.flags, flags);
+			assert_int_equal(g->rec[i].baro.instance, 0);
+		}
+}
+
+static void
+test_log_344(void **state)
+{
+	(void)state;
+	NEED_LOG(path, "ap_copter-3.4.4-rc1_badajoz_climb.bin");
+	struct got *g = read_file(path);
+
+	assert_int_equal(g->rc, 0);
+	assert_string_equal(g->info.baro_stream, "BARO");
+	assert_non_null(strstr(g->info.firmware, "Copter V3.4.4-rc1"));
+	assert_string_equal(g->info.hardware, "PX4v2");
+	struct range r = range_of(g, LOG_REC_BARO, "BARO[0]");
+	assert_int_equal(r.n, 1501);
+	assert_int_equal(count(g, LOG_REC_BARO, NULL), 1501);
+	assert_close_abs(r.t1 - r.t0, 150.5, 0.05);
+	assert_close_abs(r.p0, 100986.7, 0.05);
+	assert_close_abs(r.p1, 101143.7, 0.05);
+	assert_close_abs(r.c0, 27.4, 0.05);
+	assert_close_abs(r.c1, 33.2, 0.05);
+	check_baro_flags(g, "BARO[0]",
+			 BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE);
+	r = range_of(g, LOG_REC_REFERENCE, "BARO[0].Alt");
+	assert_int_equal(r.n, 1501);
+	assert_close_abs(r.p0, 0.94, 0.005);
+	assert_close_abs(r.p1, 14.56, 0.005);
+	r = range_of(g, LOG_REC_REFERENCE, "GPS[0]");
+	assert_int_equal(r.n, 753);
+	assert_close_abs(r.p0, 211.1, 0.05);
+	assert_close_abs(r.p1, 224.5, 0.05);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "NKF1.PD"), 1502);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "CTUN.BAlt"), 1501);
+	assert_close_abs(event_at(g, LOG_EVENT_ARMED, 0), 224.6, 0.05);
+	assert_close_abs(event_at(g, LOG_EVENT_TAKEOFF, 0), 228.1, 0.05);
+	assert_close_abs(event_at(g, LOG_EVENT_LANDED, 0), 375.3, 0.05);
+	assert_close_abs(event_at(g, LOG_EVENT_DISARMED, 0), 375.3, 0.05);
+	/* The BAR3 FMT of 3.4.4 says QffcfI (29 bytes) with Length 33. */
+	assert_int_equal(g->info.records_bad, 1);
+	assert_int_equal(g->info.bytes_skipped, 0);
+	assert_true(has_type(g, "BARO=1501"));
+	assert_true(has_type(g, "BAR2=0"));
+	assert_true(has_type(g, "GPS=753"));
+	assert_true(has_type(g, "POS=1502"));
+	assert_false(strstr(g->types, "BAR3=") != NULL);
+	got_free(g);
+	free(path);
+}
+
+static void
+test_log_364(void **state)
+{
+	(void)state;
+	NEED_LOG(path, "ap_copter-3.6.4_fmuv5_high-vibration.bin");
+	struct got *g = read_file(path);
+
+	assert_int_equal(g->rc, 0);
+	assert_non_null(strstr(g->info.firmware, "ArduCopter V3.6.4"));
+	assert_string_equal(g->info.hardware, "fmuv5");
+	struct range r = range_of(g, LOG_REC_BARO, "BARO[0]");
+	assert_int_equal(r.n, 728);
+	assert_close_abs(r.p0, 102999.95, 0.01);
+	assert_close_abs(r.p1, 103049.18, 0.01);
+	assert_close_abs(r.c0, 32.8, 0.05);
+	assert_close_abs(r.c1, 37.6, 0.05);
+	/* Two armed segments: split where samples are > 1 s apart. */
+	int c = chan(g, "BARO[0]");
+	size_t seg_n[4] = { 0 }, nseg = 0;
+	double seg_t[4][2] = { { 0 } }, last = -1;
+	for (size_t i = 0; i < g->n; i++) {
+		if (g->rec[i].kind != LOG_REC_BARO || g->rec[i].channel != c)
+			continue;
+		double t = (double)g->rec[i].baro.time_us / 1e6;
+		if (last < 0 || t - last > 1.0) {
+			assert_true(nseg < 4);
+			seg_t[nseg++][0] = t;
+		}
+		seg_n[nseg - 1]++;
+		seg_t[nseg - 1][1] = t;
+		last = t;
+	}
+	assert_int_equal(nseg, 2);
+	assert_int_equal(seg_n[0], 428);
+	assert_int_equal(seg_n[1], 300);
+	assert_close_abs(seg_t[0][0], 208.7, 0.05);
+	assert_close_abs(seg_t[0][1], 251.4, 0.05);
+	assert_close_abs(seg_t[1][0], 879.4, 0.05);
+	assert_close_abs(seg_t[1][1], 909.3, 0.05);
+	r = range_of(g, LOG_REC_REFERENCE, "BARO[0].Alt");
+	assert_close_abs(r.p0, 1.64, 0.005);
+	assert_close_abs(r.p1, 5.77, 0.005);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "GPS[0]"), 365);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "CTUN.BAlt"), 728);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "NKF1.PD"), 728);
+	assert_close_abs(event_at(g, LOG_EVENT_TAKEOFF, 0), 214.3, 0.05);
+	assert_close_abs(event_at(g, LOG_EVENT_TAKEOFF, 1), 886.9, 0.05);
+	assert_close_abs(event_at(g, LOG_EVENT_LANDED, 0), 251.4, 0.05);
+	assert_close_abs(event_at(g, LOG_EVENT_LANDED, 1), 909.3, 0.05);
+	assert_int_equal(g->info.records_bad, 0);
+	assert_int_equal(g->info.bytes_skipped, 0);
+	assert_true(has_type(g, "FMTU=141"));
+	got_free(g);
+	free(path);
+}
+
+static void
+test_log_35era(void **state)
+{
+	(void)state;
+	NEED_LOG(path, "ap_copter-3.5era_netherlands_short.bin");
+	struct got *g = read_file(path);
+
+	assert_int_equal(g->rc, 0);
+	assert_string_equal(g->info.firmware, "");	/* no version MSG */
+	struct range r = range_of(g, LOG_REC_BARO, "BARO[0]");
+	assert_int_equal(r.n, 504);
+	assert_close_abs(r.t1 - r.t0, 50.9, 0.05);
+	assert_close_abs(r.p0, 100088.9, 0.05);
+	assert_close_abs(r.p1, 100267.9, 0.05);
+	assert_close_abs(r.c0, 27.4, 0.05);
+	assert_close_abs(r.c1, 27.8, 0.05);
+	r = range_of(g, LOG_REC_REFERENCE, "BARO[0].Alt");
+	assert_close_abs(r.p0, 2.02, 0.005);
+	assert_close_abs(r.p1, 17.43, 0.005);
+	r = range_of(g, LOG_REC_REFERENCE, "GPS[0]");
+	assert_int_equal(r.n, 254);
+	assert_close_abs(r.p0, -2.7, 0.05);
+	assert_close_abs(r.p1, 11.9, 0.05);
+	double landed = event_at(g, LOG_EVENT_LANDED, 0);
+	assert_close_abs(landed, 453.5, 0.05);
+	assert_true(event_at(g, LOG_EVENT_DISARMED, 0) >= landed);
+	got_free(g);
+	free(path);
+}
+
+static void
+test_log_462(void **state)
+{
+	(void)state;
+	NEED_LOG(path, "ap_copter-4.6.2_pixhawk4_truncated80k.bin");
+	struct got *g = read_file(path);
+
+	/* 81920 bytes; the last record is cut off. */
+	assert_int_equal(g->rc, -ENODATA);
+	assert_non_null(strstr(g->err, "offset 81918:"));
+	assert_string_equal(g->info.firmware, "ArduCopter V4.6.2");
+	assert_string_equal(g->info.hardware, "Pixhawk4");
+	struct range r = range_of(g, LOG_REC_BARO, "BARO[0]");
+	assert_int_equal(r.n, 5);
+	assert_close_abs(r.t1 - r.t0, 0.4, 0.05);
+	/* Temp is c with FMTU 'B': x0.01 once, tens of degrees. */
+	assert_true(r.c0 > 20 && r.c1 < 60);
+	check_baro_flags(g, "BARO[0]", BARO_SAMPLE_HEALTHY |
+			 BARO_SAMPLE_HAS_TEMPERATURE | BARO_SAMPLE_HAS_ALTITUDE);
+	/* CTUN.BAlt is e with FMTU 'B': metres, near BARO.Alt. */
+	struct range a = range_of(g, LOG_REC_REFERENCE, "BARO[0].Alt");
+	struct range ct = range_of(g, LOG_REC_REFERENCE, "CTUN.BAlt");
+	assert_int_equal(ct.n, 5);
+	assert_close_abs(ct.p0, a.p0, 0.05);
+	assert_close_abs(ct.p1, a.p1, 0.05);
+	assert_true(has_type(g, "FMTU=214"));
+	assert_true(has_type(g, "UNIT=37"));
+	assert_true(has_type(g, "MULT=15"));
+	assert_true(has_type(g, "BARO=5"));
+	got_free(g);
+	free(path);
+}
+
+static void
+test_log_313(void **state)
+{
+	(void)state;
+	NEED_LOG(path, "ap_copter-3.1.3_px4v2_legacy-ctun-only.bin");
+	struct got *g = read_file(path);
+
+	/* Measured: the file ends 8 bytes into a 31-byte IMU record. */
+	assert_int_equal(g->rc, -ENODATA);
+	assert_non_null(strstr(g->err, "offset 325638:"));
+	assert_string_equal(g->info.baro_stream, "CTUN.BarAlt");
+	assert_non_null(strstr(g->info.firmware, "ArduCopter V3.1.3"));
+	struct range r = range_of(g, LOG_REC_BARO, "CTUN.BarAlt");
+	assert_int_equal(r.n, 735);
+	assert_int_equal(count(g, LOG_REC_BARO, NULL), 735);
+	assert_close_abs(r.t1 - r.t0, 73.4, 0.05);
+	/* -0.1 .. 28.1 m, as pressure at an ISA ground. */
+	assert_close_abs(r.p0, log_pressure_from_alt(28.1), 0.6);
+	assert_close_abs(r.p1, log_pressure_from_alt(-0.1), 0.6);
+	check_baro_flags(g, "CTUN.BarAlt",
+			 BARO_SAMPLE_HEALTHY | LOG_SAMPLE_PRESSURE_FROM_ALT);
+	/* GPS times are boot times (T), inside the CTUN span. */
+	struct range gp = range_of(g, LOG_REC_REFERENCE, "GPS[0]");
+	assert_int_equal(gp.n, 368);
+	assert_true(gp.t0 >= r.t0 - 1 && gp.t1 <= r.t1 + 1);
+	assert_true(has_type(g, "BARO=0"));
+	got_free(g);
+	free(path);
+}
+
+/* Cuts of a real file: every record before the cut comes out, the same
+ * as from the whole file, and the offset named is where a clean cut
+ * would end the log. */
+static void
+test_real_truncations(void **state)
+{
+	(void)state;
+	NEED_LOG(path, "ap_copter-3.4.4-rc1_badajoz_climb.bin");
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	size_t len = (size_t)st.st_size;
+	struct dfb b = { malloc(len), len, len };
+	assert_non_null(b.buf);
+	assert_int_equal(read(fd, b.buf, len), (ssize_t)len);
+	close(fd);
+
+	struct got *full = read_mem(&b, len);
+	assert_int_equal(full->rc, 0);
+	static const size_t cuts[] = { 100001, 333333, 777777, 1200000,
+				       1751600 };
+	size_t prev = 0;
+	for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
+		struct got *g = read_mem(&b, cuts[k]);
+		assert_true(g->n >= prev && g->n < full->n);
+		assert_true(same_records(g, full, g->n));
+		prev = g->n;
+		if (g->rc == 0) {
+			got_free(g);
+			continue;
+		}
+		assert_int_equal(g->rc, -ENODATA);
+		const char *o = strstr(g->err, "offset ");
+		assert_non_null(o);
+		size_t at = strtoul(o + 7, NULL, 10);
+		assert_true(at < cuts[k] && cuts[k] - at < 256);
+		struct got *clean = read_mem(&b, at);
+		assert_int_equal(clean->rc, 0);
+		assert_int_equal(clean->n, g->n);
+		got_free(clean);
+		got_free(g);
+	}
+	got_free(full);
+
+	/* Through a pipe: the same stream as from memory. */
+	full = read_mem(&b, len);
+	struct got *p = read_pipe(b.buf, len, NULL);
+	assert_int_equal(p->rc, 0);
+	assert_int_equal(p->n, full->n);
+	assert_true(same_records(p, full, p->n));
+	got_free(p);
+	got_free(full);
+	free(b.buf);
+	free(path);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_junk_resync),
+		cmocka_unit_test(test_flipped_header),
+		cmocka_unit_test(test_truncate_every_byte),
+		cmocka_unit_test(test_ctun_fallback),
+		cmocka_unit_test(test_ctun_reference),
+		cmocka_unit_test(test_bad_fmt),
+		cmocka_unit_test(test_references),
+		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_fmtu_scaling),
+		cmocka_unit_test(test_info_and_types),
+		cmocka_unit_test(test_tiny_inputs),
+		cmocka_unit_test(test_pipe),
+		cmocka_unit_test(test_log_344),
+		cmocka_unit_test(test_log_364),
+		cmocka_unit_test(test_log_35era),
+		cmocka_unit_test(test_log_462),
+		cmocka_unit_test(test_log_313),
+		cmocka_unit_test(test_real_truncations),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
