@@ -54,4 +54,44 @@ le_get64(const uint8_t *p)
 	return v;
 }
 
+/* Two's complement by arithmetic: converting an out-of-range unsigned
+ * value to a signed type is implementation-defined. */
+static inline int16_t
+le_get_i16(const uint8_t *p)
+{
+	uint16_t u = le_get16(p);
+
+	return u < 0x8000u ? (int16_t)u : (int16_t)((int32_t)u - 0x10000);
+}
+
+static inline int32_t
+le_get_i32(const uint8_t *p)
+{
+	uint32_t u = le_get32(p);
+
+	return u < 0x80000000u ? (int32_t)u
+			       : (int32_t)(u - 0x80000000u) + INT32_MIN;
+}
+
+static inline float
+le_get_f32(const uint8_t *p)
+{
+	uint32_t u = le_get32(p);
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* Big-endian: tlog timestamps. */
+static inline uint64_t
+be_get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
 #endif

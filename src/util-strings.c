@@ -4,6 +4,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,4 +55,15 @@ str_to_double(const char *s, double *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+int
+str_errorf(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
 }

@@ -3,6 +3,7 @@
 #ifndef BAROD_UTIL_STRINGS_H
 #define BAROD_UTIL_STRINGS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Trim blanks and any of the extra characters from both ends, in place. */
@@ -16,5 +17,14 @@ str_to_u64(const char *s, uint64_t *out);
 /* A whole-string strtod() (C locale): 0 or -EINVAL / -ERANGE. */
 int
 str_to_double(const char *s, double *out);
+
+/*
+ * Format a message into err (errlen bytes) and return rc: the one-line
+ * "fail with a reason" of every parser and loader,
+ *   return str_errorf(err, errlen, -EINVAL, "line %u: ...", n);
+ */
+int
+str_errorf(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

@@ -102,17 +102,6 @@ struct csv {
 	unsigned qhead, qlen;
 };
 
-static int
-fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 /*
  * The next line that is not blank or a comment into c->line, without its
  * line end: 1, 0 at the end of the input, or a negative errno.
@@ -127,7 +116,7 @@ read_line(struct csv *c, struct log_input *in, char *err, size_t errlen)
 		long got = log_input_peek(in, CSV_MAX_LINE + 2, &p);
 		uint64_t off = log_input_offset(in);
 		if (got < 0)
-			return fail(err, errlen, (int)got,
+			return str_errorf(err, errlen, (int)got,
 				    "offset %" PRIu64 ": read failed: %s", off,
 				    strerror((int)-got));
 		if (got == 0)
@@ -149,12 +138,12 @@ read_line(struct csv *c, struct log_input *in, char *err, size_t errlen)
 		if (len > 0 && p[len - 1] == '\r')
 			len--;
 		if (len > CSV_MAX_LINE)
-			return fail(err, errlen, -EINVAL,
+			return str_errorf(err, errlen, -EINVAL,
 				    "line %" PRIu64 " (offset %" PRIu64 "): "
 				    "longer than %d bytes", c->lineno, off,
 				    CSV_MAX_LINE);
 		if (memchr(p, '\0', len))
-			return fail(err, errlen, -EINVAL,
+			return str_errorf(err, errlen, -EINVAL,
 				    "line %" PRIu64 " (offset %" PRIu64 "): "
 				    "NUL byte in text", c->lineno, off);
 		memcpy(c->line, p, len);
@@ -197,7 +186,7 @@ parse_header(struct csv *c, char *err, size_t errlen)
 	int n = split(c->line, fields);
 
 	if (n < 0)
-		return fail(err, errlen, -EINVAL,
+		return str_errorf(err, errlen, -EINVAL,
 			    "line %" PRIu64 ": header has more than %d columns",
 			    c->lineno, CSV_MAX_COLS);
 	c->ncols = n;
@@ -206,7 +195,7 @@ parse_header(struct csv *c, char *err, size_t errlen)
 			if (strcmp(fields[i], col_names[k]) != 0)
 				continue;
 			if (c->col[k] >= 0)
-				return fail(err, errlen, -EINVAL,
+				return str_errorf(err, errlen, -EINVAL,
 					    "line %" PRIu64 ": column '%s' "
 					    "appears twice", c->lineno,
 					    col_names[k]);
@@ -216,7 +205,7 @@ parse_header(struct csv *c, char *err, size_t errlen)
 	int times = (c->col[COL_TIME_US] >= 0) + (c->col[COL_TIME_MS] >= 0) +
 		    (c->col[COL_TIME_S] >= 0);
 	if (times != 1)
-		return fail(err, errlen, -EINVAL,
+		return str_errorf(err, errlen, -EINVAL,
 			    "line %" PRIu64 ": header needs exactly one of "
 			    "time_us, time_ms, time_s (has %d)", c->lineno,
 			    times);
@@ -224,14 +213,14 @@ parse_header(struct csv *c, char *err, size_t errlen)
 		      : c->col[COL_TIME_MS] >= 0 ? COL_TIME_MS
 						 : COL_TIME_S;
 	if (c->col[COL_PRESSURE_PA] >= 0 && c->col[COL_PRESS_HPA] >= 0)
-		return fail(err, errlen, -EINVAL,
+		return str_errorf(err, errlen, -EINVAL,
 			    "line %" PRIu64 ": header has both pressure_pa "
 			    "and press_hpa; keep one", c->lineno);
 	c->pressure_col = c->col[COL_PRESSURE_PA] >= 0 ? COL_PRESSURE_PA
 			  : c->col[COL_PRESS_HPA] >= 0	 ? COL_PRESS_HPA
 							 : -1;
 	if (c->pressure_col < 0 && c->col[COL_ALT] < 0)
-		return fail(err, errlen, -EINVAL,
+		return str_errorf(err, errlen, -EINVAL,
 			    "line %" PRIu64 ": header has no pressure_pa, "
 			    "press_hpa or alt_m column", c->lineno);
 	return 0;
@@ -241,7 +230,7 @@ static int
 field_error(const struct csv *c, int k, const char *text, const char *what,
 	    char *err, size_t errlen)
 {
-	return fail(err, errlen, -EINVAL,
+	return str_errorf(err, errlen, -EINVAL,
 		    "line %" PRIu64 " (offset %" PRIu64 "), column %d (%s): "
 		    "'%.40s' %s", c->lineno, c->line_offset, c->col[k] + 1,
 		    col_names[k], text, what);
@@ -342,7 +331,7 @@ parse_row(struct csv *c, char *err, size_t errlen)
 	int n = split(c->line, fields);
 
 	if (n != c->ncols)
-		return fail(err, errlen, -EINVAL,
+		return str_errorf(err, errlen, -EINVAL,
 			    "line %" PRIu64 " (offset %" PRIu64 "): %s%d "
 			    "fields, the header has %d", c->lineno,
 			    c->line_offset, n < 0 ? "more than " : "",
@@ -499,7 +488,7 @@ open_(void **priv, struct log_input *in, struct log_info *info, char *err,
 	struct csv *c = calloc(1, sizeof(*c));
 
 	if (!c)
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
 	for (int k = 0; k < COL_COUNT; k++)
 		c->col[k] = -1;
 	for (int s = 0; s < ST_COUNT; s++)
@@ -511,7 +500,7 @@ open_(void **priv, struct log_input *in, struct log_info *info, char *err,
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
-		return fail(err, errlen, -EINVAL,
+		return str_errorf(err, errlen, -EINVAL,
 			    "no header: expected a line naming the columns "
 			    "(time_us/time_ms/time_s and pressure_pa, "
 			    "press_hpa or alt_m)");

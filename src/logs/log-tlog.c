@@ -59,6 +59,7 @@
 
 #include "mavlink/mavlink.h"
 #include "util-endian.h"
+#include "util-strings.h"
 
 enum {
 	STAMP_LEN = 8,
@@ -187,48 +188,6 @@ struct tlog {
 	unsigned qhead, qlen;
 };
 
-static int
-fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-static uint64_t
-be_get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/* Two's complement by arithmetic (unsigned-to-signed conversion of an
- * out-of-range value is implementation-defined). */
-static int32_t
-get_i32(const uint8_t *p)
-{
-	uint32_t u = le_get32(p);
-
-	return u < 0x80000000u ? (int32_t)u
-			       : (int32_t)(u - 0x80000000u) + INT32_MIN;
-}
-
-static float
-get_f32(const uint8_t *p)
-{
-	uint32_t u = le_get32(p);
-	float f;
-
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
-
 /* A stamp in range and a start byte: the shape of a record's first nine
  * bytes, all a frame without a known CRC can be judged by. */
 static bool
@@ -341,7 +300,7 @@ read_record(struct tlog *t, struct log_input *in, struct log_info *info,
 		long got = log_input_peek(in, PEEK_LEN, &p);
 		uint64_t off = log_input_offset(in);
 		if (got < 0)
-			return fail(err, errlen, (int)got,
+			return str_errorf(err, errlen, (int)got,
 				    "offset %" PRIu64 ": read failed: %s", off,
 				    strerror((int)-got));
 		if (got == 0)
@@ -359,7 +318,7 @@ read_record(struct tlog *t, struct log_input *in, struct log_info *info,
 			/* The window holds the rest of the file. */
 			skip = find_good_in_tail(p, (size_t)got);
 			if (skip == 0 && (t->in_sync || (size_t)got > STAMP_LEN))
-				return fail(err, errlen, -ENODATA,
+				return str_errorf(err, errlen, -ENODATA,
 					    "offset %" PRIu64 ": file ends "
 					    "inside a record (%ld bytes of %s%zu)",
 					    off, got, need ? "" : "at least ",
@@ -579,8 +538,8 @@ on_frame(struct tlog *t, const struct frame *fr, struct log_info *info)
 	switch (fr->msgid) {
 	case MSG_GLOBAL_POSITION_INT: {
 		uint32_t ms = le_get32(pl + 0);
-		t->gpi_amsl_m = get_i32(pl + 12) / 1000.0;
-		t->gpi_rel_m = get_i32(pl + 16) / 1000.0;
+		t->gpi_amsl_m = le_get_i32(pl + 12) / 1000.0;
+		t->gpi_rel_m = le_get_i32(pl + 16) / 1000.0;
 		t->have_gpi = true;
 		uint64_t us = boot_time(t, ms, fr->stamp_us);
 		push_ref(t, ST_GPI, us, LOG_REF_EKF, LOG_DATUM_HOME,
@@ -591,10 +550,10 @@ on_frame(struct tlog *t, const struct frame *fr, struct log_info *info)
 		if (t->have_time && pl[28] >= GPS_FIX_3D)
 			push_ref(t, ST_GPS, t->now_us, LOG_REF_GPS,
 				 LOG_DATUM_AMSL,
-				 get_i32(pl + 16) / 1000.0);
+				 le_get_i32(pl + 16) / 1000.0);
 		break;
 	case MSG_VFR_HUD: {
-		double alt = get_f32(pl + 8);
+		double alt = le_get_f32(pl + 8);
 		if (!t->have_time || !isfinite(alt))
 			break;
 		enum log_ref_datum d = LOG_DATUM_AMSL;
@@ -647,7 +606,7 @@ open_(void **priv, struct log_input *in, struct log_info *info, char *err,
 	(void)in;
 	struct tlog *t = calloc(1, sizeof(*t));
 	if (!t)
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
 	t->in_sync = true;
 	for (int i = 0; i < ST_COUNT; i++)
 		t->chan_of[i] = -1;

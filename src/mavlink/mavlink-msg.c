@@ -20,35 +20,6 @@ put_f32(uint8_t *p, float f)
 	le_put32(p, u);
 }
 
-/* Two's complement by arithmetic: converting an out-of-range unsigned
- * value to a signed type is implementation-defined in C11. */
-static int16_t
-get_i16(const uint8_t *p)
-{
-	uint16_t u = le_get16(p);
-
-	return u < 0x8000u ? (int16_t)u : (int16_t)((int32_t)u - 0x10000);
-}
-
-static int32_t
-get_i32(const uint8_t *p)
-{
-	uint32_t u = le_get32(p);
-
-	return u < 0x80000000u ? (int32_t)u
-			       : (int32_t)(u - 0x80000000u) + INT32_MIN;
-}
-
-static float
-get_f32(const uint8_t *p)
-{
-	uint32_t u = le_get32(p);
-	float f;
-
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
-
 /* A char[n] field: the string up to n chars, NUL-padded, and no NUL at
  * all when it fills the field (so s need not be terminated at n). */
 static void
@@ -115,10 +86,10 @@ mavlink_unpack_scaled_pressure(const uint8_t *pl,
 {
 	memset(m, 0, sizeof(*m));
 	m->time_boot_ms = le_get32(pl + 0);
-	m->press_abs = get_f32(pl + 4);
-	m->press_diff = get_f32(pl + 8);
-	m->temperature = get_i16(pl + 12);
-	m->temperature_press_diff = get_i16(pl + 14);
+	m->press_abs = le_get_f32(pl + 4);
+	m->press_diff = le_get_f32(pl + 8);
+	m->temperature = le_get_i16(pl + 12);
+	m->temperature_press_diff = le_get_i16(pl + 14);
 }
 
 size_t
@@ -148,19 +119,19 @@ mavlink_unpack_hil_sensor(const uint8_t *pl, struct mavlink_hil_sensor *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->time_usec = le_get64(pl + 0);
-	m->xacc = get_f32(pl + 8);
-	m->yacc = get_f32(pl + 12);
-	m->zacc = get_f32(pl + 16);
-	m->xgyro = get_f32(pl + 20);
-	m->ygyro = get_f32(pl + 24);
-	m->zgyro = get_f32(pl + 28);
-	m->xmag = get_f32(pl + 32);
-	m->ymag = get_f32(pl + 36);
-	m->zmag = get_f32(pl + 40);
-	m->abs_pressure = get_f32(pl + 44);
-	m->diff_pressure = get_f32(pl + 48);
-	m->pressure_alt = get_f32(pl + 52);
-	m->temperature = get_f32(pl + 56);
+	m->xacc = le_get_f32(pl + 8);
+	m->yacc = le_get_f32(pl + 12);
+	m->zacc = le_get_f32(pl + 16);
+	m->xgyro = le_get_f32(pl + 20);
+	m->ygyro = le_get_f32(pl + 24);
+	m->zgyro = le_get_f32(pl + 28);
+	m->xmag = le_get_f32(pl + 32);
+	m->ymag = le_get_f32(pl + 36);
+	m->zmag = le_get_f32(pl + 40);
+	m->abs_pressure = le_get_f32(pl + 44);
+	m->diff_pressure = le_get_f32(pl + 48);
+	m->pressure_alt = le_get_f32(pl + 52);
+	m->temperature = le_get_f32(pl + 56);
 	m->fields_updated = le_get32(pl + 60);
 	m->id = pl[64];
 }
@@ -181,7 +152,7 @@ mavlink_unpack_param_request_read(const uint8_t *pl,
 				  struct mavlink_param_request_read *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->param_index = get_i16(pl + 0);
+	m->param_index = le_get_i16(pl + 0);
 	m->target_system = pl[2];
 	m->target_component = pl[3];
 	get_chars(pl + 4, 16, m->param_id);
@@ -220,7 +191,7 @@ void
 mavlink_unpack_param_value(const uint8_t *pl, struct mavlink_param_value *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->param_value = get_f32(pl + 0);
+	m->param_value = le_get_f32(pl + 0);
 	m->param_count = le_get16(pl + 4);
 	m->param_index = le_get16(pl + 6);
 	get_chars(pl + 8, 16, m->param_id);
@@ -242,7 +213,7 @@ void
 mavlink_unpack_param_set(const uint8_t *pl, struct mavlink_param_set *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->param_value = get_f32(pl + 0);
+	m->param_value = le_get_f32(pl + 0);
 	m->target_system = pl[4];
 	m->target_component = pl[5];
 	get_chars(pl + 6, 16, m->param_id);
@@ -266,7 +237,7 @@ mavlink_unpack_command_long(const uint8_t *pl, struct mavlink_command_long *m)
 {
 	memset(m, 0, sizeof(*m));
 	for (int i = 0; i < 7; i++)
-		m->param[i] = get_f32(pl + 4 * i);
+		m->param[i] = le_get_f32(pl + 4 * i);
 	m->command = le_get16(pl + 28);
 	m->target_system = pl[30];
 	m->target_component = pl[31];
@@ -292,7 +263,7 @@ mavlink_unpack_command_ack(const uint8_t *pl, struct mavlink_command_ack *m)
 	m->command = le_get16(pl + 0);
 	m->result = pl[2];
 	m->progress = pl[3];
-	m->result_param2 = get_i32(pl + 4);
+	m->result_param2 = le_get_i32(pl + 4);
 	m->target_system = pl[8];
 	m->target_component = pl[9];
 }

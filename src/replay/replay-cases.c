@@ -257,6 +257,24 @@ struct run_ctx {
 	bool plot_warned;
 };
 
+/* The mean sample spacing, the lag's resampling grid: 10 ms for the
+ * emulator, 100 ms for most logs. */
+static double
+typical_interval(const struct replay_rows *rows)
+{
+	double first = NAN, last = NAN;
+	size_t n = 0;
+	for (size_t i = 0; i < rows->n; i++)
+		if (rows->is_sample[i]) {
+			if (n == 0)
+				first = rows->t_s[i];
+			last = rows->t_s[i];
+			n++;
+		}
+	double dt = n > 1 ? (last - first) / (double)(n - 1) : 0.1;
+	return dt < 0.001 ? 0.001 : dt > 1.0 ? 1.0 : dt;
+}
+
 /* One stream under one scenario: every filter, the case files, metrics. */
 static int
 run_case(struct run_ctx *ctx, const struct replay_stream *st,
@@ -321,6 +339,15 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 			ctx->plot_warned = prc == -ENOENT;
 		}
 	}
+	const bool synthetic = strncmp(st->reference, "truth", 5) == 0;
+	struct replay_metrics_ctx mctx = {
+		.synthetic_truth = synthetic,
+		.step_t_s = synthetic && s->profile.kind == TRUTH_STEP
+				    ? s->profile.c
+				    : NAN,
+		.lag_dt_s = typical_interval(&rows),
+		.lag_max_s = 2.0,
+	};
 	for (size_t k = 0; k < nf; k++) {
 		struct report_result *r = results_add(&ctx->res);
 		if (!r) {
@@ -330,8 +357,8 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		snprintf(r->source, sizeof(r->source), "%s", st->name);
 		snprintf(r->scenario, sizeof(r->scenario), "%s", s->name);
 		snprintf(r->filter, sizeof(r->filter), "%s", names[k]);
-		rc = replay_metrics_fill(&rows, &outs[k], cfg->timing, r, err,
-					 sizeof(err));
+		rc = replay_metrics_fill(&rows, &outs[k], &mctx, cfg->timing,
+					 r, err, sizeof(err));
 		if (rc < 0) {
 			fprintf(stderr, "baro-replay: %s / %s / %s: %s\n",
 				st->name, s->name, names[k], err);

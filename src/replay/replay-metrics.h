@@ -13,9 +13,18 @@
 #include "replay-run.h"
 #include "report.h"
 
+/* What the case knows that the rows do not. */
+struct replay_metrics_ctx {
+	bool synthetic_truth;	/* truth is a profile, not the input */
+	double step_t_s;	/* a truth step at this time; NaN: none */
+	double lag_dt_s;	/* resampling grid for the lag */
+	double lag_max_s;	/* lag search range */
+};
+
 int
 replay_metrics_fill(const struct replay_rows *rows,
-		    const struct replay_output *out, bool timing,
+		    const struct replay_output *out,
+		    const struct replay_metrics_ctx *ctx, bool timing,
 		    struct report_result *r, char *err, size_t errlen);
 
 struct replay_thresholds;

@@ -11,16 +11,7 @@
 
 #include "atmosphere.h"
 #include "inject.h"
-
-static int
-set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+#include "util-strings.h"
 
 void
 replay_rows_free(struct replay_rows *rows)
@@ -76,14 +67,17 @@ rel_alt(double p, double alt_p0)
 	return (double)a - alt_p0;
 }
 
-/* Open or extend the fault window for label at t. */
+/* Extend, close or open fault windows as the label at t says: a window
+ * runs from the first row with its label to the first row without. */
 static int
 note_window(struct replay_rows *r, double t, uint32_t label)
 {
-	if (r->nwin && r->win[r->nwin - 1].label == label &&
-	    label != 0) {
-		r->win[r->nwin - 1].end_s = t;
-		return 0;
+	if (r->win_open) {
+		struct replay_window *w = &r->win[r->nwin - 1];
+		w->end_s = t;
+		if (w->label == label)
+			return 0;
+		r->win_open = false;
 	}
 	if (label == 0)
 		return 0;
@@ -96,6 +90,7 @@ note_window(struct replay_rows *r, double t, uint32_t label)
 		r->capwin = cap;
 	}
 	r->win[r->nwin++] = (struct replay_window){ t, t, label };
+	r->win_open = true;
 	return 0;
 }
 
@@ -118,10 +113,6 @@ add_row(struct replay_rows *r, uint64_t t_us, bool sample, double p,
 	r->label[i] = label;
 	if (sample)
 		r->samples_out++;
-	/* A label that ended closes its window at the row before. */
-	if (r->nwin && label != r->win[r->nwin - 1].label &&
-	    r->win[r->nwin - 1].end_s < r->t_s[i])
-		r->win[r->nwin - 1].end_s = r->t_s[i];
 	return note_window(r, r->t_s[i], label);
 }
 
@@ -136,7 +127,7 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 
 	*rows = (struct replay_rows){ 0 };
 	if (st->n == 0)
-		return set_err(err, errlen, -ENODATA, "%s: no samples",
+		return str_errorf(err, errlen, -ENODATA, "%s: no samples",
 			       st->name);
 	rows->t0_us = st->samples[0].time_us;
 
@@ -157,7 +148,7 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 	rows->p0_pa = psum / (double)ncal;
 	float a0;
 	if (atmos_1976_altitude((float)rows->p0_pa, &a0) < 0)
-		return set_err(err, errlen, -EINVAL,
+		return str_errorf(err, errlen, -EINVAL,
 			       "%s: ground pressure %.1f Pa is out of range",
 			       st->name, rows->p0_pa);
 	const double alt_p0 = (double)a0;
@@ -170,7 +161,7 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 	if (sc) {
 		run = malloc(sizeof(*run));
 		if (!run)
-			return set_err(err, errlen, -ENOMEM, "out of memory");
+			return str_errorf(err, errlen, -ENOMEM, "out of memory");
 		inject_start_scenario(&inj, run, sc);
 	}
 
@@ -203,7 +194,7 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 		uint32_t label;
 		rc = inject_sample(&inj, s, &out, &label);
 		if (rc < 0) {
-			set_err(err, errlen, rc,
+			str_errorf(err, errlen, rc,
 				"%s: sample %zu (t=%.3f s) rejected by the injector",
 				st->name, i,
 				(double)(s->time_us - rows->t0_us) * 1e-6);
@@ -228,7 +219,7 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 	free(run);
 	if (rc < 0) {
 		if (rc == -ENOMEM)
-			set_err(err, errlen, rc, "out of memory");
+			str_errorf(err, errlen, rc, "out of memory");
 		replay_rows_free(rows);
 		return rc;
 	}
@@ -264,7 +255,7 @@ replay_run_filter(const struct replay_rows *rows,
 	out->flags = malloc(n * sizeof(*out->flags));
 	if (!out->alt_m || !out->test_ratio || !out->flags) {
 		replay_output_free(out);
-		return set_err(err, errlen, -ENOMEM, "out of memory");
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
 	}
 	/* Every run starts from the state create() gave. */
 	baro_filter_instance_reset(fi);

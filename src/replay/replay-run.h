@@ -49,6 +49,7 @@ struct replay_rows {
 	uint64_t passthrough;	/* too close together to fault */
 	/* Fault windows as the scenario ran them, for plots. */
 	size_t nwin, capwin;
+	bool win_open;		/* the last window is still running */
 	struct replay_window {
 		double start_s, end_s;
 		uint32_t label;

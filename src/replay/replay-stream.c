@@ -9,16 +9,7 @@
 #include <string.h>
 
 #include "baro-sitl.h"
-
-static int
-set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+#include "util-strings.h"
 
 /* Grow *arr (elements of size sz) to hold one more; -ENOMEM. */
 static int
@@ -169,7 +160,7 @@ replay_stream_from_log(struct replay_stream *st, struct log_reader *r,
 	snprintf(st->name, sizeof(st->name), "%s", name);
 	struct gather *g = calloc(1, sizeof(*g));
 	if (!g)
-		return set_err(err, errlen, -ENOMEM, "out of memory");
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < LOG_REF_SOURCE_COUNT; i++)
 		g->ref_channel[i] = -1;
 
@@ -179,7 +170,7 @@ replay_stream_from_log(struct replay_stream *st, struct log_reader *r,
 	if (rc == -ENOMEM) {
 		gather_free(g);
 		replay_stream_free(st);
-		return set_err(err, errlen, rc, "%s: out of memory", name);
+		return str_errorf(err, errlen, rc, "%s: out of memory", name);
 	}
 	if (rc < 0)
 		snprintf(st->damage, sizeof(st->damage), "%s", r->err);
@@ -201,10 +192,10 @@ replay_stream_from_log(struct replay_stream *st, struct log_reader *r,
 		gather_free(g);
 		replay_stream_free(st);
 		if (channel)
-			return set_err(err, errlen, -ENOENT,
+			return str_errorf(err, errlen, -ENOENT,
 				       "%s: no baro channel '%s' (see baro-replay list)",
 				       name, channel);
-		return set_err(err, errlen, -ENODATA,
+		return str_errorf(err, errlen, -ENODATA,
 			       "%s: no barometer samples%s%s", name,
 			       st->damage[0] ? ": " : "", st->damage);
 	}
@@ -220,7 +211,7 @@ replay_stream_from_log(struct replay_stream *st, struct log_reader *r,
 		if (src < 0 || g->refs[src].nref == 0) {
 			gather_free(g);
 			replay_stream_free(st);
-			return set_err(err, errlen, -ENOENT,
+			return str_errorf(err, errlen, -ENOENT,
 				       "%s: no '%s' reference in this log",
 				       name, reference);
 		}
@@ -261,7 +252,7 @@ replay_stream_synthetic(struct replay_stream *st,
 
 	*st = (struct replay_stream){ 0 };
 	if (!(duration_s > 0.0) || duration_s > 86400.0)
-		return set_err(err, errlen, -EINVAL,
+		return str_errorf(err, errlen, -EINVAL,
 			       "synthetic duration %g s: must be in (0, 86400]",
 			       duration_s);
 	snprintf(st->name, sizeof(st->name), "synthetic");
@@ -282,7 +273,7 @@ replay_stream_synthetic(struct replay_stream *st,
 		struct baro_sample out[BARO_MAX_INSTANCES];
 		if (baro_sitl_altitude(home_m, h, &truth.alt_amsl_m) < 0) {
 			replay_stream_free(st);
-			return set_err(err, errlen, -ERANGE,
+			return str_errorf(err, errlen, -ERANGE,
 				       "synthetic profile leaves the atmosphere at %.3f s",
 				       (double)ms * 1e-3);
 		}
@@ -295,7 +286,7 @@ replay_stream_synthetic(struct replay_stream *st,
 				      (double)truth.alt_amsl_m);
 		if (rc < 0) {
 			replay_stream_free(st);
-			return set_err(err, errlen, rc, "out of memory");
+			return str_errorf(err, errlen, rc, "out of memory");
 		}
 	}
 	return 0;

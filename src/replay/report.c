@@ -12,16 +12,7 @@
 #include <unistd.h>
 
 #include "inject.h"
-
-static int
-set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+#include "util-strings.h"
 
 void
 report_result_add(struct report_result *r, const char *name, double value)
@@ -56,11 +47,11 @@ make_dir(const char *path, char *err, size_t errlen)
 		struct stat st;
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			return 0;
-		return set_err(err, errlen, -ENOTDIR, "%s: not a directory",
+		return str_errorf(err, errlen, -ENOTDIR, "%s: not a directory",
 			       path);
 	}
 	int e = errno;
-	return set_err(err, errlen, -e, "%s: %s", path, strerror(e));
+	return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
 }
 
 int
@@ -115,7 +106,7 @@ close_out(FILE *f, const char *path, char *err, size_t errlen)
 {
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad)
-		return set_err(err, errlen, -EIO, "%s: write failed", path);
+		return str_errorf(err, errlen, -EIO, "%s: write failed", path);
 	return 0;
 }
 
@@ -133,18 +124,28 @@ write_script(FILE *g, const struct report_case *c)
 	else
 		fprintf(g, "set terminal pngcairo size 1200,900 font 'sans,9'\n"
 			   "set output '%s.png'\n", c->name);
-	fprintf(g, "set datafile separator ','\n"
+	/* One x range and fixed margins, so the panels line up. */
+	double t_end = r->n ? r->t_s[r->n - 1] : 1.0;
+	if (!(t_end > 0.0))
+		t_end = 1.0;
+	fprintf(g, "set termoption noenhanced\n"
+		   "set datafile separator ','\n"
 		   "set datafile missing ''\n"
 		   "set key outside right top\n"
 		   "set grid\n"
-		   "set multiplot layout 3,1 title '%s'\n", c->title);
+		   "set xrange [0:%.6f]\n"
+		   "set lmargin 10\nset rmargin 18\n"
+		   "set multiplot layout 3,1 title '%s'\n",
+		t_end, c->title);
 	/* Injected faults shaded on every panel. */
 	for (size_t i = 0; i < r->nwin; i++) {
 		char lab[64];
 		inject_label_format(r->win[i].label, lab, sizeof(lab));
-		double end = r->win[i].end_s > r->win[i].start_s
-				     ? r->win[i].end_s
-				     : r->win[i].start_s + 0.05;
+		/* At least 0.3 % of the span, or a one-sample spike would
+		 * be invisible. */
+		double end = r->win[i].end_s;
+		if (end < r->win[i].start_s + 0.003 * t_end)
+			end = r->win[i].start_s + 0.003 * t_end;
 		fprintf(g, "set object %zu rect from %.6f, graph 0 to %.6f, "
 			   "graph 1 fc rgb '#ffd8d8' fs solid 0.5 noborder "
 			   "behind  # %s\n",
@@ -156,8 +157,12 @@ write_script(FILE *g, const struct report_case *c)
 		   "'#999999' title 'input'", data);
 	fprintf(g, ", '' using 1:4 with lines lw 2 lc rgb 'black' "
 		   "title 'truth'");
-	fprintf(g, ", '' using 1:5 with lines dt 2 lc rgb '#555555' "
-		   "title 'reference'");
+	bool have_ref = false;
+	for (size_t i = 0; i < r->n && !have_ref; i++)
+		have_ref = isfinite(r->reference_m[i]);
+	if (have_ref)
+		fprintf(g, ", '' using 1:5 with lines dt 2 lc rgb '#555555' "
+			   "title 'reference'");
 	for (size_t k = 0; k < c->nfilters; k++)
 		fprintf(g, ", '' using 1:%zu with lines lw 1.5 title '%s'",
 			7 + 3 * k, c->filter_names[k]);
@@ -193,7 +198,7 @@ report_write_case(const struct report_case *c, char *err, size_t errlen)
 	FILE *f = open_out(c->dir, c->name, "csv", path, sizeof(path));
 	if (!f) {
 		int e = errno;
-		return set_err(err, errlen, -e, "%s: %s", path, strerror(e));
+		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
 	fprintf(f, "t_s,is_sample,input_alt_m,truth_m,reference_m,fault");
 	for (size_t k = 0; k < c->nfilters; k++)
@@ -221,7 +226,7 @@ report_write_case(const struct report_case *c, char *err, size_t errlen)
 	FILE *g = open_out(c->dir, c->name, "gp", path, sizeof(path));
 	if (!g) {
 		int e = errno;
-		return set_err(err, errlen, -e, "%s: %s", path, strerror(e));
+		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
 	write_script(g, c);
 	return close_out(g, path, err, errlen);
@@ -238,7 +243,7 @@ report_plot_case(const char *dir, const char *name, enum report_plot plot,
 	snprintf(script, sizeof(script), "%s.gp", name);
 	pid_t pid = fork();
 	if (pid < 0)
-		return set_err(err, errlen, -errno, "fork: %s",
+		return str_errorf(err, errlen, -errno, "fork: %s",
 			       strerror(errno));
 	if (pid == 0) {
 		if (chdir(cases) < 0)
@@ -249,14 +254,14 @@ report_plot_case(const char *dir, const char *name, enum report_plot plot,
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return set_err(err, errlen, -errno, "waitpid: %s",
+			return str_errorf(err, errlen, -errno, "waitpid: %s",
 				       strerror(errno));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return set_err(err, errlen, -ENOENT,
+		return str_errorf(err, errlen, -ENOENT,
 			       "gnuplot is not installed (apt install "
 			       "gnuplot-nox); the scripts are in %s", cases);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return set_err(err, errlen, -EIO, "gnuplot failed on %s/%s",
+		return str_errorf(err, errlen, -EIO, "gnuplot failed on %s/%s",
 			       cases, script);
 	return 0;
 }
@@ -270,7 +275,7 @@ write_csv(const char *dir, const struct report_result *res, size_t n,
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		int e = errno;
-		return set_err(err, errlen, -e, "%s: %s", path, strerror(e));
+		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
 	fprintf(f, "source,scenario,filter,metric,value,status,rule\n");
 	for (size_t i = 0; i < n; i++)
@@ -293,7 +298,7 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
 	json_object *root = json_object_new_array();
 	if (!root)
-		return set_err(err, errlen, -ENOMEM, "out of memory");
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = json_object_new_object();
 		json_object *m = json_object_new_object();
@@ -329,7 +334,7 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 						 JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(root);
 	if (rc < 0)
-		return set_err(err, errlen, -EIO, "%s: write failed", path);
+		return str_errorf(err, errlen, -EIO, "%s: write failed", path);
 	return 0;
 }
 
@@ -364,9 +369,9 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		{ "max_abs_m", "max_m", 7, 2 },
 		{ "p95_abs_m", "p95_m", 7, 3 },
 		{ "lag_s", "lag_s", 6, 3 },
-		{ "detect_latency_s", "det_s", 6, 2 },
+		{ "latency_max_s", "det_s", 6, 2 },
 		{ "recall", "recall", 6, 2 },
-		{ "false_pos_per_1000", "fp/1k", 6, 1 },
+		{ "fp_per_1000", "fp/1k", 6, 1 },
 		{ "rejected_pct", "rej%", 6, 1 },
 		{ "ref_rms_m", "ref_rms", 7, 2 },
 	};
@@ -375,7 +380,7 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		int e = errno;
-		return set_err(err, errlen, -e, "%s: %s", path, strerror(e));
+		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
 	size_t counts[4] = { 0 };
 	for (size_t i = 0; i < n; i++)
@@ -401,7 +406,7 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		fprintf(f, "  %s", report_status_name(res[i].status));
 		for (size_t j = 0; j < res[i].n; j++)
 			if (res[i].m[j].status >= REPORT_WARN)
-				fprintf(f, " [%s %s]", res[i].m[j].rule,
+				fprintf(f, " [%s: %s]", res[i].m[j].rule,
 					report_status_name(res[i].m[j].status));
 		fputc('\n', f);
 	}

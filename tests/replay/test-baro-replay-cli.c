@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* baro-replay through its real interface: the binary, run as a user would. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test-util.h"
+#include "test-files.h"
+
+static const char *
+tool(void)
+{
+	const char *p = getenv("BARO_REPLAY");
+	assert_non_null(p);
+	return p;
+}
+
+static const char *
+scen(const char *name, char *buf, size_t len)
+{
+	const char *dir = getenv("SCENARIO_DIR");
+	assert_non_null(dir);
+	snprintf(buf, len, "%s/%s.scn", dir, name);
+	return buf;
+}
+
+/* The value of metric for filter/scenario in a summary.csv text. */
+static double
+summary_value(const char *csv, const char *scenario, const char *filter,
+	      const char *metric)
+{
+	char key[256];
+	snprintf(key, sizeof(key), ",%s,%s,%s,", scenario, filter, metric);
+	const char *p = strstr(csv, key);
+	if (!p)
+		fail_msg("no %s in summary.csv", key);
+	p += strlen(key);
+	if (*p == ',')
+		return NAN;
+	return strtod(p, NULL);
+}
+
+static void
+test_help_and_usage_errors(void **state)
+{
+	(void)state;
+	const char *argv[] = { "baro-replay", "--help", NULL };
+	struct program_result r = run_program(tool(), argv, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Usage: baro-replay"));
+	program_result_free(&r);
+
+	const char *bad[] = { "baro-replay", "frobnicate", NULL };
+	r = run_program(tool(), bad, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "unknown command 'frobnicate'"));
+	program_result_free(&r);
+
+	const char *noout[] = { "baro-replay", "run", NULL };
+	r = run_program(tool(), noout, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "-o DIR"));
+	program_result_free(&r);
+}
+
+static void
+test_list_and_export_csv_log(void **state)
+{
+	(void)state;
+	char dir[256], log[300], out[300];
+	temp_dir_make(dir, sizeof(dir), "replay-cli");
+	snprintf(log, sizeof(log), "%s/in.csv", dir);
+	snprintf(out, sizeof(out), "%s/out.csv", dir);
+	write_file(log, "time_ms,instance,alt_m,pressure_pa,temperature_c\n"
+			"100,0,10.5,101200.5,21.25\n"
+			"200,0,10.6,101199.25,21.5\n"
+			"300,0,10.7,101198,21.75\n");
+	const char *list[] = { "baro-replay", "list", log, NULL };
+	struct program_result r = run_program(tool(), list, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "format: csv"));
+	assert_non_null(strstr(r.out, "3 samples"));
+	program_result_free(&r);
+
+	const char *exp[] = { "baro-replay", "export", "-o", out, log, NULL };
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *text = read_file(out);
+	assert_int_equal(count_lines(text), 4);
+	assert_non_null(strstr(text, "200000,0,101199.25,21.5,"));
+	free(text);
+
+	/* A damaged log: what comes before the damage, exit status 1. */
+	write_file(log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "1 samples before it were written"));
+	program_result_free(&r);
+	text = read_file(out);
+	assert_int_equal(count_lines(text), 2);
+	free(text);
+
+	const char *missing[] = { "baro-replay", "list", "/nonexistent.bin",
+				  NULL };
+	r = run_program(tool(), missing, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "/nonexistent.bin"));
+	program_result_free(&r);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+static struct program_result
+run_synthetic(const char *dir, const char *extra1, const char *extra2)
+{
+	char s1[512], s2[512];
+	const char *argv[] = {
+		"baro-replay", "run", "--synthetic-only", "--no-timing", "-q",
+		"--plots", "none", "-f", "raw", "-f", "health", "-f", "gate",
+		"-s", scen("clean", s1, sizeof(s1)),
+		"-s", scen("freeze", s2, sizeof(s2)),
+		"-o", dir, extra1, extra2, NULL,
+	};
+	return run_program(tool(), argv, NULL);
+}
+
+static void
+test_run_synthetic_report(void **state)
+{
+	(void)state;
+	char dir[256], path[512];
+	temp_dir_make(dir, sizeof(dir), "replay-run");
+	struct program_result r = run_synthetic(dir, NULL, NULL);
+	/* Default thresholds: raw cannot detect a freeze, so it fails. */
+	assert_int_equal(r.status, 1);
+	program_result_free(&r);
+
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	char *csv = read_file(path);
+	/* Uniform noise of +-0.2 m (ArduPilot's default SIM_BARO_RND):
+	 * the error's SD about a static truth is 0.2/sqrt(3). */
+	assert_close_abs(summary_value(csv, "clean", "raw", "sd_m"),
+			 0.2 / sqrt(3.0), 0.005);
+	assert_close_abs(summary_value(csv, "clean", "raw", "noise_ratio"),
+			 1.0, 1e-9);
+	/* The gate smooths it. */
+	assert_true(summary_value(csv, "clean", "gate", "noise_ratio") < 0.8);
+	/* ArduPilot's health rule flags a frozen sensor 2 s in, the raw
+	 * filter never does. */
+	assert_close_abs(summary_value(csv, "freeze", "health",
+				       "latency_max_s"),
+			 2.0, 0.02);
+	assert_close_abs(summary_value(csv, "freeze", "health", "recall"),
+			 1.0, 0.0);
+	assert_close_abs(summary_value(csv, "freeze", "raw", "recall"), 0.0,
+			 0.0);
+
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	char *json = read_file(path);
+	assert_non_null(strstr(json, "\"filter\":\"health\""));
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	char *txt = read_file(path);
+	assert_non_null(strstr(txt, "synthetic / freeze"));
+	snprintf(path, sizeof(path), "%s/cases/synthetic--freeze.csv", dir);
+	char *cases = read_file(path);
+	/* 60 s at 100 Hz, plus nothing else: the freeze drops nothing. */
+	assert_int_equal(count_lines(cases), 6001);
+	snprintf(path, sizeof(path), "%s/cases/synthetic--freeze.gp", dir);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+
+	/* Same inputs, same seed: byte-identical summary. */
+	char dir2[256];
+	temp_dir_make(dir2, sizeof(dir2), "replay-run2");
+	r = run_synthetic(dir2, NULL, NULL);
+	program_result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.csv", dir2);
+	char *csv2 = read_file(path);
+	assert_string_equal(csv, csv2);
+	free(csv2);
+	assert_int_equal(temp_dir_remove(dir2), 0);
+
+	/* A user's thresholds decide the verdict. */
+	snprintf(path, sizeof(path), "%s/th.txt", dir);
+	write_file(path, "recall off\n*/*: latency_max_s off\n"
+			 "raw/*: rms_m <= 0.001\n");
+	r = run_synthetic(dir, "-t", path);
+	assert_int_equal(r.status, 1);
+	program_result_free(&r);
+	write_file(path, "recall off\nlatency_max_s off\nrms_m off\n"
+			 "p95_abs_m off\nprecision off\nlag_s off\n"
+			 "noise_db off\nbias_m off\nunrecovered off\n"
+			 "tr_amber_pct off\n*/*clean*: tr_red_pct off\n");
+	r = run_synthetic(dir, "-t", path);
+	if (r.status != 0) {
+		snprintf(path, sizeof(path), "%s/summary.txt", dir);
+		char *t = read_file(path);
+		fail_msg("expected a pass:\n%s", t);
+	}
+	program_result_free(&r);
+	free(csv);
+	free(json);
+	free(txt);
+	free(cases);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+static void
+test_run_bad_inputs(void **state)
+{
+	(void)state;
+	char dir[256], path[512];
+	temp_dir_make(dir, sizeof(dir), "replay-bad");
+	const char *badf[] = { "baro-replay", "run", "--synthetic-only", "-f",
+			       "lowpass:cutoff=banana", "-o", dir, NULL };
+	struct program_result r = run_program(tool(), badf, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "cutoff"));
+	program_result_free(&r);
+
+	snprintf(path, sizeof(path), "%s/bad.scn", dir);
+	write_file(path, "at 1s glitch 0 5\nat 0.5s freeze 0\n");
+	const char *bads[] = { "baro-replay", "run", "--synthetic-only", "-s",
+			       path, "-o", dir, NULL };
+	r = run_program(tool(), bads, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "bad.scn:2:"));
+	program_result_free(&r);
+
+	snprintf(path, sizeof(path), "%s/th.txt", dir);
+	write_file(path, "rms_m <= banana\n");
+	const char *badt[] = { "baro-replay", "run", "--synthetic-only", "-t",
+			       path, "-o", dir, NULL };
+	r = run_program(tool(), badt, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "th.txt:1:"));
+	program_result_free(&r);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_help_and_usage_errors),
+		cmocka_unit_test(test_list_and_export_csv_log),
+		cmocka_unit_test(test_run_synthetic_report),
+		cmocka_unit_test(test_run_bad_inputs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
