@@ -28,6 +28,7 @@
 #include "faults.h"
 #include "log.h"
 #include "mavlink.h"
+#include "notify.h"
 #include "output.h"
 #include "param-service.h"
 #include "sample-csv.h"
@@ -412,6 +413,41 @@ reload(struct daemon *d)
 		d->n_outputs);
 }
 
+/* What STATUS= shows: samples that reached the outputs, frames they
+ * dropped, and sensors publishing (hardware) or simulated. */
+static void
+service_counters(const struct daemon *d, struct notify_counters *c)
+{
+	*c = (struct notify_counters){
+		.source = config_source_name(d->cfg.source),
+	};
+	for (size_t k = 0; k < BARO_MAX_INSTANCES; k++)
+		c->published += d->samples[k] - d->withheld[k];
+	for (size_t i = 0; i < d->n_outputs; i++)
+		c->dropped += d->outputs[i].stats.frames_dropped;
+	if (d->cfg.source == CONFIG_SOURCE_HARDWARE) {
+		c->sensors = (unsigned)d->n_hw;
+		for (size_t i = 0; i < d->n_hw; i++)
+			c->healthy += d->hw[i].state == HW_RUNNING;
+	} else {
+		c->sensors = c->healthy = (unsigned)d->cfg.params.baro_count;
+	}
+}
+
+/* Called by the event loop itself (so a hung callback starves it): the
+ * service manager's watchdog, STATUS=, and log lines held back. */
+static void
+service_tick(void *user)
+{
+	struct daemon *d = user;
+	struct notify_counters c;
+
+	notify_watchdog(&d->notify);
+	service_counters(d, &c);
+	notify_status(&d->notify, &c, event_now_us(), false);
+	log_flush_suppressed(&d->log, false);
+}
+
 static void
 on_signal(struct event_source *src, uint32_t events, void *user)
 {
@@ -476,6 +512,9 @@ usage(FILE *out)
 	      "      --duration SECONDS   stop after this long\n"
 	      "  -v, --verbose            more log (repeatable)\n"
 	      "  -q, --quiet              errors only\n"
+	      "      --log-prefix         <N> priority prefixes on stderr "
+	      "(automatic when it is\n"
+	      "                           the journal)\n"
 	      "  -h, --help               this text\n",
 	      out);
 }
@@ -488,6 +527,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		OPT_SEED, OPT_SYSID, OPT_COMPID, OPT_RECORD, OPT_DURATION,
 		OPT_CONTROL, OPT_SCENARIO, OPT_SITL_JSON, OPT_SITL_PROXY,
 		OPT_SITL_INSTANCES, OPT_RNG, OPT_TRUTH, OPT_HARDWARE, OPT_PROBE,
+		OPT_LOG_PREFIX,
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -514,6 +554,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "log-prefix", no_argument, NULL, OPT_LOG_PREFIX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -596,6 +637,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 			break;
 		case 'v': cli->verbosity++; break;
 		case 'q': cli->verbosity = -1; break;
+		case OPT_LOG_PREFIX: cli->log_prefix = true; break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -692,6 +734,8 @@ main(int argc, char **argv)
 			 : d.cli.verbosity == 0 ? LOG_LEVEL_NOTICE
 			 : d.cli.verbosity == 1 ? LOG_LEVEL_INFO
 						: LOG_LEVEL_DEBUG);
+	d.log.prefix |= d.cli.log_prefix;
+	notify_init(&d.notify);
 
 	if (load_config(&d.cli, &d.cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "barod: %s\n", err);
@@ -794,6 +838,12 @@ main(int argc, char **argv)
 	d.loop.after_user = &d;
 	if (d.cli.duration_s > 0.0)
 		d.end_ticks = (uint64_t)ceil(d.cli.duration_s * 1000.0 / TICK_MS);
+	d.loop.periodic = service_tick;
+	d.loop.periodic_user = &d;
+	d.loop.periodic_us = 1000000u;
+	if (notify_watchdog_period_us(&d.notify) &&
+	    notify_watchdog_period_us(&d.notify) < d.loop.periodic_us)
+		d.loop.periodic_us = notify_watchdog_period_us(&d.notify);
 
 	if (d.cfg.source == CONFIG_SOURCE_HARDWARE)
 		log_msg(&d.log, LOG_LEVEL_NOTICE,
@@ -803,7 +853,14 @@ main(int argc, char **argv)
 		log_msg(&d.log, LOG_LEVEL_NOTICE,
 			"running: %d simulated baro(s), sysid %u compid %u",
 			d.cfg.params.baro_count, d.cfg.sysid, d.cfg.compid);
+	/* Sources and outputs are up: what Type=notify waits for. */
+	struct notify_counters nc;
+	char status[256];
+	service_counters(&d, &nc);
+	notify_format_status(status, sizeof(status), &nc);
+	notify_ready(&d.notify, status);
 	rc = event_loop_run(&d.loop);
+	notify_stopping(&d.notify, "stopping");
 
 	if (d.record && (fflush(d.record) != 0 || fclose(d.record) != 0))
 		d.record_errors++;
@@ -811,6 +868,7 @@ main(int argc, char **argv)
 	daemon_flush(&d);
 	report(&d);
 	daemon_hw_report(&d);
+	log_flush_suppressed(&d.log, true);
 	daemon_hw_close(&d);
 	daemon_sitl_close(&d);
 	truth_trace_free(&d.trace);

@@ -22,6 +22,7 @@
 #include "gpio.h"
 #include "iio.h"
 #include "log.h"
+#include "notify.h"
 #include "output.h"
 #include "param-service.h"
 #include "scenario.h"
@@ -57,6 +58,7 @@ struct cli {
 	const char *probe_bus;		/* --probe BUS, NULL: every bus */
 	double duration_s;
 	int verbosity;
+	bool log_prefix;		/* --log-prefix: "<N>" on every line */
 };
 
 struct daemon;
@@ -93,6 +95,7 @@ struct daemon {
 	struct cli cli;
 	struct config cfg;
 	struct logger log;
+	struct notifier notify;		/* the service manager, if any */
 	struct event_loop loop;
 	struct baro_sitl sim;
 	struct param_service ps;

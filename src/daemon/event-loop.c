@@ -2,6 +2,7 @@
 #include "event-loop.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
@@ -55,14 +56,27 @@ int
 event_loop_run(struct event_loop *loop)
 {
 	struct epoll_event evs[16];
+	uint64_t next_periodic = event_now_us() + loop->periodic_us;
 
 	while (!loop->quit) {
-		int n = epoll_wait(loop->epfd, evs, 16, -1);
+		int timeout = -1;
+		if (loop->periodic_us && loop->periodic) {
+			uint64_t now = event_now_us();
+			if (now >= next_periodic) {
+				loop->periodic(loop->periodic_user);
+				next_periodic = now + loop->periodic_us;
+			}
+			uint64_t ms = (next_periodic - now + 999u) / 1000u;
+			timeout = ms > INT_MAX ? INT_MAX : (int)ms;
+		}
+		int n = epoll_wait(loop->epfd, evs, 16, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		if (n == 0)
+			continue;
 		loop->wakeups++;
 		const uint64_t gen = loop->generation;
 		for (int i = 0; i < n && !loop->quit && gen == loop->generation;

@@ -32,6 +32,12 @@ struct event_loop {
 	/* Called after each batch of events, e.g. to flush queued output. */
 	void (*after_dispatch)(void *user);
 	void *after_user;
+	/* Called every periodic_us (0: never) by the loop itself, also when
+	 * no event comes: a service manager's watchdog fed from here stops
+	 * being fed when a callback hangs. */
+	void (*periodic)(void *user);
+	void *periodic_user;
+	uint64_t periodic_us;
 };
 
 int

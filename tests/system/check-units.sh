@@ -1,0 +1,420 @@
+#!/bin/sh
+# Checks of what `meson install` puts on a system for barod as a service:
+#
+#   check-units.sh [--no-boot] BUILDDIR
+#
+#  1. install      DESTDIR install: unit, sysusers.d, tmpfiles.d, udev rules
+#  2. verify       systemd-analyze verify on the installed unit
+#  3. security     systemd-analyze security --offline: exposure <= 2.0
+#  4. users        systemd-sysusers and systemd-tmpfiles in a scratch root
+#  5. udev         udevadm test against fake i2c-dev and gpio devices
+#  6. boot         barod.service started by a real systemd (PID 1 of a new
+#                  PID namespace): READY=1, STATUS=, watchdog, a MAVLink
+#                  datagram, control socket, reload, clean stop
+#  7. uninstall    `ninja uninstall` leaves no file behind
+#
+# 5 and 6 need root (mount namespaces); without it they are skipped with
+# the reason.  --no-boot skips 6 (meson test runs this way; ./dev test
+# runs everything).  Ends with "check-units: N passed, N failed, N skipped".
+set -eu
+
+# shellcheck disable=SC2154 # work, rules, root, sbindir... come from the caller
+# The parts that run inside namespaces are this script again, with the
+# paths in the environment.
+
+# Inside unshare --mount: see step 5.
+in_udev_ns() {
+	mount --make-rprivate /
+	mount -t tmpfs tmpfs /run
+	mount -t tmpfs tmpfs /dev
+	mknod -m 666 /dev/null c 1 3
+	mknod -m 600 /dev/i2c-1 c 89 1
+	mknod -m 600 /dev/gpiochip0 c 254 0
+	mount --bind "$work/sys/etc/group" /etc/group
+	mount --bind "$work/sys/etc/passwd" /etc/passwd
+	for d in /etc/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d; do
+		[ -d "$d" ] && mount -t tmpfs tmpfs "$d"
+	done
+	cp "$rules" /etc/udev/rules.d/
+	mount -t tmpfs tmpfs /sys
+	i2c=/sys/devices/platform/soc/fe804000.i2c/i2c-1/i2c-dev/i2c-1
+	gpio=/sys/devices/platform/soc/fe200000.gpio/gpiochip0
+	mkdir -p $i2c $gpio /sys/class/i2c-dev /sys/bus/gpio/devices
+	printf 'MAJOR=89\nMINOR=1\nDEVNAME=i2c-1\n' >$i2c/uevent
+	echo 89:1 >$i2c/dev
+	echo 'bcm2835 (i2c@7e804000)' >$i2c/name
+	ln -s ../../../../../../../class/i2c-dev $i2c/subsystem
+	ln -s ../../devices/platform/soc/fe804000.i2c/i2c-1/i2c-dev/i2c-1 \
+		/sys/class/i2c-dev/i2c-1
+	printf 'MAJOR=254\nMINOR=0\nDEVNAME=gpiochip0\n' >$gpio/uevent
+	echo 254:0 >$gpio/dev
+	ln -s ../../../../bus/gpio $gpio/subsystem
+	ln -s ../../../devices/platform/soc/fe200000.gpio/gpiochip0 \
+		/sys/bus/gpio/devices/gpiochip0
+	# A tmpfs is not sysfs; this is systemd's switch for such tests.
+	export SYSTEMD_DEVICE_VERIFY_SYSFS=0
+	udevadm test --action=add $i2c 2>&1
+	udevadm test --action=add $gpio 2>&1
+	echo "i2c-1 $(stat -c '%G %a' /dev/i2c-1)"
+	echo "gpiochip0 $(stat -c '%G %a' /dev/gpiochip0)"
+	echo "link $(readlink '/dev/barod/i2c-bcm2835__i2c@7e804000_' || true)"
+}
+
+# The namespace's PID 1 until it execs systemd: see step 6.
+in_boot_ns() {
+	mount --make-rprivate /
+	mount -t tmpfs tmpfs /run
+	for d in etc var; do
+		mkdir -p "$work/$d-up" "$work/$d-wk"
+		mount -t overlay overlay -o \
+			"lowerdir=/$d,upperdir=$work/$d-up,workdir=$work/$d-wk" "/$d"
+	done
+	mount -t overlay overlay -o "lowerdir=$root$sbindir:$sbindir" "$sbindir"
+	systemd-sysusers "$sysusers"
+	mkdir -p /etc/barod /run/systemd/system/barod.service.d
+	printf '[barod]\nsource = sim\nrecord = /var/lib/barod/record.csv\n[output ci]\ntype = udp-client\naddress = 127.0.0.1:%s\n' \
+		"$port" >/etc/barod/barod.conf
+	cp "$unit" /run/systemd/system/barod.service
+	printf '[Unit]\nDefaultDependencies=no\n' \
+		>/run/systemd/system/barod.service.d/ci.conf
+	printf '[Unit]\nDescription=barod CI\nDefaultDependencies=no\nWants=barod.service systemd-journald.socket systemd-journald.service\n' \
+		>/run/systemd/system/barod-ci.target
+	umount -l /sys/fs/cgroup 2>/dev/null || true
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup
+	exec env -i container=barod-ci PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		/lib/systemd/systemd --unit=barod-ci.target --show-status=no \
+		--log-target=null
+}
+
+case "${1:-}" in
+--in-udev-ns) in_udev_ns; exit ;;
+--in-boot-ns) in_boot_ns ;;
+esac
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+
+boot=yes
+if [ "${1:-}" = "--no-boot" ]; then
+	boot=no
+	shift
+fi
+[ $# -eq 1 ] || {
+	sed -n '2,18p' "$0" >&2
+	exit 2
+}
+build=$(cd "$1" && pwd)
+
+passed=0 failed=0 skipped=0
+ok() { passed=$((passed + 1)); echo "check-units: ok: $*"; }
+bad() { failed=$((failed + 1)); echo "check-units: FAIL: $*"; }
+skip() { skipped=$((skipped + 1)); echo "check-units: skip: $*"; }
+
+work=$(mktemp -d /tmp/barod-units-XXXXXX)
+root=$work/root
+ns_pid=""
+cgroup=""
+udp_pid=""
+stop_ns() {
+	if [ -n "$udp_pid" ]; then
+		kill "$udp_pid" 2>/dev/null || true
+		udp_pid=""
+	fi
+	if [ -n "$ns_pid" ]; then
+		# PID 1 of the namespace: its death ends every process in it.
+		kill -KILL "$ns_pid" 2>/dev/null || true
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$ns_pid" 2>/dev/null || break
+			sleep 0.2
+		done
+	fi
+	if [ -n "$cgroup" ] && [ -d "$cgroup" ]; then
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			find "$cgroup" -depth -type d -exec rmdir {} \; \
+				2>/dev/null || true
+			[ -d "$cgroup" ] || break
+			sleep 0.2
+		done
+	fi
+	ns_pid="" cgroup=""
+}
+cleanup() {
+	stop_ns
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+option() {
+	meson introspect --buildoptions "$build" |
+		sed -n "s/.*{\"name\": \"$1\", \"value\": \"\([^\"]*\)\".*/\1/p"
+}
+
+# ------------------------------------------------------------------ 1
+meson install -C "$build" --no-rebuild --quiet --destdir "$root" \
+	>"$work/install.log" 2>&1 || {
+	cat "$work/install.log"
+	bad "meson install --destdir failed"
+	echo "check-units: $passed passed, $failed failed, $skipped skipped"
+	exit 1
+}
+find_one() { find "$root" -path "*/$1" \( -type f -o -type l \) | head -n 1; }
+unit=$(find_one systemd/system/barod.service)
+sysusers=$(find_one sysusers.d/barod.conf)
+tmpfiles=$(find_one tmpfiles.d/barod.conf)
+rules=$(find_one rules.d/60-barod.rules)
+barod=$(find_one sbin/barod)
+baroctl=$(find_one bin/baroctl)
+missing=""
+[ -n "$unit" ] || missing="$missing barod.service"
+[ -n "$sysusers" ] || missing="$missing sysusers.d"
+[ -n "$tmpfiles" ] || missing="$missing tmpfiles.d"
+[ -n "$rules" ] || missing="$missing 60-barod.rules"
+[ -n "$barod" ] || missing="$missing barod"
+[ -n "$baroctl" ] || missing="$missing baroctl"
+if [ -n "$missing" ]; then
+	bad "not installed:$missing (configured with -Dsystemd=disabled?)"
+	echo "check-units: $passed passed, $failed failed, $skipped skipped"
+	exit 1
+fi
+prefix=$(option prefix)
+sbindir=$(option sbindir)
+case $sbindir in /*) ;; *) sbindir=$prefix/$sbindir ;; esac
+case $unit in
+"$root$prefix"/* | "$root"/lib/* | "$root"/usr/lib/*)
+	ok "install: unit ${unit#"$root"}, rules ${rules#"$root"}" ;;
+*) bad "install: unit outside the prefix: ${unit#"$root"}" ;;
+esac
+grep -q "^ExecStart=$sbindir/barod\$" "$unit" ||
+	bad "install: ExecStart is not $sbindir/barod"
+
+# ------------------------------------------------------------------ 2
+# verify checks that ExecStart's binary exists: a copy of the unit points
+# into DESTDIR.  Documentation= man pages are not installed there.
+mkdir -p "$work/verify"
+sed "s|^ExecStart=|ExecStart=$root|" "$unit" >"$work/verify/barod.service"
+if out=$(systemd-analyze verify --man=no "$work/verify/barod.service" 2>&1) &&
+	[ -z "$out" ]; then
+	ok "verify: systemd-analyze verify is silent"
+else
+	printf '%s\n' "$out"
+	bad "verify: systemd-analyze verify complained"
+fi
+
+# ------------------------------------------------------------------ 3
+# --threshold counts tenths: 20 is an exposure of 2.0 ("OK").
+sec=$(systemd-analyze security --offline=true --threshold=20 "$unit" 2>&1) &&
+	rc=0 || rc=$?
+level=$(printf '%s\n' "$sec" | sed -n 's/.*Overall exposure level for [^:]*: //p')
+if [ "$rc" -eq 0 ] && [ -n "$level" ]; then
+	ok "security: exposure $level"
+else
+	printf '%s\n' "$sec" | grep '✗' || true
+	bad "security: exposure ${level:-unknown} (want <= 2.0)"
+fi
+
+# ------------------------------------------------------------------ 4
+mkdir -p "$work/sys/etc"
+cp /etc/passwd /etc/group "$work/sys/etc/"
+if systemd-sysusers --root="$work/sys" "$sysusers" >"$work/sysusers.log" 2>&1 &&
+	systemd-tmpfiles --create --root="$work/sys" "$tmpfiles" \
+		>>"$work/sysusers.log" 2>&1 &&
+	grep -q '^barod:[^:]*:[0-9]*:[0-9]*:[^:]*:/var/lib/barod:' \
+		"$work/sys/etc/passwd" &&
+	grep -q '^i2c:' "$work/sys/etc/group" &&
+	grep -q '^gpio:' "$work/sys/etc/group" &&
+	[ "$(stat -c %a "$work/sys/var/lib/barod")" = 750 ] &&
+	[ "$(stat -c %u "$work/sys/var/lib/barod")" = \
+		"$(sed -n 's/^barod:[^:]*:\([0-9]*\):.*/\1/p' "$work/sys/etc/passwd")" ]; then
+	ok "users: barod user, i2c and gpio groups, /var/lib/barod 0750 barod"
+else
+	cat "$work/sysusers.log"
+	bad "users: sysusers.d/tmpfiles.d snippets"
+fi
+
+# ------------------------------------------------------------------ 5
+# udevadm verify is systemd 254+; bookworm has 252.  udevadm test runs the
+# rules for real against a fake sysfs, in a mount namespace whose /dev,
+# /run, /sys and rules directories are scratch ones, so the host's nodes
+# are not touched; the groups come from step 4's passwd and group files.
+
+if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null; then
+	skip "udev: needs root and unshare for a private /dev and /sys"
+elif ! command -v udevadm >/dev/null; then
+	skip "udev: no udevadm (Debian package udev)"
+else
+	work=$work rules=$rules unshare --mount "$self" --in-udev-ns \
+		>"$work/udev.log" 2>&1 || true
+	if grep -q '^i2c-1 i2c 660$' "$work/udev.log" &&
+		grep -q '^gpiochip0 gpio 660$' "$work/udev.log" &&
+		grep -q '^link \.\./i2c-1$' "$work/udev.log" &&
+		! grep -i '60-barod.rules.*\(invalid\|ignor\|unknown\|error\)' \
+			"$work/udev.log"; then
+		ok "udev: /dev/i2c-1 i2c 0660, /dev/gpiochip0 gpio 0660, /dev/barod/i2c-<adapter>"
+	else
+		grep -v '^Reading rules\|^Trying to open\|^Parsed conf' \
+			"$work/udev.log" | tail -n 40
+		bad "udev: rules did not give the expected owner, mode or link"
+	fi
+fi
+
+# ------------------------------------------------------------------ 6
+# PID 1 on this machine (and in CI) is not systemd, so systemd runs as PID
+# 1 of a new PID, mount and cgroup namespace: /run is a tmpfs, /etc and
+# /var are overlays whose writes land in $work, the cgroup2 hierarchy is
+# a fresh child cgroup, and the DESTDIR's binary is laid over $sbindir.
+# The unit is the installed one; a drop-in only removes the default
+# dependencies (sysinit.target would start the whole OS: udev, getty...).
+
+cgroup2_root() {
+	for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		if [ "$(stat -fc %T "$d" 2>/dev/null)" = cgroup2fs ]; then
+			echo "$d"
+			return
+		fi
+	done
+}
+
+# Bounded: a wedged manager fails the check instead of hanging CI.
+in_ns() { timeout 30 nsenter -t "$ns_pid" -m -p "$@"; }
+
+boot_check() {
+	udp_wait=$build/tests/system/udp-wait
+	"$udp_wait" 20000 >"$work/udp.out" &
+	udp_pid=$!
+	for _ in $(seq 50); do
+		port=$(sed -n 's/^port //p' "$work/udp.out")
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	cgroup=$(cgroup2_root)/barod-ci-$$
+	mkdir "$cgroup"
+	# The subshell moves itself ("0") into the cgroup and becomes
+	# unshare, whose child is the namespace's PID 1.
+	(
+		echo 0 >"$cgroup/cgroup.procs"
+		export work root sbindir sysusers unit port
+		exec unshare --pid --fork --mount --cgroup --mount-proc \
+			"$self" --in-boot-ns
+	) >"$work/boot.log" 2>&1 &
+	unshare_pid=$!
+	for _ in $(seq 100); do
+		ns_pid=$(pgrep -P "$unshare_pid" || true)
+		[ -n "$ns_pid" ] && break
+		sleep 0.1
+	done
+	if [ -z "$ns_pid" ]; then
+		cat "$work/boot.log"
+		bad "boot: systemd did not start"
+		return
+	fi
+	# Type=notify: "active" only after barod's READY=1.
+	state=""
+	for _ in $(seq 100); do
+		state=$(in_ns systemctl is-active barod.service 2>/dev/null || true)
+		[ "$state" = active ] || [ "$state" = failed ] && break
+		sleep 0.2
+	done
+	if [ "$state" != active ]; then
+		in_ns systemctl status barod.service --no-pager 2>&1 || true
+		in_ns journalctl -u barod --no-pager 2>&1 | tail -n 20 || true
+		bad "boot: barod.service is '$state', not active"
+		return
+	fi
+	ok "boot: barod.service active under systemd $(in_ns systemctl --version | sed -n '1s/systemd \([0-9]*\).*/\1/p') (READY=1)"
+
+	if wait "$udp_pid"; then
+		udp_pid=""
+		ok "boot: $(tail -n 1 "$work/udp.out") on 127.0.0.1:$port"
+	else
+		udp_pid=""
+		bad "boot: $(tail -n 1 "$work/udp.out")"
+	fi
+	wd1=$(in_ns systemctl show -p WatchdogTimestampMonotonic --value barod)
+	sleep 2.2
+	show=$(in_ns systemctl show -p StatusText -p WatchdogUSec \
+		-p WatchdogTimestampMonotonic -p User -p NRestarts barod)
+	wd2=$(printf '%s\n' "$show" | sed -n 's/^WatchdogTimestampMonotonic=//p')
+	status=$(printf '%s\n' "$show" | sed -n 's/^StatusText=//p')
+	n=$(printf '%s\n' "$status" |
+		sed -n 's/^sim: 2\/2 sensors healthy, \([0-9]*\) samples published, 0 dropped$/\1/p')
+	if [ -n "$n" ] && [ "$n" -gt 0 ]; then
+		ok "boot: STATUS=$status"
+	else
+		bad "boot: STATUS='$status'"
+	fi
+	if [ "$wd1" != "$wd2" ] && [ "$wd2" -gt 0 ] &&
+		printf '%s\n' "$show" | grep -qx 'WatchdogUSec=10s'; then
+		ok "boot: WATCHDOG=1 pings (WatchdogSec=10s)"
+	else
+		bad "boot: no watchdog pings ($wd1 then $wd2)"
+	fi
+	# stderr is the journal: "<5>" became PRIORITY=5 (notice), not text.
+	if in_ns journalctl -u barod -p notice..notice -o cat --no-pager |
+		grep -q '^running: 2 simulated baro' &&
+		! in_ns journalctl -u barod -o cat --no-pager | grep -q '^<[0-9]>'; then
+		ok "boot: journal priorities from the <N> prefixes"
+	else
+		in_ns journalctl -u barod -o verbose --no-pager | tail -n 30
+		bad "boot: journal priorities"
+	fi
+	user=$(in_ns ps -o user= -C barod | head -n 1 | tr -d ' ')
+	if [ "$user" = barod ] &&
+		in_ns "$baroctl" -s /run/barod/control status |
+		grep -q '^baro 0 healthy'; then
+		ok "boot: runs as barod; baroctl reaches /run/barod/control"
+	else
+		bad "boot: user '$user' or control socket"
+	fi
+	in_ns systemctl reload barod || true
+	sleep 0.5
+	if in_ns journalctl -u barod -o cat --no-pager | grep -q 'configuration reloaded'; then
+		ok "boot: systemctl reload (SIGHUP)"
+	else
+		bad "boot: reload not logged"
+	fi
+	in_ns systemctl stop barod || true
+	show=$(in_ns systemctl show -p ActiveState -p Result -p ExecMainStatus barod)
+	if printf '%s\n' "$show" | grep -qx 'ActiveState=inactive' &&
+		printf '%s\n' "$show" | grep -qx 'Result=success' &&
+		printf '%s\n' "$show" | grep -qx 'ExecMainStatus=0' &&
+		in_ns test -s /var/lib/barod/record.csv &&
+		[ "$(in_ns stat -c %U /var/lib/barod/record.csv)" = barod ]; then
+		ok "boot: clean stop; recorded to /var/lib/barod (StateDirectory)"
+	else
+		printf '%s\n' "$show"
+		in_ns journalctl -u barod -o cat --no-pager | tail -n 20
+		bad "boot: stop or recording"
+	fi
+}
+
+if [ "$boot" = no ]; then
+	skip "boot: --no-boot"
+elif [ "$(id -u)" -ne 0 ]; then
+	skip "boot: needs root for PID, mount and cgroup namespaces"
+elif [ ! -x /lib/systemd/systemd ] || ! command -v nsenter >/dev/null; then
+	skip "boot: needs /lib/systemd/systemd and nsenter"
+elif [ -z "$(cgroup2_root)" ]; then
+	skip "boot: no cgroup2 hierarchy to give systemd"
+elif ! grep -qw overlay /proc/filesystems; then
+	skip "boot: no overlayfs for a throw-away /etc and /var"
+elif [ ! -d "$sbindir" ]; then
+	skip "boot: $sbindir does not exist to lay the DESTDIR's binary over"
+else
+	boot_check
+	stop_ns
+fi
+
+# ------------------------------------------------------------------ 7
+DESTDIR=$root ninja -C "$build" uninstall >"$work/uninstall.log" 2>&1 || true
+left=""
+if [ -d "$root" ]; then
+	left=$(find "$root" ! -type d)
+fi
+if [ -z "$left" ]; then
+	ok "uninstall: nothing left in DESTDIR"
+else
+	printf '%s\n' "$left"
+	bad "uninstall left files behind"
+fi
+
+echo "check-units: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
