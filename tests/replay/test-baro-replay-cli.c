@@ -242,6 +242,74 @@ test_run_bad_inputs(void **state)
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
+/* The whole bundled set over every bundled log, as the README shows. */
+static void
+test_run_bundled_logs(void **state)
+{
+	(void)state;
+	const char *logs = getenv("LOGS_DIR");
+	const char *names[] = {
+		"ap_copter-3.1.3_px4v2_legacy-ctun-only.bin",
+		"ap_copter-3.4.4-rc1_badajoz_climb.bin",
+		"ap_copter-3.5era_netherlands_short.bin",
+		"ap_copter-3.6.4_fmuv5_high-vibration.bin",
+		"ap_copter-4.6.2_pixhawk4_truncated80k.bin",
+		"px4_cubeorange_bench_2baro.ulg",
+		"px4_fmuv3_flight_rangefinder.ulg",
+		"px4_sitl_hover_barobias.ulg",
+		"mav_arducopter_cmac_2015.tlog",
+		"mav_arduplane-quadplane_sitl.tlog",
+	};
+	enum { NLOGS = sizeof(names) / sizeof(names[0]) };
+	char paths[NLOGS][512];
+	struct stat st;
+	if (!logs || stat(logs, &st) < 0) {
+		fprintf(stderr, "no LOGS_DIR with the bundled logs: skipped\n");
+		skip();
+	}
+	char dir[256], path[512];
+	temp_dir_make(dir, sizeof(dir), "replay-all");
+	const char *argv[8 + NLOGS] = { "baro-replay", "run", "--plots",
+					"none", "--no-timing", "-q", "-o",
+					dir };
+	for (int i = 0; i < NLOGS; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s/%s", logs, names[i]);
+		argv[8 + i] = paths[i];
+	}
+	const char **args = calloc(9 + NLOGS, sizeof(*args));
+	memcpy(args, argv, sizeof(argv));
+	struct program_result r = run_program(tool(), args, NULL);
+	free(args);
+	/* raw cannot detect anything: the default rules fail it. */
+	assert_int_equal(r.status, 1);
+	/* The damaged logs are used up to the damage, and said so. */
+	assert_non_null(strstr(r.err, "truncated80k.bin: offset 81918"));
+	assert_non_null(strstr(r.err, "the 5 samples before it are used"));
+	program_result_free(&r);
+
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	char *json = read_file(path);
+	size_t runs = 0;
+	for (const char *p = json; (p = strstr(p, "\"filter\":")); p++)
+		runs++;
+	/* 12 scenarios apply to logs (truth-step is synthetic only), 13
+	 * to the synthetic stream, 6 built-in filters each. */
+	assert_int_equal(runs, (NLOGS * 12 + 13) * 6);
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	char *csv = read_file(path);
+	char key[256];
+	for (int i = 0; i < NLOGS; i++) {
+		snprintf(key, sizeof(key), "\n%s,freeze,health,", names[i]);
+		assert_non_null(strstr(csv, key));
+	}
+	/* On a real 10 Hz flight the gate flags each injected spike. */
+	assert_close_abs(summary_value(csv, "spike-burst", "gate", "recall"),
+			 1.0, 0.0);
+	free(csv);
+	free(json);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
 int
 main(void)
 {
@@ -250,6 +318,7 @@ main(void)
 		cmocka_unit_test(test_list_and_export_csv_log),
 		cmocka_unit_test(test_run_synthetic_report),
 		cmocka_unit_test(test_run_bad_inputs),
+		cmocka_unit_test(test_run_bundled_logs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
