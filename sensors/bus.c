@@ -67,7 +67,7 @@ baro_bus_open(struct baro_bus *bus, const char *path, char *err,
 	bus->fd = -1;
 	bus->addr = 0;
 	if (strlen(path) >= sizeof(bus->path)) {
-		snprintf(err, errlen, "%s: path too long", path);
+		snprintf(err, errlen, "%.100s: path too long", path);
 		return -ENAMETOOLONG;
 	}
 	strcpy(bus->path, path);

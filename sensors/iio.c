@@ -79,7 +79,7 @@ baro_iio_open(struct baro_iio *io, const char *dir, uint8_t instance,
 	io->instance = instance;
 	io->period_us = 1000000u / (rate_hz ? rate_hz : DEFAULT_RATE_HZ);
 	if (strlen(dir) >= sizeof(io->dir)) {
-		snprintf(err, errlen, "%s: path too long", dir);
+		snprintf(err, errlen, "%.100s: path too long", dir);
 		return -ENAMETOOLONG;
 	}
 	strcpy(io->dir, dir);

@@ -184,7 +184,7 @@ control_open(struct control *ctl, const char *path, unsigned mode,
 	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		ctl->clients[i].src.fd = -1;
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		snprintf(err, errlen, "%s: path too long", path);
+		snprintf(err, errlen, "%.100s: path too long", path);
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, path);
