@@ -17,6 +17,7 @@
 
 #include "log-reader.h"
 #include "../test-util.h"
+#include "byte-buf.h"
 
 /* ------------------------------------------------------------------ */
 /* Writing logs */
@@ -42,13 +43,7 @@ struct kv {
 static void
 put(struct dfb *b, const void *p, size_t n)
 {
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 256;
-		b->buf = realloc(b->buf, b->cap);
-		assert_non_null(b->buf);
-	}
-	memcpy(b->buf + b->n, p, n);
-	b->n += n;
+	byte_buf_append(&b->buf, &b->n, &b->cap, p, n);
 }
 
 static void

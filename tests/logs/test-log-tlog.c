@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../test-util.h"
+#include "byte-buf.h"
 #include "log-reader.h"
 #include "mavlink/mavlink.h"
 #include "util-endian.h"
@@ -38,13 +39,7 @@ tb_init(struct tlog_buf *b)
 static void
 tb_append(struct tlog_buf *b, const void *p, size_t n)
 {
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2 + 256;
-		b->data = realloc(b->data, b->cap);
-		assert_non_null(b->data);
-	}
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
+	byte_buf_append(&b->data, &b->len, &b->cap, p, n);
 }
 
 static void

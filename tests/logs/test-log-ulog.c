@@ -14,6 +14,7 @@
 
 #include "log-reader.h"
 #include "../test-util.h"
+#include "byte-buf.h"
 #include "util-endian.h"
 
 /* ---- building ULog files ---- */
@@ -28,13 +29,7 @@ struct ub {
 static void
 ub_bytes(struct ub *b, const void *p, size_t n)
 {
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 1024;
-		b->buf = realloc(b->buf, b->cap);
-		assert_non_null(b->buf);
-	}
-	memcpy(b->buf + b->n, p, n);
-	b->n += n;
+	byte_buf_append(&b->buf, &b->n, &b->cap, p, n);
 }
 
 static void

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The body of every log reader's fuzz target: read any bytes to the end
+ * or the first error, name every channel a record came from, list the
+ * types, and check the damage counters stay within the input.
+ */
+#ifndef BAROD_FUZZ_LOG_H
+#define BAROD_FUZZ_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fuzz.h"
+#include "logs/log-reader.h"
+
+static void
+fuzz_log_on_type(const char *name, uint64_t count, void *ud)
+{
+	if (!name)
+		__builtin_trap();
+	*(uint64_t *)ud += count;
+}
+
+/* format: a reader's name, or NULL to choose by content. */
+static inline int
+fuzz_log(const uint8_t *data, size_t size, const char *format)
+{
+	struct log_reader r;
+	struct log_record rec;
+	uint64_t types = 0;
+
+	if (log_reader_open_mem(&r, data, size, "fuzz", format) == 0) {
+		while (log_reader_next(&r, &rec) > 0)
+			if (!log_reader_channel_name(&r, rec.channel))
+				__builtin_trap();
+		log_reader_list_types(&r, fuzz_log_on_type, &types);
+		if (r.info.bytes_skipped > size)
+			__builtin_trap();
+	}
+	log_reader_close(&r);
+	return 0;
+}
+
+#endif
