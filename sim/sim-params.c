@@ -106,39 +106,6 @@ sim_param_find(const char *name)
 	return -ENOENT;
 }
 
-/* Levenshtein distance, case-insensitive; names are at most 16 chars
- * but the input is not, so the row is capped and longer input just
- * scores as far away. */
-static size_t
-edit_distance(const char *a, const char *b)
-{
-	enum { MAXLEN = 64 };
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[MAXLEN + 1];
-
-	if (la > MAXLEN || lb > MAXLEN)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			int same = toupper((unsigned char)a[i - 1]) ==
-				   toupper((unsigned char)b[j - 1]);
-			size_t best = diag + (same ? 0 : 1);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 const char *
 sim_param_closest(const char *name)
 {
@@ -146,7 +113,7 @@ sim_param_closest(const char *name)
 	size_t best_d = SIZE_MAX;
 
 	for (size_t i = 0; i < N_PARAMS; i++) {
-		size_t d = edit_distance(name, params[i].name);
+		size_t d = str_edit_distance(name, params[i].name, true);
 		if (d < best_d) {
 			best_d = d;
 			best = params[i].name;

@@ -67,3 +67,35 @@ str_errorf(char *err, size_t errlen, int rc, const char *fmt, ...)
 	va_end(ap);
 	return rc;
 }
+
+size_t
+str_edit_distance(const char *a, const char *b, bool ignore_case)
+{
+	enum { MAXLEN = 64 };
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[MAXLEN + 1];
+
+	if (la > MAXLEN || lb > MAXLEN)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			unsigned char ca = (unsigned char)a[i - 1];
+			unsigned char cb = (unsigned char)b[j - 1];
+			bool same = ignore_case ? toupper(ca) == toupper(cb)
+						: ca == cb;
+			size_t best = diag + (same ? 0 : 1);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}

@@ -3,6 +3,7 @@
 #ifndef BAROD_UTIL_STRINGS_H
 #define BAROD_UTIL_STRINGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,14 @@ str_to_u64(const char *s, uint64_t *out);
 /* A whole-string strtod() (C locale): 0 or -EINVAL / -ERANGE. */
 int
 str_to_double(const char *s, double *out);
+
+/*
+ * Levenshtein distance of two short names, for "did you mean" hints
+ * (ASCII case folded when ignore_case).  Names longer than 64 bytes score
+ * SIZE_MAX: as far away as can be, without a larger table.
+ */
+size_t
+str_edit_distance(const char *a, const char *b, bool ignore_case);
 
 /*
  * Format a message into err (errlen bytes) and return rc: the one-line

@@ -149,34 +149,6 @@ threshold_glob_match(const char *pat, const char *s)
 	return *pat == '\0';
 }
 
-/* Edit distance of two short names, for "did you mean". */
-static size_t
-distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[THRESHOLD_NAME_MAX + 1];
-
-	if (la > THRESHOLD_NAME_MAX || lb > THRESHOLD_NAME_MAX)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 static bool
 valid_metric_name(const char *s)
 {
@@ -200,7 +172,7 @@ check_metric(struct parser *p, const char *m)
 	for (size_t i = 0; i < p->n_known; i++) {
 		if (strcmp(p->known[i].name, m) == 0)
 			return 0;
-		size_t d = distance(p->known[i].name, m);
+		size_t d = str_edit_distance(p->known[i].name, m, false);
 		if (d < best) {
 			best = d;
 			at = i;
