@@ -5,6 +5,10 @@
  * The chip id, error and status registers sit right before the data
  * (0x00..0x09), so one 10-byte burst per sample checks the chip's
  * identity and health along with reading it.
+ *
+ * Data-ready leaves the interrupt unlatched: the pin then pulses (about
+ * 2.5 ms) with every result, so no INT_STATUS read is needed per sample
+ * and a missed edge cannot leave the line stuck active.
  */
 #include "bmp388.h"
 
@@ -138,7 +142,7 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	    char *err, size_t errlen)
 {
 	struct baro_bus *bus = dev->bus;
-	uint8_t raw[BMP388_CALIB_LEN], id, status = 0, e, back[3];
+	uint8_t raw[BMP388_CALIB_LEN], id, status = 0, e, back[5];
 	struct bmp388_nvm nvm;
 	int ret;
 
@@ -208,8 +212,17 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	chip->pwr_ctrl = BMP388_PWR_PRESS_EN | BMP388_PWR_TEMP_EN |
 			 (forced ? BMP388_MODE_SLEEP : BMP388_MODE_NORMAL);
 	chip->period_us = forced ? need : 5000u << odr;
+	uint8_t int_ctrl = (uint8_t)(BMP388_INT_DRDY_EN |
+				     (cfg->drdy == BARO_DRDY_ACTIVE_HIGH ?
+					      BMP388_INT_LEVEL_HIGH : 0) |
+				     (cfg->drdy_open_drain ? BMP388_INT_OD : 0));
 
-	if ((ret = baro_bus_write_reg(bus, BMP388_REG_OSR,
+	/* The pin is set up before measuring starts, so the first result
+	 * already signals. */
+	if ((cfg->drdy != BARO_DRDY_OFF &&
+	     (ret = baro_bus_write_reg(bus, BMP388_REG_INT_CTRL, int_ctrl, err,
+				       errlen)) < 0) ||
+	    (ret = baro_bus_write_reg(bus, BMP388_REG_OSR,
 				      (uint8_t)(osr_t << 3 | osr_p), err,
 				      errlen)) < 0 ||
 	    (ret = baro_bus_write_reg(bus, BMP388_REG_ODR, (uint8_t)odr, err,
@@ -219,7 +232,7 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	    (ret = baro_bus_write_reg(bus, BMP388_REG_PWR_CTRL, chip->pwr_ctrl,
 				      err, errlen)) < 0 ||
 	    (ret = baro_bus_read_reg(bus, BMP388_REG_ERR, &e, err, errlen)) < 0 ||
-	    (ret = baro_bus_read_block(bus, BMP388_REG_PWR_CTRL, back,
+	    (ret = baro_bus_read_block(bus, BMP388_REG_INT_CTRL, back,
 				       sizeof(back), err, errlen)) < 0)
 		return ret;
 	if (e & BMP388_ERR_CONF) {
@@ -228,11 +241,15 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 			 1u << osr_t, odr);
 		return -EINVAL;
 	}
-	if (back[0] != chip->pwr_ctrl || back[1] != (osr_t << 3 | osr_p) ||
-	    back[2] != odr) {
+	/* back: INT_CTRL (left as the reset set it without data-ready),
+	 * IF_CONF, PWR_CTRL, OSR, ODR. */
+	if ((cfg->drdy != BARO_DRDY_OFF && back[0] != int_ctrl) ||
+	    back[2] != chip->pwr_ctrl ||
+	    back[3] != (osr_t << 3 | osr_p) || back[4] != odr) {
 		snprintf(err, errlen, "%s 0x%02x: settings did not stick "
-			 "(pwr_ctrl 0x%02x osr 0x%02x odr 0x%02x)", bus->path,
-			 dev->addr, back[0], back[1], back[2]);
+			 "(int_ctrl 0x%02x pwr_ctrl 0x%02x osr 0x%02x odr "
+			 "0x%02x)", bus->path, dev->addr, back[0], back[2],
+			 back[3], back[4]);
 		return -EIO;
 	}
 
@@ -325,4 +342,5 @@ const struct baro_driver baro_driver_bmp388 = {
 	.read = bmp388_read,
 	.period_us = bmp388_period_us,
 	.fini = baro_dev_free_priv,
+	.drdy_caps = BARO_DRDY_CAP_PIN | BARO_DRDY_CAP_OPEN_DRAIN,
 };

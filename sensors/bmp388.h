@@ -16,6 +16,8 @@
 #define BMP388_REG_ERR 0x02
 #define BMP388_REG_STATUS 0x03
 #define BMP388_REG_DATA 0x04	/* press xlsb, lsb, msb, temp xlsb, lsb, msb */
+#define BMP388_REG_INT_STATUS 0x11	/* cleared by reading */
+#define BMP388_REG_INT_CTRL 0x19
 #define BMP388_REG_PWR_CTRL 0x1b
 #define BMP388_REG_OSR 0x1c
 #define BMP388_REG_ODR 0x1d
@@ -31,6 +33,11 @@
 #define BMP388_STATUS_CMD_RDY 0x10
 #define BMP388_STATUS_DRDY_PRESS 0x20
 #define BMP388_STATUS_DRDY_TEMP 0x40
+#define BMP388_INT_STATUS_DRDY 0x08
+#define BMP388_INT_OD 0x01		/* open-drain, else push-pull */
+#define BMP388_INT_LEVEL_HIGH 0x02	/* active high (the reset value) */
+#define BMP388_INT_LATCH 0x04	/* held until INT_STATUS is read */
+#define BMP388_INT_DRDY_EN 0x40
 #define BMP388_PWR_PRESS_EN 0x01
 #define BMP388_PWR_TEMP_EN 0x02
 #define BMP388_MODE_SLEEP 0x00

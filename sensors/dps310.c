@@ -7,7 +7,7 @@
  * identity and settings.  Background (normal) mode measures pressure and
  * temperature continuously at one rate; forced mode runs one measurement
  * per start, pressure each time and temperature every TEMP_EVERY-th
- * (a temperature slot reads -EAGAIN).
+ * (a temperature slot reads -EAGAIN and starts the pressure itself).
  *
  * DPS310 and SPL06-001 answer the same chip id at the same addresses, and
  * nothing documented tells them apart, so they are two drivers: "dps310"
@@ -265,6 +265,15 @@ dps310_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	/* Results wider than 24 bits above x8 need the shift. */
 	chip->cfg_reg = (uint8_t)((osr_p > 3 ? DPS310_CFG_P_SHIFT : 0) |
 				  (osr_t > 3 ? DPS310_CFG_T_SHIFT : 0));
+	/* Data-ready comes out on SDO (I2C only), push-pull, held until
+	 * INT_STS is read, which every sample's burst does.  In background
+	 * mode a pressure result is what makes a new sample; one-shot
+	 * conversions alternate, so both kinds signal there. */
+	if (cfg->drdy != BARO_DRDY_OFF)
+		chip->cfg_reg |= (uint8_t)(DPS310_CFG_INT_PRS |
+					   (forced ? DPS310_CFG_INT_TMP : 0) |
+					   (cfg->drdy == BARO_DRDY_ACTIVE_HIGH ?
+						    DPS310_CFG_INT_HL : 0));
 
 	if ((ret = baro_bus_write_reg(bus, DPS310_REG_PRS_CFG, chip->prs_cfg, err,
 				      errlen)) < 0 ||
@@ -363,11 +372,18 @@ dps310_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 			return -EAGAIN;
 		}
 		if (chip->pending == DPS310_MEAS_TMP) {
-			chip->pending = 0;
 			chip->raw_t = raw_t;
 			chip->have_t = true;
+			/* The pressure this temperature is for starts here:
+			 * callers start conversions after samples only, and
+			 * this read gave none. */
+			ret = baro_bus_write_reg(dev->bus, DPS310_REG_MEAS_CFG,
+						 DPS310_MEAS_PRS, err, errlen);
+			chip->pending = ret < 0 ? 0 : DPS310_MEAS_PRS;
+			if (ret < 0)
+				return ret;
 			snprintf(err, errlen, "%s 0x%02x: temperature measurement, "
-				 "pressure next", path, dev->addr);
+				 "pressure started", path, dev->addr);
 			return -EAGAIN;
 		}
 		chip->pending = 0;
@@ -408,6 +424,7 @@ const struct baro_driver baro_driver_dps310 = {
 	.read = dps310_read,
 	.period_us = dps310_period_us,
 	.fini = baro_dev_free_priv,
+	.drdy_caps = BARO_DRDY_CAP_PIN,
 };
 
 /* Same id, same addresses: chosen by name, never by a scan. */
@@ -422,4 +439,5 @@ const struct baro_driver baro_driver_spl06 = {
 	.read = dps310_read,
 	.period_us = dps310_period_us,
 	.fini = baro_dev_free_priv,
+	.drdy_caps = BARO_DRDY_CAP_PIN,
 };

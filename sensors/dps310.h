@@ -36,6 +36,11 @@
 #define DPS310_MEAS_PRS 0x01		/* one pressure measurement */
 #define DPS310_MEAS_TMP 0x02		/* one temperature measurement */
 #define DPS310_MEAS_CONT_BOTH 0x07
+#define DPS310_CFG_INT_HL 0x80	/* interrupt active high */
+#define DPS310_CFG_INT_TMP 0x20	/* interrupt on a temperature result */
+#define DPS310_CFG_INT_PRS 0x10	/* interrupt on a pressure result */
+#define DPS310_INT_STS_PRS 0x01
+#define DPS310_INT_STS_TMP 0x02
 #define DPS310_CFG_T_SHIFT 0x08
 #define DPS310_CFG_P_SHIFT 0x04
 

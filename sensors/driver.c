@@ -46,10 +46,41 @@ baro_dev_open(struct baro_dev *dev, const struct baro_driver *drv,
 	if (ret < 0)
 		return ret;
 	dev->variant = ret;
+	char what[BARO_BUS_PATH_MAX + 48];
+	snprintf(what, sizeof(what), "%s %s 0x%02x", drv->variant_name(ret),
+		 bus->path, addr);
+	if ((ret = baro_drdy_check(drv, what, cfg, err, errlen)) < 0)
+		return ret;
 	ret = drv->init(dev, cfg, err, errlen);
 	if (ret < 0)
 		baro_dev_close(dev);
 	return ret;
+}
+
+int
+baro_drdy_check(const struct baro_driver *drv, const char *what,
+		const struct baro_sensor_config *cfg, char *err, size_t errlen)
+{
+	char name[64];
+
+	if (what == NULL) {
+		snprintf(name, sizeof(name), "the %s driver's chips", drv->name);
+		what = name;
+	}
+	if (cfg->drdy == BARO_DRDY_OFF)
+		return 0;
+	if (!(drv->drdy_caps & BARO_DRDY_CAP_PIN)) {
+		snprintf(err, errlen, "%s: no data-ready pin, so drdy cannot "
+			 "work (leave it out: barod then reads on a timer)",
+			 what);
+		return -EOPNOTSUPP;
+	}
+	if (cfg->drdy_open_drain && !(drv->drdy_caps & BARO_DRDY_CAP_OPEN_DRAIN)) {
+		snprintf(err, errlen, "%s: the interrupt pin is push-pull only "
+			 "(drdy_drive = open-drain cannot be set)", what);
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 void

@@ -15,6 +15,7 @@
 #ifndef BAROD_SENSORS_DRIVER_H
 #define BAROD_SENSORS_DRIVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,14 @@ enum baro_mode {
 	BARO_MODE_FORCED,
 };
 
+/* The chip's interrupt pin as a data-ready output.  Off unless a GPIO
+ * line listens to it: a pin nobody reads is left as the reset set it. */
+enum baro_drdy {
+	BARO_DRDY_OFF,
+	BARO_DRDY_ACTIVE_HIGH,	/* the usual: push-pull, rising edge */
+	BARO_DRDY_ACTIVE_LOW,	/* for lines shared or pulled up */
+};
+
 /* Per-sensor settings.  Zero means "the driver's default" for every
  * field, so a zeroed struct is a valid configuration. */
 struct baro_sensor_config {
@@ -37,7 +46,13 @@ struct baro_sensor_config {
 	uint32_t rate_hz;	/* wanted sample rate, 0 = as fast as the
 				 * oversampling allows */
 	enum baro_mode mode;
+	enum baro_drdy drdy;
+	bool drdy_open_drain;	/* else push-pull */
 };
+
+/* What a family's interrupt pin can do (struct baro_driver.drdy_caps). */
+#define BARO_DRDY_CAP_PIN 0x1u		/* data-ready, either level */
+#define BARO_DRDY_CAP_OPEN_DRAIN 0x2u
 
 struct baro_driver;
 
@@ -77,6 +92,9 @@ struct baro_driver {
 	 * results: the configured rate, never below the conversion time. */
 	uint32_t (*period_us)(const struct baro_dev *dev);
 	void (*fini)(struct baro_dev *dev);
+	/* BARO_DRDY_CAP_*; 0: the chips have no data-ready pin, and init
+	 * is never asked for one. */
+	unsigned drdy_caps;
 };
 
 /* One per family file. */
@@ -132,7 +150,15 @@ extern const struct baro_driver *const baro_drivers[];
 
 const struct baro_driver *baro_driver_find(const char *name);
 
-/* probe + init: dev is ready to start/read on success. */
+/* Can drv's chips give cfg's data-ready pin?  0, or -EOPNOTSUPP with a
+ * message naming what (the chip's name, or the driver's when what is
+ * NULL) and the setting it lacks. */
+int baro_drdy_check(const struct baro_driver *drv, const char *what,
+		    const struct baro_sensor_config *cfg, char *err,
+		    size_t errlen);
+
+/* probe + init: dev is ready to start/read on success.  A data-ready
+ * setting the chip found cannot give is -EOPNOTSUPP, before any write. */
 int baro_dev_open(struct baro_dev *dev, const struct baro_driver *drv,
 		  struct baro_bus *bus, uint8_t addr,
 		  const struct baro_sensor_config *cfg, char *err,

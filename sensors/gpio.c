@@ -174,8 +174,10 @@ request_line(struct baro_gpio *g, struct gpiod_line_settings *ls,
 
 int
 baro_gpio_open_drdy(struct baro_gpio *g, const char *spec,
-		    const char *consumer, char *err, size_t errlen)
+		    const char *consumer, bool falling, bool pull_up,
+		    char *err, size_t errlen)
 {
+	const char *what = falling ? "falling edges" : "rising edges";
 	int ret = find_line(g, spec, err, errlen);
 	struct gpiod_line_settings *ls;
 
@@ -183,15 +185,19 @@ baro_gpio_open_drdy(struct baro_gpio *g, const char *spec,
 		return ret;
 	ls = gpiod_line_settings_new();
 	if (ls == NULL)
-		return request_failed(g, spec, "rising edges", err, errlen);
+		return request_failed(g, spec, what, err, errlen);
 	gpiod_line_settings_set_direction(ls, GPIOD_LINE_DIRECTION_INPUT);
-	gpiod_line_settings_set_edge_detection(ls, GPIOD_LINE_EDGE_RISING);
+	gpiod_line_settings_set_edge_detection(ls, falling ?
+						       GPIOD_LINE_EDGE_FALLING :
+						       GPIOD_LINE_EDGE_RISING);
+	if (pull_up)
+		gpiod_line_settings_set_bias(ls, GPIOD_LINE_BIAS_PULL_UP);
 	/* The same clock as the samples' time_us. */
 	gpiod_line_settings_set_event_clock(ls, GPIOD_LINE_CLOCK_MONOTONIC);
 	g->line = request_line(g, ls, consumer);
 	g->events = gpiod_edge_event_buffer_new(1);
 	if (g->line == NULL || g->events == NULL)
-		return request_failed(g, spec, "rising edges", err, errlen);
+		return request_failed(g, spec, what, err, errlen);
 	g->fd = gpiod_line_request_get_fd(g->line);
 	return 0;
 }
@@ -271,14 +277,22 @@ baro_gpio_close(struct baro_gpio *g)
 
 int
 baro_gpio_open_drdy(struct baro_gpio *g, const char *spec,
-		    const char *consumer, char *err, size_t errlen)
+		    const char *consumer, bool falling, bool pull_up,
+		    char *err, size_t errlen)
 {
+	const int flags = pull_up ? GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP : 0;
 	int ret = find_line(g, spec, err, errlen);
 
 	if (ret < 0)
 		return ret;
-	if (gpiod_line_request_rising_edge_events(g->line, consumer) < 0)
-		return request_failed(g, spec, "rising edges", err, errlen);
+	ret = falling ? gpiod_line_request_falling_edge_events_flags(
+				g->line, consumer, flags) :
+			gpiod_line_request_rising_edge_events_flags(
+				g->line, consumer, flags);
+	if (ret < 0)
+		return request_failed(g, spec, falling ? "falling edges" :
+							 "rising edges",
+				      err, errlen);
 	g->fd = gpiod_line_event_get_fd(g->line);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #ifndef BAROD_SENSORS_GPIO_H
 #define BAROD_SENSORS_GPIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,9 +33,12 @@ struct baro_gpio {
 int baro_gpio_parse_spec(const char *spec, char *chip, size_t chip_len,
 			 char *line, size_t line_len);
 
-/* Requests spec as an input reporting rising edges. */
+/* Requests spec as an input reporting the edges that start a chip's
+ * data-ready signal: rising, or falling for an active-low pin; pull_up
+ * biases the line for an open-drain pin (and is 0 for push-pull). */
 int baro_gpio_open_drdy(struct baro_gpio *g, const char *spec,
-			const char *consumer, char *err, size_t errlen);
+			const char *consumer, bool falling, bool pull_up,
+			char *err, size_t errlen);
 
 /* The next edge's kernel timestamp (CLOCK_MONOTONIC, ns): 0, -EAGAIN when
  * none is waiting, or another negative errno. */

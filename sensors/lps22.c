@@ -8,6 +8,9 @@
  * and data; the id and the control registers are re-read every
  * CHECK_EVERY samples, which is how an unplug and replug (settings back
  * to power-down) or another chip is noticed.
+ *
+ * Data-ready: the INT_DRDY pin follows P_DA, so reading the data (which
+ * every sample does) ends it.
  */
 #include "lps22.h"
 
@@ -78,6 +81,7 @@ lps22_odr_code(enum lps22_variant v, uint32_t rate_hz)
 struct lps22 {
 	uint8_t who;
 	uint8_t ctrl1;		/* as written */
+	uint8_t ctrl2, ctrl3;	/* as written, ONE_SHOT aside */
 	unsigned reads;
 	bool started;		/* one-shot: a conversion was asked for */
 	uint32_t period_us;
@@ -114,7 +118,7 @@ lps22_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 {
 	struct baro_bus *bus = dev->bus;
 	enum lps22_variant v = (enum lps22_variant)dev->variant;
-	uint8_t id, ctrl2 = LPS22_CTRL2_SWRESET, back[2];
+	uint8_t id, ctrl2 = LPS22_CTRL2_SWRESET, back[3];
 	int ret;
 
 	struct lps22 *chip = calloc(1, sizeof(*chip));
@@ -167,15 +171,38 @@ lps22_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	uint32_t want = cfg->rate_hz ? 1000000u / cfg->rate_hz : 0;
 	chip->period_us = forced ? (want > need ? want : need) : 1000000u / hz;
 
-	if ((ret = baro_bus_write_reg(bus, LPS22_REG_CTRL1, chip->ctrl1, err,
+	bool hh = v == LPS22_VARIANT_HH, low = cfg->drdy == BARO_DRDY_ACTIVE_LOW;
+	chip->ctrl2 = LPS22_CTRL2_IF_ADD_INC;
+	chip->ctrl3 = 0;
+	if (cfg->drdy != BARO_DRDY_OFF) {
+		chip->ctrl3 = LPS22_CTRL3_DRDY;
+		if (hh)
+			chip->ctrl2 |= (uint8_t)((low ? LPS22HH_CTRL2_INT_H_L : 0) |
+						 (cfg->drdy_open_drain ?
+							  LPS22HH_CTRL2_PP_OD : 0));
+		else
+			chip->ctrl3 |= (uint8_t)((low ? LPS22HB_CTRL3_INT_H_L : 0) |
+						 (cfg->drdy_open_drain ?
+							  LPS22HB_CTRL3_PP_OD : 0));
+	}
+
+	/* The pin before the output rate, which starts conversions. */
+	if ((cfg->drdy != BARO_DRDY_OFF &&
+	     ((ret = baro_bus_write_reg(bus, LPS22_REG_CTRL2, chip->ctrl2, err,
+					errlen)) < 0 ||
+	      (ret = baro_bus_write_reg(bus, LPS22_REG_CTRL3, chip->ctrl3, err,
+					errlen)) < 0)) ||
+	    (ret = baro_bus_write_reg(bus, LPS22_REG_CTRL1, chip->ctrl1, err,
 				      errlen)) < 0 ||
 	    (ret = baro_bus_read_block(bus, LPS22_REG_CTRL1, back, sizeof(back),
 				       err, errlen)) < 0)
 		return ret;
-	if (back[0] != chip->ctrl1 || !(back[1] & LPS22_CTRL2_IF_ADD_INC)) {
+	if (back[0] != chip->ctrl1 || !(back[1] & LPS22_CTRL2_IF_ADD_INC) ||
+	    (cfg->drdy != BARO_DRDY_OFF &&
+	     (back[1] != chip->ctrl2 || back[2] != chip->ctrl3))) {
 		snprintf(err, errlen, "%s 0x%02x: settings did not stick "
-			 "(ctrl1 0x%02x ctrl2 0x%02x)", bus->path, dev->addr,
-			 back[0], back[1]);
+			 "(ctrl1 0x%02x ctrl2 0x%02x ctrl3 0x%02x)", bus->path,
+			 dev->addr, back[0], back[1], back[2]);
 		return -EIO;
 	}
 	dev->config.osr_p = 1;
@@ -195,8 +222,8 @@ lps22_start(struct baro_dev *dev, char *err, size_t errlen)
 	int ret = baro_bus_select(dev->bus, dev->addr, err, errlen);
 	if (ret < 0 ||
 	    (ret = baro_bus_write_reg(dev->bus, LPS22_REG_CTRL2,
-				      LPS22_CTRL2_IF_ADD_INC | LPS22_CTRL2_ONE_SHOT,
-				      err, errlen)) < 0)
+				      chip->ctrl2 | LPS22_CTRL2_ONE_SHOT, err,
+				      errlen)) < 0)
 		return ret;
 	chip->started = true;
 	return 0;
@@ -206,7 +233,7 @@ lps22_start(struct baro_dev *dev, char *err, size_t errlen)
 static int
 check_chip(struct baro_dev *dev, struct lps22 *chip, char *err, size_t errlen)
 {
-	uint8_t b[3];
+	uint8_t b[4];	/* WHO_AM_I, CTRL_REG1..3 */
 	int ret = baro_bus_read_block(dev->bus, LPS22_REG_WHO_AM_I, b, sizeof(b),
 				      err, errlen);
 
@@ -217,9 +244,16 @@ check_chip(struct baro_dev *dev, struct lps22 *chip, char *err, size_t errlen)
 			 dev->bus->path, dev->addr, chip->who, b[0]);
 		return -ENODEV;
 	}
-	if (b[1] != chip->ctrl1) {
-		snprintf(err, errlen, "%s 0x%02x: settings lost (ctrl1 0x%02x), "
-			 "chip reset?", dev->bus->path, dev->addr, b[1]);
+	/* CTRL_REG2's self-clearing bits aside; the pin's registers only
+	 * when barod set them (left alone, they are the reset's). */
+	const uint8_t self_clearing = LPS22_CTRL2_BOOT | LPS22_CTRL2_SWRESET |
+				      LPS22_CTRL2_ONE_SHOT;
+	if (b[1] != chip->ctrl1 ||
+	    (dev->config.drdy != BARO_DRDY_OFF &&
+	     ((b[2] & ~self_clearing) != chip->ctrl2 || b[3] != chip->ctrl3))) {
+		snprintf(err, errlen, "%s 0x%02x: settings lost (ctrl1 0x%02x "
+			 "ctrl2 0x%02x ctrl3 0x%02x), chip reset?",
+			 dev->bus->path, dev->addr, b[1], b[2], b[3]);
 		return -EIO;
 	}
 	return 0;
@@ -284,4 +318,5 @@ const struct baro_driver baro_driver_lps22 = {
 	.read = lps22_read,
 	.period_us = lps22_period_us,
 	.fini = baro_dev_free_priv,
+	.drdy_caps = BARO_DRDY_CAP_PIN | BARO_DRDY_CAP_OPEN_DRAIN,
 };

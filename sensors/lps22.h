@@ -15,6 +15,7 @@
 #define LPS22_REG_WHO_AM_I 0x0f
 #define LPS22_REG_CTRL1 0x10
 #define LPS22_REG_CTRL2 0x11
+#define LPS22_REG_CTRL3 0x12
 #define LPS22_REG_STATUS 0x27
 #define LPS22_REG_PRESS_XL 0x28	/* XL, L, H, then TEMP L, H */
 
@@ -26,6 +27,14 @@
 #define LPS22_CTRL2_IF_ADD_INC 0x10
 #define LPS22_CTRL2_SWRESET 0x04
 #define LPS22_CTRL2_ONE_SHOT 0x01
+/* The INT_DRDY pin: enabled in CTRL_REG3 on both chips; its level and
+ * drive sit in CTRL_REG3 on the HB, in CTRL_REG2 on the HH.  Reset:
+ * push-pull, active high. */
+#define LPS22_CTRL3_DRDY 0x04
+#define LPS22HB_CTRL3_INT_H_L 0x80	/* active low */
+#define LPS22HB_CTRL3_PP_OD 0x40	/* open-drain */
+#define LPS22HH_CTRL2_INT_H_L 0x40
+#define LPS22HH_CTRL2_PP_OD 0x20
 #define LPS22_STATUS_P_DA 0x01
 #define LPS22_STATUS_T_DA 0x02
 

@@ -399,13 +399,10 @@ reload(struct daemon *d)
 	}
 	(void)open_outputs(d, &fresh);
 
-	/* Sensors hold buses and GPIO lines; changing them live is not
-	 * worth the risk of losing a working one to a typo. */
-	if (next.n_sensors != d->cfg.n_sensors ||
-	    memcmp(next.sensors, d->cfg.sensors, sizeof(next.sensors)) != 0)
-		log_msg(&d->log, LOG_LEVEL_WARNING,
-			"reload: [sensor] changes take effect when barod "
-			"restarts");
+	/* Only the sensors whose sections changed are reopened: a working
+	 * one is not lost to an edit elsewhere. */
+	if (d->cfg.source == CONFIG_SOURCE_HARDWARE)
+		daemon_hw_reload(d, &next);
 	d->ps.sysid = next.sysid;
 	d->ps.compid = next.compid;
 	d->cfg = next;

@@ -586,6 +586,31 @@ section_sensor(struct parse *p, const char *name, const char *key,
 				    "CHIPLABEL:LINENAME (gpiodetect and "
 				    "gpioinfo show them)", key, value);
 		strcpy(dst, value);
+		/* The chip drives its pin as drdy_active says, high unless
+		 * told otherwise. */
+		if (key[0] == 'd' && set->drdy == BARO_DRDY_OFF)
+			set->drdy = BARO_DRDY_ACTIVE_HIGH;
+	} else if (strcmp(key, "drdy_active") == 0) {
+		if (strcmp(value, "high") == 0)
+			set->drdy = BARO_DRDY_ACTIVE_HIGH;
+		else if (strcmp(value, "low") == 0)
+			set->drdy = BARO_DRDY_ACTIVE_LOW;
+		else
+			return fail(p, -EINVAL, "drdy_active = '%s': expected "
+				    "high or low", value);
+	} else if (strcmp(key, "drdy_drive") == 0) {
+		if (strcmp(value, "push-pull") == 0)
+			set->drdy_open_drain = false;
+		else if (strcmp(value, "open-drain") == 0)
+			set->drdy_open_drain = true;
+		else
+			return fail(p, -EINVAL, "drdy_drive = '%s': expected "
+				    "push-pull or open-drain", value);
+	} else if (strcmp(key, "power_off_ms") == 0) {
+		if (parse_uint_range(value, 1, 60000, &v) < 0)
+			return fail(p, -EINVAL, "power_off_ms = '%s': expected "
+				    "1 to 60000", value);
+		s->power_off_ms = (unsigned)v;
 	} else {
 		return fail(p, -EINVAL, "unknown key '%s' in [sensor %s]", key,
 			    name);
@@ -674,6 +699,20 @@ check_sensors(struct parse *p)
 		if (!s->iio[0] && (!s->bus[0] || !s->address))
 			return fail(p, -EINVAL, "[sensor %s] needs bus and "
 				    "address (or iio)", s->name);
+		if (!s->drdy[0] && (s->settings.drdy != BARO_DRDY_OFF ||
+				    s->settings.drdy_open_drain))
+			return fail(p, -EINVAL, "[sensor %s]: drdy_active and "
+				    "drdy_drive set up a drdy line, and there "
+				    "is none", s->name);
+		if (!s->power[0] && s->power_off_ms)
+			return fail(p, -EINVAL, "[sensor %s]: power_off_ms "
+				    "needs a power line", s->name);
+		char why[160];
+		if (s->driver[0] &&
+		    baro_drdy_check(baro_driver_find(s->driver), NULL,
+				    &s->settings, why, sizeof(why)) < 0)
+			return fail(p, -EINVAL, "[sensor %s]: drdy: %s", s->name,
+				    why);
 		if (s->instance < 0)
 			continue;
 		if (taken[s->instance])

@@ -14,8 +14,8 @@
  *   [output NAME]      type = udp-client | udp-server | serial, address,
  *                      device, baud, and per-output *_hz overrides
  *   [sensor NAME]      hardware mode: bus + address (or iio), driver,
- *                      osr_p, osr_t, iir, rate_hz, mode, instance, drdy,
- *                      power
+ *                      osr_p, osr_t, iir, rate_hz, mode, instance, drdy
+ *                      (drdy_active, drdy_drive), power (power_off_ms)
  */
 #ifndef BAROD_CONFIG_H
 #define BAROD_CONFIG_H
@@ -69,6 +69,8 @@ struct config_sensor {
 	char iio[256];			/* sysfs device directory, or "" */
 	char drdy[CONFIG_LINE_MAX];	/* CHIPLABEL:LINENAME, or "" */
 	char power[CONFIG_LINE_MAX];	/* CHIPLABEL:LINENAME, or "" */
+	unsigned power_off_ms;		/* a power cycle's off time; 0 =
+					 * barod's default */
 };
 
 enum output_type {

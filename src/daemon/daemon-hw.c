@@ -19,10 +19,20 @@
  * bus file and retries probe + init (calibration reloaded) after 10 ms,
  * doubling up to 500 ms, so a returning sensor is back within about half
  * a second plus one period.  With a power line, every fourth failed
- * attempt switches the sensor off for 100 ms first.  Each change of
- * state is logged once; a failing sensor adds one summary line every
- * 10 s, never one per attempt.  Other sensors have their own timers and
- * are not affected.
+ * attempt switches the sensor off for power_off_ms (100 ms unless
+ * configured) first.  Each change of state is logged once; a failing
+ * sensor adds one summary line every 10 s, never one per attempt.  Other
+ * sensors have their own timers and are not affected.
+ *
+ * Data-ready: the chip is told to drive its pin (the driver's init, from
+ * the [sensor] settings), and the line is requested for the edge that
+ * starts the signal (falling for an active-low pin, with the pull-up an
+ * open-drain pin needs).  A chip without a pin is a configuration error
+ * at start-up, not something to retry.
+ *
+ * SIGHUP: a sensor whose section did not change keeps running untouched;
+ * the others are closed and the new or changed ones opened as at
+ * start-up.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,7 +49,7 @@
 /* Bounds the time from a sensor's return to its first sample. */
 #define BACKOFF_MAX_MS 500u
 #define POWER_CYCLE_EVERY 4u
-#define POWER_OFF_MS 100u
+#define POWER_OFF_MS 100u	/* unless [sensor] power_off_ms says */
 /* Long enough for every supported chip's power-on reset. */
 #define POWER_SETTLE_MS 20u
 #define SUMMARY_EVERY_US 10000000u
@@ -252,11 +262,14 @@ attempt(struct hw_sensor *s)
 	}
 	if (s->power.chip != NULL && s->attempts % POWER_CYCLE_EVERY == 0 &&
 	    baro_gpio_set(&s->power, 0, err, sizeof(err)) == 0) {
+		const unsigned off_ms = s->cfg.power_off_ms ? s->cfg.power_off_ms
+							    : POWER_OFF_MS;
+
 		s->power_cycles++;
-		log_msg(&d->log, LOG_LEVEL_INFO, "sensor %s: power cycle",
-			s->cfg.name);
+		log_msg(&d->log, LOG_LEVEL_INFO, "sensor %s: power cycle, "
+			"%u ms off", s->cfg.name, off_ms);
 		s->state = HW_POWER_OFF;
-		arm(s, POWER_OFF_MS * 1000u, 0);
+		arm(s, (uint64_t)off_ms * 1000u, 0);
 		return;
 	}
 	if (s->backoff_ms < BACKOFF_MAX_MS)
@@ -334,8 +347,11 @@ open_lines(struct hw_sensor *s, char *err, size_t errlen)
 			return ret;
 	}
 	if (s->cfg.drdy[0]) {
-		ret = baro_gpio_open_drdy(&s->drdy, s->cfg.drdy, consumer, err,
-					  errlen);
+		const struct baro_sensor_config *set = &s->cfg.settings;
+
+		ret = baro_gpio_open_drdy(&s->drdy, s->cfg.drdy, consumer,
+					  set->drdy == BARO_DRDY_ACTIVE_LOW,
+					  set->drdy_open_drain, err, errlen);
 		if (ret < 0)
 			return ret;
 		s->edge = (struct event_source){ .fd = s->drdy.fd,
@@ -353,47 +369,80 @@ open_lines(struct hw_sensor *s, char *err, size_t errlen)
 	return 0;
 }
 
-int
-daemon_hw_open(struct daemon *d, char *err, size_t errlen)
+/* Timer, lines and a first attach for the sensor c into s, which counts
+ * in d->n_hw from the start so that close_sensor() undoes any part.
+ * Errors are only what a retry cannot fix: a GPIO line that does not
+ * exist, a data-ready pin the chip lacks. */
+static int
+open_sensor(struct daemon *d, struct hw_sensor *s,
+	    const struct config_sensor *c, char *err, size_t errlen)
 {
 	char why[256];
 	int ret;
 
-	for (size_t i = 0; i < d->cfg.n_sensors; i++) {
-		struct hw_sensor *s = &d->hw[i];
+	memset(s, 0, sizeof(*s));
+	d->n_hw++;
+	s->d = d;
+	s->cfg = *c;
+	s->bus.fd = s->drdy.fd = s->power.fd = -1;
+	s->iio.pressure_fd = s->iio.temp_fd = -1;
+	s->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->timer.fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "timerfd: %s", strerror(-ret));
+		return ret;
+	}
+	s->timer.cb = on_timer;
+	s->timer.user = s;
+	if ((ret = event_loop_add(&d->loop, &s->timer, EPOLLIN)) < 0) {
+		snprintf(err, errlen, "epoll: %s", strerror(-ret));
+		return ret;
+	}
+	if ((ret = open_lines(s, why, sizeof(why))) < 0) {
+		snprintf(err, errlen, "sensor %s: %s", s->cfg.name, why);
+		return ret;
+	}
+	ret = attach(s, why, sizeof(why));
+	if (ret == 0) {
+		log_msg(&d->log, LOG_LEVEL_INFO,
+			"sensor %s: %s, instance %d, every %" PRIu32 " us%s",
+			s->cfg.name, s->what, s->cfg.instance, s->period_us,
+			s->drdy.fd >= 0 ? " or DRDY" : "");
+	} else if (ret == -EOPNOTSUPP) {
+		detach(s);
+		snprintf(err, errlen, "sensor %s: %s", s->cfg.name, why);
+		return ret;
+	} else {
+		/* Absent at start-up is one more fault to recover from: the
+		 * chip may be powering up. */
+		fail(s, why);
+	}
+	return 0;
+}
 
-		memset(s, 0, sizeof(*s));
-		s->d = d;
-		s->cfg = d->cfg.sensors[i];
-		s->bus.fd = s->drdy.fd = s->power.fd = -1;
-		s->iio.pressure_fd = s->iio.temp_fd = -1;
-		s->timer.fd = timerfd_create(CLOCK_MONOTONIC,
-					     TFD_NONBLOCK | TFD_CLOEXEC);
-		if (s->timer.fd < 0) {
-			snprintf(err, errlen, "timerfd: %s", strerror(errno));
-			return -errno;
-		}
-		d->n_hw++;
-		s->timer.cb = on_timer;
-		s->timer.user = s;
-		if ((ret = event_loop_add(&d->loop, &s->timer, EPOLLIN)) < 0) {
-			snprintf(err, errlen, "epoll: %s", strerror(-ret));
+static void
+close_sensor(struct daemon *d, struct hw_sensor *s)
+{
+	detach(s);
+	if (s->drdy.fd >= 0)
+		event_loop_remove(&d->loop, &s->edge);
+	baro_gpio_close(&s->drdy);
+	baro_gpio_close(&s->power);
+	if (s->timer.fd >= 0) {
+		event_loop_remove(&d->loop, &s->timer);
+		close(s->timer.fd);
+	}
+	s->timer.fd = -1;
+}
+
+int
+daemon_hw_open(struct daemon *d, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < d->cfg.n_sensors; i++) {
+		int ret = open_sensor(d, &d->hw[d->n_hw], &d->cfg.sensors[i],
+				      err, errlen);
+		if (ret < 0)
 			return ret;
-		}
-		if ((ret = open_lines(s, why, sizeof(why))) < 0) {
-			snprintf(err, errlen, "sensor %s: %s", s->cfg.name, why);
-			return ret;
-		}
-		if (attach(s, why, sizeof(why)) == 0) {
-			log_msg(&d->log, LOG_LEVEL_INFO,
-				"sensor %s: %s, instance %d, every %" PRIu32
-				" us%s", s->cfg.name, s->what, s->cfg.instance,
-				s->period_us, s->drdy.fd >= 0 ? " or DRDY" : "");
-		} else {
-			/* Absent at start-up is one more fault to recover
-			 * from: the chip may be powering up. */
-			fail(s, why);
-		}
 	}
 	return 0;
 }
@@ -401,18 +450,75 @@ daemon_hw_open(struct daemon *d, char *err, size_t errlen)
 void
 daemon_hw_close(struct daemon *d)
 {
+	for (size_t i = 0; i < d->n_hw; i++)
+		close_sensor(d, &d->hw[i]);
+	d->n_hw = 0;
+}
+
+/* Moves a running sensor to another slot: the loop and the device hold
+ * pointers into it. */
+static void
+move_sensor(struct daemon *d, struct hw_sensor *dst, struct hw_sensor *src)
+{
+	event_loop_remove(&d->loop, &src->timer);
+	if (src->drdy.fd >= 0)
+		event_loop_remove(&d->loop, &src->edge);
+	*dst = *src;
+	dst->timer.user = dst->edge.user = dst;
+	dst->dev.bus = &dst->bus;
+	(void)event_loop_add(&d->loop, &dst->timer, EPOLLIN);
+	if (dst->drdy.fd >= 0)
+		(void)event_loop_add(&d->loop, &dst->edge, EPOLLIN);
+}
+
+void
+daemon_hw_reload(struct daemon *d, const struct config *next)
+{
+	bool taken[CONFIG_MAX_SENSORS] = { false };
+	size_t kept = 0, closed = 0, opened = 0;
+	char err[320];
+
 	for (size_t i = 0; i < d->n_hw; i++) {
 		struct hw_sensor *s = &d->hw[i];
+		bool keep = false, named = false;
 
-		detach(s);
-		if (s->drdy.fd >= 0)
-			event_loop_remove(&d->loop, &s->edge);
-		baro_gpio_close(&s->drdy);
-		baro_gpio_close(&s->power);
-		event_loop_remove(&d->loop, &s->timer);
-		close(s->timer.fd);
+		/* Whole sections compared: every config_sensor is zeroed
+		 * before it is filled in, padding included. */
+		for (size_t j = 0; j < next->n_sensors && !keep; j++) {
+			named |= strcmp(next->sensors[j].name, s->cfg.name) == 0;
+			if (!taken[j] &&
+			    memcmp(&next->sensors[j], &s->cfg, sizeof(s->cfg)) == 0)
+				keep = taken[j] = true;
+		}
+		if (keep) {
+			if (kept != i)
+				move_sensor(d, &d->hw[kept], s);
+			kept++;
+			continue;
+		}
+		log_msg(&d->log, LOG_LEVEL_NOTICE, "reload: sensor %s (instance "
+			"%d) closed: section %s", s->cfg.name, s->cfg.instance,
+			named ? "changed" : "removed");
+		close_sensor(d, s);
+		closed++;
 	}
-	d->n_hw = 0;
+	d->n_hw = kept;
+	for (size_t j = 0; j < next->n_sensors; j++) {
+		if (taken[j])
+			continue;
+		struct hw_sensor *s = &d->hw[d->n_hw];
+		if (open_sensor(d, s, &next->sensors[j], err, sizeof(err)) < 0) {
+			/* The running sensors are not risked for it. */
+			log_msg(&d->log, LOG_LEVEL_ERR, "reload: %s; left out",
+				err);
+			close_sensor(d, s);
+			d->n_hw--;
+			continue;
+		}
+		opened++;
+	}
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "reload: sensors: %zu kept, %zu "
+		"closed, %zu opened", kept, closed, opened);
 }
 
 static const char *

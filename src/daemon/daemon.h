@@ -72,7 +72,8 @@ enum hw_state {
 /* One sensor in hardware mode (daemon-hw.c). */
 struct hw_sensor {
 	struct daemon *d;
-	struct config_sensor cfg;	/* as at start-up; reloads keep it */
+	struct config_sensor cfg;	/* as opened; a reload that changes
+					 * it reopens the sensor */
 	enum hw_state state;
 	struct baro_bus bus;		/* a file of its own, reopened on
 					 * recovery */
@@ -178,6 +179,10 @@ void daemon_sitl_check(struct daemon *d, uint64_t wall_us);
  * sensor that does not answer yet is retried like one that failed. */
 int daemon_hw_open(struct daemon *d, char *err, size_t errlen);
 void daemon_hw_close(struct daemon *d);
+/* SIGHUP: sensors whose [sensor] section is unchanged in next keep
+ * running untouched; the others are closed, and new or changed ones
+ * opened as at start-up (one that cannot be is left out, logged). */
+void daemon_hw_reload(struct daemon *d, const struct config *next);
 void daemon_hw_status(struct daemon *d, FILE *out);
 void daemon_hw_report(struct daemon *d);
 

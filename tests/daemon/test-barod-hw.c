@@ -9,6 +9,12 @@
  * chips (unplug, garbage, replug) while barod runs.
  *
  * A third sensor is an IIO device: a directory of sysfs-like files.
+ *
+ * GPIO lines (data-ready, power) come from tests/sensors/fake-gpiod.c,
+ * a stand-in for libgpiod 1.6 preloaded into barod alone, so
+ * sensors/gpio.c runs unchanged; umockdev adds /dev/gpiochip0 for barod
+ * to find.  The emulated chips' INT pins drive those lines, and one
+ * chip's supply is a power line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +30,8 @@
 #include "bmp388.h"
 #include "emu-bmp280.h"
 #include "emu-bmp388.h"
+#include "emu-dps310.h"
+#include "fake-gpio.h"
 #include "i2c-mock.h"
 #include "mavlink.h"
 #include "test-files.h"
@@ -37,13 +45,32 @@
 /* From a sensor's return to its first sample: the brief's bound. */
 #define RECOVER_MS 1000u
 
+/* GPIO lines on gpiochip0, labelled GPIO_CHIP. */
+#define GPIO_CHIP "pinctrl-test"
+enum { LINE_DRDY_A, LINE_DRDY_B, LINE_POWER, N_LINES };
+
+/* Leading edges (the data-ready signal's start) in ms, as time_boot_ms
+ * would show them. */
+struct edge_log {
+	struct fake_gpio_line line;
+	bool active_high;
+	uint32_t ms[512];
+	size_t n;
+};
+
 struct fixture {
 	struct i2c_mock *mock;
 	struct emu_bmp280 bmp280;	/* bus 1, 0x76 */
 	struct emu_bmp388 bmp390;	/* bus 2, 0x77 */
+	struct emu_dps310 dps310;	/* bus 3, 0x77 */
 	char dir[64];			/* temporary files and the IIO tree */
 	char iio[128];
 	pid_t child;
+	struct edge_log drdy[2];	/* LINE_DRDY_A, LINE_DRDY_B */
+	struct fake_gpio_line power;
+	bool hung;			/* the BMP390 NACKs until power-cycled */
+	bool powered;
+	int power_seen;			/* power line values looked at */
 };
 
 static uint64_t
@@ -91,6 +118,20 @@ setup(void **state)
 	put(f->iio, "name", "bmp280\n");
 	put(f->iio, "in_pressure_input", "98.765432\n");
 	put(f->iio, "in_temp_input", "24500\n");
+
+	assert_int_equal(i2c_mock_add_bus(f->mock, 3), 0);
+	emu_dps310_init(&f->dps310, 0x77, DPS310_VARIANT_DPS310,
+			emu_dps310_sample_coef);
+	i2c_mock_attach(f->mock, 3, &f->dps310.chip);
+	assert_int_equal(i2c_mock_add_gpiochip(f->mock, 0), 0);
+	const char *const lines[N_LINES] = { "GPIO17", "GPIO22", "GPIO27" };
+	assert_int_equal(fake_gpio_chip(f->dir, "gpiochip0", GPIO_CHIP, lines,
+					N_LINES), 0);
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(fake_gpio_line_open(&f->drdy[i].line, f->dir,
+						     "gpiochip0", i, false), 0);
+	assert_int_equal(fake_gpio_line_open(&f->power, f->dir, "gpiochip0",
+					     LINE_POWER, false), 0);
 	return 0;
 }
 
@@ -104,7 +145,11 @@ teardown(void **state)
 		waitpid(f->child, NULL, 0);
 	}
 	i2c_mock_free(f->mock);
-	if (f->dir[0])
+	for (unsigned i = 0; i < 2; i++)
+		fake_gpio_line_close(&f->drdy[i].line);
+	fake_gpio_line_close(&f->power);
+	/* KEEP_TMP=1 keeps barod's logs and the GPIO files for a look. */
+	if (f->dir[0] && !getenv("KEEP_TMP"))
 		assert_int_equal(temp_dir_remove(f->dir), 0);
 	free(f);
 	return 0;
@@ -128,6 +173,7 @@ struct capture {
 	unsigned count[BARO_MAX_INSTANCES];
 	float press_hpa[BARO_MAX_INSTANCES];
 	int16_t cdegc[BARO_MAX_INSTANCES];
+	uint32_t boot_ms[BARO_MAX_INSTANCES][256];	/* the first ones */
 };
 
 static void
@@ -143,6 +189,8 @@ on_frame(const struct mavlink_frame *fr, void *user)
 	if (i < 0)
 		return;
 	mavlink_unpack_scaled_pressure(fr->payload, &m);
+	if (c->count[i] < 256)
+		c->boot_ms[i][c->count[i]] = m.time_boot_ms;
 	c->count[i]++;
 	c->press_hpa[i] = m.press_abs;
 	c->cdegc[i] = m.temperature;
@@ -200,6 +248,29 @@ assert_pa(float hpa, double pa)
 
 /* ------------------------------------------------------------------ */
 
+/* Children from now on find GPIO lines in f->dir (the test itself
+ * keeps the real libgpiod: LD_PRELOAD is read at exec). */
+static void
+fake_gpio_env(struct fixture *f, bool on)
+{
+	static char saved[1024];
+	const char *lib = getenv("FAKE_GPIOD");
+	const char *pre = getenv("LD_PRELOAD");
+	char value[2048];
+
+	if (lib == NULL)
+		skip();		/* libgpiod 2.x: no fake for it */
+	if (on) {
+		snprintf(saved, sizeof(saved), "%s", pre ? pre : "");
+		snprintf(value, sizeof(value), "%s:%s", lib, saved);
+		setenv("LD_PRELOAD", value, 1);
+		setenv("FAKE_GPIOD_DIR", f->dir, 1);
+	} else {
+		setenv("LD_PRELOAD", saved, 1);
+		unsetenv("FAKE_GPIOD_DIR");
+	}
+}
+
 static pid_t
 start_barod(struct fixture *f, const char *conf_text, const char *log)
 {
@@ -215,7 +286,7 @@ start_barod(struct fixture *f, const char *conf_text, const char *log)
 	if (pid == 0) {
 		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
-		execl(bin, "barod", "-c", conf, "--control", "none", "-v",
+		execl(bin, "barod", "-c", conf, "--control", "none", "-vv",
 		      (char *)NULL);
 		_exit(127);
 	}
@@ -374,7 +445,11 @@ test_probe(void **state)
 				      "(driver bmp388)\n[sensor baro1]\nbus = 2\n"
 				      "address = 0x77\ndriver = bmp388\n"
 				      "instance = 1\n"));
-	assert_non_null(strstr(r.out, "# 2 barometers found"));
+	assert_non_null(strstr(r.out, "# DPS310 on /dev/i2c-3 at 0x77 "
+				      "(driver dps310)\n[sensor baro2]\nbus = 3\n"
+				      "address = 0x77\ndriver = dps310\n"
+				      "instance = 2\n"));
+	assert_non_null(strstr(r.out, "# 3 barometers found"));
 
 	/* What it prints is a working configuration. */
 	snprintf(conf, sizeof(conf), "%s/probed.conf", f->dir);
@@ -446,6 +521,369 @@ test_missing_gpio_line(void **state)
 	free_result(&r);
 }
 
+/* ------------------------------------------------------------------ */
+/* GPIO: data-ready lines and a power line */
+
+/* A chip's INT pin is the line's level; leading edges are logged. */
+static void
+pin_to_line(struct emu_chip *chip, bool level, uint32_t after_us)
+{
+	struct edge_log *e = chip->user;
+	uint64_t ts = fake_gpio_now_ns() + (uint64_t)after_us * 1000u;
+
+	if (level == e->active_high && e->n < sizeof(e->ms) / sizeof(e->ms[0]))
+		e->ms[e->n++] = (uint32_t)(ts / 1000000u);
+	fake_gpio_line_set(&e->line, level, ts);
+}
+
+static void
+wire_pin(struct emu_chip *chip, struct edge_log *e, bool active_high)
+{
+	e->active_high = active_high;
+	e->line.level = chip->int_level;
+	chip->user = e;
+	chip->on_int = pin_to_line;
+}
+
+static bool
+logged_edge(const struct edge_log *e, uint32_t ms)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (e->ms[i] == ms)
+			return true;
+	return false;
+}
+
+/* Both lines' chips convert every 20 ms while their own rates are
+ * 3 and 1 Hz: what barod publishes at about 50 Hz it read on edges, and
+ * each sample carries its edge's timestamp.  The BMP390's pin is active
+ * low and open-drain (pulses start with a falling edge, the line needs
+ * a pull-up), the DPS310's active high and held until read. */
+static void
+test_drdy_edges(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct capture cap;
+	char conf[1024], req[256];
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+
+	fake_gpio_env(f, true);
+	wire_pin(&f->bmp390.chip, &f->drdy[LINE_DRDY_A], false);
+	wire_pin(&f->dps310.chip, &f->drdy[LINE_DRDY_B], true);
+	snprintf(conf, sizeof(conf),
+		 "[barod]\nsource = hardware\n"
+		 "[sensor baro0]\nbus = 1\naddress = 0x76\n"
+		 "[sensor baro1]\nbus = 2\naddress = 0x77\nrate_hz = 3\n"
+		 "drdy = " GPIO_CHIP ":GPIO17\ndrdy_active = low\n"
+		 "drdy_drive = open-drain\n"
+		 "[sensor baro2]\nbus = 3\naddress = 0x77\nrate_hz = 1\n"
+		 "drdy = " GPIO_CHIP ":GPIO22\n"
+		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 port);
+	start_barod(f, conf, "drdy.log");
+	fake_gpio_env(f, false);
+	unsigned ms = ms_until_published(fd, &cap, 2, RECOVER_MS);
+	(void)ms;
+
+	/* What the chips were told, and what the lines were asked for. */
+	assert_int_equal(f->bmp390.chip.regs[BMP388_REG_INT_CTRL],
+			 BMP388_INT_DRDY_EN | BMP388_INT_OD);
+	assert_int_equal(f->dps310.chip.regs[DPS310_REG_CFG] & 0xf0,
+			 DPS310_CFG_INT_HL | DPS310_CFG_INT_PRS);
+	fake_gpio_line_request(&f->drdy[LINE_DRDY_A].line, req, sizeof(req));
+	assert_string_equal(req, "edges falling pull-up consumer barod baro1\n");
+	fake_gpio_line_request(&f->drdy[LINE_DRDY_B].line, req, sizeof(req));
+	assert_string_equal(req, "edges rising consumer barod baro2\n");
+
+	capture_for(fd, &cap, 100);
+	capture_reset(&cap);
+	for (int i = 0; i < 50; i++) {
+		emu_bmp388_set(&f->bmp390, PA1 + i, 23.0);
+		emu_dps310_set(&f->dps310, PA0 + i, 22.0);
+		capture_for(fd, &cap, 20);
+	}
+	capture_for(fd, &cap, 30);
+	assert_in_range(cap.count[1], 40, 60);
+	assert_in_range(cap.count[2], 40, 60);
+	/* Every sample stamped with its leading edge: the falling one for
+	 * the BMP390, whose rising edge comes 2.5 ms later. */
+	for (unsigned k = 1; k <= 2; k++)
+		for (unsigned i = 0; i < cap.count[k] && i < 256; i++)
+			if (!logged_edge(&f->drdy[k - 1], cap.boot_ms[k][i]))
+				fail_msg("instance %u sample %u: time_boot_ms %u "
+					 "is no leading edge's", k, i,
+					 cap.boot_ms[k][i]);
+	/* The sensor without a line kept its own timer. */
+	assert_in_range(cap.count[0], 15, 40);
+	assert_pa(cap.press_hpa[1], PA1 + 49);
+
+	assert_int_equal(stop_barod(f), 0);
+	close(fd);
+	char log[160];
+	snprintf(log, sizeof(log), "%s/drdy.log", f->dir);
+	char *text = read_file(log);
+	assert_non_null(strstr(text, "sensor baro1: BMP390 /dev/i2c-2 0x77, "
+				     "instance 1, every 640000 us or DRDY"));
+	free(text);
+}
+
+/* A chip without a data-ready pin with a drdy line: a configuration
+ * error naming the sensor, found by --check-config when the driver is
+ * named and by the probe at start-up otherwise. */
+static void
+test_drdy_without_pin(void **state)
+{
+	struct fixture *f = fixture(state);
+	char conf[128];
+	const char *argv[] = { "barod", "-c", conf, "--control=none", NULL,
+			       NULL };
+
+	snprintf(conf, sizeof(conf), "%s/nopin.conf", f->dir);
+	write_file(conf, "[barod]\nsource = hardware\n"
+			 "[sensor baro0]\nbus = 1\naddress = 0x76\n"
+			 "drdy = " GPIO_CHIP ":GPIO17\n"
+			 "[output x]\ntype = udp-client\n"
+			 "address = 127.0.0.1:9\n");
+	fake_gpio_env(f, true);
+	struct program_result r = run_program(getenv("BAROD"), argv, NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "sensor baro0: BMP280 /dev/i2c-1 0x76: "
+				      "no data-ready pin"));
+	free(r.out);
+	free(r.err);
+
+	write_file(conf, "[barod]\nsource = hardware\n"
+			 "[sensor baro0]\nbus = 1\naddress = 0x76\n"
+			 "driver = bmp280\ndrdy = " GPIO_CHIP ":GPIO17\n");
+	argv[3] = "--check-config";
+	r = run_program(getenv("BAROD"), argv, NULL);
+	fake_gpio_env(f, false);
+	assert_int_not_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "nopin.conf:4: [sensor baro0]: drdy: "
+				      "the bmp280 driver's chips: no data-ready "
+				      "pin"));
+	free(r.out);
+	free(r.err);
+}
+
+/* The BMP390's supply is the power line, whose history is looked at
+ * before each transfer (barod makes none while the power is off): off,
+ * the chip NACKs; on after off, it starts from its power-on registers.
+ * Hung, it NACKs however long it stays on. */
+static void
+supply(struct emu_chip *chip)
+{
+	struct fixture *f = chip->user;
+	struct fake_gpio_value v[64];
+	int n = fake_gpio_line_values(&f->power, v, 64);
+
+	for (int i = f->power_seen; i < n; i++) {
+		if (v[i].value == 0) {
+			f->powered = false;
+		} else if (!f->powered) {
+			emu_bmp388_power_on(&f->bmp390);
+			f->hung = false;
+			f->powered = true;
+		}
+	}
+	f->power_seen = n > 0 ? n : 0;
+	chip->unplugged = !f->powered || f->hung;
+}
+
+static void
+test_power_cycle(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct fake_gpio_value v[16];
+	struct capture cap;
+	char conf[1024], log[160];
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+
+	fake_gpio_env(f, true);
+	f->bmp390.chip.user = f;
+	f->bmp390.chip.on_transfer = supply;
+	snprintf(conf, sizeof(conf),
+		 "[barod]\nsource = hardware\n"
+		 "[sensor baro1]\nbus = 2\naddress = 0x77\ndriver = bmp388\n"
+		 "rate_hz = 50\ninstance = 1\n"
+		 "power = " GPIO_CHIP ":GPIO27\npower_off_ms = 150\n"
+		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 port);
+	start_barod(f, conf, "power.log");
+	fake_gpio_env(f, false);
+	ms_until_published(fd, &cap, 1, RECOVER_MS);
+	capture_for(fd, &cap, 300);
+	assert_true(cap.count[1] >= 10);
+
+	/* Hung: only a power cycle helps.  New calibration and truth show
+	 * that barod re-initialised the chip afterwards. */
+	const uint64_t fault = fake_gpio_now_ns();
+	f->hung = true;
+	f->bmp390.calib[15] = (uint8_t)(f->bmp390.calib[15] + 20);
+	f->bmp390.pressure_pa = PA1 - 800.0;
+	ms_until_published(fd, &cap, 1, RECOVER_MS);
+	const uint64_t back = fake_gpio_now_ns();
+	capture_for(fd, &cap, 100);
+	assert_pa(cap.press_hpa[1], PA1 - 800.0);
+
+	/* Requested on (1), then off after four failed attempts (10, 20,
+	 * 40 and 80 ms apart), on again power_off_ms later. */
+	int n = fake_gpio_line_values(&f->power, v, 16);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].value, 1);
+	assert_int_equal(v[1].value, 0);
+	assert_int_equal(v[2].value, 1);
+	assert_true(v[1].ts_ns - fault >= 150000000u);
+	assert_true(v[1].ts_ns - fault < 1000000000u);
+	assert_true(v[2].ts_ns - v[1].ts_ns >= 150000000u);
+	assert_true(v[2].ts_ns - v[1].ts_ns < 450000000u);
+	if (back - v[2].ts_ns > RECOVER_MS * 1000000ull)
+		fail_msg("published %.0f ms after the power came back",
+			 (double)(back - v[2].ts_ns) * 1e-6);
+	char req[256];
+	fake_gpio_line_request(&f->power, req, sizeof(req));
+	assert_string_equal(req, "output consumer barod baro1\n");
+
+	assert_int_equal(stop_barod(f), 0);
+	close(fd);
+	snprintf(log, sizeof(log), "%s/power.log", f->dir);
+	char *text = read_file(log);
+	assert_int_equal(occurrences(text, "sensor baro1: power cycle, 150 ms "
+					   "off"), 1);
+	assert_int_equal(occurrences(text, "sensor baro1 (instance 1) "
+					   "recovered"), 1);
+	const char *cycle = strstr(text, "power cycle");
+	const char *fourth = strstr(text, "sensor baro1: attempt 4:");
+	assert_non_null(fourth);
+	assert_true(fourth < cycle);
+	assert_null(strstr(text, "sensor baro1: attempt 5:"));
+	free(text);
+}
+
+/* Forced mode where temperature and pressure are separate one-shot
+ * conversions (DPS310): the temperature slot starts the pressure, so
+ * samples keep coming. */
+static void
+test_dps310_forced(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct capture cap;
+	char conf[512];
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+
+	emu_dps310_set(&f->dps310, PA0 + 300.0, 19.0);
+	snprintf(conf, sizeof(conf),
+		 "[barod]\nsource = hardware\n"
+		 "[sensor baro2]\nbus = 3\naddress = 0x77\nmode = forced\n"
+		 "rate_hz = 20\ninstance = 2\n"
+		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 port);
+	start_barod(f, conf, "forced.log");
+	ms_until_published(fd, &cap, 2, RECOVER_MS);
+	capture_reset(&cap);
+	capture_for(fd, &cap, 1000);
+	/* 20 Hz less one period per eighth sample for the temperature. */
+	assert_in_range(cap.count[2], 14, 20);
+	assert_pa(cap.press_hpa[2], PA0 + 300.0);
+	assert_in_range(cap.cdegc[2], 1890, 1910);
+	assert_int_equal(stop_barod(f), 0);
+	close(fd);
+}
+
+/* ------------------------------------------------------------------ */
+/* SIGHUP */
+
+static void
+test_reload_sensors(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct capture cap;
+	char conf[1024], path[128], iio2[128];
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+	const char *head = "[barod]\nsource = hardware\n"
+			   "[sensor baro0]\nbus = 1\naddress = 0x76\n";
+
+	snprintf(iio2, sizeof(iio2), "%s/iio:device1", f->dir);
+	assert_int_equal(mkdir(iio2, 0700), 0);
+	put(iio2, "name", "lps22hb\n");
+	put(iio2, "in_pressure_input", "97.5\n");
+	put(iio2, "in_temp_input", "18000\n");
+
+	snprintf(conf, sizeof(conf),
+		 "%s[sensor baro1]\nbus = 2\naddress = 0x77\nrate_hz = 50\n"
+		 "[sensor kernel]\niio = %s\nrate_hz = 20\n"
+		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 head, f->iio, port);
+	start_barod(f, conf, "reload.log");
+	capture_reset(&cap);
+	capture_for(fd, &cap, 600);
+	for (unsigned i = 0; i < 3; i++)
+		assert_true(cap.count[i] > 5);
+	const unsigned resets = f->bmp280.resets;
+	assert_int_equal(f->bmp390.chip.regs[BMP388_REG_ODR], 2);
+
+	/* baro0 as it was, baro1 slower, kernel replaced by kernel2. */
+	snprintf(conf, sizeof(conf),
+		 "%s[sensor baro1]\nbus = 2\naddress = 0x77\nrate_hz = 25\n"
+		 "[sensor kernel2]\niio = %s\nrate_hz = 20\n"
+		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 head, iio2, port);
+	snprintf(path, sizeof(path), "%s/barod.conf", f->dir);
+	write_file(path, conf);
+	kill(f->child, SIGHUP);
+	capture_for(fd, &cap, 300);
+	capture_reset(&cap);
+	capture_for(fd, &cap, 1000);
+	/* Untouched: no reset written, its rate unchanged. */
+	assert_int_equal(f->bmp280.resets, resets);
+	assert_in_range(cap.count[0], 15, 30);
+	/* Reopened at 25 Hz (ODR code 3, 40 ms). */
+	assert_int_equal(f->bmp390.chip.regs[BMP388_REG_ODR], 3);
+	assert_in_range(cap.count[1], 17, 32);
+	assert_pa(cap.press_hpa[2], 97500.0);
+	assert_int_equal(cap.cdegc[2], 1800);
+
+	/* A changed sensor that cannot be opened (no such GPIO chip) is
+	 * left out; the others go on. */
+	snprintf(conf, sizeof(conf),
+		 "%s[sensor baro1]\nbus = 2\naddress = 0x77\nrate_hz = 25\n"
+		 "drdy = nochip:GPIO5\n"
+		 "[sensor kernel2]\niio = %s\nrate_hz = 20\n"
+		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 head, iio2, port);
+	write_file(path, conf);
+	kill(f->child, SIGHUP);
+	capture_for(fd, &cap, 300);
+	capture_reset(&cap);
+	capture_for(fd, &cap, 500);
+	assert_int_equal(cap.count[1], 0);
+	assert_true(cap.count[0] >= 7);
+	assert_true(cap.count[2] >= 6);
+	assert_int_equal(f->bmp280.resets, resets);
+
+	assert_int_equal(stop_barod(f), 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/reload.log", f->dir);
+	char *text = read_file(path);
+	assert_int_equal(occurrences(text, "sensor baro0: BMP280"), 1);
+	assert_non_null(strstr(text, "reload: sensor baro1 (instance 1) "
+				     "closed: section changed"));
+	assert_non_null(strstr(text, "reload: sensor kernel (instance 2) "
+				     "closed: section removed"));
+	assert_non_null(strstr(text, "reload: sensors: 1 kept, 2 closed, 2 "
+				     "opened"));
+	assert_non_null(strstr(text, "sensor kernel2: IIO lps22hb"));
+	assert_non_null(strstr(text, "reload: sensor baro1: GPIO nochip:GPIO5: "
+				     "no GPIO chip labelled or named 'nochip'"));
+	assert_non_null(strstr(text, "reload: sensors: 2 kept, 1 closed, 0 "
+				     "opened"));
+	free(text);
+}
+
 int
 main(void)
 {
@@ -454,6 +892,16 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_gpio_line, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_drdy_edges, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_drdy_without_pin, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_power_cycle, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dps310_forced, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reload_sensors, setup,
 						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

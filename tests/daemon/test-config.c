@@ -220,6 +220,25 @@ test_errors(void **state)
 		  "[sensor c]\niio = /c\n[sensor d]\niio = /d\n",
 		  "test.conf:8: more than 3 sensors" },
 		{ "[sensor ]\nbus = 1\n", "sensor name '' is empty" },
+		{ "[sensor a]\ndrdy_active = rising\n",
+		  "test.conf:2: drdy_active = 'rising': expected high or low" },
+		{ "[sensor a]\ndrdy_drive = od\n", "test.conf:2: drdy_drive = 'od'" },
+		{ "[sensor a]\npower_off_ms = 0\n", "test.conf:2: power_off_ms" },
+		{ "[sensor a]\nbus = 1\naddress = 0x76\ndrdy_active = low\n",
+		  "test.conf:2: [sensor a]: drdy_active and drdy_drive set up a "
+		  "drdy line, and there is none" },
+		{ "[sensor a]\nbus = 1\naddress = 0x76\npower_off_ms = 50\n",
+		  "power_off_ms needs a power line" },
+		/* Chips without a data-ready pin, when the driver is named. */
+		{ "[sensor a]\nbus = 1\naddress = 0x76\ndriver = bmp280\n"
+		  "drdy = c:l\n",
+		  "test.conf:2: [sensor a]: drdy: the bmp280 driver's chips: no "
+		  "data-ready pin" },
+		{ "[sensor a]\nbus = 1\naddress = 0x77\ndriver = ms5611\n"
+		  "drdy = c:l\n", "the ms5611 driver's chips: no data-ready pin" },
+		{ "[sensor a]\nbus = 1\naddress = 0x77\ndriver = dps310\n"
+		  "drdy = c:l\ndrdy_drive = open-drain\n",
+		  "the dps310 driver's chips: the interrupt pin is push-pull only" },
 	};
 	(void)state;
 
@@ -242,10 +261,10 @@ test_sensor_sections(void **state)
 
 	int rc = load(&c, "[barod]\nsource = hardware\n"
 			  "[sensor baro0]\nbus = 1\naddress = 0x76\n"
-			  "driver = bmp280\nosr_p = 16\nosr_t = 2\niir = 4\n"
+			  "driver = bmp388\nosr_p = 16\nosr_t = 2\niir = 4\n"
 			  "rate_hz = 25\nmode = forced\ninstance = 2\n"
 			  "drdy = pinctrl-rp1:GPIO17\n"
-			  "power = pinctrl-rp1:GPIO27\n"
+			  "power = pinctrl-rp1:GPIO27\npower_off_ms = 250\n"
 			  "[sensor:ext]\nbus = /dev/i2c-baro\naddress = 119\n"
 			  "mode = normal\n"
 			  "[sensor kernel]\n"
@@ -261,7 +280,7 @@ test_sensor_sections(void **state)
 	assert_string_equal(s->name, "baro0");
 	assert_string_equal(s->bus, "/dev/i2c-1");
 	assert_int_equal(s->address, 0x76);
-	assert_string_equal(s->driver, "bmp280");
+	assert_string_equal(s->driver, "bmp388");
 	assert_int_equal(s->settings.osr_p, 16);
 	assert_int_equal(s->settings.osr_t, 2);
 	assert_int_equal(s->settings.iir, 4);
@@ -270,6 +289,10 @@ test_sensor_sections(void **state)
 	assert_int_equal(s->instance, 2);
 	assert_string_equal(s->drdy, "pinctrl-rp1:GPIO17");
 	assert_string_equal(s->power, "pinctrl-rp1:GPIO27");
+	assert_int_equal(s->power_off_ms, 250);
+	/* A drdy line alone: the chip's pin active high, push-pull. */
+	assert_int_equal(s->settings.drdy, BARO_DRDY_ACTIVE_HIGH);
+	assert_false(s->settings.drdy_open_drain);
 
 	/* Defaults: probe, the driver's settings, the lowest free
 	 * instances in file order. */
@@ -282,11 +305,21 @@ test_sensor_sections(void **state)
 	assert_int_equal(s->settings.mode, BARO_MODE_NORMAL);
 	assert_int_equal(s->instance, 0);
 	assert_string_equal(s->drdy, "");
+	assert_int_equal(s->settings.drdy, BARO_DRDY_OFF);
+	assert_int_equal(s->power_off_ms, 0);
 	s = &c.sensors[2];
 	assert_string_equal(s->iio, "/sys/bus/iio/devices/iio:device0");
 	assert_string_equal(s->bus, "");
 	assert_int_equal(s->instance, 1);
 	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+
+	/* The pin's level and drive, in any order around the line. */
+	assert_int_equal(load(&c, "[sensor a]\nbus = 1\naddress = 0x5c\n"
+				  "drdy_active = low\ndrdy = c:l\n"
+				  "drdy_drive = open-drain\n", err, sizeof(err)),
+			 0);
+	assert_int_equal(c.sensors[0].settings.drdy, BARO_DRDY_ACTIVE_LOW);
+	assert_true(c.sensors[0].settings.drdy_open_drain);
 
 	/* iir 0 is "off"; the same section twice adds up. */
 	assert_int_equal(load(&c, "[sensor a]\nbus = 0\naddress = 0x5c\n"
@@ -340,15 +373,16 @@ test_gpio_no_chip(void **state)
 	(void)state;
 
 	assert_int_equal(baro_gpio_open_drdy(&g, "no-such-chip-label:GPIO17",
-					     "test", err, sizeof(err)),
+					     "test", false, false, err,
+					     sizeof(err)),
 			 -ENODEV);
 	assert_non_null(strstr(err, "no GPIO chip labelled or named "
 				    "'no-such-chip-label'"));
 	assert_int_equal(g.fd, -1);
 	assert_int_equal(baro_gpio_open_output(&g, "nochip:GPIO27", "test", 1,
 					       err, sizeof(err)), -ENODEV);
-	assert_int_equal(baro_gpio_open_drdy(&g, "GPIO17", "test", err,
-					     sizeof(err)), -EINVAL);
+	assert_int_equal(baro_gpio_open_drdy(&g, "GPIO17", "test", false,
+					     false, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "CHIPLABEL:LINENAME"));
 	baro_gpio_close(&g);
 	assert_non_null(strstr(baro_gpio_backend(), "libgpiod "));

@@ -137,8 +137,10 @@ bmp280_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
 
 	switch (reg) {
 	case BMP280_REG_RESET:
-		if (val == BMP280_RESET_MAGIC)
+		if (val == BMP280_RESET_MAGIC) {
 			emu_bmp280_power_on(e);
+			e->resets++;
+		}
 		break;
 	case BMP280_REG_CTRL_MEAS:
 		chip->regs[reg] = val;

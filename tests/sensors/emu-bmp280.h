@@ -17,6 +17,7 @@ struct emu_bmp280 {
 	double pressure_pa;
 	double temperature_c;
 	unsigned conversions;
+	unsigned resets;	/* soft resets written */
 };
 
 /* The datasheet's worked-example calibration. */

@@ -87,6 +87,27 @@ convert(struct emu_bmp388 *e)
 	      (pwr & BMP388_PWR_TEMP_EN) ? raw_t : BMP388_ADC_SKIPPED);
 	r[BMP388_REG_STATUS] |= BMP388_STATUS_DRDY_PRESS | BMP388_STATUS_DRDY_TEMP;
 	e->conversions++;
+
+	uint8_t ic = r[BMP388_REG_INT_CTRL];
+	if (!(ic & BMP388_INT_DRDY_EN))
+		return;
+	r[BMP388_REG_INT_STATUS] |= BMP388_INT_STATUS_DRDY;
+	if (ic & BMP388_INT_LATCH)
+		emu_chip_int(&e->chip, true, ic & BMP388_INT_LEVEL_HIGH);
+	else
+		emu_chip_int_pulse(&e->chip, ic & BMP388_INT_LEVEL_HIGH,
+				   EMU_BMP388_PULSE_US);
+}
+
+static void
+bmp388_after_read(struct emu_chip *chip, uint8_t reg, size_t len)
+{
+	uint8_t *r = chip->regs;
+
+	if (!emu_read_covers(reg, len, BMP388_REG_INT_STATUS))
+		return;
+	r[BMP388_REG_INT_STATUS] = 0;
+	emu_chip_int(chip, false, r[BMP388_REG_INT_CTRL] & BMP388_INT_LEVEL_HIGH);
 }
 
 static void
@@ -110,6 +131,14 @@ bmp388_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
 		break;
 	case BMP388_REG_CONFIG:
 		r[reg] = val & 0x0e;
+		break;
+	case BMP388_REG_INT_CTRL:
+		/* A new level moves the idle pin at once. */
+		r[reg] = val & 0x7f;
+		emu_chip_int(chip, (r[BMP388_REG_INT_STATUS] &
+				    BMP388_INT_STATUS_DRDY) &&
+				   (val & BMP388_INT_LATCH),
+			     val & BMP388_INT_LEVEL_HIGH);
 		break;
 	case BMP388_REG_PWR_CTRL: {
 		uint8_t mode = val & 0x30;
@@ -147,6 +176,8 @@ emu_bmp388_power_on(struct emu_bmp388 *e)
 	r[BMP388_REG_ID] = e->chip_id;
 	r[0x01] = 0x01;		/* rev id */
 	r[BMP388_REG_STATUS] = BMP388_STATUS_CMD_RDY;
+	r[BMP388_REG_INT_CTRL] = BMP388_INT_LEVEL_HIGH;
+	emu_chip_int(&e->chip, false, true);
 	memcpy(r + BMP388_REG_CALIB, e->calib, sizeof(e->calib));
 	put24(r + BMP388_REG_DATA, BMP388_ADC_SKIPPED);
 	put24(r + BMP388_REG_DATA + 3, BMP388_ADC_SKIPPED);
@@ -159,6 +190,7 @@ emu_bmp388_init(struct emu_bmp388 *e, uint8_t addr, uint8_t chip_id,
 	memset(e, 0, sizeof(*e));
 	emu_chip_init(&e->chip, addr);
 	e->chip.on_write = bmp388_write;
+	e->chip.after_read = bmp388_after_read;
 	e->chip_id = chip_id;
 	memcpy(e->calib, calib, sizeof(e->calib));
 	e->pressure_pa = 101325.0;

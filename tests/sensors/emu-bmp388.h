@@ -4,12 +4,18 @@
  * registers, soft reset, calibration NVM, OSR/ODR/filter, forced and
  * normal mode (normal refused with conf_err when the ODR is shorter than
  * the conversion, as the chip does), data registers holding the raw
- * values of a chosen pressure and temperature.
+ * values of a chosen pressure and temperature.  The interrupt: INT_CTRL
+ * (level, open-drain, latch, drdy_en), INT_STATUS.drdy set by each
+ * result and cleared by reading it, and the INT pin, which pulses for
+ * EMU_BMP388_PULSE_US per result unlatched, or stays active until
+ * INT_STATUS is read latched.
  */
 #ifndef BAROD_TESTS_EMU_BMP388_H
 #define BAROD_TESTS_EMU_BMP388_H
 
 #include "emu.h"
+
+#define EMU_BMP388_PULSE_US 2500u
 
 struct emu_bmp388 {
 	struct emu_chip chip;	/* first: the bus sees only this */

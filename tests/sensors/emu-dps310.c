@@ -100,6 +100,25 @@ measure(struct emu_dps310 *e, uint8_t what)
 		r[DPS310_REG_MEAS_CFG] |= DPS310_MEAS_TMP_RDY;
 	}
 	e->conversions++;
+
+	uint8_t cfg = r[DPS310_REG_CFG];
+	if ((what & DPS310_MEAS_PRS) && (cfg & DPS310_CFG_INT_PRS))
+		r[DPS310_REG_INT_STS] |= DPS310_INT_STS_PRS;
+	if ((what & DPS310_MEAS_TMP) && (cfg & DPS310_CFG_INT_TMP))
+		r[DPS310_REG_INT_STS] |= DPS310_INT_STS_TMP;
+	if (r[DPS310_REG_INT_STS])
+		emu_chip_int(&e->chip, true, cfg & DPS310_CFG_INT_HL);
+}
+
+static void
+dps310_after_read(struct emu_chip *chip, uint8_t reg, size_t len)
+{
+	uint8_t *r = chip->regs;
+
+	if (!emu_read_covers(reg, len, DPS310_REG_INT_STS))
+		return;
+	r[DPS310_REG_INT_STS] = 0;
+	emu_chip_int(chip, false, r[DPS310_REG_CFG] & DPS310_CFG_INT_HL);
 }
 
 static void
@@ -126,8 +145,13 @@ dps310_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
 		break;
 	case DPS310_REG_PRS_CFG:
 	case DPS310_REG_TMP_CFG:
-	case DPS310_REG_CFG:
 		r[reg] = val;
+		break;
+	case DPS310_REG_CFG:
+		/* A new level moves the pin at once. */
+		r[reg] = val;
+		emu_chip_int(chip, r[DPS310_REG_INT_STS] != 0,
+			     val & DPS310_CFG_INT_HL);
 		break;
 	case DPS310_REG_MEAS_CFG: {
 		uint8_t ctrl = val & 0x07;
@@ -157,6 +181,7 @@ emu_dps310_power_on(struct emu_dps310 *e)
 	memcpy(r + DPS310_REG_COEF, e->coef, sizeof(e->coef));
 	r[DPS310_REG_COEF_SRCE] = e->coef_srce;
 	e->fixup_step = 0;
+	emu_chip_int(&e->chip, false, false);
 }
 
 void
@@ -166,6 +191,7 @@ emu_dps310_init(struct emu_dps310 *e, uint8_t addr, enum dps310_variant v,
 	memset(e, 0, sizeof(*e));
 	emu_chip_init(&e->chip, addr);
 	e->chip.on_write = dps310_write;
+	e->chip.after_read = dps310_after_read;
 	e->variant = v;
 	memcpy(e->coef, coef, sizeof(e->coef));
 	/* Coefficients made with the external (MEMS) sensor. */

@@ -8,7 +8,9 @@
  * temperature about 35 degC high until Infineon's fix-up sequence has
  * been written, and a temperature 10 degC off when TMP_EXT does not
  * match COEF_SRCE.  The SPL06 has neither and counts writes to the
- * registers only a DPS310 has.
+ * registers only a DPS310 has.  The interrupt: CFG_REG's INT_HL,
+ * INT_PRS and INT_TMP, INT_STS set by the enabled results and cleared
+ * by reading it, and the pin (SDO), active while INT_STS is not zero.
  */
 #ifndef BAROD_TESTS_EMU_DPS310_H
 #define BAROD_TESTS_EMU_DPS310_H

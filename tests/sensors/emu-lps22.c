@@ -4,6 +4,39 @@
 #include <math.h>
 #include <string.h>
 
+static bool
+active_high(const struct emu_lps22 *e)
+{
+	const uint8_t *r = e->chip.regs;
+
+	if (e->who_am_i == LPS22HH_WHO_AM_I)
+		return !(r[LPS22_REG_CTRL2] & LPS22HH_CTRL2_INT_H_L);
+	return !(r[LPS22_REG_CTRL3] & LPS22HB_CTRL3_INT_H_L);
+}
+
+/* The pin shows P_DA when enabled. */
+static void
+update_pin(struct emu_lps22 *e)
+{
+	const uint8_t *r = e->chip.regs;
+
+	emu_chip_int(&e->chip, (r[LPS22_REG_CTRL3] & LPS22_CTRL3_DRDY) &&
+				       (r[LPS22_REG_STATUS] & LPS22_STATUS_P_DA),
+		     active_high(e));
+}
+
+static void
+lps22_after_read(struct emu_chip *chip, uint8_t reg, size_t len)
+{
+	struct emu_lps22 *e = (struct emu_lps22 *)chip;
+
+	if (emu_read_covers(reg, len, LPS22_REG_PRESS_XL + 2))
+		chip->regs[LPS22_REG_STATUS] &= (uint8_t)~LPS22_STATUS_P_DA;
+	if (emu_read_covers(reg, len, LPS22_REG_PRESS_XL + 4))
+		chip->regs[LPS22_REG_STATUS] &= (uint8_t)~LPS22_STATUS_T_DA;
+	update_pin(e);
+}
+
 static void
 convert(struct emu_lps22 *e)
 {
@@ -18,6 +51,7 @@ convert(struct emu_lps22 *e)
 	r[LPS22_REG_PRESS_XL + 4] = (uint8_t)(t >> 8);
 	r[LPS22_REG_STATUS] |= LPS22_STATUS_P_DA | LPS22_STATUS_T_DA;
 	e->conversions++;
+	update_pin(e);
 }
 
 static void
@@ -39,8 +73,13 @@ lps22_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
 			break;
 		}
 		r[reg] = val & (uint8_t)~LPS22_CTRL2_ONE_SHOT;
+		update_pin(e);
 		if ((val & LPS22_CTRL2_ONE_SHOT) && !(r[LPS22_REG_CTRL1] & 0x70))
 			convert(e);
+		break;
+	case LPS22_REG_CTRL3:
+		r[reg] = val;
+		update_pin(e);
 		break;
 	default:
 		break;
@@ -55,6 +94,7 @@ emu_lps22_power_on(struct emu_lps22 *e)
 	memset(r, 0, sizeof(e->chip.regs));
 	r[LPS22_REG_WHO_AM_I] = e->who_am_i;
 	r[LPS22_REG_CTRL2] = LPS22_CTRL2_IF_ADD_INC;
+	update_pin(e);
 }
 
 void
@@ -63,6 +103,7 @@ emu_lps22_init(struct emu_lps22 *e, uint8_t addr, uint8_t who_am_i)
 	memset(e, 0, sizeof(*e));
 	emu_chip_init(&e->chip, addr);
 	e->chip.on_write = lps22_write;
+	e->chip.after_read = lps22_after_read;
 	e->who_am_i = who_am_i;
 	e->pressure_pa = 101325.0;
 	e->temperature_c = 20.0;

@@ -3,7 +3,9 @@
  * An LPS22HB / LPS22HH at register level: WHO_AM_I, software reset,
  * CTRL_REG1 output rate (continuous when not 0), ONE_SHOT, status bits
  * (tests clear them to play "not finished") and the output registers
- * holding a chosen truth at the chips' fixed scales.
+ * holding a chosen truth at the chips' fixed scales.  Reading PRESS_OUT_H
+ * clears P_DA, TEMP_OUT_H T_DA.  The INT_DRDY pin, enabled in CTRL_REG3,
+ * follows P_DA at the level CTRL_REG3 (HB) or CTRL_REG2 (HH) sets.
  */
 #ifndef BAROD_TESTS_EMU_LPS22_H
 #define BAROD_TESTS_EMU_LPS22_H

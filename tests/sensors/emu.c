@@ -17,6 +17,8 @@ static int
 transfer_fault(struct emu_chip *chip)
 {
 	chip->transfers++;
+	if (chip->on_transfer != NULL)
+		chip->on_transfer(chip);
 	if (chip->unplugged)
 		return -chip->nack_errno;
 	if (chip->nack_after > 0 && --chip->nack_after == 0)
@@ -36,7 +38,40 @@ emu_chip_read(struct emu_chip *chip, uint8_t reg, uint8_t *buf, size_t len)
 	for (size_t i = 0; i < len; i++)
 		buf[i] = chip->stuck_high ? 0xff : chip->regs[(reg + i) & 0xff];
 	chip->ptr = (uint8_t)(reg + len);
+	if (chip->after_read != NULL && !chip->stuck_high)
+		chip->after_read(chip, reg, len);
 	return 0;
+}
+
+static void
+set_level(struct emu_chip *chip, bool level, uint32_t after_us)
+{
+	if (chip->int_level == level)
+		return;
+	chip->int_level = level;
+	if (chip->on_int != NULL)
+		chip->on_int(chip, level, after_us);
+}
+
+void
+emu_chip_int(struct emu_chip *chip, bool active, bool active_high)
+{
+	if (active && chip->int_level != active_high)
+		chip->int_asserts++;
+	set_level(chip, active == active_high, 0);
+}
+
+void
+emu_chip_int_pulse(struct emu_chip *chip, bool active_high, uint32_t pulse_us)
+{
+	emu_chip_int(chip, true, active_high);
+	set_level(chip, !active_high, pulse_us);
+}
+
+bool
+emu_read_covers(uint8_t reg, size_t len, uint8_t r)
+{
+	return (uint8_t)(r - reg) < len;
 }
 
 int

@@ -27,6 +27,22 @@ struct emu_chip {
 	 * on being read (ADC results, flags cleared by reading); NULL:
 	 * plain memory. */
 	void (*on_read)(struct emu_chip *chip, uint8_t reg, size_t len);
+	/* After len bytes were read from reg: flags cleared by reading
+	 * (INT_STATUS, data-ready); NULL: nothing. */
+	void (*after_read)(struct emu_chip *chip, uint8_t reg, size_t len);
+
+	/* The INT/DRDY pin as on the wire (true = high) and who watches
+	 * it: on_int runs on every change of level, which happens after_us
+	 * from now (the end of a pulse; 0 for now).  Chips drive it through
+	 * emu_chip_int*; a test wires it to a GPIO line. */
+	bool int_level;
+	void (*on_int)(struct emu_chip *chip, bool level, uint32_t after_us);
+	void *user;		/* the test's, for its hooks */
+	unsigned int_asserts;	/* times the pin went active */
+
+	/* Before every transfer, faults included: a test's view of the
+	 * world the chip sits in (its supply, say); NULL: none. */
+	void (*on_transfer)(struct emu_chip *chip);
 
 	/* Faults.  nack_errno is what a NACK looks like to userspace:
 	 * EREMOTEIO on the Pi's bcm2835, ENXIO on other adapters. */
@@ -41,6 +57,15 @@ struct emu_chip {
 };
 
 void emu_chip_init(struct emu_chip *chip, uint8_t addr);
+
+/* The pin active or not at a polarity (the level follows; on_int sees a
+ * change only).  A pulse is active now and inactive pulse_us later. */
+void emu_chip_int(struct emu_chip *chip, bool active, bool active_high);
+void emu_chip_int_pulse(struct emu_chip *chip, bool active_high,
+			uint32_t pulse_us);
+
+/* Does a read of len bytes from reg include register r? */
+bool emu_read_covers(uint8_t reg, size_t len, uint8_t r);
 
 /* One transfer: 0 or a negative errno (a NACK or the chip's answer). */
 int emu_chip_read(struct emu_chip *chip, uint8_t reg, uint8_t *buf,

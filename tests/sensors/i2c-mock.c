@@ -325,6 +325,30 @@ i2c_mock_add_bus(struct i2c_mock *mock, unsigned n)
 	return 0;
 }
 
+int
+i2c_mock_add_gpiochip(struct i2c_mock *mock, unsigned n)
+{
+	GError *error = NULL;
+	char desc[256];
+
+	/* 254 is a usual dynamic major for gpiochips; nothing opens the
+	 * node for real. */
+	snprintf(desc, sizeof(desc),
+		 "P: /devices/platform/gpio-mock.%u/gpiochip%u\n"
+		 "N: gpiochip%u\n"
+		 "E: SUBSYSTEM=gpio\n"
+		 "E: DEVNAME=/dev/gpiochip%u\n"
+		 "A: dev=254:%u\n",
+		 n, n, n, n, n);
+	if (!umockdev_testbed_add_from_string(mock->testbed, desc, &error)) {
+		fprintf(stderr, "i2c-mock: add gpiochip%u: %s\n", n,
+			error->message);
+		g_error_free(error);
+		return -EIO;
+	}
+	return 0;
+}
+
 void
 i2c_mock_attach(struct i2c_mock *mock, unsigned n, struct emu_chip *chip)
 {

@@ -24,6 +24,9 @@ void i2c_mock_free(struct i2c_mock *mock);
 
 /* Creates /dev/i2c-N (0 or -errno). */
 int i2c_mock_add_bus(struct i2c_mock *mock, unsigned n);
+/* Creates /dev/gpiochipN, for code that finds GPIO chips by listing
+ * /dev (the lines themselves are fake-gpio.h's). */
+int i2c_mock_add_gpiochip(struct i2c_mock *mock, unsigned n);
 /* Puts chip on bus n; the chip stays the caller's. */
 void i2c_mock_attach(struct i2c_mock *mock, unsigned n, struct emu_chip *chip);
 

@@ -1081,8 +1081,10 @@ test_dps310_forced(void **state)
 	assert_int_equal(f->dev.drv->start(&f->dev, f->err, sizeof(f->err)), 0);
 	assert_int_equal(f->dev.drv->read(&f->dev, 2, &s, f->err,
 					  sizeof(f->err)), -EAGAIN);
-	assert_err_names(f, "temperature measurement");
-	assert_int_equal(f->dev.drv->start(&f->dev, f->err, sizeof(f->err)), 0);
+	/* The pressure conversion starts with that read: the daemon calls
+	 * start only after a sample. */
+	assert_err_names(f, "temperature measurement, pressure started");
+	assert_int_equal(f->dps310.conversions, before + 2);
 	/* Not finished yet: the ready bit is still clear. */
 	f->dps310.chip.regs[DPS310_REG_MEAS_CFG] &= (uint8_t)~DPS310_MEAS_PRS_RDY;
 	assert_int_equal(f->dev.drv->read(&f->dev, 3, &s, f->err,
@@ -1370,6 +1372,300 @@ test_lps22_faults(void **state)
 	f->lps22hb.chip.nack_after = 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Data-ready pins: what the drivers write, and the emulated pins they
+ * make move (the GPIO side is tests/daemon's). */
+
+/* The pin's changes as a string: "H" and "L", with "+2500" for a change
+ * that comes that many microseconds later (a pulse's end). */
+struct pin_log {
+	char text[256];
+};
+
+static void
+log_pin(struct emu_chip *chip, bool level, uint32_t after_us)
+{
+	struct pin_log *log = chip->user;
+	size_t n = strlen(log->text);
+
+	if (after_us)
+		snprintf(log->text + n, sizeof(log->text) - n, "+%u%c", after_us,
+			 level ? 'H' : 'L');
+	else
+		snprintf(log->text + n, sizeof(log->text) - n, "%c",
+			 level ? 'H' : 'L');
+}
+
+static void
+watch_pin(struct emu_chip *chip, struct pin_log *log)
+{
+	log->text[0] = '\0';
+	chip->user = log;
+	chip->on_int = log_pin;
+}
+
+static void
+test_bmp3_drdy(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct baro_sensor_config cfg = { .drdy = BARO_DRDY_ACTIVE_HIGH };
+	struct pin_log pin;
+
+	/* Without data-ready the pin is left alone: INT_CTRL as after reset,
+	 * no pulses. */
+	watch_pin(&f->bmp390.chip, &pin);
+	const struct baro_sensor_config off = { 0 };
+	open_bmp3(f, 0x77, &off);
+	emu_bmp388_set(&f->bmp390, 99000.0, 20.0);
+	assert_int_equal(f->bmp390.chip.regs[BMP388_REG_INT_CTRL],
+			 BMP388_INT_LEVEL_HIGH);
+	assert_int_equal(f->bmp390.chip.int_asserts, 0);
+	baro_dev_close(&f->dev);
+	baro_bus_close(&f->bus);
+
+	/* Active high, push-pull, unlatched: a pulse per result. */
+	open_bmp3(f, 0x77, &cfg);
+	assert_int_equal(f->bmp390.chip.regs[BMP388_REG_INT_CTRL],
+			 BMP388_INT_DRDY_EN | BMP388_INT_LEVEL_HIGH);
+	assert_int_equal(f->dev.config.drdy, BARO_DRDY_ACTIVE_HIGH);
+	unsigned before = f->bmp390.chip.int_asserts;
+	pin.text[0] = '\0';
+	emu_bmp388_set(&f->bmp390, 99500.0, 21.0);
+	emu_bmp388_set(&f->bmp390, 99600.0, 21.0);
+	assert_int_equal(f->bmp390.chip.int_asserts, before + 2);
+	assert_string_equal(pin.text, "H+2500LH+2500L");
+	struct baro_sample s;
+	if (f->dev.drv->read(&f->dev, 1, &s, f->err, sizeof(f->err)) != 0)
+		fail_msg("%s", f->err);
+	assert_close_abs(s.pressure_pa, 99600.0, BMP3_PA_TOL + 0.01);
+	baro_dev_close(&f->dev);
+	baro_bus_close(&f->bus);
+
+	/* Active low, open-drain: the idle pin goes high when configured,
+	 * each pulse starts with a falling edge. */
+	cfg.drdy = BARO_DRDY_ACTIVE_LOW;
+	cfg.drdy_open_drain = true;
+	pin.text[0] = '\0';
+	open_bmp3(f, 0x77, &cfg);
+	assert_int_equal(f->bmp390.chip.regs[BMP388_REG_INT_CTRL],
+			 BMP388_INT_DRDY_EN | BMP388_INT_OD);
+	/* The reset's low, the configured idle high, then the first result
+	 * of normal mode. */
+	assert_string_equal(pin.text, "HL+2500H");
+	baro_dev_close(&f->dev);
+	baro_bus_close(&f->bus);
+
+	/* Forced: each start's result signals. */
+	cfg = (struct baro_sensor_config){ .drdy = BARO_DRDY_ACTIVE_HIGH,
+					   .mode = BARO_MODE_FORCED };
+	open_bmp3(f, 0x77, &cfg);
+	before = f->bmp390.chip.int_asserts;
+	assert_int_equal(f->dev.drv->start(&f->dev, f->err, sizeof(f->err)), 0);
+	assert_int_equal(f->bmp390.chip.int_asserts, before + 1);
+	assert_false(f->bmp390.chip.int_level);
+
+	/* INT_STATUS is the emulator's too: set by a result, cleared by
+	 * reading it. */
+	uint8_t st;
+	assert_int_equal(baro_bus_read_reg(&f->bus, BMP388_REG_INT_STATUS, &st,
+					   f->err, sizeof(f->err)), 0);
+	assert_int_equal(st, BMP388_INT_STATUS_DRDY);
+	assert_int_equal(baro_bus_read_reg(&f->bus, BMP388_REG_INT_STATUS, &st,
+					   f->err, sizeof(f->err)), 0);
+	assert_int_equal(st, 0);
+}
+
+static void
+test_dps310_drdy(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct baro_sensor_config cfg = { .drdy = BARO_DRDY_ACTIVE_HIGH,
+					  .osr_p = 16 };
+	struct baro_sample s;
+	struct pin_log pin;
+
+	/* Active high, background mode: INT_PRS only, with the shift bit the
+	 * x16 oversampling needs kept. */
+	watch_pin(&f->dps310.chip, &pin);
+	if (open_on(f, BUS4_PATH, &baro_driver_dps310, 0x77, &cfg) != 0)
+		fail_msg("%s", f->err);
+	assert_int_equal(f->dps310.chip.regs[DPS310_REG_CFG],
+			 DPS310_CFG_INT_HL | DPS310_CFG_INT_PRS |
+				 DPS310_CFG_P_SHIFT);
+	/* The first background result holds the pin until INT_STS is read,
+	 * which every sample's burst does. */
+	assert_true(f->dps310.chip.int_level);
+	assert_int_equal(f->dps310.chip.regs[DPS310_REG_INT_STS],
+			 DPS310_INT_STS_PRS);
+	if (f->dev.drv->read(&f->dev, 1, &s, f->err, sizeof(f->err)) != 0)
+		fail_msg("%s", f->err);
+	assert_false(f->dps310.chip.int_level);
+	assert_int_equal(f->dps310.chip.regs[DPS310_REG_INT_STS], 0);
+	pin.text[0] = '\0';
+	emu_dps310_set(&f->dps310, 97000.0, 22.0);
+	s = read_ok(f, 2);
+	assert_close_abs(s.pressure_pa, 97000.0, DPS_PA_TOL);
+	assert_string_equal(pin.text, "HL");
+	baro_dev_close(&f->dev);
+
+	/* Active low: idle high, a result pulls it low. */
+	cfg.drdy = BARO_DRDY_ACTIVE_LOW;
+	if (open_on(f, BUS4_PATH, &baro_driver_dps310, 0x77, &cfg) != 0)
+		fail_msg("%s", f->err);
+	assert_int_equal(f->dps310.chip.regs[DPS310_REG_CFG],
+			 DPS310_CFG_INT_PRS | DPS310_CFG_P_SHIFT);
+	read_ok(f, 3);
+	assert_true(f->dps310.chip.int_level);
+	pin.text[0] = '\0';
+	emu_dps310_set(&f->dps310, 97100.0, 22.0);
+	read_ok(f, 4);
+	assert_string_equal(pin.text, "LH");
+	/* Settings are re-checked with every sample: a lost CFG_REG (the
+	 * interrupt bits included) is a reset chip. */
+	f->dps310.chip.regs[DPS310_REG_CFG] &= (uint8_t)~DPS310_CFG_INT_PRS;
+	assert_int_equal(f->dev.drv->read(&f->dev, 5, &s, f->err,
+					  sizeof(f->err)), -EIO);
+	assert_err_names(f, "settings lost");
+	baro_dev_close(&f->dev);
+
+	/* The pin (SDO) has no open-drain mode: refused before any write,
+	 * so the chip keeps measuring as it was. */
+	cfg.drdy_open_drain = true;
+	unsigned transfers = f->dps310.chip.transfers;
+	assert_int_equal(open_on(f, BUS4_PATH, &baro_driver_dps310, 0x77, &cfg),
+			 -EOPNOTSUPP);
+	assert_err_names(f, "DPS310 /dev/i2c-4 0x77: the interrupt pin is "
+			    "push-pull only");
+	assert_int_equal(f->dps310.chip.transfers, transfers + 1); /* probe */
+
+	/* SPL06, one-shot: temperature results signal too. */
+	cfg = (struct baro_sensor_config){ .drdy = BARO_DRDY_ACTIVE_HIGH,
+					   .mode = BARO_MODE_FORCED };
+	if (open_on(f, BUS4_PATH, &baro_driver_spl06, 0x76, &cfg) != 0)
+		fail_msg("%s", f->err);
+	/* (the low bits: the default oversampling's shift) */
+	assert_int_equal(f->spl06.chip.regs[DPS310_REG_CFG] & 0xf0,
+			 DPS310_CFG_INT_HL | DPS310_CFG_INT_PRS |
+				 DPS310_CFG_INT_TMP);
+	unsigned before = f->spl06.chip.int_asserts;
+	assert_int_equal(f->dev.drv->start(&f->dev, f->err, sizeof(f->err)), 0);
+	assert_int_equal(f->spl06.chip.int_asserts, before + 1);
+	assert_int_equal(f->spl06.chip.regs[DPS310_REG_INT_STS],
+			 DPS310_INT_STS_TMP);
+}
+
+static void
+test_lps22_drdy(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct baro_sensor_config cfg = { .drdy = BARO_DRDY_ACTIVE_LOW,
+					  .drdy_open_drain = true };
+	struct baro_sample s;
+	struct pin_log pin;
+
+	/* HB: level and drive in CTRL_REG3 with the enable. */
+	watch_pin(&f->lps22hb.chip, &pin);
+	if (open_on(f, BUS4_PATH, &baro_driver_lps22, 0x5c, &cfg) != 0)
+		fail_msg("%s", f->err);
+	assert_int_equal(f->lps22hb.chip.regs[LPS22_REG_CTRL3],
+			 LPS22_CTRL3_DRDY | LPS22HB_CTRL3_INT_H_L |
+				 LPS22HB_CTRL3_PP_OD);
+	assert_int_equal(f->lps22hb.chip.regs[LPS22_REG_CTRL2],
+			 LPS22_CTRL2_IF_ADD_INC);
+	/* Active (low) from the first result until the data is read. */
+	assert_false(f->lps22hb.chip.int_level);
+	read_ok(f, 1);
+	assert_true(f->lps22hb.chip.int_level);
+	pin.text[0] = '\0';
+	emu_lps22_set(&f->lps22hb, 96000.0, 19.0);
+	s = read_ok(f, 2);
+	assert_close_abs(s.pressure_pa, 96000.0, LPS_PA_TOL);
+	assert_string_equal(pin.text, "LH");
+	/* CTRL_REG3 lost behind the driver's back: caught by the periodic
+	 * check. */
+	f->lps22hb.chip.regs[LPS22_REG_CTRL3] = 0;
+	int ret = 0, reads = 0;
+	while (ret == 0 && reads++ < 40)
+		ret = f->dev.drv->read(&f->dev, 3, &s, f->err, sizeof(f->err));
+	assert_int_equal(ret, -EIO);
+	assert_true(reads <= 32);
+	assert_err_names(f, "settings lost");
+	baro_dev_close(&f->dev);
+
+	/* HH: level and drive in CTRL_REG2; one-shot keeps them. */
+	cfg.mode = BARO_MODE_FORCED;
+	watch_pin(&f->lps22hh.chip, &pin);
+	if (open_on(f, BUS4_PATH, &baro_driver_lps22, 0x5d, &cfg) != 0)
+		fail_msg("%s", f->err);
+	const uint8_t ctrl2 = LPS22_CTRL2_IF_ADD_INC | LPS22HH_CTRL2_INT_H_L |
+			      LPS22HH_CTRL2_PP_OD;
+	assert_int_equal(f->lps22hh.chip.regs[LPS22_REG_CTRL2], ctrl2);
+	assert_int_equal(f->lps22hh.chip.regs[LPS22_REG_CTRL3],
+			 LPS22_CTRL3_DRDY);
+	assert_true(f->lps22hh.chip.int_level);
+	assert_int_equal(f->dev.drv->start(&f->dev, f->err, sizeof(f->err)), 0);
+	assert_int_equal(f->lps22hh.chip.regs[LPS22_REG_CTRL2], ctrl2);
+	assert_false(f->lps22hh.chip.int_level);
+	read_ok(f, 4);
+	assert_true(f->lps22hh.chip.int_level);
+	baro_dev_close(&f->dev);
+
+	/* Active high, push-pull on the HH: nothing but the enable. */
+	cfg = (struct baro_sensor_config){ .drdy = BARO_DRDY_ACTIVE_HIGH };
+	if (open_on(f, BUS4_PATH, &baro_driver_lps22, 0x5d, &cfg) != 0)
+		fail_msg("%s", f->err);
+	assert_int_equal(f->lps22hh.chip.regs[LPS22_REG_CTRL2],
+			 LPS22_CTRL2_IF_ADD_INC);
+	assert_int_equal(f->lps22hh.chip.regs[LPS22_REG_CTRL3],
+			 LPS22_CTRL3_DRDY);
+	assert_true(f->lps22hh.chip.int_level);
+	read_ok(f, 5);
+	assert_false(f->lps22hh.chip.int_level);
+}
+
+/* BMP280/BME280 and the MS56xx have no data-ready pin: asking for one is
+ * an error naming the chip found, before anything is written to it. */
+static void
+test_no_drdy_pin(void **state)
+{
+	struct fixture *f = fixture(state);
+	const struct baro_sensor_config cfg = { .drdy = BARO_DRDY_ACTIVE_HIGH };
+
+	open_bus(f);
+	unsigned transfers = f->bme280.chip.transfers;
+	assert_int_equal(baro_dev_open(&f->dev, &baro_driver_bmp280, &f->bus,
+				       0x77, &cfg, f->err, sizeof(f->err)),
+			 -EOPNOTSUPP);
+	assert_err_names(f, "BME280 /dev/i2c-1 0x77: no data-ready pin");
+	assert_int_equal(f->bme280.chip.transfers, transfers + 1);
+	assert_null(f->dev.priv);
+	baro_bus_close(&f->bus);
+
+	assert_int_equal(open_on(f, BUS3_PATH, &baro_driver_ms5611, 0x77, &cfg),
+			 -EOPNOTSUPP);
+	assert_err_names(f, "MS5611 /dev/i2c-3 0x77: no data-ready pin");
+	assert_int_equal(open_on(f, BUS3_PATH, &baro_driver_ms5607, 0x76, &cfg),
+			 -EOPNOTSUPP);
+
+	/* The same check, by driver name (configuration files). */
+	assert_int_equal(baro_drdy_check(&baro_driver_bmp280, NULL, &cfg, f->err,
+					 sizeof(f->err)), -EOPNOTSUPP);
+	assert_err_names(f, "the bmp280 driver's chips: no data-ready pin");
+	assert_int_equal(baro_drdy_check(&baro_driver_lps22, NULL, &cfg, f->err,
+					 sizeof(f->err)), 0);
+	const struct baro_sensor_config off = { 0 };
+	assert_int_equal(baro_drdy_check(&baro_driver_ms5611, NULL, &off, f->err,
+					 sizeof(f->err)), 0);
+	/* Every family with a pin says so in its table. */
+	for (size_t i = 0; baro_drivers[i] != NULL; i++) {
+		const char *n = baro_drivers[i]->name;
+		bool pin = strcmp(n, "bmp388") == 0 || strcmp(n, "dps310") == 0 ||
+			   strcmp(n, "spl06") == 0 || strcmp(n, "lps22") == 0;
+
+		assert_int_equal(baro_drivers[i]->drdy_caps != 0, pin);
+	}
+}
+
 /* Every driver over its addresses on every bus finds exactly the chips
  * there, each by the right family: BME280 and BMP390 share the id 0x60
  * but at different registers; the MS56xx probe reads PROMs of register
@@ -1456,6 +1752,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lps22_rates_and_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lps22_one_shot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lps22_faults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bmp3_drdy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dps310_drdy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lps22_drdy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_drdy_pin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_all, setup, teardown),
 	};
 
