@@ -502,7 +502,9 @@ ms5611_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 		snprintf(err, errlen, "%s 0x%02x: ADC read 0, conversion not "
 			 "finished", path, dev->addr);
 		chip->pending = SLOT_NONE;
-		if (normal && (ret = issue(dev, slot, err, errlen)) < 0)
+		/* In both modes: the daemon starts a forced conversion only
+		 * after a sample, so a lost one must be restarted here. */
+		if ((ret = issue(dev, slot, err, errlen)) < 0)
 			return ret;
 		return -EAGAIN;
 	}
@@ -522,7 +524,12 @@ ms5611_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 				 chip->prom[crc_word], w);
 			return -ENODEV;
 		}
-		if (normal && (ret = start_slot(dev, err, errlen)) < 0)
+		/* Forced mode too: the temperature only prepares the
+		 * sample the caller asked for, and the caller starts the
+		 * next conversion only after a sample. */
+		ret = normal ? start_slot(dev, err, errlen)
+			     : issue(dev, SLOT_PRESSURE, err, errlen);
+		if (ret < 0)
 			return ret;
 		snprintf(err, errlen, "%s 0x%02x: temperature conversion, "
 			 "pressure next", path, dev->addr);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the benchmarks the build made and prints their figures.
 #   bench.sh BENCH_SIM BENCH_BAROD BAROD BENCH_MAVLINK BENCH_SITL \
-#            BENCH_LOGS BENCH_FILTERS LOGS_DIR
+#            BENCH_LOGS BENCH_FILTERS LOGS_DIR BENCH_DRIVERS
+# BENCH_DRIVERS is '-' when the build found no umockdev.
 set -eu
 "$1"
 echo
@@ -12,6 +13,16 @@ echo
 "$5" "$3" "${BAROD_BENCH_SITL_FRAMES:-20000}"
 echo
 "$7"
+echo
+# The drivers against emulated chips on /dev/i2c-N, as the sensor tests
+# run: umockdev's preload library first (ASan tolerates it second).
+if [ "$9" = - ]; then
+	echo "bench-drivers: skipped (built without umockdev)"
+else
+	LD_PRELOAD="libumockdev-preload.so.0${LD_PRELOAD:+:$LD_PRELOAD}" \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		"$9"
+fi
 echo
 # The readers on the real logs, when they are there.
 set -- "$6" "$8"

@@ -29,6 +29,7 @@ struct mock_bus {
 	struct emu_chip *chips[BUS_CHIPS];
 	size_t n_chips;
 	UMockdevIoctlBase *handler;
+	struct i2c_mock_counts counts;
 };
 
 struct i2c_mock {
@@ -114,6 +115,50 @@ smbus(struct emu_chip *chip, const struct i2c_smbus_ioctl_data *req,
 	}
 }
 
+/* The wire shape of an SMBus transaction: a write is START, address,
+ * command, data; a read is the command written, then a repeated START
+ * and the data read (receive byte: the read alone). */
+static void
+count_smbus(struct mock_bus *bus, const struct i2c_smbus_ioctl_data *req,
+	    const union i2c_smbus_data *data)
+{
+	bool rd = req->read_write == I2C_SMBUS_READ;
+	enum i2c_mock_xfer_kind kind;
+	unsigned long n;
+
+	switch (req->size) {
+	case I2C_SMBUS_BYTE:
+		kind = rd ? I2C_MOCK_RECV_BYTE : I2C_MOCK_SEND_BYTE;
+		n = 0;
+		break;
+	case I2C_SMBUS_BYTE_DATA:
+		kind = rd ? I2C_MOCK_READ_BYTE_DATA : I2C_MOCK_WRITE_BYTE_DATA;
+		n = 1;
+		break;
+	case I2C_SMBUS_WORD_DATA:
+		kind = rd ? I2C_MOCK_READ_WORD_DATA : I2C_MOCK_WRITE_WORD_DATA;
+		n = 2;
+		break;
+	default:	/* the I2C block kinds, the only others served */
+		kind = rd ? I2C_MOCK_READ_I2C_BLOCK : I2C_MOCK_WRITE_I2C_BLOCK;
+		n = data->block[0];
+		break;
+	}
+	struct i2c_mock_xfer *x = &bus->counts.xfer[kind];
+	x->transfers++;
+	if (kind == I2C_MOCK_RECV_BYTE) {
+		x->starts++;
+		x->in++;
+	} else if (rd) {
+		x->starts += 2;
+		x->out++;
+		x->in += n;
+	} else {
+		x->starts++;
+		x->out += 1 + n;
+	}
+}
+
 static void
 handle_smbus(struct mock_bus *bus, UMockdevIoctlClient *client)
 {
@@ -142,6 +187,11 @@ handle_smbus(struct mock_bus *bus, UMockdevIoctlClient *client)
 	else
 		ret = smbus(chip, req, no_data ? &none :
 				       (union i2c_smbus_data *)data_d->data);
+	if (ret < 0)
+		bus->counts.failed++;
+	else
+		count_smbus(bus, req, no_data ? &none :
+				      (union i2c_smbus_data *)data_d->data);
 	umockdev_ioctl_client_complete(client, ret < 0 ? -1 : 0,
 				       ret < 0 ? -ret : 0);
 	if (data_d != NULL)
@@ -191,6 +241,22 @@ handle_rdwr(struct mock_bus *bus, UMockdevIoctlClient *client)
 					     m->len - 1u);
 		if (buf_d != NULL)
 			g_object_unref(buf_d);
+		/* Each message is a START (repeated after the first) and
+		 * the address, then its bytes. */
+		if (ret < 0) {
+			bus->counts.failed++;
+		} else {
+			bool rd = m->flags & I2C_M_RD;
+			struct i2c_mock_xfer *x = &bus->counts.xfer[
+				rd ? I2C_MOCK_RDWR_READ : I2C_MOCK_RDWR_WRITE];
+
+			x->transfers++;
+			x->starts++;
+			if (rd)
+				x->in += m->len;
+			else
+				x->out += m->len;
+		}
 	}
 	umockdev_ioctl_client_complete(client, ret < 0 ? -1 : (glong)n,
 				       ret < 0 ? -ret : 0);
@@ -209,6 +275,7 @@ handle_ioctl(UMockdevIoctlBase *base, UMockdevIoctlClient *client,
 	unsigned long value = 0;
 
 	(void)base;
+	bus->counts.ioctls++;
 	switch (request) {
 	case I2C_SLAVE:
 	case I2C_SLAVE_FORCE: {
@@ -360,4 +427,55 @@ i2c_mock_attach(struct i2c_mock *mock, unsigned n, struct emu_chip *chip)
 			return;
 		}
 	}
+}
+
+const char *
+i2c_mock_xfer_name(enum i2c_mock_xfer_kind kind)
+{
+	static const char *const names[I2C_MOCK_XFER_KINDS] = {
+		[I2C_MOCK_SEND_BYTE] = "send-byte",
+		[I2C_MOCK_RECV_BYTE] = "receive-byte",
+		[I2C_MOCK_WRITE_BYTE_DATA] = "write-byte-data",
+		[I2C_MOCK_READ_BYTE_DATA] = "read-byte-data",
+		[I2C_MOCK_WRITE_WORD_DATA] = "write-word-data",
+		[I2C_MOCK_READ_WORD_DATA] = "read-word-data",
+		[I2C_MOCK_WRITE_I2C_BLOCK] = "i2c-block-write",
+		[I2C_MOCK_READ_I2C_BLOCK] = "i2c-block-read",
+		[I2C_MOCK_RDWR_WRITE] = "rdwr-write",
+		[I2C_MOCK_RDWR_READ] = "rdwr-read",
+	};
+
+	return (unsigned)kind < I2C_MOCK_XFER_KINDS ? names[kind] : "?";
+}
+
+void
+i2c_mock_counts(const struct i2c_mock *mock, unsigned n,
+		struct i2c_mock_counts *out)
+{
+	*out = (struct i2c_mock_counts){ 0 };
+	for (size_t i = 0; i < MOCK_BUSES; i++)
+		if (mock->buses[i].used && mock->buses[i].n == n)
+			*out = mock->buses[i].counts;
+}
+
+void
+i2c_mock_counts_reset(struct i2c_mock *mock, unsigned n)
+{
+	for (size_t i = 0; i < MOCK_BUSES; i++)
+		if (mock->buses[i].used && mock->buses[i].n == n)
+			mock->buses[i].counts = (struct i2c_mock_counts){ 0 };
+}
+
+struct i2c_mock_xfer
+i2c_mock_counts_total(const struct i2c_mock_counts *c)
+{
+	struct i2c_mock_xfer t = { 0 };
+
+	for (size_t k = 0; k < I2C_MOCK_XFER_KINDS; k++) {
+		t.transfers += c->xfer[k].transfers;
+		t.starts += c->xfer[k].starts;
+		t.out += c->xfer[k].out;
+		t.in += c->xfer[k].in;
+	}
+	return t;
 }

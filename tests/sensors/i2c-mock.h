@@ -33,4 +33,48 @@ void i2c_mock_attach(struct i2c_mock *mock, unsigned n, struct emu_chip *chip);
 /* Is libumockdev-preload loaded in this process? */
 bool i2c_mock_preloaded(void);
 
+/*
+ * What a bus carried, for benchmarks and tests of bus traffic: each
+ * completed transfer as a real adapter (I2C_FUNC_SMBUS_EMUL) puts it on
+ * the wire.  starts counts START and repeated-START conditions, each of
+ * which sends one address byte; out counts the bytes the master sends
+ * after an address byte (register and command bytes included), in the
+ * bytes the chip sends back.  A transfer the chip NACKed or refused moved
+ * nothing countable and is counted in failed only.
+ */
+enum i2c_mock_xfer_kind {
+	I2C_MOCK_SEND_BYTE,		/* SMBus: command byte alone */
+	I2C_MOCK_RECV_BYTE,
+	I2C_MOCK_WRITE_BYTE_DATA,
+	I2C_MOCK_READ_BYTE_DATA,
+	I2C_MOCK_WRITE_WORD_DATA,
+	I2C_MOCK_READ_WORD_DATA,
+	I2C_MOCK_WRITE_I2C_BLOCK,
+	I2C_MOCK_READ_I2C_BLOCK,
+	I2C_MOCK_RDWR_WRITE,		/* one I2C_RDWR message each */
+	I2C_MOCK_RDWR_READ,
+	I2C_MOCK_XFER_KINDS,
+};
+
+struct i2c_mock_xfer {
+	unsigned long transfers, starts, out, in;
+};
+
+struct i2c_mock_counts {
+	unsigned long ioctls;	/* every ioctl on the node, I2C_SLAVE too */
+	unsigned long failed;
+	struct i2c_mock_xfer xfer[I2C_MOCK_XFER_KINDS];
+};
+
+/* "i2c-block-read" and so on. */
+const char *i2c_mock_xfer_name(enum i2c_mock_xfer_kind kind);
+/* Bus n's counts since it was added or last reset (zeros for no such
+ * bus).  Read them between driver calls: the handler thread writes them
+ * while the caller waits in ioctl(). */
+void i2c_mock_counts(const struct i2c_mock *mock, unsigned n,
+		     struct i2c_mock_counts *out);
+void i2c_mock_counts_reset(struct i2c_mock *mock, unsigned n);
+/* Sums over every kind. */
+struct i2c_mock_xfer i2c_mock_counts_total(const struct i2c_mock_counts *c);
+
 #endif

@@ -506,6 +506,85 @@ test_i2c_rdwr(void **state)
 	assert_int_equal(errno, EREMOTEIO);
 }
 
+static void
+assert_xfer(const struct i2c_mock_counts *c, enum i2c_mock_xfer_kind k,
+	    unsigned long transfers, unsigned long starts, unsigned long out,
+	    unsigned long in)
+{
+	const struct i2c_mock_xfer *x = &c->xfer[k];
+
+	if (x->transfers != transfers || x->starts != starts || x->out != out ||
+	    x->in != in)
+		fail_msg("%s: %lu transfers %lu starts %lu out %lu in, expected "
+			 "%lu %lu %lu %lu", i2c_mock_xfer_name(k), x->transfers,
+			 x->starts, x->out, x->in, transfers, starts, out, in);
+}
+
+/* The mock's wire counts, which the driver benchmark divides by samples:
+ * SMBus transfers as an adapter emulating SMBus sends them, each
+ * I2C_RDWR message apart, NACKs as failures that moved nothing. */
+static void
+test_bus_counts(void **state)
+{
+	struct fixture *f = fixture(state);
+	const struct baro_sensor_config cfg = { 0 };
+	struct i2c_mock_counts c;
+	uint8_t b[3];
+
+	open_dev(f, 0x76, &cfg);
+	read_ok(f, 1);		/* the first also re-reads the chip id */
+	i2c_mock_counts_reset(f->mock, BUS);
+	read_ok(f, 2);
+	i2c_mock_counts(f->mock, BUS, &c);
+	/* One burst from STATUS: register byte, repeated start, 10 bytes;
+	 * the address is still selected, so no I2C_SLAVE. */
+	assert_int_equal(c.ioctls, 1);
+	assert_int_equal(c.failed, 0);
+	assert_xfer(&c, I2C_MOCK_READ_I2C_BLOCK, 1, 2, 1, 10);
+	struct i2c_mock_xfer t = i2c_mock_counts_total(&c);
+	assert_int_equal(t.transfers, 1);
+	assert_int_equal(t.out + t.in, 11);
+
+	i2c_mock_counts_reset(f->mock, BUS);
+	assert_int_equal(baro_bus_write_reg(&f->bus, BMP280_REG_CONFIG, 0, f->err,
+					    sizeof(f->err)), 0);
+	assert_int_equal(baro_bus_read_reg(&f->bus, BMP280_REG_ID, b, f->err,
+					   sizeof(f->err)), 0);
+	assert_int_equal(baro_bus_command(&f->bus, BMP280_REG_ID, f->err,
+					  sizeof(f->err)), 0);
+	assert_int_equal(baro_bus_read_block(&f->bus, BMP280_REG_CALIB, b, 3,
+					     f->err, sizeof(f->err)), 0);
+	/* Another address: I2C_SLAVE, then a NACK. */
+	assert_int_equal(baro_bus_select(&f->bus, 0x40, f->err, sizeof(f->err)),
+			 0);
+	assert_true(baro_bus_read_reg(&f->bus, BMP280_REG_ID, b, f->err,
+				      sizeof(f->err)) < 0);
+	i2c_mock_counts(f->mock, BUS, &c);
+	assert_int_equal(c.ioctls, 6);
+	assert_int_equal(c.failed, 1);
+	assert_xfer(&c, I2C_MOCK_WRITE_BYTE_DATA, 1, 1, 2, 0);
+	assert_xfer(&c, I2C_MOCK_READ_BYTE_DATA, 1, 2, 1, 1);
+	assert_xfer(&c, I2C_MOCK_SEND_BYTE, 1, 1, 1, 0);
+	assert_xfer(&c, I2C_MOCK_READ_I2C_BLOCK, 1, 2, 1, 3);
+	assert_int_equal(i2c_mock_counts_total(&c).transfers, 4);
+
+	/* A register pointer written, then read after a repeated start. */
+	uint8_t reg = BMP280_REG_ID;
+	struct i2c_msg msgs[2] = {
+		{ .addr = 0x77, .flags = 0, .len = 1, .buf = &reg },
+		{ .addr = 0x77, .flags = I2C_M_RD, .len = 2, .buf = b },
+	};
+	struct i2c_rdwr_ioctl_data rdwr = { .msgs = msgs, .nmsgs = 2 };
+	i2c_mock_counts_reset(f->mock, BUS);
+	assert_int_equal(ioctl(f->bus.fd, I2C_RDWR, &rdwr), 2);
+	i2c_mock_counts(f->mock, BUS, &c);
+	assert_xfer(&c, I2C_MOCK_RDWR_WRITE, 1, 1, 1, 0);
+	assert_xfer(&c, I2C_MOCK_RDWR_READ, 1, 1, 0, 2);
+	/* Other buses keep their own counts. */
+	i2c_mock_counts(f->mock, BUS2, &c);
+	assert_int_equal(i2c_mock_counts_total(&c).transfers, 0);
+}
+
 /* I2C_SLAVE belongs to the open file, as in the kernel. */
 static void
 test_address_per_fd(void **state)
@@ -788,15 +867,22 @@ test_ms5611_forced(void **state)
 					  sizeof(f->err)), -EAGAIN);
 	assert_err_names(f, "no conversion started");
 	emu_ms5611_set(&f->ms5611, 97000.0, 15.0);
-	assert_int_equal(f->dev.drv->start(&f->dev, f->err, sizeof(f->err)), 0);
-	assert_int_equal(f->dev.drv->read(&f->dev, 2, &s, f->err,
-					  sizeof(f->err)), -EAGAIN);
-	assert_int_equal(f->dev.drv->start(&f->dev, f->err, sizeof(f->err)), 0);
-	assert_int_equal(f->dev.drv->read(&f->dev, 3, &s, f->err,
-					  sizeof(f->err)), 0);
-	assert_int_equal(f->ms5611.conversions, before + 2);
-	assert_close_abs(s.pressure_pa, 97000.0, MS56_PA_TOL);
-	assert_close_abs(s.temperature_c, 15.0, MS56_DEGC_TOL);
+	/* The daemon's cycle: start, then read until a sample, start again
+	 * only after one.  The temperature slot must start the pressure
+	 * conversion itself, or forced mode never publishes. */
+	for (unsigned cycle = 0; cycle < 10; cycle++) {
+		assert_int_equal(f->dev.drv->start(&f->dev, f->err,
+						   sizeof(f->err)), 0);
+		int rc, tries = 0;
+		while ((rc = f->dev.drv->read(&f->dev, 2 + cycle, &s, f->err,
+					      sizeof(f->err))) == -EAGAIN)
+			assert_true(++tries < 2);
+		assert_int_equal(rc, 0);
+		assert_close_abs(s.pressure_pa, 97000.0, MS56_PA_TOL);
+		assert_close_abs(s.temperature_c, 15.0, MS56_DEGC_TOL);
+	}
+	/* Ten pressures and two temperatures (the first, then every 8th). */
+	assert_int_equal(f->ms5611.conversions, before + 12);
 }
 
 /* MS5607 by name; the MS5611 driver on it is refused at init with a
@@ -1731,6 +1817,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_not_i2c_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_i2c_rdwr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_address_per_fd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bus_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bmp3_read_tracks_truth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bmp3_slow_oversampling, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bmp3_forced, setup, teardown),
