@@ -200,7 +200,6 @@ struct bmp280 {
 	uint8_t chip_id;
 	uint8_t ctrl_meas;	/* as written for measuring, mode included */
 	uint8_t config;
-	uint32_t period_us;
 	uint32_t reads;
 };
 
@@ -321,9 +320,9 @@ bmp280_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	chip->config = (uint8_t)(t_sb << 5 | filter << 2);
 	chip->ctrl_meas = (uint8_t)(osrs_t << 5 | osrs_p << 2 | mode);
 	if (cfg->mode == BARO_MODE_FORCED)
-		chip->period_us = meas > want ? meas : want;
+		dev->period_us = meas > want ? meas : want;
 	else
-		chip->period_us = meas + bmp280_standby_us(dev->variant, t_sb);
+		dev->period_us = meas + bmp280_standby_us(dev->variant, t_sb);
 
 	/* config first: writes to it are only sure to land in sleep mode,
 	 * where the reset left the chip. */
@@ -346,7 +345,7 @@ bmp280_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	dev->config.osr_p = (uint8_t)osrs_mult(osrs_p);
 	dev->config.osr_t = (uint8_t)osrs_mult(osrs_t);
 	dev->config.iir = filter ? (uint8_t)(1u << filter) : 0;
-	dev->config.rate_hz = 1000000u / chip->period_us;
+	dev->config.rate_hz = 1000000u / dev->period_us;
 	return 0;
 }
 
@@ -442,14 +441,6 @@ bmp280_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	return baro_dev_sample(dev, now_us, pa, c, out, err, errlen);
 }
 
-static uint32_t
-bmp280_period_us(const struct baro_dev *dev)
-{
-	const struct bmp280 *chip = dev->priv;
-
-	return chip->period_us;
-}
-
 const struct baro_driver baro_driver_bmp280 = {
 	.name = "bmp280",
 	.addrs = bmp280_addrs,
@@ -459,6 +450,5 @@ const struct baro_driver baro_driver_bmp280 = {
 	.init = bmp280_init,
 	.start = bmp280_start,
 	.read = bmp280_read,
-	.period_us = bmp280_period_us,
 	.fini = baro_dev_free_priv,
 };

@@ -109,7 +109,6 @@ struct bmp388 {
 	struct bmp388_calib cal;
 	uint8_t chip_id;
 	uint8_t pwr_ctrl;	/* as written for measuring */
-	uint32_t period_us;
 };
 
 static const uint8_t bmp388_addrs[] = { 0x76, 0x77 };
@@ -211,7 +210,7 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	bool forced = cfg->mode == BARO_MODE_FORCED;
 	chip->pwr_ctrl = BMP388_PWR_PRESS_EN | BMP388_PWR_TEMP_EN |
 			 (forced ? BMP388_MODE_SLEEP : BMP388_MODE_NORMAL);
-	chip->period_us = forced ? need : 5000u << odr;
+	dev->period_us = forced ? need : 5000u << odr;
 	uint8_t int_ctrl = (uint8_t)(BMP388_INT_DRDY_EN |
 				     (cfg->drdy == BARO_DRDY_ACTIVE_HIGH ?
 					      BMP388_INT_LEVEL_HIGH : 0) |
@@ -256,7 +255,7 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	dev->config.osr_p = (uint8_t)(1u << osr_p);
 	dev->config.osr_t = (uint8_t)(1u << osr_t);
 	dev->config.iir = iir ? (uint8_t)(1u << iir) : 0;
-	dev->config.rate_hz = 1000000u / chip->period_us;
+	dev->config.rate_hz = 1000000u / dev->period_us;
 	return 0;
 }
 
@@ -323,14 +322,6 @@ bmp388_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	return baro_dev_sample(dev, now_us, pa, c, out, err, errlen);
 }
 
-static uint32_t
-bmp388_period_us(const struct baro_dev *dev)
-{
-	const struct bmp388 *chip = dev->priv;
-
-	return chip->period_us;
-}
-
 const struct baro_driver baro_driver_bmp388 = {
 	.name = "bmp388",
 	.addrs = bmp388_addrs,
@@ -340,7 +331,6 @@ const struct baro_driver baro_driver_bmp388 = {
 	.init = bmp388_init,
 	.start = bmp388_start,
 	.read = bmp388_read,
-	.period_us = bmp388_period_us,
 	.fini = baro_dev_free_priv,
 	.drdy_caps = BARO_DRDY_CAP_PIN | BARO_DRDY_CAP_OPEN_DRAIN,
 };

@@ -114,7 +114,6 @@ struct dps310 {
 	int32_t raw_t;
 	unsigned since_t;
 	uint8_t pending;	/* forced: MEAS_CTRL started, 0 = none */
-	uint32_t period_us;
 };
 
 static const uint8_t dps310_addrs[] = { 0x77, 0x76 };
@@ -249,7 +248,7 @@ dps310_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 		uint32_t need = tp > tt ? tp : tt;
 		uint32_t want = cfg->rate_hz ? 1000000u / cfg->rate_hz : 0;
 
-		chip->period_us = want > need ? want : need;
+		dev->period_us = want > need ? want : need;
 		chip->meas_ctrl = DPS310_MEAS_IDLE;
 	} else {
 		/* Background mode: rate * (P + T time) must stay under 1 s;
@@ -257,7 +256,7 @@ dps310_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 		while (rate < 7 && (2u << rate) * (tp + tt) < 1000000u &&
 		       (cfg->rate_hz == 0 || (2u << rate) <= cfg->rate_hz))
 			rate++;
-		chip->period_us = 1000000u >> rate;
+		dev->period_us = 1000000u >> rate;
 		chip->meas_ctrl = DPS310_MEAS_CONT_BOTH;
 	}
 	chip->prs_cfg = (uint8_t)(rate << 4 | osr_p);
@@ -297,7 +296,7 @@ dps310_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	dev->config.osr_p = (uint8_t)(1u << osr_p);
 	dev->config.osr_t = (uint8_t)(1u << osr_t);
 	dev->config.iir = 0;
-	dev->config.rate_hz = 1000000u / chip->period_us;
+	dev->config.rate_hz = 1000000u / dev->period_us;
 	return 0;
 }
 
@@ -405,14 +404,6 @@ dps310_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	return baro_dev_sample(dev, now_us, pa, c, out, err, errlen);
 }
 
-static uint32_t
-dps310_period_us(const struct baro_dev *dev)
-{
-	const struct dps310 *chip = dev->priv;
-
-	return chip->period_us;
-}
-
 const struct baro_driver baro_driver_dps310 = {
 	.name = "dps310",
 	.addrs = dps310_addrs,
@@ -422,7 +413,6 @@ const struct baro_driver baro_driver_dps310 = {
 	.init = dps310_init,
 	.start = dps310_start,
 	.read = dps310_read,
-	.period_us = dps310_period_us,
 	.fini = baro_dev_free_priv,
 	.drdy_caps = BARO_DRDY_CAP_PIN,
 };
@@ -437,7 +427,6 @@ const struct baro_driver baro_driver_spl06 = {
 	.init = dps310_init,
 	.start = dps310_start,
 	.read = dps310_read,
-	.period_us = dps310_period_us,
 	.fini = baro_dev_free_priv,
 	.drdy_caps = BARO_DRDY_CAP_PIN,
 };

@@ -8,7 +8,7 @@
  * Life of a sensor: probe (is this family at bus+addr, which variant?),
  * init (reset, calibration, configuration, measuring started), then per
  * sample start (trigger a conversion; a no-op in normal mode) and, at
- * least period_us later, read.  Any error leaves the device needing a new
+ * least dev->period_us later, read.  Any error leaves the device needing a new
  * init; fini frees what init took, after a failed init too.  Drivers
  * never sleep longer than a reset needs and never keep global state.
  */
@@ -63,6 +63,10 @@ struct baro_dev {
 	uint8_t instance;	/* copied into every sample */
 	int variant;		/* what probe returned */
 	struct baro_sensor_config config;	/* as applied by init */
+	/* Set by init: time from start to a result read can take, or
+	 * between normal-mode results; the configured rate, never below
+	 * the conversion time. */
+	uint32_t period_us;
 	void *priv;		/* the driver's, from init to fini */
 };
 
@@ -88,9 +92,6 @@ struct baro_driver {
 	 * finished yet; -EIO and others: the chip needs init again. */
 	int (*read)(struct baro_dev *dev, uint64_t now_us,
 		    struct baro_sample *out, char *err, size_t errlen);
-	/* Time from start to a result read can take, or between normal-mode
-	 * results: the configured rate, never below the conversion time. */
-	uint32_t (*period_us)(const struct baro_dev *dev);
 	void (*fini)(struct baro_dev *dev);
 	/* BARO_DRDY_CAP_*; 0: the chips have no data-ready pin, and init
 	 * is never asked for one. */

@@ -84,7 +84,6 @@ struct lps22 {
 	uint8_t ctrl2, ctrl3;	/* as written, ONE_SHOT aside */
 	unsigned reads;
 	bool started;		/* one-shot: a conversion was asked for */
-	uint32_t period_us;
 };
 
 static const uint8_t lps22_addrs[] = { 0x5c, 0x5d };
@@ -169,7 +168,7 @@ lps22_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	 * fastest output period is an upper bound. */
 	uint32_t need = 1000000u / lps22_odr_hz(v, lps22_odr_code(v, 0));
 	uint32_t want = cfg->rate_hz ? 1000000u / cfg->rate_hz : 0;
-	chip->period_us = forced ? (want > need ? want : need) : 1000000u / hz;
+	dev->period_us = forced ? (want > need ? want : need) : 1000000u / hz;
 
 	bool hh = v == LPS22_VARIANT_HH, low = cfg->drdy == BARO_DRDY_ACTIVE_LOW;
 	chip->ctrl2 = LPS22_CTRL2_IF_ADD_INC;
@@ -208,7 +207,7 @@ lps22_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	dev->config.osr_p = 1;
 	dev->config.osr_t = 1;
 	dev->config.iir = cfg->iir == 0 ? 0 : cfg->iir < 10 ? 9 : 20;
-	dev->config.rate_hz = 1000000u / chip->period_us;
+	dev->config.rate_hz = 1000000u / dev->period_us;
 	return 0;
 }
 
@@ -299,14 +298,6 @@ lps22_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	return baro_dev_sample(dev, now_us, pa, c, out, err, errlen);
 }
 
-static uint32_t
-lps22_period_us(const struct baro_dev *dev)
-{
-	const struct lps22 *chip = dev->priv;
-
-	return chip->period_us;
-}
-
 const struct baro_driver baro_driver_lps22 = {
 	.name = "lps22",
 	.addrs = lps22_addrs,
@@ -316,7 +307,6 @@ const struct baro_driver baro_driver_lps22 = {
 	.init = lps22_init,
 	.start = lps22_start,
 	.read = lps22_read,
-	.period_us = lps22_period_us,
 	.fini = baro_dev_free_priv,
 	.drdy_caps = BARO_DRDY_CAP_PIN | BARO_DRDY_CAP_OPEN_DRAIN,
 };

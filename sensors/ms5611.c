@@ -241,7 +241,6 @@ struct ms5611 {
 	bool have_d2;
 	uint32_t d2;
 	unsigned since_t;
-	uint32_t period_us;
 };
 
 static const uint8_t ms5611_addrs[] = { 0x76, 0x77 };
@@ -449,11 +448,11 @@ ms5611_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 
 	chip->cmd_d1 = (uint8_t)(MS5611_CMD_CONVERT_D1 + 2 * osr_p);
 	chip->cmd_d2 = (uint8_t)(MS5611_CMD_CONVERT_D2 + 2 * osr_t);
-	chip->period_us = want > need ? want : need;
+	dev->period_us = want > need ? want : need;
 	dev->config.osr_p = (uint8_t)(1u << osr_p);
 	dev->config.osr_t = (uint8_t)(1u << osr_t);
 	dev->config.iir = 0;
-	dev->config.rate_hz = 1000000u / chip->period_us;
+	dev->config.rate_hz = 1000000u / dev->period_us;
 	if (cfg->mode == BARO_MODE_FORCED)
 		return 0;
 	return start_slot(dev, err, errlen);
@@ -571,14 +570,6 @@ ms5611_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 	return 0;
 }
 
-static uint32_t
-ms5611_period_us(const struct baro_dev *dev)
-{
-	const struct ms5611 *chip = dev->priv;
-
-	return chip->period_us;
-}
-
 const struct baro_driver baro_driver_ms5611 = {
 	.name = "ms5611",
 	.addrs = ms5611_addrs,
@@ -588,7 +579,6 @@ const struct baro_driver baro_driver_ms5611 = {
 	.init = ms5611_init,
 	.start = ms5611_start,
 	.read = ms5611_read,
-	.period_us = ms5611_period_us,
 	.fini = baro_dev_free_priv,
 };
 
@@ -603,6 +593,5 @@ const struct baro_driver baro_driver_ms5607 = {
 	.init = ms5611_init,
 	.start = ms5611_start,
 	.read = ms5611_read,
-	.period_us = ms5611_period_us,
 	.fini = baro_dev_free_priv,
 };

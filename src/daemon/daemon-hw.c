@@ -129,7 +129,7 @@ attach(struct hw_sensor *s, char *err, size_t errlen)
 			return ret;
 		}
 		s->dev_open = true;
-		s->period_us = s->dev.drv->period_us(&s->dev);
+		s->period_us = s->dev.period_us;
 		snprintf(s->what, sizeof(s->what), "%s %s 0x%02x",
 			 s->dev.drv->variant_name(s->dev.variant), s->cfg.bus,
 			 s->cfg.address);

@@ -213,7 +213,7 @@ test_read_tracks_truth(void **state)
 	assert_int_equal(f->dev.config.osr_p, 16);
 	assert_int_equal(f->dev.config.osr_t, 2);
 	/* x16/x2 normal mode: 43.2 ms conversion + 0.5 ms standby. */
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 43725);
+	assert_int_equal(f->dev.period_us, 43725);
 
 	for (double pa = 30000.0; pa <= 110000.0; pa += 7919.0) {
 		for (double c = -30.0; c <= 70.0; c += 23.3) {
@@ -243,7 +243,7 @@ test_forced_mode(void **state)
 	assert_int_equal(f->dev.variant, BMP280_VARIANT_BME280);
 	assert_int_equal(f->dev.config.iir, 4);
 	/* 50 Hz asked, conversion 13.3 ms: the rate wins. */
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 20000);
+	assert_int_equal(f->dev.period_us, 20000);
 	assert_int_equal(f->bme280.chip.regs[BMP280_REG_CTRL_MEAS], 0x2c);
 	assert_int_equal(f->bme280.chip.regs[BMP280_REG_CONFIG] & 0x1c, 2 << 2);
 
@@ -635,7 +635,7 @@ test_bmp3_read_tracks_truth(void **state)
 	assert_int_equal(f->dev.config.osr_p, 8);
 	assert_int_equal(f->dev.config.osr_t, 1);
 	/* 18.9 ms conversion: ODR code 2, 20 ms. */
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 20000);
+	assert_int_equal(f->dev.period_us, 20000);
 	assert_int_equal(f->bmp388.chip.regs[BMP388_REG_ODR], 2);
 	for (double pa = 30000.0; pa <= 110000.0; pa += 7919.0) {
 		for (double c = -30.0; c <= 70.0; c += 23.3) {
@@ -661,7 +661,7 @@ test_bmp3_slow_oversampling(void **state)
 	 * which the emulator accepts without conf_err. */
 	open_bmp3(f, 0x77, &cfg);
 	assert_int_equal(f->dev.variant, BMP388_VARIANT_BMP390);
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 160000);
+	assert_int_equal(f->dev.period_us, 160000);
 	assert_int_equal(f->bmp390.chip.regs[BMP388_REG_OSR], 0x2d);
 	assert_int_equal(f->bmp390.chip.regs[BMP388_REG_CONFIG], 2 << 1);
 	assert_int_equal(f->bmp390.chip.regs[BMP388_REG_ERR], 0);
@@ -789,7 +789,7 @@ test_ms5611_read_tracks_truth(void **state)
 	/* OSR 4096 both ways (16 x 256), 9.04 ms per conversion. */
 	assert_int_equal(f->dev.config.osr_p, 16);
 	assert_int_equal(f->dev.config.osr_t, 16);
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 9040);
+	assert_int_equal(f->dev.period_us, 9040);
 	assert_int_equal(f->ms5611.last_convert, 0x58);
 
 	for (double pa = 30000.0; pa <= 110000.0; pa += 7919.0) {
@@ -833,7 +833,7 @@ test_ms5611_schedule(void **state)
 	if (open_on(f, BUS3_PATH, &baro_driver_ms5611, 0x77, &cfg) != 0)
 		fail_msg("%s", f->err);
 	/* OSR 1024/256: 2.28 ms, but 50 Hz asked. */
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 20000);
+	assert_int_equal(f->dev.period_us, 20000);
 	assert_int_equal(f->ms5611.last_convert, 0x50);
 	for (int i = 0; i < 64; i++) {
 		int ret = f->dev.drv->read(&f->dev, 1, &s, f->err, sizeof(f->err));
@@ -945,7 +945,7 @@ test_ms5637(void **state)
 	assert_string_equal(f->dev.drv->variant_name(f->dev.variant), "MS5637");
 	/* OSR 8192 exists only on the MS5637: 16.44 ms. */
 	assert_int_equal(f->dev.config.osr_p, 32);
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 16440);
+	assert_int_equal(f->dev.period_us, 16440);
 	for (double c = -35.0; c <= 80.0; c += 11.5) {
 		emu_ms5611_set(&f->ms5637, 88000.0, c);
 		fresh_temperature(f);
@@ -1092,7 +1092,7 @@ test_dps310_read_tracks_truth(void **state)
 	assert_int_equal(f->dev.config.osr_p, 16);
 	assert_int_equal(f->dev.config.osr_t, 1);
 	/* 27.6 + 3.6 ms per pair: 32 Hz is the fastest under 1 s. */
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 31250);
+	assert_int_equal(f->dev.period_us, 31250);
 	const uint8_t *r = f->dps310.chip.regs;
 	assert_int_equal(r[DPS310_REG_PRS_CFG], 0x54);
 	/* TMP_EXT copied from COEF_SRCE. */
@@ -1126,7 +1126,7 @@ test_dps310_rates(void **state)
 	/* 10 Hz asked: 8 Hz is the fastest not above it. */
 	if (open_on(f, BUS4_PATH, &baro_driver_dps310, 0x77, &cfg) != 0)
 		fail_msg("%s", f->err);
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 125000);
+	assert_int_equal(f->dev.period_us, 125000);
 	assert_int_equal(f->dps310.chip.regs[DPS310_REG_PRS_CFG], 0x34);
 	baro_dev_close(&f->dev);
 
@@ -1134,7 +1134,7 @@ test_dps310_rates(void **state)
 	cfg = (struct baro_sensor_config){ .osr_p = 128, .osr_t = 128 };
 	if (open_on(f, BUS4_PATH, &baro_driver_dps310, 0x77, &cfg) != 0)
 		fail_msg("%s", f->err);
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 500000);
+	assert_int_equal(f->dev.period_us, 500000);
 	assert_int_equal(f->dps310.chip.regs[DPS310_REG_PRS_CFG], 0x17);
 	assert_int_equal(f->dps310.chip.regs[DPS310_REG_TMP_CFG], 0x97);
 	assert_int_equal(f->dps310.chip.regs[DPS310_REG_CFG],
@@ -1156,7 +1156,7 @@ test_dps310_forced(void **state)
 	if (open_on(f, BUS4_PATH, &baro_driver_dps310, 0x77, &cfg) != 0)
 		fail_msg("%s", f->err);
 	/* x8: one measurement 14.8 ms; no shift at x8. */
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 14800);
+	assert_int_equal(f->dev.period_us, 14800);
 	assert_int_equal(f->dps310.chip.regs[DPS310_REG_CFG], 0);
 	assert_int_equal(f->dev.drv->read(&f->dev, 1, &s, f->err,
 					  sizeof(f->err)), -EAGAIN);
@@ -1314,7 +1314,7 @@ test_lps22_read_tracks_truth(void **state)
 		fail_msg("%s", f->err);
 	assert_int_equal(f->dev.variant, LPS22_VARIANT_HH);
 	/* The fastest rate, 200 Hz (code 7), block data update on. */
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 5000);
+	assert_int_equal(f->dev.period_us, 5000);
 	assert_int_equal(f->lps22hh.chip.regs[LPS22_REG_CTRL1], 0x72);
 	assert_int_equal(f->lps22hh.resets, 1);
 	for (double pa = 30000.0; pa <= 110000.0; pa += 7919.0) {
@@ -1341,7 +1341,7 @@ test_lps22_rates_and_filter(void **state)
 	if (open_on(f, BUS4_PATH, &baro_driver_lps22, 0x5c, &cfg) != 0)
 		fail_msg("%s", f->err);
 	assert_int_equal(f->dev.variant, LPS22_VARIANT_HB);
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 20000);
+	assert_int_equal(f->dev.period_us, 20000);
 	assert_int_equal(f->lps22hb.chip.regs[LPS22_REG_CTRL1],
 			 4 << 4 | LPS22_CTRL1_EN_LPFP | LPS22_CTRL1_BDU);
 	assert_int_equal(f->dev.config.iir, 9);
@@ -1351,7 +1351,7 @@ test_lps22_rates_and_filter(void **state)
 	cfg = (struct baro_sensor_config){ .rate_hz = 200, .iir = 16 };
 	if (open_on(f, BUS4_PATH, &baro_driver_lps22, 0x5c, &cfg) != 0)
 		fail_msg("%s", f->err);
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 13333);
+	assert_int_equal(f->dev.period_us, 13333);
 	assert_int_equal(f->lps22hb.chip.regs[LPS22_REG_CTRL1],
 			 5 << 4 | LPS22_CTRL1_EN_LPFP | LPS22_CTRL1_LPFP_CFG |
 				 LPS22_CTRL1_BDU);
@@ -1369,7 +1369,7 @@ test_lps22_one_shot(void **state)
 		fail_msg("%s", f->err);
 	/* Power-down between one-shots. */
 	assert_int_equal(f->lps22hb.chip.regs[LPS22_REG_CTRL1] & 0x70, 0);
-	assert_int_equal(f->dev.drv->period_us(&f->dev), 13333);
+	assert_int_equal(f->dev.period_us, 13333);
 	assert_int_equal(f->dev.drv->read(&f->dev, 1, &s, f->err,
 					  sizeof(f->err)), -EAGAIN);
 	assert_err_names(f, "no conversion started");
