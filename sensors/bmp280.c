@@ -295,14 +295,13 @@ bmp280_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 		return -ETIMEDOUT;
 	}
 
-	ret = baro_bus_read_block(bus, BMP280_REG_CALIB, raw, sizeof(raw), err,
-				  errlen);
+	ret = baro_read_calibration(dev, BMP280_REG_CALIB, raw, sizeof(raw),
+				    err, errlen);
 	if (ret < 0)
 		return ret;
 	bmp280_calib_parse(raw, &chip->cal);
-	if (baro_all_bytes(raw, sizeof(raw), 0x00) ||
-	    baro_all_bytes(raw, sizeof(raw), 0xff) || chip->cal.p1 == 0 ||
-	    chip->cal.t1 == 0) {
+	/* A part-loaded NVM can leave the scale coefficients at 0. */
+	if (chip->cal.p1 == 0 || chip->cal.t1 == 0) {
 		snprintf(err, errlen, "%s 0x%02x: calibration data is blank",
 			 bus->path, dev->addr);
 		return -EIO;

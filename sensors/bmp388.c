@@ -181,16 +181,10 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 		return -ETIMEDOUT;
 	}
 
-	ret = baro_bus_read_block(bus, BMP388_REG_CALIB, raw, sizeof(raw), err,
-				  errlen);
+	ret = baro_read_calibration(dev, BMP388_REG_CALIB, raw, sizeof(raw), err,
+				    errlen);
 	if (ret < 0)
 		return ret;
-	if (baro_all_bytes(raw, sizeof(raw), 0x00) ||
-	    baro_all_bytes(raw, sizeof(raw), 0xff)) {
-		snprintf(err, errlen, "%s 0x%02x: calibration data is blank",
-			 bus->path, dev->addr);
-		return -EIO;
-	}
 	bmp388_nvm_parse(raw, &nvm);
 	bmp388_calib_scale(&nvm, &chip->cal);
 

@@ -217,16 +217,10 @@ dps310_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 			 "reset (MEAS_CFG 0x%02x)", bus->path, dev->addr, meas);
 		return -ETIMEDOUT;
 	}
-	ret = baro_bus_read_block(bus, DPS310_REG_COEF, raw, sizeof(raw), err,
-				  errlen);
+	ret = baro_read_calibration(dev, DPS310_REG_COEF, raw, sizeof(raw), err,
+				    errlen);
 	if (ret < 0)
 		return ret;
-	if (baro_all_bytes(raw, sizeof(raw), 0x00) ||
-	    baro_all_bytes(raw, sizeof(raw), 0xff)) {
-		snprintf(err, errlen, "%s 0x%02x: calibration data is blank",
-			 bus->path, dev->addr);
-		return -EIO;
-	}
 	dps310_coef_parse(raw, &chip->coef);
 	if (!spl06) {
 		if ((ret = baro_bus_read_reg(bus, DPS310_REG_COEF_SRCE, &srce, err,

@@ -148,6 +148,22 @@ baro_all_bytes(const uint8_t *b, size_t n, uint8_t v)
 }
 
 int
+baro_read_calibration(struct baro_dev *dev, uint8_t reg, uint8_t *raw,
+		      size_t len, char *err, size_t errlen)
+{
+	int ret = baro_bus_read_block(dev->bus, reg, raw, len, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	if (baro_all_bytes(raw, len, 0x00) || baro_all_bytes(raw, len, 0xff)) {
+		snprintf(err, errlen, "%s 0x%02x: calibration data is blank",
+			 dev->bus->path, dev->addr);
+		return -EIO;
+	}
+	return 0;
+}
+
+int
 baro_probe_id(struct baro_bus *bus, uint8_t addr, uint8_t reg, uint8_t *id,
 	      char *err, size_t errlen)
 {

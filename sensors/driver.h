@@ -110,6 +110,13 @@ baro_sleep_us(uint32_t us);
 bool
 baro_all_bytes(const uint8_t *b, size_t n, uint8_t v);
 
+/* Read a chip's calibration block (len bytes from reg) into raw: a
+ * negative errno from the bus, or -EIO when it is blank (all 0x00 or all
+ * 0xFF: a chip whose NVM did not load, or none at all). */
+int
+baro_read_calibration(struct baro_dev *dev, uint8_t reg, uint8_t *raw,
+		      size_t len, char *err, size_t errlen);
+
 /* Select addr and read its id register.  Nobody answering (NACK, ENXIO,
  * EIO) is -ENODEV, so a scan moves on; EBUSY and the rest pass through. */
 int
