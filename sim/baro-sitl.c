@@ -30,6 +30,16 @@ baro_sitl_init(struct baro_sitl *sim, const struct sim_params *params,
 	sim_random_seed(&sim->rng, seed);
 }
 
+float
+baro_sitl_alt_from_cm(int32_t alt_cm)
+{
+	/* libraries/SITL is ArduPilot's one double-precision library, so
+	 * location.alt * 1.0e-2 is a double product, rounded to float only
+	 * where AP_Baro_SITL reads it: a float product is an ulp off for
+	 * many centimetre values. */
+	return (float)((double)alt_cm * 0.01);
+}
+
 int
 baro_sitl_altitude(double home_m, double height_m, float *alt_amsl_m)
 {
@@ -43,7 +53,7 @@ baro_sitl_altitude(double home_m, double height_m, float *alt_amsl_m)
 	if (alt_cm < INT32_MIN || alt_cm > INT32_MAX)
 		return -ERANGE;
 
-	*alt_amsl_m = (float)(int32_t)alt_cm * 0.01f;
+	*alt_amsl_m = baro_sitl_alt_from_cm((int32_t)alt_cm);
 	return 0;
 }
 

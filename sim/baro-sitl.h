@@ -96,13 +96,19 @@ baro_sitl_healthy(const struct baro_sitl *sim, unsigned instance);
 
 /*
  * The altitude SITL feeds the baro: location.alt = (int32) trunc(home_cm
- * + height_m * 100) in double, then state.altitude = alt_cm * 0.01 in
- * float (ArduPilot's unsuffixed 1.0e-2 is a float constant there).
+ * + height_m * 100) in double, then state.altitude = alt_cm * 1.0e-2 in
+ * double (libraries/SITL is built without -fsingle-precision-constant),
+ * which AP_Baro_SITL rounds to float once: baro_sitl_alt_from_cm().
  * home_cm is round(home_m * 100).  Returns -ERANGE when the centimetres
  * do not fit ArduPilot's int32, -EINVAL for a non-finite input.
  */
 int
 baro_sitl_altitude(double home_m, double height_m, float *alt_amsl_m);
+
+/* The float metres of a Location's int32 centimetres, as AP_Baro_SITL
+ * sees them: every centimetre-to-metre conversion goes through here. */
+float
+baro_sitl_alt_from_cm(int32_t alt_cm);
 
 /* The pieces of the pipeline, exposed for tests and other sources. */
 void

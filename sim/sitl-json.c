@@ -133,7 +133,7 @@ altitude_from_location(double altitude_m, float *alt_amsl_m)
 	const double alt_cm = trunc(altitude_m * 100.0);
 	if (alt_cm < INT32_MIN || alt_cm > INT32_MAX)
 		return -ERANGE;
-	*alt_amsl_m = (float)(int32_t)alt_cm * 0.01f;
+	*alt_amsl_m = baro_sitl_alt_from_cm((int32_t)alt_cm);
 	return 0;
 }
 

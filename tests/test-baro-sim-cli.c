@@ -105,6 +105,24 @@ test_end_to_end_vector(void **state)
 	assert_close_abs(rows[0].t, 31.139368, 1e-5);
 	assert_non_null(strstr(r.out, "690000,0,594,94390.375,"));
 	program_result_free(&r);
+
+	/* 1976 is the default, as in ArduPilot 4.6+; at 10.6 km simple
+	 * differs from it (below 11 km by under 0.2 Pa). */
+	static const char *const models[] = { NULL, "1976", "simple" };
+	float p[3];
+	for (int m = 0; m < 3; m++) {
+		const char *args[] = { "--home-alt", "584", "-p",
+				       "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
+				       models[m] ? "--atmosphere" : NULL,
+				       models[m], NULL };
+		r = run(args, "time_us,alt_m\n0,10000\n690000000,10000\n");
+		assert_int_equal(r.status, 0);
+		assert_int_equal(parse_rows(r.out, rows, 4), 1);
+		p[m] = rows[0].p;
+		program_result_free(&r);
+	}
+	assert_float_exact(p[0], p[1]);
+	assert_true(p[0] != p[2]);
 }
 
 /* TV6 through the CLI: calls every 5 ms, DELAY 30. */

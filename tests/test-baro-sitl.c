@@ -5,6 +5,9 @@
  */
 #include <errno.h>
 #include <float.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "atmosphere.h"
 #include "baro-sitl.h"
@@ -31,11 +34,21 @@ set(struct sim_params *p, const char *assignment)
 		fail_msg("%s: %s", assignment, err);
 }
 
-/* Altitude of a whole number of centimetres, as SITL feeds it. */
+/*
+ * Altitude of a whole number of centimetres, as SITL feeds it: ArduPilot
+ * rounds the double cm * 0.01 to float, which for every centimetre from
+ * -11 km to 30 km is the float nearest the decimal metres, so the
+ * reference here is strtof() of the decimal text, not a product.
+ */
 static float
 cm(int32_t alt_cm)
 {
-	return (float)alt_cm * 0.01f;
+	char text[32];
+	const int32_t mag = alt_cm < 0 ? -alt_cm : alt_cm;
+
+	snprintf(text, sizeof(text), "%s%" PRId32 ".%02" PRId32,
+		 alt_cm < 0 ? "-" : "", mag / 100, mag % 100);
+	return strtof(text, NULL);
 }
 
 static struct baro_sitl_truth
@@ -88,6 +101,72 @@ test_quantisation(void **state)
 	assert_int_equal(baro_sitl_altitude(3e7, 0.0, &alt), -ERANGE);
 	assert_int_equal(baro_sitl_altitude(0.0, NAN, &alt), -EINVAL);
 	assert_int_equal(baro_sitl_altitude(INFINITY, 0.0, &alt), -EINVAL);
+}
+
+/*
+ * Every centimetre from below the Dead Sea to 30 km: the one conversion
+ * gives ArduPilot's double product (the decimal's nearest float), and
+ * the float product it replaced is off for a large share of them.
+ */
+static void
+test_alt_from_cm_sweep(void **state)
+{
+	long float_product_off = 0;
+	float alt;
+	(void)state;
+
+	for (int32_t c = -110000; c <= 3000000; c++) {
+		const float want = cm(c);
+		if (baro_sitl_alt_from_cm(c) != want)
+			fail_msg("%" PRId32 " cm: %.9g m, want %.9g m", c,
+				 (double)baro_sitl_alt_from_cm(c), (double)want);
+		if ((float)c * 0.01f != want)
+			float_product_off++;
+	}
+	assert_true(float_product_off > 100000);
+
+	/* Both ways in (home + height, and a JSON Location) use it. */
+	assert_int_equal(baro_sitl_altitude(151.49, 0.0, &alt), 0);
+	assert_float_exact(alt, cm(15149));
+	assert_float_exact(alt, 151.49f);
+	assert_true(alt != (float)15149 * 0.01f);
+}
+
+/*
+ * Pressures that only the double product gives: the emulator's output at
+ * these centimetres equals the 1976 model at the decimal altitude, and
+ * the float product's altitude would have moved press_abs by 0.01-0.08 Pa.
+ */
+static void
+test_double_product_pressure(void **state)
+{
+	static const int32_t vectors[] = {
+		58428,	 /* 584.28 m, 28 cm above CMAC */
+		59346,	 /* 593.46 m */
+		-49617,	 /* -496.17 m */
+		1000007, /* 10000.07 m */
+		2500021, /* 25000.21 m */
+	};
+	struct sim_params p = quiet_params();
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
+		const int32_t c = vectors[i];
+		const double home_m = (double)c / 100.0;
+		float alt, want, t_k, old, old_t;
+		struct baro_sitl sim;
+
+		assert_int_equal(baro_sitl_altitude(home_m, 0.0, &alt), 0);
+		baro_sitl_init(&sim, &p, BARO_SITL_ATMOS_1976, 1);
+		struct baro_sample s = step0(&sim, 690000, alt);
+
+		atmos_1976_pressure_temperature(cm(c), &want, &t_k);
+		atmos_1976_pressure_temperature((float)c * 0.01f, &old, &old_t);
+		if (s.pressure_pa != want || old == want)
+			fail_msg("%" PRId32 " cm: %.9g Pa, want %.9g (float "
+				 "product %.9g)", c, (double)s.pressure_pa,
+				 (double)want, (double)old);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -700,7 +779,7 @@ test_end_to_end_vector(void **state)
 	assert_int_equal((int16_t)(s.temperature_c * 100.0f), 3113);
 }
 
-/* The legacy model (the default) and the underwater model in samples. */
+/* The legacy model and the underwater model in samples. */
 static void
 test_atmosphere_choice(void **state)
 {
@@ -729,6 +808,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quantisation),
+		cmocka_unit_test(test_alt_from_cm_sweep),
+		cmocka_unit_test(test_double_product_pressure),
 		cmocka_unit_test(test_timer_gate),
 		cmocka_unit_test(test_1200hz_calls),
 		cmocka_unit_test(test_uint32_wrap),

@@ -762,20 +762,22 @@ test_truth_tv13_altitude(void **state)
 	assert_int_equal(sitl_truth_update(&t, &f, 584.0, &alt), 0);
 	assert_int_equal(baro_sitl_altitude(584.0, 3.0, &expect), 0);
 	assert_float_bits(alt, expect);
-	assert_float_bits(alt, (float)58700 * 0.01f);
+	assert_float_bits(alt, 587.0f);
 
 	/* TV7's quantisation through position[2]. */
 	static const struct {
 		double z;
-		int32_t cm;
+		float m; /* the decimal metres of ArduPilot's centimetres */
 	} tv[] = {
-		{ -10.0, 59400 },  { -10.004, 59400 }, { -10.0099, 59400 },
-		{ 0.005, 58399 },  { 0.0149, 58398 },
+		{ -10.0, 594.00f },  { -10.004, 594.00f }, { -10.0099, 594.00f },
+		{ 0.005, 583.99f },  { 0.0149, 583.98f },
+		/* 151.49 m: the float product 15149 * 0.01f is an ulp low. */
+		{ 432.51, 151.49f },
 	};
 	for (size_t i = 0; i < ARRAY_LEN(tv); i++) {
 		f.position[2] = tv[i].z;
 		assert_int_equal(sitl_truth_update(&t, &f, 584.0, &alt), 0);
-		assert_float_bits(alt, (float)tv[i].cm * 0.01f);
+		assert_float_bits(alt, tv[i].m);
 	}
 
 	f.position[2] = -3e7;
@@ -800,17 +802,17 @@ test_truth_location(void **state)
 			 BASE_MASK | BIT(LATITUDE) | BIT(LONGITUDE) |
 				 BIT(ALTITUDE) | BIT(POSITION));
 	assert_int_equal(sitl_truth_update(&t, &f, 10.0, &alt), 0);
-	assert_float_bits(alt, (float)58407 * 0.01f);
+	assert_float_bits(alt, 584.07f);
 
 	/* Toward zero below sea level too. */
 	f.altitude = -1.239;
 	assert_int_equal(sitl_truth_update(&t, &f, 10.0, &alt), 0);
-	assert_float_bits(alt, (float)-123 * 0.01f);
+	assert_float_bits(alt, -1.23f);
 
 	/* Without all three it is home - position[2]. */
 	f.mask &= ~BIT(LONGITUDE);
 	assert_int_equal(sitl_truth_update(&t, &f, 10.0, &alt), 0);
-	assert_float_bits(alt, (float)11000 * 0.01f);
+	assert_float_bits(alt, 110.0f);
 
 	f.mask |= BIT(LONGITUDE);
 	f.altitude = 2.2e7;

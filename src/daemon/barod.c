@@ -159,6 +159,7 @@ apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 		o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET,
 						  RATE_UNSET };
 	}
+	config_resolve(c);
 	return config_validate(c, err, errlen);
 }
 
@@ -483,8 +484,10 @@ usage(FILE *out)
 	      "step:H0:H1:T sine:A:P[:H0]\n"
 	      "      --truth FILE.csv     truth from a trace (time_us or "
 	      "time_s, alt_m)\n"
-	      "      --home-alt METRES    home altitude AMSL\n"
-	      "      --atmosphere MODEL   simple, 1976 or water\n"
+	      "      --home-alt METRES    home altitude AMSL (default 584 in "
+	      "the SITL modes, else 0)\n"
+	      "      --atmosphere MODEL   1976 (default, ArduPilot 4.6+), "
+	      "simple (<= 4.5) or water\n"
 	      "      --seed N             noise seed\n"
 	      "  -p, --param NAME=VALUE   set a SIM_* parameter (repeatable)\n"
 	      "  -o, --output SPEC        udp:HOST:PORT, udp-server:HOST:PORT or "
@@ -740,9 +743,10 @@ main(int argc, char **argv)
 	}
 	if (d.cli.check_config) {
 		printf("configuration OK: source %s, %zu output(s), sysid %u "
-		       "compid %u\n",
+		       "compid %u, home %.2f m AMSL, atmosphere %s\n",
 		       config_source_name(d.cfg.source), d.cfg.n_outputs,
-		       d.cfg.sysid, d.cfg.compid);
+		       d.cfg.sysid, d.cfg.compid, d.cfg.home_alt_m,
+		       config_atmosphere_name(d.cfg.atmosphere));
 		return EXIT_SUCCESS;
 	}
 
@@ -847,9 +851,14 @@ main(int argc, char **argv)
 			"running: %zu hardware baro(s), sysid %u compid %u",
 			d.n_hw, d.cfg.sysid, d.cfg.compid);
 	else
+		/* The home and the model decide every pressure: a user
+		 * comparing with ArduPilot's own baro checks them here. */
 		log_msg(&d.log, LOG_LEVEL_NOTICE,
-			"running: %d simulated baro(s), sysid %u compid %u",
-			d.cfg.params.baro_count, d.cfg.sysid, d.cfg.compid);
+			"running: %d simulated baro(s), home %.2f m AMSL, "
+			"atmosphere %s, sysid %u compid %u",
+			d.cfg.params.baro_count, d.cfg.home_alt_m,
+			config_atmosphere_name(d.cfg.atmosphere), d.cfg.sysid,
+			d.cfg.compid);
 	/* Sources and outputs are up: what Type=notify waits for. */
 	struct notify_counters nc;
 	char status[256];

@@ -198,6 +198,17 @@ config_parse_atmosphere(const char *v, enum baro_sitl_atmosphere *out)
 	return 0;
 }
 
+const char *
+config_atmosphere_name(enum baro_sitl_atmosphere a)
+{
+	switch (a) {
+	case BARO_SITL_ATMOS_SIMPLE: return "simple";
+	case BARO_SITL_ATMOS_1976: return "1976";
+	case BARO_SITL_ATMOS_WATER: return "water";
+	}
+	return "?";
+}
+
 static int
 section_sim(struct parse *p, const char *key, const char *value)
 {
@@ -797,7 +808,9 @@ config_defaults(struct config *c)
 	c->rates = (struct config_rates){ 1.0, RATE_EVERY_SAMPLE, 0.0 };
 	sim_params_defaults(&c->params);
 	c->profile = (struct truth_profile){ TRUTH_STATIC, 0.0, 0.0, 0.0 };
-	c->atmosphere = BARO_SITL_ATMOS_SIMPLE;
+	/* ArduPilot's SITL uses the 1976 model since 4.6. */
+	c->atmosphere = BARO_SITL_ATMOS_1976;
+	c->home_alt_m = NAN;
 	c->seed = 1;
 	c->control_mode = 0600;
 	c->sitl.instances = 1;
@@ -860,6 +873,24 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 	memcpy(o->device, rest, dlen);
 	o->device[dlen] = '\0';
 	return 0;
+}
+
+double
+config_default_home_alt(enum config_source source)
+{
+	/* In the SITL modes the emulator must see the altitude ArduPilot's
+	 * own baro sees, and ArduPilot's default home is CMAC at 584 m. */
+	return source == CONFIG_SOURCE_SITL_JSON ||
+			       source == CONFIG_SOURCE_SITL_PROXY
+		       ? CONFIG_SITL_HOME_ALT_M
+		       : 0.0;
+}
+
+void
+config_resolve(struct config *c)
+{
+	if (isnan(c->home_alt_m))
+		c->home_alt_m = config_default_home_alt(c->source);
 }
 
 int

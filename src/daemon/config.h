@@ -109,7 +109,7 @@ struct config {
 	struct sim_params params;
 	struct truth_profile profile;
 	char truth_path[256];	/* "" = the profile; else a CSV trace */
-	double home_alt_m;
+	double home_alt_m;	/* NAN until set: config_resolve() */
 	enum baro_sitl_atmosphere atmosphere;
 	uint32_t seed;
 
@@ -150,6 +150,23 @@ config_load_string(struct config *c, const char *text, const char *name,
 int
 config_parse_output(const char *spec, struct config_output *o, char *err,
 		    size_t errlen);
+
+/* "simple", "1976" or "water", as config_parse_atmosphere() reads. */
+const char *
+config_atmosphere_name(enum baro_sitl_atmosphere a);
+
+/* ArduPilot SITL's default home (CMAC, -35.363261,149.165230,584,353). */
+#define CONFIG_SITL_HOME_ALT_M 584.0
+
+/* The home altitude a source gets when none is configured: ArduPilot's
+ * default home in the SITL modes, sea level otherwise. */
+double
+config_default_home_alt(enum config_source source);
+
+/* Fill what depends on other settings (the home altitude by source);
+ * call once the file and the command line are merged. */
+void
+config_resolve(struct config *c);
 
 /* Final checks after file and command line: a source, outputs valid. */
 int

@@ -58,8 +58,8 @@ usage(FILE *out)
 	      "SIM_BAR3_*/SIM_TEMP_*\n"
 	      "                           parameter (repeatable)\n"
 	      "      --home-alt METRES    home altitude AMSL (default 0)\n"
-	      "      --atmosphere MODEL   simple (default, ArduPilot <= 4.5) "
-	      "or 1976 (4.6+)\n"
+	      "      --atmosphere MODEL   1976 (default, ArduPilot 4.6+) or "
+	      "simple (<= 4.5)\n"
 	      "      --water              ArduSub's underwater model instead\n"
 	      "      --seed N             noise seed, as srandom(N) "
 	      "(default 1)\n"
@@ -174,7 +174,7 @@ parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	sim_params_defaults(&o->params);
-	o->atmosphere = BARO_SITL_ATMOS_SIMPLE;
+	o->atmosphere = BARO_SITL_ATMOS_1976;	/* ArduPilot 4.6 and newer */
 	o->seed = 1;
 	o->duration_s = 10.0;
 	o->rate_hz = 1200.0;

@@ -43,7 +43,7 @@ path_in_tmp(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
-/* Start barod with args; stderr goes to a file in tmpdir. */
+/* Start barod with args; stderr and stdout go to a file in tmpdir. */
 static pid_t
 start_barod(const char *const *args, const char *log_name)
 {
@@ -63,6 +63,7 @@ start_barod(const char *const *args, const char *log_name)
 	if (pid == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
+		dup2(fd, 1);
 		execv(bin, (char *const *)argv);
 		_exit(127);
 	}
@@ -689,6 +690,32 @@ test_config_errors(void **state)
 	pid = start_barod((const char *[]){ "-c", conf, "--check-config", NULL },
 			  "good.log");
 	assert_int_equal(wait_exit(pid), 0);
+	path_in_tmp(log, sizeof(log), "good.log");
+	l = read_file(log);
+	/* ArduPilot 4.6's atmosphere by default; sea-level home. */
+	assert_non_null(strstr(l, "home 0.00 m AMSL, atmosphere 1976"));
+	free(l);
+
+	/* The SITL modes default to ArduPilot's home (CMAC, 584 m), and
+	 * an explicit home or model wins. */
+	pid = start_barod((const char *[]){ "--sitl-json", "--check-config",
+					    "-c", "/dev/null", NULL },
+			  "good.log");
+	assert_int_equal(wait_exit(pid), 0);
+	l = read_file(log);
+	assert_non_null(strstr(l, "source sitl-json"));
+	assert_non_null(strstr(l, "home 584.00 m AMSL, atmosphere 1976"));
+	free(l);
+	pid = start_barod((const char *[]){ "--sitl-json-proxy", "127.0.0.1:9012",
+					    "--home-alt", "12.5", "--atmosphere",
+					    "simple", "--check-config", "-c",
+					    "/dev/null", NULL },
+			  "good.log");
+	assert_int_equal(wait_exit(pid), 0);
+	l = read_file(log);
+	assert_non_null(strstr(l, "home 12.50 m AMSL, atmosphere simple"));
+	free(l);
+	path_in_tmp(log, sizeof(log), "bad.log");
 
 	pid = start_barod((const char *[]){ "-c", "/nonexistent.conf", NULL },
 			  "bad.log");

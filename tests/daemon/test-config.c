@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -31,6 +32,21 @@ test_defaults(void **state)
 	assert_true(c.rates.scaled_pressure_hz == RATE_EVERY_SAMPLE);
 	assert_int_equal(c.params.baro_count, 2);
 	assert_int_equal(c.control_mode, 0600);
+	assert_int_equal(c.atmosphere, BARO_SITL_ATMOS_1976);
+	/* The home depends on the source, resolved once both are known. */
+	assert_true(isnan(c.home_alt_m));
+	c.source = CONFIG_SOURCE_SITL_PROXY;
+	config_resolve(&c);
+	assert_true(c.home_alt_m == 584.0);
+	c.source = CONFIG_SOURCE_SIM;
+	c.home_alt_m = NAN;
+	config_resolve(&c);
+	assert_true(c.home_alt_m == 0.0);
+	c.home_alt_m = 12.5;
+	c.source = CONFIG_SOURCE_SITL_JSON;
+	config_resolve(&c);
+	assert_true(c.home_alt_m == 12.5);
+	c.source = CONFIG_SOURCE_NONE;
 	/* No source is an error only at validation. */
 	assert_int_equal(config_validate(&c, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "no source"));
