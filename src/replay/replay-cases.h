@@ -40,13 +40,15 @@ struct replay_config {
 	bool logs_enabled;	/* run the logs */
 	bool timing;		/* report time per sample */
 	bool quiet;
+	bool strict;		/* unchecked cases, damaged logs: exit 1 */
 };
 
 void
 replay_config_defaults(struct replay_config *cfg);
 
 /* Run everything and write the report.  Returns the exit status: 0, 1 if
- * a threshold failed, 2 for bad input, 3 for I/O failure. */
+ * a threshold failed (or, with strict, a case was unchecked or a log
+ * damaged), 2 for bad input, 3 for I/O failure. */
 int
 replay_cases_run(const struct replay_config *cfg);
 

@@ -85,6 +85,10 @@ usage(FILE *out)
 	      "      --no-timing        leave the time-per-sample figures out,"
 	      " so reports\n"
 	      "                         of equal inputs are byte-identical\n"
+	      "      --strict           exit 1 when a case is unchecked (its "
+	      "faults did not\n"
+	      "                         run on the recording) or a log is "
+	      "damaged\n"
 	      "  -q, --quiet            no progress on stderr\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          the version\n",
@@ -104,6 +108,7 @@ enum {
 	OPT_NO_SYNTHETIC,
 	OPT_SYNTHETIC_ONLY,
 	OPT_NO_TIMING,
+	OPT_STRICT,
 };
 
 static int
@@ -122,6 +127,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "no-synthetic", no_argument, NULL, OPT_NO_SYNTHETIC },
 		{ "synthetic-only", no_argument, NULL, OPT_SYNTHETIC_ONLY },
 		{ "no-timing", no_argument, NULL, OPT_NO_TIMING },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -205,6 +211,9 @@ parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_NO_TIMING:
 			o->cfg.timing = false;
+			break;
+		case OPT_STRICT:
+			o->cfg.strict = true;
 			break;
 		case 'q':
 			o->cfg.quiet = true;

@@ -242,6 +242,105 @@ test_run_bad_inputs(void **state)
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
+/* A 10 s CSV log at 10 Hz, hovering with a little motion. */
+static void
+write_short_log(const char *path)
+{
+	char *text = malloc(64 * 200);
+	size_t n = (size_t)sprintf(text, "time_ms,pressure_pa\n");
+	assert_non_null(text);
+	for (int i = 0; i < 100; i++)
+		n += (size_t)sprintf(text + n, "%d,%.2f\n", 1000 + 100 * i,
+				     101000.0 + 3.0 * sin(i * 0.2));
+	write_file(path, text);
+	free(text);
+}
+
+static struct program_result
+run_one(const char *dir, const char *log, const char *scn, const char *extra)
+{
+	const char *argv[] = { "baro-replay", "run", "--no-synthetic", "-q",
+			       "--no-timing", "--plots", "none", "-f", "raw",
+			       "-f", "gate", "-s", scn, "-o", dir, log, extra,
+			       NULL };
+	return run_program(tool(), argv, NULL);
+}
+
+/* A fault that never ran on the recording is never a pass. */
+static void
+test_run_unchecked(void **state)
+{
+	(void)state;
+	char dir[256], log[300], scn[300], out[300], path[400];
+	temp_dir_make(dir, sizeof(dir), "replay-unchecked");
+	snprintf(log, sizeof(log), "%s/short.csv", dir);
+	snprintf(scn, sizeof(scn), "%s/s.scn", dir);
+	snprintf(out, sizeof(out), "%s/r", dir);
+	write_short_log(log);
+
+	/* Due after the recording's end: nothing injected. */
+	write_file(scn, "at 20s glitch 0 30 for 1s\n");
+	struct program_result r = run_one(out, log, scn, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "short.csv / s: unchecked, no fault "
+				      "injected: the first is due at 20s and "
+				      "the recording is 9.900 s long"));
+	program_result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.txt", out);
+	char *txt = read_file(path);
+	assert_non_null(strstr(txt, "2 runs, 0 pass, 0 warn, 0 fail, 2 "
+				    "unchecked"));
+	free(txt);
+	snprintf(path, sizeof(path), "%s/summary.csv", out);
+	char *csv = read_file(path);
+	assert_non_null(strstr(csv, "short.csv,s,raw,faults,0,unchecked,"));
+	assert_null(strstr(csv, ",pass,"));
+	assert_null(strstr(csv, ",fail,"));
+	free(csv);
+	snprintf(path, sizeof(path), "%s/summary.json", out);
+	char *json = read_file(path);
+	assert_non_null(strstr(json, "\"status\":\"unchecked\""));
+	assert_non_null(strstr(json, "\"unchecked\":\"no fault injected"));
+	free(json);
+	/* --strict makes it an error. */
+	r = run_one(out, log, scn, "--strict");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "--strict"));
+	program_result_free(&r);
+
+	/* Started but cut short by the recording's end. */
+	write_file(scn, "at 5s glitch 0 30 for 10s\n");
+	r = run_one(out, log, scn, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "unchecked, cut short: the scenario "
+				      "runs to 15s and the recording is 9.900 "
+				      "s long"));
+	program_result_free(&r);
+
+	/* A window that falls between samples never happened either. */
+	write_file(scn, "at 3s glitch 0 30 for 1s\nat 5050ms glitch 0 30 "
+			"for 20ms\n");
+	r = run_one(out, log, scn, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "line 2's fault at 5.05s has no "
+				      "recorded sample in its window"));
+	program_result_free(&r);
+
+	/* Relative times place it on this recording: checked, and raw
+	 * cannot detect it. */
+	write_file(scn, "at 40% glitch 0 30 for 10%\nat end end\n");
+	r = run_one(out, log, scn, NULL);
+	assert_int_equal(r.status, 1);
+	assert_null(strstr(r.err, "unchecked"));
+	program_result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.csv", out);
+	csv = read_file(path);
+	assert_non_null(strstr(csv, "short.csv,s,raw,recall,0,fail,"));
+	assert_non_null(strstr(csv, "short.csv,s,gate,recall,1,pass,"));
+	free(csv);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
 /* The whole bundled set over every bundled log, as the README shows. */
 static void
 test_run_bundled_logs(void **state)
@@ -302,6 +401,42 @@ test_run_bundled_logs(void **state)
 		snprintf(key, sizeof(key), "\n%s,freeze,health,", names[i]);
 		assert_non_null(strstr(csv, key));
 	}
+	/* The README's claim: raw fails every detection check that ran,
+	 * on every log; a check that did not run is unchecked, never a
+	 * pass.  With times relative to each recording every log has
+	 * faults that ran. */
+	for (int i = 0; i < NLOGS; i++) {
+		size_t fails = 0, unchecked = 0, other = 0;
+		snprintf(key, sizeof(key), "\n%s,", names[i]);
+		for (const char *p = csv; (p = strstr(p, key)); p++) {
+			char line[512];
+			const char *eol = strchr(p + 1, '\n');
+			size_t len = eol ? (size_t)(eol - p - 1) : strlen(p + 1);
+			if (len >= sizeof(line))
+				len = sizeof(line) - 1;
+			memcpy(line, p + 1, len);
+			line[len] = '\0';
+			char *f = line + strlen(names[i]) + 1;
+			if (strncmp(f, "clean,", 6) == 0 ||
+			    !strstr(f, ",raw,recall,"))
+				continue;
+			if (strstr(f, ",fail,"))
+				fails++;
+			else if (strstr(f, ",unchecked,"))
+				unchecked++;
+			else
+				other++;
+		}
+		if (other || fails == 0)
+			fail_msg("%s: raw recall: %zu fail, %zu unchecked, %zu "
+				 "other", names[i], fails, unchecked, other);
+	}
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	char *txt = read_file(path);
+	const char *d = strstr(txt, "damaged input (used up to the damage): ");
+	assert_non_null(d);
+	assert_non_null(strstr(d, "truncated80k.bin: offset 81918"));
+	free(txt);
 	/* On a real 10 Hz flight the gate flags each injected spike. */
 	assert_close_abs(summary_value(csv, "spike-burst", "gate", "recall"),
 			 1.0, 0.0);
@@ -318,6 +453,7 @@ main(void)
 		cmocka_unit_test(test_list_and_export_csv_log),
 		cmocka_unit_test(test_run_synthetic_report),
 		cmocka_unit_test(test_run_bad_inputs),
+		cmocka_unit_test(test_run_unchecked),
 		cmocka_unit_test(test_run_bundled_logs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
