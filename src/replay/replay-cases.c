@@ -615,6 +615,24 @@ replay_cases_run(const struct replay_config *cfg)
 		fprintf(stderr, "baro-replay: run: no logs given\n");
 		goto out;
 	}
+	/* Every log readable and recognised before anything is written, so
+	 * a typo in a name leaves no report directory behind. */
+	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs; i++) {
+		struct log_reader r;
+		int fd = open(cfg->logs[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "baro-replay: %s: %s\n", cfg->logs[i],
+				strerror(errno));
+			goto out;
+		}
+		int rc = log_reader_open_fd(&r, fd, cfg->logs[i], cfg->format);
+		if (rc < 0)
+			fprintf(stderr, "baro-replay: %s\n", r.err);
+		log_reader_close(&r);
+		close(fd);
+		if (rc < 0)
+			goto out;
+	}
 	if (report_prepare(cfg->report_dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		status = EXIT_IO;

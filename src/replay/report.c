@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "inject.h"
+#include "util-atomic-file.h"
 #include "util-strings.h"
 
 void
@@ -296,11 +297,10 @@ write_csv(const char *dir, const struct report_result *res, size_t n,
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.csv", dir);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		int e = errno;
-		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
-	}
+	struct atomic_file af;
+	FILE *f = atomic_file_open(&af, path, err, errlen);
+	if (!f)
+		return -errno;
 	/* An unchecked run says so on every row, the reason in the rule
 	 * column: a script filtering on status cannot take it for a pass. */
 	fprintf(f, "source,scenario,filter,metric,value,status,rule\n");
@@ -320,7 +320,7 @@ write_csv(const char *dir, const struct report_result *res, size_t n,
 					report_status_name(m->status),
 					m->rule);
 		}
-	return close_out(f, path, err, errlen);
+	return atomic_file_commit(&af, err, errlen);
 }
 
 static int
@@ -369,13 +369,18 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 		json_object_object_add(o, "checks", st);
 		json_object_array_add(root, o);
 	}
-	int rc = json_object_to_file_ext(path, root,
-					 JSON_C_TO_STRING_PRETTY |
-						 JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct atomic_file af;
+	FILE *f = atomic_file_open(&af, path, err, errlen);
+	if (!f) {
+		json_object_put(root);
+		return -errno;
+	}
+	fputs(json_object_to_json_string_ext(
+		      root, JSON_C_TO_STRING_PRETTY |
+				    JSON_C_TO_STRING_NOSLASHESCAPE),
+	      f);
 	json_object_put(root);
-	if (rc < 0)
-		return str_errorf(err, errlen, -EIO, "%s: write failed", path);
-	return 0;
+	return atomic_file_commit(&af, err, errlen);
 }
 
 static double
@@ -418,11 +423,10 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 	};
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.txt", dir);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		int e = errno;
-		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
-	}
+	struct atomic_file af;
+	FILE *f = atomic_file_open(&af, path, err, errlen);
+	if (!f)
+		return -errno;
 	size_t counts[4] = { 0 };
 	for (size_t i = 0; i < n; i++)
 		counts[res[i].status]++;
@@ -456,7 +460,7 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 					report_status_name(res[i].m[j].status));
 		fputc('\n', f);
 	}
-	return close_out(f, path, err, errlen);
+	return atomic_file_commit(&af, err, errlen);
 }
 
 int

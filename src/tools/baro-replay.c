@@ -25,6 +25,7 @@
 
 #include "log-reader.h"
 #include "replay-cases.h"
+#include "util-atomic-file.h"
 #include "util-strings.h"
 
 #define EXIT_DAMAGED 1
@@ -393,17 +394,19 @@ cmd_export(int argc, char **argv, const struct options *o)
 		fprintf(stderr, "baro-replay: export: one log, please\n");
 		return EXIT_USAGE;
 	}
-	FILE *out = stdout;
-	if (o->output && strcmp(o->output, "-") != 0 &&
-	    !(out = fopen(o->output, "w"))) {
-		fprintf(stderr, "baro-replay: %s: %s\n", o->output,
-			strerror(errno));
-		return EXIT_IO;
-	}
-	if ((rc = open_log(argv[optind], o->format, &r, &fd)) != 0) {
-		if (out != stdout)
-			fclose(out);
+	/* The log first: a missing or unreadable one leaves -o alone. */
+	if ((rc = open_log(argv[optind], o->format, &r, &fd)) != 0)
 		return rc;
+	FILE *out = stdout;
+	struct atomic_file af = { 0 };
+	char err[512];
+	if (o->output && strcmp(o->output, "-") != 0 &&
+	    !(out = atomic_file_open(&af, o->output, err, sizeof(err)))) {
+		fprintf(stderr, "baro-replay: %s\n", err);
+		log_reader_close(&r);
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return EXIT_IO;
 	}
 	uint64_t written = 0;
 	bool channel_seen = !o->channel;
@@ -446,9 +449,21 @@ cmd_export(int argc, char **argv, const struct options *o)
 	log_reader_close(&r);
 	if (fd != STDIN_FILENO)
 		close(fd);
-	if (fflush(out) != 0 || ferror(out) ||
-	    (out != stdout && fclose(out) != 0)) {
-		fprintf(stderr, "baro-replay: writing the CSV failed\n");
+	if (out == stdout) {
+		if (fflush(out) != 0 || ferror(out)) {
+			fprintf(stderr, "baro-replay: writing the CSV failed\n");
+			return EXIT_IO;
+		}
+		return status;
+	}
+	/* Nothing of a run that failed replaces the user's file; a
+	 * damaged log still gives what came before the damage. */
+	if (status == EXIT_USAGE) {
+		atomic_file_abort(&af);
+		return status;
+	}
+	if (atomic_file_commit(&af, err, sizeof(err)) < 0) {
+		fprintf(stderr, "baro-replay: %s\n", err);
 		return EXIT_IO;
 	}
 	return status;

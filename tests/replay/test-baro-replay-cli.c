@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* baro-replay through its real interface: the binary, run as a user would. */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -111,6 +112,79 @@ test_list_and_export_csv_log(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "/nonexistent.bin"));
 	program_result_free(&r);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+/* How many entries dir holds besides . and .. */
+static int
+dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/* A failing command leaves the user's files as they were, and nothing
+ * else behind. */
+static void
+test_outputs_survive_failures(void **state)
+{
+	(void)state;
+	char dir[256], log[300], keep[300], rep[300];
+	temp_dir_make(dir, sizeof(dir), "replay-keep");
+	snprintf(log, sizeof(log), "%s/in.csv", dir);
+	snprintf(keep, sizeof(keep), "%s/keep.csv", dir);
+	snprintf(rep, sizeof(rep), "%s/report", dir);
+	write_file(log, "time_ms,pressure_pa\n100,101200\n200,101201\n");
+	write_file(keep, "precious\n");
+
+	const char *nolog[] = { "baro-replay", "export", "-o", keep,
+				"/nonexistent/nope.bin", NULL };
+	struct program_result r = run_program(tool(), nolog, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "nope.bin"));
+	program_result_free(&r);
+	char *text = read_file(keep);
+	assert_string_equal(text, "precious\n");
+	free(text);
+
+	const char *nochan[] = { "baro-replay", "export", "-c", "nosuch", "-o",
+				 keep, log, NULL };
+	r = run_program(tool(), nochan, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "no baro channel 'nosuch'"));
+	program_result_free(&r);
+	text = read_file(keep);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	assert_int_equal(dir_entries(dir), 2);
+
+	const char *norun[] = { "baro-replay", "run", "--plots", "none", "-o",
+				rep, log, "/nonexistent/nope.bin", NULL };
+	r = run_program(tool(), norun, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "/nonexistent/nope.bin"));
+	program_result_free(&r);
+	struct stat st;
+	assert_int_equal(stat(rep, &st), -1);
+	assert_int_equal(dir_entries(dir), 2);
+
+	/* Success replaces it whole, keeping its permissions. */
+	assert_int_equal(chmod(keep, 0640), 0);
+	const char *ok[] = { "baro-replay", "export", "-o", keep, log, NULL };
+	r = run_program(tool(), ok, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	text = read_file(keep);
+	assert_int_equal(count_lines(text), 3);
+	free(text);
+	assert_int_equal(stat(keep, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(dir_entries(dir), 2);
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
@@ -451,6 +525,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help_and_usage_errors),
 		cmocka_unit_test(test_list_and_export_csv_log),
+		cmocka_unit_test(test_outputs_survive_failures),
 		cmocka_unit_test(test_run_synthetic_report),
 		cmocka_unit_test(test_run_bad_inputs),
 		cmocka_unit_test(test_run_unchecked),
