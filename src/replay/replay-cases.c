@@ -35,6 +35,7 @@ replay_config_defaults(struct replay_config *cfg)
 		.logs_enabled = true,
 		.timing = true,
 	};
+	sim_params_defaults(&cfg->params);
 }
 
 const char *
@@ -571,8 +572,8 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 	struct replay_stream st;
 	char err[512];
 	int rc = replay_stream_synthetic(&st, &s->profile, s->duration_s,
-					 SYNTHETIC_HOME_M, ctx->cfg->seed, err,
-					 sizeof(err));
+					 SYNTHETIC_HOME_M, &ctx->cfg->params,
+					 ctx->cfg->seed, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-replay: %s: %s\n", s->name, err);
 		return rc;

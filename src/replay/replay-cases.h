@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "report.h"
+#include "sim-params.h"
 
 #define REPLAY_MAX_FILTERS 32
 #define REPLAY_MAX_PATHS 256
@@ -41,6 +42,7 @@ struct replay_config {
 	bool timing;		/* report time per sample */
 	bool quiet;
 	bool strict;		/* unchecked cases, damaged logs: exit 1 */
+	struct sim_params params;	/* the synthetic stream's emulator */
 };
 
 void

@@ -66,6 +66,75 @@ test_help_and_usage_errors(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "-o DIR"));
 	program_result_free(&r);
+
+	/* An unknown option: one line naming it, in every command, and
+	 * nothing on stdout. */
+	static const char *const cmds[] = { "list", "export", "run",
+					    "filters" };
+	for (size_t i = 0; i < 4; i++) {
+		const char *unk[] = { "baro-replay", cmds[i], "--frobnicate",
+				      "x.bin", NULL };
+		r = run_program(tool(), unk, NULL);
+		assert_int_equal(r.status, 2);
+		assert_int_equal(count_lines(r.err), 1);
+		assert_non_null(strstr(r.err, "unknown option '--frobnicate'"));
+		assert_non_null(strstr(r.err, "--help"));
+		assert_string_equal(r.out, "");
+		program_result_free(&r);
+	}
+	const char *typo[] = { "baro-replay", "run", "--no-timeing", NULL };
+	r = run_program(tool(), typo, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "did you mean --no-timing?"));
+	assert_int_equal(count_lines(r.err), 1);
+	program_result_free(&r);
+	const char *shrt[] = { "baro-replay", "export", "-z", NULL };
+	r = run_program(tool(), shrt, NULL);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.err, "baro-replay: export: unknown option '-z' "
+				   "(see baro-replay --help)\n");
+	program_result_free(&r);
+	const char *noval[] = { "baro-replay", "export", "x.bin", "-c", NULL };
+	r = run_program(tool(), noval, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "-c/--channel needs a value"));
+	program_result_free(&r);
+	/* An option of another command is not silently ignored. */
+	const char *other[] = { "baro-replay", "list", "-o", "x", "y.bin",
+				NULL };
+	r = run_program(tool(), other, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "-o/--output does not apply to list"));
+	program_result_free(&r);
+
+	/* -p is a parameter as in barod and baro-sim; the old plot type
+	 * value gets a pointer to --plots. */
+	const char *oldp[] = { "baro-replay", "run", "-p", "none", "-o", "x",
+			       NULL };
+	r = run_program(tool(), oldp, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "the plot type is --plots none"));
+	program_result_free(&r);
+	const char *badp[] = { "baro-replay", "run", "-p", "SIM_BARO_GLICH=1",
+			       "-o", "x", NULL };
+	r = run_program(tool(), badp, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "did you mean SIM_BARO_GLITCH?"));
+	program_result_free(&r);
+
+	/* --version: "baro-replay VERSION", the format of every tool, also
+	 * after a command. */
+	const char *ver[] = { "baro-replay", "--version", NULL };
+	r = run_program(tool(), ver, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(strncmp(r.out, "baro-replay ", 12), 0);
+	assert_int_equal(count_lines(r.out), 1);
+	program_result_free(&r);
+	const char *ver2[] = { "baro-replay", "list", "-V", NULL };
+	r = run_program(tool(), ver2, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(strncmp(r.out, "baro-replay ", 12), 0);
+	program_result_free(&r);
 }
 
 static void
@@ -105,6 +174,18 @@ test_list_and_export_csv_log(void **state)
 	text = read_file(out);
 	assert_int_equal(count_lines(text), 2);
 	free(text);
+
+	/* One rule: a damaged log is status 1, whether reading stopped at
+	 * the damage or skipped a bad record and went on; the error only
+	 * on stderr. */
+	write_file(log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
+	const char *lst[] = { "baro-replay", "list", log, NULL };
+	r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 1);
+	assert_null(strstr(r.out, "error"));
+	assert_non_null(strstr(r.out, "damage: reading stopped"));
+	assert_non_null(strstr(r.err, "in.csv"));
+	program_result_free(&r);
 
 	const char *missing[] = { "baro-replay", "list", "/nonexistent.bin",
 				  NULL };
@@ -340,6 +421,34 @@ run_one(const char *dir, const char *log, const char *scn, const char *extra)
 	return run_program(tool(), argv, NULL);
 }
 
+/* -p sets the synthetic stream's emulator parameters, as baro-sim -p. */
+static void
+test_run_param(void **state)
+{
+	(void)state;
+	char dir[256], path[512], s1[512];
+	temp_dir_make(dir, sizeof(dir), "replay-param");
+	const char *argv[] = { "baro-replay", "run", "--synthetic-only",
+			       "--no-timing", "-q", "--plots", "none", "-f",
+			       "raw", "-s", scen("clean", s1, sizeof(s1)),
+			       "-p", "SIM_BARO_RND=0", "-o", dir, NULL };
+	struct program_result r = run_program(tool(), argv, NULL);
+	program_result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	char *csv = read_file(path);
+	/* No noise: only the emulator's centimetre rounding is left. */
+	assert_true(summary_value(csv, "clean", "raw", "sd_m") < 0.01);
+	free(csv);
+	argv[12] = "SIM_BARO_RND=1";
+	r = run_program(tool(), argv, NULL);
+	program_result_free(&r);
+	csv = read_file(path);
+	assert_close_abs(summary_value(csv, "clean", "raw", "sd_m"),
+			 1.0 / sqrt(3.0), 0.02);
+	free(csv);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
 /* A fault that never ran on the recording is never a pass. */
 static void
 test_run_unchecked(void **state)
@@ -413,6 +522,58 @@ test_run_unchecked(void **state)
 	assert_non_null(strstr(csv, "short.csv,s,gate,recall,1,pass,"));
 	free(csv);
 	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+/* list and export on real logs: one damage rule, names, event times. */
+static void
+test_list_bundled(void **state)
+{
+	(void)state;
+	const char *logs = getenv("LOGS_DIR");
+	struct stat st;
+	if (!logs || stat(logs, &st) < 0) {
+		fprintf(stderr, "no LOGS_DIR with the bundled logs: skipped\n");
+		skip();
+	}
+	char path[512], dir[256], out[300];
+	/* A bad record skipped in the middle is damage too: status 1. */
+	snprintf(path, sizeof(path), "%s/ap_copter-3.4.4-rc1_badajoz_climb.bin",
+		 logs);
+	const char *lst[] = { "baro-replay", "list", path, NULL };
+	struct program_result r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.out, "damage: 0 bytes skipped, 1 bad "
+				      "records, first at offset 6675"));
+	assert_non_null(strstr(r.err, "1 bad records"));
+	assert_non_null(strstr(r.out, "    takeoff                x1     at "
+				      "228.076 s\n"));
+	/* Only types the log holds: GPS2 is defined there but empty. */
+	assert_null(strstr(r.out, "GPS2"));
+	assert_non_null(strstr(r.out, "    GPS  "));
+	program_result_free(&r);
+	temp_dir_make(dir, sizeof(dir), "replay-list");
+	snprintf(out, sizeof(out), "%s/b.csv", dir);
+	const char *exp[] = { "baro-replay", "export", "-o", out, path, NULL };
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	program_result_free(&r);
+	char *text = read_file(out);
+	assert_int_equal(count_lines(text), 1502);
+	free(text);
+	assert_int_equal(temp_dir_remove(dir), 0);
+
+	/* tlog types by name, events with their times. */
+	snprintf(path, sizeof(path), "%s/mav_arduplane-quadplane_sitl.tlog",
+		 logs);
+	r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "#1 SYS_STATUS "));
+	assert_non_null(strstr(r.out, "#30 ATTITUDE "));
+	assert_non_null(strstr(r.out, "#241 VIBRATION "));
+	assert_non_null(strstr(r.out, "    disarmed               x1     at "));
+	assert_string_equal(r.err, "");
+	program_result_free(&r);
 }
 
 /* The whole bundled set over every bundled log, as the README shows. */
@@ -529,6 +690,8 @@ main(void)
 		cmocka_unit_test(test_run_synthetic_report),
 		cmocka_unit_test(test_run_bad_inputs),
 		cmocka_unit_test(test_run_unchecked),
+		cmocka_unit_test(test_run_param),
+		cmocka_unit_test(test_list_bundled),
 		cmocka_unit_test(test_run_bundled_logs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
