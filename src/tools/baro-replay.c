@@ -378,6 +378,8 @@ open_log(const char *path, const char *format, struct log_reader *r,
 /* What list prints per channel. */
 struct chan_stats {
 	bool seen;
+	bool derived;		/* pressure from an altitude, not measured */
+	bool above_home;	/* ... an altitude above home, not AMSL */
 	enum log_record_kind kind;
 	uint64_t count;
 	uint64_t first_us, last_us;
@@ -404,6 +406,25 @@ log_damaged(const struct log_reader *r, int rc)
 }
 
 #define LIST_EVENT_TIMES 8
+
+/* How a derived pressure was derived, for list and export. */
+static void
+derived_note(const struct log_info *info, bool above_home, char *buf,
+	     size_t len)
+{
+	if (!above_home)
+		snprintf(buf, len, "pressure derived from the recorded AMSL "
+				   "altitude through the ISA atmosphere");
+	else if (info->derived_ground_known)
+		snprintf(buf, len, "pressure derived from the recorded "
+				   "altitude for home at %.1f m AMSL (from the "
+				   "first GPS fix)",
+			 info->derived_ground_m);
+	else
+		snprintf(buf, len, "pressure derived from the recorded "
+				   "altitude for an ISA ground at sea level "
+				   "(the log gives no home altitude)");
+}
 
 static int
 cmd_list_one(const char *path, const struct options *o)
@@ -456,6 +477,14 @@ cmd_list_one(const char *path, const struct options *o)
 		}
 		c->count++;
 		c->last_us = t;
+		if (rec.kind == LOG_REC_BARO &&
+		    (rec.baro.flags & LOG_SAMPLE_PRESSURE_FROM_ALT) &&
+		    !c->derived) {
+			c->derived = true;
+			c->above_home = rec.baro.flags & LOG_SAMPLE_ALT_HOME;
+			snprintf(c->what, sizeof(c->what), "baro[%u] Pa derived",
+				 rec.baro.instance);
+		}
 		if (v < c->lo)
 			c->lo = v;
 		if (v > c->hi)
@@ -477,6 +506,15 @@ cmd_list_one(const char *path, const struct options *o)
 		       name ? name : "?", c->what, c->count,
 		       (double)c->first_us * 1e-6, (double)c->last_us * 1e-6,
 		       c->lo, c->hi);
+	}
+	for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++) {
+		if (!cs[i].derived)
+			continue;
+		const char *name = log_reader_channel_name(&r, i);
+		char why[160];
+		derived_note(&r.info, cs[i].above_home, why, sizeof(why));
+		printf("  %s: the log has no pressure; %s\n", name ? name : "?",
+		       why);
 	}
 	bool any = false;
 	for (unsigned k = 0; k < LOG_EVENT_KIND_COUNT; k++) {
@@ -563,7 +601,11 @@ cmd_export(int argc, char **argv, const struct options *o)
 	}
 	uint64_t written = 0;
 	bool channel_seen = !o->channel;
-	fprintf(out, "time_us,instance,pressure_pa,temperature_c,channel\n");
+	/* alt_m is the altitude the log recorded with the sample, AMSL or
+	 * above home (alt_datum); pressure_derived 1: computed from it. */
+	fprintf(out, "time_us,instance,pressure_pa,temperature_c,channel,"
+		     "alt_m,alt_datum,pressure_derived\n");
+	bool derived = false, derived_home = false;
 	while ((rc = log_reader_next(&r, &rec)) > 0) {
 		if (rec.kind != LOG_REC_BARO)
 			continue;
@@ -577,7 +619,20 @@ cmd_export(int argc, char **argv, const struct options *o)
 			rec.baro.instance, (double)rec.baro.pressure_pa);
 		if (baro_sample_has(&rec.baro, BARO_SAMPLE_HAS_TEMPERATURE))
 			fprintf(out, "%.9g", (double)rec.baro.temperature_c);
-		fprintf(out, ",%s\n", name);
+		const bool amsl =
+			baro_sample_has(&rec.baro, BARO_SAMPLE_HAS_ALTITUDE);
+		const bool home = rec.baro.flags & LOG_SAMPLE_ALT_HOME;
+		const bool from_alt =
+			rec.baro.flags & LOG_SAMPLE_PRESSURE_FROM_ALT;
+		derived |= from_alt;
+		derived_home |= from_alt && home;
+		fprintf(out, ",%s,", name);
+		if (amsl || home)
+			fprintf(out, "%.7g,%s", (double)rec.baro.alt_m,
+				amsl ? "amsl" : "home");
+		else
+			fputc(',', out);
+		fprintf(out, ",%d\n", from_alt ? 1 : 0);
 		written++;
 	}
 	int status = log_damaged(&r, rc) ? EXIT_DAMAGED : 0;
@@ -590,6 +645,12 @@ cmd_export(int argc, char **argv, const struct options *o)
 				"(see baro-replay list)\n",
 			argv[optind], o->channel);
 		status = EXIT_USAGE;
+	}
+	if (derived) {
+		char why[160];
+		derived_note(&r.info, derived_home, why, sizeof(why));
+		fprintf(stderr, "baro-replay: %s: note: %s\n", argv[optind],
+			why);
 	}
 	if (r.info.bytes_skipped || r.info.records_bad)
 		fprintf(stderr, "baro-replay: %s: damaged: %" PRIu64

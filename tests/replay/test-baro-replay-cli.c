@@ -162,7 +162,19 @@ test_list_and_export_csv_log(void **state)
 	program_result_free(&r);
 	char *text = read_file(out);
 	assert_int_equal(count_lines(text), 4);
-	assert_non_null(strstr(text, "200000,0,101199.25,21.5,"));
+	assert_non_null(strstr(text, "200000,0,101199.25,21.5,baro[0],10.6,"
+				     "amsl,0\n"));
+	free(text);
+
+	/* Only an altitude: the pressure is marked derived. */
+	write_file(log, "time_ms,alt_m\n100,10.5\n200,10.6\n");
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "derived from the recorded AMSL "
+				      "altitude"));
+	program_result_free(&r);
+	text = read_file(out);
+	assert_non_null(strstr(text, ",baro[0],10.6,amsl,1\n"));
 	free(text);
 
 	/* A damaged log: what comes before the damage, exit status 1. */
@@ -560,6 +572,37 @@ test_list_bundled(void **state)
 	program_result_free(&r);
 	char *text = read_file(out);
 	assert_int_equal(count_lines(text), 1502);
+	free(text);
+	assert_int_equal(temp_dir_remove(dir), 0);
+
+	/* A log with only CTUN.BarAlt: the pressure is derived, says so,
+	 * and is derived for the site's altitude (GPS: 277-306 m), not sea
+	 * level; export keeps the altitude as recorded. */
+	snprintf(path, sizeof(path),
+		 "%s/ap_copter-3.1.3_px4v2_legacy-ctun-only.bin", logs);
+	r = run_program(tool(), lst, NULL);
+	assert_non_null(strstr(r.out, "CTUN.BarAlt            baro[0] Pa "
+				      "derived"));
+	assert_non_null(strstr(r.out, "for home at 277.8 m AMSL (from the "
+				      "first GPS fix)"));
+	program_result_free(&r);
+	temp_dir_make(dir, sizeof(dir), "replay-list");
+	snprintf(out, sizeof(out), "%s/b.csv", dir);
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 1);	/* it ends inside a record */
+	assert_non_null(strstr(r.err, "note: pressure derived from the "
+				      "recorded altitude for home at 277.8 m"));
+	program_result_free(&r);
+	text = read_file(out);
+	assert_non_null(strstr(text, ",channel,alt_m,alt_datum,"
+				     "pressure_derived\n"));
+	/* The first CTUN: 0.02 m above home, some 278 m up: about
+	 * 98030 Pa, where sea level would give 101325. */
+	const char *row = strstr(text, "\n32450000,0,");
+	assert_non_null(row);
+	double p = strtod(row + strlen("\n32450000,0,"), NULL);
+	assert_true(p > 97900.0 && p < 98100.0);
+	assert_non_null(strstr(row, ",CTUN.BarAlt,0.02,home,1\n"));
 	free(text);
 	assert_int_equal(temp_dir_remove(dir), 0);
 
