@@ -688,7 +688,8 @@ main(int argc, char **argv)
 
 	replay_config_defaults(&o.cfg);
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "baro-replay: which command? (list, export, "
+				"run, filters; see baro-replay --help)\n");
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];

@@ -55,6 +55,13 @@ test_help_and_usage_errors(void **state)
 	assert_non_null(strstr(r.out, "Usage: baro-replay"));
 	program_result_free(&r);
 
+	const char *none[] = { "baro-replay", NULL };
+	r = run_program(tool(), none, NULL);
+	assert_int_equal(r.status, 2);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, "which command?"));
+	program_result_free(&r);
+
 	const char *bad[] = { "baro-replay", "frobnicate", NULL };
 	r = run_program(tool(), bad, NULL);
 	assert_int_equal(r.status, 2);
