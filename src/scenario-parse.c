@@ -24,6 +24,7 @@ struct parser {
 	const char *name;
 	unsigned line;
 	unsigned end_line;	/* the `end` line, 0 before one */
+	uint64_t length_ms;	/* the recording's, SCENARIO_LENGTH_NONE */
 	char *err;
 	size_t errlen;
 };
@@ -71,6 +72,9 @@ parse_ms(struct parser *p, const char *word, const char *what, uint64_t *out)
 	if (unit[0] == '\0')
 		return fail(p, "%s '%s' needs a unit: ms, s or min", what,
 			    word);
+	if (strcmp(unit, "%") == 0)
+		return fail(p, "%s '%s': a percentage is not allowed here",
+			    what, word);
 	if (scale == 0.0)
 		return fail(p, "%s '%s': unknown unit '%s' (use ms, s or min)",
 			    what, word, unit);
@@ -92,11 +96,57 @@ parse_ms(struct parser *p, const char *word, const char *what, uint64_t *out)
 	return 0;
 }
 
+/*
+ * parse_ms(), or a time relative to the recording: "40%" of its length
+ * (to the nearest millisecond), "end", or "end-10s" before its end.
+ * Only a caller that knows the length (baro-replay) accepts these.
+ */
+static int
+parse_time(struct parser *p, const char *word, const char *what,
+	   bool from_end, uint64_t *out)
+{
+	size_t n = strspn(word, "0123456789.");
+	bool pct = n > 0 && strcmp(word + n, "%") == 0;
+	bool end = from_end && strncmp(word, "end", 3) == 0 &&
+		   (word[3] == '\0' || word[3] == '-');
+
+	if (!pct && !end)
+		return parse_ms(p, word, what, out);
+	p->sc->relative = true;
+	if (p->length_ms == SCENARIO_LENGTH_NONE)
+		return fail(p, "%s '%s' is relative to a recording's length: "
+			       "only baro-replay can place it", what, word);
+	char len[32];
+	scenario_format_ms(p->length_ms, len, sizeof(len));
+	if (end) {
+		uint64_t before = 0;
+		if (word[3] == '-' && parse_ms(p, word + 4, what, &before) < 0)
+			return -EINVAL;
+		if (before > p->length_ms)
+			return fail(p, "%s '%s' is before the start of this "
+				       "%s recording", what, word, len);
+		*out = p->length_ms - before;
+		return 0;
+	}
+	char num[32];
+	double v;
+	if (n >= sizeof(num))
+		return fail(p, "%s '%s' is not a percentage such as 40%%",
+			    what, word);
+	memcpy(num, word, n);
+	num[n] = '\0';
+	if (str_to_double(num, &v) < 0 || !(v <= 100.0))
+		return fail(p, "%s '%s' is not a percentage from 0%% to 100%%",
+			    what, word);
+	*out = (uint64_t)nearbyint((double)p->length_ms * v / 100.0);
+	return 0;
+}
+
 static int
 parse_duration(struct parser *p, const char *word, const char *what,
 	       uint64_t *out)
 {
-	int rc = parse_ms(p, word, what, out);
+	int rc = parse_time(p, word, what, false, out);
 
 	if (rc == 0 && *out == 0)
 		return fail(p, "%s '%s' must be more than 0", what, word);
@@ -435,7 +485,7 @@ parse_line(struct parser *p, char *line)
 
 	struct scenario_action a = { .line = p->line, .instance = -1,
 				     .param = -1 };
-	if (parse_ms(p, w[1], "time", &a.at_ms) < 0)
+	if (parse_time(p, w[1], "time", true, &a.at_ms) < 0)
 		return -EINVAL;
 	if (p->end_line)
 		return fail(p, "nothing may follow 'end' (line %u)",
@@ -522,11 +572,11 @@ finish(struct parser *p)
 
 static void
 parser_init(struct parser *p, struct scenario *sc, const char *name,
-	    char *err, size_t errlen)
+	    uint64_t length_ms, char *err, size_t errlen)
 {
 	memset(sc, 0, offsetof(struct scenario, actions));
 	*p = (struct parser){ .sc = sc, .name = name, .err = err,
-			      .errlen = errlen };
+			      .errlen = errlen, .length_ms = length_ms };
 	if (errlen > 0)
 		err[0] = '\0';
 }
@@ -551,10 +601,19 @@ int
 scenario_parse(struct scenario *sc, const char *text, size_t len,
 	       const char *name, char *err, size_t errlen)
 {
+	return scenario_parse_for(sc, text, len, name, SCENARIO_LENGTH_NONE,
+				  err, errlen);
+}
+
+int
+scenario_parse_for(struct scenario *sc, const char *text, size_t len,
+		   const char *name, uint64_t length_ms, char *err,
+		   size_t errlen)
+{
 	struct parser p;
 	size_t pos = 0;
 
-	parser_init(&p, sc, name, err, errlen);
+	parser_init(&p, sc, name, length_ms, err, errlen);
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
@@ -574,7 +633,7 @@ scenario_load(struct scenario *sc, FILE *in, const char *name, char *err,
 	size_t n = 0;
 	int c;
 
-	parser_init(&p, sc, name, err, errlen);
+	parser_init(&p, sc, name, SCENARIO_LENGTH_NONE, err, errlen);
 	for (;;) {
 		c = getc(in);
 		if (c != EOF && c != '\n') {

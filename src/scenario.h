@@ -70,6 +70,9 @@ struct scenario {
 	/* When the scenario is over: its `end`, or the time its last
 	 * action (including ramps and `for` durations) is done. */
 	uint64_t end_ms;
+	/* Some time was relative to the recording ("40%", "end-10s"): the
+	 * times above hold for the length it was parsed for only. */
+	bool relative;
 	struct scenario_action actions[SCENARIO_MAX_ACTIONS];
 };
 
@@ -81,6 +84,20 @@ struct scenario {
 int
 scenario_parse(struct scenario *sc, const char *text, size_t len,
 	       const char *name, char *err, size_t errlen);
+
+/* No recording length: times relative to one are errors. */
+#define SCENARIO_LENGTH_NONE UINT64_MAX
+
+/*
+ * scenario_parse() for a recording length_ms long (from its first sample
+ * to its last), which also places times given relative to it: "40%" of
+ * the length, "end", "end-10s"; durations may be "10%".  sc->relative
+ * says whether any was, i.e. whether another length needs a new parse.
+ */
+int
+scenario_parse_for(struct scenario *sc, const char *text, size_t len,
+		   const char *name, uint64_t length_ms, char *err,
+		   size_t errlen);
 
 /* The same from a stream; -EIO (message in err) for a read error. */
 int

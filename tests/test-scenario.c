@@ -152,6 +152,61 @@ test_parse_times(void **state)
 	}
 }
 
+/* Times relative to a recording: placed only when its length is known. */
+static void
+test_parse_relative_times(void **state)
+{
+	static const char text[] = "at 25% glitch 0 5 for 10%\n"
+				   "at end-2s freeze 0 for 1s\n"
+				   "at end end\n";
+	char err[512];
+	(void)state;
+
+	assert_int_equal(scenario_parse_for(sc, text, strlen(text), "r.scn",
+					    60000, err, sizeof(err)),
+			 0);
+	assert_true(sc->relative);
+	assert_int_equal(sc->actions[0].at_ms, 15000);
+	assert_int_equal(sc->actions[0].dur_ms, 6000);
+	assert_int_equal(sc->actions[1].at_ms, 58000);
+	assert_int_equal(sc->end_ms, 60000);
+	/* The same text on a shorter recording lands elsewhere. */
+	assert_int_equal(scenario_parse_for(sc, text, strlen(text), "r.scn",
+					    10001, err, sizeof(err)),
+			 0);
+	assert_int_equal(sc->actions[0].at_ms, 2500);
+	assert_int_equal(sc->actions[0].dur_ms, 1000);
+	assert_int_equal(sc->actions[1].at_ms, 8001);
+	/* Absolute times are not relative, whatever the length. */
+	assert_int_equal(scenario_parse_for(sc, "at 1s freeze 0 for 1s\n", 22,
+					    "r.scn", 5000, err, sizeof(err)),
+			 0);
+	assert_false(sc->relative);
+	/* On this recording line 2 lands before line 1: out of order. */
+	static const char mixed[] = "at 5s freeze 0 for 1s\n"
+				    "at 10% glitch 0 5 for 1s\n";
+	assert_int_equal(scenario_parse_for(sc, mixed, strlen(mixed), "r.scn",
+					    20000, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "r.scn:2: 10% is before line 1's 5s"));
+	assert_int_equal(scenario_parse_for(sc, "at end-30s end\n", 15, "r.scn",
+					    20000, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "before the start of this 20s recording"));
+	assert_int_equal(scenario_parse_for(sc, "at 101% end\n", 12, "r.scn",
+					    20000, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "not a percentage from 0% to 100%"));
+	/* Without a length (barod, baro-sim) they are errors. */
+	parse_err("at 40% glitch 0 5 for 1s\n",
+		  "test.scn:1: time '40%' is relative to a recording's length");
+	parse_err("at 1s glitch 0 5 for 5%\n",
+		  "'for' duration '5%' is relative to a recording's length");
+	parse_err("at end end\n", "time 'end' is relative");
+	parse_err("at end-1s end\n", "time 'end-1s' is relative");
+	parse_err("at 1s delay 0 100 for 3%s\n", "unknown unit '%s'");
+}
+
 /* PX4's names and numbers, their mappings and defaults. */
 static void
 test_parse_px4(void **state)
@@ -1255,6 +1310,7 @@ main(void)
 		cmocka_unit_test(test_parse_times),
 		cmocka_unit_test(test_parse_px4),
 		cmocka_unit_test(test_parse_end_time),
+		cmocka_unit_test(test_parse_relative_times),
 		cmocka_unit_test(test_load_stream),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_limits),

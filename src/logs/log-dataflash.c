@@ -45,9 +45,13 @@
  *    the file ends or breaks) settles it: CTUN is the autopilot's baro
  *    altitude, a LOG_REF_LOG_BARO_ALT reference (datum HOME).  Otherwise
  *    every CTUN record, the held ones first, becomes a baro sample on
- *    channel "CTUN.BarAlt" (the column's own name) with pressure from
- *    log_pressure_from_alt() and LOG_SAMPLE_PRESSURE_FROM_ALT (HEALTHY
- *    unless the altitude gives no positive pressure); baro records
+ *    channel "CTUN.BarAlt" (the column's own name), the altitude as
+ *    recorded in alt_m (LOG_SAMPLE_ALT_HOME: above home, not AMSL) and
+ *    pressure from log_pressure_from_alt() at home's altitude AMSL: the
+ *    first 3D GPS fix's altitude less the CTUN altitude then, or sea
+ *    level when no fix comes before the queue fills (log_info says
+ *    which); LOG_SAMPLE_PRESSURE_FROM_ALT, HEALTHY unless the altitude
+ *    gives no positive pressure; baro records
  *    appearing after that still come out as samples.  Records keep file
  *    order either way.
  *  - GPS (GPS2 = instance 1): Alt (AMSL) as reference "GPS[i]", only with
@@ -178,6 +182,7 @@ struct df_queued {
 	struct log_record rec;
 	int8_t slot;		/* channel name index */
 	bool ctun;		/* CTUN altitude awaiting the decision */
+	bool unplaced;		/* CTUN sample awaiting the ground altitude */
 	bool untimed;		/* before any timed record: time unknown */
 };
 
@@ -188,6 +193,13 @@ struct df_reader {
 
 	enum df_state state;
 	unsigned ctun_held;
+	/* CTUN.BarAlt is above home: its pressure is derived for the
+	 * home's altitude AMSL, the first GPS fix's altitude less the CTUN
+	 * altitude then.  Samples wait in the queue for it; sea level when
+	 * the queue fills or the log ends first. */
+	bool ground_decided;
+	double ground_m;
+	double last_ctun_alt;
 	struct df_queued q[DF_QUEUE];
 	unsigned qhead, qn;
 
@@ -680,25 +692,57 @@ push(struct df_reader *s, struct df_type *t, unsigned sub,
 	e->rec = *rec;
 	e->slot = slot;
 	e->ctun = ctun;
+	e->unplaced = rec->kind == LOG_REC_BARO &&
+		      (rec->baro.flags & LOG_SAMPLE_ALT_HOME) &&
+		      !s->ground_decided;
 	e->untimed = !s->time_seen;
 }
 
-static struct baro_sample
-ctun_sample(uint64_t time_us, double alt_m)
+/* The pressure of a CTUN sample at the ground altitude decided. */
+static void
+place_ctun(const struct df_reader *s, struct baro_sample *b)
 {
-	struct baro_sample s = {
+	b->pressure_pa = to_float(log_pressure_from_alt(s->ground_m +
+							 (double)b->alt_m));
+	/* Above the model's atmosphere (0 Pa) or absurdly below it. */
+	if (isfinite(b->pressure_pa) && b->pressure_pa > 0.0f)
+		b->flags |= BARO_SAMPLE_HEALTHY;
+}
+
+static struct baro_sample
+ctun_sample(const struct df_reader *s, uint64_t time_us, double alt_m)
+{
+	struct baro_sample b = {
 		.time_us = time_us,
 		.instance = 0,
-		.flags = LOG_SAMPLE_PRESSURE_FROM_ALT,
-		.pressure_pa = to_float(log_pressure_from_alt(alt_m)),
+		.flags = LOG_SAMPLE_PRESSURE_FROM_ALT | LOG_SAMPLE_ALT_HOME,
+		.alt_m = to_float(alt_m),
 		/* The ISA ground the pressure was computed for; no
 		 * HAS_TEMPERATURE, so nothing reads it as measured. */
 		.temperature_c = 15.0f,
 	};
-	/* Above the model's atmosphere (0 Pa) or absurdly below it. */
-	if (isfinite(s.pressure_pa) && s.pressure_pa > 0.0f)
-		s.flags |= BARO_SAMPLE_HEALTHY;
-	return s;
+	if (s->ground_decided)
+		place_ctun(s, &b);
+	return b;
+}
+
+/* The ground is known (known) or given up for sea level: every waiting
+ * CTUN sample gets its pressure. */
+static void
+decide_ground(struct df_reader *s, bool known, double ground_m,
+	      struct log_info *info)
+{
+	s->ground_decided = true;
+	s->ground_m = known ? ground_m : 0.0;
+	info->derived_ground_known = known;
+	info->derived_ground_m = s->ground_m;
+	for (unsigned i = 0; i < s->qn; i++) {
+		struct df_queued *e = &s->q[(s->qhead + i) % DF_QUEUE];
+		if (!e->unplaced)
+			continue;
+		place_ctun(s, &e->rec.baro);
+		e->unplaced = false;
+	}
 }
 
 static void
@@ -713,7 +757,8 @@ decide(struct df_reader *s, enum df_state to, struct log_info *info,
 			double alt = e->rec.ref.alt_m;
 			uint64_t t = e->rec.ref.time_us;
 			e->rec.kind = LOG_REC_BARO;
-			e->rec.baro = ctun_sample(t, alt);
+			e->rec.baro = ctun_sample(s, t, alt);
+			e->unplaced = !s->ground_decided;
 		}
 		snprintf(info->baro_stream, sizeof(info->baro_stream), "%s",
 			 ctun_chan);
@@ -846,9 +891,10 @@ on_ctun(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 
 	if (!isfinite(alt))
 		return;
+	s->last_ctun_alt = alt;
 	if (s->state == DF_FALLBACK) {
 		struct log_record r = { .kind = LOG_REC_BARO };
-		r.baro = ctun_sample(time, alt);
+		r.baro = ctun_sample(s, time, alt);
 		push(s, t, 0, &r, false);
 		return;
 	}
@@ -964,9 +1010,16 @@ on_record(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 		n = t->inst_base + slot_int(t, S_GPS_I, rec, 0);
 		if (n >= 0 && n < DF_SUBS &&
 		    slot_int(t, S_GPS_STATUS, rec, 0) >= 3 &&
-		    slot_value(s, t, S_GPS_ALT, rec, &v))
+		    slot_value(s, t, S_GPS_ALT, rec, &v) && isfinite(v)) {
 			emit_ref(s, t, (unsigned)n, time, LOG_REF_GPS,
 				 LOG_DATUM_AMSL, (unsigned)n, v);
+			if (!s->ground_decided)
+				decide_ground(s, true,
+					      v - (isfinite(s->last_ctun_alt)
+							   ? s->last_ctun_alt
+							   : 0.0),
+					      info);
+		}
 		break;
 	case ROLE_EKF:
 		if (slot_int(t, S_EKF_CORE, rec, 0) == 0 &&
@@ -1101,6 +1154,7 @@ open_(void **priv, struct log_input *in, struct log_info *info, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	s->last_ctun_alt = NAN;
 	for (int i = 0; i < 256; i++) {
 		s->types[i].time_field = -1;
 		for (int k = 0; k < DF_SUBS; k++)
@@ -1126,13 +1180,17 @@ next(void *priv, struct log_input *in, struct log_record *rec,
 
 	for (;;) {
 		bool held = s->state == DF_HOLD ||
-			    (s->qn > 0 && s->q[s->qhead].untimed);
+			    (s->qn > 0 && (s->q[s->qhead].untimed ||
+					   s->q[s->qhead].unplaced));
 		if (held && (s->pending_rc || s->at_end ||
 			     DF_QUEUE - s->qn < 2)) {
 			/* No baro record in all that: CTUN is the baro. */
 			if (s->state == DF_HOLD)
 				decide(s, DF_FALLBACK, info,
 				       held_ctun_channel(s));
+			/* No GPS fix in all that: sea level, said so. */
+			else if (s->q[s->qhead].unplaced)
+				decide_ground(s, false, 0.0, info);
 			set_untimed(s, s->now_us);
 			continue;
 		}

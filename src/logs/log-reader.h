@@ -102,6 +102,9 @@ enum log_sample_flags {
 	 * (e.g. CTUN.BarAlt in 2014 ArduCopter logs): pressure_pa was
 	 * computed from it with log_pressure_from_alt(). */
 	LOG_SAMPLE_PRESSURE_FROM_ALT = 1u << 8,
+	/* alt_m is the log's altitude above home (CTUN.BarAlt) as
+	 * recorded, not AMSL, so HAS_ALTITUDE is not set. */
+	LOG_SAMPLE_ALT_HOME = 1u << 9,
 };
 
 /* What the whole file says about itself, filled in as it is read. */
@@ -116,6 +119,11 @@ struct log_info {
 	/* File offset of the first skipped byte or bad record, so the tool
 	 * can say where the damage starts; valid when either count is > 0. */
 	uint64_t first_bad_offset;
+	/* Pressures derived from an altitude above home were derived for
+	 * home at derived_ground_m AMSL (from the log's GPS) when
+	 * derived_ground_known, else at sea level. */
+	bool derived_ground_known;
+	double derived_ground_m;
 };
 
 /* Most channels a reader numbers; records of further ones are counted in

@@ -637,15 +637,109 @@ next(void *priv, struct log_input *in, struct log_record *rec,
 	return 1;
 }
 
+/*
+ * Names of messages this reader does not decode, for list_types only
+ * (common.xml and ardupilotmega.xml ids that autopilot tlogs carry).
+ */
+static const struct {
+	uint8_t id;
+	const char *name;
+} known_names[] = {
+	{ 0, "HEARTBEAT" },
+	{ 1, "SYS_STATUS" },
+	{ 2, "SYSTEM_TIME" },
+	{ 4, "PING" },
+	{ 11, "SET_MODE" },
+	{ 20, "PARAM_REQUEST_READ" },
+	{ 21, "PARAM_REQUEST_LIST" },
+	{ 22, "PARAM_VALUE" },
+	{ 23, "PARAM_SET" },
+	{ 24, "GPS_RAW_INT" },
+	{ 25, "GPS_STATUS" },
+	{ 26, "SCALED_IMU" },
+	{ 27, "RAW_IMU" },
+	{ 28, "RAW_PRESSURE" },
+	{ 29, "SCALED_PRESSURE" },
+	{ 30, "ATTITUDE" },
+	{ 31, "ATTITUDE_QUATERNION" },
+	{ 32, "LOCAL_POSITION_NED" },
+	{ 33, "GLOBAL_POSITION_INT" },
+	{ 34, "RC_CHANNELS_SCALED" },
+	{ 35, "RC_CHANNELS_RAW" },
+	{ 36, "SERVO_OUTPUT_RAW" },
+	{ 39, "MISSION_ITEM" },
+	{ 40, "MISSION_REQUEST" },
+	{ 42, "MISSION_CURRENT" },
+	{ 43, "MISSION_REQUEST_LIST" },
+	{ 44, "MISSION_COUNT" },
+	{ 46, "MISSION_ITEM_REACHED" },
+	{ 47, "MISSION_ACK" },
+	{ 49, "GPS_GLOBAL_ORIGIN" },
+	{ 62, "NAV_CONTROLLER_OUTPUT" },
+	{ 65, "RC_CHANNELS" },
+	{ 66, "REQUEST_DATA_STREAM" },
+	{ 69, "MANUAL_CONTROL" },
+	{ 70, "RC_CHANNELS_OVERRIDE" },
+	{ 73, "MISSION_ITEM_INT" },
+	{ 74, "VFR_HUD" },
+	{ 76, "COMMAND_LONG" },
+	{ 77, "COMMAND_ACK" },
+	{ 83, "ATTITUDE_TARGET" },
+	{ 85, "POSITION_TARGET_LOCAL_NED" },
+	{ 87, "POSITION_TARGET_GLOBAL_INT" },
+	{ 105, "HIGHRES_IMU" },
+	{ 107, "HIL_SENSOR" },
+	{ 109, "RADIO_STATUS" },
+	{ 111, "TIMESYNC" },
+	{ 116, "SCALED_IMU2" },
+	{ 124, "GPS2_RAW" },
+	{ 125, "POWER_STATUS" },
+	{ 129, "SCALED_IMU3" },
+	{ 132, "DISTANCE_SENSOR" },
+	{ 136, "TERRAIN_REPORT" },
+	{ 137, "SCALED_PRESSURE2" },
+	{ 141, "ALTITUDE" },
+	{ 142, "RESOURCE_REQUEST" },
+	{ 143, "SCALED_PRESSURE3" },
+	{ 147, "BATTERY_STATUS" },
+	{ 148, "AUTOPILOT_VERSION" },
+	{ 150, "SENSOR_OFFSETS" },
+	{ 152, "MEMINFO" },
+	{ 158, "MOUNT_STATUS" },
+	{ 162, "FENCE_STATUS" },
+	{ 163, "AHRS" },
+	{ 164, "SIMSTATE" },
+	{ 165, "HWSTATUS" },
+	{ 166, "RADIO" },
+	{ 168, "WIND" },
+	{ 173, "RANGEFINDER" },
+	{ 174, "AIRSPEED_AUTOCAL" },
+	{ 178, "AHRS2" },
+	{ 181, "BATTERY2" },
+	{ 182, "AHRS3" },
+	{ 193, "EKF_STATUS_REPORT" },
+	{ 194, "PID_TUNING" },
+	{ 230, "ESTIMATOR_STATUS" },
+	{ 241, "VIBRATION" },
+	{ 242, "HOME_POSITION" },
+	{ 245, "EXTENDED_SYS_STATE" },
+	{ 253, "STATUSTEXT" },
+};
+
 static void
 report_type(uint32_t msgid, uint64_t count, log_type_cb cb, void *ud)
 {
 	const struct mavlink_msg_info *info = msg_info(msgid);
+	const char *known = info ? info->name : NULL;
 	char name[48];
 
-	if (info)
-		snprintf(name, sizeof(name), "#%" PRIu32 " %s", msgid,
-			 info->name);
+	for (size_t i = 0; !known && i < sizeof(known_names) /
+						sizeof(known_names[0]);
+	     i++)
+		if (known_names[i].id == msgid)
+			known = known_names[i].name;
+	if (known)
+		snprintf(name, sizeof(name), "#%" PRIu32 " %s", msgid, known);
 	else
 		snprintf(name, sizeof(name), "#%" PRIu32, msgid);
 	cb(name, count, ud);

@@ -827,8 +827,12 @@ metrics_detect(const struct metrics_series *s,
 	double nan = NAN;
 	out->recall = out->faults ? (double)out->detected /
 					    (double)out->faults : nan;
+	/* Without a fault every alarm is false by construction: that is
+	 * what fp_* measure, and precision says nothing more. */
 	size_t alarms = out->detected + out->fp_events;
-	out->precision = alarms ? (double)out->detected / (double)alarms : nan;
+	out->precision = out->faults && alarms
+				 ? (double)out->detected / (double)alarms
+				 : nan;
 	out->latency_mean_s = out->detected ?
 		latency_sum / (double)out->detected : nan;
 	out->fp_per_1000 = out->clean_samples ?

@@ -35,6 +35,7 @@ replay_config_defaults(struct replay_config *cfg)
 		.logs_enabled = true,
 		.timing = true,
 	};
+	sim_params_defaults(&cfg->params);
 }
 
 const char *
@@ -48,7 +49,10 @@ replay_default_scenario_dir(void)
 
 struct scen {
 	char name[REPORT_NAME_LEN];
-	struct scenario *sc;
+	char path[4096];
+	char *text;		/* kept to place relative times per stream */
+	size_t len;
+	struct scenario *sc;	/* as parsed for the synthetic stream */
 	struct truth_profile profile;
 	double duration_s;
 	bool logs;
@@ -151,18 +155,27 @@ load_scenario_file(const char *path, struct scen *s)
 	int rc = parse_directive(text, s, path);
 	if (rc == 0) {
 		s->sc = malloc(sizeof(*s->sc));
+		/* Checked here for the synthetic stream's length, so a bad
+		 * file stops the run before anything is written; relative
+		 * times are placed again for each stream. */
 		if (!s->sc)
 			rc = -ENOMEM;
-		else if ((rc = scenario_parse(s->sc, text, len, path, err,
-					      sizeof(err))) < 0)
+		else if ((rc = scenario_parse_for(
+				  s->sc, text, len, path,
+				  (uint64_t)(s->duration_s * 1000.0), err,
+				  sizeof(err))) < 0)
 			fprintf(stderr, "baro-replay: %s\n", err);
 	}
-	free(text);
 	if (rc < 0) {
+		free(text);
 		free(s->sc);
 		s->sc = NULL;
+		return rc;
 	}
-	return rc;
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	s->text = text;
+	s->len = len;
+	return 0;
 }
 
 static int
@@ -254,6 +267,9 @@ struct run_ctx {
 	struct replay_thresholds *th;
 	struct results res;
 	size_t done, total;
+	size_t unchecked;	/* cases whose scenario did not run */
+	char **damaged;		/* "LOG: what", logs read up to damage */
+	size_t ndamaged;
 	bool plot_warned;
 };
 
@@ -275,6 +291,82 @@ typical_interval(const struct replay_rows *rows)
 	return dt < 0.001 ? 0.001 : dt > 1.0 ? 1.0 : dt;
 }
 
+/*
+ * Why a scenario did not run on this stream as written, or "" when it
+ * did: a verdict on faults that never happened would be a false pass.
+ * A scenario with no fault action (clean, a truth step) always ran.  dt
+ * is the sample spacing: the scenario's end may fall after the last
+ * sample by less than one, where the next sample would have been.
+ */
+static void
+unchecked_reason(const struct replay_rows *rows, const struct replay_stream *st,
+		 const struct scenario *sc, double dt, char *why, size_t len)
+{
+	uint64_t first_ms = UINT64_MAX;
+	why[0] = '\0';
+	for (size_t i = 0; i < sc->count; i++) {
+		enum scenario_op op = sc->actions[i].op;
+		if ((op == SCENARIO_OP_SET || op == SCENARIO_OP_RAMP ||
+		     op == SCENARIO_OP_FAULT) &&
+		    sc->actions[i].at_ms < first_ms)
+			first_ms = sc->actions[i].at_ms;
+	}
+	if (first_ms == UINT64_MAX || st->n == 0)
+		return;
+	const uint64_t t0 = st->samples[0].time_us;
+	const double length_s =
+		(double)(st->samples[st->n - 1].time_us - t0) * 1e-6;
+	char at[32], end[32];
+	scenario_format_ms(first_ms, at, sizeof(at));
+	scenario_format_ms(sc->end_ms, end, sizeof(end));
+	if (rows->nwin == 0 && (double)first_ms * 1e-3 > length_s) {
+		snprintf(why, len, "no fault injected: the first is due at %s "
+				   "and the recording is %.3f s long",
+			 at, length_s);
+	} else if (rows->nwin == 0) {
+		/* Due within the recording, so it fell into a gap. */
+		double before = 0.0, after = length_s;
+		for (size_t i = 0; i < st->n; i++) {
+			double t = (double)(st->samples[i].time_us - t0) * 1e-6;
+			if (t <= (double)first_ms * 1e-3) {
+				before = t;
+			} else {
+				after = t;
+				break;
+			}
+		}
+		snprintf(why, len, "no fault injected: the first is due at %s "
+				   "where the recording has no sample from "
+				   "%.3f s to %.3f s",
+			 at, before, after);
+	} else if ((double)sc->end_ms * 1e-3 > length_s + dt + 1e-9) {
+		snprintf(why, len, "cut short: the scenario runs to %s and the "
+				   "recording is %.3f s long",
+			 end, length_s);
+	} else {
+		/* Each timed fault needs a recorded sample in its window,
+		 * or that part of the scenario never happened. */
+		size_t k = 0;
+		for (size_t i = 0; i < sc->count; i++) {
+			const struct scenario_action *a = &sc->actions[i];
+			if ((a->op != SCENARIO_OP_SET &&
+			     a->op != SCENARIO_OP_FAULT) || a->dur_ms == 0)
+				continue;
+			uint64_t from = t0 + a->at_ms * 1000u;
+			uint64_t to = from + a->dur_ms * 1000u;
+			while (k < st->n && st->samples[k].time_us < from)
+				k++;
+			if (k < st->n && st->samples[k].time_us < to)
+				continue;
+			scenario_format_ms(a->at_ms, at, sizeof(at));
+			snprintf(why, len, "line %u's fault at %s has no "
+					   "recorded sample in its window",
+				 a->line, at);
+			return;
+		}
+	}
+}
+
 /* One stream under one scenario: every filter, the case files, metrics. */
 static int
 run_case(struct run_ctx *ctx, const struct replay_stream *st,
@@ -289,10 +381,32 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	if (!cfg->quiet)
 		fprintf(stderr, "baro-replay: [%zu/%zu] %s / %s\n", ctx->done,
 			ctx->total, st->name, s->name);
-	int rc = replay_rows_build(&rows, st, s->sc, cfg->seed, err,
+	/* Times relative to the recording are placed on this one; a
+	 * scenario that cannot be (out of order here) runs nothing and
+	 * the case is unchecked with the parser's reason. */
+	const struct scenario *sc = s->sc;
+	struct scenario *placed = NULL;
+	char why[REPORT_NOTE_LEN] = "";
+	if (s->sc->relative && st->n > 0) {
+		placed = malloc(sizeof(*placed));
+		if (!placed)
+			return -ENOMEM;
+		uint64_t length_ms = (st->samples[st->n - 1].time_us -
+				      st->samples[0].time_us) / 1000u;
+		if (scenario_parse_for(placed, s->text, s->len, s->path,
+				       length_ms, err, sizeof(err)) < 0) {
+			str_errorf(why, sizeof(why), 0, "the scenario does "
+				   "not fit this recording: %s", err);
+			sc = NULL;
+		} else {
+			sc = placed;
+		}
+	}
+	int rc = replay_rows_build(&rows, st, sc, cfg->seed, err,
 				   sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
+		free(placed);
 		return rc == -ENOMEM ? -ENOMEM : 0;
 	}
 	struct replay_output *outs = calloc(nf, sizeof(*outs));
@@ -340,12 +454,20 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		}
 	}
 	const bool synthetic = strncmp(st->reference, "truth", 5) == 0;
+	const double dt = typical_interval(&rows);
+	if (sc)
+		unchecked_reason(&rows, st, sc, dt, why, sizeof(why));
+	if (why[0]) {
+		ctx->unchecked++;
+		fprintf(stderr, "baro-replay: %s / %s: unchecked, %s\n",
+			st->name, s->name, why);
+	}
 	struct replay_metrics_ctx mctx = {
 		.synthetic_truth = synthetic,
 		.step_t_s = synthetic && s->profile.kind == TRUTH_STEP
 				    ? s->profile.c
 				    : NAN,
-		.lag_dt_s = typical_interval(&rows),
+		.lag_dt_s = dt,
 		.lag_max_s = 2.0,
 	};
 	for (size_t k = 0; k < nf; k++) {
@@ -364,7 +486,11 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 				st->name, s->name, names[k], err);
 			goto out;
 		}
-		replay_thresholds_apply(ctx->th, r);
+		r->damaged = st->damage[0] != '\0';
+		if (why[0])
+			snprintf(r->unchecked, sizeof(r->unchecked), "%s", why);
+		else
+			replay_thresholds_apply(ctx->th, r);
 	}
 	rc = 0;
 out:
@@ -372,6 +498,7 @@ out:
 		replay_output_free(&outs[k]);
 	free(outs);
 	free(names);
+	free(placed);
 	replay_rows_free(&rows);
 	return rc;
 }
@@ -409,10 +536,21 @@ run_log(struct run_ctx *ctx, const char *path, const struct scen *scens,
 		ctx->done += nscen;
 		return rc == -ENOMEM ? rc : 0;
 	}
-	if (st.damage[0])
+	if (st.damage[0]) {
 		fprintf(stderr, "baro-replay: warning: %s (the %zu samples "
 				"before it are used)\n",
 			st.damage, st.n);
+		char **d = realloc(ctx->damaged,
+				   (ctx->ndamaged + 1) * sizeof(*d));
+		if (!d || !(d[ctx->ndamaged] = strdup(st.damage))) {
+			if (d)
+				ctx->damaged = d;
+			replay_stream_free(&st);
+			return -ENOMEM;
+		}
+		ctx->damaged = d;
+		ctx->ndamaged++;
+	}
 	if (st.dropped_backwards || st.dropped_invalid)
 		fprintf(stderr, "baro-replay: %s: left out %llu samples "
 				"earlier than their predecessor and %llu "
@@ -434,8 +572,8 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 	struct replay_stream st;
 	char err[512];
 	int rc = replay_stream_synthetic(&st, &s->profile, s->duration_s,
-					 SYNTHETIC_HOME_M, ctx->cfg->seed, err,
-					 sizeof(err));
+					 SYNTHETIC_HOME_M, &ctx->cfg->params,
+					 ctx->cfg->seed, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-replay: %s: %s\n", s->name, err);
 		return rc;
@@ -478,6 +616,24 @@ replay_cases_run(const struct replay_config *cfg)
 		fprintf(stderr, "baro-replay: run: no logs given\n");
 		goto out;
 	}
+	/* Every log readable and recognised before anything is written, so
+	 * a typo in a name leaves no report directory behind. */
+	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs; i++) {
+		struct log_reader r;
+		int fd = open(cfg->logs[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "baro-replay: %s: %s\n", cfg->logs[i],
+				strerror(errno));
+			goto out;
+		}
+		int rc = log_reader_open_fd(&r, fd, cfg->logs[i], cfg->format);
+		if (rc < 0)
+			fprintf(stderr, "baro-replay: %s\n", r.err);
+		log_reader_close(&r);
+		close(fd);
+		if (rc < 0)
+			goto out;
+	}
 	if (report_prepare(cfg->report_dir, err, sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		status = EXIT_IO;
@@ -502,29 +658,47 @@ replay_cases_run(const struct replay_config *cfg)
 		status = rc == -ENOMEM ? EXIT_IO : EXIT_USAGE;
 		goto out;
 	}
-	if (report_write_summary(cfg->report_dir, ctx.res.r, ctx.res.n, err,
+	if (report_write_summary(cfg->report_dir, ctx.res.r, ctx.res.n,
+				 (const char *const *)ctx.damaged,
+				 ctx.ndamaged, err,
 				 sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		status = EXIT_IO;
 		goto out;
 	}
-	size_t fails = 0, warns = 0;
-	for (size_t i = 0; i < ctx.res.n; i++) {
-		fails += ctx.res.r[i].status == REPORT_FAIL;
-		warns += ctx.res.r[i].status == REPORT_WARN;
-	}
+	size_t counts[REPORT_FAIL + 1] = { 0 };
+	for (size_t i = 0; i < ctx.res.n; i++)
+		counts[ctx.res.r[i].status]++;
+	size_t fails = counts[REPORT_FAIL];
 	if (!cfg->quiet)
-		fprintf(stderr, "baro-replay: %zu runs, %zu failed, %zu "
-				"warned; report in %s/summary.txt\n",
-			ctx.res.n, fails, warns, cfg->report_dir);
+		fprintf(stderr, "baro-replay: %zu runs: %zu pass, %zu warn, "
+				"%zu fail, %zu unchecked; report in "
+				"%s/summary.txt\n",
+			ctx.res.n, counts[REPORT_PASS], counts[REPORT_WARN],
+			fails, counts[REPORT_NONE], cfg->report_dir);
+	for (size_t i = 0; i < ctx.ndamaged; i++)
+		fprintf(stderr, "baro-replay: damaged input, used up to the "
+				"damage: %s\n",
+			ctx.damaged[i]);
 	status = fails ? EXIT_FAILED : 0;
+	if (cfg->strict && (ctx.unchecked || ctx.ndamaged)) {
+		fprintf(stderr, "baro-replay: --strict: %zu cases unchecked, "
+				"%zu inputs damaged\n",
+			ctx.unchecked, ctx.ndamaged);
+		status = EXIT_FAILED;
+	}
 out:
-	for (size_t i = 0; i < nscen; i++)
+	for (size_t i = 0; i < nscen; i++) {
 		free(scens[i].sc);
+		free(scens[i].text);
+	}
 	free(scens);
 	replay_filter_set_close(ctx.filters);
 	replay_thresholds_free(ctx.th);
 	free(ctx.res.r);
+	for (size_t i = 0; i < ctx.ndamaged; i++)
+		free(ctx.damaged[i]);
+	free(ctx.damaged);
 	return status;
 }
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "report.h"
+#include "sim-params.h"
 
 #define REPLAY_MAX_FILTERS 32
 #define REPLAY_MAX_PATHS 256
@@ -40,13 +41,16 @@ struct replay_config {
 	bool logs_enabled;	/* run the logs */
 	bool timing;		/* report time per sample */
 	bool quiet;
+	bool strict;		/* unchecked cases, damaged logs: exit 1 */
+	struct sim_params params;	/* the synthetic stream's emulator */
 };
 
 void
 replay_config_defaults(struct replay_config *cfg);
 
 /* Run everything and write the report.  Returns the exit status: 0, 1 if
- * a threshold failed, 2 for bad input, 3 for I/O failure. */
+ * a threshold failed (or, with strict, a case was unchecked or a log
+ * damaged), 2 for bad input, 3 for I/O failure. */
 int
 replay_cases_run(const struct replay_config *cfg);
 

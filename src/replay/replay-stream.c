@@ -244,7 +244,8 @@ replay_stream_from_log(struct replay_stream *st, struct log_reader *r,
 int
 replay_stream_synthetic(struct replay_stream *st,
 			const struct truth_profile *profile,
-			double duration_s, double home_m, uint32_t seed,
+			double duration_s, double home_m,
+			const struct sim_params *params, uint32_t seed,
 			char *err, size_t errlen)
 {
 	struct sim_params p;
@@ -261,7 +262,10 @@ replay_stream_synthetic(struct replay_stream *st,
 	snprintf(st->info.firmware, sizeof(st->info.firmware),
 		 "barod AP_Baro_SITL emulator");
 	st->ref_datum = LOG_DATUM_AMSL;
-	sim_params_defaults(&p);
+	if (params)
+		p = *params;
+	else
+		sim_params_defaults(&p);
 	p.baro_count = 1;
 	baro_sitl_init(&sim, &p, BARO_SITL_ATMOS_1976, seed);
 

@@ -15,6 +15,7 @@
 
 #include "baro-sample.h"
 #include "log-reader.h"
+#include "sim-params.h"
 #include "truth-profile.h"
 
 struct replay_point {
@@ -60,15 +61,17 @@ replay_stream_from_log(struct replay_stream *st, struct log_reader *r,
 		       const char *reference, char *err, size_t errlen);
 
 /*
- * A synthetic recording: the AP_Baro_SITL emulator with ArduPilot's
- * default parameters (0.2 m noise) flown along profile for duration_s
- * from home_m AMSL, one sample per 10 ms, with the profile as the truth
- * reference (AMSL).  Deterministic for a seed.
+ * A synthetic recording: the AP_Baro_SITL emulator with params (NULL:
+ * ArduPilot's defaults, 0.2 m noise; only the first baro is used) flown
+ * along profile for duration_s from home_m AMSL, one sample per 10 ms,
+ * with the profile as the truth reference (AMSL).  Deterministic for a
+ * seed.
  */
 int
 replay_stream_synthetic(struct replay_stream *st,
 			const struct truth_profile *profile,
-			double duration_s, double home_m, uint32_t seed,
+			double duration_s, double home_m,
+			const struct sim_params *params, uint32_t seed,
 			char *err, size_t errlen);
 
 /* Reference altitude at time_us by linear interpolation; NaN outside the

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "inject.h"
+#include "util-atomic-file.h"
 #include "util-strings.h"
 
 void
@@ -38,6 +39,13 @@ report_status_name(enum report_status s)
 		break;
 	}
 	return "";
+}
+
+const char *
+report_run_status_name(const struct report_result *r)
+{
+	return r->status == REPORT_NONE ? "unchecked"
+					: report_status_name(r->status);
 }
 
 static int
@@ -91,6 +99,23 @@ put_num(FILE *f, double v)
 		fprintf(f, ",%.9g", v);
 	else
 		fputc(',', f);
+}
+
+/* A CSV field, quoted when it needs to be (RFC 4180). */
+static void
+put_text(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
 }
 
 static FILE *
@@ -272,11 +297,12 @@ write_csv(const char *dir, const struct report_result *res, size_t n,
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.csv", dir);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		int e = errno;
-		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
-	}
+	struct atomic_file af;
+	FILE *f = atomic_file_open(&af, path, err, errlen);
+	if (!f)
+		return -errno;
+	/* An unchecked run says so on every row, the reason in the rule
+	 * column: a script filtering on status cannot take it for a pass. */
 	fprintf(f, "source,scenario,filter,metric,value,status,rule\n");
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < res[i].n; j++) {
@@ -284,10 +310,17 @@ write_csv(const char *dir, const struct report_result *res, size_t n,
 			fprintf(f, "%s,%s,%s,%s", res[i].source,
 				res[i].scenario, res[i].filter, m->name);
 			put_num(f, m->value);
-			fprintf(f, ",%s,%s\n", report_status_name(m->status),
-				m->rule);
+			if (res[i].unchecked[0]) {
+				fputs(",unchecked,", f);
+				put_text(f, res[i].unchecked);
+				fputc('\n', f);
+			}
+			else
+				fprintf(f, ",%s,%s\n",
+					report_status_name(m->status),
+					m->rule);
 		}
-	return close_out(f, path, err, errlen);
+	return atomic_file_commit(&af, err, errlen);
 }
 
 static int
@@ -311,7 +344,14 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 				       json_object_new_string(res[i].filter));
 		json_object_object_add(
 			o, "status",
-			json_object_new_string(report_status_name(res[i].status)));
+			json_object_new_string(report_run_status_name(&res[i])));
+		if (res[i].unchecked[0])
+			json_object_object_add(
+				o, "unchecked",
+				json_object_new_string(res[i].unchecked));
+		if (res[i].damaged)
+			json_object_object_add(o, "damaged",
+					       json_object_new_boolean(true));
 		for (size_t j = 0; j < res[i].n; j++) {
 			const struct report_metric *x = &res[i].m[j];
 			json_object_object_add(
@@ -329,13 +369,18 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 		json_object_object_add(o, "checks", st);
 		json_object_array_add(root, o);
 	}
-	int rc = json_object_to_file_ext(path, root,
-					 JSON_C_TO_STRING_PRETTY |
-						 JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct atomic_file af;
+	FILE *f = atomic_file_open(&af, path, err, errlen);
+	if (!f) {
+		json_object_put(root);
+		return -errno;
+	}
+	fputs(json_object_to_json_string_ext(
+		      root, JSON_C_TO_STRING_PRETTY |
+				    JSON_C_TO_STRING_NOSLASHESCAPE),
+	      f);
 	json_object_put(root);
-	if (rc < 0)
-		return str_errorf(err, errlen, -EIO, "%s: write failed", path);
-	return 0;
+	return atomic_file_commit(&af, err, errlen);
 }
 
 static double
@@ -358,7 +403,8 @@ put_cell(FILE *f, double v, int width, int prec)
 
 static int
 write_text(const char *dir, const struct report_result *res, size_t n,
-	   char *err, size_t errlen)
+	   const char *const *damaged, size_t ndamaged, char *err,
+	   size_t errlen)
 {
 	/* The columns people look at first; everything is in the CSV. */
 	static const struct {
@@ -377,11 +423,10 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 	};
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.txt", dir);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		int e = errno;
-		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
-	}
+	struct atomic_file af;
+	FILE *f = atomic_file_open(&af, path, err, errlen);
+	if (!f)
+		return -errno;
 	size_t counts[4] = { 0 };
 	for (size_t i = 0; i < n; i++)
 		counts[res[i].status]++;
@@ -389,6 +434,9 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		   "%zu fail, %zu unchecked\n",
 		n, counts[REPORT_PASS], counts[REPORT_WARN],
 		counts[REPORT_FAIL], counts[REPORT_NONE]);
+	for (size_t i = 0; i < ndamaged; i++)
+		fprintf(f, "damaged input (used up to the damage): %s\n",
+			damaged[i]);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || strcmp(res[i].source, res[i - 1].source) != 0 ||
 		    strcmp(res[i].scenario, res[i - 1].scenario) != 0) {
@@ -403,24 +451,27 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 			put_cell(f, metric(&res[i], cols[c].metric),
 				 cols[c].width, cols[c].prec);
-		fprintf(f, "  %s", report_status_name(res[i].status));
+		fprintf(f, "  %s", report_run_status_name(&res[i]));
+		if (res[i].unchecked[0])
+			fprintf(f, " (%s)", res[i].unchecked);
 		for (size_t j = 0; j < res[i].n; j++)
 			if (res[i].m[j].status >= REPORT_WARN)
 				fprintf(f, " [%s: %s]", res[i].m[j].rule,
 					report_status_name(res[i].m[j].status));
 		fputc('\n', f);
 	}
-	return close_out(f, path, err, errlen);
+	return atomic_file_commit(&af, err, errlen);
 }
 
 int
 report_write_summary(const char *dir, const struct report_result *res,
-		     size_t n, char *err, size_t errlen)
+		     size_t n, const char *const *damaged, size_t ndamaged,
+		     char *err, size_t errlen)
 {
 	int rc = write_csv(dir, res, n, err, errlen);
 	if (rc == 0)
 		rc = write_json(dir, res, n, err, errlen);
 	if (rc == 0)
-		rc = write_text(dir, res, n, err, errlen);
+		rc = write_text(dir, res, n, damaged, ndamaged, err, errlen);
 	return rc;
 }

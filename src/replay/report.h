@@ -22,6 +22,7 @@
 
 #define REPORT_MAX_METRICS 64
 #define REPORT_NAME_LEN 96
+#define REPORT_NOTE_LEN 256
 
 enum report_status {
 	REPORT_NONE,	/* no threshold applies */
@@ -45,6 +46,10 @@ struct report_result {
 	size_t n;
 	struct report_metric m[REPORT_MAX_METRICS];
 	enum report_status status;	/* the worst of its metrics */
+	/* Why the run was not judged (its scenario did not run on this
+	 * stream); empty when it was.  Such a run has status NONE. */
+	char unchecked[REPORT_NOTE_LEN];
+	bool damaged;		/* its log was read up to damage only */
 };
 
 /* Append a metric (ignored past REPORT_MAX_METRICS). */
@@ -53,6 +58,11 @@ report_result_add(struct report_result *r, const char *name, double value);
 
 const char *
 report_status_name(enum report_status s);
+
+/* A whole run's verdict: as report_status_name(), but "unchecked" for a
+ * run no threshold judged. */
+const char *
+report_run_status_name(const struct report_result *r);
 
 /* Create dir and dir/cases.  0 or a negative errno with a message. */
 int
@@ -93,9 +103,11 @@ int
 report_plot_case(const char *dir, const char *name, enum report_plot plot,
 		 char *err, size_t errlen);
 
-/* summary.csv, summary.json and summary.txt. */
+/* summary.csv, summary.json and summary.txt; damaged (ndamaged lines,
+ * "LOG: what") lists the inputs read only up to damage in summary.txt. */
 int
 report_write_summary(const char *dir, const struct report_result *res,
-		     size_t n, char *err, size_t errlen);
+		     size_t n, const char *const *damaged, size_t ndamaged,
+		     char *err, size_t errlen);
 
 #endif

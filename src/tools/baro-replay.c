@@ -25,6 +25,8 @@
 
 #include "log-reader.h"
 #include "replay-cases.h"
+#include "sim-params.h"
+#include "util-atomic-file.h"
 #include "util-strings.h"
 
 #define EXIT_DAMAGED 1
@@ -81,10 +83,17 @@ usage(FILE *out)
 	      "  -t, --thresholds FILE  pass/warn/fail rules (default: the "
 	      "built-in set)\n"
 	      "      --seed N           noise and fault seed (default 1)\n"
-	      "  -p, --plots KIND       png, svg or none (default png)\n"
+	      "  -p, --param NAME=VALUE a SIM_* parameter of the synthetic "
+	      "stream's emulator\n"
+	      "                         (as baro-sim -p; repeatable)\n"
+	      "      --plots KIND       png, svg or none (default png)\n"
 	      "      --no-timing        leave the time-per-sample figures out,"
 	      " so reports\n"
 	      "                         of equal inputs are byte-identical\n"
+	      "      --strict           exit 1 when a case is unchecked (its "
+	      "faults did not\n"
+	      "                         run on the recording) or a log is "
+	      "damaged\n"
 	      "  -q, --quiet            no progress on stderr\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          the version\n",
@@ -104,34 +113,136 @@ enum {
 	OPT_NO_SYNTHETIC,
 	OPT_SYNTHETIC_ONLY,
 	OPT_NO_TIMING,
+	OPT_STRICT,
+	OPT_PLOTS,
 };
 
-static int
-parse_options(int argc, char **argv, struct options *o)
+/* Which commands take an option: one elsewhere is a mistake worth a
+ * message (`list -o x` would otherwise do nothing silently). */
+enum {
+	CMD_LIST = 1u << 0,
+	CMD_EXPORT = 1u << 1,
+	CMD_RUN = 1u << 2,
+	CMD_FILTERS = 1u << 3,
+	CMD_ALL = CMD_LIST | CMD_EXPORT | CMD_RUN | CMD_FILTERS,
+};
+
+static const struct option longopts[] = {
+	{ "channel", required_argument, NULL, 'c' },
+	{ "reference", required_argument, NULL, 'r' },
+	{ "format", required_argument, NULL, 'F' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "scenarios", required_argument, NULL, 's' },
+	{ "thresholds", required_argument, NULL, 't' },
+	{ "param", required_argument, NULL, 'p' },
+	{ "plots", required_argument, NULL, OPT_PLOTS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "no-synthetic", no_argument, NULL, OPT_NO_SYNTHETIC },
+	{ "synthetic-only", no_argument, NULL, OPT_SYNTHETIC_ONLY },
+	{ "no-timing", no_argument, NULL, OPT_NO_TIMING },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 },
+};
+
+static unsigned
+option_commands(int c)
 {
-	static const struct option longopts[] = {
-		{ "channel", required_argument, NULL, 'c' },
-		{ "reference", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "scenarios", required_argument, NULL, 's' },
-		{ "thresholds", required_argument, NULL, 't' },
-		{ "plots", required_argument, NULL, 'p' },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "no-synthetic", no_argument, NULL, OPT_NO_SYNTHETIC },
-		{ "synthetic-only", no_argument, NULL, OPT_SYNTHETIC_ONLY },
-		{ "no-timing", no_argument, NULL, OPT_NO_TIMING },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 },
-	};
+	switch (c) {
+	case 'c':
+	case 'o':
+		return CMD_EXPORT | CMD_RUN;
+	case 'F':
+		return CMD_LIST | CMD_EXPORT | CMD_RUN;
+	case 'h':
+	case 'V':
+		return CMD_ALL;
+	default:
+		return CMD_RUN;
+	}
+}
+
+/* "-o/--output", "--plots": both ways the user may have written it. */
+static void
+option_name(int c, char *buf, size_t len)
+{
+	const char *lng = NULL;
+	for (const struct option *o = longopts; o->name; o++)
+		if (o->val == c)
+			lng = o->name;
+	if (c < 256 && lng)
+		snprintf(buf, len, "-%c/--%s", c, lng);
+	else if (lng)
+		snprintf(buf, len, "--%s", lng);
+	else
+		snprintf(buf, len, "-%c", c);
+}
+
+/* One line for an option getopt did not take, with a hint. */
+static int
+bad_option(const char *cmd, const char *arg, int c)
+{
+	char name[64];
+	if (c == ':') {
+		option_name(optopt, name, sizeof(name));
+		fprintf(stderr, "baro-replay: %s: %s needs a value (see "
+				"baro-replay --help)\n",
+			cmd, optopt ? name : arg);
+		return EXIT_USAGE;
+	}
+	if (optopt || strncmp(arg, "--", 2) != 0) {
+		fprintf(stderr, "baro-replay: %s: unknown option '-%c' (see "
+				"baro-replay --help)\n",
+			cmd, optopt ? optopt : '?');
+		return EXIT_USAGE;
+	}
+	char word[64];
+	snprintf(word, sizeof(word), "%s", arg + 2);
+	word[strcspn(word, "=")] = '\0';
+	const char *best = NULL;
+	size_t best_d = 3;	/* two edits at most, or it is no hint */
+	for (const struct option *o = longopts; o->name; o++) {
+		size_t d = str_edit_distance(word, o->name, false);
+		if (d < best_d) {
+			best_d = d;
+			best = o->name;
+		}
+	}
+	if (best)
+		fprintf(stderr, "baro-replay: %s: unknown option '--%s' (did "
+				"you mean --%s? see baro-replay --help)\n",
+			cmd, word, best);
+	else
+		fprintf(stderr, "baro-replay: %s: unknown option '--%s' (see "
+				"baro-replay --help)\n",
+			cmd, word);
+	return EXIT_USAGE;
+}
+
+static int
+parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
+	      struct options *o)
+{
 	int c;
 	uint64_t u;
+	char err[512];
 
-	while ((c = getopt_long(argc, argv, "c:r:F:o:f:s:t:p:qhV", longopts,
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:r:F:o:f:s:t:p:qhV", longopts,
 				NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return bad_option(cmd, argv[optind - 1], c);
+		if (!(option_commands(c) & cmd_bit)) {
+			char name[64];
+			option_name(c, name, sizeof(name));
+			fprintf(stderr, "baro-replay: %s: %s does not apply to "
+					"%s (see baro-replay --help)\n",
+				cmd, name, cmd);
+			return EXIT_USAGE;
+		}
 		switch (c) {
 		case 'c':
 			o->channel = optarg;
@@ -175,6 +286,27 @@ parse_options(int argc, char **argv, struct options *o)
 			o->cfg.thresholds = optarg;
 			break;
 		case 'p':
+			/* -p was the plot type before it meant a parameter
+			 * as in barod and baro-sim: say so, not "unknown
+			 * parameter png". */
+			if (strcmp(optarg, "png") == 0 ||
+			    strcmp(optarg, "svg") == 0 ||
+			    strcmp(optarg, "none") == 0) {
+				fprintf(stderr, "baro-replay: -p %s: -p sets a "
+						"parameter (NAME=VALUE) as in "
+						"barod and baro-sim; the plot "
+						"type is --plots %s\n",
+					optarg, optarg);
+				return EXIT_USAGE;
+			}
+			if (sim_param_assign(&o->cfg.params, optarg, err,
+					     sizeof(err)) < 0) {
+				fprintf(stderr, "baro-replay: -p %s: %s\n",
+					optarg, err);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_PLOTS:
 			if (strcmp(optarg, "png") == 0)
 				o->cfg.plot = REPORT_PLOT_PNG;
 			else if (strcmp(optarg, "svg") == 0)
@@ -206,6 +338,9 @@ parse_options(int argc, char **argv, struct options *o)
 		case OPT_NO_TIMING:
 			o->cfg.timing = false;
 			break;
+		case OPT_STRICT:
+			o->cfg.strict = true;
+			break;
 		case 'q':
 			o->cfg.quiet = true;
 			break;
@@ -215,9 +350,6 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'V':
 			printf("baro-replay %s\n", BAROD_VERSION);
 			exit(0);
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
 		}
 	}
 	return 0;
@@ -246,6 +378,8 @@ open_log(const char *path, const char *format, struct log_reader *r,
 /* What list prints per channel. */
 struct chan_stats {
 	bool seen;
+	bool derived;		/* pressure from an altitude, not measured */
+	bool above_home;	/* ... an altitude above home, not AMSL */
 	enum log_record_kind kind;
 	uint64_t count;
 	uint64_t first_us, last_us;
@@ -253,11 +387,43 @@ struct chan_stats {
 	char what[32];
 };
 
+/* Message types the log defines but never wrote are left out. */
 static void
 print_type(const char *name, uint64_t count, void *ud)
 {
 	(void)ud;
-	printf("    %-28s %" PRIu64 "\n", name, count);
+	if (count)
+		printf("    %-28s %" PRIu64 "\n", name, count);
+}
+
+/* Whether the log was damaged: bytes skipped, records dropped, or
+ * reading stopped before its end (rc < 0).  One rule for list, export
+ * and run. */
+static bool
+log_damaged(const struct log_reader *r, int rc)
+{
+	return rc < 0 || r->info.bytes_skipped || r->info.records_bad;
+}
+
+#define LIST_EVENT_TIMES 8
+
+/* How a derived pressure was derived, for list and export. */
+static void
+derived_note(const struct log_info *info, bool above_home, char *buf,
+	     size_t len)
+{
+	if (!above_home)
+		snprintf(buf, len, "pressure derived from the recorded AMSL "
+				   "altitude through the ISA atmosphere");
+	else if (info->derived_ground_known)
+		snprintf(buf, len, "pressure derived from the recorded "
+				   "altitude for home at %.1f m AMSL (from the "
+				   "first GPS fix)",
+			 info->derived_ground_m);
+	else
+		snprintf(buf, len, "pressure derived from the recorded "
+				   "altitude for an ISA ground at sea level "
+				   "(the log gives no home altitude)");
 }
 
 static int
@@ -268,6 +434,8 @@ cmd_list_one(const char *path, const struct options *o)
 	int fd, rc;
 	struct chan_stats *cs = calloc(LOG_MAX_CHANNELS, sizeof(*cs));
 	uint64_t events[LOG_EVENT_KIND_COUNT] = { 0 };
+	/* The first few times of each kind, in seconds on the log's clock. */
+	double ev_t[LOG_EVENT_KIND_COUNT][LIST_EVENT_TIMES];
 
 	if (!cs) {
 		fprintf(stderr, "baro-replay: out of memory\n");
@@ -279,8 +447,13 @@ cmd_list_one(const char *path, const struct options *o)
 	}
 	while ((rc = log_reader_next(&r, &rec)) > 0) {
 		if (rec.kind == LOG_REC_EVENT) {
-			if ((unsigned)rec.event.kind < LOG_EVENT_KIND_COUNT)
-				events[rec.event.kind]++;
+			unsigned k = (unsigned)rec.event.kind;
+			if (k < LOG_EVENT_KIND_COUNT) {
+				if (events[k] < LIST_EVENT_TIMES)
+					ev_t[k][events[k]] =
+						(double)rec.event.time_us * 1e-6;
+				events[k]++;
+			}
 			continue;
 		}
 		if (rec.channel >= LOG_MAX_CHANNELS)
@@ -304,6 +477,14 @@ cmd_list_one(const char *path, const struct options *o)
 		}
 		c->count++;
 		c->last_us = t;
+		if (rec.kind == LOG_REC_BARO &&
+		    (rec.baro.flags & LOG_SAMPLE_PRESSURE_FROM_ALT) &&
+		    !c->derived) {
+			c->derived = true;
+			c->above_home = rec.baro.flags & LOG_SAMPLE_ALT_HOME;
+			snprintf(c->what, sizeof(c->what), "baro[%u] Pa derived",
+				 rec.baro.instance);
+		}
 		if (v < c->lo)
 			c->lo = v;
 		if (v > c->hi)
@@ -326,27 +507,47 @@ cmd_list_one(const char *path, const struct options *o)
 		       (double)c->first_us * 1e-6, (double)c->last_us * 1e-6,
 		       c->lo, c->hi);
 	}
+	for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++) {
+		if (!cs[i].derived)
+			continue;
+		const char *name = log_reader_channel_name(&r, i);
+		char why[160];
+		derived_note(&r.info, cs[i].above_home, why, sizeof(why));
+		printf("  %s: the log has no pressure; %s\n", name ? name : "?",
+		       why);
+	}
 	bool any = false;
-	for (unsigned k = 0; k < LOG_EVENT_KIND_COUNT; k++)
-		if (events[k]) {
-			printf("%s %s x%" PRIu64, any ? "," : "  events:",
-			       log_event_kind_name(k), events[k]);
-			any = true;
-		}
-	if (any)
-		putchar('\n');
+	for (unsigned k = 0; k < LOG_EVENT_KIND_COUNT; k++) {
+		if (!events[k])
+			continue;
+		if (!any)
+			printf("  events:\n");
+		any = true;
+		printf("    %-22s x%-5" PRIu64 " at", log_event_kind_name(k),
+		       events[k]);
+		for (uint64_t j = 0; j < events[k] && j < LIST_EVENT_TIMES; j++)
+			printf("%s %.3f", j ? "," : "", ev_t[k][j]);
+		printf(events[k] > LIST_EVENT_TIMES ? ", ... s\n" : " s\n");
+	}
 	printf("  message types:\n");
 	log_reader_list_types(&r, print_type, NULL);
-	int status = 0;
+	/* The facts go with the listing on stdout, the reader's error
+	 * only to stderr, so redirected output never interleaves. */
+	int status = log_damaged(&r, rc) ? EXIT_DAMAGED : 0;
 	if (r.info.bytes_skipped || r.info.records_bad)
 		printf("  damage: %" PRIu64 " bytes skipped, %" PRIu64
 		       " bad records, first at offset %" PRIu64 "\n",
 		       r.info.bytes_skipped, r.info.records_bad,
 		       r.info.first_bad_offset);
 	if (rc < 0) {
-		printf("  error: %s\n", r.err);
+		printf("  damage: reading stopped before the end of the file\n");
 		fprintf(stderr, "baro-replay: %s\n", r.err);
-		status = EXIT_DAMAGED;
+	} else if (status) {
+		fprintf(stderr, "baro-replay: %s: damaged: %" PRIu64
+				" bytes skipped, %" PRIu64 " bad records, the "
+				"first at offset %" PRIu64 "\n",
+			path, r.info.bytes_skipped, r.info.records_bad,
+			r.info.first_bad_offset);
 	}
 	log_reader_close(&r);
 	if (fd != STDIN_FILENO)
@@ -384,21 +585,27 @@ cmd_export(int argc, char **argv, const struct options *o)
 		fprintf(stderr, "baro-replay: export: one log, please\n");
 		return EXIT_USAGE;
 	}
-	FILE *out = stdout;
-	if (o->output && strcmp(o->output, "-") != 0 &&
-	    !(out = fopen(o->output, "w"))) {
-		fprintf(stderr, "baro-replay: %s: %s\n", o->output,
-			strerror(errno));
-		return EXIT_IO;
-	}
-	if ((rc = open_log(argv[optind], o->format, &r, &fd)) != 0) {
-		if (out != stdout)
-			fclose(out);
+	/* The log first: a missing or unreadable one leaves -o alone. */
+	if ((rc = open_log(argv[optind], o->format, &r, &fd)) != 0)
 		return rc;
+	FILE *out = stdout;
+	struct atomic_file af = { 0 };
+	char err[512];
+	if (o->output && strcmp(o->output, "-") != 0 &&
+	    !(out = atomic_file_open(&af, o->output, err, sizeof(err)))) {
+		fprintf(stderr, "baro-replay: %s\n", err);
+		log_reader_close(&r);
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return EXIT_IO;
 	}
 	uint64_t written = 0;
 	bool channel_seen = !o->channel;
-	fprintf(out, "time_us,instance,pressure_pa,temperature_c,channel\n");
+	/* alt_m is the altitude the log recorded with the sample, AMSL or
+	 * above home (alt_datum); pressure_derived 1: computed from it. */
+	fprintf(out, "time_us,instance,pressure_pa,temperature_c,channel,"
+		     "alt_m,alt_datum,pressure_derived\n");
+	bool derived = false, derived_home = false;
 	while ((rc = log_reader_next(&r, &rec)) > 0) {
 		if (rec.kind != LOG_REC_BARO)
 			continue;
@@ -412,21 +619,38 @@ cmd_export(int argc, char **argv, const struct options *o)
 			rec.baro.instance, (double)rec.baro.pressure_pa);
 		if (baro_sample_has(&rec.baro, BARO_SAMPLE_HAS_TEMPERATURE))
 			fprintf(out, "%.9g", (double)rec.baro.temperature_c);
-		fprintf(out, ",%s\n", name);
+		const bool amsl =
+			baro_sample_has(&rec.baro, BARO_SAMPLE_HAS_ALTITUDE);
+		const bool home = rec.baro.flags & LOG_SAMPLE_ALT_HOME;
+		const bool from_alt =
+			rec.baro.flags & LOG_SAMPLE_PRESSURE_FROM_ALT;
+		derived |= from_alt;
+		derived_home |= from_alt && home;
+		fprintf(out, ",%s,", name);
+		if (amsl || home)
+			fprintf(out, "%.7g,%s", (double)rec.baro.alt_m,
+				amsl ? "amsl" : "home");
+		else
+			fputc(',', out);
+		fprintf(out, ",%d\n", from_alt ? 1 : 0);
 		written++;
 	}
-	int status = 0;
-	if (rc < 0) {
+	int status = log_damaged(&r, rc) ? EXIT_DAMAGED : 0;
+	if (rc < 0)
 		fprintf(stderr, "baro-replay: %s (%" PRIu64
 				" samples before it were written)\n",
 			r.err, written);
-		status = EXIT_DAMAGED;
-	}
 	if (!channel_seen) {
 		fprintf(stderr, "baro-replay: %s has no baro channel '%s' "
 				"(see baro-replay list)\n",
 			argv[optind], o->channel);
 		status = EXIT_USAGE;
+	}
+	if (derived) {
+		char why[160];
+		derived_note(&r.info, derived_home, why, sizeof(why));
+		fprintf(stderr, "baro-replay: %s: note: %s\n", argv[optind],
+			why);
 	}
 	if (r.info.bytes_skipped || r.info.records_bad)
 		fprintf(stderr, "baro-replay: %s: damaged: %" PRIu64
@@ -437,9 +661,21 @@ cmd_export(int argc, char **argv, const struct options *o)
 	log_reader_close(&r);
 	if (fd != STDIN_FILENO)
 		close(fd);
-	if (fflush(out) != 0 || ferror(out) ||
-	    (out != stdout && fclose(out) != 0)) {
-		fprintf(stderr, "baro-replay: writing the CSV failed\n");
+	if (out == stdout) {
+		if (fflush(out) != 0 || ferror(out)) {
+			fprintf(stderr, "baro-replay: writing the CSV failed\n");
+			return EXIT_IO;
+		}
+		return status;
+	}
+	/* Nothing of a run that failed replaces the user's file; a
+	 * damaged log still gives what came before the damage. */
+	if (status == EXIT_USAGE) {
+		atomic_file_abort(&af);
+		return status;
+	}
+	if (atomic_file_commit(&af, err, sizeof(err)) < 0) {
+		fprintf(stderr, "baro-replay: %s\n", err);
 		return EXIT_IO;
 	}
 	return status;
@@ -452,7 +688,8 @@ main(int argc, char **argv)
 
 	replay_config_defaults(&o.cfg);
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "baro-replay: which command? (list, export, "
+				"run, filters; see baro-replay --help)\n");
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
@@ -464,18 +701,45 @@ main(int argc, char **argv)
 		printf("baro-replay %s\n", BAROD_VERSION);
 		return 0;
 	}
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} cmds[] = {
+		{ "list", CMD_LIST },
+		{ "export", CMD_EXPORT },
+		{ "run", CMD_RUN },
+		{ "filters", CMD_FILTERS },
+	};
+	unsigned bit = 0;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(cmd, cmds[i].name) == 0)
+			bit = cmds[i].bit;
+	if (!bit) {
+		fprintf(stderr, "baro-replay: unknown command '%s' (list, "
+				"export, run, filters; see baro-replay "
+				"--help)\n",
+			cmd);
+		return EXIT_USAGE;
+	}
 	/* Options follow the command: getopt starts after it. */
 	argv++;
 	argc--;
-	int rc = parse_options(argc, argv, &o);
+	int rc = parse_options(argc, argv, cmd, bit, &o);
 	if (rc != 0)
 		return rc;
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc, argv, &o);
 	if (strcmp(cmd, "export") == 0)
 		return cmd_export(argc, argv, &o);
-	if (strcmp(cmd, "filters") == 0)
+	if (strcmp(cmd, "filters") == 0) {
+		if (optind < argc) {
+			fprintf(stderr, "baro-replay: filters: takes no "
+					"arguments ('%s')\n",
+				argv[optind]);
+			return EXIT_USAGE;
+		}
 		return replay_list_filters(stdout) < 0 ? EXIT_IO : 0;
+	}
 	if (strcmp(cmd, "run") == 0) {
 		if (!o.output) {
 			fprintf(stderr, "baro-replay: run: -o DIR is "
@@ -497,8 +761,5 @@ main(int argc, char **argv)
 		}
 		return replay_cases_run(&o.cfg);
 	}
-	fprintf(stderr, "baro-replay: unknown command '%s' (list, export, "
-			"run, filters)\n",
-		cmd);
-	return EXIT_USAGE;
+	return EXIT_USAGE;	/* not reached: the command was checked */
 }

@@ -4,7 +4,9 @@
  * on the result and the message; a scenario that parses is run against
  * the emulator and the overlay with uneven steps (sometimes stopped
  * early), and once over every parameter and overlay slot must be back at
- * its start value.  A broken invariant aborts, which the fuzzer reports.
+ * its start value.  Parsed for a recording's length too: absolute files
+ * must not change, relative ones (40%, end-10s) must run the same way.
+ * A broken invariant aborts, which the fuzzer reports.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +114,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ra == 0)
 		run_scenario(a, run, size % 2 == 1);
+
+	/* Placed on a recording: an absolute scenario is the same for any
+	 * length; a relative one parses only with a length and runs. */
+	uint64_t length_ms = (uint64_t)size * 997u;
+	int rc = scenario_parse_for(b, (const char *)data, size, "fuzz",
+				    length_ms, eb, sizeof(eb));
+	if (ra == 0)
+		check(rc == 0 && !b->relative && a->count == b->count &&
+		      a->end_ms == b->end_ms);
+	if (rc == 0 && b->relative) {
+		check(ra != 0);
+		run_scenario(b, run, size % 2 == 0);
+	}
 out:
 	free(a);
 	free(b);

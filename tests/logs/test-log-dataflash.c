@@ -580,14 +580,21 @@ test_ctun_fallback(void **state)
 	assert_int_equal(count(g, LOG_REC_BARO, "CTUN.BarAlt"), 12);
 	assert_int_equal(count(g, LOG_REC_REFERENCE, "CTUN.BarAlt"), 0);
 	assert_int_equal(count(g, LOG_REC_REFERENCE, "GPS[0]"), 6);
+	/* Derived at home's altitude: the first fix (200 m) less the CTUN
+	 * altitude then (-0.5 m); the altitude kept as recorded. */
+	assert_true(g->info.derived_ground_known);
+	assert_close_abs(g->info.derived_ground_m, 200.5, 1e-9);
 	for (int i = 0; i < 12; i++) {
 		const struct baro_sample *s =
 			&nth(g, LOG_REC_BARO, "CTUN.BarAlt", (size_t)i)->baro;
 		assert_int_equal(s->time_us, (uint64_t)(5000 + 100 * i) * 1000);
 		assert_int_equal(s->flags, BARO_SAMPLE_HEALTHY |
-					   LOG_SAMPLE_PRESSURE_FROM_ALT);
+					   LOG_SAMPLE_PRESSURE_FROM_ALT |
+					   LOG_SAMPLE_ALT_HOME);
+		assert_float_exact(s->alt_m, (float)(0.25 * i - 0.5));
 		assert_float_exact(s->pressure_pa,
-				   (float)log_pressure_from_alt(0.25 * i - 0.5));
+				   (float)log_pressure_from_alt(
+					   200.5 + (double)(float)(0.25 * i - 0.5)));
 	}
 	/* File order survives the holding back: every record's time is
 	 * at or after the one before, and the first event took the first
@@ -1372,11 +1379,20 @@ test_log_313(void **state)
 	assert_int_equal(r.n, 735);
 	assert_int_equal(count(g, LOG_REC_BARO, NULL), 735);
 	assert_close_abs(r.t1 - r.t0, 73.4, 0.05);
-	/* -0.1 .. 28.1 m, as pressure at an ISA ground. */
-	assert_close_abs(r.p0, log_pressure_from_alt(28.1), 0.6);
-	assert_close_abs(r.p1, log_pressure_from_alt(-0.1), 0.6);
+	/* -0.1 .. 28.1 m above home, as pressure at home's altitude from
+	 * the first GPS fix (the site is 277-306 m up, not at sea level). */
+	assert_true(g->info.derived_ground_known);
+	assert_true(g->info.derived_ground_m > 270.0 &&
+		    g->info.derived_ground_m < 285.0);
+	assert_close_abs(r.p0,
+			 log_pressure_from_alt(g->info.derived_ground_m + 28.1),
+			 0.6);
+	assert_close_abs(r.p1,
+			 log_pressure_from_alt(g->info.derived_ground_m - 0.1),
+			 0.6);
 	check_baro_flags(g, "CTUN.BarAlt",
-			 BARO_SAMPLE_HEALTHY | LOG_SAMPLE_PRESSURE_FROM_ALT);
+			 BARO_SAMPLE_HEALTHY | LOG_SAMPLE_PRESSURE_FROM_ALT |
+				 LOG_SAMPLE_ALT_HOME);
 	/* GPS times are boot times (T), inside the CTUN span. */
 	struct range gp = range_of(g, LOG_REC_REFERENCE, "GPS[0]");
 	assert_int_equal(gp.n, 368);
@@ -1384,6 +1400,38 @@ test_log_313(void **state)
 	assert_true(has_type(g, "BARO=0"));
 	got_free(g);
 	free(path);
+}
+
+/* CTUN.BarAlt without any GPS fix: pressure at sea level, and the
+ * reader says the ground was not known; a fix arriving only after the
+ * queue filled does not change samples already given out. */
+static void
+test_ctun_sea_level(void **state)
+{
+	(void)state;
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &d_gps313);
+	fmt_def(&b, &d_ctun313);
+	for (int i = 0; i < 200; i++)
+		df_rec(&b, &d_ctun313, KV({ "TimeMS", 5000 + 100 * i },
+					  { "BarAlt", 0.5 * (i % 7) }));
+	df_rec(&b, &d_gps313, KV({ "Status", 3 }, { "T", 25000 },
+				  { "Alt", 300 }));
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	assert_false(g->info.derived_ground_known);
+	assert_int_equal(count(g, LOG_REC_BARO, "CTUN.BarAlt"), 200);
+	for (size_t i = 0; i < 200; i++) {
+		const struct baro_sample *s =
+			&nth(g, LOG_REC_BARO, "CTUN.BarAlt", i)->baro;
+		assert_float_exact(s->alt_m, (float)(0.5 * (double)(i % 7)));
+		assert_float_exact(s->pressure_pa,
+				   (float)log_pressure_from_alt(s->alt_m));
+	}
+	got_free(g);
+	free(b.buf);
 }
 
 /* Cuts of a real file: every record before the cut comes out, the same
@@ -1452,6 +1500,7 @@ main(void)
 		cmocka_unit_test(test_flipped_header),
 		cmocka_unit_test(test_truncate_every_byte),
 		cmocka_unit_test(test_ctun_fallback),
+		cmocka_unit_test(test_ctun_sea_level),
 		cmocka_unit_test(test_ctun_reference),
 		cmocka_unit_test(test_bad_fmt),
 		cmocka_unit_test(test_references),

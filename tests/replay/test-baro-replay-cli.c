@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* baro-replay through its real interface: the binary, run as a user would. */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -54,6 +55,13 @@ test_help_and_usage_errors(void **state)
 	assert_non_null(strstr(r.out, "Usage: baro-replay"));
 	program_result_free(&r);
 
+	const char *none[] = { "baro-replay", NULL };
+	r = run_program(tool(), none, NULL);
+	assert_int_equal(r.status, 2);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, "which command?"));
+	program_result_free(&r);
+
 	const char *bad[] = { "baro-replay", "frobnicate", NULL };
 	r = run_program(tool(), bad, NULL);
 	assert_int_equal(r.status, 2);
@@ -64,6 +72,75 @@ test_help_and_usage_errors(void **state)
 	r = run_program(tool(), noout, NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "-o DIR"));
+	program_result_free(&r);
+
+	/* An unknown option: one line naming it, in every command, and
+	 * nothing on stdout. */
+	static const char *const cmds[] = { "list", "export", "run",
+					    "filters" };
+	for (size_t i = 0; i < 4; i++) {
+		const char *unk[] = { "baro-replay", cmds[i], "--frobnicate",
+				      "x.bin", NULL };
+		r = run_program(tool(), unk, NULL);
+		assert_int_equal(r.status, 2);
+		assert_int_equal(count_lines(r.err), 1);
+		assert_non_null(strstr(r.err, "unknown option '--frobnicate'"));
+		assert_non_null(strstr(r.err, "--help"));
+		assert_string_equal(r.out, "");
+		program_result_free(&r);
+	}
+	const char *typo[] = { "baro-replay", "run", "--no-timeing", NULL };
+	r = run_program(tool(), typo, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "did you mean --no-timing?"));
+	assert_int_equal(count_lines(r.err), 1);
+	program_result_free(&r);
+	const char *shrt[] = { "baro-replay", "export", "-z", NULL };
+	r = run_program(tool(), shrt, NULL);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.err, "baro-replay: export: unknown option '-z' "
+				   "(see baro-replay --help)\n");
+	program_result_free(&r);
+	const char *noval[] = { "baro-replay", "export", "x.bin", "-c", NULL };
+	r = run_program(tool(), noval, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "-c/--channel needs a value"));
+	program_result_free(&r);
+	/* An option of another command is not silently ignored. */
+	const char *other[] = { "baro-replay", "list", "-o", "x", "y.bin",
+				NULL };
+	r = run_program(tool(), other, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "-o/--output does not apply to list"));
+	program_result_free(&r);
+
+	/* -p is a parameter as in barod and baro-sim; the old plot type
+	 * value gets a pointer to --plots. */
+	const char *oldp[] = { "baro-replay", "run", "-p", "none", "-o", "x",
+			       NULL };
+	r = run_program(tool(), oldp, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "the plot type is --plots none"));
+	program_result_free(&r);
+	const char *badp[] = { "baro-replay", "run", "-p", "SIM_BARO_GLICH=1",
+			       "-o", "x", NULL };
+	r = run_program(tool(), badp, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "did you mean SIM_BARO_GLITCH?"));
+	program_result_free(&r);
+
+	/* --version: "baro-replay VERSION", the format of every tool, also
+	 * after a command. */
+	const char *ver[] = { "baro-replay", "--version", NULL };
+	r = run_program(tool(), ver, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(strncmp(r.out, "baro-replay ", 12), 0);
+	assert_int_equal(count_lines(r.out), 1);
+	program_result_free(&r);
+	const char *ver2[] = { "baro-replay", "list", "-V", NULL };
+	r = run_program(tool(), ver2, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(strncmp(r.out, "baro-replay ", 12), 0);
 	program_result_free(&r);
 }
 
@@ -92,7 +169,19 @@ test_list_and_export_csv_log(void **state)
 	program_result_free(&r);
 	char *text = read_file(out);
 	assert_int_equal(count_lines(text), 4);
-	assert_non_null(strstr(text, "200000,0,101199.25,21.5,"));
+	assert_non_null(strstr(text, "200000,0,101199.25,21.5,baro[0],10.6,"
+				     "amsl,0\n"));
+	free(text);
+
+	/* Only an altitude: the pressure is marked derived. */
+	write_file(log, "time_ms,alt_m\n100,10.5\n200,10.6\n");
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "derived from the recorded AMSL "
+				      "altitude"));
+	program_result_free(&r);
+	text = read_file(out);
+	assert_non_null(strstr(text, ",baro[0],10.6,amsl,1\n"));
 	free(text);
 
 	/* A damaged log: what comes before the damage, exit status 1. */
@@ -105,12 +194,97 @@ test_list_and_export_csv_log(void **state)
 	assert_int_equal(count_lines(text), 2);
 	free(text);
 
+	/* One rule: a damaged log is status 1, whether reading stopped at
+	 * the damage or skipped a bad record and went on; the error only
+	 * on stderr. */
+	write_file(log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
+	const char *lst[] = { "baro-replay", "list", log, NULL };
+	r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 1);
+	assert_null(strstr(r.out, "error"));
+	assert_non_null(strstr(r.out, "damage: reading stopped"));
+	assert_non_null(strstr(r.err, "in.csv"));
+	program_result_free(&r);
+
 	const char *missing[] = { "baro-replay", "list", "/nonexistent.bin",
 				  NULL };
 	r = run_program(tool(), missing, NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "/nonexistent.bin"));
 	program_result_free(&r);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+/* How many entries dir holds besides . and .. */
+static int
+dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/* A failing command leaves the user's files as they were, and nothing
+ * else behind. */
+static void
+test_outputs_survive_failures(void **state)
+{
+	(void)state;
+	char dir[256], log[300], keep[300], rep[300];
+	temp_dir_make(dir, sizeof(dir), "replay-keep");
+	snprintf(log, sizeof(log), "%s/in.csv", dir);
+	snprintf(keep, sizeof(keep), "%s/keep.csv", dir);
+	snprintf(rep, sizeof(rep), "%s/report", dir);
+	write_file(log, "time_ms,pressure_pa\n100,101200\n200,101201\n");
+	write_file(keep, "precious\n");
+
+	const char *nolog[] = { "baro-replay", "export", "-o", keep,
+				"/nonexistent/nope.bin", NULL };
+	struct program_result r = run_program(tool(), nolog, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "nope.bin"));
+	program_result_free(&r);
+	char *text = read_file(keep);
+	assert_string_equal(text, "precious\n");
+	free(text);
+
+	const char *nochan[] = { "baro-replay", "export", "-c", "nosuch", "-o",
+				 keep, log, NULL };
+	r = run_program(tool(), nochan, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "no baro channel 'nosuch'"));
+	program_result_free(&r);
+	text = read_file(keep);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	assert_int_equal(dir_entries(dir), 2);
+
+	const char *norun[] = { "baro-replay", "run", "--plots", "none", "-o",
+				rep, log, "/nonexistent/nope.bin", NULL };
+	r = run_program(tool(), norun, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "/nonexistent/nope.bin"));
+	program_result_free(&r);
+	struct stat st;
+	assert_int_equal(stat(rep, &st), -1);
+	assert_int_equal(dir_entries(dir), 2);
+
+	/* Success replaces it whole, keeping its permissions. */
+	assert_int_equal(chmod(keep, 0640), 0);
+	const char *ok[] = { "baro-replay", "export", "-o", keep, log, NULL };
+	r = run_program(tool(), ok, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	text = read_file(keep);
+	assert_int_equal(count_lines(text), 3);
+	free(text);
+	assert_int_equal(stat(keep, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(dir_entries(dir), 2);
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
@@ -242,6 +416,216 @@ test_run_bad_inputs(void **state)
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
+/* A 10 s CSV log at 10 Hz, hovering with a little motion. */
+static void
+write_short_log(const char *path)
+{
+	char *text = malloc(64 * 200);
+	size_t n = (size_t)sprintf(text, "time_ms,pressure_pa\n");
+	assert_non_null(text);
+	for (int i = 0; i < 100; i++)
+		n += (size_t)sprintf(text + n, "%d,%.2f\n", 1000 + 100 * i,
+				     101000.0 + 3.0 * sin(i * 0.2));
+	write_file(path, text);
+	free(text);
+}
+
+static struct program_result
+run_one(const char *dir, const char *log, const char *scn, const char *extra)
+{
+	const char *argv[] = { "baro-replay", "run", "--no-synthetic", "-q",
+			       "--no-timing", "--plots", "none", "-f", "raw",
+			       "-f", "gate", "-s", scn, "-o", dir, log, extra,
+			       NULL };
+	return run_program(tool(), argv, NULL);
+}
+
+/* -p sets the synthetic stream's emulator parameters, as baro-sim -p. */
+static void
+test_run_param(void **state)
+{
+	(void)state;
+	char dir[256], path[512], s1[512];
+	temp_dir_make(dir, sizeof(dir), "replay-param");
+	const char *argv[] = { "baro-replay", "run", "--synthetic-only",
+			       "--no-timing", "-q", "--plots", "none", "-f",
+			       "raw", "-s", scen("clean", s1, sizeof(s1)),
+			       "-p", "SIM_BARO_RND=0", "-o", dir, NULL };
+	struct program_result r = run_program(tool(), argv, NULL);
+	program_result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	char *csv = read_file(path);
+	/* No noise: only the emulator's centimetre rounding is left. */
+	assert_true(summary_value(csv, "clean", "raw", "sd_m") < 0.01);
+	free(csv);
+	argv[12] = "SIM_BARO_RND=1";
+	r = run_program(tool(), argv, NULL);
+	program_result_free(&r);
+	csv = read_file(path);
+	assert_close_abs(summary_value(csv, "clean", "raw", "sd_m"),
+			 1.0 / sqrt(3.0), 0.02);
+	free(csv);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+/* A fault that never ran on the recording is never a pass. */
+static void
+test_run_unchecked(void **state)
+{
+	(void)state;
+	char dir[256], log[300], scn[300], out[300], path[400];
+	temp_dir_make(dir, sizeof(dir), "replay-unchecked");
+	snprintf(log, sizeof(log), "%s/short.csv", dir);
+	snprintf(scn, sizeof(scn), "%s/s.scn", dir);
+	snprintf(out, sizeof(out), "%s/r", dir);
+	write_short_log(log);
+
+	/* Due after the recording's end: nothing injected. */
+	write_file(scn, "at 20s glitch 0 30 for 1s\n");
+	struct program_result r = run_one(out, log, scn, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "short.csv / s: unchecked, no fault "
+				      "injected: the first is due at 20s and "
+				      "the recording is 9.900 s long"));
+	program_result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.txt", out);
+	char *txt = read_file(path);
+	assert_non_null(strstr(txt, "2 runs, 0 pass, 0 warn, 0 fail, 2 "
+				    "unchecked"));
+	free(txt);
+	snprintf(path, sizeof(path), "%s/summary.csv", out);
+	char *csv = read_file(path);
+	assert_non_null(strstr(csv, "short.csv,s,raw,faults,0,unchecked,"));
+	assert_null(strstr(csv, ",pass,"));
+	assert_null(strstr(csv, ",fail,"));
+	free(csv);
+	snprintf(path, sizeof(path), "%s/summary.json", out);
+	char *json = read_file(path);
+	assert_non_null(strstr(json, "\"status\":\"unchecked\""));
+	assert_non_null(strstr(json, "\"unchecked\":\"no fault injected"));
+	free(json);
+	/* --strict makes it an error. */
+	r = run_one(out, log, scn, "--strict");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "--strict"));
+	program_result_free(&r);
+
+	/* Started but cut short by the recording's end. */
+	write_file(scn, "at 5s glitch 0 30 for 10s\n");
+	r = run_one(out, log, scn, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "unchecked, cut short: the scenario "
+				      "runs to 15s and the recording is 9.900 "
+				      "s long"));
+	program_result_free(&r);
+
+	/* A window that falls between samples never happened either. */
+	write_file(scn, "at 3s glitch 0 30 for 1s\nat 5050ms glitch 0 30 "
+			"for 20ms\n");
+	r = run_one(out, log, scn, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "line 2's fault at 5.05s has no "
+				      "recorded sample in its window"));
+	program_result_free(&r);
+
+	/* Relative times place it on this recording: checked, and raw
+	 * cannot detect it. */
+	write_file(scn, "at 40% glitch 0 30 for 10%\nat end end\n");
+	r = run_one(out, log, scn, NULL);
+	assert_int_equal(r.status, 1);
+	assert_null(strstr(r.err, "unchecked"));
+	program_result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.csv", out);
+	csv = read_file(path);
+	assert_non_null(strstr(csv, "short.csv,s,raw,recall,0,fail,"));
+	assert_non_null(strstr(csv, "short.csv,s,gate,recall,1,pass,"));
+	free(csv);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+/* list and export on real logs: one damage rule, names, event times. */
+static void
+test_list_bundled(void **state)
+{
+	(void)state;
+	const char *logs = getenv("LOGS_DIR");
+	struct stat st;
+	if (!logs || stat(logs, &st) < 0) {
+		fprintf(stderr, "no LOGS_DIR with the bundled logs: skipped\n");
+		skip();
+	}
+	char path[512], dir[256], out[300];
+	/* A bad record skipped in the middle is damage too: status 1. */
+	snprintf(path, sizeof(path), "%s/ap_copter-3.4.4-rc1_badajoz_climb.bin",
+		 logs);
+	const char *lst[] = { "baro-replay", "list", path, NULL };
+	struct program_result r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.out, "damage: 0 bytes skipped, 1 bad "
+				      "records, first at offset 6675"));
+	assert_non_null(strstr(r.err, "1 bad records"));
+	assert_non_null(strstr(r.out, "    takeoff                x1     at "
+				      "228.076 s\n"));
+	/* Only types the log holds: GPS2 is defined there but empty. */
+	assert_null(strstr(r.out, "GPS2"));
+	assert_non_null(strstr(r.out, "    GPS  "));
+	program_result_free(&r);
+	temp_dir_make(dir, sizeof(dir), "replay-list");
+	snprintf(out, sizeof(out), "%s/b.csv", dir);
+	const char *exp[] = { "baro-replay", "export", "-o", out, path, NULL };
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	program_result_free(&r);
+	char *text = read_file(out);
+	assert_int_equal(count_lines(text), 1502);
+	free(text);
+	assert_int_equal(temp_dir_remove(dir), 0);
+
+	/* A log with only CTUN.BarAlt: the pressure is derived, says so,
+	 * and is derived for the site's altitude (GPS: 277-306 m), not sea
+	 * level; export keeps the altitude as recorded. */
+	snprintf(path, sizeof(path),
+		 "%s/ap_copter-3.1.3_px4v2_legacy-ctun-only.bin", logs);
+	r = run_program(tool(), lst, NULL);
+	assert_non_null(strstr(r.out, "CTUN.BarAlt            baro[0] Pa "
+				      "derived"));
+	assert_non_null(strstr(r.out, "for home at 277.8 m AMSL (from the "
+				      "first GPS fix)"));
+	program_result_free(&r);
+	temp_dir_make(dir, sizeof(dir), "replay-list");
+	snprintf(out, sizeof(out), "%s/b.csv", dir);
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 1);	/* it ends inside a record */
+	assert_non_null(strstr(r.err, "note: pressure derived from the "
+				      "recorded altitude for home at 277.8 m"));
+	program_result_free(&r);
+	text = read_file(out);
+	assert_non_null(strstr(text, ",channel,alt_m,alt_datum,"
+				     "pressure_derived\n"));
+	/* The first CTUN: 0.02 m above home, some 278 m up: about
+	 * 98030 Pa, where sea level would give 101325. */
+	const char *row = strstr(text, "\n32450000,0,");
+	assert_non_null(row);
+	double p = strtod(row + strlen("\n32450000,0,"), NULL);
+	assert_true(p > 97900.0 && p < 98100.0);
+	assert_non_null(strstr(row, ",CTUN.BarAlt,0.02,home,1\n"));
+	free(text);
+	assert_int_equal(temp_dir_remove(dir), 0);
+
+	/* tlog types by name, events with their times. */
+	snprintf(path, sizeof(path), "%s/mav_arduplane-quadplane_sitl.tlog",
+		 logs);
+	r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "#1 SYS_STATUS "));
+	assert_non_null(strstr(r.out, "#30 ATTITUDE "));
+	assert_non_null(strstr(r.out, "#241 VIBRATION "));
+	assert_non_null(strstr(r.out, "    disarmed               x1     at "));
+	assert_string_equal(r.err, "");
+	program_result_free(&r);
+}
+
 /* The whole bundled set over every bundled log, as the README shows. */
 static void
 test_run_bundled_logs(void **state)
@@ -302,6 +686,42 @@ test_run_bundled_logs(void **state)
 		snprintf(key, sizeof(key), "\n%s,freeze,health,", names[i]);
 		assert_non_null(strstr(csv, key));
 	}
+	/* The README's claim: raw fails every detection check that ran,
+	 * on every log; a check that did not run is unchecked, never a
+	 * pass.  With times relative to each recording every log has
+	 * faults that ran. */
+	for (int i = 0; i < NLOGS; i++) {
+		size_t fails = 0, unchecked = 0, other = 0;
+		snprintf(key, sizeof(key), "\n%s,", names[i]);
+		for (const char *p = csv; (p = strstr(p, key)); p++) {
+			char line[512];
+			const char *eol = strchr(p + 1, '\n');
+			size_t len = eol ? (size_t)(eol - p - 1) : strlen(p + 1);
+			if (len >= sizeof(line))
+				len = sizeof(line) - 1;
+			memcpy(line, p + 1, len);
+			line[len] = '\0';
+			char *f = line + strlen(names[i]) + 1;
+			if (strncmp(f, "clean,", 6) == 0 ||
+			    !strstr(f, ",raw,recall,"))
+				continue;
+			if (strstr(f, ",fail,"))
+				fails++;
+			else if (strstr(f, ",unchecked,"))
+				unchecked++;
+			else
+				other++;
+		}
+		if (other || fails == 0)
+			fail_msg("%s: raw recall: %zu fail, %zu unchecked, %zu "
+				 "other", names[i], fails, unchecked, other);
+	}
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	char *txt = read_file(path);
+	const char *d = strstr(txt, "damaged input (used up to the damage): ");
+	assert_non_null(d);
+	assert_non_null(strstr(d, "truncated80k.bin: offset 81918"));
+	free(txt);
 	/* On a real 10 Hz flight the gate flags each injected spike. */
 	assert_close_abs(summary_value(csv, "spike-burst", "gate", "recall"),
 			 1.0, 0.0);
@@ -316,8 +736,12 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help_and_usage_errors),
 		cmocka_unit_test(test_list_and_export_csv_log),
+		cmocka_unit_test(test_outputs_survive_failures),
 		cmocka_unit_test(test_run_synthetic_report),
 		cmocka_unit_test(test_run_bad_inputs),
+		cmocka_unit_test(test_run_unchecked),
+		cmocka_unit_test(test_run_param),
+		cmocka_unit_test(test_list_bundled),
 		cmocka_unit_test(test_run_bundled_logs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,8 +143,8 @@ test_raw_filter_run_and_synthetic(void **state)
 	assert_int_equal(truth_profile_parse("static:10", &prof, err,
 					     sizeof(err)),
 			 0);
-	assert_int_equal(replay_stream_synthetic(&st, &prof, 60.0, 100.0, 3,
-						 err, sizeof(err)),
+	assert_int_equal(replay_stream_synthetic(&st, &prof, 60.0, 100.0, NULL,
+						 3, err, sizeof(err)),
 			 0);
 	assert_int_equal(st.n, 6000);
 	assert_int_equal(replay_rows_build(&rows, &st, NULL, 3, err,
