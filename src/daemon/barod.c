@@ -711,9 +711,27 @@ report(struct daemon *d)
 			s->lost_frames, s->restarts, s->replies, s->bad_packets,
 			s->bad_lines);
 	}
-	if (d->record_errors)
-		log_msg(&d->log, LOG_LEVEL_ERR, "%" PRIu64 " record write errors",
-			d->record_errors);
+}
+
+/* The record file takes its name only if every sample reached it: a
+ * file with holes would pass for a complete recording. */
+static void
+finish_record(struct daemon *d)
+{
+	char err[512];
+
+	if (!d->record)
+		return;
+	d->record = NULL;
+	if (d->record_errors) {
+		atomic_file_abort(&d->record_file);
+		log_msg(&d->log, LOG_LEVEL_ERR,
+			"record %s not written: %" PRIu64 " write errors",
+			d->cfg.record_path, d->record_errors);
+	} else if (atomic_file_commit(&d->record_file, err, sizeof(err)) < 0) {
+		d->record_errors++;
+		log_msg(&d->log, LOG_LEVEL_ERR, "record %s", err);
+	}
 }
 
 int
@@ -744,6 +762,23 @@ main(int argc, char **argv)
 		       config_source_name(d.cfg.source), d.cfg.n_outputs,
 		       d.cfg.sysid, d.cfg.compid);
 		return EXIT_SUCCESS;
+	}
+
+	/* One barod per control socket: a second one would take the socket
+	 * over and leave the first unreachable.  Checked before anything
+	 * is opened, so the refusal touches nothing. */
+	char control_path[108];
+	if (d.cfg.control_path[0])
+		snprintf(control_path, sizeof(control_path), "%s",
+			 d.cfg.control_path);
+	else
+		control_default_path(control_path, sizeof(control_path));
+	if (strcmp(control_path, "none") != 0 &&
+	    control_in_use(control_path) == 1) {
+		fprintf(stderr, "barod: control socket %s: another barod is "
+				"answering on it (stop it, or give this one "
+				"--control PATH)\n", control_path);
+		return EXIT_CONFIG;
 	}
 
 	if ((rc = event_loop_init(&d.loop)) < 0 || (rc = setup_signals(&d)) < 0) {
@@ -778,26 +813,18 @@ main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 
-	if (d.cfg.record_path[0]) {
-		d.record = fopen(d.cfg.record_path, "w");
-		if (!d.record || sample_csv_write_header(d.record) < 0) {
-			fprintf(stderr, "barod: --record %s: %s\n",
-				d.cfg.record_path, strerror(errno));
-			return EXIT_FAILURE;
-		}
-	}
 	if (open_outputs(&d, &d.cfg) < 0)
 		return EXIT_FAILURE;
 
-	char control_path[108];
-	if (d.cfg.control_path[0])
-		snprintf(control_path, sizeof(control_path), "%s",
-			 d.cfg.control_path);
-	else
-		control_default_path(control_path, sizeof(control_path));
 	if (strcmp(control_path, "none") != 0) {
-		if (control_open(&d.control, control_path, d.cfg.control_mode,
-				 &d.loop, daemon_command, &d, err, sizeof(err)) < 0) {
+		rc = control_open(&d.control, control_path, d.cfg.control_mode,
+				  &d.loop, daemon_command, &d, err, sizeof(err));
+		if (rc == -EBUSY) {
+			/* Started alongside: the check above did not see it. */
+			fprintf(stderr, "barod: control socket %s\n", err);
+			return EXIT_CONFIG;
+		}
+		if (rc < 0) {
 			/* Without the socket barod still publishes; only
 			 * baroctl is unavailable. */
 			log_msg(&d.log, LOG_LEVEL_WARNING,
@@ -827,6 +854,17 @@ main(int argc, char **argv)
 	if (tfd < 0) {
 		fprintf(stderr, "barod: timerfd: %s\n", strerror(-tfd));
 		return EXIT_FAILURE;
+	}
+	/* Last, so no start-up failure leaves a record file behind. */
+	if (d.cfg.record_path[0]) {
+		if (atomic_file_open(&d.record_file, d.cfg.record_path, err,
+				     sizeof(err)) < 0) {
+			fprintf(stderr, "barod: --record %s\n", err);
+			return EXIT_FAILURE;
+		}
+		d.record = d.record_file.f;
+		if (sample_csv_write_header(d.record) < 0)
+			d.record_errors++;
 	}
 	d.timer = (struct event_source){ .fd = tfd, .cb = on_timer,
 					 .user = &d };
@@ -859,10 +897,9 @@ main(int argc, char **argv)
 	rc = event_loop_run(&d.loop);
 	notify_stopping(&d.notify, "stopping");
 
-	if (d.record && (fflush(d.record) != 0 || fclose(d.record) != 0))
-		d.record_errors++;
 	daemon_scenario_stop(&d);
 	daemon_flush(&d);
+	finish_record(&d);
 	report(&d);
 	daemon_hw_report(&d);
 	log_flush_suppressed(&d.log, true);

@@ -24,6 +24,34 @@ control_default_path(char *buf, size_t len)
 		snprintf(buf, len, "/run/barod/control");
 }
 
+int
+control_in_use(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	int e = errno;
+	close(fd);
+	if (rc == 0)
+		return 1;
+	/* Nobody listens on a socket a dead process left: refused.  A full
+	 * backlog (EAGAIN) means someone does. */
+	if (e == ECONNREFUSED)
+		return 0;
+	return e == EAGAIN ? 1 : -e;
+}
+
 static void
 client_close(struct control_client *c)
 {
@@ -199,10 +227,18 @@ control_open(struct control *ctl, const char *path, unsigned mode,
 		snprintf(err, errlen, "socket: %s", strerror(e));
 		return -e;
 	}
-	/* A socket left by a crashed barod would block the bind; only a
-	 * socket is removed, never another kind of file. */
-	struct stat st;
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+	/* A socket left by a crashed barod would block the bind, so it is
+	 * removed; one a live process answers on is not (taking it over
+	 * would cut that barod off from baroctl), nor any other kind of
+	 * file. */
+	int use = control_in_use(path);
+	if (use == 1) {
+		close(fd);
+		snprintf(err, errlen, "%s: another barod is answering on this "
+			 "control socket", path);
+		return -EBUSY;
+	}
+	if (use == 0)
 		unlink(path);
 	/* The permissions apply from the moment the socket exists. */
 	mode_t old = umask((mode_t)(0777 & ~mode));

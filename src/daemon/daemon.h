@@ -27,6 +27,7 @@
 #include "param-service.h"
 #include "scenario.h"
 #include "sitl-link.h"
+#include "util-atomic-file.h"
 
 #define TICK_MS 10u
 
@@ -136,6 +137,9 @@ struct daemon {
 	char scenario_name[256];
 	uint64_t scenario_start_ms;
 
+	/* The record file, renamed into place when barod stops cleanly;
+	 * record is its stream (NULL without --record). */
+	struct atomic_file record_file;
 	FILE *record;
 	uint64_t samples[BARO_MAX_INSTANCES];
 	uint64_t withheld[BARO_MAX_INSTANCES];	/* by the fault overlay */

@@ -5,6 +5,7 @@
  * Frames are decoded with barod's own codec here; test-barod-udp.mjs
  * cross-checks them with node-mavlink.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -705,6 +706,102 @@ test_config_errors(void **state)
 	free(l);
 }
 
+/* Wait (up to 10 s) until baroctl status gets an answer on sock. */
+static void
+wait_control(const char *sock)
+{
+	char reply[4096];
+
+	for (int i = 0; i < 200; i++) {
+		if (run_baroctl(sock, "status", NULL, NULL, reply,
+				sizeof(reply)) == 0)
+			return;
+		msleep(50);
+	}
+	fail_msg("no barod answered on %s", sock);
+}
+
+/* How many names in dir start with prefix. */
+static int
+count_entries(const char *dir, const char *prefix)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(dp);
+	while ((e = readdir(dp)) != NULL)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(dp);
+	return n;
+}
+
+/* A second barod on a live control socket is refused and changes
+ * nothing; a socket left by a killed barod is taken over.  Record files
+ * take their name only when barod stops cleanly. */
+static void
+test_one_barod_per_socket(void **state)
+{
+	char sock[512], rec_a[512], rec_b[512], log[512], reply[4096];
+	struct stat st;
+	(void)state;
+
+	path_in_tmp(sock, sizeof(sock), "control-one");
+	path_in_tmp(rec_a, sizeof(rec_a), "rec-a.csv");
+	path_in_tmp(rec_b, sizeof(rec_b), "rec-b.csv");
+	path_in_tmp(log, sizeof(log), "second.log");
+	write_file(rec_a, "keep a\n");
+	write_file(rec_b, "keep b\n");
+
+	pid_t a = start_barod((const char *[]){
+		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
+		"--record", rec_a, NULL }, "first.log");
+	wait_control(sock);
+
+	pid_t b = start_barod((const char *[]){
+		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
+		"--record", rec_b, NULL }, "second.log");
+	assert_int_equal(wait_exit(b), 2);
+	char *l = read_file(log);
+	assert_non_null(strstr(l, "another barod is answering on it"));
+	assert_int_equal(count_lines(l), 1);
+	free(l);
+	/* The refused barod touched neither the socket nor its record. */
+	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+				     sizeof(reply)), 0);
+	l = read_file(rec_b);
+	assert_string_equal(l, "keep b\n");
+	free(l);
+	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
+	/* The running one writes aside: the old file is whole meanwhile. */
+	l = read_file(rec_a);
+	assert_string_equal(l, "keep a\n");
+	free(l);
+	assert_int_equal(count_entries(tmpdir, ".rec-a.csv."), 1);
+
+	/* Killed: its socket stays behind, nobody listening; its
+	 * unfinished record never takes the name. */
+	kill(a, SIGKILL);
+	assert_int_equal(wait_exit(a), 128 + SIGKILL);
+	assert_int_equal(stat(sock, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	l = read_file(rec_a);
+	assert_string_equal(l, "keep a\n");
+	free(l);
+
+	pid_t c = start_barod((const char *[]){
+		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
+		"--record", rec_b, "--duration", "3", NULL }, "third.log");
+	wait_control(sock);
+	assert_int_equal(wait_exit(c), 0);
+	assert_int_equal(stat(sock, &st), -1);
+	l = read_file(rec_b);
+	assert_true(strncmp(l, "time_ms,instance,", 17) == 0);
+	assert_int_equal(count_lines(l), 1 + 2 * 300);
+	free(l);
+	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
+}
+
 static int
 kill_children(void **state)
 {
@@ -749,6 +846,8 @@ main(void)
 		cmocka_unit_test_teardown(test_blocked_serial_counts_drops,
 					  kill_children),
 		cmocka_unit_test_teardown(test_config_errors, kill_children),
+		cmocka_unit_test_teardown(test_one_barod_per_socket,
+					  kill_children),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
