@@ -283,6 +283,21 @@ test_water(void **state)
 	assert_int_equal(parse_rows(r.out, rows, 4), 1);
 	assert_float_exact(rows[0].p, 201745.125f);
 	assert_close_abs(rows[0].t, 12.394135, 2e-6);
+
+	/* barod's spelling is the same model; the last option wins. */
+	struct program_result w = run((const char *[]){
+		"--atmosphere", "water", "-p", "SIM_BARO_RND=0", "-p",
+		"SIM_BARO_COUNT=1", NULL }, "time_us,alt_m\n10000,-10\n");
+	assert_int_equal(w.status, 0);
+	assert_string_equal(w.out, r.out);
+	program_result_free(&w);
+	w = run((const char *[]){ "--water", "--atmosphere", "simple", "-p",
+				  "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
+				  NULL }, "time_us,alt_m\n10000,-10\n");
+	assert_int_equal(w.status, 0);
+	assert_int_equal(parse_rows(w.out, rows, 4), 1);
+	assert_true(rows[0].p < 102000.0f);
+	program_result_free(&w);
 	program_result_free(&r);
 }
 
@@ -336,6 +351,28 @@ test_stdin_and_file(void **state)
 }
 
 /* Bad input: exit status 2 and a message naming what was wrong. */
+/* One line naming the option, not the whole usage. */
+static void
+test_unknown_option_and_version(void **state)
+{
+	(void)state;
+	struct program_result r = run((const char *[]){ "--frobnicate", NULL },
+				      NULL);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.err, "baro-sim: unknown option '--frobnicate' "
+				   "(see --help)\n");
+	assert_string_equal(r.out, "");
+	program_result_free(&r);
+
+	r = run((const char *[]){ "--version", NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "baro-sim " BAROD_VERSION "\n");
+	program_result_free(&r);
+	r = run((const char *[]){ "-V", NULL }, NULL);
+	assert_string_equal(r.out, "baro-sim " BAROD_VERSION "\n");
+	program_result_free(&r);
+}
+
 static void
 test_usage_errors(void **state)
 {
@@ -348,7 +385,7 @@ test_usage_errors(void **state)
 	expect_usage_error((const char *[]){ "-p", "SIM_BARO_COUNT=4", NULL },
 			   NULL, "SIM_BARO_COUNT");
 	expect_usage_error((const char *[]){ "--atmosphere", "1962", NULL },
-			   NULL, "'1962' is not simple or 1976");
+			   NULL, "'1962' is not simple, 1976 or water");
 	expect_usage_error((const char *[]){ "--seed", "-1", NULL }, NULL,
 			   "--seed");
 	expect_usage_error((const char *[]){ "--home-alt", "high", NULL },
@@ -606,6 +643,7 @@ main(void)
 		cmocka_unit_test(test_wind_columns),
 		cmocka_unit_test(test_stdin_and_file),
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_unknown_option_and_version),
 		cmocka_unit_test(test_trace_errors),
 		cmocka_unit_test(test_rows_before_error_kept),
 		cmocka_unit_test(test_scenario_glitch),

@@ -512,7 +512,8 @@ usage(FILE *out)
 	      "      --log-prefix         <N> priority prefixes on stderr "
 	      "(automatic when it is\n"
 	      "                           the journal)\n"
-	      "  -h, --help               this text\n",
+	      "  -h, --help               this text\n"
+	      "  -V, --version            the version\n",
 	      out);
 }
 
@@ -553,13 +554,14 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "log-prefix", no_argument, NULL, OPT_LOG_PREFIX },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[256];
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:p:o:vqh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":c:p:o:vqhV", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'c':
@@ -637,6 +639,9 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_LOG_PREFIX: cli->log_prefix = true; break;
 		case 'h':
 			usage(stdout);
+			return 1;
+		case 'V':
+			printf("barod %s\n", BAROD_VERSION);
 			return 1;
 		case ':':
 			fprintf(stderr, "barod: option '%s' needs a value\n",

@@ -58,9 +58,10 @@ usage(FILE *out)
 	      "SIM_BAR3_*/SIM_TEMP_*\n"
 	      "                           parameter (repeatable)\n"
 	      "      --home-alt METRES    home altitude AMSL (default 0)\n"
-	      "      --atmosphere MODEL   simple (default, ArduPilot <= 4.5) "
-	      "or 1976 (4.6+)\n"
-	      "      --water              ArduSub's underwater model instead\n"
+	      "      --atmosphere MODEL   simple (default, ArduPilot <= 4.5), "
+	      "1976 (4.6+) or\n"
+	      "                           water (ArduSub's underwater model)\n"
+	      "      --water              the same as --atmosphere water\n"
 	      "      --seed N             noise seed, as srandom(N) "
 	      "(default 1)\n"
 	      "  -g, --generate PROFILE   built-in truth instead of TRACE:\n"
@@ -78,7 +79,8 @@ usage(FILE *out)
 	      "                           are trace time, its events go to "
 	      "stderr\n"
 	      "      --list-params        print the parameter table and exit\n"
-	      "  -h, --help               this text\n",
+	      "  -h, --help               this text\n"
+	      "  -V, --version            the version\n",
 	      out);
 }
 
@@ -166,9 +168,9 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "scenario", required_argument, NULL, OPT_SCENARIO },
 		{ "list-params", no_argument, NULL, OPT_LIST },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool water = false;
 	bool airvel = false;
 	char err[256];
 	int c;
@@ -180,7 +182,7 @@ parse_options(int argc, char **argv, struct options *o)
 	o->rate_hz = 1200.0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:g:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:g:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (sim_param_assign(&o->params, optarg, err,
@@ -198,12 +200,14 @@ parse_options(int argc, char **argv, struct options *o)
 				o->atmosphere = BARO_SITL_ATMOS_SIMPLE;
 			else if (strcmp(optarg, "1976") == 0)
 				o->atmosphere = BARO_SITL_ATMOS_1976;
+			else if (strcmp(optarg, "water") == 0)
+				o->atmosphere = BARO_SITL_ATMOS_WATER;
 			else
-				return bad("--atmosphere: '%s' is not simple or "
-					   "1976", optarg);
+				return bad("--atmosphere: '%s' is not simple, "
+					   "1976 or water", optarg);
 			break;
 		case OPT_WATER:
-			water = true;
+			o->atmosphere = BARO_SITL_ATMOS_WATER;
 			break;
 		case OPT_SEED: {
 			uint64_t s;
@@ -243,6 +247,9 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case 'V':
+			printf("baro-sim %s\n", BAROD_VERSION);
+			return 1;
 		case ':':
 			return bad("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -251,8 +258,6 @@ parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 
-	if (water)
-		o->atmosphere = BARO_SITL_ATMOS_WATER;
 	if (optind < argc)
 		o->trace = argv[optind++];
 	if (optind < argc)

@@ -288,7 +288,7 @@ test_control_socket(void **state)
 				     sizeof(reply)), 1);
 	assert_non_null(strstr(reply, "out of range"));
 	assert_int_equal(run_baroctl(sock, "frobnicate", NULL, NULL, reply,
-				     sizeof(reply)), 1);
+				     sizeof(reply)), 2);
 	assert_non_null(strstr(reply, "unknown command"));
 
 	kill(pid, SIGTERM);
@@ -704,6 +704,30 @@ test_config_errors(void **state)
 	l = read_file(log);
 	assert_non_null(strstr(l, "no source"));
 	free(l);
+
+	/* An unknown option is one line naming it, not the usage. */
+	pid = start_barod((const char *[]){ "--sim", "--frobnicate", NULL },
+			  "bad.log");
+	assert_int_equal(wait_exit(pid), 2);
+	l = read_file(log);
+	assert_string_equal(l, "barod: unknown option '--frobnicate' (see "
+			       "--help)\n");
+	free(l);
+}
+
+static void
+test_version(void **state)
+{
+	char cmd[600], out[128];
+	(void)state;
+
+	snprintf(cmd, sizeof(cmd), "%s --version", getenv("BAROD"));
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	assert_int_equal(pclose(p), 0);
+	assert_string_equal(out, "barod " BAROD_VERSION "\n");
 }
 
 /* Wait (up to 10 s) until baroctl status gets an answer on sock. */
@@ -848,6 +872,7 @@ main(void)
 		cmocka_unit_test_teardown(test_config_errors, kill_children),
 		cmocka_unit_test_teardown(test_one_barod_per_socket,
 					  kill_children),
+		cmocka_unit_test(test_version),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
