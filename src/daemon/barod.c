@@ -357,8 +357,16 @@ reload(struct daemon *d)
 	for (size_t i = 0; i < sim_param_count(); i++) {
 		float was = sim_param_get(&d->cfg.params, i);
 		float now = sim_param_get(&next.params, i);
-		if (memcmp(&was, &now, sizeof(was)) != 0)
-			(void)sim_param_set(&d->sim.params, i, (double)now);
+		if (memcmp(&was, &now, sizeof(was)) == 0)
+			continue;
+		/* Told as a GCS or baroctl change is: the value live until
+		 * now may be one they set. */
+		float live = sim_param_get(&d->sim.params, i);
+		char text[96];
+		if (sim_param_set(&d->sim.params, i, (double)now) == 0 &&
+		    memcmp(&live, &now, sizeof(live)) != 0)
+			daemon_param_changed(d, i, live, now, "configuration",
+					     text, sizeof(text));
 	}
 	d->sim.atmosphere = next.atmosphere;
 

@@ -22,6 +22,7 @@ struct parse {
 	const char *text;	/* string source */
 	unsigned line;
 	bool failed;
+	unsigned fail_line;	/* the line of the error reported */
 	int rc;
 	char *err;
 	size_t errlen;
@@ -37,6 +38,7 @@ fail(struct parse *p, int rc, const char *fmt, ...)
 	if (p->failed)
 		return 0;
 	p->failed = true;
+	p->fail_line = p->line;
 	p->rc = rc;
 	int n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, p->line);
 	if (n < 0 || (size_t)n >= p->errlen)
@@ -740,6 +742,11 @@ load(struct parse *p)
 	size_t first_new = p->c->n_outputs;
 	int line = ini_parse_stream(read_line, p, handler, p);
 
+	/* libinih goes on after a syntax error and returns the first one's
+	 * line at the end, while our handler's errors stop it at once: a
+	 * syntax error on an earlier line than ours is the first error. */
+	if (p->failed && line > 0 && (unsigned)line < p->fail_line)
+		p->failed = false;
 	if (!p->failed && line != 0) {
 		p->line = line > 0 ? (unsigned)line : p->line;
 		if (line == -2)

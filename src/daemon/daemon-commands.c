@@ -62,7 +62,22 @@ cmd_status(struct daemon *d, FILE *out)
 	fprintf(out, "ok\n");
 }
 
-/* Apply a parameter change from any local source and tell the GCS. */
+void
+daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
+		     const char *source, char *text, size_t len)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD];
+
+	param_service_value(&d->ps, idx, pl);
+	daemon_send_all(d, MAVLINK_MSG_PARAM_VALUE, pl);
+	snprintf(text, len, "%s %g -> %g", sim_param_info(idx)->name,
+		 (double)old, (double)now);
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (%s)", text, source);
+	param_service_statustext(MAV_SEVERITY_NOTICE, text, pl);
+	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
+}
+
+/* Apply a parameter change from baroctl and tell the GCS. */
 static int
 set_param(struct daemon *d, const char *name, const char *value, FILE *out)
 {
@@ -76,14 +91,8 @@ set_param(struct daemon *d, const char *name, const char *value, FILE *out)
 		return -EINVAL;
 	}
 	float now = sim_param_get(&d->sim.params, (size_t)idx);
-	uint8_t pl[MAVLINK_MAX_PAYLOAD];
-	param_service_value(&d->ps, (size_t)idx, pl);
-	daemon_send_all(d, MAVLINK_MSG_PARAM_VALUE, pl);
-	snprintf(msg, sizeof(msg), "%s %g -> %g", name, (double)old,
-		 (double)now);
-	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (control)", msg);
-	param_service_statustext(MAV_SEVERITY_NOTICE, msg, pl);
-	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
+	daemon_param_changed(d, (size_t)idx, old, now, "control", msg,
+			     sizeof(msg));
 	fprintf(out, "ok %s\n", msg);
 	return 0;
 }

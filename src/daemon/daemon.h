@@ -161,6 +161,12 @@ void daemon_record(struct daemon *d, const struct baro_sample *s);
 /* Log a line and send it as STATUSTEXT to every output. */
 void daemon_announce(struct daemon *d, uint8_t severity, const char *text);
 
+/* daemon-commands.c: a SIM_* value changed by source ("control",
+ * "configuration"): PARAM_VALUE to the GCS, "NAME OLD -> NEW" in text
+ * (len bytes), the log and a STATUSTEXT. */
+void daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
+			  const char *source, char *text, size_t len);
+
 /* daemon-faults.c: scenarios and PX4-style injections. */
 extern const char *const daemon_px4_types[8];
 void daemon_scenario_step(struct daemon *d, uint32_t now_ms);

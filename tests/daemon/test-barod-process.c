@@ -515,6 +515,8 @@ test_sighup_reload(void **state)
 	assert_int_equal(cb.frames, b_frames);	/* b is gone */
 	assert_true(cc.frames > 20);		/* c took its place */
 	assert_true(before - ca.last_press_abs[0] > 5.0f);	/* 50 m */
+	assert_int_equal(ca.count[MAVLINK_MSG_STATUSTEXT & 0xff], 1);
+	assert_int_equal(ca.count[MAVLINK_MSG_PARAM_VALUE & 0xff], 1);
 
 	/* A broken file on reload keeps the running configuration. */
 	write_file(conf, "[barod]\nsource = nothing\n");
@@ -528,6 +530,9 @@ test_sighup_reload(void **state)
 	char log[512];
 	path_in_tmp(log, sizeof(log), "reload.log");
 	char *l = read_file(log);
+	/* The file's change is told like a GCS's or baroctl's. */
+	assert_non_null(strstr(l, "SIM_BARO_GLITCH 0 -> 50 (configuration)"));
+	assert_null(strstr(l, "SIM_BARO_RND 0 -> 0"));
 	assert_non_null(strstr(l, "reload.conf:2: source = 'nothing'"));
 	assert_non_null(strstr(l, "keeping the running configuration"));
 	free(l);
@@ -703,6 +708,14 @@ test_config_errors(void **state)
 	assert_int_equal(wait_exit(pid), 2);
 	l = read_file(log);
 	assert_non_null(strstr(l, "no source"));
+	free(l);
+
+	/* The first error in the file is the one reported. */
+	write_file(conf, "[barod]\nsource = sim\nnot ini\n[sim]\nfoo = 1\n");
+	pid = start_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
+	assert_int_equal(wait_exit(pid), 2);
+	l = read_file(log);
+	assert_non_null(strstr(l, "bad.conf:3: syntax error"));
 	free(l);
 
 	/* An unknown option is one line naming it, not the usage. */
