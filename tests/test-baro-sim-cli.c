@@ -384,6 +384,22 @@ test_usage_errors(void **state)
 			   NULL, "SIM_BARO_DELAY: 99999 is out of range");
 	expect_usage_error((const char *[]){ "-p", "SIM_BARO_COUNT=4", NULL },
 			   NULL, "SIM_BARO_COUNT");
+	/* Values that would take the atmosphere outside its domain, with
+	 * the range that is valid there. */
+	expect_usage_error((const char *[]){ "-p", "SIM_BARO_GLITCH=1e9", NULL },
+			   NULL, "SIM_BARO_GLITCH: 1e+09 is out of range "
+				 "[-5000, 86000] (the simple atmosphere");
+	expect_usage_error((const char *[]){ "--home-alt", "1000", "-p",
+					     "SIM_BAR2_GLITCH=-6500", NULL },
+			   NULL, "SIM_BAR2_GLITCH: -6500 is out of range "
+				 "[-6000, 85000]");
+	expect_usage_error((const char *[]){ "-p", "SIM_BARO_GLITCH=20",
+					     "--atmosphere", "water", NULL },
+			   NULL, "SIM_BARO_GLITCH: 20 is out of range [-11000, "
+				 "10] (the water atmosphere");
+	expect_usage_error((const char *[]){ "-p", "SIM_BAR3_RND=6000", NULL },
+			   NULL, "SIM_BAR3_RND: 6000 is out of range [-5000, "
+				 "5000]");
 	expect_usage_error((const char *[]){ "--atmosphere", "1962", NULL },
 			   NULL, "'1962' is not simple, 1976 or water");
 	expect_usage_error((const char *[]){ "--seed", "-1", NULL }, NULL,
@@ -592,6 +608,38 @@ test_scenario_errors(void **state)
 	expect_usage_error((const char *[]){ "-g", "static:0", "--scenario",
 					     path, NULL },
 			   NULL, "did you mean SIM_BAR2_GLITCH?");
+	unlink(path);
+
+	/* Lines that could not act: a baro that does not exist, a value
+	 * outside the atmosphere.  A scenario that adds the baro first may
+	 * fault it. */
+	scenario_file(path, "at 1s glitch 0 5 for 1s\nat 2s glitch 2 10 for "
+			    "1s\n");
+	snprintf(want, sizeof(want), "%s:2: baro instance 2 does not exist "
+				     "(SIM_BARO_COUNT is 2)", path);
+	expect_usage_error((const char *[]){ "-g", "static:0", "--scenario",
+					     path, NULL },
+			   NULL, want);
+	snprintf(want, sizeof(want), "%s:1: baro instance 0 does not exist",
+		 path);
+	expect_usage_error((const char *[]){ "-g", "static:0", "-p",
+					     "SIM_BARO_COUNT=0", "--scenario",
+					     path, NULL },
+			   NULL, want);
+	unlink(path);
+	scenario_file(path, "at 1s set SIM_BARO_COUNT 3\n"
+			    "at 2s px4 stuck 2 for 1s\n");
+	r = run((const char *[]){ "-g", "static:0", "--duration", "3.5",
+				  "--scenario", path, NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	unlink(path);
+	scenario_file(path, "\n\nat 1s ramp SIM_BARO_GLITCH 0 to 1e9 over 2s\n");
+	snprintf(want, sizeof(want), "%s:3: SIM_BARO_GLITCH: 1e+09 is out of "
+				     "range [-5000, 86000]", path);
+	expect_usage_error((const char *[]){ "-g", "static:0", "--scenario",
+					     path, NULL },
+			   NULL, want);
 	unlink(path);
 
 	expect_usage_error((const char *[]){ "--scenario",

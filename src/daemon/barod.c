@@ -304,6 +304,12 @@ ps_send(void *user, void *reply_to, uint32_t msgid, const uint8_t *payload)
 		daemon_send_all(d, msgid, payload);
 }
 
+static int
+ps_check(void *user, size_t idx, double value)
+{
+	return daemon_param_check(user, idx, value, NULL, 0);
+}
+
 static void
 ps_changed(void *user, size_t idx, float old_value, float new_value)
 {
@@ -818,7 +824,7 @@ main(int argc, char **argv)
 	d.ps = (struct param_service){
 		.sysid = d.cfg.sysid, .compid = d.cfg.compid,
 		.params = &d.sim.params, .send = ps_send,
-		.changed = ps_changed, .inject = daemon_mavlink_inject, .user = &d,
+		.check = ps_check, .changed = ps_changed, .inject = daemon_mavlink_inject, .user = &d,
 	};
 	if (d.cli.scenario &&
 	    daemon_scenario_start(&d, d.cli.scenario, err, sizeof(err)) < 0) {

@@ -899,6 +899,12 @@ config_validate(const struct config *c, char *err, size_t errlen)
 			}
 		}
 	}
+	/* Here, not per line: the atmosphere and home altitude that bound
+	 * a glitch may come later in the file or from the command line. */
+	if (c->source != CONFIG_SOURCE_HARDWARE &&
+	    baro_sitl_params_check(c->atmosphere, c->home_alt_m, &c->params,
+				   err, errlen) < 0)
+		return -EINVAL;
 	return 0;
 }
 

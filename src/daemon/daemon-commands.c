@@ -62,6 +62,16 @@ cmd_status(struct daemon *d, FILE *out)
 	fprintf(out, "ok\n");
 }
 
+int
+daemon_param_check(const struct daemon *d, size_t idx, double value,
+		   char *err, size_t errlen)
+{
+	if (d->cfg.source == CONFIG_SOURCE_HARDWARE)
+		return 0;
+	return baro_sitl_param_check(d->sim.atmosphere, d->cfg.home_alt_m, idx,
+				     value, err, errlen);
+}
+
 void
 daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
 		     const char *source, char *text, size_t len)
@@ -86,13 +96,26 @@ set_param(struct daemon *d, const char *name, const char *value, FILE *out)
 
 	snprintf(assignment, sizeof(assignment), "%s=%s", name, value);
 	float old = idx >= 0 ? sim_param_get(&d->sim.params, (size_t)idx) : 0;
-	if (sim_param_assign(&d->sim.params, assignment, msg, sizeof(msg)) < 0) {
+	struct sim_params next = d->sim.params;
+	if (sim_param_assign(&next, assignment, msg, sizeof(msg)) < 0 ||
+	    daemon_param_check(d, (size_t)idx,
+			       (double)sim_param_get(&next, (size_t)idx), msg,
+			       sizeof(msg)) < 0) {
 		fprintf(out, "error %s\n", msg);
 		return -EINVAL;
 	}
+	d->sim.params = next;
 	float now = sim_param_get(&d->sim.params, (size_t)idx);
 	daemon_param_changed(d, (size_t)idx, old, now, "control", msg,
 			     sizeof(msg));
+	/* Kept, not refused: raising SIM_BARO_COUNT next is a fair way to
+	 * add a configured baro.  But the user hears it does nothing now. */
+	int inst = sim_param_instance((size_t)idx);
+	if (d->cfg.source != CONFIG_SOURCE_HARDWARE &&
+	    inst >= d->sim.params.baro_count)
+		fprintf(out, "warning: baro instance %d does not exist "
+			     "(SIM_BARO_COUNT is %d): %s acts only once it is "
+			     "raised\n", inst, d->sim.params.baro_count, name);
 	fprintf(out, "ok %s\n", msg);
 	return 0;
 }

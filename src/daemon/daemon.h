@@ -161,6 +161,12 @@ void daemon_record(struct daemon *d, const struct baro_sample *s);
 /* Log a line and send it as STATUSTEXT to every output. */
 void daemon_announce(struct daemon *d, uint8_t severity, const char *text);
 
+/* daemon-commands.c: whether value for SIM_* parameter idx keeps the
+ * emulator's atmosphere in its domain (baro_sitl_param_check() at the
+ * running atmosphere and home altitude); 0 or -ERANGE with err. */
+int daemon_param_check(const struct daemon *d, size_t idx, double value,
+		       char *err, size_t errlen);
+
 /* daemon-commands.c: a SIM_* value changed by source ("control",
  * "configuration"): PARAM_VALUE to the GCS, "NAME OLD -> NEW" in text
  * (len bytes), the log and a STATUSTEXT. */

@@ -268,6 +268,10 @@ parse_options(int argc, char **argv, struct options *o)
 	if (airvel && !o->generate)
 		return bad("%s", "--air-velocity applies to --generate; a "
 				 "TRACE carries vx,vy,vz columns");
+	/* After every option: the atmosphere and home bound a glitch. */
+	if (baro_sitl_params_check(o->atmosphere, o->home_m, &o->params, err,
+				   sizeof(err)) < 0)
+		return bad("%s", err);
 	return 0;
 }
 
@@ -384,9 +388,11 @@ struct scenario_state {
 	struct scenario_run run;
 };
 
-/* Load the --scenario file: 0, or the exit status after a message. */
+/* Load the --scenario file and check it against the emulator it will
+ * drive: 0, or the exit status after a message. */
 static int
-load_scenario(const char *path, struct scenario_state **out)
+load_scenario(const char *path, const struct options *o,
+	      struct scenario_state **out)
 {
 	char err[512] = "out of memory";
 	FILE *f = fopen(path, "r");
@@ -399,6 +405,9 @@ load_scenario(const char *path, struct scenario_state **out)
 	int rc = st ? scenario_load(&st->sc, f, path, err, sizeof(err))
 		    : -ENOMEM;
 	fclose(f);
+	if (rc == 0)
+		rc = scenario_check(&st->sc, path, &o->params, o->atmosphere,
+				    o->home_m, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-sim: %s\n", err);
 		free(st);
@@ -431,7 +440,7 @@ main(int argc, char **argv)
 		return rc > 0 ? EXIT_SUCCESS : EXIT_USAGE;
 
 	struct scenario_state *scen = NULL;
-	if (o.scenario && (rc = load_scenario(o.scenario, &scen)) != 0)
+	if (o.scenario && (rc = load_scenario(o.scenario, &o, &scen)) != 0)
 		return rc;
 
 	FILE *in = stdin;

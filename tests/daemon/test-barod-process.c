@@ -839,6 +839,91 @@ test_one_barod_per_socket(void **state)
 	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
 }
 
+/* Faults and values that could not act are refused (or, for a set on a
+ * baro that SIM_BARO_COUNT may still add, warned about), at start-up and
+ * through baroctl. */
+static void
+test_faults_that_cannot_act(void **state)
+{
+	char sock[512], scn[512], log[512], reply[4096], want[600];
+	(void)state;
+
+	path_in_tmp(sock, sizeof(sock), "control-act");
+	path_in_tmp(scn, sizeof(scn), "cannot-act.scn");
+	path_in_tmp(log, sizeof(log), "act.log");
+
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9", "-p",
+		"SIM_BARO_GLITCH=1e9", NULL }, "act.log");
+	assert_int_equal(wait_exit(pid), 2);
+	char *l = read_file(log);
+	assert_non_null(strstr(l, "SIM_BARO_GLITCH: 1e+09 is out of range "
+				  "[-5000, 86000]"));
+	free(l);
+	pid = start_barod((const char *[]){
+		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
+		"--atmosphere", "water", "--home-alt", "-100", "-p",
+		"SIM_BAR2_GLITCH=120", NULL }, "act.log");
+	assert_int_equal(wait_exit(pid), 2);
+	l = read_file(log);
+	assert_non_null(strstr(l, "SIM_BAR2_GLITCH: 120 is out of range "
+				  "[-10900, 110] (the water atmosphere"));
+	free(l);
+
+	write_file(scn, "at 1s glitch 0 5 for 1s\nat 2s px4 stuck 2 for 1s\n");
+	pid = start_barod((const char *[]){
+		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
+		"--scenario", scn, NULL }, "act.log");
+	assert_int_equal(wait_exit(pid), 2);
+	l = read_file(log);
+	snprintf(want, sizeof(want), "%s:2: baro instance 2 does not exist "
+				     "(SIM_BARO_COUNT is 2)", scn);
+	assert_non_null(strstr(l, want));
+	free(l);
+
+	pid = start_barod((const char *[]){
+		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9", NULL },
+		"act-run.log");
+	wait_control(sock);
+	assert_int_equal(run_baroctl(sock, "scenario", "load", scn, reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, want));
+	write_file(scn, "\nat 1s set SIM_BARO_GLITCH 1e9 for 1s\n");
+	assert_int_equal(run_baroctl(sock, "scenario", "load", scn, reply,
+				     sizeof(reply)), 1);
+	snprintf(want, sizeof(want), "%s:2: SIM_BARO_GLITCH: 1e+09 is out of "
+				     "range", scn);
+	assert_non_null(strstr(reply, want));
+
+	assert_int_equal(run_baroctl(sock, "set", "SIM_BARO_GLITCH", "1e9",
+				     reply, sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "SIM_BARO_GLITCH: 1e+09 is out of range "
+				      "[-5000, 86000] (the simple atmosphere"));
+	assert_int_equal(run_baroctl(sock, "inject", "wrong", "0 -9000", reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "SIM_BARO_GLITCH: -9000 is out of "
+				      "range"));
+	assert_int_equal(run_baroctl(sock, "inject", "stuck", "2", reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "no baro instance '2' (0..1)"));
+	assert_int_equal(run_baroctl(sock, "get", "SIM_BARO_GLITCH", NULL,
+				     reply, sizeof(reply)), 0);
+	assert_string_equal(reply, "SIM_BARO_GLITCH 0\n");
+
+	/* Kept, with a word: SIM_BARO_COUNT may add the baro later. */
+	assert_int_equal(run_baroctl(sock, "set", "SIM_BAR3_GLITCH", "5",
+				     reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "warning: baro instance 2 does not "
+				      "exist (SIM_BARO_COUNT is 2): "
+				      "SIM_BAR3_GLITCH acts only once it is "
+				      "raised\nSIM_BAR3_GLITCH 0 -> 5\n"));
+	assert_int_equal(run_baroctl(sock, "set", "SIM_BAR2_GLITCH", "5",
+				     reply, sizeof(reply)), 0);
+	assert_null(strstr(reply, "warning"));
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid), 0);
+}
+
 static int
 kill_children(void **state)
 {
@@ -886,6 +971,8 @@ main(void)
 		cmocka_unit_test_teardown(test_one_barod_per_socket,
 					  kill_children),
 		cmocka_unit_test(test_version),
+		cmocka_unit_test_teardown(test_faults_that_cannot_act,
+					  kill_children),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
