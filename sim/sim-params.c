@@ -207,6 +207,15 @@ sim_param_field(size_t idx)
 	       (size_t)i * sizeof(struct sim_baro_params);
 }
 
+bool
+sim_param_inert(const struct sim_params *p, size_t idx)
+{
+	const int inst = sim_param_instance(idx);
+
+	return inst >= p->baro_count &&
+	       sim_param_get(p, idx) != params[idx].def;
+}
+
 int
 sim_param_of(unsigned instance, size_t field)
 {

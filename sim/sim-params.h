@@ -9,6 +9,7 @@
 #ifndef BAROD_SIM_PARAMS_H
 #define BAROD_SIM_PARAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -78,6 +79,12 @@ sim_param_instance(size_t idx);
  * parameter, or (size_t)-1 for a shared one. */
 size_t
 sim_param_field(size_t idx);
+
+/* Whether parameter idx is set away from its default on a baro that
+ * p->baro_count leaves out: a value that does nothing until the count
+ * is raised. */
+bool
+sim_param_inert(const struct sim_params *p, size_t idx);
 
 /* The index of instance's parameter at field, or -ENOENT. */
 int

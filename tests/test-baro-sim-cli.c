@@ -351,6 +351,27 @@ test_stdin_and_file(void **state)
 }
 
 /* Bad input: exit status 2 and a message naming what was wrong. */
+/* A parameter of a baro SIM_BARO_COUNT leaves out runs, with a word. */
+static void
+test_inert_parameter_warned(void **state)
+{
+	(void)state;
+	struct program_result r = run((const char *[]){
+		"-g", "static:0", "--duration", "0.01", "-p",
+		"SIM_BAR3_GLITCH=5", "-p", "SIM_BAR2_GLITCH=5", NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "baro-sim: warning: SIM_BAR3_GLITCH acts "
+				   "only on baro instance 2, which "
+				   "SIM_BARO_COUNT 2 leaves out\n");
+	program_result_free(&r);
+	r = run((const char *[]){ "-g", "static:0", "--duration", "0.01",
+				  "-p", "SIM_BAR3_GLITCH=5", "-p",
+				  "SIM_BARO_COUNT=3", NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	program_result_free(&r);
+}
+
 /* One line naming the option, not the whole usage. */
 static void
 test_unknown_option_and_version(void **state)
@@ -692,6 +713,7 @@ main(void)
 		cmocka_unit_test(test_stdin_and_file),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_unknown_option_and_version),
+		cmocka_unit_test(test_inert_parameter_warned),
 		cmocka_unit_test(test_trace_errors),
 		cmocka_unit_test(test_rows_before_error_kept),
 		cmocka_unit_test(test_scenario_glitch),

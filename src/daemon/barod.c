@@ -775,6 +775,16 @@ main(int argc, char **argv)
 		fprintf(stderr, "barod: %s\n", err);
 		return EXIT_CONFIG;
 	}
+	/* Not refused: a scenario, baroctl or a GCS may raise the count. */
+	for (size_t i = 0; d.cfg.source != CONFIG_SOURCE_HARDWARE &&
+			   i < sim_param_count(); i++) {
+		if (sim_param_inert(&d.cfg.params, i))
+			log_msg(&d.log, LOG_LEVEL_WARNING,
+				"%s acts only on baro instance %d, which "
+				"SIM_BARO_COUNT %d leaves out",
+				sim_param_info(i)->name, sim_param_instance(i),
+				d.cfg.params.baro_count);
+	}
 	if (d.cli.check_config) {
 		printf("configuration OK: source %s, %zu output(s), sysid %u "
 		       "compid %u\n",
@@ -824,7 +834,8 @@ main(int argc, char **argv)
 	d.ps = (struct param_service){
 		.sysid = d.cfg.sysid, .compid = d.cfg.compid,
 		.params = &d.sim.params, .send = ps_send,
-		.check = ps_check, .changed = ps_changed, .inject = daemon_mavlink_inject, .user = &d,
+		.check = ps_check, .changed = ps_changed,
+		.inject = daemon_mavlink_inject, .user = &d,
 	};
 	if (d.cli.scenario &&
 	    daemon_scenario_start(&d, d.cli.scenario, err, sizeof(err)) < 0) {

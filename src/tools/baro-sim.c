@@ -272,6 +272,15 @@ parse_options(int argc, char **argv, struct options *o)
 	if (baro_sitl_params_check(o->atmosphere, o->home_m, &o->params, err,
 				   sizeof(err)) < 0)
 		return bad("%s", err);
+	/* Not refused: a scenario may raise the count. */
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		if (sim_param_inert(&o->params, i))
+			fprintf(stderr, "baro-sim: warning: %s acts only on "
+					"baro instance %d, which SIM_BARO_COUNT "
+					"%d leaves out\n",
+				sim_param_info(i)->name, sim_param_instance(i),
+				o->params.baro_count);
+	}
 	return 0;
 }
 

@@ -870,6 +870,15 @@ test_faults_that_cannot_act(void **state)
 				  "[-10900, 110] (the water atmosphere"));
 	free(l);
 
+	pid = start_barod((const char *[]){
+		"--sim", "-p", "SIM_BAR3_GLITCH=5", "--check-config", NULL },
+		"act.log");
+	assert_int_equal(wait_exit(pid), 0);
+	l = read_file(log);
+	assert_non_null(strstr(l, "SIM_BAR3_GLITCH acts only on baro instance "
+				  "2, which SIM_BARO_COUNT 2 leaves out"));
+	free(l);
+
 	write_file(scn, "at 1s glitch 0 5 for 1s\nat 2s px4 stuck 2 for 1s\n");
 	pid = start_barod((const char *[]){
 		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
