@@ -96,6 +96,8 @@ struct capture {
 	unsigned seq_gaps;
 	float last_press_abs[3];
 	uint32_t last_time[3];
+	struct mavlink_param_value last_pv;
+	char last_text[51];
 	/* Instance 0's samples in order, for checks on barod's own clock. */
 	float press0[1024];
 	uint32_t time0[1024];
@@ -113,6 +115,13 @@ on_frame(const struct mavlink_frame *f, void *user)
 	c->frames++;
 	c->count[f->msgid & 0xff]++;
 	c->v1_frames += f->version == 1;
+	if (f->msgid == MAVLINK_MSG_PARAM_VALUE)
+		mavlink_unpack_param_value(f->payload, &c->last_pv);
+	if (f->msgid == MAVLINK_MSG_STATUSTEXT) {
+		struct mavlink_statustext st;
+		mavlink_unpack_statustext(f->payload, &st);
+		memcpy(c->last_text, st.text, sizeof(c->last_text));
+	}
 	if (f->msgid == MAVLINK_MSG_HIL_SENSOR) {
 		c->hil++;
 		mavlink_unpack_hil_sensor(f->payload, &c->last_hil);
@@ -839,6 +848,84 @@ test_one_barod_per_socket(void **state)
 	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
 }
 
+/* Send one frame from a GCS (255/190) to barod's udp-server at port. */
+static void
+gcs_send(int fd, unsigned port, uint32_t msgid, const uint8_t *pl)
+{
+	uint8_t frame[MAVLINK_MAX_FRAME];
+	static uint8_t seq;
+	int n = mavlink_frame_encode(frame, 2, seq++, 255, 190, msgid, pl);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	assert_int_equal(sendto(fd, frame, (size_t)n, 0,
+				(struct sockaddr *)&sa, sizeof(sa)), n);
+}
+
+/* A GCS's PARAM_SET outside the atmosphere's domain is refused as one
+ * outside the table's range is: a STATUSTEXT and the value held. */
+static void
+test_mavlink_param_domain(void **state)
+{
+	unsigned port, myport;
+	char out[64];
+	struct capture cap;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	(void)state;
+
+	int probe = udp_loopback(&port, SOCK_NONBLOCK);
+	close(probe);
+	snprintf(out, sizeof(out), "udp-server:127.0.0.1:%u", port);
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "--control", "none", "-o", out, "-p",
+		"SIM_BARO_RND=0", NULL }, "param-domain.log");
+	int fd = udp_loopback(&myport, SOCK_NONBLOCK);
+	struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
+					.mavlink_version = 3 };
+	mavlink_pack_heartbeat(&hb, pl);
+	capture_init(&cap);
+	/* Until barod has bound its port and taken us as its peer. */
+	for (int i = 0; i < 100 && cap.count[MAVLINK_MSG_SCALED_PRESSURE] < 5;
+	     i++) {
+		gcs_send(fd, port, MAVLINK_MSG_HEARTBEAT, pl);
+		capture_for(fd, &cap, 100);
+	}
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] >= 5);
+	const float before = cap.last_press_abs[0];
+
+	struct mavlink_param_set ps = { .param_value = 1e9f,
+					.target_system = 1,
+					.target_component = 191,
+					.param_id = "SIM_BARO_GLITCH",
+					.param_type = 9 };
+	mavlink_pack_param_set(&ps, pl);
+	capture_init(&cap);
+	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
+	for (int i = 0; i < 50 && !cap.count[MAVLINK_MSG_PARAM_VALUE]; i++)
+		capture_for(fd, &cap, 100);
+	assert_int_equal(cap.count[MAVLINK_MSG_PARAM_VALUE], 1);
+	assert_string_equal(cap.last_pv.param_id, "SIM_BARO_GLITCH");
+	assert_float_exact(cap.last_pv.param_value, 0.0f);
+	assert_non_null(strstr(cap.last_text, "SIM_BARO_GLITCH 1e+09 refused"));
+	capture_for(fd, &cap, 200);
+	assert_close_abs(cap.last_press_abs[0], before, 0.05);
+
+	/* In the domain: taken. */
+	ps.param_value = 100.0f;
+	mavlink_pack_param_set(&ps, pl);
+	capture_init(&cap);
+	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
+	for (int i = 0; i < 50 && !cap.count[MAVLINK_MSG_PARAM_VALUE]; i++)
+		capture_for(fd, &cap, 100);
+	assert_float_exact(cap.last_pv.param_value, 100.0f);
+	capture_for(fd, &cap, 200);
+	assert_true(before - cap.last_press_abs[0] > 11.5f);
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid), 0);
+	close(fd);
+}
+
 /* Faults and values that could not act are refused (or, for a set on a
  * baro that SIM_BARO_COUNT may still add, warned about), at start-up and
  * through baroctl. */
@@ -981,6 +1068,8 @@ main(void)
 					  kill_children),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test_teardown(test_faults_that_cannot_act,
+					  kill_children),
+		cmocka_unit_test_teardown(test_mavlink_param_domain,
 					  kill_children),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
