@@ -2,12 +2,15 @@
 #include "control.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 void
@@ -200,6 +203,44 @@ on_listen(struct event_source *src, uint32_t events, void *user)
 	close(fd);
 }
 
+/* An exclusive flock on path's directory (no extra file to leave
+ * behind), or -1 when it cannot be had. */
+static int
+lock_dir(const char *path)
+{
+	char dir[108];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* Another barod holds it for a few syscalls; whoever else might
+	 * lock the directory must not hang barod's start: give up after
+	 * about a second. */
+	for (int i = 0; i < 100; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		if (errno != EWOULDBLOCK)
+			break;
+		nanosleep(&(struct timespec){ 0, 10000000L }, NULL);
+	}
+	close(fd);
+	return -1;
+}
+
+static void
+unlock_dir(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* and with it the lock */
+}
+
 int
 control_open(struct control *ctl, const char *path, unsigned mode,
 	     struct event_loop *loop, control_command_cb command, void *user,
@@ -227,6 +268,11 @@ control_open(struct control *ctl, const char *path, unsigned mode,
 		snprintf(err, errlen, "socket: %s", strerror(e));
 		return -e;
 	}
+	/* Check, remove and bind under a lock on the directory, so two
+	 * barods starting together cannot both find the socket stale and
+	 * the second unlink the first's.  Best effort: a directory we
+	 * cannot open goes unlocked. */
+	int dir = lock_dir(path);
 	/* A socket left by a crashed barod would block the bind, so it is
 	 * removed; one a live process answers on is not (taking it over
 	 * would cut that barod off from baroctl), nor any other kind of
@@ -234,6 +280,7 @@ control_open(struct control *ctl, const char *path, unsigned mode,
 	int use = control_in_use(path);
 	if (use == 1) {
 		close(fd);
+		unlock_dir(dir);
 		snprintf(err, errlen, "%s: another barod is answering on this "
 			 "control socket", path);
 		return -EBUSY;
@@ -247,10 +294,12 @@ control_open(struct control *ctl, const char *path, unsigned mode,
 	umask(old);
 	if (rc < 0 || listen(fd, 4) < 0) {
 		e = rc < 0 ? e : errno;
+		unlock_dir(dir);
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		close(fd);
 		return -e;
 	}
+	unlock_dir(dir);
 	(void)chmod(path, (mode_t)mode);
 	ctl->listen = (struct event_source){ .fd = fd, .cb = on_listen,
 					     .user = ctl };

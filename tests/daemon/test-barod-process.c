@@ -848,6 +848,47 @@ test_one_barod_per_socket(void **state)
 	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
 }
 
+/* Two barods started together on one path: one gets the socket, the
+ * other is refused, never both running with one unreachable. */
+static void
+test_two_barods_at_once(void **state)
+{
+	char sock[512], reply[4096];
+	struct stat st;
+	(void)state;
+
+	path_in_tmp(sock, sizeof(sock), "control-race");
+	for (int round = 0; round < 5; round++) {
+		pid_t p[2];
+		for (int k = 0; k < 2; k++)
+			p[k] = start_barod((const char *[]){
+				"--sim", "--control", sock, "-o",
+				"udp:127.0.0.1:9", NULL },
+				k ? "race-b.log" : "race-a.log");
+		int refused = -1, status;
+		for (int i = 0; i < 400 && refused < 0; i++) {
+			for (int k = 0; k < 2 && refused < 0; k++) {
+				if (waitpid(p[k], &status, WNOHANG) == p[k])
+					refused = k;
+			}
+			msleep(25);
+		}
+		if (refused < 0)
+			fail_msg("round %d: both barods run on one socket",
+				 round);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+		for (size_t i = 0; i < n_children; i++) {
+			if (children[i] == p[refused])
+				children[i] = 0;
+		}
+		assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+					     sizeof(reply)), 0);
+		kill(p[!refused], SIGTERM);
+		assert_int_equal(wait_exit(p[!refused]), 0);
+		assert_int_equal(stat(sock, &st), -1);
+	}
+}
+
 /* Send one frame from a GCS (255/190) to barod's udp-server at port. */
 static void
 gcs_send(int fd, unsigned port, uint32_t msgid, const uint8_t *pl)
@@ -1070,6 +1111,8 @@ main(void)
 		cmocka_unit_test_teardown(test_faults_that_cannot_act,
 					  kill_children),
 		cmocka_unit_test_teardown(test_mavlink_param_domain,
+					  kill_children),
+		cmocka_unit_test_teardown(test_two_barods_at_once,
 					  kill_children),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
