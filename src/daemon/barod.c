@@ -322,6 +322,7 @@ ps_changed(void *user, size_t idx, float old_value, float new_value)
 	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (MAVLink)", text);
 	param_service_statustext(MAV_SEVERITY_NOTICE, text, pl);
 	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
+	daemon_param_inert_warning(d, idx);
 }
 
 static int
@@ -370,9 +371,11 @@ reload(struct daemon *d)
 		float live = sim_param_get(&d->sim.params, i);
 		char text[96];
 		if (sim_param_set(&d->sim.params, i, (double)now) == 0 &&
-		    memcmp(&live, &now, sizeof(live)) != 0)
+		    memcmp(&live, &now, sizeof(live)) != 0) {
 			daemon_param_changed(d, i, live, now, "configuration",
 					     text, sizeof(text));
+			(void)daemon_param_inert_warning(d, i);
+		}
 	}
 	d->sim.atmosphere = next.atmosphere;
 

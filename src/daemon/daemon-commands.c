@@ -87,6 +87,21 @@ daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
 	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
 }
 
+bool
+daemon_param_inert_warning(struct daemon *d, size_t idx)
+{
+	const int inst = sim_param_instance(idx);
+
+	if (d->cfg.source == CONFIG_SOURCE_HARDWARE ||
+	    inst < d->sim.params.baro_count)
+		return false;
+	log_msg(&d->log, LOG_LEVEL_WARNING,
+		"%s acts only on baro instance %d, which SIM_BARO_COUNT %d "
+		"leaves out", sim_param_info(idx)->name, inst,
+		d->sim.params.baro_count);
+	return true;
+}
+
 /* Apply a parameter change from baroctl and tell the GCS. */
 static int
 set_param(struct daemon *d, const char *name, const char *value, FILE *out)
@@ -111,8 +126,7 @@ set_param(struct daemon *d, const char *name, const char *value, FILE *out)
 	/* Kept, not refused: raising SIM_BARO_COUNT next is a fair way to
 	 * add a configured baro.  But the user hears it does nothing now. */
 	int inst = sim_param_instance((size_t)idx);
-	if (d->cfg.source != CONFIG_SOURCE_HARDWARE &&
-	    inst >= d->sim.params.baro_count)
+	if (daemon_param_inert_warning(d, (size_t)idx))
 		fprintf(out, "warning: baro instance %d does not exist "
 			     "(SIM_BARO_COUNT is %d): %s acts only once it is "
 			     "raised\n", inst, d->sim.params.baro_count, name);

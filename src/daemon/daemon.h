@@ -167,6 +167,11 @@ void daemon_announce(struct daemon *d, uint8_t severity, const char *text);
 int daemon_param_check(const struct daemon *d, size_t idx, double value,
 		       char *err, size_t errlen);
 
+/* daemon-commands.c: log that SIM_* parameter idx belongs to a baro
+ * SIM_BARO_COUNT leaves out (it acts once the count is raised); true if
+ * so. */
+bool daemon_param_inert_warning(struct daemon *d, size_t idx);
+
 /* daemon-commands.c: a SIM_* value changed by source ("control",
  * "configuration"): PARAM_VALUE to the GCS, "NAME OLD -> NEW" in text
  * (len bytes), the log and a STATUSTEXT. */

@@ -962,9 +962,25 @@ test_mavlink_param_domain(void **state)
 	assert_float_exact(cap.last_pv.param_value, 100.0f);
 	capture_for(fd, &cap, 200);
 	assert_true(before - cap.last_press_abs[0] > 11.5f);
+
+	/* A baro SIM_BARO_COUNT leaves out: taken, and the log says so. */
+	snprintf(ps.param_id, sizeof(ps.param_id), "SIM_BAR3_GLITCH");
+	mavlink_pack_param_set(&ps, pl);
+	capture_init(&cap);
+	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
+	for (int i = 0; i < 50 && !cap.count[MAVLINK_MSG_PARAM_VALUE]; i++)
+		capture_for(fd, &cap, 100);
+	assert_float_exact(cap.last_pv.param_value, 100.0f);
 	kill(pid, SIGTERM);
 	assert_int_equal(wait_exit(pid), 0);
 	close(fd);
+	char log[512];
+	path_in_tmp(log, sizeof(log), "param-domain.log");
+	char *l = read_file(log);
+	assert_non_null(strstr(l, "SIM_BAR3_GLITCH 0 -> 100 (MAVLink)"));
+	assert_non_null(strstr(l, "SIM_BAR3_GLITCH acts only on baro instance "
+				  "2, which SIM_BARO_COUNT 2 leaves out"));
+	free(l);
 }
 
 /* Faults and values that could not act are refused (or, for a set on a
