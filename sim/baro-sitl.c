@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "atmosphere.h"
@@ -38,6 +40,79 @@ baro_sitl_alt_from_cm(int32_t alt_cm)
 	 * where AP_Baro_SITL reads it: a float product is an ulp off for
 	 * many centimetre values. */
 	return (float)((double)alt_cm * 0.01);
+}
+
+const char *
+baro_sitl_atmosphere_name(enum baro_sitl_atmosphere atmosphere)
+{
+	switch (atmosphere) {
+	case BARO_SITL_ATMOS_1976:
+		return "1976";
+	case BARO_SITL_ATMOS_WATER:
+		return "water";
+	case BARO_SITL_ATMOS_SIMPLE:
+		break;
+	}
+	return "simple";
+}
+
+void
+baro_sitl_atmosphere_domain(enum baro_sitl_atmosphere atmosphere,
+			    float *lo_m, float *hi_m)
+{
+	if (atmosphere == BARO_SITL_ATMOS_WATER) {
+		*lo_m = -11000.0f;
+		*hi_m = 10.0f;
+	} else {
+		*lo_m = -5000.0f;
+		*hi_m = 86000.0f;
+	}
+}
+
+int
+baro_sitl_param_check(enum baro_sitl_atmosphere atmosphere, double home_m,
+		      size_t idx, double value, char *err, size_t errlen)
+{
+	const size_t field = sim_param_field(idx);
+	float lo_m, hi_m;
+	double lo, hi;
+
+	baro_sitl_atmosphere_domain(atmosphere, &lo_m, &hi_m);
+	if (field == offsetof(struct sim_baro_params, glitch)) {
+		lo = (double)lo_m - home_m;
+		hi = (double)hi_m - home_m;
+	} else if (field == offsetof(struct sim_baro_params, rnd)) {
+		hi = fmin((double)hi_m - home_m, home_m - (double)lo_m);
+		lo = -hi;
+	} else {
+		return 0;
+	}
+	/* A home outside the domain leaves no valid value, not a reversed
+	 * range. */
+	if (value >= lo && value <= hi)
+		return 0;
+	if (err)
+		snprintf(err, errlen,
+			 "%s: %g is out of range [%g, %g] (the %s atmosphere "
+			 "spans %g to %g m AMSL; home %g m)",
+			 sim_param_info(idx)->name, value, lo, hi,
+			 baro_sitl_atmosphere_name(atmosphere), (double)lo_m,
+			 (double)hi_m, home_m);
+	return -ERANGE;
+}
+
+int
+baro_sitl_params_check(enum baro_sitl_atmosphere atmosphere, double home_m,
+		       const struct sim_params *p, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		int rc = baro_sitl_param_check(atmosphere, home_m, i,
+					       (double)sim_param_get(p, i), err,
+					       errlen);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int

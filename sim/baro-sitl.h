@@ -69,6 +69,38 @@ void
 baro_sitl_init(struct baro_sitl *sim, const struct sim_params *params,
 	       enum baro_sitl_atmosphere atmosphere, uint32_t seed);
 
+/* "simple", "1976" or "water": the word the tools take for it. */
+const char *
+baro_sitl_atmosphere_name(enum baro_sitl_atmosphere atmosphere);
+
+/*
+ * The altitudes AMSL (m) over which a model is defined: the 1976 model's
+ * layer table spans -5 km to 86 km, and the simple model approximates
+ * the same atmosphere; the underwater model from the deepest sea (11 km)
+ * up to 10 m above the surface, just short of 10.09 m where its linear
+ * pressure reaches zero.  Outside, pressures become zero, negative or
+ * meaningless while the emulator still calls the sample healthy.
+ */
+void
+baro_sitl_atmosphere_domain(enum baro_sitl_atmosphere atmosphere,
+			    float *lo_m, float *hi_m);
+
+/*
+ * Whether value for parameter idx keeps the atmosphere in its domain at
+ * home altitude home_m: GLITCH moves every sample (home + GLITCH inside),
+ * RND is a ± amplitude (home ± RND inside).  Other parameters pass.
+ * Returns 0, or -ERANGE with "NAME: VALUE is out of range [LO, HI] ..."
+ * in err (which may be NULL).
+ */
+int
+baro_sitl_param_check(enum baro_sitl_atmosphere atmosphere, double home_m,
+		      size_t idx, double value, char *err, size_t errlen);
+
+/* baro_sitl_param_check() over every parameter of p. */
+int
+baro_sitl_params_check(enum baro_sitl_atmosphere atmosphere, double home_m,
+		       const struct sim_params *p, char *err, size_t errlen);
+
 /*
  * One HAL timer call at now_ms (ArduPilot's millis(), uint32 arithmetic,
  * so the clock may wrap).  Writes one sample per instance that produced

@@ -185,6 +185,48 @@ sim_params_defaults(struct sim_params *p)
 		(void)sim_param_set(p, i, (double)params[i].def);
 }
 
+int
+sim_param_instance(size_t idx)
+{
+	const size_t base = OFF(baro);
+	const size_t off = params[idx].offset;
+
+	if (off < base || off >= base + sizeof(((struct sim_params *)0)->baro))
+		return -1;
+	return (int)((off - base) / sizeof(struct sim_baro_params));
+}
+
+size_t
+sim_param_field(size_t idx)
+{
+	int i = sim_param_instance(idx);
+
+	if (i < 0)
+		return (size_t)-1;
+	return params[idx].offset - OFF(baro) -
+	       (size_t)i * sizeof(struct sim_baro_params);
+}
+
+bool
+sim_param_inert(const struct sim_params *p, size_t idx)
+{
+	const int inst = sim_param_instance(idx);
+
+	return inst >= p->baro_count &&
+	       sim_param_get(p, idx) != params[idx].def;
+}
+
+int
+sim_param_of(unsigned instance, size_t field)
+{
+	for (size_t i = 0; i < N_PARAMS; i++) {
+		if (sim_param_instance(i) == (int)instance &&
+		    sim_param_field(i) == field)
+			return (int)i;
+	}
+	return -ENOENT;
+}
+
 const char *
 sim_param_type_name(enum sim_param_type type)
 {

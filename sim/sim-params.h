@@ -9,6 +9,7 @@
 #ifndef BAROD_SIM_PARAMS_H
 #define BAROD_SIM_PARAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,26 @@ sim_param_closest(const char *name);
 
 void
 sim_params_defaults(struct sim_params *p);
+
+/* The baro instance (0..2) parameter idx belongs to, or -1 for the shared
+ * ones (SIM_BARO_COUNT, SIM_TEMP_*). */
+int
+sim_param_instance(size_t idx);
+
+/* The field (an offset in struct sim_baro_params) of an instance's
+ * parameter, or (size_t)-1 for a shared one. */
+size_t
+sim_param_field(size_t idx);
+
+/* Whether parameter idx is set away from its default on a baro that
+ * p->baro_count leaves out: a value that does nothing until the count
+ * is raised. */
+bool
+sim_param_inert(const struct sim_params *p, size_t idx);
+
+/* The index of instance's parameter at field, or -ENOENT. */
+int
+sim_param_of(unsigned instance, size_t field);
 
 float
 sim_param_get(const struct sim_params *p, size_t idx);

@@ -11,7 +11,10 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
+
+#include "util-strings.h"
 
 /* What a step may do next, in the order the scenario defines. */
 enum item_kind {
@@ -484,4 +487,68 @@ scenario_event_format(const struct scenario_event *ev, char *buf, size_t len)
 		break;
 	}
 	return snprintf(buf, len, "%s", change);
+}
+
+/* The table index of SIM_BARO_COUNT, found by its field. */
+static int
+count_param(void)
+{
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		if (sim_param_info(i)->offset ==
+		    offsetof(struct sim_params, baro_count))
+			return (int)i;
+	}
+	return -1;
+}
+
+int
+scenario_check(const struct scenario *sc, const char *name,
+	       const struct sim_params *params,
+	       enum baro_sitl_atmosphere atmosphere, double home_m, char *err,
+	       size_t errlen)
+{
+	const int count_idx = count_param();
+	int count = params->baro_count;
+	char why[256];
+
+	/* A scenario may add a baro before it faults it: the most it ever
+	 * asks for counts, wherever in the file. */
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		if ((a->op == SCENARIO_OP_SET || a->op == SCENARIO_OP_RAMP) &&
+		    a->param == count_idx) {
+			double most = a->op == SCENARIO_OP_RAMP && a->to > a->value
+					      ? a->to
+					      : a->value;
+			if (most > count)
+				count = (int)most;
+		}
+	}
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		int inst = a->instance;
+		if (a->op == SCENARIO_OP_SET || a->op == SCENARIO_OP_RAMP)
+			inst = sim_param_instance((size_t)a->param);
+		if ((a->op == SCENARIO_OP_SET || a->op == SCENARIO_OP_FAULT ||
+		     a->op == SCENARIO_OP_CLEAR || a->op == SCENARIO_OP_RAMP) &&
+		    inst >= count)
+			return str_errorf(err, errlen, -EINVAL,
+					  "%s:%u: baro instance %d does not "
+					  "exist (SIM_BARO_COUNT is %d): this "
+					  "line could not act", name, a->line,
+					  inst, count);
+		if (a->op != SCENARIO_OP_SET && a->op != SCENARIO_OP_RAMP)
+			continue;
+		/* A ramp passes only between its ends, and the domain is
+		 * an interval: its ends are enough. */
+		if (baro_sitl_param_check(atmosphere, home_m, (size_t)a->param,
+					  a->value, why, sizeof(why)) < 0 ||
+		    (a->op == SCENARIO_OP_RAMP &&
+		     baro_sitl_param_check(atmosphere, home_m,
+					   (size_t)a->param, a->to, why,
+					   sizeof(why)) < 0))
+			return str_errorf(err, errlen, -EINVAL, "%s:%u: %s",
+					  name, a->line, why);
+	}
+	return 0;
 }

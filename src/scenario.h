@@ -104,6 +104,22 @@ int
 scenario_load(struct scenario *sc, FILE *in, const char *name, char *err,
 	      size_t errlen);
 
+/*
+ * Check a loaded scenario against the emulator it is to drive, so a line
+ * that could not act is refused at load rather than run as a no-op: every
+ * action on a baro instance (a verb, a px4 fault, a SIM_BAR2_* or
+ * SIM_BAR3_* parameter) needs that instance below params->baro_count, or
+ * below a larger SIM_BARO_COUNT the scenario itself sets; every value it
+ * sets or ramps through must keep the atmosphere in its domain at home_m
+ * (baro_sitl_param_check()).  Returns 0 or -EINVAL with "NAME:LINE:
+ * reason" in err.
+ */
+int
+scenario_check(const struct scenario *sc, const char *name,
+	       const struct sim_params *params,
+	       enum baro_sitl_atmosphere atmosphere, double home_m, char *err,
+	       size_t errlen);
+
 enum scenario_event_kind {
 	SCENARIO_EV_PARAM,	/* a parameter: param, old_value, new_value */
 	SCENARIO_EV_FAULT,	/* an overlay slot: old_fault, new_fault */

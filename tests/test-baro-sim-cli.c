@@ -301,6 +301,21 @@ test_water(void **state)
 	assert_int_equal(parse_rows(r.out, rows, 4), 1);
 	assert_float_exact(rows[0].p, 201745.125f);
 	assert_close_abs(rows[0].t, 12.394135, 2e-6);
+
+	/* barod's spelling is the same model; the last option wins. */
+	struct program_result w = run((const char *[]){
+		"--atmosphere", "water", "-p", "SIM_BARO_RND=0", "-p",
+		"SIM_BARO_COUNT=1", NULL }, "time_us,alt_m\n10000,-10\n");
+	assert_int_equal(w.status, 0);
+	assert_string_equal(w.out, r.out);
+	program_result_free(&w);
+	w = run((const char *[]){ "--water", "--atmosphere", "simple", "-p",
+				  "SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1",
+				  NULL }, "time_us,alt_m\n10000,-10\n");
+	assert_int_equal(w.status, 0);
+	assert_int_equal(parse_rows(w.out, rows, 4), 1);
+	assert_true(rows[0].p < 102000.0f);
+	program_result_free(&w);
 	program_result_free(&r);
 }
 
@@ -354,6 +369,49 @@ test_stdin_and_file(void **state)
 }
 
 /* Bad input: exit status 2 and a message naming what was wrong. */
+/* A parameter of a baro SIM_BARO_COUNT leaves out runs, with a word. */
+static void
+test_inert_parameter_warned(void **state)
+{
+	(void)state;
+	struct program_result r = run((const char *[]){
+		"-g", "static:0", "--duration", "0.01", "-p",
+		"SIM_BAR3_GLITCH=5", "-p", "SIM_BAR2_GLITCH=5", NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "baro-sim: warning: SIM_BAR3_GLITCH acts "
+				   "only on baro instance 2, which "
+				   "SIM_BARO_COUNT 2 leaves out\n");
+	program_result_free(&r);
+	r = run((const char *[]){ "-g", "static:0", "--duration", "0.01",
+				  "-p", "SIM_BAR3_GLITCH=5", "-p",
+				  "SIM_BARO_COUNT=3", NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	program_result_free(&r);
+}
+
+/* One line naming the option, not the whole usage. */
+static void
+test_unknown_option_and_version(void **state)
+{
+	(void)state;
+	struct program_result r = run((const char *[]){ "--frobnicate", NULL },
+				      NULL);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.err, "baro-sim: unknown option '--frobnicate' "
+				   "(see --help)\n");
+	assert_string_equal(r.out, "");
+	program_result_free(&r);
+
+	r = run((const char *[]){ "--version", NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "baro-sim " BAROD_VERSION "\n");
+	program_result_free(&r);
+	r = run((const char *[]){ "-V", NULL }, NULL);
+	assert_string_equal(r.out, "baro-sim " BAROD_VERSION "\n");
+	program_result_free(&r);
+}
+
 static void
 test_usage_errors(void **state)
 {
@@ -365,8 +423,24 @@ test_usage_errors(void **state)
 			   NULL, "SIM_BARO_DELAY: 99999 is out of range");
 	expect_usage_error((const char *[]){ "-p", "SIM_BARO_COUNT=4", NULL },
 			   NULL, "SIM_BARO_COUNT");
+	/* Values that would take the atmosphere outside its domain, with
+	 * the range that is valid there. */
+	expect_usage_error((const char *[]){ "-p", "SIM_BARO_GLITCH=1e9", NULL },
+			   NULL, "SIM_BARO_GLITCH: 1e+09 is out of range "
+				 "[-5000, 86000] (the 1976 atmosphere");
+	expect_usage_error((const char *[]){ "--home-alt", "1000", "-p",
+					     "SIM_BAR2_GLITCH=-6500", NULL },
+			   NULL, "SIM_BAR2_GLITCH: -6500 is out of range "
+				 "[-6000, 85000]");
+	expect_usage_error((const char *[]){ "-p", "SIM_BARO_GLITCH=20",
+					     "--atmosphere", "water", NULL },
+			   NULL, "SIM_BARO_GLITCH: 20 is out of range [-11000, "
+				 "10] (the water atmosphere");
+	expect_usage_error((const char *[]){ "-p", "SIM_BAR3_RND=6000", NULL },
+			   NULL, "SIM_BAR3_RND: 6000 is out of range [-5000, "
+				 "5000]");
 	expect_usage_error((const char *[]){ "--atmosphere", "1962", NULL },
-			   NULL, "'1962' is not simple or 1976");
+			   NULL, "'1962' is not simple, 1976 or water");
 	expect_usage_error((const char *[]){ "--seed", "-1", NULL }, NULL,
 			   "--seed");
 	expect_usage_error((const char *[]){ "--home-alt", "high", NULL },
@@ -575,6 +649,38 @@ test_scenario_errors(void **state)
 			   NULL, "did you mean SIM_BAR2_GLITCH?");
 	unlink(path);
 
+	/* Lines that could not act: a baro that does not exist, a value
+	 * outside the atmosphere.  A scenario that adds the baro first may
+	 * fault it. */
+	scenario_file(path, "at 1s glitch 0 5 for 1s\nat 2s glitch 2 10 for "
+			    "1s\n");
+	snprintf(want, sizeof(want), "%s:2: baro instance 2 does not exist "
+				     "(SIM_BARO_COUNT is 2)", path);
+	expect_usage_error((const char *[]){ "-g", "static:0", "--scenario",
+					     path, NULL },
+			   NULL, want);
+	snprintf(want, sizeof(want), "%s:1: baro instance 0 does not exist",
+		 path);
+	expect_usage_error((const char *[]){ "-g", "static:0", "-p",
+					     "SIM_BARO_COUNT=0", "--scenario",
+					     path, NULL },
+			   NULL, want);
+	unlink(path);
+	scenario_file(path, "at 1s set SIM_BARO_COUNT 3\n"
+			    "at 2s px4 stuck 2 for 1s\n");
+	r = run((const char *[]){ "-g", "static:0", "--duration", "3.5",
+				  "--scenario", path, NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	unlink(path);
+	scenario_file(path, "\n\nat 1s ramp SIM_BARO_GLITCH 0 to 1e9 over 2s\n");
+	snprintf(want, sizeof(want), "%s:3: SIM_BARO_GLITCH: 1e+09 is out of "
+				     "range [-5000, 86000]", path);
+	expect_usage_error((const char *[]){ "-g", "static:0", "--scenario",
+					     path, NULL },
+			   NULL, want);
+	unlink(path);
+
 	expect_usage_error((const char *[]){ "--scenario",
 					     "/nonexistent/faults.scn", NULL },
 			   NULL, "/nonexistent/faults.scn: No such file");
@@ -624,6 +730,8 @@ main(void)
 		cmocka_unit_test(test_wind_columns),
 		cmocka_unit_test(test_stdin_and_file),
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_unknown_option_and_version),
+		cmocka_unit_test(test_inert_parameter_warned),
 		cmocka_unit_test(test_trace_errors),
 		cmocka_unit_test(test_rows_before_error_kept),
 		cmocka_unit_test(test_scenario_glitch),

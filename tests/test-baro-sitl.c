@@ -803,6 +803,65 @@ test_atmosphere_choice(void **state)
 	assert_close_abs(s.temperature_c, 12.394135, 2e-6);
 }
 
+/* The atmosphere's domain bounds GLITCH (an offset from home) and RND
+ * (a ± amplitude), inclusive; other parameters are not its business. */
+static void
+test_param_domain(void **state)
+{
+	char err[256];
+	(void)state;
+	const size_t g = (size_t)sim_param_find("SIM_BAR2_GLITCH");
+	const size_t r = (size_t)sim_param_find("SIM_BARO_RND");
+	const size_t d = (size_t)sim_param_find("SIM_BARO_DRIFT");
+
+	assert_int_equal(baro_sitl_param_check(BARO_SITL_ATMOS_1976, 584.0, g,
+					       85416.0, err, sizeof(err)), 0);
+	assert_int_equal(baro_sitl_param_check(BARO_SITL_ATMOS_1976, 584.0, g,
+					       85416.5, err, sizeof(err)),
+			 -ERANGE);
+	assert_string_equal(err, "SIM_BAR2_GLITCH: 85416.5 is out of range "
+				 "[-5584, 85416] (the 1976 atmosphere spans "
+				 "-5000 to 86000 m AMSL; home 584 m)");
+	assert_int_equal(baro_sitl_param_check(BARO_SITL_ATMOS_SIMPLE, 584.0, g,
+					       -5584.0, NULL, 0), 0);
+	assert_int_equal(baro_sitl_param_check(BARO_SITL_ATMOS_WATER, -20.0, g,
+					       30.0, NULL, 0), 0);
+	assert_int_equal(baro_sitl_param_check(BARO_SITL_ATMOS_WATER, -20.0, g,
+					       30.5, NULL, 0), -ERANGE);
+	assert_int_equal(baro_sitl_param_check(BARO_SITL_ATMOS_WATER, 0.0, r,
+					       -10.0, NULL, 0), 0);
+	assert_int_equal(baro_sitl_param_check(BARO_SITL_ATMOS_WATER, 0.0, r,
+					       10.5, NULL, 0), -ERANGE);
+	assert_int_equal(baro_sitl_param_check(BARO_SITL_ATMOS_1976, 0.0, d,
+					       1e30, NULL, 0), 0);
+	/* A home outside the domain leaves no valid glitch or noise. */
+	assert_int_equal(baro_sitl_param_check(BARO_SITL_ATMOS_1976, 1e6, r,
+					       0.0, NULL, 0), -ERANGE);
+
+	/* Every model has a positive, finite pressure across its domain. */
+	const enum baro_sitl_atmosphere models[] = {
+		BARO_SITL_ATMOS_SIMPLE, BARO_SITL_ATMOS_1976,
+		BARO_SITL_ATMOS_WATER };
+	for (size_t m = 0; m < 3; m++) {
+		struct sim_params p;
+		struct baro_sitl sim;
+		float lo, hi;
+		sim_params_defaults(&p);
+		p.baro_count = 1;
+		p.baro[0].rnd = 0.0f;
+		baro_sitl_atmosphere_domain(models[m], &lo, &hi);
+		for (int k = 0; k <= 4; k++) {
+			struct baro_sitl_truth t = {
+				.alt_amsl_m = lo + (hi - lo) * (float)k / 4.0f };
+			struct baro_sample out[BARO_MAX_INSTANCES];
+			baro_sitl_init(&sim, &p, models[m], 1);
+			assert_int_equal(baro_sitl_update(&sim, 10, &t, out), 1);
+			assert_true(isfinite(out[0].pressure_pa) &&
+				    out[0].pressure_pa > 0.0f);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -832,6 +891,7 @@ main(void)
 		cmocka_unit_test(test_wind_in_samples),
 		cmocka_unit_test(test_end_to_end_vector),
 		cmocka_unit_test(test_atmosphere_choice),
+		cmocka_unit_test(test_param_domain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <errno.h>
 #include <float.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "sim-params.h"
@@ -199,6 +200,34 @@ test_assign_errors(void **state)
 			 -EINVAL);
 }
 
+/* Instances and fields follow the names, for every parameter. */
+static void
+test_instances(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		const char *name = sim_param_info(i)->name;
+		int want = strncmp(name, "SIM_BARO_", 9) == 0 &&
+				   strcmp(name, "SIM_BARO_COUNT") != 0
+				   ? 0
+			   : strncmp(name, "SIM_BAR2_", 9) == 0 ? 1
+			   : strncmp(name, "SIM_BAR3_", 9) == 0 ? 2
+								 : -1;
+		assert_int_equal(sim_param_instance(i), want);
+		if (want < 0) {
+			assert_int_equal(sim_param_field(i), (size_t)-1);
+			continue;
+		}
+		assert_int_equal(sim_param_of((unsigned)want,
+					      sim_param_field(i)),
+				 (int)i);
+	}
+	int g = sim_param_of(2, offsetof(struct sim_baro_params, glitch));
+	assert_true(g >= 0);
+	assert_string_equal(sim_param_info((size_t)g)->name, "SIM_BAR3_GLITCH");
+	assert_int_equal(sim_param_of(3, 0), -ENOENT);
+}
+
 int
 main(void)
 {
@@ -209,6 +238,7 @@ main(void)
 		cmocka_unit_test(test_set_rejects),
 		cmocka_unit_test(test_assign),
 		cmocka_unit_test(test_assign_errors),
+		cmocka_unit_test(test_instances),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

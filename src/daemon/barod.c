@@ -305,6 +305,12 @@ ps_send(void *user, void *reply_to, uint32_t msgid, const uint8_t *payload)
 		daemon_send_all(d, msgid, payload);
 }
 
+static int
+ps_check(void *user, size_t idx, double value)
+{
+	return daemon_param_check(user, idx, value, NULL, 0);
+}
+
 static void
 ps_changed(void *user, size_t idx, float old_value, float new_value)
 {
@@ -317,6 +323,7 @@ ps_changed(void *user, size_t idx, float old_value, float new_value)
 	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (MAVLink)", text);
 	param_service_statustext(MAV_SEVERITY_NOTICE, text, pl);
 	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
+	daemon_param_inert_warning(d, idx);
 }
 
 static int
@@ -358,8 +365,18 @@ reload(struct daemon *d)
 	for (size_t i = 0; i < sim_param_count(); i++) {
 		float was = sim_param_get(&d->cfg.params, i);
 		float now = sim_param_get(&next.params, i);
-		if (memcmp(&was, &now, sizeof(was)) != 0)
-			(void)sim_param_set(&d->sim.params, i, (double)now);
+		if (memcmp(&was, &now, sizeof(was)) == 0)
+			continue;
+		/* Told as a GCS or baroctl change is: the value live until
+		 * now may be one they set. */
+		float live = sim_param_get(&d->sim.params, i);
+		char text[96];
+		if (sim_param_set(&d->sim.params, i, (double)now) == 0 &&
+		    memcmp(&live, &now, sizeof(live)) != 0) {
+			daemon_param_changed(d, i, live, now, "configuration",
+					     text, sizeof(text));
+			(void)daemon_param_inert_warning(d, i);
+		}
 	}
 	d->sim.atmosphere = next.atmosphere;
 
@@ -515,7 +532,8 @@ usage(FILE *out)
 	      "      --log-prefix         <N> priority prefixes on stderr "
 	      "(automatic when it is\n"
 	      "                           the journal)\n"
-	      "  -h, --help               this text\n",
+	      "  -h, --help               this text\n"
+	      "  -V, --version            the version\n",
 	      out);
 }
 
@@ -556,13 +574,14 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "log-prefix", no_argument, NULL, OPT_LOG_PREFIX },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[256];
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:p:o:vqh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":c:p:o:vqhV", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'c':
@@ -641,6 +660,9 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case 'V':
+			printf("barod %s\n", BAROD_VERSION);
+			return 1;
 		case ':':
 			fprintf(stderr, "barod: option '%s' needs a value\n",
 				argv[optind - 1]);
@@ -714,9 +736,27 @@ report(struct daemon *d)
 			s->lost_frames, s->restarts, s->replies, s->bad_packets,
 			s->bad_lines);
 	}
-	if (d->record_errors)
-		log_msg(&d->log, LOG_LEVEL_ERR, "%" PRIu64 " record write errors",
-			d->record_errors);
+}
+
+/* The record file takes its name only if every sample reached it: a
+ * file with holes would pass for a complete recording. */
+static void
+finish_record(struct daemon *d)
+{
+	char err[512];
+
+	if (!d->record)
+		return;
+	d->record = NULL;
+	if (d->record_errors) {
+		atomic_file_abort(&d->record_file);
+		log_msg(&d->log, LOG_LEVEL_ERR,
+			"record %s not written: %" PRIu64 " write errors",
+			d->cfg.record_path, d->record_errors);
+	} else if (atomic_file_commit(&d->record_file, err, sizeof(err)) < 0) {
+		d->record_errors++;
+		log_msg(&d->log, LOG_LEVEL_ERR, "record %s", err);
+	}
 }
 
 int
@@ -741,13 +781,40 @@ main(int argc, char **argv)
 		fprintf(stderr, "barod: %s\n", err);
 		return EXIT_CONFIG;
 	}
+	/* Not refused: a scenario, baroctl or a GCS may raise the count. */
+	for (size_t i = 0; d.cfg.source != CONFIG_SOURCE_HARDWARE &&
+			   i < sim_param_count(); i++) {
+		if (sim_param_inert(&d.cfg.params, i))
+			log_msg(&d.log, LOG_LEVEL_WARNING,
+				"%s acts only on baro instance %d, which "
+				"SIM_BARO_COUNT %d leaves out",
+				sim_param_info(i)->name, sim_param_instance(i),
+				d.cfg.params.baro_count);
+	}
 	if (d.cli.check_config) {
 		printf("configuration OK: source %s, %zu output(s), sysid %u "
 		       "compid %u, home %.2f m AMSL, atmosphere %s\n",
 		       config_source_name(d.cfg.source), d.cfg.n_outputs,
 		       d.cfg.sysid, d.cfg.compid, d.cfg.home_alt_m,
-		       config_atmosphere_name(d.cfg.atmosphere));
+		       baro_sitl_atmosphere_name(d.cfg.atmosphere));
 		return EXIT_SUCCESS;
+	}
+
+	/* One barod per control socket: a second one would take the socket
+	 * over and leave the first unreachable.  Checked before anything
+	 * is opened, so the refusal touches nothing. */
+	char control_path[108];
+	if (d.cfg.control_path[0])
+		snprintf(control_path, sizeof(control_path), "%s",
+			 d.cfg.control_path);
+	else
+		control_default_path(control_path, sizeof(control_path));
+	if (strcmp(control_path, "none") != 0 &&
+	    control_in_use(control_path) == 1) {
+		fprintf(stderr, "barod: control socket %s: another barod is "
+				"answering on it (stop it, or give this one "
+				"--control PATH)\n", control_path);
+		return EXIT_CONFIG;
 	}
 
 	if ((rc = event_loop_init(&d.loop)) < 0 || (rc = setup_signals(&d)) < 0) {
@@ -774,7 +841,8 @@ main(int argc, char **argv)
 	d.ps = (struct param_service){
 		.sysid = d.cfg.sysid, .compid = d.cfg.compid,
 		.params = &d.sim.params, .send = ps_send,
-		.changed = ps_changed, .inject = daemon_mavlink_inject, .user = &d,
+		.check = ps_check, .changed = ps_changed,
+		.inject = daemon_mavlink_inject, .user = &d,
 	};
 	if (d.cli.scenario &&
 	    daemon_scenario_start(&d, d.cli.scenario, err, sizeof(err)) < 0) {
@@ -782,26 +850,18 @@ main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 
-	if (d.cfg.record_path[0]) {
-		d.record = fopen(d.cfg.record_path, "w");
-		if (!d.record || sample_csv_write_header(d.record) < 0) {
-			fprintf(stderr, "barod: --record %s: %s\n",
-				d.cfg.record_path, strerror(errno));
-			return EXIT_FAILURE;
-		}
-	}
 	if (open_outputs(&d, &d.cfg) < 0)
 		return EXIT_FAILURE;
 
-	char control_path[108];
-	if (d.cfg.control_path[0])
-		snprintf(control_path, sizeof(control_path), "%s",
-			 d.cfg.control_path);
-	else
-		control_default_path(control_path, sizeof(control_path));
 	if (strcmp(control_path, "none") != 0) {
-		if (control_open(&d.control, control_path, d.cfg.control_mode,
-				 &d.loop, daemon_command, &d, err, sizeof(err)) < 0) {
+		rc = control_open(&d.control, control_path, d.cfg.control_mode,
+				  &d.loop, daemon_command, &d, err, sizeof(err));
+		if (rc == -EBUSY) {
+			/* Started alongside: the check above did not see it. */
+			fprintf(stderr, "barod: control socket %s\n", err);
+			return EXIT_CONFIG;
+		}
+		if (rc < 0) {
 			/* Without the socket barod still publishes; only
 			 * baroctl is unavailable. */
 			log_msg(&d.log, LOG_LEVEL_WARNING,
@@ -832,6 +892,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "barod: timerfd: %s\n", strerror(-tfd));
 		return EXIT_FAILURE;
 	}
+	/* Last, so no start-up failure leaves a record file behind. */
+	if (d.cfg.record_path[0]) {
+		if (!atomic_file_open(&d.record_file, d.cfg.record_path, err,
+				      sizeof(err))) {
+			fprintf(stderr, "barod: --record %s\n", err);
+			return EXIT_FAILURE;
+		}
+		d.record = d.record_file.f;
+		if (sample_csv_write_header(d.record) < 0)
+			d.record_errors++;
+	}
 	d.timer = (struct event_source){ .fd = tfd, .cb = on_timer,
 					 .user = &d };
 	event_loop_add(&d.loop, &d.timer, EPOLLIN);
@@ -857,7 +928,7 @@ main(int argc, char **argv)
 			"running: %d simulated baro(s), home %.2f m AMSL, "
 			"atmosphere %s, sysid %u compid %u",
 			d.cfg.params.baro_count, d.cfg.home_alt_m,
-			config_atmosphere_name(d.cfg.atmosphere), d.cfg.sysid,
+			baro_sitl_atmosphere_name(d.cfg.atmosphere), d.cfg.sysid,
 			d.cfg.compid);
 	/* Sources and outputs are up: what Type=notify waits for. */
 	struct notify_counters nc;
@@ -868,10 +939,9 @@ main(int argc, char **argv)
 	rc = event_loop_run(&d.loop);
 	notify_stopping(&d.notify, "stopping");
 
-	if (d.record && (fflush(d.record) != 0 || fclose(d.record) != 0))
-		d.record_errors++;
 	daemon_scenario_stop(&d);
 	daemon_flush(&d);
+	finish_record(&d);
 	report(&d);
 	daemon_hw_report(&d);
 	log_flush_suppressed(&d.log, true);

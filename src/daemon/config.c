@@ -22,6 +22,7 @@ struct parse {
 	const char *text;	/* string source */
 	unsigned line;
 	bool failed;
+	unsigned fail_line;	/* the line of the error reported */
 	int rc;
 	char *err;
 	size_t errlen;
@@ -37,6 +38,7 @@ fail(struct parse *p, int rc, const char *fmt, ...)
 	if (p->failed)
 		return 0;
 	p->failed = true;
+	p->fail_line = p->line;
 	p->rc = rc;
 	int n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, p->line);
 	if (n < 0 || (size_t)n >= p->errlen)
@@ -196,17 +198,6 @@ config_parse_atmosphere(const char *v, enum baro_sitl_atmosphere *out)
 	else
 		return -EINVAL;
 	return 0;
-}
-
-const char *
-config_atmosphere_name(enum baro_sitl_atmosphere a)
-{
-	switch (a) {
-	case BARO_SITL_ATMOS_SIMPLE: return "simple";
-	case BARO_SITL_ATMOS_1976: return "1976";
-	case BARO_SITL_ATMOS_WATER: return "water";
-	}
-	return "?";
 }
 
 static int
@@ -751,6 +742,11 @@ load(struct parse *p)
 	size_t first_new = p->c->n_outputs;
 	int line = ini_parse_stream(read_line, p, handler, p);
 
+	/* libinih goes on after a syntax error and returns the first one's
+	 * line at the end, while our handler's errors stop it at once: a
+	 * syntax error on an earlier line than ours is the first error. */
+	if (p->failed && line > 0 && (unsigned)line < p->fail_line)
+		p->failed = false;
 	if (!p->failed && line != 0) {
 		p->line = line > 0 ? (unsigned)line : p->line;
 		if (line == -2)
@@ -923,6 +919,15 @@ config_validate(const struct config *c, char *err, size_t errlen)
 			}
 		}
 	}
+	/* Here, not per line: the atmosphere and home altitude that bound
+	 * a glitch may come later in the file or from the command line. */
+	const double home = isnan(c->home_alt_m)
+				    ? config_default_home_alt(c->source)
+				    : c->home_alt_m;
+	if (c->source != CONFIG_SOURCE_HARDWARE &&
+	    baro_sitl_params_check(c->atmosphere, home, &c->params, err,
+				   errlen) < 0)
+		return -EINVAL;
 	return 0;
 }
 

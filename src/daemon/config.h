@@ -151,10 +151,6 @@ int
 config_parse_output(const char *spec, struct config_output *o, char *err,
 		    size_t errlen);
 
-/* "simple", "1976" or "water", as config_parse_atmosphere() reads. */
-const char *
-config_atmosphere_name(enum baro_sitl_atmosphere a);
-
 /* ArduPilot SITL's default home (CMAC, -35.363261,149.165230,584,353). */
 #define CONFIG_SITL_HOME_ALT_M 584.0
 

@@ -2,12 +2,15 @@
 #include "control.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 void
@@ -22,6 +25,34 @@ control_default_path(char *buf, size_t len)
 		snprintf(buf, len, "%s/barod.control", xdg);
 	else
 		snprintf(buf, len, "/run/barod/control");
+}
+
+int
+control_in_use(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	int e = errno;
+	close(fd);
+	if (rc == 0)
+		return 1;
+	/* Nobody listens on a socket a dead process left: refused.  A full
+	 * backlog (EAGAIN) means someone does. */
+	if (e == ECONNREFUSED)
+		return 0;
+	return e == EAGAIN ? 1 : -e;
 }
 
 static void
@@ -172,6 +203,44 @@ on_listen(struct event_source *src, uint32_t events, void *user)
 	close(fd);
 }
 
+/* An exclusive flock on path's directory (no extra file to leave
+ * behind), or -1 when it cannot be had. */
+static int
+lock_dir(const char *path)
+{
+	char dir[108];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* Another barod holds it for a few syscalls; whoever else might
+	 * lock the directory must not hang barod's start: give up after
+	 * about a second. */
+	for (int i = 0; i < 100; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		if (errno != EWOULDBLOCK)
+			break;
+		nanosleep(&(struct timespec){ 0, 10000000L }, NULL);
+	}
+	close(fd);
+	return -1;
+}
+
+static void
+unlock_dir(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* and with it the lock */
+}
+
 int
 control_open(struct control *ctl, const char *path, unsigned mode,
 	     struct event_loop *loop, control_command_cb command, void *user,
@@ -199,10 +268,24 @@ control_open(struct control *ctl, const char *path, unsigned mode,
 		snprintf(err, errlen, "socket: %s", strerror(e));
 		return -e;
 	}
-	/* A socket left by a crashed barod would block the bind; only a
-	 * socket is removed, never another kind of file. */
-	struct stat st;
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+	/* Check, remove and bind under a lock on the directory, so two
+	 * barods starting together cannot both find the socket stale and
+	 * the second unlink the first's.  Best effort: a directory we
+	 * cannot open goes unlocked. */
+	int dir = lock_dir(path);
+	/* A socket left by a crashed barod would block the bind, so it is
+	 * removed; one a live process answers on is not (taking it over
+	 * would cut that barod off from baroctl), nor any other kind of
+	 * file. */
+	int use = control_in_use(path);
+	if (use == 1) {
+		close(fd);
+		unlock_dir(dir);
+		snprintf(err, errlen, "%s: another barod is answering on this "
+			 "control socket", path);
+		return -EBUSY;
+	}
+	if (use == 0)
 		unlink(path);
 	/* The permissions apply from the moment the socket exists. */
 	mode_t old = umask((mode_t)(0777 & ~mode));
@@ -211,10 +294,12 @@ control_open(struct control *ctl, const char *path, unsigned mode,
 	umask(old);
 	if (rc < 0 || listen(fd, 4) < 0) {
 		e = rc < 0 ? e : errno;
+		unlock_dir(dir);
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		close(fd);
 		return -e;
 	}
+	unlock_dir(dir);
 	(void)chmod(path, (mode_t)mode);
 	ctl->listen = (struct event_source){ .fd = fd, .cb = on_listen,
 					     .user = ctl };

@@ -43,6 +43,15 @@ struct control {
 void
 control_default_path(char *buf, size_t len);
 
+/*
+ * Whether a process accepts connections on the socket at path: 1 yes,
+ * 0 no (no file, or a socket nobody listens on: stale), or a negative
+ * errno when it cannot tell (-ENOTSOCK: some other kind of file).
+ */
+int
+control_in_use(const char *path);
+
+/* Listen on path; -EBUSY when a live process answers there. */
 int
 control_open(struct control *ctl, const char *path, unsigned mode,
 	     struct event_loop *loop, control_command_cb command, void *user,

@@ -62,7 +62,47 @@ cmd_status(struct daemon *d, FILE *out)
 	fprintf(out, "ok\n");
 }
 
-/* Apply a parameter change from any local source and tell the GCS. */
+int
+daemon_param_check(const struct daemon *d, size_t idx, double value,
+		   char *err, size_t errlen)
+{
+	if (d->cfg.source == CONFIG_SOURCE_HARDWARE)
+		return 0;
+	return baro_sitl_param_check(d->sim.atmosphere, d->cfg.home_alt_m, idx,
+				     value, err, errlen);
+}
+
+void
+daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
+		     const char *source, char *text, size_t len)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD];
+
+	param_service_value(&d->ps, idx, pl);
+	daemon_send_all(d, MAVLINK_MSG_PARAM_VALUE, pl);
+	snprintf(text, len, "%s %g -> %g", sim_param_info(idx)->name,
+		 (double)old, (double)now);
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (%s)", text, source);
+	param_service_statustext(MAV_SEVERITY_NOTICE, text, pl);
+	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
+}
+
+bool
+daemon_param_inert_warning(struct daemon *d, size_t idx)
+{
+	const int inst = sim_param_instance(idx);
+
+	if (d->cfg.source == CONFIG_SOURCE_HARDWARE ||
+	    inst < d->sim.params.baro_count)
+		return false;
+	log_msg(&d->log, LOG_LEVEL_WARNING,
+		"%s acts only on baro instance %d, which SIM_BARO_COUNT %d "
+		"leaves out", sim_param_info(idx)->name, inst,
+		d->sim.params.baro_count);
+	return true;
+}
+
+/* Apply a parameter change from baroctl and tell the GCS. */
 static int
 set_param(struct daemon *d, const char *name, const char *value, FILE *out)
 {
@@ -71,19 +111,25 @@ set_param(struct daemon *d, const char *name, const char *value, FILE *out)
 
 	snprintf(assignment, sizeof(assignment), "%s=%s", name, value);
 	float old = idx >= 0 ? sim_param_get(&d->sim.params, (size_t)idx) : 0;
-	if (sim_param_assign(&d->sim.params, assignment, msg, sizeof(msg)) < 0) {
+	struct sim_params next = d->sim.params;
+	if (sim_param_assign(&next, assignment, msg, sizeof(msg)) < 0 ||
+	    daemon_param_check(d, (size_t)idx,
+			       (double)sim_param_get(&next, (size_t)idx), msg,
+			       sizeof(msg)) < 0) {
 		fprintf(out, "error %s\n", msg);
 		return -EINVAL;
 	}
+	d->sim.params = next;
 	float now = sim_param_get(&d->sim.params, (size_t)idx);
-	uint8_t pl[MAVLINK_MAX_PAYLOAD];
-	param_service_value(&d->ps, (size_t)idx, pl);
-	daemon_send_all(d, MAVLINK_MSG_PARAM_VALUE, pl);
-	snprintf(msg, sizeof(msg), "%s %g -> %g", name, (double)old,
-		 (double)now);
-	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (control)", msg);
-	param_service_statustext(MAV_SEVERITY_NOTICE, msg, pl);
-	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
+	daemon_param_changed(d, (size_t)idx, old, now, "control", msg,
+			     sizeof(msg));
+	/* Kept, not refused: raising SIM_BARO_COUNT next is a fair way to
+	 * add a configured baro.  But the user hears it does nothing now. */
+	int inst = sim_param_instance((size_t)idx);
+	if (daemon_param_inert_warning(d, (size_t)idx))
+		fprintf(out, "warning: baro instance %d does not exist "
+			     "(SIM_BARO_COUNT is %d): %s acts only once it is "
+			     "raised\n", inst, d->sim.params.baro_count, name);
 	fprintf(out, "ok %s\n", msg);
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,9 @@ daemon_scenario_start(struct daemon *d, const char *path, char *err, size_t errl
 	rc = scenario_load(sc, f, path, err, errlen);
 	fclose(f);
 	f = NULL;
+	if (rc == 0 && d->cfg.source != CONFIG_SOURCE_HARDWARE)
+		rc = scenario_check(sc, path, &d->sim.params, d->sim.atmosphere,
+				    d->cfg.home_alt_m, err, errlen);
 	if (rc < 0)
 		goto fail;
 
@@ -146,10 +150,16 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
 	case 2:
 		b->freeze = 1;
 		break;
-	case 4:
-		b->glitch = isnan(value) ? (float)SCENARIO_PX4_WRONG_M
-					 : (float)value;
+	case 4: {
+		const double m = isnan(value) ? SCENARIO_PX4_WRONG_M : value;
+		int idx = sim_param_of(
+			i, offsetof(struct sim_baro_params, glitch));
+		if (idx >= 0 &&
+		    daemon_param_check(d, (size_t)idx, m, err, errlen) < 0)
+			return -ERANGE;
+		b->glitch = (float)m;
 		break;
+	}
 	case 6:
 		if (!isnan(value) &&
 		    !(value >= 0 && value <= SCENARIO_DELAY_MAX_MS)) {

@@ -27,6 +27,7 @@
 #include "param-service.h"
 #include "scenario.h"
 #include "sitl-link.h"
+#include "util-atomic-file.h"
 
 #define TICK_MS 10u
 
@@ -136,6 +137,9 @@ struct daemon {
 	char scenario_name[256];
 	uint64_t scenario_start_ms;
 
+	/* The record file, renamed into place when barod stops cleanly;
+	 * record is its stream (NULL without --record). */
+	struct atomic_file record_file;
 	FILE *record;
 	uint64_t samples[BARO_MAX_INSTANCES];
 	uint64_t withheld[BARO_MAX_INSTANCES];	/* by the fault overlay */
@@ -156,6 +160,23 @@ void daemon_publish_heartbeat(struct daemon *d, uint64_t now_us);
 void daemon_record(struct daemon *d, const struct baro_sample *s);
 /* Log a line and send it as STATUSTEXT to every output. */
 void daemon_announce(struct daemon *d, uint8_t severity, const char *text);
+
+/* daemon-commands.c: whether value for SIM_* parameter idx keeps the
+ * emulator's atmosphere in its domain (baro_sitl_param_check() at the
+ * running atmosphere and home altitude); 0 or -ERANGE with err. */
+int daemon_param_check(const struct daemon *d, size_t idx, double value,
+		       char *err, size_t errlen);
+
+/* daemon-commands.c: log that SIM_* parameter idx belongs to a baro
+ * SIM_BARO_COUNT leaves out (it acts once the count is raised); true if
+ * so. */
+bool daemon_param_inert_warning(struct daemon *d, size_t idx);
+
+/* daemon-commands.c: a SIM_* value changed by source ("control",
+ * "configuration"): PARAM_VALUE to the GCS, "NAME OLD -> NEW" in text
+ * (len bytes), the log and a STATUSTEXT. */
+void daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
+			  const char *source, char *text, size_t len);
 
 /* daemon-faults.c: scenarios and PX4-style injections. */
 extern const char *const daemon_px4_types[8];

@@ -99,7 +99,13 @@ handle_set(struct param_service *ps, const struct mavlink_frame *f,
 	}
 
 	float old = sim_param_get(ps->params, (size_t)idx);
-	int rc = sim_param_set(ps->params, (size_t)idx, (double)m.param_value);
+	struct sim_params next = *ps->params;
+	int rc = sim_param_set(&next, (size_t)idx, (double)m.param_value);
+	if (rc == 0 && ps->check)
+		rc = ps->check(ps->user, (size_t)idx,
+			       (double)sim_param_get(&next, (size_t)idx));
+	if (rc == 0)
+		*ps->params = next;
 	if (rc < 0) {
 		snprintf(text, sizeof(text), "barod: %s %g refused", m.param_id,
 			 (double)m.param_value);

@@ -22,6 +22,9 @@ struct param_service {
 	 * from, or NULL for every link (PARAM_VALUE after a change). */
 	void (*send)(void *user, void *reply_to, uint32_t msgid,
 		     const uint8_t *payload);
+	/* Whether a value that passed the table's range may be set (0) or
+	 * is refused (negative); NULL: every such value may. */
+	int (*check)(void *user, size_t idx, double value);
 	/* A parameter changed through MAVLink (for STATUSTEXT and logs). */
 	void (*changed)(void *user, size_t idx, float old_value,
 			float new_value);

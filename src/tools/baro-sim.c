@@ -58,9 +58,10 @@ usage(FILE *out)
 	      "SIM_BAR3_*/SIM_TEMP_*\n"
 	      "                           parameter (repeatable)\n"
 	      "      --home-alt METRES    home altitude AMSL (default 0)\n"
-	      "      --atmosphere MODEL   1976 (default, ArduPilot 4.6+) or "
-	      "simple (<= 4.5)\n"
-	      "      --water              ArduSub's underwater model instead\n"
+	      "      --atmosphere MODEL   1976 (default, ArduPilot 4.6+), "
+	      "simple (<= 4.5) or\n"
+	      "                           water (ArduSub's underwater model)\n"
+	      "      --water              the same as --atmosphere water\n"
 	      "      --seed N             noise seed, as srandom(N) "
 	      "(default 1)\n"
 	      "  -g, --generate PROFILE   built-in truth instead of TRACE:\n"
@@ -78,7 +79,8 @@ usage(FILE *out)
 	      "                           are trace time, its events go to "
 	      "stderr\n"
 	      "      --list-params        print the parameter table and exit\n"
-	      "  -h, --help               this text\n",
+	      "  -h, --help               this text\n"
+	      "  -V, --version            the version\n",
 	      out);
 }
 
@@ -166,9 +168,9 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "scenario", required_argument, NULL, OPT_SCENARIO },
 		{ "list-params", no_argument, NULL, OPT_LIST },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool water = false;
 	bool airvel = false;
 	char err[256];
 	int c;
@@ -180,7 +182,7 @@ parse_options(int argc, char **argv, struct options *o)
 	o->rate_hz = 1200.0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:g:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:g:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (sim_param_assign(&o->params, optarg, err,
@@ -198,12 +200,14 @@ parse_options(int argc, char **argv, struct options *o)
 				o->atmosphere = BARO_SITL_ATMOS_SIMPLE;
 			else if (strcmp(optarg, "1976") == 0)
 				o->atmosphere = BARO_SITL_ATMOS_1976;
+			else if (strcmp(optarg, "water") == 0)
+				o->atmosphere = BARO_SITL_ATMOS_WATER;
 			else
-				return bad("--atmosphere: '%s' is not simple or "
-					   "1976", optarg);
+				return bad("--atmosphere: '%s' is not simple, "
+					   "1976 or water", optarg);
 			break;
 		case OPT_WATER:
-			water = true;
+			o->atmosphere = BARO_SITL_ATMOS_WATER;
 			break;
 		case OPT_SEED: {
 			uint64_t s;
@@ -243,6 +247,9 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case 'V':
+			printf("baro-sim %s\n", BAROD_VERSION);
+			return 1;
 		case ':':
 			return bad("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -251,8 +258,6 @@ parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 
-	if (water)
-		o->atmosphere = BARO_SITL_ATMOS_WATER;
 	if (optind < argc)
 		o->trace = argv[optind++];
 	if (optind < argc)
@@ -263,6 +268,19 @@ parse_options(int argc, char **argv, struct options *o)
 	if (airvel && !o->generate)
 		return bad("%s", "--air-velocity applies to --generate; a "
 				 "TRACE carries vx,vy,vz columns");
+	/* After every option: the atmosphere and home bound a glitch. */
+	if (baro_sitl_params_check(o->atmosphere, o->home_m, &o->params, err,
+				   sizeof(err)) < 0)
+		return bad("%s", err);
+	/* Not refused: a scenario may raise the count. */
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		if (sim_param_inert(&o->params, i))
+			fprintf(stderr, "baro-sim: warning: %s acts only on "
+					"baro instance %d, which SIM_BARO_COUNT "
+					"%d leaves out\n",
+				sim_param_info(i)->name, sim_param_instance(i),
+				o->params.baro_count);
+	}
 	return 0;
 }
 
@@ -379,9 +397,11 @@ struct scenario_state {
 	struct scenario_run run;
 };
 
-/* Load the --scenario file: 0, or the exit status after a message. */
+/* Load the --scenario file and check it against the emulator it will
+ * drive: 0, or the exit status after a message. */
 static int
-load_scenario(const char *path, struct scenario_state **out)
+load_scenario(const char *path, const struct options *o,
+	      struct scenario_state **out)
 {
 	char err[512] = "out of memory";
 	FILE *f = fopen(path, "r");
@@ -394,6 +414,9 @@ load_scenario(const char *path, struct scenario_state **out)
 	int rc = st ? scenario_load(&st->sc, f, path, err, sizeof(err))
 		    : -ENOMEM;
 	fclose(f);
+	if (rc == 0)
+		rc = scenario_check(&st->sc, path, &o->params, o->atmosphere,
+				    o->home_m, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-sim: %s\n", err);
 		free(st);
@@ -426,7 +449,7 @@ main(int argc, char **argv)
 		return rc > 0 ? EXIT_SUCCESS : EXIT_USAGE;
 
 	struct scenario_state *scen = NULL;
-	if (o.scenario && (rc = load_scenario(o.scenario, &scen)) != 0)
+	if (o.scenario && (rc = load_scenario(o.scenario, &o, &scen)) != 0)
 		return rc;
 
 	FILE *in = stdin;

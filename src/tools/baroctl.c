@@ -5,10 +5,12 @@
  *   baroctl [-s SOCKET] status | get [NAME] | set NAME VALUE
  *                     | inject ... | scenario load FILE | scenario stop
  *
- * Sends the command as one line, prints the reply; exit 0 when it ends
- * in "ok", 1 when it ends in "error", 2 when barod cannot be reached.
+ * Checks the command's shape itself, sends it as one line, prints the
+ * reply; exit 0 when it ends in "ok", 1 when it ends in "error", 2 on bad
+ * usage (barod is not contacted) or when barod cannot be reached.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +20,16 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "util-strings.h"
 
 static int
 usage(FILE *out, int status)
 {
 	fputs("Usage: baroctl [-s SOCKET] COMMAND [ARGS]\n"
-	      "  -s SOCKET               barod's control socket (default below)\n"
+	      "  -s, --socket SOCKET     barod's control socket (default "
+	      "below)\n"
 	      "  -h, --help              this text\n"
+	      "  -V, --version           the version\n"
 	      "Commands:\n"
 	      "  status                  instances, counters, current faults\n"
 	      "  get [NAME]              one or all SIM_* parameters\n"
@@ -42,22 +47,115 @@ usage(FILE *out, int status)
 	return status;
 }
 
+/* The commands barod takes, with how many words may follow each. */
+static const struct {
+	const char *name, *sub;	/* sub: the second word, if it has one */
+	int min, max;		/* words after the command (and sub) */
+	const char *shape;
+} commands[] = {
+	{ "status", NULL, 0, 0, "status" },
+	{ "get", NULL, 0, 1, "get [NAME]" },
+	{ "set", NULL, 2, 2, "set NAME VALUE" },
+	{ "inject", NULL, 2, 3, "inject TYPE INSTANCE [VALUE]" },
+	{ "scenario", "load", 1, 1, "scenario load FILE" },
+	{ "scenario", "stop", 0, 0, "scenario stop" },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* The command's name (and sub-command) and its argument count, checked
+ * here so a typo is a usage error, not a round trip to barod; what the
+ * arguments mean (names, ranges, instances) is barod's to judge. */
+static int
+check_command(int argc, char **argv)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	bool known = false;
+
+	for (size_t k = 0; k < N_COMMANDS; k++) {
+		size_t d = str_edit_distance(argv[0], commands[k].name, true);
+		if (d < best_d) {
+			best_d = d;
+			best = commands[k].name;
+		}
+		if (strcmp(argv[0], commands[k].name) != 0)
+			continue;
+		known = true;
+		int skip = commands[k].sub ? 2 : 1;
+		if (commands[k].sub &&
+		    (argc < 2 || strcmp(argv[1], commands[k].sub) != 0))
+			continue;
+		int n = argc - skip;
+		if (n >= commands[k].min && n <= commands[k].max)
+			return 0;
+		fprintf(stderr, "baroctl: %s: expected '%s' (see --help)\n",
+			argv[0], commands[k].shape);
+		return -EINVAL;
+	}
+	if (known)
+		fprintf(stderr, "baroctl: %s: expected 'scenario load FILE' or "
+				"'scenario stop' (see --help)\n", argv[0]);
+	else if (best_d <= 2)
+		fprintf(stderr, "baroctl: unknown command '%s' (did you mean "
+				"%s? see --help)\n", argv[0], best);
+	else
+		fprintf(stderr, "baroctl: unknown command '%s' (status, get, "
+				"set, inject, scenario; see --help)\n",
+			argv[0]);
+	return -EINVAL;
+}
+
 int
 main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
 	char path[108];
 	char line[CONTROL_MAX_LINE];
-	int i = 1;
+	int c;
 
 	control_default_path(path, sizeof(path));
-	if (argc > 2 && strcmp(argv[1], "-s") == 0) {
-		snprintf(path, sizeof(path), "%s", argv[2]);
-		i = 3;
+	/* '+': options end at the command, so "inject wrong 0 -5" keeps its
+	 * negative value. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:s:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (strlen(optarg) >= sizeof(path)) {
+				fprintf(stderr, "baroctl: -s: '%s' is longer "
+						"than a socket path can be\n",
+					optarg);
+				return 2;
+			}
+			snprintf(path, sizeof(path), "%s", optarg);
+			break;
+		case 'h':
+			return usage(stdout, 0);
+		case 'V':
+			printf("baroctl %s\n", BAROD_VERSION);
+			return 0;
+		case ':':
+			fprintf(stderr, "baroctl: option '%s' needs a value\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "baroctl: unknown option '%s' (see "
+					"--help)\n", argv[optind - 1]);
+			return 2;
+		}
 	}
-	if (i >= argc)
-		return usage(stderr, 2);
-	if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-		return usage(stdout, 0);
+	int i = optind;
+	if (i >= argc) {
+		fprintf(stderr, "baroctl: no command (see --help)\n");
+		return 2;
+	}
+	if (check_command(argc - i, argv + i) < 0)
+		return 2;
 
 	/* barod runs elsewhere: give it an absolute scenario path. */
 	size_t n = 0;

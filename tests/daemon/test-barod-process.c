@@ -5,6 +5,7 @@
  * Frames are decoded with barod's own codec here; test-barod-udp.mjs
  * cross-checks them with node-mavlink.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -96,6 +97,8 @@ struct capture {
 	unsigned seq_gaps;
 	float last_press_abs[3];
 	uint32_t last_time[3];
+	struct mavlink_param_value last_pv;
+	char last_text[51];
 	/* Instance 0's samples in order, for checks on barod's own clock. */
 	float press0[1024];
 	uint32_t time0[1024];
@@ -113,6 +116,13 @@ on_frame(const struct mavlink_frame *f, void *user)
 	c->frames++;
 	c->count[f->msgid & 0xff]++;
 	c->v1_frames += f->version == 1;
+	if (f->msgid == MAVLINK_MSG_PARAM_VALUE)
+		mavlink_unpack_param_value(f->payload, &c->last_pv);
+	if (f->msgid == MAVLINK_MSG_STATUSTEXT) {
+		struct mavlink_statustext st;
+		mavlink_unpack_statustext(f->payload, &st);
+		memcpy(c->last_text, st.text, sizeof(c->last_text));
+	}
 	if (f->msgid == MAVLINK_MSG_HIL_SENSOR) {
 		c->hil++;
 		mavlink_unpack_hil_sensor(f->payload, &c->last_hil);
@@ -288,7 +298,7 @@ test_control_socket(void **state)
 				     sizeof(reply)), 1);
 	assert_non_null(strstr(reply, "out of range"));
 	assert_int_equal(run_baroctl(sock, "frobnicate", NULL, NULL, reply,
-				     sizeof(reply)), 1);
+				     sizeof(reply)), 2);
 	assert_non_null(strstr(reply, "unknown command"));
 
 	kill(pid, SIGTERM);
@@ -515,6 +525,8 @@ test_sighup_reload(void **state)
 	assert_int_equal(cb.frames, b_frames);	/* b is gone */
 	assert_true(cc.frames > 20);		/* c took its place */
 	assert_true(before - ca.last_press_abs[0] > 5.0f);	/* 50 m */
+	assert_int_equal(ca.count[MAVLINK_MSG_STATUSTEXT & 0xff], 1);
+	assert_int_equal(ca.count[MAVLINK_MSG_PARAM_VALUE & 0xff], 1);
 
 	/* A broken file on reload keeps the running configuration. */
 	write_file(conf, "[barod]\nsource = nothing\n");
@@ -528,6 +540,9 @@ test_sighup_reload(void **state)
 	char log[512];
 	path_in_tmp(log, sizeof(log), "reload.log");
 	char *l = read_file(log);
+	/* The file's change is told like a GCS's or baroctl's. */
+	assert_non_null(strstr(l, "SIM_BARO_GLITCH 0 -> 50 (configuration)"));
+	assert_null(strstr(l, "SIM_BARO_RND 0 -> 0"));
 	assert_non_null(strstr(l, "reload.conf:2: source = 'nothing'"));
 	assert_non_null(strstr(l, "keeping the running configuration"));
 	free(l);
@@ -730,6 +745,363 @@ test_config_errors(void **state)
 	l = read_file(log);
 	assert_non_null(strstr(l, "no source"));
 	free(l);
+
+	/* The first error in the file is the one reported. */
+	write_file(conf, "[barod]\nsource = sim\nnot ini\n[sim]\nfoo = 1\n");
+	pid = start_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
+	assert_int_equal(wait_exit(pid), 2);
+	l = read_file(log);
+	assert_non_null(strstr(l, "bad.conf:3: syntax error"));
+	free(l);
+
+	/* An unknown option is one line naming it, not the usage. */
+	pid = start_barod((const char *[]){ "--sim", "--frobnicate", NULL },
+			  "bad.log");
+	assert_int_equal(wait_exit(pid), 2);
+	l = read_file(log);
+	assert_string_equal(l, "barod: unknown option '--frobnicate' (see "
+			       "--help)\n");
+	free(l);
+}
+
+static void
+test_version(void **state)
+{
+	char cmd[600], out[128];
+	(void)state;
+
+	snprintf(cmd, sizeof(cmd), "%s --version", getenv("BAROD"));
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	assert_int_equal(pclose(p), 0);
+	assert_string_equal(out, "barod " BAROD_VERSION "\n");
+}
+
+/* Wait (up to 10 s) until baroctl status gets an answer on sock. */
+static void
+wait_control(const char *sock)
+{
+	char reply[4096];
+
+	for (int i = 0; i < 200; i++) {
+		if (run_baroctl(sock, "status", NULL, NULL, reply,
+				sizeof(reply)) == 0)
+			return;
+		msleep(50);
+	}
+	fail_msg("no barod answered on %s", sock);
+}
+
+/* How many names in dir start with prefix. */
+static int
+count_entries(const char *dir, const char *prefix)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(dp);
+	while ((e = readdir(dp)) != NULL)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(dp);
+	return n;
+}
+
+/* A second barod on a live control socket is refused and changes
+ * nothing; a socket left by a killed barod is taken over.  Record files
+ * take their name only when barod stops cleanly. */
+static void
+test_one_barod_per_socket(void **state)
+{
+	char sock[512], rec_a[512], rec_b[512], log[512], reply[4096];
+	struct stat st;
+	(void)state;
+
+	path_in_tmp(sock, sizeof(sock), "control-one");
+	path_in_tmp(rec_a, sizeof(rec_a), "rec-a.csv");
+	path_in_tmp(rec_b, sizeof(rec_b), "rec-b.csv");
+	path_in_tmp(log, sizeof(log), "second.log");
+	write_file(rec_a, "keep a\n");
+	write_file(rec_b, "keep b\n");
+
+	pid_t a = start_barod((const char *[]){
+		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
+		"--record", rec_a, NULL }, "first.log");
+	wait_control(sock);
+
+	pid_t b = start_barod((const char *[]){
+		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
+		"--record", rec_b, NULL }, "second.log");
+	assert_int_equal(wait_exit(b), 2);
+	char *l = read_file(log);
+	assert_non_null(strstr(l, "another barod is answering on it"));
+	assert_int_equal(count_lines(l), 1);
+	free(l);
+	/* The refused barod touched neither the socket nor its record. */
+	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+				     sizeof(reply)), 0);
+	l = read_file(rec_b);
+	assert_string_equal(l, "keep b\n");
+	free(l);
+	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
+	/* The running one writes aside: the old file is whole meanwhile. */
+	l = read_file(rec_a);
+	assert_string_equal(l, "keep a\n");
+	free(l);
+	assert_int_equal(count_entries(tmpdir, ".rec-a.csv."), 1);
+
+	/* Killed: its socket stays behind, nobody listening; its
+	 * unfinished record never takes the name. */
+	kill(a, SIGKILL);
+	assert_int_equal(wait_exit(a), 128 + SIGKILL);
+	assert_int_equal(stat(sock, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	l = read_file(rec_a);
+	assert_string_equal(l, "keep a\n");
+	free(l);
+
+	pid_t c = start_barod((const char *[]){
+		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
+		"--record", rec_b, "--duration", "3", NULL }, "third.log");
+	wait_control(sock);
+	assert_int_equal(wait_exit(c), 0);
+	assert_int_equal(stat(sock, &st), -1);
+	l = read_file(rec_b);
+	assert_true(strncmp(l, "time_ms,instance,", 17) == 0);
+	assert_int_equal(count_lines(l), 1 + 2 * 300);
+	free(l);
+	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
+}
+
+/* Two barods started together on one path: one gets the socket, the
+ * other is refused, never both running with one unreachable. */
+static void
+test_two_barods_at_once(void **state)
+{
+	char sock[512], reply[4096];
+	struct stat st;
+	(void)state;
+
+	path_in_tmp(sock, sizeof(sock), "control-race");
+	for (int round = 0; round < 5; round++) {
+		pid_t p[2];
+		for (int k = 0; k < 2; k++)
+			p[k] = start_barod((const char *[]){
+				"--sim", "--control", sock, "-o",
+				"udp:127.0.0.1:9", NULL },
+				k ? "race-b.log" : "race-a.log");
+		int refused = -1, status;
+		for (int i = 0; i < 400 && refused < 0; i++) {
+			for (int k = 0; k < 2 && refused < 0; k++) {
+				if (waitpid(p[k], &status, WNOHANG) == p[k])
+					refused = k;
+			}
+			msleep(25);
+		}
+		if (refused < 0)
+			fail_msg("round %d: both barods run on one socket",
+				 round);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+		for (size_t i = 0; i < n_children; i++) {
+			if (children[i] == p[refused])
+				children[i] = 0;
+		}
+		assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+					     sizeof(reply)), 0);
+		kill(p[!refused], SIGTERM);
+		assert_int_equal(wait_exit(p[!refused]), 0);
+		assert_int_equal(stat(sock, &st), -1);
+	}
+}
+
+/* Send one frame from a GCS (255/190) to barod's udp-server at port. */
+static void
+gcs_send(int fd, unsigned port, uint32_t msgid, const uint8_t *pl)
+{
+	uint8_t frame[MAVLINK_MAX_FRAME];
+	static uint8_t seq;
+	int n = mavlink_frame_encode(frame, 2, seq++, 255, 190, msgid, pl);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	assert_int_equal(sendto(fd, frame, (size_t)n, 0,
+				(struct sockaddr *)&sa, sizeof(sa)), n);
+}
+
+/* A GCS's PARAM_SET outside the atmosphere's domain is refused as one
+ * outside the table's range is: a STATUSTEXT and the value held. */
+static void
+test_mavlink_param_domain(void **state)
+{
+	unsigned port, myport;
+	char out[64];
+	struct capture cap;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	(void)state;
+
+	int probe = udp_loopback(&port, SOCK_NONBLOCK);
+	close(probe);
+	snprintf(out, sizeof(out), "udp-server:127.0.0.1:%u", port);
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "--control", "none", "-o", out, "-p",
+		"SIM_BARO_RND=0", NULL }, "param-domain.log");
+	int fd = udp_loopback(&myport, SOCK_NONBLOCK);
+	struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
+					.mavlink_version = 3 };
+	mavlink_pack_heartbeat(&hb, pl);
+	capture_init(&cap);
+	/* Until barod has bound its port and taken us as its peer. */
+	for (int i = 0; i < 100 && cap.count[MAVLINK_MSG_SCALED_PRESSURE] < 5;
+	     i++) {
+		gcs_send(fd, port, MAVLINK_MSG_HEARTBEAT, pl);
+		capture_for(fd, &cap, 100);
+	}
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] >= 5);
+	const float before = cap.last_press_abs[0];
+
+	struct mavlink_param_set ps = { .param_value = 1e9f,
+					.target_system = 1,
+					.target_component = 191,
+					.param_id = "SIM_BARO_GLITCH",
+					.param_type = 9 };
+	mavlink_pack_param_set(&ps, pl);
+	capture_init(&cap);
+	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
+	for (int i = 0; i < 50 && !cap.count[MAVLINK_MSG_PARAM_VALUE]; i++)
+		capture_for(fd, &cap, 100);
+	assert_int_equal(cap.count[MAVLINK_MSG_PARAM_VALUE], 1);
+	assert_string_equal(cap.last_pv.param_id, "SIM_BARO_GLITCH");
+	assert_float_exact(cap.last_pv.param_value, 0.0f);
+	assert_non_null(strstr(cap.last_text, "SIM_BARO_GLITCH 1e+09 refused"));
+	capture_for(fd, &cap, 200);
+	assert_close_abs(cap.last_press_abs[0], before, 0.05);
+
+	/* In the domain: taken. */
+	ps.param_value = 100.0f;
+	mavlink_pack_param_set(&ps, pl);
+	capture_init(&cap);
+	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
+	for (int i = 0; i < 50 && !cap.count[MAVLINK_MSG_PARAM_VALUE]; i++)
+		capture_for(fd, &cap, 100);
+	assert_float_exact(cap.last_pv.param_value, 100.0f);
+	capture_for(fd, &cap, 200);
+	assert_true(before - cap.last_press_abs[0] > 11.5f);
+
+	/* A baro SIM_BARO_COUNT leaves out: taken, and the log says so. */
+	snprintf(ps.param_id, sizeof(ps.param_id), "SIM_BAR3_GLITCH");
+	mavlink_pack_param_set(&ps, pl);
+	capture_init(&cap);
+	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
+	for (int i = 0; i < 50 && !cap.count[MAVLINK_MSG_PARAM_VALUE]; i++)
+		capture_for(fd, &cap, 100);
+	assert_float_exact(cap.last_pv.param_value, 100.0f);
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid), 0);
+	close(fd);
+	char log[512];
+	path_in_tmp(log, sizeof(log), "param-domain.log");
+	char *l = read_file(log);
+	assert_non_null(strstr(l, "SIM_BAR3_GLITCH 0 -> 100 (MAVLink)"));
+	assert_non_null(strstr(l, "SIM_BAR3_GLITCH acts only on baro instance "
+				  "2, which SIM_BARO_COUNT 2 leaves out"));
+	free(l);
+}
+
+/* Faults and values that could not act are refused (or, for a set on a
+ * baro that SIM_BARO_COUNT may still add, warned about), at start-up and
+ * through baroctl. */
+static void
+test_faults_that_cannot_act(void **state)
+{
+	char sock[512], scn[512], log[512], reply[4096], want[600];
+	(void)state;
+
+	path_in_tmp(sock, sizeof(sock), "control-act");
+	path_in_tmp(scn, sizeof(scn), "cannot-act.scn");
+	path_in_tmp(log, sizeof(log), "act.log");
+
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9", "-p",
+		"SIM_BARO_GLITCH=1e9", NULL }, "act.log");
+	assert_int_equal(wait_exit(pid), 2);
+	char *l = read_file(log);
+	assert_non_null(strstr(l, "SIM_BARO_GLITCH: 1e+09 is out of range "
+				  "[-5000, 86000]"));
+	free(l);
+	pid = start_barod((const char *[]){
+		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
+		"--atmosphere", "water", "--home-alt", "-100", "-p",
+		"SIM_BAR2_GLITCH=120", NULL }, "act.log");
+	assert_int_equal(wait_exit(pid), 2);
+	l = read_file(log);
+	assert_non_null(strstr(l, "SIM_BAR2_GLITCH: 120 is out of range "
+				  "[-10900, 110] (the water atmosphere"));
+	free(l);
+
+	pid = start_barod((const char *[]){
+		"--sim", "-p", "SIM_BAR3_GLITCH=5", "--check-config", NULL },
+		"act.log");
+	assert_int_equal(wait_exit(pid), 0);
+	l = read_file(log);
+	assert_non_null(strstr(l, "SIM_BAR3_GLITCH acts only on baro instance "
+				  "2, which SIM_BARO_COUNT 2 leaves out"));
+	free(l);
+
+	write_file(scn, "at 1s glitch 0 5 for 1s\nat 2s px4 stuck 2 for 1s\n");
+	pid = start_barod((const char *[]){
+		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
+		"--scenario", scn, NULL }, "act.log");
+	assert_int_equal(wait_exit(pid), 2);
+	l = read_file(log);
+	snprintf(want, sizeof(want), "%s:2: baro instance 2 does not exist "
+				     "(SIM_BARO_COUNT is 2)", scn);
+	assert_non_null(strstr(l, want));
+	free(l);
+
+	pid = start_barod((const char *[]){
+		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9", NULL },
+		"act-run.log");
+	wait_control(sock);
+	assert_int_equal(run_baroctl(sock, "scenario", "load", scn, reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, want));
+	write_file(scn, "\nat 1s set SIM_BARO_GLITCH 1e9 for 1s\n");
+	assert_int_equal(run_baroctl(sock, "scenario", "load", scn, reply,
+				     sizeof(reply)), 1);
+	snprintf(want, sizeof(want), "%s:2: SIM_BARO_GLITCH: 1e+09 is out of "
+				     "range", scn);
+	assert_non_null(strstr(reply, want));
+
+	assert_int_equal(run_baroctl(sock, "set", "SIM_BARO_GLITCH", "1e9",
+				     reply, sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "SIM_BARO_GLITCH: 1e+09 is out of range "
+				      "[-5000, 86000] (the 1976 atmosphere"));
+	assert_int_equal(run_baroctl(sock, "inject", "wrong", "0 -9000", reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "SIM_BARO_GLITCH: -9000 is out of "
+				      "range"));
+	assert_int_equal(run_baroctl(sock, "inject", "stuck", "2", reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "no baro instance '2' (0..1)"));
+	assert_int_equal(run_baroctl(sock, "get", "SIM_BARO_GLITCH", NULL,
+				     reply, sizeof(reply)), 0);
+	assert_string_equal(reply, "SIM_BARO_GLITCH 0\n");
+
+	/* Kept, with a word: SIM_BARO_COUNT may add the baro later. */
+	assert_int_equal(run_baroctl(sock, "set", "SIM_BAR3_GLITCH", "5",
+				     reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "warning: baro instance 2 does not "
+				      "exist (SIM_BARO_COUNT is 2): "
+				      "SIM_BAR3_GLITCH acts only once it is "
+				      "raised\nSIM_BAR3_GLITCH 0 -> 5\n"));
+	assert_int_equal(run_baroctl(sock, "set", "SIM_BAR2_GLITCH", "5",
+				     reply, sizeof(reply)), 0);
+	assert_null(strstr(reply, "warning"));
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid), 0);
 }
 
 static int
@@ -776,6 +1148,15 @@ main(void)
 		cmocka_unit_test_teardown(test_blocked_serial_counts_drops,
 					  kill_children),
 		cmocka_unit_test_teardown(test_config_errors, kill_children),
+		cmocka_unit_test_teardown(test_one_barod_per_socket,
+					  kill_children),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test_teardown(test_faults_that_cannot_act,
+					  kill_children),
+		cmocka_unit_test_teardown(test_mavlink_param_domain,
+					  kill_children),
+		cmocka_unit_test_teardown(test_two_barods_at_once,
+					  kill_children),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -192,6 +192,13 @@ test_errors(void **state)
 		{ "[barod]\nsource = sim\nthis is not ini\n",
 		  "test.conf:3: syntax error" },
 		{ "[barod\n", "test.conf:1: syntax error" },
+		/* The first error is the one reported, whichever kind. */
+		{ "[barod]\nsource = sim\nthis is not ini\n\nfoo = 1\n",
+		  "test.conf:3: syntax error" },
+		{ "[barod]\nsource = sim\n[sim\n[sim]\nrnd = 1\nnot ini\n",
+		  "test.conf:3: syntax error" },
+		{ "[barod]\nfoo = 1\nthis is not ini\n",
+		  "test.conf:2: unknown key 'foo'" },
 		{ "[sitl]\ninstances = 9\n", "test.conf:2: instances = '9'" },
 		{ "[sitl]\ninstances = 0\n", "test.conf:2: instances" },
 		{ "[sitl]\nport = 70000\n", "test.conf:2: port = '70000'" },

@@ -3,6 +3,7 @@
  * replies captured from the send callback. */
 #include <stdlib.h>
 
+#include "baro-sitl.h"
 #include "param-service.h"
 #include "test-util.h"
 
@@ -45,6 +46,15 @@ fake_changed(void *user, size_t idx, float old_value, float new_value)
 	f->last_idx = idx;
 	f->last_old = old_value;
 	f->last_new = new_value;
+}
+
+/* barod's check: the 1976 atmosphere's domain at home 0. */
+static int
+domain_check(void *user, size_t idx, double value)
+{
+	(void)user;
+	return baro_sitl_param_check(BARO_SITL_ATMOS_1976, 0.0, idx, value,
+				     NULL, 0);
 }
 
 static uint8_t
@@ -244,13 +254,26 @@ test_set_refused(void **state)
 	set_param(f, 7, 191, "SIM_BARO_RND", NAN);
 	assert_float_exact(f->params.baro[0].rnd, 0.2f);
 
+	/* In the table's range but outside the atmosphere's domain: refused
+	 * the same way. */
+	f->n_sent = 0;
+	f->ps.check = domain_check;
+	set_param(f, 7, 191, "SIM_BARO_GLITCH", 1e9f);
+	assert_float_exact(f->params.baro[0].glitch, 0.0f);
+	assert_int_equal(f->n_sent, 2);
+	assert_int_equal(f->sent[0].msgid, MAVLINK_MSG_STATUSTEXT);
+	assert_float_exact(value_of(&f->sent[1]).param_value, 0.0f);
+	set_param(f, 7, 191, "SIM_BARO_GLITCH", 80000.0f);
+	assert_float_exact(f->params.baro[0].glitch, 80000.0f);
+	f->n_sent = 0;
+
 	/* Unknown name: no PARAM_VALUE exists for it, only a STATUSTEXT. */
 	set_param(f, 7, 191, "SIM_BARO_GLICH", 1.0f);
 	assert_int_equal(f->n_sent, 1);
 	struct mavlink_statustext st;
 	mavlink_unpack_statustext(f->sent[0].payload, &st);
 	assert_non_null(strstr(st.text, "SIM_BARO_GLITCH"));
-	assert_int_equal(f->changes, 0);
+	assert_int_equal(f->changes, 1);
 }
 
 static void

@@ -6,6 +6,7 @@
  * early), and once over every parameter and overlay slot must be back at
  * its start value.  Parsed for a recording's length too: absolute files
  * must not change, relative ones (40%, end-10s) must run the same way.
+ * The load-time check against an emulator answers any parsed one.
  * A broken invariant aborts, which the fuzzer reports.
  */
 #include <stdio.h>
@@ -112,8 +113,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(ra != 0 || (a->count == b->count &&
 				  a->end_ms == b->end_ms));
 	}
-	if (ra == 0)
+	if (ra == 0) {
+		/* The load-time check answers any parsed scenario, with a
+		 * FILE:LINE message when it refuses. */
+		struct sim_params p;
+		sim_params_defaults(&p);
+		p.baro_count = (int8_t)(size % 4);
+		ea[0] = '\0';
+		int rc = scenario_check(a, "fuzz", &p,
+					(enum baro_sitl_atmosphere)(size % 3),
+					584.0, ea, sizeof(ea));
+		check(rc == 0 ? ea[0] == '\0' : strncmp(ea, "fuzz:", 5) == 0);
 		run_scenario(a, run, size % 2 == 1);
+	}
 
 	/* Placed on a recording: an absolute scenario is the same for any
 	 * length; a relative one parses only with a length and runs. */
