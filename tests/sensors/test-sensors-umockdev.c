@@ -786,10 +786,12 @@ test_ms5611_read_tracks_truth(void **state)
 		fail_msg("%s", f->err);
 	assert_int_equal(f->dev.variant, MS5611_VARIANT_MS5611);
 	assert_int_equal(f->ms5611.resets, 1);
-	/* OSR 4096 both ways (16 x 256), 9.04 ms per conversion. */
+	/* OSR 4096 both ways (16 x 256), at most 9.04 ms per conversion,
+	 * read a tenth later. */
 	assert_int_equal(f->dev.config.osr_p, 16);
 	assert_int_equal(f->dev.config.osr_t, 16);
-	assert_int_equal(f->dev.period_us, 9040);
+	assert_int_equal(f->dev.ready_us, 9944);
+	assert_int_equal(f->dev.period_us, 9944);
 	assert_int_equal(f->ms5611.last_convert, 0x58);
 
 	for (double pa = 30000.0; pa <= 110000.0; pa += 7919.0) {
@@ -943,9 +945,9 @@ test_ms5637(void **state)
 		fail_msg("%s", f->err);
 	assert_int_equal(f->dev.variant, MS5611_VARIANT_MS5637);
 	assert_string_equal(f->dev.drv->variant_name(f->dev.variant), "MS5637");
-	/* OSR 8192 exists only on the MS5637: 16.44 ms. */
+	/* OSR 8192 exists only on the MS5637: at most 16.44 ms. */
 	assert_int_equal(f->dev.config.osr_p, 32);
-	assert_int_equal(f->dev.period_us, 16440);
+	assert_int_equal(f->dev.period_us, 16440 + 1644);
 	for (double c = -35.0; c <= 80.0; c += 11.5) {
 		emu_ms5611_set(&f->ms5637, 88000.0, c);
 		fresh_temperature(f);
@@ -1155,8 +1157,8 @@ test_dps310_forced(void **state)
 
 	if (open_on(f, BUS4_PATH, &baro_driver_dps310, 0x77, &cfg) != 0)
 		fail_msg("%s", f->err);
-	/* x8: one measurement 14.8 ms; no shift at x8. */
-	assert_int_equal(f->dev.period_us, 14800);
+	/* x8: one measurement 14.8 ms, plus a tenth; no shift at x8. */
+	assert_int_equal(f->dev.period_us, 14800 + 1480);
 	assert_int_equal(f->dps310.chip.regs[DPS310_REG_CFG], 0);
 	assert_int_equal(f->dev.drv->read(&f->dev, 1, &s, f->err,
 					  sizeof(f->err)), -EAGAIN);
@@ -1369,7 +1371,8 @@ test_lps22_one_shot(void **state)
 		fail_msg("%s", f->err);
 	/* Power-down between one-shots. */
 	assert_int_equal(f->lps22hb.chip.regs[LPS22_REG_CTRL1] & 0x70, 0);
-	assert_int_equal(f->dev.period_us, 13333);
+	/* The fastest output period (75 Hz), plus a tenth. */
+	assert_int_equal(f->dev.period_us, 13333 + 1333);
 	assert_int_equal(f->dev.drv->read(&f->dev, 1, &s, f->err,
 					  sizeof(f->err)), -EAGAIN);
 	assert_err_names(f, "no conversion started");
