@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <linux/i2c-dev.h>
 #include <linux/i2c.h>
@@ -48,9 +49,17 @@ i2c_mock_preloaded(void)
 static struct emu_chip *
 find_chip(struct mock_bus *bus, unsigned addr)
 {
-	for (size_t i = 0; i < bus->n_chips; i++)
-		if (bus->chips[i]->addr == addr)
+	struct timespec ts;
+
+	/* Every transfer finds its chip here: the chip's clock. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (size_t i = 0; i < bus->n_chips; i++) {
+		if (bus->chips[i]->addr == addr) {
+			bus->chips[i]->now_us = (uint64_t)ts.tv_sec * 1000000u +
+						(uint64_t)ts.tv_nsec / 1000u;
 			return bus->chips[i];
+		}
+	}
 	return NULL;
 }
 
