@@ -177,7 +177,9 @@ bmp280_time(struct emu_chip *chip)
 		r[BMP280_REG_STATUS] &= (uint8_t)~BMP280_STATUS_MEASURING;
 		r[BMP280_REG_CTRL_MEAS] &= 0xfc;
 	} else if ((r[BMP280_REG_CTRL_MEAS] & 3) == BMP280_MODE_NORMAL &&
-		   chip->now_us >= e->done_us) {
+		   chip->now_us >= e->done_us &&
+		   /* Instant: results when the test sets a truth. */
+		   (chip->timing != EMU_TIMING_INSTANT || !e->have_result)) {
 		uint64_t cycle = meas_us(e) + standby_us(e);
 
 		convert(e);
