@@ -179,6 +179,8 @@ struct capture {
 	uint32_t boot_ms[BARO_MAX_INSTANCES][256];	/* the first ones */
 	uint32_t last_ms[BARO_MAX_INSTANCES];
 	uint32_t max_gap_ms[BARO_MAX_INSTANCES];	/* between samples */
+	uint32_t long_gap_ms;		/* gaps over this ... */
+	unsigned long_gaps[BARO_MAX_INSTANCES];	/* ... counted */
 };
 
 static void
@@ -198,6 +200,9 @@ on_frame(const struct mavlink_frame *fr, void *user)
 		c->boot_ms[i][c->count[i]] = m.time_boot_ms;
 	if (c->count[i] > 0 && m.time_boot_ms - c->last_ms[i] > c->max_gap_ms[i])
 		c->max_gap_ms[i] = m.time_boot_ms - c->last_ms[i];
+	if (c->count[i] > 0 && c->long_gap_ms &&
+	    m.time_boot_ms - c->last_ms[i] > c->long_gap_ms)
+		c->long_gaps[i]++;
 	c->last_ms[i] = m.time_boot_ms;
 	c->count[i]++;
 	c->press_hpa[i] = m.press_abs;
@@ -485,27 +490,34 @@ test_ms5611_keeps_rate(void **state)
 	 * loaded test host the event loop wakes late at times whatever
 	 * barod does, and that is not what is under test. */
 	struct capture a1, a2;
+	/* OSR 4096: a slot of at least 9.944 ms (9.04 plus a tenth) per
+	 * conversion, a pressure in seven slots of eight; two periods,
+	 * rounded to the millisecond time_boot_ms has. */
+	const double period_ms = 9.944 * 8.0 / 7.0;
+	const uint32_t two_periods = (uint32_t)(2.0 * period_ms + 0.5);
 
 	capture_reset(&a1);
+	a1.long_gap_ms = two_periods;
 	capture_for(fd, &a1, 2000);
 	f->bmp280.chip.unplugged = true;
 	capture_for(fd, &cap, 100);
 	capture_reset(&cap);
+	cap.long_gap_ms = two_periods;
 	capture_for(fd, &cap, 2000);
 	f->bmp280.chip.unplugged = false;
 	capture_reset(&a2);
+	a2.long_gap_ms = two_periods;
 	capture_for(fd, &a2, 2000);
 
 	const double healthy_hz = (a1.count[1] + a2.count[1]) / 4.0;
-	const double interval_ms = 2000.0 / cap.count[1];
-	const unsigned healthy_gap = a1.max_gap_ms[1] > a2.max_gap_ms[1] ?
-					     a1.max_gap_ms[1] : a2.max_gap_ms[1];
-	print_message("MS5611 healthy: %u and %u samples in 2 s, longest gaps %u "
-		      "and %u ms; BMP280 unplugged: %u samples in 2 s, longest "
-		      "gap %u ms; least command to ADC read beyond the maximum "
-		      "conversion time %.3f ms; early reads %u\n",
-		      a1.count[1], a2.count[1], a1.max_gap_ms[1],
-		      a2.max_gap_ms[1], cap.count[1], cap.max_gap_ms[1],
+	print_message("MS5611 healthy: %u and %u samples in 2 s, %u and %u gaps "
+		      "over %u ms (longest %u and %u ms); BMP280 unplugged: %u "
+		      "samples in 2 s, %u gaps over %u ms (longest %u ms); least "
+		      "command to ADC read beyond the maximum conversion time "
+		      "%.3f ms; early reads %u\n", a1.count[1], a2.count[1],
+		      a1.long_gaps[1], a2.long_gaps[1], two_periods,
+		      a1.max_gap_ms[1], a2.max_gap_ms[1], cap.count[1],
+		      cap.long_gaps[1], two_periods, cap.max_gap_ms[1],
 		      (double)ms.min_slack_us / 1000.0, ms.chip.early_reads);
 	/* The bug this guards against: reads ~9.0 ms after the command
 	 * found no result, each lost a conversion, and the rate fell to
@@ -513,17 +525,18 @@ test_ms5611_keeps_rate(void **state)
 	assert_int_equal(ms.chip.early_reads, 0);
 	assert_true(ms.adc_reads > cap.count[1]);
 	assert_true(ms.min_slack_us >= 0);
-	/* OSR 4096: a slot of at least 9.944 ms (9.04 plus a tenth), a
-	 * pressure in seven slots of eight: at most 88 samples a second. */
-	assert_true(a1.count[1] <= 2 * 89 && a2.count[1] <= 2 * 89);
+	assert_true(a1.count[1] <= 2000 / period_ms + 1 &&
+		    a2.count[1] <= 2000 / period_ms + 1);
 	assert_true(a1.count[1] >= 100 && a2.count[1] >= 100);
 	assert_int_equal(cap.count[0], 0);
-	/* Full rate, and no gap over two periods beyond what the host
-	 * showed with both chips healthy. */
+	/* Full rate, and no gap over two periods that the host does not
+	 * make with both chips healthy: on a shared, loaded test host the
+	 * event loop wakes late now and then whatever barod does, so the
+	 * unplugged window (2 s) may show as many such gaps as the two
+	 * healthy ones together (4 s), and one more. */
 	assert_true(cap.count[1] >= 2.0 * healthy_hz * 0.9);
-	assert_true(cap.max_gap_ms[1] <=
-		    (2.0 * interval_ms > healthy_gap ? 2.0 * interval_ms
-						      : healthy_gap) + 2.0);
+	assert_true(cap.long_gaps[1] <= a1.long_gaps[1] + a2.long_gaps[1] + 1);
+	assert_true(cap.max_gap_ms[1] < 100);
 	assert_pa(cap.press_hpa[1], PA1);
 
 	/* The BMP280 back: both publish again. */
@@ -913,6 +926,9 @@ test_power_cycle(void **state)
 	f->hung = true;
 	f->bmp390.calib[15] = (uint8_t)(f->bmp390.calib[15] + 20);
 	f->bmp390.pressure_pa = PA1 - 800.0;
+	/* A sample read just before the hang may still be on its way;
+	 * the power cycle alone takes 150 ms. */
+	capture_for(fd, &cap, 50);
 	ms_until_published(fd, &cap, 1, RECOVER_MS);
 	const uint64_t back = fake_gpio_now_ns();
 	capture_for(fd, &cap, 100);
