@@ -72,6 +72,7 @@ arm_at(struct hw_sensor *s, uint64_t at_us)
 			      (long)(at_us % 1000000u) * 1000 },
 	};
 
+	/* A zero expiry would disarm the timer. */
 	if (at_us == 0)
 		its.it_value.tv_nsec = 1000;
 	(void)timerfd_settime(s->timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
