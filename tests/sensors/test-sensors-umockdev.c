@@ -1767,6 +1767,76 @@ test_no_drdy_pin(void **state)
 	}
 }
 
+/* The emulators' times on a clock the test sets: an MS5611 conversion
+ * at OSR 4096 is there after its typical 8.22 ms with typical timing,
+ * not before its maximum 9.04 ms with maximum timing; a BMP280 forced
+ * measurement the same with its formulas (x16/x2: 37.5 and 43.225 ms). */
+static void
+test_emu_timing(void **state)
+{
+	struct fixture *f = fixture(state);
+	const struct baro_sensor_config forced = { .mode = BARO_MODE_FORCED };
+	uint64_t now = 1000000;
+	struct baro_sample s;
+
+	i2c_mock_set_clock(f->mock, &now);
+	for (int typical = 0; typical < 2; typical++) {
+		/* Init's own conversions wait on the real clock. */
+		f->ms5611.chip.timing = EMU_TIMING_INSTANT;
+		if (open_on(f, BUS3_PATH, &baro_driver_ms5611, 0x77,
+			    &forced) != 0)
+			fail_msg("%s", f->err);
+		f->ms5611.chip.timing = typical ? EMU_TIMING_TYPICAL
+						: EMU_TIMING_MAX;
+		f->ms5611.chip.early_reads = 0;
+		now += 1000000;
+		/* The temperature slot first, then pressure. */
+		for (int slot = 0; slot < 2; slot++) {
+			assert_int_equal(slot ? 0 : f->dev.drv->start(&f->dev,
+					 f->err, sizeof(f->err)), 0);
+			now += 8300;	/* past typical, short of maximum */
+			int ret = f->dev.drv->read(&f->dev, now, &s, f->err,
+						   sizeof(f->err));
+			if (typical) {
+				assert_int_equal(ret, slot ? 0 : -EAGAIN);
+				continue;
+			}
+			assert_int_equal(ret, -EAGAIN);
+			assert_non_null(strstr(f->err, "ADC read 0"));
+			now += 9040;	/* restarted: now its maximum */
+			ret = f->dev.drv->read(&f->dev, now, &s, f->err,
+					       sizeof(f->err));
+			assert_int_equal(ret, slot ? 0 : -EAGAIN);
+		}
+		assert_int_equal(f->ms5611.chip.early_reads, typical ? 0 : 2);
+		baro_dev_close(&f->dev);
+		baro_bus_close(&f->bus);
+	}
+
+	for (int typical = 0; typical < 2; typical++) {
+		f->bmp280.chip.timing = typical ? EMU_TIMING_TYPICAL
+						: EMU_TIMING_MAX;
+		f->bmp280.chip.early_reads = 0;
+		if (open_on(f, BUS_PATH, &baro_driver_bmp280, 0x76, &forced) != 0)
+			fail_msg("%s", f->err);
+		assert_int_equal(f->dev.drv->start(&f->dev, f->err,
+						   sizeof(f->err)), 0);
+		now += 40000;	/* past 37.5 typical, short of 43.225 */
+		int ret = f->dev.drv->read(&f->dev, now, &s, f->err,
+					   sizeof(f->err));
+		assert_int_equal(ret, typical ? 0 : -EAGAIN);
+		assert_int_equal(f->bmp280.chip.early_reads, typical ? 0 : 1);
+		now += 3225;
+		if (!typical)
+			assert_int_equal(f->dev.drv->read(&f->dev, now, &s,
+							  f->err,
+							  sizeof(f->err)), 0);
+		baro_dev_close(&f->dev);
+		baro_bus_close(&f->bus);
+	}
+	i2c_mock_set_clock(f->mock, NULL);
+}
+
 /* ------------------------------------------------------------------ */
 /* Conversion timing against the datasheets' maximum times */
 
@@ -2120,6 +2190,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_timing_margins, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_early_reads, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_emu_timing, setup,
 						teardown),
 	};
 
