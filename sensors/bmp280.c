@@ -318,8 +318,14 @@ bmp280_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 
 	chip->config = (uint8_t)(t_sb << 5 | filter << 2);
 	chip->ctrl_meas = (uint8_t)(osrs_t << 5 | osrs_p << 2 | mode);
+	/* meas is the datasheet's maximum.  Forced: every start is a
+	 * command to wait for.  Normal: the first result comes a
+	 * measurement after the mode write; later ones every measurement
+	 * plus standby, which at the maximum is the period, so reads never
+	 * outrun results. */
+	dev->ready_us = baro_ready_us(meas);
 	if (cfg->mode == BARO_MODE_FORCED)
-		dev->period_us = meas > want ? meas : want;
+		dev->period_us = dev->ready_us > want ? dev->ready_us : want;
 	else
 		dev->period_us = meas + bmp280_standby_us(dev->variant, t_sb);
 
@@ -341,6 +347,7 @@ bmp280_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 		return -EIO;
 	}
 
+	dev->started = cfg->mode != BARO_MODE_FORCED;
 	dev->config.osr_p = (uint8_t)osrs_mult(osrs_p);
 	dev->config.osr_t = (uint8_t)osrs_mult(osrs_t);
 	dev->config.iir = filter ? (uint8_t)(1u << filter) : 0;
@@ -358,9 +365,11 @@ bmp280_start(struct baro_dev *dev, char *err, size_t errlen)
 	int ret = baro_bus_select(dev->bus, dev->addr, err, errlen);
 	if (ret < 0)
 		return ret;
-	return baro_bus_write_reg(dev->bus, BMP280_REG_CTRL_MEAS,
-				  (uint8_t)(chip->ctrl_meas | BMP280_MODE_FORCED),
-				  err, errlen);
+	ret = baro_bus_write_reg(dev->bus, BMP280_REG_CTRL_MEAS,
+				 (uint8_t)(chip->ctrl_meas | BMP280_MODE_FORCED),
+				 err, errlen);
+	dev->started = ret == 0;
+	return ret;
 }
 
 /* Is the chip at dev still the one init saw? */

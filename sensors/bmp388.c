@@ -204,7 +204,15 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	bool forced = cfg->mode == BARO_MODE_FORCED;
 	chip->pwr_ctrl = BMP388_PWR_PRESS_EN | BMP388_PWR_TEMP_EN |
 			 (forced ? BMP388_MODE_SLEEP : BMP388_MODE_NORMAL);
-	dev->period_us = forced ? need : 5000u << odr;
+	/* meas is the Bosch API's figure, the datasheet's maximum
+	 * (sensors.md); the margin covers the datasheet's slightly larger
+	 * per-step constants too.  Normal mode: the chip itself refuses an
+	 * ODR shorter than its conversion. */
+	dev->ready_us = baro_ready_us(meas);
+	if (forced)
+		dev->period_us = dev->ready_us > want ? dev->ready_us : want;
+	else
+		dev->period_us = 5000u << odr;
 	uint8_t int_ctrl = (uint8_t)(BMP388_INT_DRDY_EN |
 				     (cfg->drdy == BARO_DRDY_ACTIVE_HIGH ?
 					      BMP388_INT_LEVEL_HIGH : 0) |
@@ -246,6 +254,7 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 		return -EIO;
 	}
 
+	dev->started = !forced;
 	dev->config.osr_p = (uint8_t)(1u << osr_p);
 	dev->config.osr_t = (uint8_t)(1u << osr_t);
 	dev->config.iir = iir ? (uint8_t)(1u << iir) : 0;
@@ -263,9 +272,11 @@ bmp388_start(struct baro_dev *dev, char *err, size_t errlen)
 	int ret = baro_bus_select(dev->bus, dev->addr, err, errlen);
 	if (ret < 0)
 		return ret;
-	return baro_bus_write_reg(dev->bus, BMP388_REG_PWR_CTRL,
-				  (uint8_t)(chip->pwr_ctrl | BMP388_MODE_FORCED),
-				  err, errlen);
+	ret = baro_bus_write_reg(dev->bus, BMP388_REG_PWR_CTRL,
+				 (uint8_t)(chip->pwr_ctrl | BMP388_MODE_FORCED),
+				 err, errlen);
+	dev->started = ret == 0;
+	return ret;
 }
 
 static int

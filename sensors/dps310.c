@@ -239,12 +239,16 @@ dps310_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	chip->osr_p = osr_p;
 	chip->osr_t = osr_t;
 	if (forced) {
-		uint32_t need = tp > tt ? tp : tt;
 		uint32_t want = cfg->rate_hz ? 1000000u / cfg->rate_hz : 0;
 
-		dev->period_us = want > need ? want : need;
+		/* One measurement, pressure or temperature, per start. */
+		dev->ready_us = baro_ready_us(tp > tt ? tp : tt);
+		dev->period_us = want > dev->ready_us ? want : dev->ready_us;
 		chip->meas_ctrl = DPS310_MEAS_IDLE;
 	} else {
+		/* The first pressure comes after a temperature and a
+		 * pressure measurement. */
+		dev->ready_us = baro_ready_us(tp + tt);
 		/* Background mode: rate * (P + T time) must stay under 1 s;
 		 * the fastest such rate no faster than asked. */
 		while (rate < 7 && (2u << rate) * (tp + tt) < 1000000u &&
@@ -287,6 +291,7 @@ dps310_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 		return -EIO;
 	}
 
+	dev->started = !forced;
 	dev->config.osr_p = (uint8_t)(1u << osr_p);
 	dev->config.osr_t = (uint8_t)(1u << osr_t);
 	dev->config.iir = 0;
@@ -313,6 +318,7 @@ dps310_start(struct baro_dev *dev, char *err, size_t errlen)
 	}
 	chip->since_t = temp ? 0 : chip->since_t + 1;
 	chip->pending = ctrl;
+	dev->started = true;
 	return 0;
 }
 
@@ -375,6 +381,7 @@ dps310_read(struct baro_dev *dev, uint64_t now_us, struct baro_sample *out,
 			chip->pending = ret < 0 ? 0 : DPS310_MEAS_PRS;
 			if (ret < 0)
 				return ret;
+			dev->started = true;
 			snprintf(err, errlen, "%s 0x%02x: temperature measurement, "
 				 "pressure started", path, dev->addr);
 			return -EAGAIN;

@@ -138,6 +138,16 @@ baro_sleep_us(uint32_t us)
 		;
 }
 
+uint32_t
+baro_ready_us(uint32_t max_us)
+{
+	uint32_t margin = max_us / 10;
+
+	if (margin < BARO_READY_MARGIN_MIN_US)
+		margin = BARO_READY_MARGIN_MIN_US;
+	return max_us + margin;
+}
+
 bool
 baro_all_bytes(const uint8_t *b, size_t n, uint8_t v)
 {

@@ -7,10 +7,18 @@
  *
  * Life of a sensor: probe (is this family at bus+addr, which variant?),
  * init (reset, calibration, configuration, measuring started), then per
- * sample start (trigger a conversion; a no-op in normal mode) and, at
- * least dev->period_us later, read.  Any error leaves the device needing a new
+ * sample start (trigger a conversion; a no-op in normal mode) and read,
+ * every dev->period_us.  Any error leaves the device needing a new
  * init; fini frees what init took, after a failed init too.  Drivers
  * never sleep longer than a reset needs and never keep global state.
+ *
+ * Conversion timing: a call that starts a conversion (init for a chip
+ * that then converts on its own, start, a pipelined read that sends the
+ * next command) sets dev->started, and the caller must not read again
+ * sooner than dev->ready_us after that call returned.  ready_us is the
+ * datasheet's MAXIMUM conversion time plus baro_ready_us()'s margin; the period
+ * alone cannot promise it, because a command goes out after the read that
+ * precedes it, and timers wake late.
  */
 #ifndef BAROD_SENSORS_DRIVER_H
 #define BAROD_SENSORS_DRIVER_H
@@ -67,6 +75,13 @@ struct baro_dev {
 	 * between normal-mode results; the configured rate, never below
 	 * the conversion time. */
 	uint32_t period_us;
+	/* Set by init: the least time from a call that started a
+	 * conversion to a read of its result (baro_ready_us of the
+	 * datasheet maximum).  Forced mode's period is never below it. */
+	uint32_t ready_us;
+	/* Set by a call that started a conversion; the caller notes the
+	 * time and clears it. */
+	bool started;
 	void *priv;		/* the driver's, from init to fini */
 };
 
@@ -105,6 +120,17 @@ struct baro_driver {
  * short. */
 void
 baro_sleep_us(uint32_t us);
+
+/* The margin on a datasheet maximum conversion time: a tenth, as
+ * ArduPilot's and PX4's MS5611 drivers wait 10 ms where OSR 4096 takes at
+ * most 9.04 ms, and at least 100 us for the shortest conversions.  It
+ * covers what the datasheet maximum does not: the chip's oscillator at
+ * the edges of its range, and the host clock. */
+#define BARO_READY_MARGIN_MIN_US 100u
+
+/* max_us plus the margin. */
+uint32_t
+baro_ready_us(uint32_t max_us);
 
 /* All n bytes equal v: a bus that reads all 0x00 or 0xFF has no chip. */
 bool

@@ -165,10 +165,13 @@ lps22_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	chip->ctrl1 = (uint8_t)((forced ? 0 : code << LPS22_CTRL1_ODR_SHIFT) |
 				lpf | LPS22_CTRL1_BDU);
 	/* One-shot: the datasheets give no conversion time here; the
-	 * fastest output period is an upper bound. */
+	 * fastest output period is an upper bound.  Continuous: the first
+	 * result comes one output period after the rate is set. */
 	uint32_t need = 1000000u / lps22_odr_hz(v, lps22_odr_code(v, 0));
 	uint32_t want = cfg->rate_hz ? 1000000u / cfg->rate_hz : 0;
-	dev->period_us = forced ? (want > need ? want : need) : 1000000u / hz;
+	dev->ready_us = baro_ready_us(forced ? need : 1000000u / hz);
+	dev->period_us = forced ? (want > dev->ready_us ? want : dev->ready_us)
+				: 1000000u / hz;
 
 	bool hh = v == LPS22_VARIANT_HH, low = cfg->drdy == BARO_DRDY_ACTIVE_LOW;
 	chip->ctrl2 = LPS22_CTRL2_IF_ADD_INC;
@@ -204,6 +207,7 @@ lps22_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 			 dev->addr, back[0], back[1], back[2]);
 		return -EIO;
 	}
+	dev->started = !forced;
 	dev->config.osr_p = 1;
 	dev->config.osr_t = 1;
 	dev->config.iir = cfg->iir == 0 ? 0 : cfg->iir < 10 ? 9 : 20;
@@ -225,6 +229,7 @@ lps22_start(struct baro_dev *dev, char *err, size_t errlen)
 				      errlen)) < 0)
 		return ret;
 	chip->started = true;
+	dev->started = true;
 	return 0;
 }
 

@@ -344,7 +344,8 @@ quick_convert(struct baro_dev *dev, uint8_t cmd, uint32_t *raw, char *err,
 
 	if (ret < 0)
 		return ret;
-	baro_sleep_us(ms5611_conv_time_us((enum ms5611_variant)dev->variant, 0));
+	baro_sleep_us(baro_ready_us(ms5611_conv_time_us(
+		(enum ms5611_variant)dev->variant, 0)));
 	ret = baro_bus_read_block(dev->bus, MS5611_CMD_ADC_READ, b, sizeof(b),
 				  err, errlen);
 	if (ret < 0)
@@ -362,6 +363,7 @@ issue(struct baro_dev *dev, enum slot slot, char *err, size_t errlen)
 				   chip->cmd_d2 : chip->cmd_d1, err, errlen);
 
 	chip->pending = ret < 0 ? SLOT_NONE : slot;
+	dev->started = ret == 0;
 	return ret;
 }
 
@@ -448,7 +450,11 @@ ms5611_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 
 	chip->cmd_d1 = (uint8_t)(MS5611_CMD_CONVERT_D1 + 2 * osr_p);
 	chip->cmd_d2 = (uint8_t)(MS5611_CMD_CONVERT_D2 + 2 * osr_t);
-	dev->period_us = want > need ? want : need;
+	/* Each read starts the next conversion, so every slot is a
+	 * command-to-read wait: the period is at least ready_us (9.944 ms
+	 * at OSR 4096, where ArduPilot and PX4 take 10 ms). */
+	dev->ready_us = baro_ready_us(need);
+	dev->period_us = want > dev->ready_us ? want : dev->ready_us;
 	dev->config.osr_p = (uint8_t)(1u << osr_p);
 	dev->config.osr_t = (uint8_t)(1u << osr_t);
 	dev->config.iir = 0;

@@ -2,7 +2,16 @@
 /*
  * Hardware mode: each [sensor NAME] is a chip on an i2c-dev bus (through
  * the sensors/ drivers) or an IIO device, read on a timerfd of its own at
- * the chip's period, or when its data-ready line rises.  Samples carry
+ * the chip's period, or when its data-ready line rises.
+ *
+ * Timing: the timer is armed for one absolute time per read, on the
+ * period's grid but never sooner than the chip's ready_us after the call
+ * that started its conversion returned (so after the command went out).
+ * A fixed-period timer cannot promise that: a pipelined chip (MS56xx)
+ * gets its next command after the read, a little after the expiry, and
+ * the next expiry comes one period after the previous one, not after the
+ * command; a late wake-up followed by a prompt one shortens the wait
+ * further.  Samples carry
  * CLOCK_MONOTONIC time (the edge's kernel timestamp with DRDY) and go
  * through the fault overlay, MAVLink and the record file like simulated
  * ones.
@@ -54,20 +63,60 @@
 #define POWER_SETTLE_MS 20u
 #define SUMMARY_EVERY_US 10000000u
 
+/* Absolute CLOCK_MONOTONIC time, one expiry. */
 static void
-arm(struct hw_sensor *s, uint64_t first_us, uint64_t period_us)
+arm_at(struct hw_sensor *s, uint64_t at_us)
 {
 	struct itimerspec its = {
-		.it_value = { (time_t)(first_us / 1000000u),
-			      (long)(first_us % 1000000u) * 1000 },
-		.it_interval = { (time_t)(period_us / 1000000u),
-				 (long)(period_us % 1000000u) * 1000 },
+		.it_value = { (time_t)(at_us / 1000000u),
+			      (long)(at_us % 1000000u) * 1000 },
 	};
 
-	/* A zero first expiry would disarm the timer. */
-	if (first_us == 0)
+	/* A zero expiry would disarm the timer. */
+	if (at_us == 0)
 		its.it_value.tv_nsec = 1000;
-	(void)timerfd_settime(s->timer.fd, 0, &its, NULL);
+	(void)timerfd_settime(s->timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* One expiry, us from now (retries and power cycles). */
+static void
+arm(struct hw_sensor *s, uint64_t us)
+{
+	arm_at(s, event_now_us() + us);
+}
+
+/* A driver call started a conversion: no read before its ready time,
+ * counted from now, after the call (and so the command) returned. */
+static void
+note_start(struct hw_sensor *s)
+{
+	if (!s->dev.started)
+		return;
+	s->dev.started = false;
+	s->ready_at_us = event_now_us() + s->dev.ready_us;
+}
+
+/* The next read, interval after the last one's due time: late wake-ups
+ * keep the grid and read once; never before the conversion is ready. */
+static void
+schedule(struct hw_sensor *s, uint64_t interval)
+{
+	const uint64_t now = event_now_us();
+
+	s->due_us += interval;
+	if (s->due_us <= now)
+		s->due_us += ((now - s->due_us) / interval + 1) * interval;
+	if (s->due_us < s->ready_at_us)
+		s->due_us = s->ready_at_us;
+	arm_at(s, s->due_us);
+}
+
+/* With a data-ready line the timer only reads when edges stop, so a
+ * missed edge costs latency rather than the sensor. */
+static uint64_t
+interval(const struct hw_sensor *s)
+{
+	return s->drdy.fd >= 0 ? 2ull * s->period_us : s->period_us;
 }
 
 static bool
@@ -134,20 +183,22 @@ attach(struct hw_sensor *s, char *err, size_t errlen)
 			 s->dev.drv->variant_name(s->dev.variant), s->cfg.bus,
 			 s->cfg.address);
 		s->started = false;
+		s->ready_at_us = 0;
+		note_start(s);
 		if (s->dev.config.mode == BARO_MODE_FORCED) {
 			ret = s->dev.drv->start(&s->dev, err, errlen);
 			if (ret < 0)
 				return ret;
+			note_start(s);
 			s->started = true;
 		}
 	}
 	if (s->period_us == 0)
 		s->period_us = 1000;
 	s->state = HW_RUNNING;
-	/* With a data-ready line the timer only reads when edges stop, so
-	 * a missed edge costs latency rather than the sensor. */
-	arm(s, s->period_us, s->drdy.fd >= 0 ? 2ull * s->period_us
-					     : s->period_us);
+	/* The first read one period from now, as a fixed timer had it. */
+	s->due_us = event_now_us();
+	schedule(s, s->period_us);
 	return 0;
 }
 
@@ -168,7 +219,7 @@ static void
 retry_in(struct hw_sensor *s, uint32_t ms)
 {
 	s->state = HW_RETRY;
-	arm(s, (uint64_t)ms * 1000u, 0);
+	arm(s, (uint64_t)ms * 1000u);
 }
 
 static void
@@ -217,13 +268,16 @@ sample(struct hw_sensor *s, uint64_t now_us)
 		ret = baro_iio_read(&s->iio, now_us, &smp, err, sizeof(err));
 	} else {
 		ret = s->dev.drv->read(&s->dev, now_us, &smp, err, sizeof(err));
+		note_start(s);
 		if (ret == -EAGAIN) {
 			/* Not converted yet: the next expiry reads it. */
 			s->not_ready++;
 			return;
 		}
-		if (ret == 0 && s->dev.config.mode == BARO_MODE_FORCED)
+		if (ret == 0 && s->dev.config.mode == BARO_MODE_FORCED) {
 			ret = s->dev.drv->start(&s->dev, err, sizeof(err));
+			note_start(s);
+		}
 	}
 	if (ret < 0) {
 		fail(s, err);
@@ -269,7 +323,7 @@ attempt(struct hw_sensor *s)
 		log_msg(&d->log, LOG_LEVEL_INFO, "sensor %s: power cycle, "
 			"%u ms off", s->cfg.name, off_ms);
 		s->state = HW_POWER_OFF;
-		arm(s, (uint64_t)off_ms * 1000u, 0);
+		arm(s, (uint64_t)off_ms * 1000u);
 		return;
 	}
 	if (s->backoff_ms < BACKOFF_MAX_MS)
@@ -295,6 +349,8 @@ on_timer(struct event_source *src, uint32_t events, void *user)
 		/* Late wake-ups read once: a chip holds only its latest
 		 * result. */
 		sample(s, event_now_us());
+		if (s->state == HW_RUNNING)
+			schedule(s, interval(s));
 		break;
 	case HW_RETRY:
 		attempt(s);
@@ -329,8 +385,10 @@ on_edge(struct event_source *src, uint32_t events, void *user)
 	if (!edge || s->state != HW_RUNNING)
 		return;
 	sample(s, ts_ns / 1000u);
-	if (s->state == HW_RUNNING)
-		arm(s, 2ull * s->period_us, 2ull * s->period_us);
+	if (s->state == HW_RUNNING) {
+		s->due_us = event_now_us();
+		schedule(s, interval(s));
+	}
 }
 
 static int

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * barod --probe [BUS]: every registered driver at each of its addresses
- * on every i2c-dev bus (or one), then the kernel's IIO pressure devices,
- * each found chip printed as a [sensor NAME] section ready to paste into
- * barod.conf.  Everything printed is valid configuration: remarks are
- * comments.
+ * on every i2c-dev bus (or one), then the kernel's IIO pressure devices.
+ * The output is a whole barod.conf that runs as it is: a [barod] section
+ * with source = hardware and the defaults a user would otherwise look up
+ * (commented), then one [sensor NAME] section per chip found, so
+ * `barod --probe > /etc/barod/barod.conf && systemctl restart barod`
+ * works.  Nothing found is exit status 1 with no [barod] section, so that
+ * command line stops before restarting a daemon with nothing to read.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -102,6 +105,58 @@ scan_bus(struct probe *p, const char *path, FILE *errs)
 	baro_bus_close(&bus);
 }
 
+/* [barod], [mavlink] and the default output with the built-in values
+ * commented: what barod does unless told otherwise, in one place. */
+static void
+print_header(FILE *out)
+{
+	fputs("# barod.conf written by barod --probe; it runs as it is:\n"
+	      "#   barod --probe > /etc/barod/barod.conf && "
+	      "systemctl restart barod\n"
+	      "# Check an edited copy with: barod --check-config -c FILE\n"
+	      "# Every key is in barod.conf(5); commented values are the "
+	      "defaults.\n"
+	      "\n"
+	      "[barod]\n"
+	      "source = hardware\n"
+	      "# MAVLink identity: the vehicle's system id, 191 = onboard "
+	      "computer.\n"
+	      "#sysid = 1\n"
+	      "#compid = 191\n"
+	      "# Control socket for baroctl (default: $RUNTIME_DIRECTORY/"
+	      "control under\n"
+	      "# systemd, else $XDG_RUNTIME_DIR/barod.control, else "
+	      "/run/barod/control).\n"
+	      "#control = /run/barod/control\n"
+	      "#control_mode = 0600\n"
+	      "# Every published sample as CSV.\n"
+	      "#record = /var/lib/barod/record.csv\n"
+	      "\n"
+	      "[mavlink]\n"
+	      "#protocol = 2\n"
+	      "#heartbeat_hz = 1\n"
+	      "# all: every sample as SCALED_PRESSURE (instance 0), "
+	      "SCALED_PRESSURE2 (1),\n"
+	      "# SCALED_PRESSURE3 (2).\n"
+	      "#scaled_pressure_hz = all\n"
+	      "#hil_sensor_hz = 0\n"
+	      "\n"
+	      "# Without an [output NAME] section barod sends to "
+	      "127.0.0.1:14550, where\n"
+	      "# QGroundControl, MAVProxy and mavlink-router listen.  A "
+	      "flight controller:\n"
+	      "#[output fc]\n"
+	      "#type = serial\n"
+	      "#device = /dev/serial0\n"
+	      "#baud = 921600\n"
+	      "\n"
+	      "# The chips found.  Each takes osr_p, osr_t, iir, rate_hz, "
+	      "mode, drdy and\n"
+	      "# power too (barod.conf(5)); left out, the driver's "
+	      "defaults.\n",
+	      out);
+}
+
 static int
 bus_number(const char *name)
 {
@@ -195,9 +250,15 @@ daemon_probe(const char *bus, FILE *out, FILE *errs)
 		n = list_buses(names);
 	}
 
-	fprintf(out, "# barod --probe: supported barometers found; paste the "
-		     "sections into barod.conf\n"
-		     "# with [barod] source = hardware\n");
+	/* The sections go to memory first: the [barod] section only
+	 * belongs in front of them when something was found. */
+	char *sections = NULL;
+	size_t len = 0;
+	p.out = open_memstream(&sections, &len);
+	if (p.out == NULL) {
+		fprintf(errs, "barod: --probe: %s\n", strerror(errno));
+		return 1;
+	}
 	if (bus != NULL) {
 		scan_bus(&p, path, errs);
 	} else {
@@ -207,13 +268,23 @@ daemon_probe(const char *bus, FILE *out, FILE *errs)
 		}
 		scan_iio(&p);
 	}
-	if (p.found == 0)
-		fprintf(out, "\n# no supported barometer found (%s)\n",
-			bus != NULL ? path
-			: n	    ? "every /dev/i2c-* bus and IIO device"
-				    : "no /dev/i2c-* bus: is i2c-dev loaded?");
-	else
-		fprintf(out, "\n# %u barometer%s found\n", p.found,
-			p.found == 1 ? "" : "s");
+	fclose(p.out);
+	if (p.found == 0) {
+		const char *where = bus != NULL ? path
+				    : n ? "every /dev/i2c-* bus and IIO device"
+					: "no /dev/i2c-* bus: is i2c-dev loaded?";
+
+		fprintf(out, "# barod --probe: no supported barometer found "
+			     "(%s)\n%s", where, sections);
+		fprintf(errs, "barod: --probe: no supported barometer found "
+			      "(%s)\n", where);
+		free(sections);
+		return 1;
+	}
+	print_header(out);
+	fputs(sections, out);
+	fprintf(out, "\n# %u barometer%s found\n", p.found,
+		p.found == 1 ? "" : "s");
+	free(sections);
 	return 0;
 }

@@ -85,6 +85,9 @@ struct hw_sensor {
 	struct event_source timer, edge;
 	bool started;			/* forced mode: converting */
 	uint32_t period_us;
+	uint64_t due_us;		/* next read, CLOCK_MONOTONIC */
+	uint64_t ready_at_us;		/* no read before: the last
+					 * conversion's start + ready_us */
 	uint32_t backoff_ms;
 	unsigned attempts;		/* failed attempts since the fault */
 	uint64_t down_since_us, last_summary_us;

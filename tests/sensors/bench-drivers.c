@@ -274,6 +274,7 @@ comp_lps22(uint8_t who)
 	struct comp_result r = { 0 };
 
 	emu_lps22_init(&e, 0x5c, who);
+	e.chip.timing = EMU_TIMING_INSTANT;
 	emu_chip_write(&e.chip, LPS22_REG_CTRL1, &one_hz, 1);
 	for (unsigned i = 0; i < TRUTHS; i++) {
 		emu_lps22_set(&e, truth_pa(i), truth_c(i));
@@ -341,7 +342,7 @@ cpu_s(void)
 /* The daemon's cycle (src/daemon/daemon-hw.c): a forced-mode sensor is
  * started after open and after each sample, and a read that answers
  * -EAGAIN is simply read again at the next expiry.  Back to back here:
- * the emulated conversions are instant. */
+ * the emulated conversions are instant (EMU_TIMING_INSTANT). */
 static int
 run_samples(struct baro_dev *dev, unsigned n, struct bus_result *r)
 {
@@ -550,6 +551,15 @@ rig_init(struct rig *g)
 			emu_dps310_sample_coef);
 	emu_lps22_init(&g->lps22hb, 0x5c, LPS22HB_WHO_AM_I);
 	emu_lps22_init(&g->lps22hh, 0x5d, LPS22HH_WHO_AM_I);
+	/* The cost of a sample, not the wait for it: no conversion time. */
+	struct emu_chip *const all[] = {
+		&g->bmp280.chip, &g->bme280.chip, &g->bmp388.chip,
+		&g->bmp390.chip, &g->ms5611.chip, &g->ms5607.chip,
+		&g->ms5637.chip, &g->dps310.chip, &g->spl06.chip,
+		&g->lps22hb.chip, &g->lps22hh.chip,
+	};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		all[i]->timing = EMU_TIMING_INSTANT;
 }
 
 int

@@ -128,6 +128,75 @@ convert(struct emu_bmp280 *e)
 	put20(r + BMP280_REG_DATA + 3,
 	      (ctrl >> 5 & 7) ? adc_t : BMP280_ADC_SKIPPED);
 	e->conversions++;
+	e->have_result = true;
+}
+
+/* Register code to multiplier: 0 skipped, 1..5 = x1..x16. */
+static uint32_t
+mult(unsigned code)
+{
+	return code == 0 ? 0 : 1u << (code > 5 ? 4 : code - 1);
+}
+
+/* One measurement at the ctrl_meas settings: the datasheet's maximum
+ * 1.25 + 2.3 osrs_t + (2.3 osrs_p + 0.575) ms, typical 1 + 2 osrs_t +
+ * (2 osrs_p + 0.5). */
+static uint32_t
+meas_us(const struct emu_bmp280 *e)
+{
+	uint8_t ctrl = e->chip.regs[BMP280_REG_CTRL_MEAS];
+	uint32_t t = mult(ctrl >> 5 & 7), p = mult(ctrl >> 2 & 7);
+
+	return emu_chip_duration(&e->chip,
+				 1250 + 2300 * t + (p ? 2300 * p + 575 : 0),
+				 1000 + 2000 * t + (p ? 2000 * p + 500 : 0));
+}
+
+static uint32_t
+standby_us(const struct emu_bmp280 *e)
+{
+	static const uint32_t bmp[8] = { 500, 62500, 125000, 250000, 500000,
+					 1000000, 2000000, 4000000 };
+	static const uint32_t bme[8] = { 500, 62500, 125000, 250000, 500000,
+					 1000000, 10000, 20000 };
+	unsigned code = e->chip.regs[BMP280_REG_CONFIG] >> 5;
+
+	return e->chip_id == BME280_CHIP_ID ? bme[code] : bmp[code];
+}
+
+/* What finished by now. */
+static void
+bmp280_time(struct emu_chip *chip)
+{
+	struct emu_bmp280 *e = (struct emu_bmp280 *)chip;
+	uint8_t *r = chip->regs;
+
+	if (e->measuring && chip->now_us >= e->done_us) {
+		convert(e);
+		e->measuring = false;
+		r[BMP280_REG_STATUS] &= (uint8_t)~BMP280_STATUS_MEASURING;
+		r[BMP280_REG_CTRL_MEAS] &= 0xfc;
+	} else if ((r[BMP280_REG_CTRL_MEAS] & 3) == BMP280_MODE_NORMAL &&
+		   chip->now_us >= e->done_us &&
+		   /* Instant: results when the test sets a truth. */
+		   (chip->timing != EMU_TIMING_INSTANT || !e->have_result)) {
+		uint64_t cycle = meas_us(e) + standby_us(e);
+
+		convert(e);
+		e->done_us += ((chip->now_us - e->done_us) / cycle + 1) * cycle;
+	}
+}
+
+static void
+bmp280_on_read(struct emu_chip *chip, uint8_t reg, size_t len)
+{
+	struct emu_bmp280 *e = (struct emu_bmp280 *)chip;
+	bool data = emu_read_covers(reg, len, BMP280_REG_DATA);
+
+	if (data && (e->measuring ||
+		     ((chip->regs[BMP280_REG_CTRL_MEAS] & 3) == BMP280_MODE_NORMAL &&
+		      !e->have_result)))
+		chip->early_reads++;
 }
 
 static void
@@ -144,13 +213,19 @@ bmp280_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
 		break;
 	case BMP280_REG_CTRL_MEAS:
 		chip->regs[reg] = val;
+		e->measuring = false;
+		chip->regs[BMP280_REG_STATUS] &= (uint8_t)~BMP280_STATUS_MEASURING;
 		if ((val & 3) == BMP280_MODE_SLEEP)
 			break;
-		/* Conversions are instant here; forced mode then drops back
-		 * to sleep as the chip does when it is done. */
-		convert(e);
-		if ((val & 3) != BMP280_MODE_NORMAL)
-			chip->regs[reg] = val & 0xfc;
+		e->done_us = chip->now_us + meas_us(e);
+		if ((val & 3) == BMP280_MODE_NORMAL) {
+			bmp280_time(chip);
+			break;
+		}
+		/* Forced: back to sleep when done, as the chip does. */
+		e->measuring = true;
+		chip->regs[BMP280_REG_STATUS] |= BMP280_STATUS_MEASURING;
+		bmp280_time(chip);
 		break;
 	case BMP280_REG_CONFIG:
 		chip->regs[reg] = val & 0xfd;
@@ -171,6 +246,8 @@ emu_bmp280_power_on(struct emu_bmp280 *e)
 	memcpy(r + BMP280_REG_CALIB, e->calib, sizeof(e->calib));
 	put20(r + BMP280_REG_DATA, BMP280_ADC_SKIPPED);
 	put20(r + BMP280_REG_DATA + 3, BMP280_ADC_SKIPPED);
+	e->measuring = false;
+	e->have_result = false;
 }
 
 void
@@ -180,6 +257,8 @@ emu_bmp280_init(struct emu_bmp280 *e, uint8_t addr, uint8_t chip_id,
 	memset(e, 0, sizeof(*e));
 	emu_chip_init(&e->chip, addr);
 	e->chip.on_write = bmp280_write;
+	e->chip.on_read = bmp280_on_read;
+	e->chip.on_time = bmp280_time;
 	e->chip_id = chip_id;
 	memcpy(e->calib, calib, sizeof(e->calib));
 	e->pressure_pa = 101325.0;
@@ -192,6 +271,9 @@ emu_bmp280_set(struct emu_bmp280 *e, double pressure_pa, double temperature_c)
 {
 	e->pressure_pa = pressure_pa;
 	e->temperature_c = temperature_c;
-	if ((e->chip.regs[BMP280_REG_CTRL_MEAS] & 3) == BMP280_MODE_NORMAL)
+	/* Normal mode at once, as a result right now would, once the
+	 * first measurement is out. */
+	if ((e->chip.regs[BMP280_REG_CTRL_MEAS] & 3) == BMP280_MODE_NORMAL &&
+	    e->have_result)
 		convert(e);
 }

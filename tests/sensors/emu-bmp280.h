@@ -3,7 +3,11 @@
  * A BMP280/BME280 at register level: chip id, soft reset, calibration
  * NVM, ctrl_meas/config, forced and normal mode, and data registers
  * holding the raw values that a chosen pressure and temperature give with
- * this chip's calibration.
+ * this chip's calibration.  A measurement takes the datasheet's maximum
+ * time (chip.timing): forced, status.measuring is set and ctrl_meas keeps
+ * its mode until it ends; normal, the first result comes one measurement
+ * after the mode write and the next every measurement plus standby.
+ * Until then the data registers hold what they held.
  */
 #ifndef BAROD_TESTS_EMU_BMP280_H
 #define BAROD_TESTS_EMU_BMP280_H
@@ -18,6 +22,9 @@ struct emu_bmp280 {
 	double temperature_c;
 	unsigned conversions;
 	unsigned resets;	/* soft resets written */
+	bool measuring;		/* forced: until done_us */
+	bool have_result;	/* a measurement ended since power-on */
+	uint64_t done_us;	/* forced: the end; normal: the next result */
 };
 
 /* The datasheet's worked-example calibration. */

@@ -87,6 +87,7 @@ convert(struct emu_bmp388 *e)
 	      (pwr & BMP388_PWR_TEMP_EN) ? raw_t : BMP388_ADC_SKIPPED);
 	r[BMP388_REG_STATUS] |= BMP388_STATUS_DRDY_PRESS | BMP388_STATUS_DRDY_TEMP;
 	e->conversions++;
+	e->have_result = true;
 
 	uint8_t ic = r[BMP388_REG_INT_CTRL];
 	if (!(ic & BMP388_INT_DRDY_EN))
@@ -99,10 +100,52 @@ convert(struct emu_bmp388 *e)
 				   EMU_BMP388_PULSE_US);
 }
 
+/* One conversion at the OSR register's settings: the larger of the
+ * datasheet's (2020 us a step) and the Bosch API's (234 + 392 + 313 us
+ * and 2000 us a step) figures as the maximum, the API's as typical. */
+static uint32_t
+conv_us(const struct emu_bmp388 *e)
+{
+	uint8_t osr = e->chip.regs[BMP388_REG_OSR];
+	uint32_t steps = (1u << (osr & 7)) + (1u << (osr >> 3 & 7));
+
+	return emu_chip_duration(&e->chip, 234 + 392 + 313 + 2020 * steps,
+				 234 + 392 + 313 + 2000 * steps);
+}
+
+static void
+bmp388_time(struct emu_chip *chip)
+{
+	struct emu_bmp388 *e = (struct emu_bmp388 *)chip;
+	uint8_t *r = chip->regs;
+
+	if (!e->converting || chip->now_us < e->done_us)
+		return;
+	e->converting = false;
+	convert(e);
+	if ((r[BMP388_REG_PWR_CTRL] & 0x30) != BMP388_MODE_NORMAL)
+		r[BMP388_REG_PWR_CTRL] &= 0x03;		/* back to sleep */
+}
+
+static void
+bmp388_on_read(struct emu_chip *chip, uint8_t reg, size_t len)
+{
+	struct emu_bmp388 *e = (struct emu_bmp388 *)chip;
+
+	if (emu_read_covers(reg, len, BMP388_REG_DATA) &&
+	    (e->converting || !e->have_result))
+		chip->early_reads++;
+}
+
 static void
 bmp388_after_read(struct emu_chip *chip, uint8_t reg, size_t len)
 {
 	uint8_t *r = chip->regs;
+
+	if (emu_read_covers(reg, len, BMP388_REG_DATA + 2))
+		r[BMP388_REG_STATUS] &= (uint8_t)~BMP388_STATUS_DRDY_PRESS;
+	if (emu_read_covers(reg, len, BMP388_REG_DATA + 5))
+		r[BMP388_REG_STATUS] &= (uint8_t)~BMP388_STATUS_DRDY_TEMP;
 
 	if (!emu_read_covers(reg, len, BMP388_REG_INT_STATUS))
 		return;
@@ -144,6 +187,7 @@ bmp388_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
 		uint8_t mode = val & 0x30;
 
 		r[reg] = val & 0x33;
+		e->converting = false;
 		if (mode == BMP388_MODE_SLEEP)
 			break;
 		if (mode == BMP388_MODE_NORMAL) {
@@ -154,12 +198,12 @@ bmp388_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
 				r[reg] &= 0x03;
 				break;
 			}
-			convert(e);
-			break;
 		}
-		/* Forced (either code): one conversion, back to sleep. */
-		convert(e);
-		r[reg] &= 0x03;
+		/* Forced (either code): one conversion, then back to
+		 * sleep; normal: the first. */
+		e->converting = true;
+		e->done_us = chip->now_us + conv_us(e);
+		bmp388_time(chip);
 		break;
 	}
 	default:
@@ -181,6 +225,8 @@ emu_bmp388_power_on(struct emu_bmp388 *e)
 	memcpy(r + BMP388_REG_CALIB, e->calib, sizeof(e->calib));
 	put24(r + BMP388_REG_DATA, BMP388_ADC_SKIPPED);
 	put24(r + BMP388_REG_DATA + 3, BMP388_ADC_SKIPPED);
+	e->converting = false;
+	e->have_result = false;
 }
 
 void
@@ -191,6 +237,8 @@ emu_bmp388_init(struct emu_bmp388 *e, uint8_t addr, uint8_t chip_id,
 	emu_chip_init(&e->chip, addr);
 	e->chip.on_write = bmp388_write;
 	e->chip.after_read = bmp388_after_read;
+	e->chip.on_read = bmp388_on_read;
+	e->chip.on_time = bmp388_time;
 	e->chip_id = chip_id;
 	memcpy(e->calib, calib, sizeof(e->calib));
 	e->pressure_pa = 101325.0;
@@ -203,6 +251,7 @@ emu_bmp388_set(struct emu_bmp388 *e, double pressure_pa, double temperature_c)
 {
 	e->pressure_pa = pressure_pa;
 	e->temperature_c = temperature_c;
-	if ((e->chip.regs[BMP388_REG_PWR_CTRL] & 0x30) == BMP388_MODE_NORMAL)
+	if ((e->chip.regs[BMP388_REG_PWR_CTRL] & 0x30) == BMP388_MODE_NORMAL &&
+	    e->have_result)
 		convert(e);
 }

@@ -8,7 +8,11 @@
  * (level, open-drain, latch, drdy_en), INT_STATUS.drdy set by each
  * result and cleared by reading it, and the INT pin, which pulses for
  * EMU_BMP388_PULSE_US per result unlatched, or stays active until
- * INT_STATUS is read latched.
+ * INT_STATUS is read latched.  A conversion takes the datasheet's
+ * maximum (chip.timing): forced, the mode stays forced and the data
+ * registers old until it ends; normal, the first result comes one
+ * conversion after the mode write, later ones when the test sets a new
+ * truth.  STATUS drdy_press/drdy_temp clear when their data are read.
  */
 #ifndef BAROD_TESTS_EMU_BMP388_H
 #define BAROD_TESTS_EMU_BMP388_H
@@ -24,6 +28,9 @@ struct emu_bmp388 {
 	double pressure_pa;
 	double temperature_c;
 	unsigned conversions;
+	bool converting;	/* until done_us: forced, or normal's first */
+	uint64_t done_us;
+	bool have_result;	/* a conversion ended since power-on */
 };
 
 /* A real sensor's NVM (sensors sheet §8, third-party vector). */

@@ -100,6 +100,7 @@ measure(struct emu_dps310 *e, uint8_t what)
 		r[DPS310_REG_MEAS_CFG] |= DPS310_MEAS_TMP_RDY;
 	}
 	e->conversions++;
+	e->have_result = true;
 
 	uint8_t cfg = r[DPS310_REG_CFG];
 	if ((what & DPS310_MEAS_PRS) && (cfg & DPS310_CFG_INT_PRS))
@@ -110,10 +111,59 @@ measure(struct emu_dps310 *e, uint8_t what)
 		emu_chip_int(&e->chip, true, cfg & DPS310_CFG_INT_HL);
 }
 
+static uint32_t
+meas_us(const struct emu_dps310 *e, unsigned osr)
+{
+	uint32_t max = 2000u + (1600u << (osr > 7 ? 7 : osr));
+
+	return emu_chip_duration(&e->chip, max, max / 10 * 9);
+}
+
+/* The time what (bit0 pressure, bit1 temperature) takes. */
+static uint32_t
+what_us(const struct emu_dps310 *e, uint8_t what)
+{
+	const uint8_t *r = e->chip.regs;
+
+	return ((what & DPS310_MEAS_PRS) ? meas_us(e, r[DPS310_REG_PRS_CFG] & 0x0f)
+					 : 0) +
+	       ((what & DPS310_MEAS_TMP) ? meas_us(e, r[DPS310_REG_TMP_CFG] & 0x07)
+					 : 0);
+}
+
+static void
+dps310_time(struct emu_chip *chip)
+{
+	struct emu_dps310 *e = (struct emu_dps310 *)chip;
+	uint8_t what = e->measuring;
+
+	if (what == 0 || chip->now_us < e->done_us)
+		return;
+	e->measuring = 0;
+	measure(e, what);
+	if ((chip->regs[DPS310_REG_MEAS_CFG] & 0x07) != DPS310_MEAS_CONT_BOTH)
+		chip->regs[DPS310_REG_MEAS_CFG] &= 0xf8;	/* back to idle */
+}
+
+static void
+dps310_on_read(struct emu_chip *chip, uint8_t reg, size_t len)
+{
+	struct emu_dps310 *e = (struct emu_dps310 *)chip;
+
+	if (emu_read_covers(reg, len, DPS310_REG_PSR) &&
+	    (e->measuring || !e->have_result))
+		chip->early_reads++;
+}
+
 static void
 dps310_after_read(struct emu_chip *chip, uint8_t reg, size_t len)
 {
 	uint8_t *r = chip->regs;
+
+	if (emu_read_covers(reg, len, DPS310_REG_PSR))
+		r[DPS310_REG_MEAS_CFG] &= (uint8_t)~DPS310_MEAS_PRS_RDY;
+	if (emu_read_covers(reg, len, DPS310_REG_PSR + 3))
+		r[DPS310_REG_MEAS_CFG] &= (uint8_t)~DPS310_MEAS_TMP_RDY;
 
 	if (!emu_read_covers(reg, len, DPS310_REG_INT_STS))
 		return;
@@ -157,12 +207,13 @@ dps310_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
 		uint8_t ctrl = val & 0x07;
 
 		r[reg] = (uint8_t)((r[reg] & 0xf0) | ctrl);
-		if (ctrl == DPS310_MEAS_PRS || ctrl == DPS310_MEAS_TMP) {
-			measure(e, ctrl);
-			r[reg] &= 0xf8;		/* back to idle */
-		} else if (ctrl == DPS310_MEAS_CONT_BOTH) {
-			measure(e, DPS310_MEAS_PRS | DPS310_MEAS_TMP);
-		}
+		e->measuring = 0;
+		if (ctrl == DPS310_MEAS_PRS || ctrl == DPS310_MEAS_TMP)
+			e->measuring = ctrl;
+		else if (ctrl == DPS310_MEAS_CONT_BOTH)
+			e->measuring = DPS310_MEAS_PRS | DPS310_MEAS_TMP;
+		e->done_us = chip->now_us + what_us(e, e->measuring);
+		dps310_time(chip);
 		break;
 	}
 	default:
@@ -181,6 +232,8 @@ emu_dps310_power_on(struct emu_dps310 *e)
 	memcpy(r + DPS310_REG_COEF, e->coef, sizeof(e->coef));
 	r[DPS310_REG_COEF_SRCE] = e->coef_srce;
 	e->fixup_step = 0;
+	e->measuring = 0;
+	e->have_result = false;
 	emu_chip_int(&e->chip, false, false);
 }
 
@@ -192,6 +245,8 @@ emu_dps310_init(struct emu_dps310 *e, uint8_t addr, enum dps310_variant v,
 	emu_chip_init(&e->chip, addr);
 	e->chip.on_write = dps310_write;
 	e->chip.after_read = dps310_after_read;
+	e->chip.on_read = dps310_on_read;
+	e->chip.on_time = dps310_time;
 	e->variant = v;
 	memcpy(e->coef, coef, sizeof(e->coef));
 	/* Coefficients made with the external (MEMS) sensor. */
@@ -207,6 +262,7 @@ emu_dps310_set(struct emu_dps310 *e, double pressure_pa, double temperature_c)
 {
 	e->pressure_pa = pressure_pa;
 	e->temperature_c = temperature_c;
-	if ((e->chip.regs[DPS310_REG_MEAS_CFG] & 0x07) == DPS310_MEAS_CONT_BOTH)
+	if ((e->chip.regs[DPS310_REG_MEAS_CFG] & 0x07) == DPS310_MEAS_CONT_BOTH &&
+	    e->measuring == 0)
 		measure(e, DPS310_MEAS_PRS | DPS310_MEAS_TMP);
 }

@@ -31,6 +31,15 @@ struct emu_dps310 {
 	unsigned fixup_step;	/* fix-up writes seen in order */
 	unsigned conversions;
 	unsigned reserved_writes;	/* SPL06: writes to 0x0e/0x0f/0x62 */
+	/* A measurement takes the datasheet's maximum (chip.timing),
+	 * 2 + 1.6 * 2^osr ms each: command mode keeps MEAS_CTRL and the
+	 * old data until it ends; background mode gives its first results
+	 * after a temperature and a pressure measurement, later ones when
+	 * the test sets a new truth.  PRS_RDY and TMP_RDY clear when their
+	 * results are read. */
+	uint8_t measuring;	/* MEAS_CTRL bits until done_us, 0 = none */
+	uint64_t done_us;
+	bool have_result;
 };
 
 /* The sensors sheet's §8 self-generated coefficient bytes. */

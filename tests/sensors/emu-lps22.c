@@ -51,7 +51,51 @@ convert(struct emu_lps22 *e)
 	r[LPS22_REG_PRESS_XL + 4] = (uint8_t)(t >> 8);
 	r[LPS22_REG_STATUS] |= LPS22_STATUS_P_DA | LPS22_STATUS_T_DA;
 	e->conversions++;
+	e->have_result = true;
 	update_pin(e);
+}
+
+/* One output period at ODR code (0: one-shot, the fastest's). */
+static uint32_t
+period_us(const struct emu_lps22 *e, unsigned code)
+{
+	static const uint32_t hz[8] = { 0, 1, 10, 25, 50, 75, 100, 200 };
+	bool hh = e->who_am_i == LPS22HH_WHO_AM_I;
+	uint32_t max;
+
+	if (code == 0)
+		code = hh ? 7 : 5;
+	max = 1000000u / hz[code];
+	return emu_chip_duration(&e->chip, max, max / 10 * 9);
+}
+
+static void
+start(struct emu_lps22 *e, unsigned code)
+{
+	e->converting = true;
+	e->done_us = e->chip.now_us + period_us(e, code);
+}
+
+static void
+lps22_time(struct emu_chip *chip)
+{
+	struct emu_lps22 *e = (struct emu_lps22 *)chip;
+
+	if (!e->converting || chip->now_us < e->done_us)
+		return;
+	e->converting = false;
+	chip->regs[LPS22_REG_CTRL2] &= (uint8_t)~LPS22_CTRL2_ONE_SHOT;
+	convert(e);
+}
+
+static void
+lps22_on_read(struct emu_chip *chip, uint8_t reg, size_t len)
+{
+	struct emu_lps22 *e = (struct emu_lps22 *)chip;
+
+	if (emu_read_covers(reg, len, LPS22_REG_PRESS_XL) &&
+	    (e->converting || !e->have_result))
+		chip->early_reads++;
 }
 
 static void
@@ -63,8 +107,11 @@ lps22_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
 	switch (reg) {
 	case LPS22_REG_CTRL1:
 		r[reg] = val & 0x7f;
-		if (val & 0x70)
-			convert(e);
+		e->converting = false;
+		if (val & 0x70) {
+			start(e, (val & 0x70) >> 4);
+			lps22_time(chip);
+		}
 		break;
 	case LPS22_REG_CTRL2:
 		if (val & LPS22_CTRL2_SWRESET) {
@@ -72,10 +119,13 @@ lps22_write(struct emu_chip *chip, uint8_t reg, uint8_t val)
 			e->resets++;
 			break;
 		}
-		r[reg] = val & (uint8_t)~LPS22_CTRL2_ONE_SHOT;
+		r[reg] = val;
 		update_pin(e);
-		if ((val & LPS22_CTRL2_ONE_SHOT) && !(r[LPS22_REG_CTRL1] & 0x70))
-			convert(e);
+		if ((val & LPS22_CTRL2_ONE_SHOT) && !(r[LPS22_REG_CTRL1] & 0x70)) {
+			start(e, 0);
+			lps22_time(chip);
+		}
+		r[reg] &= (uint8_t)(e->converting ? 0xff : ~LPS22_CTRL2_ONE_SHOT);
 		break;
 	case LPS22_REG_CTRL3:
 		r[reg] = val;
@@ -94,6 +144,8 @@ emu_lps22_power_on(struct emu_lps22 *e)
 	memset(r, 0, sizeof(e->chip.regs));
 	r[LPS22_REG_WHO_AM_I] = e->who_am_i;
 	r[LPS22_REG_CTRL2] = LPS22_CTRL2_IF_ADD_INC;
+	e->converting = false;
+	e->have_result = false;
 	update_pin(e);
 }
 
@@ -104,6 +156,8 @@ emu_lps22_init(struct emu_lps22 *e, uint8_t addr, uint8_t who_am_i)
 	emu_chip_init(&e->chip, addr);
 	e->chip.on_write = lps22_write;
 	e->chip.after_read = lps22_after_read;
+	e->chip.on_read = lps22_on_read;
+	e->chip.on_time = lps22_time;
 	e->who_am_i = who_am_i;
 	e->pressure_pa = 101325.0;
 	e->temperature_c = 20.0;
@@ -115,6 +169,6 @@ emu_lps22_set(struct emu_lps22 *e, double pressure_pa, double temperature_c)
 {
 	e->pressure_pa = pressure_pa;
 	e->temperature_c = temperature_c;
-	if (e->chip.regs[LPS22_REG_CTRL1] & 0x70)
+	if ((e->chip.regs[LPS22_REG_CTRL1] & 0x70) && !e->converting)
 		convert(e);
 }

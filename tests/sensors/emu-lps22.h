@@ -20,6 +20,14 @@ struct emu_lps22 {
 	double temperature_c;
 	unsigned conversions;
 	unsigned resets;
+	/* A conversion takes the longest the datasheets allow for
+	 * (chip.timing): one-shot, the fastest output period (they give no
+	 * one-shot time), with ONE_SHOT set and the old data until it
+	 * ends; continuous, the first result one output period after the
+	 * rate is set, later ones when the test sets a new truth. */
+	bool converting;
+	uint64_t done_us;
+	bool have_result;
 };
 
 void emu_lps22_init(struct emu_lps22 *e, uint8_t addr, uint8_t who_am_i);

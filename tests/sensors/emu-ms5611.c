@@ -83,6 +83,23 @@ emu_ms5611_raw(enum ms5611_variant v, const uint16_t prom[MS5611_PROM_WORDS],
 	*d1 = solve(pressure_of, v, prom, *d2, pressure_pa);
 }
 
+/* Conversion times by OSR code (256 ... 4096, 8192): the MS5611-01BA
+ * datasheet's maximum and typical, the MS5637-02BA03's maximum (its
+ * typical taken as nine tenths).  The MS5607 has the MS5611's. */
+static uint32_t
+conv_us(const struct emu_ms5611 *e, unsigned code)
+{
+	static const uint32_t max5611[5] = { 600, 1170, 2280, 4540, 9040 };
+	static const uint32_t typ5611[5] = { 540, 1060, 2080, 4130, 8220 };
+	static const uint32_t max5637[6] = { 500, 1100, 2100, 4100, 8220,
+					     16440 };
+
+	if (e->variant == MS5611_VARIANT_MS5637)
+		return emu_chip_duration(&e->chip, max5637[code],
+					 max5637[code] / 10 * 9);
+	return emu_chip_duration(&e->chip, max5611[code], typ5611[code]);
+}
+
 static void
 ms5611_command(struct emu_chip *chip, uint8_t cmd)
 {
@@ -97,6 +114,7 @@ ms5611_command(struct emu_chip *chip, uint8_t cmd)
 	if ((cmd & 0xe1) == 0x40 && (unsigned)((cmd & 0x0e) >> 1) <= max) {
 		e->pending = true;
 		e->last_convert = cmd;
+		e->ready_at_us = chip->now_us + conv_us(e, (cmd & 0x0e) >> 1);
 		e->conversions++;
 		return;
 	}
@@ -116,6 +134,15 @@ ms5611_on_read(struct emu_chip *chip, uint8_t reg, size_t len)
 	if (reg != MS5611_CMD_ADC_READ)
 		return;
 	if (e->pending) {
+		int64_t slack = (int64_t)(chip->now_us - e->ready_at_us);
+
+		if (e->adc_reads++ == 0 || slack < e->min_slack_us)
+			e->min_slack_us = slack;
+	}
+	if (e->pending && chip->now_us < e->ready_at_us) {
+		/* Too early: 0, and the conversion is abandoned. */
+		chip->early_reads++;
+	} else if (e->pending) {
 		emu_ms5611_raw(e->variant, e->prom, e->pressure_pa,
 			       e->temperature_c, &d1, &d2);
 		adc = (e->last_convert & 0x10) ? d2 : d1;

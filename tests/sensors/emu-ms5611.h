@@ -3,9 +3,12 @@
  * An MS5611 / MS5607 / MS5637 at command level: reset, PROM reads
  * (0xa0 + 2i, big-endian), conversions D1/D2 at every OSR the variant
  * has, and the ADC read, which returns the last conversion once and 0
- * after that (or before any), as the chip does.  Conversions take no
- * time: the result is the truth at the ADC read.  Raw values are the ones
- * the chosen truth gives through the datasheet compensation.
+ * after that (or before any), as the chip does.  A conversion takes the
+ * datasheet's maximum time (chip.timing: typical, or none); an ADC read
+ * before it ended returns 0 and the conversion is lost, which the
+ * datasheet allows and the chip does.  The result is the truth at the
+ * ADC read.  Raw values are the ones the chosen truth gives through the
+ * datasheet compensation.
  */
 #ifndef BAROD_TESTS_EMU_MS5611_H
 #define BAROD_TESTS_EMU_MS5611_H
@@ -22,6 +25,12 @@ struct emu_ms5611 {
 	bool pending;		/* a conversion waits for the ADC read, which
 				 * samples the truth of that moment */
 	uint8_t last_convert;	/* last conversion command */
+	uint64_t ready_at_us;	/* the pending conversion's end */
+	/* Over every ADC read of a pending conversion: the least time from
+	 * its command to the read beyond the conversion time (negative:
+	 * too early). */
+	int64_t min_slack_us;
+	unsigned adc_reads;
 	unsigned conversions;
 	unsigned resets;
 	unsigned bad_commands;

@@ -23,7 +23,23 @@ transfer_fault(struct emu_chip *chip)
 		return -chip->nack_errno;
 	if (chip->nack_after > 0 && --chip->nack_after == 0)
 		return -chip->nack_errno;
+	if (chip->on_time != NULL)
+		chip->on_time(chip);
 	return 0;
+}
+
+uint32_t
+emu_chip_duration(const struct emu_chip *chip, uint32_t max_us,
+		  uint32_t typ_us)
+{
+	switch (chip->timing) {
+	case EMU_TIMING_TYPICAL:
+		return typ_us;
+	case EMU_TIMING_INSTANT:
+		return 0;
+	default:
+		return max_us;
+	}
 }
 
 int

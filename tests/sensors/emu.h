@@ -12,6 +12,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* How long a chip's conversions take.  The datasheet's maximum is the
+ * default, so a driver that reads before a conversion may have finished
+ * gets what the chip gives then (MS56xx: 0 and the conversion lost;
+ * register chips: the previous data, ready bits clear).  Instant is for
+ * tests of registers and arithmetic that call start and read back to
+ * back. */
+enum emu_timing {
+	EMU_TIMING_MAX,
+	EMU_TIMING_TYPICAL,
+	EMU_TIMING_INSTANT,
+};
+
 struct emu_chip {
 	uint8_t addr;
 	uint8_t regs[256];
@@ -44,6 +56,16 @@ struct emu_chip {
 	 * world the chip sits in (its supply, say); NULL: none. */
 	void (*on_transfer)(struct emu_chip *chip);
 
+	/* Time: the bus host sets now_us (CLOCK_MONOTONIC, us) before each
+	 * transfer, and on_time, when set, lets the chip finish what
+	 * finished by then before the transfer is served.  The chip has no
+	 * clock of its own, so a data-ready pin rises when the chip is next
+	 * looked at after its conversion ended, not at that moment. */
+	uint64_t now_us;
+	enum emu_timing timing;
+	void (*on_time)(struct emu_chip *chip);
+	unsigned early_reads;	/* results read before they were ready */
+
 	/* Faults.  nack_errno is what a NACK looks like to userspace:
 	 * EREMOTEIO on the Pi's bcm2835, ENXIO on other adapters. */
 	bool unplugged;		/* every transfer NACKs */
@@ -63,6 +85,10 @@ void emu_chip_init(struct emu_chip *chip, uint8_t addr);
 void emu_chip_int(struct emu_chip *chip, bool active, bool active_high);
 void emu_chip_int_pulse(struct emu_chip *chip, bool active_high,
 			uint32_t pulse_us);
+
+/* A conversion's duration at the chip's timing: max_us, typ_us, or 0. */
+uint32_t emu_chip_duration(const struct emu_chip *chip, uint32_t max_us,
+			   uint32_t typ_us);
 
 /* Does a read of len bytes from reg include register r? */
 bool emu_read_covers(uint8_t reg, size_t len, uint8_t r);

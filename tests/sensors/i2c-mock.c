@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <linux/i2c-dev.h>
 #include <linux/i2c.h>
@@ -24,6 +25,7 @@
 #define BUS_CHIPS 8
 
 struct mock_bus {
+	struct i2c_mock *mock;
 	bool used;
 	unsigned n;
 	struct emu_chip *chips[BUS_CHIPS];
@@ -35,6 +37,7 @@ struct mock_bus {
 struct i2c_mock {
 	UMockdevTestbed *testbed;
 	struct mock_bus buses[MOCK_BUSES];
+	const uint64_t *clock_us;	/* the test's, or NULL: monotonic */
 };
 
 bool
@@ -48,9 +51,23 @@ i2c_mock_preloaded(void)
 static struct emu_chip *
 find_chip(struct mock_bus *bus, unsigned addr)
 {
-	for (size_t i = 0; i < bus->n_chips; i++)
-		if (bus->chips[i]->addr == addr)
+	struct timespec ts;
+	uint64_t now;
+
+	/* Every transfer finds its chip here: the chip's clock. */
+	if (bus->mock->clock_us != NULL) {
+		now = *bus->mock->clock_us;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000u +
+		      (uint64_t)ts.tv_nsec / 1000u;
+	}
+	for (size_t i = 0; i < bus->n_chips; i++) {
+		if (bus->chips[i]->addr == addr) {
+			bus->chips[i]->now_us = now;
 			return bus->chips[i];
+		}
+	}
 	return NULL;
 }
 
@@ -388,6 +405,7 @@ i2c_mock_add_bus(struct i2c_mock *mock, unsigned n)
 		return -EIO;
 	}
 	bus->used = true;
+	bus->mock = mock;
 	bus->n = n;
 	return 0;
 }
@@ -478,4 +496,10 @@ i2c_mock_counts_total(const struct i2c_mock_counts *c)
 		t.in += c->xfer[k].in;
 	}
 	return t;
+}
+
+void
+i2c_mock_set_clock(struct i2c_mock *mock, const uint64_t *now_us)
+{
+	mock->clock_us = now_us;
 }

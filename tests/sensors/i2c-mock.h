@@ -13,6 +13,7 @@
 #define BAROD_TESTS_I2C_MOCK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "emu.h"
 
@@ -27,6 +28,12 @@ int i2c_mock_add_bus(struct i2c_mock *mock, unsigned n);
 /* Creates /dev/gpiochipN, for code that finds GPIO chips by listing
  * /dev (the lines themselves are fake-gpio.h's). */
 int i2c_mock_add_gpiochip(struct i2c_mock *mock, unsigned n);
+/* The chips' clock (emu_chip.now_us): CLOCK_MONOTONIC, or with now_us
+ * the test's own time, which it advances between driver calls (the
+ * handler thread reads it while the caller waits in ioctl()); NULL goes
+ * back to the real clock. */
+void i2c_mock_set_clock(struct i2c_mock *mock, const uint64_t *now_us);
+
 /* Puts chip on bus n; the chip stays the caller's. */
 void i2c_mock_attach(struct i2c_mock *mock, unsigned n, struct emu_chip *chip);
 
