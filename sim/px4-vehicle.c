@@ -28,11 +28,13 @@ clamp(double x, double lim)
 }
 
 /*
- * Track the target: feed forward its own speed, and close the error e
- * no faster than braking at the acceleration limit allows
- * (v = sqrt(2 A |e|)) and no faster than one step lands on it, so the
- * vehicle reaches a step's new height without overshoot and follows
- * any target that stays within the limits exactly.
+ * Track the target: move with it (its speed over this step, fed
+ * forward) and close the error it had at the last step no faster than
+ * braking at the acceleration limit allows, and no faster than lands on
+ * it this step, so the vehicle reaches a step's new height without
+ * overshoot and follows any target within the limits exactly.  Braking
+ * from speed u in steps of dt (position from the new speed) covers
+ * u^2 / 2A + u dt / 2: solved for u, that is the speed allowed.
  */
 void
 px4_vehicle_step(struct px4_vehicle *v, double target_m, double dt_s)
@@ -52,12 +54,14 @@ px4_vehicle_step(struct px4_vehicle *v, double target_m, double dt_s)
 	const double a_max = PX4_VEHICLE_MAX_ACCEL;
 	const double v_max = PX4_VEHICLE_MAX_SPEED;
 	const double ff = clamp((target_m - v->target_m) / dt_s, v_max);
-	const double e = target_m - v->height_m;
-	double fb = sqrt(2.0 * a_max * fabs(e));
+	const double r = fabs(v->target_m - v->height_m);
+	double fb = a_max * (sqrt(dt_s * dt_s / 4.0 + 2.0 * r / a_max) -
+			     dt_s / 2.0);
 
-	if (fb > fabs(e) / dt_s)
-		fb = fabs(e) / dt_s;
-	const double want = clamp(ff + copysign(fb, e), v_max);
+	if (fb > r / dt_s)
+		fb = r / dt_s;
+	const double want =
+		clamp(ff + copysign(fb, v->target_m - v->height_m), v_max);
 	const double a = clamp((want - v->climb_ms) / dt_s, a_max);
 
 	v->target_m = target_m;
