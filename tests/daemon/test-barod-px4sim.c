@@ -426,6 +426,18 @@ lockstep(struct px4 *p, struct seen *s)
 	}
 }
 
+/* PX4's first reply: barod logs that lockstep starts (the nth time
+ * in its log), sends the step that answers it, and from then on only
+ * steps per reply; what it freewheeled before comes first.  Returns the
+ * steps drained. */
+static uint64_t
+engage(struct px4 *p, struct seen *s, int nth)
+{
+	px4_controls(p, 0);
+	wait_log("lockstep from step", nth);
+	return drain(p, s, 300);
+}
+
 /* The first HIL_SENSOR after connecting (freewheeling). */
 static void
 first_step(struct px4 *p, struct seen *s)
@@ -571,10 +583,7 @@ test_lockstep(void **state)
 	px4_connect(&p, port);
 	px4_hello(&p);
 	first_step(&p, s);
-	/* PX4's first reply: from then on, one step per reply only.  What
-	 * barod freewheeled before it arrives comes first. */
-	px4_controls(&p, 0);
-	const uint64_t freewheel = s->steps + drain(&p, s, 400);
+	const uint64_t freewheel = s->steps + engage(&p, s, 1);
 	assert_true(freewheel >= 2);
 	for (int r = 0; r < 600; r++)
 		lockstep(&p, s);
@@ -647,8 +656,7 @@ test_reconnect_and_garbage(void **state)
 
 	px4_connect(&a, port);
 	first_step(&a, s);
-	px4_controls(&a, 0);
-	drain(&a, s, 300);
+	engage(&a, s, 1);
 	for (int r = 0; r < 20; r++)
 		lockstep(&a, s);
 
@@ -681,8 +689,7 @@ test_reconnect_and_garbage(void **state)
 	px4_connect(&b, port);
 	first_step(&b, s);
 	assert_int_equal(s->last_time, STEP_US);
-	px4_controls(&b, 0);
-	drain(&b, s, 300);
+	engage(&b, s, 2);
 	lockstep(&b, s);
 
 	/* A second PX4 on the same port takes over; the first is closed. */
@@ -733,8 +740,7 @@ test_step_profile(void **state)
 
 	px4_connect(&p, port);
 	first_step(&p, s);
-	px4_controls(&p, 0);
-	drain(&p, s, 300);
+	engage(&p, s, 1);
 	int32_t last_alt = 0;
 	while (s->steps < 1000) {
 		lockstep(&p, s);
