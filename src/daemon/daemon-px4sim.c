@@ -423,6 +423,26 @@ daemon_px4sim_close(struct daemon *d)
 }
 
 void
+daemon_px4sim_status(struct daemon *d, FILE *out)
+{
+	for (size_t v = 0; v < d->n_px4; v++) {
+		const struct px4_sim *s = &d->px4[v];
+		const bool on = px4_peer_link_connected(&s->link);
+		fprintf(out,
+			"px4 %zu %s port %u physics %.3f s lockstep %s armed %s "
+			"steps %" PRIu64 " controls %" PRIu64 " stalls %" PRIu64
+			" restarts %" PRIu64 " bad-frames %" PRIu64 "\n",
+			v, on ? "connected" : "waiting", s->link.port,
+			on ? (double)s->step * STEP_US * 1e-6 : 0.0,
+			on && s->lockstep ? "yes" : "no",
+			on && s->armed ? "yes" : "no", s->stats.steps,
+			s->stats.controls, s->stats.stalls, s->stats.restarts,
+			s->link.parser.stats.bad_crc +
+				s->link.parser.stats.unknown_msgid);
+	}
+}
+
+void
 daemon_px4sim_report(struct daemon *d)
 {
 	for (size_t v = 0; v < d->n_px4; v++) {

@@ -217,6 +217,8 @@ void daemon_px4sim_close(struct daemon *d);
 void daemon_px4sim_tick(struct daemon *d, uint64_t wall_us);
 void daemon_px4sim_flush(struct daemon *d);
 void daemon_px4sim_report(struct daemon *d);
+/* baroctl status: one line per PX4 instance. */
+void daemon_px4sim_status(struct daemon *d, FILE *out);
 
 /* daemon-hw.c: hardware sensors on their own timers.  Open fails only
  * for what a retry cannot fix (a GPIO line that does not exist); a

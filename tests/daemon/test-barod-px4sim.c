@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -513,19 +514,45 @@ node_check(const struct px4 *p, const struct seen *s)
 
 /* ------------------------------------------------------------------ */
 
+/* One control socket command; the reply up to its "ok" line. */
+static char *
+control(const char *path, const char *cmd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	static char reply[8192];
+	size_t n = 0;
+
+	assert_true(strlen(path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(write(fd, cmd, strlen(cmd)), (ssize_t)strlen(cmd));
+	while (n + 1 < sizeof(reply) && !strstr(reply, "\nok\n")) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		assert_true(poll(&pf, 1, 5000) > 0);
+		ssize_t k = read(fd, reply + n, sizeof(reply) - 1 - n);
+		assert_true(k > 0);
+		n += (size_t)k;
+		reply[n] = '\0';
+	}
+	close(fd);
+	return reply;
+}
+
 static void
 write_conf(const char *path, const char *profile, unsigned port,
 	   unsigned baros, unsigned mav_port)
 {
-	char text[1024];
+	char text[1024], sock[512];
 
+	path_in_tmp(sock, sizeof(sock), "control");
 	snprintf(text, sizeof(text),
-		 "[barod]\nsource = px4-sim\ncontrol = none\n"
+		 "[barod]\nsource = px4-sim\ncontrol = %s\n"
 		 "[sim]\nprofile = %s\nhome_alt = 488\natmosphere = 1976\n"
 		 "seed = 7\n"
 		 "[px4]\nbind = 127.0.0.1\nport = %u\nhil_baros = %u\n"
 		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 profile, port, baros, mav_port);
+		 sock, profile, port, baros, mav_port);
 	write_file(path, text);
 }
 
@@ -622,14 +649,20 @@ test_lockstep(void **state)
 	assert_true(sl.matched >= steps / 3 - 1);
 	assert_int_equal(sl.glitched, s->glitched);
 
+	/* PX4 goes first: node takes a while, and a PX4 that stays
+	 * connected without replying gets a step a second (a stall). */
+	close(p.fd);
+	wait_log("disconnected after", 1);
 	node_check(&p, s);
-	px4_close(&p);
+	free(p.raw);
 	char *log = stop();
 	char want[128];
 	snprintf(want, sizeof(want), "steps %llu, controls 601, stalls 0",
 		 (unsigned long long)steps);
-	if (!strstr(log, want))
-		fail_msg("no '%s' in barod's log:\n%s", want, log);
+	if (!strstr(log, want)) {
+		fprintf(stderr, "barod's log:\n%s\n", log);
+		fail_msg("no '%s' in barod's log", want);
+	}
 	assert_non_null(strstr(log, "other frames 1,"));	/* heartbeat */
 	assert_non_null(strstr(log, "lockstep from step"));
 	free(log);
@@ -765,6 +798,15 @@ test_step_profile(void **state)
 		}
 	}
 	assert_true(p_start - p_end > 2.2f && p_start - p_end < 2.5f);
+
+	char sock[512], want[256];
+	path_in_tmp(sock, sizeof(sock), "control");
+	snprintf(want, sizeof(want),
+		 "px4 0 connected port %u physics 4.000 s lockstep yes armed no "
+		 "steps %llu controls ", port, (unsigned long long)s->steps);
+	const char *st = control(sock, "status\n");
+	if (!strstr(st, want))
+		fail_msg("no '%s' in status:\n%s", want, st);
 	px4_close(&p);
 	free(stop());
 	free(s);
