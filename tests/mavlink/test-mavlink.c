@@ -517,7 +517,6 @@ decode_one(const char *hex)
 	union mavlink_msg m;
 	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
 
-	capture_init(&c);
 	parse_all(buf, n, &p, &c);
 	assert_int_equal(c.n, 1);
 	f = c.f[0];
