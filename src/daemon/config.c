@@ -340,9 +340,15 @@ section_px4(struct parse *p, const char *key, const char *value)
 				    "(baro 0 as HIL_SENSOR id 0) or 2 (baro 1 "
 				    "as id 1 too)", value);
 		x->hil_baros = (unsigned)v;
+	} else if (strcmp(key, "lockstep_timeout_ms") == 0) {
+		if (parse_uint_range(value, 10, 60000, &v) < 0)
+			return fail(p, -EINVAL, "lockstep_timeout_ms = '%s': "
+				    "expected 10..60000", value);
+		x->lockstep_timeout_ms = (unsigned)v;
 	} else {
 		return fail(p, -EINVAL, "unknown key '%s' in [px4] (instances, "
-			    "bind, port, home_lat, home_lon, hil_baros)", key);
+			    "bind, port, home_lat, home_lon, hil_baros, "
+			    "lockstep_timeout_ms)", key);
 	}
 	return 1;
 }
@@ -864,6 +870,8 @@ config_defaults(struct config *c)
 	c->px4.home_lat_deg = PX4_VEHICLE_HOME_LAT;
 	c->px4.home_lon_deg = PX4_VEHICLE_HOME_LON;
 	c->px4.hil_baros = 1;
+	/* As long as PX4 itself waits before it complains (its poll). */
+	c->px4.lockstep_timeout_ms = 1000;
 }
 
 int

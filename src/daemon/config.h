@@ -10,7 +10,7 @@
  *                      compid, control socket, record
  *   [sitl]             instances, bind, port, upstream, rng_1 .. rng_6
  *   [px4]              instances (the same count as [sitl]'s), bind, port,
- *                      home_lat, home_lon, hil_baros
+ *                      home_lat, home_lon, hil_baros, lockstep_timeout_ms
  *   [sim]              profile, home_alt, atmosphere, seed, any SIM_* name
  *   [mavlink]          protocol, heartbeat_hz, scaled_pressure_hz,
  *                      hil_sensor_hz
@@ -65,6 +65,7 @@ struct config_px4 {
 	unsigned port;
 	double home_lat_deg, home_lon_deg;
 	unsigned hil_baros;	/* 1: baro 0 as id 0; 2: also baro 1 as id 1 */
+	unsigned lockstep_timeout_ms;	/* no reply this long: step anyway */
 };
 
 /* One barometer per instance, as MAVLink has SCALED_PRESSURE..3. */

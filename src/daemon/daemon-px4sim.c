@@ -13,9 +13,9 @@
  * time_usec is the step's time plus one step (never 0).  Until PX4's
  * first HIL_ACTUATOR_CONTROLS the steps run in real time (PX4 sends none
  * before its first actuator output); after it, each reply advances
- * exactly one step (lockstep).  A PX4 that does not reply for a second
- * gets the next step anyway, counted as a stall, so a lost reply cannot
- * freeze both sides.
+ * exactly one step (lockstep).  A PX4 that does not reply for
+ * lockstep_timeout_ms (default a second) gets the next step anyway,
+ * counted as a stall, so a lost reply cannot freeze both sides.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -27,7 +27,6 @@
 #define STEP_US 4000u
 #define GPS_PERIOD_US 100000u	/* 10 Hz: between Gazebo's 5 and jMAVSim's 20 */
 #define HEARTBEAT_US 1000000u
-#define STALL_US 1000000u
 /* Freewheeling catches up at most this many steps per timer tick. */
 #define FREEWHEEL_BURST 8u
 /* HIL_ACTUATOR_CONTROLS mode bit: PX4 is armed. */
@@ -367,7 +366,8 @@ daemon_px4sim_tick(struct daemon *d, uint64_t wall_us)
 		if (!px4_peer_link_connected(&s->link))
 			continue;
 		if (s->lockstep) {
-			if (wall_us - s->last_step_us >= STALL_US) {
+			if (wall_us - s->last_step_us >=
+			    1000u * (uint64_t)d->cfg.px4.lockstep_timeout_ms) {
 				s->stats.stalls++;
 				step(s, wall_us);
 			}

@@ -523,6 +523,7 @@ control(const char *path, const char *cmd)
 	static char reply[8192];
 	size_t n = 0;
 
+	reply[0] = '\0';
 	assert_true(strlen(path) < sizeof(sa.sun_path));
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
@@ -540,8 +541,8 @@ control(const char *path, const char *cmd)
 }
 
 static void
-write_conf(const char *path, const char *profile, unsigned port,
-	   unsigned baros, unsigned mav_port)
+write_conf_extra(const char *path, const char *profile, unsigned port,
+		 unsigned baros, unsigned mav_port, const char *px4_extra)
 {
 	char text[1024], sock[512];
 
@@ -550,10 +551,17 @@ write_conf(const char *path, const char *profile, unsigned port,
 		 "[barod]\nsource = px4-sim\ncontrol = %s\n"
 		 "[sim]\nprofile = %s\nhome_alt = 488\natmosphere = 1976\n"
 		 "seed = 7\n"
-		 "[px4]\nbind = 127.0.0.1\nport = %u\nhil_baros = %u\n"
+		 "[px4]\nbind = 127.0.0.1\nport = %u\nhil_baros = %u\n%s"
 		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 sock, profile, port, baros, mav_port);
+		 sock, profile, port, baros, px4_extra, mav_port);
 	write_file(path, text);
+}
+
+static void
+write_conf(const char *path, const char *profile, unsigned port,
+	   unsigned baros, unsigned mav_port)
+{
+	write_conf_extra(path, profile, port, baros, mav_port, "");
 }
 
 struct sp_log {
@@ -813,6 +821,64 @@ test_step_profile(void **state)
 	close(mav);
 }
 
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A PX4 that stops replying gets the next step after
+ * lockstep_timeout_ms, never sooner, and the lockstep goes on. */
+static void
+test_stall(void **state)
+{
+	char conf[512], sock[512];
+	unsigned mav_port, port = free_tcp_port();
+	int mav = udp_loopback(&mav_port, 0);
+	struct px4 p;
+	struct mavlink_frame f;
+	struct seen *s = calloc(1, sizeof(*s));
+	(void)state;
+
+	assert_non_null(s);
+	path_in_tmp(conf, sizeof(conf), "stall.conf");
+	write_conf_extra(conf, "static:0", port, 1, mav_port,
+			 "lockstep_timeout_ms = 500\n");
+	start(conf, NULL);
+	px4_connect(&p, port);
+	first_step(&p, s);
+	engage(&p, s, 1);
+	lockstep(&p, s);
+
+	for (int k = 0; k < 3; k++) {
+		const uint64_t before = s->steps;
+		const double t0 = now_s();
+		while (s->steps == before) {
+			if (!px4_next(&p, &f, 5000))
+				fail_msg("no step after a stall");
+			on_frame(s, &f);
+		}
+		assert_true(now_s() - t0 >= 0.49);
+		assert_int_equal(s->steps, before + 1);
+	}
+	lockstep(&p, s);
+
+	path_in_tmp(sock, sizeof(sock), "control");
+	/* 3, or one more if this program was too slow once. */
+	const char *st = control(sock, "status\n");
+	const char *sn = strstr(st, "stalls ");
+	if (!sn || strtoul(sn + 7, NULL, 10) < 3)
+		fail_msg("not 3 stalls in status:\n%s", st);
+	close(p.fd);
+	free(p.raw);
+	free(stop());
+	free(s);
+	close(mav);
+}
+
 static int
 kill_child(void **state)
 {
@@ -848,6 +914,7 @@ main(void)
 		cmocka_unit_test_teardown(test_reconnect_and_garbage,
 					  kill_child),
 		cmocka_unit_test_teardown(test_step_profile, kill_child),
+		cmocka_unit_test_teardown(test_stall, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
