@@ -189,8 +189,9 @@ step(struct px4_sim *s, uint64_t wall_us)
 	}
 	d->sysid_offset = 0;
 
-	/* id 0: the IMU and magnetometer every step, baro 0 when it made
-	 * a new sample (100 Hz, as ArduPilot's timer). */
+	/* id 0: the IMU and magnetometer every step, baro 0 when the
+	 * emulator made a new sample (it samples once 10 ms have passed,
+	 * as AP_Baro_SITL: every third 4 ms step). */
 	struct px4_imu imu;
 	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
 	px4_vehicle_imu(&s->vehicle, &imu);
