@@ -53,6 +53,8 @@ apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 		c->source = CONFIG_SOURCE_SITL_JSON;
 	if (cli->hardware)
 		c->source = CONFIG_SOURCE_HARDWARE;
+	if (cli->px4_sim)
+		c->source = CONFIG_SOURCE_PX4_SIM;
 	if (cli->sitl_proxy) {
 		c->source = CONFIG_SOURCE_SITL_PROXY;
 		if (strlen(cli->sitl_proxy) >= sizeof(c->sitl.upstream) ||
@@ -256,6 +258,8 @@ tick(struct daemon *d, uint64_t expirations)
 			daemon_publish_heartbeat(d, d->ticks * TICK_MS * 1000u);
 			if (d->ticks % 100 == 0)
 				daemon_sitl_check(d, event_now_us());
+			if (d->n_px4 && k + 1 == expirations)
+				daemon_px4sim_tick(d, event_now_us());
 		}
 		if (d->end_ticks && d->ticks >= d->end_ticks) {
 			d->loop.quit = true;
@@ -523,7 +527,10 @@ usage(FILE *out)
 	      "(port 9002 + 10 I)\n"
 	      "      --sitl-json-proxy HOST:PORT  sit between ArduPilot and "
 	      "this JSON backend\n"
-	      "      --sitl-instances N   SITL instances 0..N-1 (default 1)\n"
+	      "      --px4-sim            be PX4 SITL's simulator (TCP port "
+	      "4560 + N)\n"
+	      "      --sitl-instances N   SITL or PX4 instances 0..N-1 "
+	      "(default 1)\n"
 	      "      --rng N=INSTANCE     rng_N carries this baro's height "
 	      "(default 1=0; none)\n"
 	      "      --duration SECONDS   stop after this long\n"
@@ -545,7 +552,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		OPT_SEED, OPT_SYSID, OPT_COMPID, OPT_RECORD, OPT_DURATION,
 		OPT_CONTROL, OPT_SCENARIO, OPT_SITL_JSON, OPT_SITL_PROXY,
 		OPT_SITL_INSTANCES, OPT_RNG, OPT_TRUTH, OPT_HARDWARE, OPT_PROBE,
-		OPT_LOG_PREFIX,
+		OPT_LOG_PREFIX, OPT_PX4_SIM,
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -568,6 +575,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		{ "sitl-json", no_argument, NULL, OPT_SITL_JSON },
 		{ "sitl-json-proxy", required_argument, NULL, OPT_SITL_PROXY },
 		{ "sitl-instances", required_argument, NULL, OPT_SITL_INSTANCES },
+		{ "px4-sim", no_argument, NULL, OPT_PX4_SIM },
 		{ "rng", required_argument, NULL, OPT_RNG },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -610,6 +618,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_CONTROL: cli->control = optarg; break;
 		case OPT_SCENARIO: cli->scenario = optarg; break;
 		case OPT_SITL_JSON: cli->sitl_json = true; break;
+		case OPT_PX4_SIM: cli->px4_sim = true; break;
 		case OPT_SITL_PROXY: cli->sitl_proxy = optarg; break;
 		case OPT_SITL_INSTANCES: cli->sitl_instances = optarg; break;
 		case OPT_RNG:
@@ -880,6 +889,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "barod: %s\n", err);
 		return EXIT_FAILURE;
 	}
+	if (d.cfg.source == CONFIG_SOURCE_PX4_SIM &&
+	    daemon_px4sim_open(&d, err, sizeof(err)) < 0) {
+		fprintf(stderr, "barod: %s\n", err);
+		return EXIT_FAILURE;
+	}
 	if (d.cfg.source == CONFIG_SOURCE_HARDWARE &&
 	    daemon_hw_open(&d, err, sizeof(err)) < 0) {
 		fprintf(stderr, "barod: %s\n", err);
@@ -944,9 +958,11 @@ main(int argc, char **argv)
 	finish_record(&d);
 	report(&d);
 	daemon_hw_report(&d);
+	daemon_px4sim_report(&d);
 	log_flush_suppressed(&d.log, true);
 	daemon_hw_close(&d);
 	daemon_sitl_close(&d);
+	daemon_px4sim_close(&d);
 	truth_trace_free(&d.trace);
 	if (d.have_control)
 		control_close(&d.control);

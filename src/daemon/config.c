@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpio.h"
+#include "px4-vehicle.h"
 #include "sitl-json.h"
 #include "util-strings.h"
 
@@ -149,10 +150,13 @@ section_barod(struct parse *p, const char *key, const char *value)
 			c->source = CONFIG_SOURCE_SITL_PROXY;
 		else if (strcmp(value, "hardware") == 0)
 			c->source = CONFIG_SOURCE_HARDWARE;
+		else if (strcmp(value, "px4-sim") == 0)
+			c->source = CONFIG_SOURCE_PX4_SIM;
 		else
 			return fail(p, -EINVAL,
 				    "source = '%s': supported sources: sim, "
-				    "sitl-json, sitl-json-proxy, hardware", value);
+				    "sitl-json, sitl-json-proxy, px4-sim, "
+				    "hardware", value);
 	} else if (strcmp(key, "sysid") == 0) {
 		if (parse_uint_range(value, 1, 255, &v) < 0)
 			return fail(p, -EINVAL, "sysid = '%s': expected 1..255",
@@ -299,6 +303,54 @@ section_sitl(struct parse *p, const char *key, const char *value)
 				    "or none", key, value);
 	} else {
 		return fail(p, -EINVAL, "unknown key '%s' in [sitl]", key);
+	}
+	return 1;
+}
+
+static int
+section_px4(struct parse *p, const char *key, const char *value)
+{
+	struct config_px4 *x = &p->c->px4;
+	unsigned long v;
+	double deg;
+
+	if (strcmp(key, "instances") == 0) {
+		if (parse_uint_range(value, 1, CONFIG_MAX_SITL, &v) < 0)
+			return fail(p, -EINVAL, "instances = '%s': expected "
+				    "1..%d", value, CONFIG_MAX_SITL);
+		p->c->sitl.instances = (unsigned)v;
+	} else if (strcmp(key, "bind") == 0) {
+		if (!*value || strlen(value) >= sizeof(x->bind))
+			return fail(p, -EINVAL, "bind = '%s': bad address",
+				    value);
+		strcpy(x->bind, value);
+	} else if (strcmp(key, "port") == 0) {
+		if (parse_uint_range(value, 1, 65535 - CONFIG_MAX_SITL, &v) < 0)
+			return fail(p, -EINVAL, "port = '%s': bad port", value);
+		x->port = (unsigned)v;
+	} else if (strcmp(key, "home_lat") == 0 ||
+		   strcmp(key, "home_lon") == 0) {
+		const bool lat = key[5] == 'l' && key[6] == 'a';
+		const double lim = lat ? 90.0 : 180.0;
+		if (str_to_double(value, &deg) < 0 || !(fabs(deg) <= lim))
+			return fail(p, -EINVAL, "%s = '%s': expected degrees "
+				    "from -%g to %g", key, value, lim, lim);
+		*(lat ? &x->home_lat_deg : &x->home_lon_deg) = deg;
+	} else if (strcmp(key, "hil_baros") == 0) {
+		if (parse_uint_range(value, 1, 2, &v) < 0)
+			return fail(p, -EINVAL, "hil_baros = '%s': expected 1 "
+				    "(baro 0 as HIL_SENSOR id 0) or 2 (baro 1 "
+				    "as id 1 too)", value);
+		x->hil_baros = (unsigned)v;
+	} else if (strcmp(key, "lockstep_timeout_ms") == 0) {
+		if (parse_uint_range(value, 10, 60000, &v) < 0)
+			return fail(p, -EINVAL, "lockstep_timeout_ms = '%s': "
+				    "expected 10..60000", value);
+		x->lockstep_timeout_ms = (unsigned)v;
+	} else {
+		return fail(p, -EINVAL, "unknown key '%s' in [px4] (instances, "
+			    "bind, port, home_lat, home_lon, hil_baros, "
+			    "lockstep_timeout_ms)", key);
 	}
 	return 1;
 }
@@ -650,6 +702,8 @@ handler(void *user, const char *section, const char *key, const char *value)
 		return section_mavlink(p, key, value);
 	if (strcmp(section, "sitl") == 0)
 		return section_sitl(p, key, value);
+	if (strcmp(section, "px4") == 0)
+		return section_px4(p, key, value);
 	const char *name;
 	if ((name = section_name(section, "output")) != NULL)
 		return section_output(p, name, key, value);
@@ -658,8 +712,8 @@ handler(void *user, const char *section, const char *key, const char *value)
 	if (*section == '\0')
 		return fail(p, -EINVAL, "'%s' outside any [section]", key);
 	return fail(p, -EINVAL,
-		    "unknown section [%s] (barod, sim, sitl, mavlink, output "
-		    "NAME, sensor NAME)",
+		    "unknown section [%s] (barod, sim, sitl, px4, mavlink, "
+		    "output NAME, sensor NAME)",
 		    section);
 }
 
@@ -817,6 +871,16 @@ config_defaults(struct config *c)
 	c->sitl.rng[0] = 0;
 	for (int k = 1; k < 6; k++)
 		c->sitl.rng[k] = -1;
+	/* PX4's own default: its startup script connects to 4560 + N on
+	 * the local host unless PX4_SIM_HOSTNAME or PX4_SIM_HOST_ADDR say
+	 * otherwise; bind as [sitl] does so either works. */
+	strcpy(c->px4.bind, "0.0.0.0");
+	c->px4.port = CONFIG_PX4_PORT;
+	c->px4.home_lat_deg = PX4_VEHICLE_HOME_LAT;
+	c->px4.home_lon_deg = PX4_VEHICLE_HOME_LON;
+	c->px4.hil_baros = 1;
+	/* As long as PX4 itself waits before it complains (its poll). */
+	c->px4.lockstep_timeout_ms = 1000;
 }
 
 int
@@ -895,8 +959,8 @@ config_validate(const struct config *c, char *err, size_t errlen)
 	if (c->source == CONFIG_SOURCE_NONE) {
 		snprintf(err, errlen,
 			 "no source: use --sim, --sitl-json, "
-			 "--sitl-json-proxy or --hardware, or set source in "
-			 "[barod]");
+			 "--sitl-json-proxy, --px4-sim or --hardware, or set "
+			 "source in [barod]");
 		return -EINVAL;
 	}
 	if (c->source == CONFIG_SOURCE_HARDWARE && c->n_sensors == 0) {
@@ -967,6 +1031,8 @@ config_source_name(enum config_source s)
 		return "sitl-json-proxy";
 	case CONFIG_SOURCE_HARDWARE:
 		return "hardware";
+	case CONFIG_SOURCE_PX4_SIM:
+		return "px4-sim";
 	case CONFIG_SOURCE_NONE:
 		break;
 	}

@@ -5,9 +5,12 @@
  * parameter table, so the config file knows exactly the names the CLI and
  * MAVLink know.
  *
- *   [barod]            source = sim | sitl-json | sitl-json-proxy, sysid,
+ *   [barod]            source = sim | sitl-json | sitl-json-proxy | px4-sim,
+ *                      sysid,
  *                      compid, control socket, record
  *   [sitl]             instances, bind, port, upstream, rng_1 .. rng_6
+ *   [px4]              instances (the same count as [sitl]'s), bind, port,
+ *                      home_lat, home_lon, hil_baros, lockstep_timeout_ms
  *   [sim]              profile, home_alt, atmosphere, seed, any SIM_* name
  *   [mavlink]          protocol, heartbeat_hz, scaled_pressure_hz,
  *                      hil_sensor_hz
@@ -40,6 +43,7 @@ enum config_source {
 	CONFIG_SOURCE_SITL_JSON,	/* ArduPilot's JSON physics peer */
 	CONFIG_SOURCE_SITL_PROXY,	/* between ArduPilot and a backend */
 	CONFIG_SOURCE_HARDWARE,		/* [sensor NAME] sections */
+	CONFIG_SOURCE_PX4_SIM,		/* PX4 SITL's simulator on TCP */
 };
 
 #define CONFIG_MAX_SITL 8
@@ -51,6 +55,17 @@ struct config_sitl {
 	unsigned port;
 	char upstream[128];	/* proxy: HOST:PORT of instance 0 (+10 each) */
 	int rng[6];		/* rng_N -> baro instance, -1 none */
+};
+
+/* [px4]: PX4 SITL instance N (px4 -i N) connects to port + N.  The
+ * instance count is config_sitl.instances: one count of vehicles. */
+#define CONFIG_PX4_PORT 4560
+struct config_px4 {
+	char bind[64];
+	unsigned port;
+	double home_lat_deg, home_lon_deg;
+	unsigned hil_baros;	/* 1: baro 0 as id 0; 2: also baro 1 as id 1 */
+	unsigned lockstep_timeout_ms;	/* no reply this long: step anyway */
 };
 
 /* One barometer per instance, as MAVLink has SCALED_PRESSURE..3. */
@@ -114,6 +129,7 @@ struct config {
 	uint32_t seed;
 
 	struct config_sitl sitl;
+	struct config_px4 px4;
 
 	struct config_output outputs[CONFIG_MAX_OUTPUTS];
 	size_t n_outputs;

@@ -50,6 +50,7 @@ cmd_status(struct daemon *d, FILE *out)
 			s->servo_packets, s->frames, s->resends, s->lost_frames,
 			s->restarts, s->replies, s->bad_packets, s->bad_lines);
 	}
+	daemon_px4sim_status(d, out);
 	for (size_t i = 0; i < d->n_outputs; i++) {
 		const struct output_stats *s = &d->outputs[i].stats;
 		fprintf(out,

@@ -42,6 +42,7 @@ daemon_flush(void *user)
 
 	for (size_t i = 0; i < d->n_outputs; i++)
 		output_flush(&d->outputs[i]);
+	daemon_px4sim_flush(d);
 }
 
 void

@@ -25,6 +25,8 @@
 #include "notify.h"
 #include "output.h"
 #include "param-service.h"
+#include "px4-peer-link.h"
+#include "px4-vehicle.h"
 #include "scenario.h"
 #include "sitl-link.h"
 #include "util-atomic-file.h"
@@ -46,6 +48,7 @@ struct cli {
 	const char *control;
 	const char *scenario;
 	bool sitl_json;
+	bool px4_sim;			/* --px4-sim */
 	bool hardware;
 	const char *sitl_proxy;		/* upstream HOST:PORT */
 	const char *sitl_instances;
@@ -96,6 +99,33 @@ struct hw_sensor {
 	char last_err[256];
 };
 
+/* PX4 SITL's simulator, one per PX4 instance (daemon-px4sim.c). */
+struct px4_sim_stats {
+	uint64_t steps;			/* physics steps sent */
+	uint64_t controls;		/* HIL_ACTUATOR_CONTROLS received */
+	uint64_t stalls;		/* steps sent without a reply */
+	uint64_t restarts;		/* PX4 (re)connected after a run */
+	uint64_t other_frames;		/* anything else PX4 sent */
+	uint64_t bad_baro;		/* baro samples not finite: not sent */
+	uint64_t out_of_range;		/* heights the baro cannot take */
+};
+
+struct px4_sim {
+	struct daemon *d;
+	struct px4_peer_link link;
+	struct px4_vehicle vehicle;
+	bool lockstep;			/* PX4's first reply came */
+	bool armed;			/* PX4 says so in its replies */
+	uint64_t step;			/* the next physics step */
+	uint64_t connected_us;		/* wall clock, for freewheeling */
+	uint64_t last_step_us;		/* wall clock of the last step */
+	uint64_t next_gps_us, next_state_us, next_hb_us;	/* physics */
+	int64_t state_interval_us;	/* HIL_STATE_QUATERNION: 0 every
+					 * step, < 0 never (PX4 asks) */
+	float last_alt_m;		/* the baro's last truth */
+	struct px4_sim_stats stats;
+};
+
 struct daemon {
 	struct cli cli;
 	struct config cfg;
@@ -127,6 +157,11 @@ struct daemon {
 	struct baro_sample latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
 	bool have_latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
 	uint8_t sysid_offset;		/* while publishing for a vehicle */
+
+	/* PX4 SITL: one simulated vehicle per PX4 instance; the emulators
+	 * are the SITL modes' (sim, vehicle_sim[]). */
+	struct px4_sim px4[CONFIG_MAX_SITL];
+	size_t n_px4;
 
 	struct truth_trace trace;	/* loaded from cfg.truth_path */
 
@@ -197,6 +232,17 @@ uint8_t daemon_mavlink_inject(void *daemon, unsigned type, unsigned instance);
 int daemon_sitl_open(struct daemon *d, char *err, size_t errlen);
 void daemon_sitl_close(struct daemon *d);
 void daemon_sitl_check(struct daemon *d, uint64_t wall_us);
+
+/* daemon-px4sim.c: barod as PX4 SITL's simulator. */
+int daemon_px4sim_open(struct daemon *d, char *err, size_t errlen);
+void daemon_px4sim_close(struct daemon *d);
+/* From the 10 ms timer: freewheel until PX4's first reply, and step a
+ * stalled lockstep. */
+void daemon_px4sim_tick(struct daemon *d, uint64_t wall_us);
+void daemon_px4sim_flush(struct daemon *d);
+void daemon_px4sim_report(struct daemon *d);
+/* baroctl status: one line per PX4 instance. */
+void daemon_px4sim_status(struct daemon *d, FILE *out);
 
 /* daemon-hw.c: hardware sensors on their own timers.  Open fails only
  * for what a retry cannot fix (a GPIO line that does not exist); a

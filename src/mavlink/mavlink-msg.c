@@ -137,6 +137,120 @@ mavlink_unpack_hil_sensor(const uint8_t *pl, struct mavlink_hil_sensor *m)
 }
 
 size_t
+mavlink_pack_hil_actuator_controls(const struct mavlink_hil_actuator_controls *m,
+				   uint8_t *pl)
+{
+	le_put64(pl + 0, m->time_usec);
+	le_put64(pl + 8, m->flags);
+	for (int i = 0; i < 16; i++)
+		put_f32(pl + 16 + 4 * i, m->controls[i]);
+	pl[80] = m->mode;
+	return 81;
+}
+
+void
+mavlink_unpack_hil_actuator_controls(const uint8_t *pl,
+				     struct mavlink_hil_actuator_controls *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->time_usec = le_get64(pl + 0);
+	m->flags = le_get64(pl + 8);
+	for (int i = 0; i < 16; i++)
+		m->controls[i] = le_get_f32(pl + 16 + 4 * i);
+	m->mode = pl[80];
+}
+
+size_t
+mavlink_pack_hil_gps(const struct mavlink_hil_gps *m, uint8_t *pl)
+{
+	le_put64(pl + 0, m->time_usec);
+	le_put32(pl + 8, (uint32_t)m->lat);
+	le_put32(pl + 12, (uint32_t)m->lon);
+	le_put32(pl + 16, (uint32_t)m->alt);
+	le_put16(pl + 20, m->eph);
+	le_put16(pl + 22, m->epv);
+	le_put16(pl + 24, m->vel);
+	le_put16(pl + 26, (uint16_t)m->vn);
+	le_put16(pl + 28, (uint16_t)m->ve);
+	le_put16(pl + 30, (uint16_t)m->vd);
+	le_put16(pl + 32, m->cog);
+	pl[34] = m->fix_type;
+	pl[35] = m->satellites_visible;
+	pl[36] = m->id;
+	le_put16(pl + 37, m->yaw);
+	return 39;
+}
+
+void
+mavlink_unpack_hil_gps(const uint8_t *pl, struct mavlink_hil_gps *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->time_usec = le_get64(pl + 0);
+	m->lat = le_get_i32(pl + 8);
+	m->lon = le_get_i32(pl + 12);
+	m->alt = le_get_i32(pl + 16);
+	m->eph = le_get16(pl + 20);
+	m->epv = le_get16(pl + 22);
+	m->vel = le_get16(pl + 24);
+	m->vn = le_get_i16(pl + 26);
+	m->ve = le_get_i16(pl + 28);
+	m->vd = le_get_i16(pl + 30);
+	m->cog = le_get16(pl + 32);
+	m->fix_type = pl[34];
+	m->satellites_visible = pl[35];
+	m->id = pl[36];
+	m->yaw = le_get16(pl + 37);
+}
+
+size_t
+mavlink_pack_hil_state_quaternion(const struct mavlink_hil_state_quaternion *m,
+				  uint8_t *pl)
+{
+	le_put64(pl + 0, m->time_usec);
+	for (int i = 0; i < 4; i++)
+		put_f32(pl + 8 + 4 * i, m->attitude_quaternion[i]);
+	put_f32(pl + 24, m->rollspeed);
+	put_f32(pl + 28, m->pitchspeed);
+	put_f32(pl + 32, m->yawspeed);
+	le_put32(pl + 36, (uint32_t)m->lat);
+	le_put32(pl + 40, (uint32_t)m->lon);
+	le_put32(pl + 44, (uint32_t)m->alt);
+	le_put16(pl + 48, (uint16_t)m->vx);
+	le_put16(pl + 50, (uint16_t)m->vy);
+	le_put16(pl + 52, (uint16_t)m->vz);
+	le_put16(pl + 54, m->ind_airspeed);
+	le_put16(pl + 56, m->true_airspeed);
+	le_put16(pl + 58, (uint16_t)m->xacc);
+	le_put16(pl + 60, (uint16_t)m->yacc);
+	le_put16(pl + 62, (uint16_t)m->zacc);
+	return 64;
+}
+
+void
+mavlink_unpack_hil_state_quaternion(const uint8_t *pl,
+				    struct mavlink_hil_state_quaternion *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->time_usec = le_get64(pl + 0);
+	for (int i = 0; i < 4; i++)
+		m->attitude_quaternion[i] = le_get_f32(pl + 8 + 4 * i);
+	m->rollspeed = le_get_f32(pl + 24);
+	m->pitchspeed = le_get_f32(pl + 28);
+	m->yawspeed = le_get_f32(pl + 32);
+	m->lat = le_get_i32(pl + 36);
+	m->lon = le_get_i32(pl + 40);
+	m->alt = le_get_i32(pl + 44);
+	m->vx = le_get_i16(pl + 48);
+	m->vy = le_get_i16(pl + 50);
+	m->vz = le_get_i16(pl + 52);
+	m->ind_airspeed = le_get16(pl + 54);
+	m->true_airspeed = le_get16(pl + 56);
+	m->xacc = le_get_i16(pl + 58);
+	m->yacc = le_get_i16(pl + 60);
+	m->zacc = le_get_i16(pl + 62);
+}
+
+size_t
 mavlink_pack_param_request_read(const struct mavlink_param_request_read *m,
 				uint8_t *pl)
 {
@@ -300,6 +414,12 @@ mavlink_pack_msg(uint32_t msgid, const union mavlink_msg *m, uint8_t *pl)
 		return mavlink_pack_scaled_pressure(&m->sp, pl);
 	case MAVLINK_MSG_HIL_SENSOR:
 		return mavlink_pack_hil_sensor(&m->hil, pl);
+	case MAVLINK_MSG_HIL_ACTUATOR_CONTROLS:
+		return mavlink_pack_hil_actuator_controls(&m->hac, pl);
+	case MAVLINK_MSG_HIL_GPS:
+		return mavlink_pack_hil_gps(&m->gps, pl);
+	case MAVLINK_MSG_HIL_STATE_QUATERNION:
+		return mavlink_pack_hil_state_quaternion(&m->hsq, pl);
 	case MAVLINK_MSG_PARAM_REQUEST_READ:
 		return mavlink_pack_param_request_read(&m->prr, pl);
 	case MAVLINK_MSG_PARAM_REQUEST_LIST:
@@ -332,6 +452,15 @@ mavlink_unpack_msg(uint32_t msgid, const uint8_t *pl, union mavlink_msg *m)
 		return 0;
 	case MAVLINK_MSG_HIL_SENSOR:
 		mavlink_unpack_hil_sensor(pl, &m->hil);
+		return 0;
+	case MAVLINK_MSG_HIL_ACTUATOR_CONTROLS:
+		mavlink_unpack_hil_actuator_controls(pl, &m->hac);
+		return 0;
+	case MAVLINK_MSG_HIL_GPS:
+		mavlink_unpack_hil_gps(pl, &m->gps);
+		return 0;
+	case MAVLINK_MSG_HIL_STATE_QUATERNION:
+		mavlink_unpack_hil_state_quaternion(pl, &m->hsq);
 		return 0;
 	case MAVLINK_MSG_PARAM_REQUEST_READ:
 		mavlink_unpack_param_request_read(pl, &m->prr);

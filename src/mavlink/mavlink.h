@@ -27,7 +27,10 @@ enum mavlink_msg_id {
 	MAVLINK_MSG_SCALED_PRESSURE = 29,
 	MAVLINK_MSG_COMMAND_LONG = 76,
 	MAVLINK_MSG_COMMAND_ACK = 77,
+	MAVLINK_MSG_HIL_ACTUATOR_CONTROLS = 93,
 	MAVLINK_MSG_HIL_SENSOR = 107,
+	MAVLINK_MSG_HIL_GPS = 113,
+	MAVLINK_MSG_HIL_STATE_QUATERNION = 115,
 	MAVLINK_MSG_SCALED_PRESSURE2 = 137,
 	MAVLINK_MSG_SCALED_PRESSURE3 = 143,
 	MAVLINK_MSG_STATUSTEXT = 253,
@@ -148,9 +151,17 @@ enum {
 	MAV_SEVERITY_WARNING = 4,
 	MAV_SEVERITY_NOTICE = 5,
 	MAV_SEVERITY_INFO = 6,
+	HIL_SENSOR_ACCEL = 0x7,
+	HIL_SENSOR_GYRO = 0x38,
+	HIL_SENSOR_MAG = 0x1C0,
 	HIL_SENSOR_ABS_PRESSURE = 0x200,
 	HIL_SENSOR_PRESSURE_ALT = 0x800,
 	HIL_SENSOR_TEMPERATURE = 0x1000,
+	/* What PX4 needs all of before it reads the baro fields. */
+	HIL_SENSOR_BARO = 0x1A00,
+	MAV_TYPE_GENERIC = 0,
+	MAV_CMD_SET_MESSAGE_INTERVAL = 511,
+	HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP = 1,
 };
 
 struct mavlink_heartbeat {
@@ -176,6 +187,37 @@ struct mavlink_hil_sensor {
 	float temperature;	/* degC */
 	uint32_t fields_updated;
 	uint8_t id;
+};
+
+struct mavlink_hil_actuator_controls {
+	uint64_t time_usec;
+	uint64_t flags;
+	float controls[16];
+	uint8_t mode;
+};
+
+struct mavlink_hil_gps {
+	uint64_t time_usec;
+	int32_t lat, lon;	/* degE7 */
+	int32_t alt;		/* mm AMSL */
+	uint16_t eph, epv;	/* PX4 reads them as cm */
+	uint16_t vel;		/* ground speed, cm/s */
+	int16_t vn, ve, vd;	/* cm/s */
+	uint16_t cog;		/* cdeg, 65535 unknown */
+	uint8_t fix_type, satellites_visible;
+	uint8_t id;		/* extension */
+	uint16_t yaw;		/* extension, cdeg, 0 unknown */
+};
+
+struct mavlink_hil_state_quaternion {
+	uint64_t time_usec;
+	float attitude_quaternion[4];	/* w, x, y, z */
+	float rollspeed, pitchspeed, yawspeed;	/* rad/s */
+	int32_t lat, lon;	/* degE7 */
+	int32_t alt;		/* mm */
+	int16_t vx, vy, vz;	/* cm/s, NED */
+	uint16_t ind_airspeed, true_airspeed;	/* cm/s */
+	int16_t xacc, yacc, zacc;	/* mG (PX4 reads m/s^2 x 1000) */
 };
 
 /* param_id: up to 16 chars; 17 bytes so a 16-char name stays a C string. */
@@ -228,6 +270,9 @@ union mavlink_msg {
 	struct mavlink_heartbeat hb;
 	struct mavlink_scaled_pressure sp;	/* SCALED_PRESSURE/2/3 */
 	struct mavlink_hil_sensor hil;
+	struct mavlink_hil_actuator_controls hac;
+	struct mavlink_hil_gps gps;
+	struct mavlink_hil_state_quaternion hsq;
 	struct mavlink_param_request_read prr;
 	struct mavlink_param_request_list prl;
 	struct mavlink_param_value pv;
@@ -255,6 +300,16 @@ void mavlink_unpack_scaled_pressure(const uint8_t *pl,
 				    struct mavlink_scaled_pressure *m);
 size_t mavlink_pack_hil_sensor(const struct mavlink_hil_sensor *m, uint8_t *pl);
 void mavlink_unpack_hil_sensor(const uint8_t *pl, struct mavlink_hil_sensor *m);
+size_t mavlink_pack_hil_actuator_controls(
+	const struct mavlink_hil_actuator_controls *m, uint8_t *pl);
+void mavlink_unpack_hil_actuator_controls(
+	const uint8_t *pl, struct mavlink_hil_actuator_controls *m);
+size_t mavlink_pack_hil_gps(const struct mavlink_hil_gps *m, uint8_t *pl);
+void mavlink_unpack_hil_gps(const uint8_t *pl, struct mavlink_hil_gps *m);
+size_t mavlink_pack_hil_state_quaternion(
+	const struct mavlink_hil_state_quaternion *m, uint8_t *pl);
+void mavlink_unpack_hil_state_quaternion(
+	const uint8_t *pl, struct mavlink_hil_state_quaternion *m);
 size_t mavlink_pack_param_request_read(
 	const struct mavlink_param_request_read *m, uint8_t *pl);
 void mavlink_unpack_param_request_read(const uint8_t *pl,

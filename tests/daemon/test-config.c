@@ -206,7 +206,15 @@ test_errors(void **state)
 		{ "[sitl]\nrng_1 = 3\n", "test.conf:2: rng_1 = '3'" },
 		{ "[sitl]\nrng_7 = 0\n", "test.conf:2: unknown key 'rng_7'" },
 		{ "[sitl]\nbind =\n", "test.conf:2: bind" },
-		{ "[barod]\nsource = gpsd\n", "sitl-json-proxy, hardware" },
+		{ "[barod]\nsource = gpsd\n", "sitl-json-proxy, px4-sim, hardware" },
+		{ "[px4]\nport = 0\n", "test.conf:2: port = '0'" },
+		{ "[px4]\nhome_lat = 91\n", "test.conf:2: home_lat = '91'" },
+		{ "[px4]\nhome_lon = east\n", "test.conf:2: home_lon = 'east'" },
+		{ "[px4]\nhil_baros = 3\n", "test.conf:2: hil_baros = '3'" },
+		{ "[px4]\ninstances = 9\n", "test.conf:2: instances = '9'" },
+		{ "[px4]\nlat = 1\n", "test.conf:2: unknown key 'lat' in [px4]" },
+		{ "[px4]\nlockstep_timeout_ms = 5\n",
+		  "test.conf:2: lockstep_timeout_ms = '5'" },
 		{ "[sensor a]\nbus = one\n", "test.conf:2: bus = 'one'" },
 		{ "[sensor a]\nbus = 10000\n", "test.conf:2: bus = '10000'" },
 		{ "[sensor a]\nbus = dev/i2c-1\n", "test.conf:2: bus" },
@@ -447,6 +455,39 @@ test_sitl_section(void **state)
 }
 
 static void
+test_px4_section(void **state)
+{
+	struct config c;
+	char err[256];
+	(void)state;
+
+	assert_int_equal(load(&c, "[barod]\nsource = px4-sim\n"
+				  "[px4]\ninstances = 2\nbind = 127.0.0.1\n"
+				  "port = 4600\nhome_lat = -33.5\n"
+				  "home_lon = 151.25\nhil_baros = 2\n"
+				  "lockstep_timeout_ms = 20\n",
+			      err, sizeof(err)), 0);
+	assert_int_equal(c.source, CONFIG_SOURCE_PX4_SIM);
+	assert_string_equal(config_source_name(c.source), "px4-sim");
+	assert_int_equal(c.sitl.instances, 2);
+	assert_string_equal(c.px4.bind, "127.0.0.1");
+	assert_int_equal(c.px4.port, 4600);
+	assert_true(c.px4.home_lat_deg == -33.5);
+	assert_true(c.px4.home_lon_deg == 151.25);
+	assert_int_equal(c.px4.hil_baros, 2);
+	assert_int_equal(c.px4.lockstep_timeout_ms, 20);
+	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+
+	/* Defaults: PX4's port 4560 and home, baro 0 only. */
+	config_defaults(&c);
+	assert_int_equal(c.px4.port, 4560);
+	assert_true(c.px4.home_lat_deg == 47.397742);
+	assert_true(c.px4.home_lon_deg == 8.545594);
+	assert_int_equal(c.px4.hil_baros, 1);
+	assert_int_equal(c.px4.lockstep_timeout_ms, 1000);
+}
+
+static void
 test_long_line(void **state)
 {
 	struct config c;
@@ -528,6 +569,7 @@ main(void)
 		cmocka_unit_test(test_sample_file),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sitl_section),
+		cmocka_unit_test(test_px4_section),
 		cmocka_unit_test(test_sensor_sections),
 		cmocka_unit_test(test_gpio_spec),
 		cmocka_unit_test(test_gpio_no_chip),

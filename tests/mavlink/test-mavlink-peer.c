@@ -205,13 +205,13 @@ json_str(const char *v, char *out, size_t cap)
 
 /* ---- messages described field by field ------------------------------ */
 
-enum ftype { U8, U16, I16, U32, I32, U64, F32, STR };
+enum ftype { U8, U16, I16, U32, I32, U64, F32, STR, F32A };
 
 struct fdesc {
 	const char *name;	/* MAVLink's field name, as node prints it */
 	size_t off;		/* in our struct */
 	enum ftype t;
-	size_t len;		/* STR: chars on the wire */
+	size_t len;		/* STR: chars on the wire; F32A: elements */
 	bool ext;
 };
 
@@ -224,6 +224,7 @@ struct mdesc {
 #define FD(s, n, t) { #n, offsetof(struct s, n), t, 0, false }
 #define FX(s, n, t) { #n, offsetof(struct s, n), t, 0, true }
 #define FS(s, n, l) { #n, offsetof(struct s, n), STR, l, false }
+#define FA(s, n, l) { #n, offsetof(struct s, n), F32A, l, false }
 #define FEND { NULL, 0, U8, 0, false }
 
 static const struct fdesc d_hb[] = {
@@ -254,6 +255,40 @@ static const struct fdesc d_hil[] = {
 	FD(mavlink_hil_sensor, temperature, F32),
 	FD(mavlink_hil_sensor, fields_updated, U32),
 	FX(mavlink_hil_sensor, id, U8), FEND
+};
+static const struct fdesc d_hac[] = {
+	FD(mavlink_hil_actuator_controls, time_usec, U64),
+	FD(mavlink_hil_actuator_controls, flags, U64),
+	FA(mavlink_hil_actuator_controls, controls, 16),
+	FD(mavlink_hil_actuator_controls, mode, U8), FEND
+};
+static const struct fdesc d_gps[] = {
+	FD(mavlink_hil_gps, time_usec, U64), FD(mavlink_hil_gps, lat, I32),
+	FD(mavlink_hil_gps, lon, I32), FD(mavlink_hil_gps, alt, I32),
+	FD(mavlink_hil_gps, eph, U16), FD(mavlink_hil_gps, epv, U16),
+	FD(mavlink_hil_gps, vel, U16), FD(mavlink_hil_gps, vn, I16),
+	FD(mavlink_hil_gps, ve, I16), FD(mavlink_hil_gps, vd, I16),
+	FD(mavlink_hil_gps, cog, U16), FD(mavlink_hil_gps, fix_type, U8),
+	FD(mavlink_hil_gps, satellites_visible, U8),
+	FX(mavlink_hil_gps, id, U8), FX(mavlink_hil_gps, yaw, U16), FEND
+};
+static const struct fdesc d_hsq[] = {
+	FD(mavlink_hil_state_quaternion, time_usec, U64),
+	FA(mavlink_hil_state_quaternion, attitude_quaternion, 4),
+	FD(mavlink_hil_state_quaternion, rollspeed, F32),
+	FD(mavlink_hil_state_quaternion, pitchspeed, F32),
+	FD(mavlink_hil_state_quaternion, yawspeed, F32),
+	FD(mavlink_hil_state_quaternion, lat, I32),
+	FD(mavlink_hil_state_quaternion, lon, I32),
+	FD(mavlink_hil_state_quaternion, alt, I32),
+	FD(mavlink_hil_state_quaternion, vx, I16),
+	FD(mavlink_hil_state_quaternion, vy, I16),
+	FD(mavlink_hil_state_quaternion, vz, I16),
+	FD(mavlink_hil_state_quaternion, ind_airspeed, U16),
+	FD(mavlink_hil_state_quaternion, true_airspeed, U16),
+	FD(mavlink_hil_state_quaternion, xacc, I16),
+	FD(mavlink_hil_state_quaternion, yacc, I16),
+	FD(mavlink_hil_state_quaternion, zacc, I16), FEND
 };
 static const struct fdesc d_prr[] = {
 	FD(mavlink_param_request_read, param_index, I16),
@@ -314,7 +349,10 @@ static const struct mdesc msgs[] = {
 	{ MAVLINK_MSG_SCALED_PRESSURE, d_sp },
 	{ MAVLINK_MSG_COMMAND_LONG, d_cl },
 	{ MAVLINK_MSG_COMMAND_ACK, d_ca },
+	{ MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, d_hac },
 	{ MAVLINK_MSG_HIL_SENSOR, d_hil },
+	{ MAVLINK_MSG_HIL_GPS, d_gps },
+	{ MAVLINK_MSG_HIL_STATE_QUATERNION, d_hsq },
 	{ MAVLINK_MSG_SCALED_PRESSURE2, d_sp },
 	{ MAVLINK_MSG_SCALED_PRESSURE3, d_sp },
 	{ MAVLINK_MSG_STATUSTEXT, d_st },
@@ -331,7 +369,31 @@ rnd(uint32_t *s)
 	return *s;
 }
 
-static const size_t type_size[] = { 1, 2, 2, 4, 4, 8, 4, 0 };
+static const size_t type_size[] = { 1, 2, 2, 4, 4, 8, 4, 0, 0 };
+
+/* Bytes of a field in our struct. */
+static size_t
+field_size(const struct fdesc *f)
+{
+	if (f->t == STR)
+		return f->len + 1;
+	if (f->t == F32A)
+		return 4 * f->len;
+	return type_size[f->t];
+}
+
+static float
+random_finite(uint32_t *seed)
+{
+	float v;
+
+	for (;;) {
+		uint32_t bits = rnd(seed);
+		memcpy(&v, &bits, 4);
+		if (isfinite(v))
+			return v;
+	}
+}
 
 /* An integer field of any width and sign, widened. */
 static long long
@@ -393,15 +455,14 @@ fill(union mavlink_msg *m, const struct fdesc *f, int kind, uint32_t *seed)
 				v |= rnd(seed);
 			}
 			memcpy(p, &v, 8);
-		} else if (f->t == F32) {
-			float v = kind == 2 ? -3.40282347e38f : 0.0f;
-			while (kind == 0) {
-				uint32_t bits = rnd(seed);
-				memcpy(&v, &bits, 4);
-				if (isfinite(v))
-					break;
+		} else if (f->t == F32 || f->t == F32A) {
+			size_t count = f->t == F32A ? f->len : 1;
+			for (size_t i = 0; i < count; i++) {
+				float v = kind == 2 ? -3.40282347e38f : 0.0f;
+				if (kind == 0)
+					v = random_finite(seed);
+				memcpy(p + 4 * i, &v, 4);
 			}
-			memcpy(p, &v, 4);
 		} else {
 			size_t n = kind == 2 ? f->len : 0;
 			if (kind == 0)
@@ -448,6 +509,23 @@ check_field(const union mavlink_msg *m, const struct fdesc *f, const char *v,
 			fail_msg("%s: %.9g, expected %.9g in %s", f->name,
 				 json_num(v), (double)f32, line);
 		return;
+	case F32A:
+		if (*v != '[')
+			fail_msg("%s: not an array in %s", f->name, line);
+		for (size_t i = 0; i < f->len; i++) {
+			char *end;
+			memcpy(&f32, p + 4 * i, 4);
+			v = ws(v + 1);
+			double x = strtod(*v == '"' ? v + 1 : v, &end);
+			if ((float)x != f32)
+				fail_msg("%s[%zu]: %.9g, expected %.9g in %s",
+					 f->name, i, x, (double)f32, line);
+			v = strpbrk(end, ",]");
+			if (!v || (*v == ']') != (i + 1 == f->len))
+				fail_msg("%s: not %zu elements in %s",
+					 f->name, f->len, line);
+		}
+		return;
 	case STR:
 		json_str(v, s, sizeof(s));
 		if (strcmp(s, (const char *)p) != 0)
@@ -480,6 +558,15 @@ json_field(char *out, size_t cap, const uint8_t *p, const struct fdesc *f)
 		/* 17 digits: exactly this float's value as a double */
 		memcpy(&f32, p, 4);
 		return (size_t)snprintf(out, cap, "%.17g", (double)f32);
+	case F32A:
+		out[n++] = '[';
+		for (size_t i = 0; i < f->len; i++) {
+			memcpy(&f32, p + 4 * i, 4);
+			n += (size_t)snprintf(out + n, cap - n, "%s%.17g",
+					      i ? "," : "", (double)f32);
+		}
+		out[n++] = ']';
+		return n;
 	case STR:
 		out[n++] = '"';
 		for (size_t i = 0; i < f->len && p[i]; i++) {
@@ -506,7 +593,7 @@ json_request(char *out, size_t cap, const struct mdesc *d, int version,
 				    d->id, version, seq, sysid, compid);
 
 	for (const struct fdesc *f = d->f; f->name; f++) {
-		assert_true(n + 200 < cap);
+		assert_true(n + 600 < cap);
 		n += (size_t)snprintf(out + n, cap - n, "%s\"%s\":",
 				      f == d->f ? "" : ",", f->name);
 		n += json_field(out + n, cap - n, (const uint8_t *)m + f->off,
@@ -700,7 +787,7 @@ test_we_decode_node(void **state)
 		/* node-mavlink sends v1 with the extensions (the sheet's
 		 * pitfall), so even in v1 every field arrives. */
 		for (const struct fdesc *f = x->d->f; f->name; f++) {
-			size_t sz = f->t == STR ? f->len + 1 : type_size[f->t];
+			size_t sz = field_size(f);
 			if (memcmp((const uint8_t *)&got + f->off,
 				   (const uint8_t *)&x->m + f->off, sz) != 0)
 				fail_msg("node frame %zu (msgid %u v%d): field "

@@ -263,6 +263,28 @@ static const struct field f_hil_sensor[] = {
 	F("float", "temperature"), F("uint32_t", "fields_updated"),
 	EXT("uint8_t", "id"), END
 };
+/* Wire order: the XML's fields sorted by element size (stable). */
+static const struct field f_hil_actuator_controls[] = {
+	F("uint64_t", "time_usec"), F("uint64_t", "flags"),
+	FA("float", "controls", 16), F("uint8_t", "mode"), END
+};
+static const struct field f_hil_gps[] = {
+	F("uint64_t", "time_usec"), F("int32_t", "lat"), F("int32_t", "lon"),
+	F("int32_t", "alt"), F("uint16_t", "eph"), F("uint16_t", "epv"),
+	F("uint16_t", "vel"), F("int16_t", "vn"), F("int16_t", "ve"),
+	F("int16_t", "vd"), F("uint16_t", "cog"), F("uint8_t", "fix_type"),
+	F("uint8_t", "satellites_visible"), EXT("uint8_t", "id"),
+	EXT("uint16_t", "yaw"), END
+};
+static const struct field f_hil_state_quaternion[] = {
+	F("uint64_t", "time_usec"), FA("float", "attitude_quaternion", 4),
+	F("float", "rollspeed"), F("float", "pitchspeed"),
+	F("float", "yawspeed"), F("int32_t", "lat"), F("int32_t", "lon"),
+	F("int32_t", "alt"), F("int16_t", "vx"), F("int16_t", "vy"),
+	F("int16_t", "vz"), F("uint16_t", "ind_airspeed"),
+	F("uint16_t", "true_airspeed"), F("int16_t", "xacc"),
+	F("int16_t", "yacc"), F("int16_t", "zacc"), END
+};
 static const struct field f_statustext[] = {
 	F("uint8_t", "severity"), FA("char", "text", 50),
 	EXT("uint16_t", "id"), EXT("uint8_t", "chunk_seq"), END
@@ -277,7 +299,10 @@ static const struct msg_def msg_defs[] = {
 	{ 29, "SCALED_PRESSURE", f_scaled_pressure },
 	{ 76, "COMMAND_LONG", f_command_long },
 	{ 77, "COMMAND_ACK", f_command_ack },
+	{ 93, "HIL_ACTUATOR_CONTROLS", f_hil_actuator_controls },
 	{ 107, "HIL_SENSOR", f_hil_sensor },
+	{ 113, "HIL_GPS", f_hil_gps },
+	{ 115, "HIL_STATE_QUATERNION", f_hil_state_quaternion },
 	{ 137, "SCALED_PRESSURE2", f_scaled_pressure },
 	{ 143, "SCALED_PRESSURE3", f_scaled_pressure },
 	{ 253, "STATUSTEXT", f_statustext },
@@ -467,6 +492,74 @@ test_vectors_encode(void **state)
 	assert_int_equal(mavlink_pack_hil_sensor(&hil, pl), 65);
 	n = mavlink_frame_encode(f, 2, 0, 1, 1, MAVLINK_MSG_HIL_SENSOR, pl);
 	assert_hex_equal(f, (size_t)n, V_HIL);
+}
+
+/* The PX4 simulator sheet's vectors (px4-sim.md section 8): decoded
+ * here, re-encoded byte for byte, and the fields PX4 acts on checked. */
+static const char V_PX4_HIL_SENSOR[] =
+	"fd3e00000001c86b0000002d31010000000000000000000000000ae81cc1000000"
+	"0000000000000000003d0a573e000000003d0ad73e7cff6e44000000000000f443"
+	"7d3f3d41ff1b8b30";
+static const char V_PX4_ACTUATORS[] =
+	"fd5100000001015d0000601d310100000000010000000000000000000000000000"
+	"000000000000000000000000000000000000000000000000000000000000000000"
+	"0000000000000000000000000000000000000000000000000160bc";
+static const char V_PX4_HEARTBEAT[] = "fd09000000010100000000000000000c00000381d6";
+
+static struct mavlink_frame
+decode_one(const char *hex)
+{
+	uint8_t buf[MAVLINK_MAX_FRAME], out[MAVLINK_MAX_FRAME];
+	size_t n = unhex(hex, buf, sizeof(buf));
+	struct mavlink_parser p;
+	struct capture c;
+	struct mavlink_frame f;
+	union mavlink_msg m;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+
+	parse_all(buf, n, &p, &c);
+	assert_int_equal(c.n, 1);
+	f = c.f[0];
+	free(c.f);
+	assert_int_equal(mavlink_unpack_msg(f.msgid, f.payload, &m), 0);
+	mavlink_pack_msg(f.msgid, &m, pl);
+	int k = mavlink_frame_encode(out, 2, f.seq, f.sysid, f.compid,
+				     f.msgid, pl);
+	assert_hex_equal(out, (size_t)k, hex);
+	return f;
+}
+
+static void
+test_px4_sim_vectors(void **state)
+{
+	(void)state;
+	struct mavlink_frame f = decode_one(V_PX4_HIL_SENSOR);
+	struct mavlink_hil_sensor h;
+
+	assert_int_equal(f.msgid, MAVLINK_MSG_HIL_SENSOR);
+	assert_int_equal(f.compid, 200);
+	mavlink_unpack_hil_sensor(f.payload, &h);
+	assert_int_equal(h.time_usec, 20000000u);
+	assert_true(h.zacc == -9.80665f);
+	assert_true(h.pressure_alt == 488.0f);
+	assert_int_equal(h.fields_updated, 0x1BFF);
+	assert_int_equal(h.fields_updated & HIL_SENSOR_BARO, HIL_SENSOR_BARO);
+	assert_int_equal(h.id, 0);
+
+	f = decode_one(V_PX4_ACTUATORS);
+	struct mavlink_hil_actuator_controls a;
+	mavlink_unpack_hil_actuator_controls(f.payload, &a);
+	assert_int_equal(a.time_usec, 19996000u);
+	assert_int_equal(a.flags, HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP);
+	assert_int_equal(a.mode, 1);
+	for (int i = 0; i < 16; i++)
+		assert_true(a.controls[i] == 0.0f);
+
+	f = decode_one(V_PX4_HEARTBEAT);
+	struct mavlink_heartbeat hb;
+	mavlink_unpack_heartbeat(f.payload, &hb);
+	assert_int_equal(hb.autopilot, 12);
+	assert_int_equal(hb.mavlink_version, 3);
 }
 
 static void
@@ -661,6 +754,10 @@ sample_drop_extensions(struct sample *s)
 	case MAVLINK_MSG_HIL_SENSOR:
 		s->m.hil.id = 0;
 		break;
+	case MAVLINK_MSG_HIL_GPS:
+		s->m.gps.id = 0;
+		s->m.gps.yaw = 0;
+		break;
 	case MAVLINK_MSG_COMMAND_ACK:
 		s->m.ca.progress = 0;
 		s->m.ca.result_param2 = 0;
@@ -681,6 +778,8 @@ static const uint32_t all_ids[] = {
 	MAVLINK_MSG_COMMAND_LONG, MAVLINK_MSG_COMMAND_ACK,
 	MAVLINK_MSG_HIL_SENSOR, MAVLINK_MSG_SCALED_PRESSURE2,
 	MAVLINK_MSG_SCALED_PRESSURE3, MAVLINK_MSG_STATUSTEXT,
+	MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, MAVLINK_MSG_HIL_GPS,
+	MAVLINK_MSG_HIL_STATE_QUATERNION,
 };
 
 #define N_IDS (sizeof(all_ids) / sizeof(all_ids[0]))
@@ -760,6 +859,55 @@ make_sample(struct sample *s, uint32_t msgid, uint32_t *seed)
 			*fl[i] = seed ? rnd_float(g) : (float)(i + 1) * -1.5f;
 		s->m.hil.fields_updated = seed ? rnd(g) : 0x80001E00u;
 		s->m.hil.id = (uint8_t)(seed ? rnd(g) : 2);
+		break;
+	}
+	case MAVLINK_MSG_HIL_ACTUATOR_CONTROLS: {
+		struct mavlink_hil_actuator_controls *a = &s->m.hac;
+		a->time_usec = seed ? (uint64_t)rnd(g) << 20 : 19996000u;
+		a->flags = seed ? (uint64_t)rnd(g) << 33 | rnd(g) : 1u;
+		for (int i = 0; i < 16; i++)
+			a->controls[i] = seed ? rnd_float(g)
+					      : (float)(i - 8) / 8.0f;
+		a->mode = (uint8_t)(seed ? rnd(g) : 129);
+		break;
+	}
+	case MAVLINK_MSG_HIL_GPS: {
+		struct mavlink_hil_gps *p = &s->m.gps;
+		p->time_usec = seed ? (uint64_t)rnd(g) << 24 : 20000000u;
+		p->lat = (int32_t)(seed ? rnd(g) : 473977420u);
+		p->lon = (int32_t)(seed ? rnd(g) : 85455940u);
+		p->alt = (int32_t)(seed ? rnd(g) : 0xFFFFFFF0u);
+		p->eph = (uint16_t)(seed ? rnd(g) : 30);
+		p->epv = (uint16_t)(seed ? rnd(g) : 40);
+		p->vel = (uint16_t)(seed ? rnd(g) : 65535);
+		p->vn = (int16_t)(seed ? rnd(g) : 0x8000u);
+		p->ve = (int16_t)(seed ? rnd(g) : 7);
+		p->vd = (int16_t)(seed ? rnd(g) : 0xFFFFu);
+		p->cog = (uint16_t)(seed ? rnd(g) : 35999);
+		p->fix_type = (uint8_t)(seed ? rnd(g) : 3);
+		p->satellites_visible = (uint8_t)(seed ? rnd(g) : 10);
+		p->id = (uint8_t)(seed ? rnd(g) : 2);
+		p->yaw = (uint16_t)(seed ? rnd(g) : 36000);
+		break;
+	}
+	case MAVLINK_MSG_HIL_STATE_QUATERNION: {
+		struct mavlink_hil_state_quaternion *q = &s->m.hsq;
+		int16_t *i16[] = { &q->vx, &q->vy, &q->vz, &q->xacc, &q->yacc,
+				   &q->zacc };
+		q->time_usec = seed ? (uint64_t)rnd(g) << 30 : 1234567890123u;
+		for (int i = 0; i < 4; i++)
+			q->attitude_quaternion[i] =
+				seed ? rnd_float(g) : 0.5f * (float)(i + 1);
+		q->rollspeed = seed ? rnd_float(g) : -0.25f;
+		q->pitchspeed = seed ? rnd_float(g) : 0.125f;
+		q->yawspeed = seed ? rnd_float(g) : 3.5f;
+		q->lat = (int32_t)(seed ? rnd(g) : 0x80000000u);
+		q->lon = (int32_t)(seed ? rnd(g) : 0x7FFFFFFFu);
+		q->alt = (int32_t)(seed ? rnd(g) : 488000u);
+		for (int i = 0; i < 6; i++)
+			*i16[i] = (int16_t)(seed ? rnd(g) : 0x8001u + (unsigned)i);
+		q->ind_airspeed = (uint16_t)(seed ? rnd(g) : 1);
+		q->true_airspeed = (uint16_t)(seed ? rnd(g) : 0xFFFFu);
 		break;
 	}
 	case MAVLINK_MSG_PARAM_REQUEST_READ:
@@ -1647,6 +1795,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crc_check_value),
 		cmocka_unit_test(test_crc_extra_and_lengths),
+		cmocka_unit_test(test_px4_sim_vectors),
 		cmocka_unit_test(test_table_ids),
 		cmocka_unit_test(test_vectors_encode),
 		cmocka_unit_test(test_vectors_decode),

@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * barod as PX4 SITL's simulator ("Simulator MAVLink API"): each PX4
+ * instance connects to port 4560 + N and gets a level multicopter that
+ * follows the profile or truth trace, with IMU, magnetometer, GPS and
+ * ground truth from sim/px4-vehicle.c and the baro from the AP_Baro_SITL
+ * emulator with its faults.
+ *
+ * Time is physics time in 4 ms steps (PX4's 250 Hz IMU).  Step k is at
+ * k * 4 ms: the emulator, the scenario (instance 0) and barod's own
+ * SCALED_PRESSURE run on it, so scenario time 0 is the first step.  PX4
+ * sets its clock from HIL_SENSOR id 0 and takes only differences, so
+ * time_usec is the step's time plus one step (never 0).  Until PX4's
+ * first HIL_ACTUATOR_CONTROLS the steps run in real time (PX4 sends none
+ * before its first actuator output); after it, each reply advances
+ * exactly one step (lockstep).  A PX4 that does not reply for
+ * lockstep_timeout_ms (default a second) gets the next step anyway,
+ * counted as a stall, so a lost reply cannot freeze both sides.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "atmosphere.h"
+#include "daemon.h"
+
+#define STEP_US 4000u
+#define GPS_PERIOD_US 100000u	/* 10 Hz: between Gazebo's 5 and jMAVSim's 20 */
+#define HEARTBEAT_US 1000000u
+/* Freewheeling catches up at most this many steps per timer tick. */
+#define FREEWHEEL_BURST 8u
+/* HIL_ACTUATOR_CONTROLS mode bit: PX4 is armed. */
+#define MODE_ARMED 128u
+#define MSG_HIL_STATE_QUATERNION_ID 115.0f
+
+static unsigned
+index_of(const struct px4_sim *s)
+{
+	return (unsigned)(s - s->d->px4);
+}
+
+static struct baro_sitl *
+emulator_of(struct daemon *d, unsigned v)
+{
+	return v == 0 ? &d->sim : &d->vehicle_sim[v];
+}
+
+static double
+target_height(const struct daemon *d, double t_s)
+{
+	return d->trace.n ? truth_trace_height(&d->trace, t_s)
+			  : truth_profile_height(&d->cfg.profile, t_s);
+}
+
+static void
+send_px4(struct px4_sim *s, uint32_t msgid, const uint8_t *pl)
+{
+	struct daemon *d = s->d;
+
+	(void)px4_peer_link_send(&s->link, (uint8_t)(d->cfg.sysid + index_of(s)),
+				 d->cfg.compid, msgid, pl);
+}
+
+/* The baro fields of a HIL_SENSOR from one published sample; false when
+ * a value is not one PX4 should see (a fault overlay's garbage). */
+static bool
+baro_fields(const struct baro_sample *b, struct mavlink_hil_sensor *h)
+{
+	float alt = NAN;
+
+	(void)atmos_1976_altitude(b->pressure_pa, &alt);
+	if (!(b->pressure_pa > 0.0f) || !isfinite(b->pressure_pa) ||
+	    !isfinite(b->temperature_c) || !isfinite(alt))
+		return false;
+	h->abs_pressure = b->pressure_pa * 0.01f;
+	h->pressure_alt = alt;
+	h->temperature = b->temperature_c;
+	h->fields_updated |= HIL_SENSOR_BARO;
+	return true;
+}
+
+static void
+send_gps(struct px4_sim *s, uint64_t time_usec)
+{
+	struct px4_position pos;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+
+	px4_vehicle_position(&s->vehicle, &pos);
+	/* PX4 reads eph/epv as metres x 100 and gates EKF2 on 3 m / 5 m. */
+	struct mavlink_hil_gps g = {
+		.time_usec = time_usec,
+		.lat = pos.lat_e7, .lon = pos.lon_e7, .alt = pos.alt_mm,
+		.eph = 30, .epv = 40,
+		.vel = 0,		/* ground speed: no horizontal motion */
+		.vn = pos.vn_cms, .ve = pos.ve_cms, .vd = pos.vd_cms,
+		.cog = 65535,		/* unknown: not moving */
+		.fix_type = 3, .satellites_visible = 10,
+	};
+	mavlink_pack_hil_gps(&g, pl);
+	send_px4(s, MAVLINK_MSG_HIL_GPS, pl);
+}
+
+static void
+send_state(struct px4_sim *s, uint64_t time_usec)
+{
+	struct px4_position pos;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+
+	px4_vehicle_position(&s->vehicle, &pos);
+	/* PX4 takes the accelerations as m/s^2 x 1000 (as Gazebo sends
+	 * them), not mG; 3 g fits an int16. */
+	struct mavlink_hil_state_quaternion q = {
+		.time_usec = time_usec,
+		.attitude_quaternion = { 1.0f, 0.0f, 0.0f, 0.0f },
+		.lat = pos.lat_e7, .lon = pos.lon_e7, .alt = pos.alt_mm,
+		.vx = pos.vn_cms, .vy = pos.ve_cms, .vz = pos.vd_cms,
+		.ind_airspeed = pos.speed_cms, .true_airspeed = pos.speed_cms,
+		.zacc = (int16_t)lrintf(-(ATMOS_GRAVITY_MSS +
+					   (float)s->vehicle.accel_mss) * 1000.0f),
+	};
+	mavlink_pack_hil_state_quaternion(&q, pl);
+	send_px4(s, MAVLINK_MSG_HIL_STATE_QUATERNION, pl);
+}
+
+static void
+send_heartbeat(struct px4_sim *s)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_heartbeat hb = {
+		.type = MAV_TYPE_GENERIC,
+		.autopilot = MAV_AUTOPILOT_INVALID,
+		.system_status = MAV_STATE_ACTIVE,
+		.mavlink_version = 3,
+	};
+
+	mavlink_pack_heartbeat(&hb, pl);
+	send_px4(s, MAVLINK_MSG_HEARTBEAT, pl);
+}
+
+/* One physics step: vehicle, emulator, scenario, and what PX4 gets. */
+static void
+step(struct px4_sim *s, uint64_t wall_us)
+{
+	struct daemon *d = s->d;
+	const unsigned v = index_of(s);
+	struct baro_sitl *sim = emulator_of(d, v);
+	const uint64_t t_us = s->step * STEP_US;
+	const uint64_t time_usec = t_us + STEP_US;
+	struct baro_sample out[BARO_MAX_INSTANCES];
+	struct baro_sitl_truth truth = { 0 };
+	bool fresh[BARO_MAX_INSTANCES] = { false };
+
+	px4_vehicle_step(&s->vehicle, target_height(d, (double)t_us * 1e-6),
+			 s->step ? STEP_US * 1e-6 : 0.0);
+	if (v == 0) {
+		d->clock_ms = t_us / 1000u;
+		daemon_scenario_step(d, (uint32_t)d->clock_ms);
+	} else {
+		/* Live changes (GCS, baroctl, scenarios) reach every vehicle. */
+		sim->params = d->sim.params;
+	}
+	if (baro_sitl_altitude(d->cfg.home_alt_m, s->vehicle.height_m,
+			       &truth.alt_amsl_m) < 0) {
+		/* Beyond what a float altitude holds: keep the last one. */
+		s->stats.out_of_range++;
+		truth.alt_amsl_m = s->last_alt_m;
+	}
+	s->last_alt_m = truth.alt_amsl_m;
+	truth.vel_air_bf[2] = (float)-s->vehicle.climb_ms;	/* FRD: down */
+
+	d->sysid_offset = (uint8_t)v;
+	unsigned n = baro_sitl_update(sim, (uint32_t)(t_us / 1000u), &truth,
+				      out);
+	for (unsigned k = 0; k < n; k++) {
+		const unsigned i = out[k].instance;
+		out[k].time_us = t_us;
+		if (v == 0) {
+			d->samples[i]++;
+			if (!fault_overlay_apply(&d->overlay, &out[k])) {
+				d->withheld[i]++;
+				continue;
+			}
+		}
+		d->latest[v][i] = out[k];
+		d->have_latest[v][i] = true;
+		fresh[i] = true;
+		daemon_publish_sample(d, &out[k], t_us);
+		daemon_record(d, &out[k]);
+	}
+	d->sysid_offset = 0;
+
+	/* id 0: the IMU and magnetometer every step, baro 0 when the
+	 * emulator made a new sample (it samples once 10 ms have passed,
+	 * as AP_Baro_SITL: every third 4 ms step). */
+	struct px4_imu imu;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	px4_vehicle_imu(&s->vehicle, &imu);
+	struct mavlink_hil_sensor h = {
+		.time_usec = time_usec,
+		.xacc = imu.accel[0], .yacc = imu.accel[1], .zacc = imu.accel[2],
+		.xgyro = imu.gyro[0], .ygyro = imu.gyro[1], .zgyro = imu.gyro[2],
+		.xmag = imu.mag[0], .ymag = imu.mag[1], .zmag = imu.mag[2],
+		.fields_updated = HIL_SENSOR_ACCEL | HIL_SENSOR_GYRO |
+				  HIL_SENSOR_MAG,
+		.id = 0,
+	};
+	if (fresh[0] && !baro_fields(&d->latest[v][0], &h))
+		s->stats.bad_baro++;
+	mavlink_pack_hil_sensor(&h, pl);
+	send_px4(s, MAVLINK_MSG_HIL_SENSOR, pl);
+
+	/* id 1: baro 1 alone, for a PX4 that keeps its baros apart by id
+	 * (one that does not writes it to both of its baros). */
+	if (d->cfg.px4.hil_baros >= 2 && fresh[1]) {
+		struct mavlink_hil_sensor b = { .time_usec = time_usec, .id = 1 };
+		if (baro_fields(&d->latest[v][1], &b)) {
+			memset(pl, 0, sizeof(pl));
+			mavlink_pack_hil_sensor(&b, pl);
+			send_px4(s, MAVLINK_MSG_HIL_SENSOR, pl);
+		} else {
+			s->stats.bad_baro++;
+		}
+	}
+
+	if (t_us >= s->next_gps_us) {
+		send_gps(s, time_usec);
+		s->next_gps_us = t_us + GPS_PERIOD_US;
+	}
+	if (s->state_interval_us >= 0 && t_us >= s->next_state_us) {
+		send_state(s, time_usec);
+		s->next_state_us += (uint64_t)s->state_interval_us;
+		if (s->next_state_us <= t_us)
+			s->next_state_us = t_us + (uint64_t)s->state_interval_us;
+	}
+	if (t_us >= s->next_hb_us) {
+		send_heartbeat(s);
+		s->next_hb_us = t_us + HEARTBEAT_US;
+	}
+	s->step++;
+	s->stats.steps++;
+	s->last_step_us = wall_us;
+}
+
+/* A new PX4: physics from 0, the vehicle at rest, the emulator, and on
+ * instance 0 the scenario, from the start. */
+static void
+restart(struct px4_sim *s)
+{
+	struct daemon *d = s->d;
+	const unsigned v = index_of(s);
+	struct px4_vehicle_config vc = {
+		.home_lat_deg = d->cfg.px4.home_lat_deg,
+		.home_lon_deg = d->cfg.px4.home_lon_deg,
+		.home_alt_m = d->cfg.home_alt_m,
+		.seed = d->cfg.seed + 1000u * (v + 1u),
+	};
+
+	if (s->stats.steps)
+		s->stats.restarts++;
+	px4_vehicle_init(&s->vehicle, &vc);
+	s->lockstep = false;
+	s->armed = false;
+	s->step = 0;
+	s->next_gps_us = s->next_state_us = s->next_hb_us = 0;
+	s->state_interval_us = 0;
+	s->last_alt_m = (float)d->cfg.home_alt_m;
+	if (v == 0) {
+		d->clock_ms = 0;
+		daemon_scenario_restart(d);
+		/* Rate-limited outputs start their cadence again at 0. */
+		for (size_t k = 0; k < d->n_outputs; k++) {
+			memset(d->outputs[k].next_pressure_us, 0,
+			       sizeof(d->outputs[k].next_pressure_us));
+			memset(d->outputs[k].next_hil_us, 0,
+			       sizeof(d->outputs[k].next_hil_us));
+		}
+	}
+	struct sim_params params = d->sim.params;
+	baro_sitl_init(emulator_of(d, v), &params, d->cfg.atmosphere,
+		       d->cfg.seed + v);
+	memset(d->have_latest[v], 0, sizeof(d->have_latest[v]));
+}
+
+static void
+on_state(void *user, struct px4_peer_link *l, bool connected)
+{
+	struct px4_sim *s = user;
+	struct daemon *d = s->d;
+
+	if (!connected) {
+		log_msg(&d->log, LOG_LEVEL_NOTICE,
+			"PX4 instance %u: %s disconnected after %" PRIu64
+			" steps (%.3f s of physics); waiting on port %u",
+			index_of(s), l->peer, s->step,
+			(double)s->step * STEP_US * 1e-6, l->port);
+		return;
+	}
+	restart(s);
+	log_msg(&d->log, LOG_LEVEL_NOTICE,
+		"PX4 instance %u: connected from %s, physics from 0",
+		index_of(s), l->peer);
+	/* PX4's start-up waits for this first sample. */
+	s->connected_us = event_now_us();
+	step(s, s->connected_us);
+}
+
+static void
+on_command(struct px4_sim *s, const struct mavlink_frame *f)
+{
+	struct mavlink_command_long c;
+
+	mavlink_unpack_command_long(f->payload, &c);
+	/* PX4 asks for ground truth at 200 Hz right after connecting. */
+	if (c.command != MAV_CMD_SET_MESSAGE_INTERVAL ||
+	    c.param[0] != MSG_HIL_STATE_QUATERNION_ID) {
+		s->stats.other_frames++;
+		return;
+	}
+	const float us = c.param[1];
+	if (us < 0.0f)
+		s->state_interval_us = -1;
+	else if (us < (float)STEP_US)	/* 0 = default: every step */
+		s->state_interval_us = 0;
+	else if (us <= 60e6f)
+		s->state_interval_us = (int64_t)us;
+	s->next_state_us = s->step * STEP_US;
+}
+
+static void
+on_frame(void *user, struct px4_peer_link *l, const struct mavlink_frame *f)
+{
+	struct px4_sim *s = user;
+	struct mavlink_hil_actuator_controls a;
+
+	(void)l;
+	switch (f->msgid) {
+	case MAVLINK_MSG_HIL_ACTUATOR_CONTROLS:
+		mavlink_unpack_hil_actuator_controls(f->payload, &a);
+		s->stats.controls++;
+		if (!s->lockstep)
+			log_msg(&s->d->log, LOG_LEVEL_INFO,
+				"PX4 instance %u: lockstep from step %" PRIu64,
+				index_of(s), s->step);
+		s->lockstep = true;
+		if (((a.mode & MODE_ARMED) != 0) != s->armed) {
+			s->armed = !s->armed;
+			log_msg(&s->d->log, LOG_LEVEL_INFO,
+				"PX4 instance %u: %s", index_of(s),
+				s->armed ? "armed" : "disarmed");
+		}
+		step(s, event_now_us());
+		break;
+	case MAVLINK_MSG_COMMAND_LONG:
+		on_command(s, f);
+		break;
+	default:
+		s->stats.other_frames++;
+		break;
+	}
+}
+
+void
+daemon_px4sim_tick(struct daemon *d, uint64_t wall_us)
+{
+	for (size_t v = 0; v < d->n_px4; v++) {
+		struct px4_sim *s = &d->px4[v];
+		if (!px4_peer_link_connected(&s->link))
+			continue;
+		if (s->lockstep) {
+			if (wall_us - s->last_step_us >=
+			    1000u * (uint64_t)d->cfg.px4.lockstep_timeout_ms) {
+				s->stats.stalls++;
+				step(s, wall_us);
+			}
+			continue;
+		}
+		/* Real time until PX4 replies, and only as fast as it
+		 * reads. */
+		const uint64_t due = (wall_us - s->connected_us) / STEP_US + 1u;
+		for (unsigned k = 0; k < FREEWHEEL_BURST && s->step < due &&
+				     s->link.tx_len == 0; k++)
+			step(s, wall_us);
+	}
+}
+
+void
+daemon_px4sim_flush(struct daemon *d)
+{
+	for (size_t v = 0; v < d->n_px4; v++)
+		px4_peer_link_flush(&d->px4[v].link);
+}
+
+int
+daemon_px4sim_open(struct daemon *d, char *err, size_t errlen)
+{
+	const struct config_px4 *c = &d->cfg.px4;
+
+	for (unsigned v = 0; v < d->cfg.sitl.instances; v++) {
+		struct px4_sim *s = &d->px4[v];
+		memset(s, 0, sizeof(*s));
+		s->d = d;
+		if (v > 0)
+			baro_sitl_init(&d->vehicle_sim[v], &d->sim.params,
+				       d->cfg.atmosphere, d->cfg.seed + v);
+		int rc = px4_peer_link_open(&s->link, c->bind, c->port + v, v,
+					    &d->loop, on_frame, on_state, s,
+					    err, errlen);
+		if (rc < 0)
+			return rc;
+		d->n_px4++;
+		log_msg(&d->log, LOG_LEVEL_INFO,
+			"PX4 instance %u: simulator on TCP %s:%u", v, c->bind,
+			c->port + v);
+	}
+	return 0;
+}
+
+void
+daemon_px4sim_close(struct daemon *d)
+{
+	for (size_t v = 0; v < d->n_px4; v++)
+		px4_peer_link_close(&d->px4[v].link);
+	d->n_px4 = 0;
+}
+
+void
+daemon_px4sim_status(struct daemon *d, FILE *out)
+{
+	for (size_t v = 0; v < d->n_px4; v++) {
+		const struct px4_sim *s = &d->px4[v];
+		const bool on = px4_peer_link_connected(&s->link);
+		fprintf(out,
+			"px4 %zu %s port %u physics %.3f s lockstep %s armed %s "
+			"steps %" PRIu64 " controls %" PRIu64 " stalls %" PRIu64
+			" restarts %" PRIu64 " bad-frames %" PRIu64 "\n",
+			v, on ? "connected" : "waiting", s->link.port,
+			on ? (double)s->step * STEP_US * 1e-6 : 0.0,
+			on && s->lockstep ? "yes" : "no",
+			on && s->armed ? "yes" : "no", s->stats.steps,
+			s->stats.controls, s->stats.stalls, s->stats.restarts,
+			s->link.parser.stats.bad_crc +
+				s->link.parser.stats.unknown_msgid);
+	}
+}
+
+void
+daemon_px4sim_report(struct daemon *d)
+{
+	for (size_t v = 0; v < d->n_px4; v++) {
+		const struct px4_sim *s = &d->px4[v];
+		const struct px4_peer_link_stats *l = &s->link.stats;
+		const struct mavlink_parser_stats *p = &s->link.parser.stats;
+		log_msg(&d->log, LOG_LEVEL_INFO,
+			"PX4 instance %zu: connections %" PRIu64
+			", disconnects %" PRIu64 ", replaced %" PRIu64
+			", restarts %" PRIu64 ", steps %" PRIu64
+			", controls %" PRIu64 ", stalls %" PRIu64
+			", other frames %" PRIu64 ", frames out %" PRIu64
+			", dropped %" PRIu64 ", bad frames %" PRIu64
+			", garbage bytes %" PRIu64 ", bad baro %" PRIu64
+			", out of range %" PRIu64,
+			v, l->connections, l->disconnects, l->replaced,
+			s->stats.restarts, s->stats.steps, s->stats.controls,
+			s->stats.stalls, s->stats.other_frames, l->frames_out,
+			l->frames_dropped, p->bad_crc + p->unknown_msgid +
+						   p->bad_incompat + p->truncated,
+			p->garbage_bytes, s->stats.bad_baro,
+			s->stats.out_of_range);
+	}
+}

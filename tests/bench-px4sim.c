@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * barod as PX4 SITL's simulator, in lockstep as fast as replies come:
+ * this program plays PX4 for 1 and then 8 instances, answering each
+ * HIL_SENSOR id 0 at once with HIL_ACTUATOR_CONTROLS.
+ *
+ *   bench-px4sim BAROD [STEPS_PER_INSTANCE]
+ *
+ * Prints steps per second, the round trip barod adds per step (median,
+ * p99: PX4's 250 Hz leaves 4000 us per step for everything), and barod's
+ * CPU time per simulated second (250 steps).
+ */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench-util.h"
+#include "mavlink.h"
+
+#define MAX_INSTANCES 8
+
+struct px4 {
+	int fd;
+	struct mavlink_parser parser;
+	unsigned steps;
+	uint64_t last_time;
+	bool step_seen;
+	uint8_t seq;
+};
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+on_frame(const struct mavlink_frame *f, void *user)
+{
+	struct px4 *p = user;
+
+	if (f->msgid == MAVLINK_MSG_HIL_SENSOR && f->payload[64] == 0) {
+		struct mavlink_hil_sensor h;
+		mavlink_unpack_hil_sensor(f->payload, &h);
+		p->last_time = h.time_usec;
+		p->steps++;
+		p->step_seen = true;
+	}
+}
+
+static void
+reply(struct px4 *p)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, f[MAVLINK_MAX_FRAME];
+	struct mavlink_hil_actuator_controls a = {
+		.time_usec = p->last_time,
+		.flags = HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
+		.mode = 1,
+	};
+
+	mavlink_pack_hil_actuator_controls(&a, pl);
+	int n = mavlink_frame_encode(f, 2, p->seq++, 1, 1,
+				     MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, pl);
+	if (send(p->fd, f, (size_t)n, MSG_NOSIGNAL) != n)
+		fprintf(stderr, "bench-px4sim: short send\n");
+}
+
+static int
+connect_to(unsigned port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const int one = 1;
+
+	for (int k = 0; k < 500; k++) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				   sizeof(one));
+			return fd;
+		}
+		close(fd);
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int
+run(const char *barod, int instances, unsigned steps)
+{
+	int probe = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t slen = sizeof(sa);
+	bind(probe, (struct sockaddr *)&sa, sizeof(sa));
+	getsockname(probe, (struct sockaddr *)&sa, &slen);
+	close(probe);
+	const unsigned base = 20000 + ntohs(sa.sin_port) % 20000;
+
+	char conf[] = "/tmp/bench-px4sim-XXXXXX";
+	int cfd = mkstemp(conf);
+	dprintf(cfd,
+		"[barod]\nsource = px4-sim\ncontrol = none\n"
+		"[sim]\nSIM_BARO_COUNT = 2\nprofile = climb:1\n"
+		"[px4]\ninstances = %d\nbind = 127.0.0.1\nport = %u\n"
+		"hil_baros = 2\n"
+		"[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
+		instances, base);
+	close(cfd);
+
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(barod, "barod", "-c", conf, "-q", (char *)NULL);
+		_exit(127);
+	}
+
+	struct px4 px[MAX_INSTANCES];
+	for (int i = 0; i < instances; i++) {
+		memset(&px[i], 0, sizeof(px[i]));
+		mavlink_parser_init(&px[i].parser);
+		px[i].fd = connect_to(base + (unsigned)i);
+		if (px[i].fd < 0) {
+			fprintf(stderr, "bench-px4sim: barod not listening\n");
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			unlink(conf);
+			return 1;
+		}
+	}
+
+	const unsigned total = steps * (unsigned)instances;
+	double *lat = malloc(sizeof(double) * total);
+	double sent_at[MAX_INSTANCES] = { 0 };
+	unsigned nlat = 0, done = 0;
+	uint8_t buf[65536];
+	double t0 = now_s();
+	while (done < total) {
+		struct pollfd p[MAX_INSTANCES];
+		for (int i = 0; i < instances; i++)
+			p[i] = (struct pollfd){ px[i].fd, POLLIN, 0 };
+		if (poll(p, (nfds_t)instances, 2000) <= 0) {
+			fprintf(stderr, "bench-px4sim: no step\n");
+			break;
+		}
+		for (int i = 0; i < instances; i++) {
+			if (!(p[i].revents & POLLIN))
+				continue;
+			ssize_t n = recv(px[i].fd, buf, sizeof(buf), 0);
+			if (n <= 0)
+				continue;
+			px[i].step_seen = false;
+			const unsigned before = px[i].steps;
+			mavlink_parser_feed(&px[i].parser, buf, (size_t)n,
+					    on_frame, &px[i]);
+			if (!px[i].step_seen)
+				continue;
+			done += px[i].steps - before;
+			if (sent_at[i] > 0.0)
+				lat[nlat++] = now_s() - sent_at[i];
+			if (px[i].steps >= steps)
+				continue;
+			sent_at[i] = now_s();
+			reply(&px[i]);
+		}
+	}
+	double dt = now_s() - t0;
+
+	kill(pid, SIGTERM);
+	int status;
+	struct rusage ru;
+	wait4(pid, &status, 0, &ru);
+	unlink(conf);
+	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+
+	qsort(lat, nlat, sizeof(double), cmp_double);
+	printf("px4-sim, %d instance%s in lockstep, %u steps:\n", instances,
+	       instances > 1 ? "s" : "", done);
+	printf("  %.0f steps/s (%.0fx PX4's 250 Hz real time)\n", done / dt,
+	       done / dt / 250.0);
+	printf("  round trip per step: median %.1f us, p99 %.1f us "
+	       "(of 4000 us per 250 Hz step)\n",
+	       nlat ? lat[nlat / 2] * 1e6 : 0.0,
+	       nlat ? lat[nlat * 99 / 100] * 1e6 : 0.0);
+	printf("  barod cpu %.3f ms per simulated second (%.1f us per step)\n",
+	       1e3 * cpu / (done / 250.0), 1e6 * cpu / done);
+	free(lat);
+	for (int i = 0; i < instances; i++)
+		close(px[i].fd);
+	return done == total ? 0 : 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: bench-px4sim BAROD [STEPS]\n");
+		return 2;
+	}
+	unsigned steps = argc > 2 ? (unsigned)atoi(argv[2]) : 20000;
+	int rc = run(argv[1], 1, steps);
+	printf("\n");
+	return rc | run(argv[1], MAX_INSTANCES, steps);
+}
