@@ -383,10 +383,10 @@ config_parse_msp_instances(const char *value, struct config_msp *m,
 	strcpy(buf, value);
 	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
 		map[i] = -1;
-	char *save = NULL;
-	size_t n = 0;
-	for (char *item = strtok_r(buf, ",", &save); item;
-	     item = strtok_r(NULL, ",", &save), n++) {
+	for (char *item = buf, *next; item; item = next) {
+		next = strchr(item, ',');
+		if (next)
+			*next++ = '\0';
 		char *eq = strchr(item, '=');
 		unsigned long b, to;
 		if (eq)
@@ -396,7 +396,8 @@ config_parse_msp_instances(const char *value, struct config_msp *m,
 		if (parse_uint_range(bs, 0, BARO_MAX_INSTANCES - 1, &b) < 0)
 			return str_errorf(err, errlen, -EINVAL,
 					  "instances: '%s' is not a baro "
-					  "instance 0..%d", bs,
+					  "instance 0..%d (expected 'all' or "
+					  "a list such as 0,1=3)", bs,
 					  BARO_MAX_INSTANCES - 1);
 		if (parse_uint_range(ms, 0, CONFIG_MSP_INSTANCE_MAX, &to) < 0)
 			return str_errorf(err, errlen, -EINVAL,
@@ -413,10 +414,6 @@ config_parse_msp_instances(const char *value, struct config_msp *m,
 		map[b] = (int8_t)to;
 		msp_taken[to] = true;
 	}
-	if (n == 0)
-		return str_errorf(err, errlen, -EINVAL,
-				  "instances: expected 'all' or a list such as "
-				  "0,1=3");
 	memcpy(m->map, map, sizeof(map));
 	return 0;
 }
