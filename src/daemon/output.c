@@ -341,19 +341,16 @@ open_udp(struct output *o, char *err, size_t errlen)
 	return fd;
 }
 
-/* Start a non-blocking connect; EPOLLOUT says how it ended.  Only an
- * address that cannot be resolved is an error: a flight controller (or
- * SITL) that is not listening yet is retried. */
+/* Start a non-blocking connect to the address resolved at open (a name
+ * lookup could block the loop); EPOLLOUT says how it ended.  A flight
+ * controller (or SITL) that is not listening yet is retried. */
 static int
 tcp_connect(struct output *o, char *err, size_t errlen)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
-	int rc = resolve(o->cfg.address, false, &ss, &len, err, errlen);
+	const struct sockaddr_storage *ss = &o->peers[0];
+	int rc;
 
-	if (rc < 0)
-		return rc;
-	int fd = socket(ss.ss_family,
+	int fd = socket(ss->ss_family,
 			SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		int e = errno;
@@ -370,7 +367,7 @@ tcp_connect(struct output *o, char *err, size_t errlen)
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	o->src = (struct event_source){ .fd = fd, .cb = on_event, .user = o };
 	o->connected = false;
-	if (connect(fd, (struct sockaddr *)&ss, len) < 0 &&
+	if (connect(fd, (const struct sockaddr *)ss, o->peer_len[0]) < 0 &&
 	    errno != EINPROGRESS) {
 		close(fd);
 		o->src.fd = -1;
@@ -401,6 +398,11 @@ output_open(struct output *o, const struct config_output *cfg,
 	o->src.fd = -1;
 
 	if (cfg->type == OUTPUT_MSP_TCP) {
+		/* Only an address that does not resolve is an error here. */
+		int rc = resolve(cfg->address, false, &o->peers[0],
+				 &o->peer_len[0], err, errlen);
+		if (rc < 0)
+			return rc;
 		o->backoff_ms = OUTPUT_TCP_RETRY_MIN_MS;
 		return tcp_connect(o, err, errlen);
 	}
@@ -468,8 +470,8 @@ output_flush(struct output *o)
 	if (o->cfg.type == OUTPUT_MSP_TCP && o->src.fd < 0 &&
 	    event_now_us() >= o->retry_at_us) {
 		char err[160];
-		/* The address resolved at start-up; a failure here is a
-		 * failed attempt like any other. */
+		/* No socket or no epoll slot: a failed attempt like any
+		 * other. */
 		if (tcp_connect(o, err, sizeof(err)) < 0)
 			tcp_retry_later(o);
 	}
