@@ -915,6 +915,48 @@ test_msp_instances_and_rate(void **state)
 	free(c);
 }
 
+/* A flight controller UART nobody reads: barod keeps time, every sample
+ * is sent or counted as dropped, and at most OUTPUT_MSP_BACKLOG bytes
+ * wait in barod (the rest is the tty's own buffer). */
+static void
+test_msp_blocked_serial(void **state)
+{
+	char out[128], name[64], record[512];
+	(void)state;
+
+	int master = open_pty();
+	snprintf(out, sizeof(out), "msp:%s:921600", ptsname(master));
+	snprintf(name, sizeof(name), "%.31s", out);
+	path_in_tmp(record, sizeof(record), "msp-blocked.csv");
+	const uint64_t t0 = now_ms();
+	pid_t pid = start_barod((const char *[]){ "--sim", "-p",
+						  "SIM_BARO_COUNT=3",
+						  "--control", "none", "-o", out,
+						  "--record", record,
+						  "--duration", "4", "-v", NULL },
+				"msp-blocked.log");
+	assert_int_equal(wait_exit(pid), 0);
+	assert_true(now_ms() - t0 < 5500);
+
+	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
+	assert_int_equal(total, 3 * 400);
+	struct msp_counts m = msp_report("msp-blocked.log", name);
+	assert_int_equal(m.sent + m.dropped, total);
+	assert_true(m.dropped > 0);
+
+	/* What the line holds is whole frames, the oldest first. */
+	struct msp_capture *c = msp_capture_new();
+	uint8_t buf[4096];
+	ssize_t n;
+	while ((n = read(master, buf, sizeof(buf))) > 0)
+		msp_capture_feed(c, buf, (size_t)n);
+	assert_true(c->n > 0 && c->n <= m.sent);
+	assert_int_equal(c->parser.stats.bad_crc, 0);
+	assert_msp_matches(&c->b[0], &rec[0], rec[0].instance, 0);
+	close(master);
+	free(c);
+}
+
 /* A TCP listener on 127.0.0.1 (rcvbuf > 0: that receive buffer, small
  * to make a stalled reader fill up fast). */
 static int
@@ -1223,6 +1265,7 @@ main(void)
 					  kill_children),
 		cmocka_unit_test_teardown(test_msp_instances_and_rate,
 					  kill_children),
+		cmocka_unit_test_teardown(test_msp_blocked_serial, kill_children),
 		cmocka_unit_test_teardown(test_msp_tcp_stalled_receiver,
 					  kill_children),
 		cmocka_unit_test_teardown(test_msp_tcp_reconnects, kill_children),
