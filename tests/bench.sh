@@ -12,6 +12,8 @@ echo
 echo
 "$2" "$3" "${BAROD_BENCH_SECONDS:-20}"
 echo
+"$2" "$3" "${BAROD_BENCH_SECONDS:-20}" msp
+echo
 "$5" "$3" "${BAROD_BENCH_SITL_FRAMES:-20000}"
 echo
 "$7"
