@@ -99,17 +99,14 @@ msp_baro_from_sample(const struct baro_sample *s, unsigned instance,
 	/* Written so NaN fails every test. */
 	if (!(s->pressure_pa > 0.0f && s->pressure_pa <= MSP_BARO_PRESSURE_MAX_PA))
 		return -EDOM;
-	if (!(t > -273.15f && t < INFINITY))
+	if (!(t >= MSP_BARO_TEMP_MIN_C && t <= MSP_BARO_TEMP_MAX_C))
 		return -EDOM;
-	/* ArduPilot divides by 100 again; truncation as its own senders do,
-	 * clamped so the conversion stays defined. */
-	float cd = t * 100.0f;
 	b->instance = (uint8_t)instance;
 	b->time_ms = (uint32_t)(s->time_us / 1000u);
 	b->pressure_pa = s->pressure_pa;
-	b->temp_cdeg = cd >= 32767.0f	 ? INT16_MAX
-		       : cd <= -32768.0f ? INT16_MIN
-					 : (int16_t)cd;
+	/* Truncated as ArduPilot's own centidegree fields are; within the
+	 * bounds above it fits int16. */
+	b->temp_cdeg = (int16_t)(t * 100.0f);
 	return 0;
 }
 

@@ -41,12 +41,16 @@
 #define MSP_BARO_INSTANCE_MAX 7
 
 /*
- * What barod sends as physically possible: a pressure above zero and at
- * most 2 MPa (deep enough for ArduSub's water model at ~190 m), and a
- * temperature above absolute zero.  Anything else (NaN, infinities, a
- * garbled reading) is not sent; the caller counts it.
+ * What barod sends as physically possible: a pressure above zero (AP_Baro
+ * calls a zero pressure unhealthy) and at most 2 MPa (deep enough for
+ * ArduSub's water model at ~190 m), and a temperature within the bounds
+ * beyond which AP_Baro_Backend::update_healthy_flag() calls a reading bad
+ * data.  Anything else (NaN, infinities, a garbled reading) is not sent;
+ * the caller counts it.
  */
 #define MSP_BARO_PRESSURE_MAX_PA 2.0e6f
+#define MSP_BARO_TEMP_MIN_C (-200.0f)
+#define MSP_BARO_TEMP_MAX_C 200.0f
 
 /* CRC-8/DVB-S2 (poly 0xD5, init 0, no reflection) continuing from crc. */
 uint8_t
@@ -87,10 +91,9 @@ msp_baro_frame(const struct msp_baro *b, uint8_t out[MSP_BARO_FRAME_LEN]);
  * A published sample as the message for MSP instance `instance`, time in
  * ms on the sample's clock (AP_Baro_MSP stamps samples with its own
  * clock; the field is informational).  fallback_temp_c is used when the
- * sample carries no measured temperature.  Temperatures beyond int16
- * centidegrees are clamped.  Returns 0, or -EDOM when the pressure or the
- * temperature is not physically possible (see above), -EINVAL for an
- * instance above MSP_BARO_INSTANCE_MAX.
+ * sample carries no measured temperature.  Returns 0, or -EDOM when the
+ * pressure or the temperature is not physically possible (see above),
+ * -EINVAL for an instance above MSP_BARO_INSTANCE_MAX.
  */
 int
 msp_baro_from_sample(const struct baro_sample *s, unsigned instance,

@@ -957,6 +957,69 @@ test_msp_blocked_serial(void **state)
 	free(c);
 }
 
+/* A baro glitched 100 km below ground reads 53 MPa: recorded as the
+ * simulation produced it, but not sent to a flight controller; counted
+ * as invalid while the healthy baro goes on. */
+static void
+test_msp_invalid_counted(void **state)
+{
+	char out[128], name[64], record[512];
+	struct msp_capture *c = msp_capture_new();
+	(void)state;
+
+	int master = open_pty();
+	snprintf(out, sizeof(out), "msp:%s", ptsname(master));
+	snprintf(name, sizeof(name), "%.31s", out);
+	path_in_tmp(record, sizeof(record), "msp-invalid.csv");
+	pid_t pid = start_barod((const char *[]){ "--sim", "-p",
+						  "SIM_BARO_COUNT=2", "-p",
+						  "SIM_BAR2_GLITCH=-100000",
+						  "--control", "none", "-o", out,
+						  "--record", record,
+						  "--duration", "1", "-v", NULL },
+				"msp-invalid.log");
+	uint8_t buf[4096];
+	int status = -1;
+	const uint64_t deadline = now_ms() + 10000;
+	for (;;) {
+		struct pollfd p = { master, POLLIN, 0 };
+		if (poll(&p, 1, 50) > 0) {
+			ssize_t n = read(master, buf, sizeof(buf));
+			if (n > 0) {
+				msp_capture_feed(c, buf, (size_t)n);
+				continue;
+			}
+		}
+		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+			continue;
+		if (status >= 0 || now_ms() > deadline)
+			break;
+	}
+	assert_true(status >= 0);
+	children[--n_children] = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
+	assert_int_equal(total, 200);
+	size_t k = 0;
+	for (size_t r = 0; r < total; r++) {
+		if (rec[r].instance == 1) {
+			assert_true(rec[r].pressure_pa > 2.0e6f);
+			continue;
+		}
+		assert_true(k < c->n);
+		assert_msp_matches(&c->b[k], &rec[r], 0, k);
+		k++;
+	}
+	assert_int_equal(k, c->n);
+	struct msp_counts m = msp_report("msp-invalid.log", name);
+	assert_int_equal(m.sent, 100);
+	assert_int_equal(m.invalid, 100);
+	assert_int_equal(m.dropped, 0);
+	close(master);
+	free(c);
+}
+
 /* A TCP listener on 127.0.0.1 (rcvbuf > 0: that receive buffer, small
  * to make a stalled reader fill up fast). */
 static int
@@ -1266,6 +1329,8 @@ main(void)
 		cmocka_unit_test_teardown(test_msp_instances_and_rate,
 					  kill_children),
 		cmocka_unit_test_teardown(test_msp_blocked_serial, kill_children),
+		cmocka_unit_test_teardown(test_msp_invalid_counted,
+					  kill_children),
 		cmocka_unit_test_teardown(test_msp_tcp_stalled_receiver,
 					  kill_children),
 		cmocka_unit_test_teardown(test_msp_tcp_reconnects, kill_children),

@@ -129,11 +129,14 @@ test_from_sample(void **state)
 	assert_int_equal(msp_baro_from_sample(&s, 0, 11.25f, &b), 0);
 	assert_int_equal(b.temp_cdeg, 1125);
 
-	/* Beyond int16 centidegrees: clamped, not wrapped. */
+	/* ArduPilot's own plausibility bounds, +-200 C, included. */
 	s.flags |= BARO_SAMPLE_HAS_TEMPERATURE;
-	s.temperature_c = 400.0f;
+	s.temperature_c = 200.0f;
 	assert_int_equal(msp_baro_from_sample(&s, 0, 0.0f, &b), 0);
-	assert_int_equal(b.temp_cdeg, INT16_MAX);
+	assert_int_equal(b.temp_cdeg, 20000);
+	s.temperature_c = -200.0f;
+	assert_int_equal(msp_baro_from_sample(&s, 0, 0.0f, &b), 0);
+	assert_int_equal(b.temp_cdeg, -20000);
 
 	/* Not physically possible: refused. */
 	static const float bad_p[] = { NAN, INFINITY, -INFINITY, 0.0f,
@@ -146,7 +149,7 @@ test_from_sample(void **state)
 	s.pressure_pa = 2.0e6f;
 	assert_int_equal(msp_baro_from_sample(&s, 0, 15.0f, &b), 0);
 	static const float bad_t[] = { NAN, INFINITY, -INFINITY, -273.15f,
-				       -300.0f };
+				       -200.01f, 200.01f, 400.0f };
 	s.pressure_pa = 101325.0f;
 	for (size_t k = 0; k < sizeof(bad_t) / sizeof(bad_t[0]); k++) {
 		s.temperature_c = bad_t[k];
