@@ -967,14 +967,17 @@ test_msp_invalid_counted(void **state)
 	struct msp_capture *c = msp_capture_new();
 	(void)state;
 
+	char sock[512], reply[4096];
+	bool asked = false;
 	int master = open_pty();
 	snprintf(out, sizeof(out), "msp:%s", ptsname(master));
 	snprintf(name, sizeof(name), "%.31s", out);
 	path_in_tmp(record, sizeof(record), "msp-invalid.csv");
+	path_in_tmp(sock, sizeof(sock), "msp.sock");
 	pid_t pid = start_barod((const char *[]){ "--sim", "-p",
 						  "SIM_BARO_COUNT=2", "-p",
 						  "SIM_BAR2_GLITCH=-100000",
-						  "--control", "none", "-o", out,
+						  "--control", sock, "-o", out,
 						  "--record", record,
 						  "--duration", "1", "-v", NULL },
 				"msp-invalid.log");
@@ -983,13 +986,28 @@ test_msp_invalid_counted(void **state)
 	const uint64_t deadline = now_ms() + 10000;
 	for (;;) {
 		struct pollfd p = { master, POLLIN, 0 };
-		if (poll(&p, 1, 50) > 0) {
-			ssize_t n = read(master, buf, sizeof(buf));
-			if (n > 0) {
-				msp_capture_feed(c, buf, (size_t)n);
-				continue;
-			}
+		ssize_t n = poll(&p, 1, 50) > 0 ? read(master, buf, sizeof(buf))
+						 : 0;
+		if (n > 0)
+			msp_capture_feed(c, buf, (size_t)n);
+		/* baroctl status shows the MSP counters while it runs. */
+		if (!asked && c->n >= 20) {
+			asked = true;
+			int rc = run_baroctl(sock, "status", NULL, NULL, reply,
+					     sizeof(reply));
+			if (rc != 0)
+				fail_msg("baroctl status: %d: %s", rc, reply);
+			const char *l = strstr(reply, "msp-serial");
+			assert_non_null(l);
+			unsigned long long inv = 0;
+			assert_non_null(strstr(l, " invalid "));
+			assert_int_equal(sscanf(strstr(l, " invalid "),
+						" invalid %llu", &inv),
+					 1);
+			assert_true(inv >= 20);
 		}
+		if (n > 0)
+			continue;	/* more may be waiting */
 		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
 			continue;
 		if (status >= 0 || now_ms() > deadline)
@@ -1016,6 +1034,7 @@ test_msp_invalid_counted(void **state)
 	assert_int_equal(m.sent, 100);
 	assert_int_equal(m.invalid, 100);
 	assert_int_equal(m.dropped, 0);
+	assert_true(asked);
 	close(master);
 	free(c);
 }
