@@ -129,7 +129,23 @@ publish_msp(struct daemon *d, struct output *o, const struct baro_sample *s,
 		o->stats.frames_invalid++;
 		return;
 	}
-	(void)output_send(o, frame, sizeof(frame));
+	/* A line too slow for the samples (20 bytes each: 576 a second at
+	 * 115200 baud) drops many a second: say so once per episode, the
+	 * counters have the rest. */
+	int rc = output_send(o, frame, sizeof(frame));
+	char desc[256];
+	if (rc == -EAGAIN && !o->line_full) {
+		o->line_full = true;
+		log_msg(&d->log, LOG_LEVEL_WARNING,
+			"output %s: the line is full, dropping samples (each "
+			"takes %d bytes; is the baud rate too low?)",
+			output_describe(o, desc, sizeof(desc)),
+			MSP_BARO_FRAME_LEN);
+	} else if (rc == 0 && o->line_full) {
+		o->line_full = false;
+		log_msg(&d->log, LOG_LEVEL_NOTICE, "output %s: sending again",
+			output_describe(o, desc, sizeof(desc)));
+	}
 }
 
 void

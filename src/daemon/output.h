@@ -64,6 +64,7 @@ struct output {
 	uint8_t seq;
 
 	bool connected;			/* msp-tcp */
+	bool line_full;			/* msp: dropping, logged once */
 	uint64_t retry_at_us;
 	unsigned backoff_ms;
 

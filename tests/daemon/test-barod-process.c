@@ -943,6 +943,14 @@ test_msp_blocked_serial(void **state)
 	struct msp_counts m = msp_report("msp-blocked.log", name);
 	assert_int_equal(m.sent + m.dropped, total);
 	assert_true(m.dropped > 0);
+	/* Said once, not once per drop. */
+	char log[512];
+	path_in_tmp(log, sizeof(log), "msp-blocked.log");
+	char *l = read_file(log);
+	const char *w = strstr(l, "the line is full, dropping samples");
+	assert_non_null(w);
+	assert_null(strstr(w + 1, "the line is full"));
+	free(l);
 
 	/* What the line holds is whole frames, the oldest first. */
 	struct msp_capture *c = msp_capture_new();
