@@ -1234,6 +1234,105 @@ test_msp_tcp_reconnects(void **state)
 	free(c);
 }
 
+/* Wait up to ms for a connection on listener l. */
+static int
+accept_within(int l, unsigned ms)
+{
+	struct pollfd p = { l, POLLIN, 0 };
+
+	if (poll(&p, 1, (int)ms) <= 0)
+		return -1;
+	return accept4(l, NULL, NULL, SOCK_NONBLOCK);
+}
+
+/* Read what conn sends for ms; -1 once the peer has closed it. */
+static int
+read_for(int conn, struct msp_capture *c, unsigned ms)
+{
+	const uint64_t end = now_ms() + ms;
+	uint8_t buf[4096];
+
+	for (uint64_t t = now_ms(); t < end; t = now_ms()) {
+		struct pollfd p = { conn, POLLIN, 0 };
+		poll(&p, 1, (int)(end - t));
+		ssize_t n;
+		while ((n = read(conn, buf, sizeof(buf))) > 0)
+			msp_capture_feed(c, buf, (size_t)n);
+		if (n == 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* SIGHUP: an MSP output whose section did not change keeps its TCP
+ * connection (or its attempts to make one), a changed one is reopened. */
+static void
+test_msp_tcp_reload(void **state)
+{
+	char conf[512], text[512], log[512];
+	unsigned port = 0;
+	struct msp_capture *c = msp_capture_new();
+	(void)state;
+
+	int probe = tcp_listener(&port, 0);
+	close(probe);
+	path_in_tmp(conf, sizeof(conf), "msp-reload.conf");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sim\ncontrol = none\n"
+		 "[output fc]\ntype = msp\naddress = 127.0.0.1:%u\n", port);
+	write_file(conf, text);
+	pid_t pid = start_barod((const char *[]){ "-c", conf, "-v", NULL },
+				"msp-reload.log");
+	/* Reloaded while it has no connection to keep. */
+	msleep(300);
+	kill(pid, SIGHUP);
+	msleep(100);
+	int l = tcp_listener(&port, 0);
+	int conn = accept_within(l, 5000);
+	assert_true(conn >= 0);
+	assert_int_equal(read_for(conn, c, 300), 0);
+	const size_t before = c->n;
+	assert_true(before > 20);
+
+	/* Unchanged: the same connection carries on, no new one. */
+	kill(pid, SIGHUP);
+	assert_int_equal(read_for(conn, c, 400), 0);
+	assert_true(c->n > before + 20);
+	assert_true(accept_within(l, 0) < 0);
+
+	/* Changed: the old connection ends, a new one comes. */
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sim\ncontrol = none\n"
+		 "[output fc]\ntype = msp\naddress = 127.0.0.1:%u\n"
+		 "rate_hz = 10\n", port);
+	write_file(conf, text);
+	kill(pid, SIGHUP);
+	assert_int_equal(read_for(conn, c, 2000), -1);
+	close(conn);
+	conn = accept_within(l, 5000);
+	assert_true(conn >= 0);
+	struct msp_capture *slow = msp_capture_new();
+	assert_int_equal(read_for(conn, slow, 1000), 0);
+	/* Two baros at 10 Hz for about a second. */
+	assert_in_range(slow->n, 12, 28);
+	assert_int_equal(slow->not_baro + c->not_baro, 0);
+
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid), 0);
+	path_in_tmp(log, sizeof(log), "msp-reload.log");
+	char *t = read_file(log);
+	const char *r = strstr(t, "configuration reloaded");
+	for (int k = 0; k < 3; k++, r = strstr(r + 1, "configuration reloaded"))
+		assert_non_null(r);
+	free(t);
+	struct msp_counts m = msp_report("msp-reload.log", "fc");
+	assert_int_equal(m.connects, 1);
+	close(conn);
+	close(l);
+	free(c);
+	free(slow);
+}
+
 static void
 test_msp_config_errors(void **state)
 {
@@ -1361,6 +1460,7 @@ main(void)
 		cmocka_unit_test_teardown(test_msp_tcp_stalled_receiver,
 					  kill_children),
 		cmocka_unit_test_teardown(test_msp_tcp_reconnects, kill_children),
+		cmocka_unit_test_teardown(test_msp_tcp_reload, kill_children),
 		cmocka_unit_test_teardown(test_msp_config_errors, kill_children),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
