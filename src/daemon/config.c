@@ -768,7 +768,8 @@ handler(void *user, const char *section, const char *key, const char *value)
 }
 
 /* type = msp: a device (serial) or an address (tcp, the default, or
- * udp), and no MAVLink rates; MSP keys only on MSP outputs. */
+ * udp), and no MAVLink rates; MSP keys only on MSP outputs.  Failures
+ * go through fail(). */
 static int
 check_msp_output(struct parse *p, size_t i)
 {
@@ -821,7 +822,8 @@ check_outputs(struct parse *p)
 		if ((int)o->type == -1)
 			return fail(p, -EINVAL, "[output %s] has no type",
 				    o->name);
-		if (check_msp_output(p, i) < 0)
+		check_msp_output(p, i);
+		if (p->failed)
 			return p->rc;
 		if (output_type_is_msp(o->type))
 			continue;
