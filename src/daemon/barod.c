@@ -708,20 +708,23 @@ report(struct daemon *d)
 				"output %s: sent %" PRIu64 ", dropped %" PRIu64
 				", not connected %" PRIu64 ", invalid %" PRIu64
 				", received %" PRIu64 ", lost bytes %" PRIu64
-				", connects %" PRIu64,
+				", connects %" PRIu64 ", hangups %" PRIu64,
 				output_describe(&d->outputs[i], desc,
 						sizeof(desc)),
 				s->frames_sent, s->frames_dropped,
 				s->frames_no_peer, s->frames_invalid,
-				s->frames_received, s->bytes_lost, s->connects);
+				s->frames_received, s->bytes_lost, s->connects,
+				s->hangups);
 		else
 			log_msg(&d->log, LOG_LEVEL_INFO,
 				"output %s: sent %" PRIu64 ", dropped %" PRIu64
-				", no peer %" PRIu64 ", received %" PRIu64,
+				", no peer %" PRIu64 ", received %" PRIu64
+				", hangups %" PRIu64,
 				output_describe(&d->outputs[i], desc,
 						sizeof(desc)),
 				s->frames_sent, s->frames_dropped,
-				s->frames_no_peer, s->frames_received);
+				s->frames_no_peer, s->frames_received,
+				s->hangups);
 	}
 	for (size_t v = 0; v < d->n_links; v++) {
 		const struct sitl_link_stats *s = &d->links[v].stats;

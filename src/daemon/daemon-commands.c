@@ -62,6 +62,8 @@ cmd_status(struct daemon *d, FILE *out)
 			fprintf(out, " invalid %" PRIu64 " lost-bytes %" PRIu64
 				" connects %" PRIu64, s->frames_invalid,
 				s->bytes_lost, s->connects);
+		if (s->hangups)
+			fprintf(out, " hangups %" PRIu64, s->hangups);
 		fputc('\n', out);
 	}
 	fprintf(out, "ok\n");

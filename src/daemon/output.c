@@ -171,6 +171,8 @@ stream_flush_tx(struct output *o)
 				EPOLLIN | (o->tx_len ? EPOLLOUT : 0u));
 }
 
+static void serial_hangup(struct output *o);
+
 static void
 stream_readable(struct output *o)
 {
@@ -180,21 +182,25 @@ stream_readable(struct output *o)
 	while ((n = read(o->src.fd, buf, sizeof(buf))) > 0)
 		feed_received(o, buf, (size_t)n);
 	/* End of stream, or an error other than "nothing yet": the TCP
-	 * peer is gone.  A serial line keeps its fd (a pty whose other end
-	 * closed reports EIO until it is opened again). */
-	if (o->cfg.type == OUTPUT_MSP_TCP &&
-	    (n == 0 || (errno != EAGAIN && errno != EINTR)))
-		tcp_disconnect(o);
+	 * peer or the serial device is gone (a USB adapter unplugged, a
+	 * pty's other side closed: EIO and EPOLLHUP until closed, which
+	 * epoll reports whether asked or not, so the fd must go). */
+	if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+		if (o->cfg.type == OUTPUT_MSP_TCP)
+			tcp_disconnect(o);
+		else
+			serial_hangup(o);
+	}
 }
 
 static int tcp_connect(struct output *o, char *err, size_t errlen);
 
 static void
-tcp_retry_later(struct output *o)
+retry_later(struct output *o)
 {
 	o->retry_at_us = event_now_us() + (uint64_t)o->backoff_ms * 1000u;
-	o->backoff_ms = o->backoff_ms * 2 > OUTPUT_TCP_RETRY_MAX_MS
-				? OUTPUT_TCP_RETRY_MAX_MS
+	o->backoff_ms = o->backoff_ms * 2 > OUTPUT_RETRY_MAX_MS
+				? OUTPUT_RETRY_MAX_MS
 				: o->backoff_ms * 2;
 }
 
@@ -212,7 +218,25 @@ tcp_disconnect(struct output *o)
 	o->tx_len = 0;
 	o->connected = false;
 	msp_parser_init(&o->msp_in);
-	tcp_retry_later(o);
+	retry_later(o);
+}
+
+/* The serial device went away: closed, what was queued lost and
+ * counted, and reopened from output_flush() after the backoff (the same
+ * path once the adapter is back).  Sends meanwhile are dropped. */
+static void
+serial_hangup(struct output *o)
+{
+	event_loop_remove(o->loop, &o->src);
+	close(o->src.fd);
+	o->src.fd = -1;
+	o->stats.hangups++;
+	o->stats.bytes_lost += o->tx_len;
+	o->tx_len = 0;
+	mavlink_parser_init(&o->parser);
+	msp_parser_init(&o->msp_in);
+	o->backoff_ms = OUTPUT_RETRY_MIN_MS;
+	retry_later(o);
 }
 
 /* EPOLLOUT on a connecting socket: connect() finished, one way or the
@@ -228,7 +252,7 @@ tcp_connected(struct output *o)
 		return;
 	}
 	o->connected = true;
-	o->backoff_ms = OUTPUT_TCP_RETRY_MIN_MS;
+	o->backoff_ms = OUTPUT_RETRY_MIN_MS;
 	o->stats.connects++;
 	(void)event_loop_modify(o->loop, &o->src, EPOLLIN);
 }
@@ -252,6 +276,29 @@ on_event(struct event_source *src, uint32_t events, void *user)
 		stream_flush_tx(o);
 	if (o->src.fd >= 0 && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		stream_readable(o);
+}
+
+static int open_serial(struct output *o, char *err, size_t errlen);
+
+/* After a hangup: the device again, if it is back. */
+static void
+serial_reopen(struct output *o)
+{
+	char err[256];
+	int fd = open_serial(o, err, sizeof(err));
+
+	if (fd < 0) {
+		retry_later(o);
+		return;
+	}
+	o->src = (struct event_source){ .fd = fd, .cb = on_event, .user = o };
+	if (event_loop_add(o->loop, &o->src, EPOLLIN) < 0) {
+		close(fd);
+		o->src.fd = -1;
+		retry_later(o);
+		return;
+	}
+	o->backoff_ms = OUTPUT_RETRY_MIN_MS;
 }
 
 static speed_t
@@ -371,7 +418,7 @@ tcp_connect(struct output *o, char *err, size_t errlen)
 	    errno != EINPROGRESS) {
 		close(fd);
 		o->src.fd = -1;
-		tcp_retry_later(o);
+		retry_later(o);
 		return 0;
 	}
 	rc = event_loop_add(o->loop, &o->src, EPOLLOUT);
@@ -403,7 +450,7 @@ output_open(struct output *o, const struct config_output *cfg,
 				 &o->peer_len[0], err, errlen);
 		if (rc < 0)
 			return rc;
-		o->backoff_ms = OUTPUT_TCP_RETRY_MIN_MS;
+		o->backoff_ms = OUTPUT_RETRY_MIN_MS;
 		return tcp_connect(o, err, errlen);
 	}
 	int fd = cfg->type == OUTPUT_SERIAL || cfg->type == OUTPUT_MSP_SERIAL
@@ -467,13 +514,17 @@ stream_send(struct output *o, const uint8_t *frame, size_t len)
 void
 output_flush(struct output *o)
 {
-	if (o->cfg.type == OUTPUT_MSP_TCP && o->src.fd < 0 &&
+	if (o->src.fd < 0 && o->retry_at_us &&
 	    event_now_us() >= o->retry_at_us) {
 		char err[160];
 		/* No socket or no epoll slot: a failed attempt like any
 		 * other. */
-		if (tcp_connect(o, err, sizeof(err)) < 0)
-			tcp_retry_later(o);
+		if (o->cfg.type == OUTPUT_MSP_TCP) {
+			if (tcp_connect(o, err, sizeof(err)) < 0)
+				retry_later(o);
+		} else if (is_stream(o)) {
+			serial_reopen(o);
+		}
 	}
 	if (o->dgram_frames == 0)
 		return;
@@ -531,9 +582,10 @@ const char *
 output_describe(const struct output *o, char *buf, size_t len)
 {
 	if (o->cfg.type == OUTPUT_SERIAL || o->cfg.type == OUTPUT_MSP_SERIAL)
-		snprintf(buf, len, "%s %s %s %u baud", o->cfg.name,
+		snprintf(buf, len, "%s %s %s %u baud%s", o->cfg.name,
 			 o->cfg.type == OUTPUT_SERIAL ? "serial" : "msp-serial",
-			 o->cfg.device, o->cfg.baud);
+			 o->cfg.device, o->cfg.baud,
+			 o->src.fd < 0 ? " (hung up)" : "");
 	else if (o->cfg.type == OUTPUT_MSP_TCP)
 		snprintf(buf, len, "%s msp-tcp %s %s", o->cfg.name,
 			 o->cfg.address,

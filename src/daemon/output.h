@@ -31,9 +31,10 @@
  * backlog drained late would feed it stale pressures.  512 bytes is 25
  * barometer frames, a few ticks of three baros. */
 #define OUTPUT_MSP_BACKLOG 512
-/* TCP reconnection backoff, doubling between these. */
-#define OUTPUT_TCP_RETRY_MIN_MS 100u
-#define OUTPUT_TCP_RETRY_MAX_MS 2000u
+/* Reconnection (TCP) and reopening (a serial device that hung up, such
+ * as a USB adapter unplugged) backoff, doubling between these. */
+#define OUTPUT_RETRY_MIN_MS 100u
+#define OUTPUT_RETRY_MAX_MS 2000u
 
 struct output_stats {
 	uint64_t frames_sent;
@@ -45,8 +46,10 @@ struct output_stats {
 	/* MSP: samples not sent because their values are not physically
 	 * possible (msp_baro_from_sample). */
 	uint64_t frames_invalid;
-	uint64_t bytes_lost;		/* backlog discarded at a disconnect */
+	uint64_t bytes_lost;		/* backlog discarded at a disconnect
+					 * or a hangup */
 	uint64_t connects;		/* msp-tcp connections made */
+	uint64_t hangups;		/* serial: the device went away */
 };
 
 struct output;
@@ -64,6 +67,8 @@ struct output {
 	uint8_t seq;
 
 	bool connected;			/* msp-tcp */
+	/* msp-tcp between connections, serial after a hangup: when to try
+	 * again, and the next wait. */
 	bool line_full;			/* msp: dropping, logged once */
 	uint64_t retry_at_us;
 	unsigned backoff_ms;

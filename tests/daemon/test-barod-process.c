@@ -717,6 +717,8 @@ open_pty(void)
 	int master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
 
 	assert_true(master >= 0);
+	/* Not inherited by barod: closing it here must hang the line up. */
+	assert_int_equal(fcntl(master, F_SETFD, FD_CLOEXEC), 0);
 	assert_int_equal(grantpt(master), 0);
 	assert_int_equal(unlockpt(master), 0);
 	return master;
@@ -745,10 +747,11 @@ send_fc_noise(int fd)
 }
 
 /* "output NAME...: sent S, dropped D, not connected Z, invalid I,
- * received R, lost bytes L, connects C" from barod's final report. */
+ * received R, lost bytes L, connects C, hangups H" from barod's final
+ * report. */
 struct msp_counts {
 	unsigned long long sent, dropped, no_peer, invalid, received, lost,
-		connects;
+		connects, hangups;
 };
 
 static struct msp_counts
@@ -769,10 +772,10 @@ msp_report(const char *log_name, const char *output_name)
 	assert_int_equal(sscanf(strstr(r, ": sent "),
 				": sent %llu, dropped %llu, not connected %llu, "
 				"invalid %llu, received %llu, lost bytes %llu, "
-				"connects %llu",
+				"connects %llu, hangups %llu",
 				&c.sent, &c.dropped, &c.no_peer, &c.invalid,
-				&c.received, &c.lost, &c.connects),
-			 7);
+				&c.received, &c.lost, &c.connects, &c.hangups),
+			 8);
 	free(l);
 	return c;
 }
@@ -1044,6 +1047,98 @@ test_msp_invalid_counted(void **state)
 	assert_int_equal(m.dropped, 0);
 	assert_true(asked);
 	close(master);
+	free(c);
+}
+
+/* The flight controller's USB serial unplugged and plugged back (a pty
+ * closed, a symlink then naming a new one): barod does not spin on the
+ * dead line, counts what it could not send, and sends again on the new
+ * one, still in order. */
+static void
+test_msp_serial_hangup_reopen(void **state)
+{
+	char out[600], link_path[512], tmp_link[512], record[512], log[512];
+	struct msp_capture *c = msp_capture_new();
+	uint8_t buf[4096];
+	(void)state;
+
+	int m1 = open_pty();
+	path_in_tmp(link_path, sizeof(link_path), "ttyFC");
+	path_in_tmp(tmp_link, sizeof(tmp_link), "ttyFC.new");
+	assert_int_equal(symlink(ptsname(m1), link_path), 0);
+	snprintf(out, sizeof(out), "msp:%s", link_path);
+	path_in_tmp(record, sizeof(record), "msp-hangup.csv");
+	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
+						  "-o", out, "--record", record,
+						  "--duration", "4", "-v", NULL },
+				"msp-hangup.log");
+	const uint64_t deadline = now_ms() + 15000;
+	while (c->n < 40 && now_ms() < deadline) {
+		struct pollfd p = { m1, POLLIN, 0 };
+		ssize_t n = poll(&p, 1, 50) > 0 ? read(m1, buf, sizeof(buf)) : 0;
+		if (n > 0)
+			msp_capture_feed(c, buf, (size_t)n);
+	}
+	const size_t first = c->n;
+	assert_true(first >= 40);
+
+	/* The adapter comes back as another device node. */
+	int m2 = open_pty();
+	assert_int_equal(symlink(ptsname(m2), tmp_link), 0);
+	assert_int_equal(rename(tmp_link, link_path), 0);
+	close(m1);
+
+	int status = -1;
+	for (;;) {
+		struct pollfd p = { m2, POLLIN, 0 };
+		ssize_t n = poll(&p, 1, 50) > 0 ? read(m2, buf, sizeof(buf)) : 0;
+		if (n > 0) {
+			msp_capture_feed(c, buf, (size_t)n);
+			continue;
+		}
+		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+			continue;
+		if (status >= 0 || now_ms() > deadline)
+			break;
+	}
+	assert_true(status >= 0);
+	children[--n_children] = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!(c->n > first + 200)) {
+		path_in_tmp(log, sizeof(log), "msp-hangup.log");
+		char *t = read_file(log);
+		fail_msg("%zu frames before the hangup, %zu after; log:\n%s",
+			 first, c->n - first, t);
+	}
+
+	/* Frames from both lines are published samples, in order. */
+	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
+	size_t r = 0;
+	for (size_t k = 0; k < c->n; k++) {
+		while (r < total && (rec[r].time_ms != c->b[k].time_ms ||
+				     rec[r].instance != c->b[k].instance))
+			r++;
+		if (r == total)
+			fail_msg("frame %zu is not a published sample in order",
+				 k);
+	}
+	char name[64];
+	snprintf(name, sizeof(name), "%.31s", out);
+	struct msp_counts m = msp_report("msp-hangup.log", name);
+	assert_int_equal(m.hangups, 1);
+	assert_int_equal(m.sent + m.dropped, total);
+	assert_true(c->n <= m.sent);
+
+	/* No busy loop on the dead line: 4 s cost a fraction of a second. */
+	path_in_tmp(log, sizeof(log), "msp-hangup.log");
+	char *l = read_file(log);
+	const char *cpu = strstr(l, ", cpu ");
+	assert_non_null(cpu);
+	double cpu_s = atof(cpu + 6);
+	if (!(cpu_s < 1.0))
+		fail_msg("barod used %.3f s of CPU in 4 s", cpu_s);
+	free(l);
+	close(m2);
 	free(c);
 }
 
@@ -1455,6 +1550,8 @@ main(void)
 		cmocka_unit_test_teardown(test_msp_instances_and_rate,
 					  kill_children),
 		cmocka_unit_test_teardown(test_msp_blocked_serial, kill_children),
+		cmocka_unit_test_teardown(test_msp_serial_hangup_reopen,
+					  kill_children),
 		cmocka_unit_test_teardown(test_msp_invalid_counted,
 					  kill_children),
 		cmocka_unit_test_teardown(test_msp_tcp_stalled_receiver,
