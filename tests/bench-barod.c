@@ -4,8 +4,9 @@
  * every sample to a local UDP sink for a while; from the outside we take
  * its CPU time (wait4 rusage), its resident memory in steady state
  * (/proc/PID/status VmRSS) and its epoll wake-ups (its own report).
+ * With "msp" the sink is an MSP output (msp-udp) instead of MAVLink.
  *
- *   bench-barod BAROD [SECONDS]
+ *   bench-barod BAROD [SECONDS [msp]]
  */
 #include <netinet/in.h>
 #include <signal.h>
@@ -90,10 +91,11 @@ int
 main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench-barod BAROD [SECONDS]\n");
+		fprintf(stderr, "usage: bench-barod BAROD [SECONDS [msp]]\n");
 		return 2;
 	}
 	const double secs = argc > 2 ? atof(argv[2]) : 20.0;
+	const int msp = argc > 3 && strcmp(argv[3], "msp") == 0;
 
 	/* A sink that never reads: the kernel drops once its buffer fills,
 	 * as a GCS that went away would. */
@@ -105,7 +107,8 @@ main(int argc, char **argv)
 	getsockname(sink, (struct sockaddr *)&sa, &len);
 
 	char out[64], dur[32], log[] = "/tmp/bench-barod-XXXXXX";
-	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", ntohs(sa.sin_port));
+	snprintf(out, sizeof(out), "%s:127.0.0.1:%u", msp ? "msp-udp" : "udp",
+		 ntohs(sa.sin_port));
 	snprintf(dur, sizeof(dur), "%g", secs);
 	int logfd = mkstemp(log);
 
@@ -141,8 +144,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench-barod: barod failed\n");
 		return 1;
 	}
-	printf("barod, 3 simulated baros at 100 Hz, every sample to UDP, %g s:\n",
-	       secs);
+	printf("barod, 3 simulated baros at 100 Hz, every sample to UDP as %s, "
+	       "%g s:\n", msp ? "MSP" : "MAVLink", secs);
 	printf("  cpu %.4f s per simulated second = %.3f %% of one core "
 	       "(target <= 0.1 %%)\n", cpu / secs, 100.0 * cpu / secs);
 	printf("  of which user %.4f s, system %.4f s per simulated second\n",

@@ -2,13 +2,18 @@
 # Runs the benchmarks the build made and prints their figures.
 #   bench.sh BENCH_SIM BENCH_BAROD BAROD BENCH_MAVLINK BENCH_SITL \
 #            BENCH_LOGS BENCH_FILTERS LOGS_DIR BENCH_DRIVERS BENCH_PX4SIM
+#            BENCH_MSP
 # BENCH_DRIVERS is '-' when the build found no umockdev.
 set -eu
 "$1"
 echo
 "$4"
 echo
+"${11}"
+echo
 "$2" "$3" "${BAROD_BENCH_SECONDS:-20}"
+echo
+"$2" "$3" "${BAROD_BENCH_SECONDS:-20}" msp
 echo
 "$5" "$3" "${BAROD_BENCH_SITL_FRAMES:-20000}"
 echo

@@ -394,8 +394,10 @@ reload(struct daemon *d)
 			wanted |= config_output_equal(&d->outputs[i].cfg,
 						      &next.outputs[j]);
 		if (wanted) {
-			/* Moved below; the loop holds a pointer to src. */
-			event_loop_remove(&d->loop, &d->outputs[i].src);
+			/* Moved below; the loop holds a pointer to src (none
+			 * for a TCP output between connections). */
+			if (d->outputs[i].src.fd >= 0)
+				event_loop_remove(&d->loop, &d->outputs[i].src);
 			keep[n_keep++] = d->outputs[i];
 		} else {
 			output_close(&d->outputs[i]);
@@ -406,8 +408,13 @@ reload(struct daemon *d)
 		struct output *o = &d->outputs[d->n_outputs++];
 		*o = keep[i];
 		o->src.user = o;
-		(void)event_loop_add(&d->loop, &o->src, EPOLLIN |
-					 (o->tx_len ? EPOLLOUT : 0u));
+		if (o->src.fd < 0)
+			continue;
+		/* A connecting TCP socket waits for EPOLLOUT, not input. */
+		uint32_t ev = o->cfg.type == OUTPUT_MSP_TCP && !o->connected
+				      ? EPOLLOUT
+				      : EPOLLIN | (o->tx_len ? EPOLLOUT : 0u);
+		(void)event_loop_add(&d->loop, &o->src, ev);
 	}
 	struct config fresh = next;
 	fresh.n_outputs = 0;
@@ -490,7 +497,8 @@ usage(FILE *out)
 	fputs("Usage: barod [OPTIONS]\n"
 	      "       barod --probe [BUS]\n"
 	      "Barometer daemon: I2C or simulated (AP_Baro_SITL) barometers "
-	      "published as MAVLink.\n"
+	      "published as MAVLink\n"
+	      "(or MSP to an ArduPilot flight controller).\n"
 	      "\n"
 	      "  -c, --config FILE        configuration file (default "
 	      CONFIG_DEFAULT_PATH ", if present)\n"
@@ -511,8 +519,10 @@ usage(FILE *out)
 	      "simple (<= 4.5) or water\n"
 	      "      --seed N             noise seed\n"
 	      "  -p, --param NAME=VALUE   set a SIM_* parameter (repeatable)\n"
-	      "  -o, --output SPEC        udp:HOST:PORT, udp-server:HOST:PORT or "
-	      "serial:DEV[:BAUD]\n"
+	      "  -o, --output SPEC        udp:HOST:PORT, udp-server:HOST:PORT, "
+	      "serial:DEV[:BAUD],\n"
+	      "                           msp:DEV[:BAUD], msp-tcp:HOST:PORT or "
+	      "msp-udp:HOST:PORT\n"
 	      "                           (repeatable; replaces the file's "
 	      "outputs; default udp:127.0.0.1:14550)\n"
 	      "      --sysid N            MAVLink system id (default 1)\n"
@@ -727,12 +737,28 @@ report(struct daemon *d)
 		ru.ru_maxrss);
 	for (size_t i = 0; i < d->n_outputs; i++) {
 		const struct output_stats *s = &d->outputs[i].stats;
-		log_msg(&d->log, LOG_LEVEL_INFO,
-			"output %s: sent %" PRIu64 ", dropped %" PRIu64
-			", no peer %" PRIu64 ", received %" PRIu64,
-			output_describe(&d->outputs[i], desc, sizeof(desc)),
-			s->frames_sent, s->frames_dropped, s->frames_no_peer,
-			s->frames_received);
+		if (output_is_msp(&d->outputs[i]))
+			log_msg(&d->log, LOG_LEVEL_INFO,
+				"output %s: sent %" PRIu64 ", dropped %" PRIu64
+				", not connected %" PRIu64 ", invalid %" PRIu64
+				", received %" PRIu64 ", lost bytes %" PRIu64
+				", connects %" PRIu64 ", hangups %" PRIu64,
+				output_describe(&d->outputs[i], desc,
+						sizeof(desc)),
+				s->frames_sent, s->frames_dropped,
+				s->frames_no_peer, s->frames_invalid,
+				s->frames_received, s->bytes_lost, s->connects,
+				s->hangups);
+		else
+			log_msg(&d->log, LOG_LEVEL_INFO,
+				"output %s: sent %" PRIu64 ", dropped %" PRIu64
+				", no peer %" PRIu64 ", received %" PRIu64
+				", hangups %" PRIu64,
+				output_describe(&d->outputs[i], desc,
+						sizeof(desc)),
+				s->frames_sent, s->frames_dropped,
+				s->frames_no_peer, s->frames_received,
+				s->hangups);
 	}
 	for (size_t v = 0; v < d->n_links; v++) {
 		const struct sitl_link_stats *s = &d->links[v].stats;

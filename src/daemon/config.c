@@ -28,6 +28,12 @@ struct parse {
 	char *err;
 	size_t errlen;
 	unsigned output_line[CONFIG_MAX_OUTPUTS];
+	/* type = msp in this file; the transport is settled by
+	 * check_outputs once every key of the section is known. */
+	bool msp_type[CONFIG_MAX_OUTPUTS];
+	const char *msp_key[CONFIG_MAX_OUTPUTS];	/* an MSP-only key set */
+	enum { MSP_LINK_UNSET, MSP_LINK_TCP, MSP_LINK_UDP }
+		msp_link[CONFIG_MAX_OUTPUTS];
 	unsigned sensor_line[CONFIG_MAX_SENSORS];
 };
 
@@ -394,9 +400,76 @@ output_for(struct parse *p, const char *name)
 	strcpy(o->name, name);
 	o->type = (enum output_type)-1;
 	o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET, RATE_UNSET };
+	config_msp_defaults(&o->msp);
 	p->output_line[c->n_outputs] = p->line;
+	p->msp_type[c->n_outputs] = false;
+	p->msp_key[c->n_outputs] = NULL;
+	p->msp_link[c->n_outputs] = MSP_LINK_UNSET;
 	c->n_outputs++;
 	return o;
+}
+
+void
+config_msp_defaults(struct config_msp *m)
+{
+	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
+		m->map[i] = (int8_t)i;
+	m->rate_hz = RATE_EVERY_SAMPLE;
+	m->vehicle = 0;
+}
+
+int
+config_parse_msp_instances(const char *value, struct config_msp *m,
+			   char *err, size_t errlen)
+{
+	char buf[128];
+	bool msp_taken[CONFIG_MSP_INSTANCE_MAX + 1] = { false };
+	int8_t map[BARO_MAX_INSTANCES];
+
+	if (strcmp(value, "all") == 0) {
+		for (int i = 0; i < BARO_MAX_INSTANCES; i++)
+			m->map[i] = (int8_t)i;
+		return 0;
+	}
+	if (strlen(value) >= sizeof(buf))
+		return str_errorf(err, errlen, -EINVAL,
+				  "instances: list too long");
+	strcpy(buf, value);
+	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
+		map[i] = -1;
+	for (char *item = buf, *next; item; item = next) {
+		next = strchr(item, ',');
+		if (next)
+			*next++ = '\0';
+		char *eq = strchr(item, '=');
+		unsigned long b, to;
+		if (eq)
+			*eq = '\0';
+		char *bs = str_trim(item, "");
+		char *ms = eq ? str_trim(eq + 1, "") : bs;
+		if (parse_uint_range(bs, 0, BARO_MAX_INSTANCES - 1, &b) < 0)
+			return str_errorf(err, errlen, -EINVAL,
+					  "instances: '%s' is not a baro "
+					  "instance 0..%d (expected 'all' or "
+					  "a list such as 0,1=3)", bs,
+					  BARO_MAX_INSTANCES - 1);
+		if (parse_uint_range(ms, 0, CONFIG_MSP_INSTANCE_MAX, &to) < 0)
+			return str_errorf(err, errlen, -EINVAL,
+					  "instances: MSP instance '%s' is not "
+					  "0..%d", ms, CONFIG_MSP_INSTANCE_MAX);
+		if (map[b] >= 0)
+			return str_errorf(err, errlen, -EINVAL,
+					  "instances: baro %lu listed twice", b);
+		if (msp_taken[to])
+			return str_errorf(err, errlen, -EINVAL,
+					  "instances: MSP instance %lu given "
+					  "twice (ArduPilot would average the "
+					  "two baros into one)", to);
+		map[b] = (int8_t)to;
+		msp_taken[to] = true;
+	}
+	memcpy(m->map, map, sizeof(map));
+	return 0;
 }
 
 static const unsigned bauds[] = { 9600,	  19200,  38400,  57600,  115200,
@@ -445,10 +518,43 @@ section_output(struct parse *p, const char *name, const char *key,
 			o->type = OUTPUT_UDP_SERVER;
 		else if (strcmp(value, "serial") == 0)
 			o->type = OUTPUT_SERIAL;
+		else if (strcmp(value, "msp") == 0)
+			o->type = OUTPUT_MSP_SERIAL;	/* until checked */
 		else
 			return fail(p, -EINVAL,
 				    "type = '%s': expected udp-client, "
-				    "udp-server or serial", value);
+				    "udp-server, serial or msp", value);
+		p->msp_type[o - p->c->outputs] = o->type == OUTPUT_MSP_SERIAL;
+	} else if (strcmp(key, "transport") == 0) {
+		size_t k = (size_t)(o - p->c->outputs);
+		if (strcmp(value, "tcp") == 0)
+			p->msp_link[k] = MSP_LINK_TCP;
+		else if (strcmp(value, "udp") == 0)
+			p->msp_link[k] = MSP_LINK_UDP;
+		else
+			return fail(p, -EINVAL, "transport = '%s': expected "
+				    "tcp or udp", value);
+		p->msp_key[k] = "transport";
+	} else if (strcmp(key, "instances") == 0) {
+		char why[160];
+		if (config_parse_msp_instances(value, &o->msp, why,
+					       sizeof(why)) < 0)
+			return fail(p, -EINVAL, "%s", why);
+		p->msp_key[o - p->c->outputs] = "instances";
+	} else if (strcmp(key, "rate_hz") == 0) {
+		if (parse_rate(value, &o->msp.rate_hz) < 0)
+			return fail(p, -EINVAL,
+				    "rate_hz = '%s': expected 'all' or a rate "
+				    "in Hz from 0 to 1000", value);
+		p->msp_key[o - p->c->outputs] = "rate_hz";
+	} else if (strcmp(key, "vehicle") == 0) {
+		unsigned long v;
+		if (parse_uint_range(value, 0, CONFIG_MAX_SITL - 1, &v) < 0)
+			return fail(p, -EINVAL, "vehicle = '%s': expected a "
+				    "SITL instance 0..%d", value,
+				    CONFIG_MAX_SITL - 1);
+		o->msp.vehicle = (unsigned)v;
+		p->msp_key[o - p->c->outputs] = "vehicle";
 	} else if (strcmp(key, "address") == 0) {
 		if (check_address(value) < 0)
 			return fail(p, -EINVAL,
@@ -717,6 +823,52 @@ handler(void *user, const char *section, const char *key, const char *value)
 		    section);
 }
 
+/* type = msp: a device (serial) or an address (tcp, the default, or
+ * udp), and no MAVLink rates; MSP keys only on MSP outputs.  Failures
+ * go through fail(). */
+static int
+check_msp_output(struct parse *p, size_t i)
+{
+	struct config_output *o = &p->c->outputs[i];
+
+	if (!output_type_is_msp(o->type)) {
+		if (p->msp_key[i])
+			return fail(p, -EINVAL, "[output %s]: %s applies to "
+				    "type = msp only", o->name, p->msp_key[i]);
+		return 0;
+	}
+	if (o->rates.heartbeat_hz != RATE_UNSET ||
+	    o->rates.scaled_pressure_hz != RATE_UNSET ||
+	    o->rates.hil_sensor_hz != RATE_UNSET)
+		return fail(p, -EINVAL, "[output %s]: an msp output carries "
+			    "no MAVLink; rate_hz sets its rate", o->name);
+	if (!p->msp_type[i])
+		return 0;	/* settled by an earlier file */
+	if (o->device[0] && o->address[0])
+		return fail(p, -EINVAL, "[output %s]: msp takes a device or "
+			    "an address, not both", o->name);
+	if (!o->device[0] && !o->address[0])
+		return fail(p, -EINVAL, "[output %s]: msp needs a device "
+			    "(serial) or an address (transport tcp or udp)",
+			    o->name);
+	if (o->device[0]) {
+		if (p->msp_link[i] != MSP_LINK_UNSET)
+			return fail(p, -EINVAL, "[output %s]: transport is for "
+				    "an address; a device is serial", o->name);
+		o->type = OUTPUT_MSP_SERIAL;
+		if (!o->baud)
+			o->baud = 115200;
+	} else {
+		if (o->baud)
+			return fail(p, -EINVAL, "[output %s]: baud is for a "
+				    "device", o->name);
+		o->type = p->msp_link[i] == MSP_LINK_UDP ? OUTPUT_MSP_UDP
+							 : OUTPUT_MSP_TCP;
+	}
+	p->msp_type[i] = false;
+	return 0;
+}
+
 static int
 check_outputs(struct parse *p)
 {
@@ -726,6 +878,11 @@ check_outputs(struct parse *p)
 		if ((int)o->type == -1)
 			return fail(p, -EINVAL, "[output %s] has no type",
 				    o->name);
+		check_msp_output(p, i);
+		if (p->failed)
+			return p->rc;
+		if (output_type_is_msp(o->type))
+			continue;
 		if (o->type != OUTPUT_SERIAL && !o->address[0])
 			return fail(p, -EINVAL, "[output %s] needs an address",
 				    o->name);
@@ -889,9 +1046,19 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 {
 	memset(o, 0, sizeof(*o));
 	o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET, RATE_UNSET };
+	config_msp_defaults(&o->msp);
 
 	const char *rest;
-	if (strncmp(spec, "udp:", 4) == 0) {
+	if (strncmp(spec, "msp:", 4) == 0) {
+		o->type = OUTPUT_MSP_SERIAL;
+		rest = spec + 4;
+	} else if (strncmp(spec, "msp-tcp:", 8) == 0) {
+		o->type = OUTPUT_MSP_TCP;
+		rest = spec + 8;
+	} else if (strncmp(spec, "msp-udp:", 8) == 0) {
+		o->type = OUTPUT_MSP_UDP;
+		rest = spec + 8;
+	} else if (strncmp(spec, "udp:", 4) == 0) {
 		o->type = OUTPUT_UDP_CLIENT;
 		rest = spec + 4;
 	} else if (strncmp(spec, "udp-server:", 11) == 0) {
@@ -903,12 +1070,14 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 	} else {
 		snprintf(err, errlen,
 			 "output '%s': expected udp:HOST:PORT, "
-			 "udp-server:HOST:PORT or serial:DEVICE[:BAUD]", spec);
+			 "udp-server:HOST:PORT, serial:DEVICE[:BAUD], "
+			 "msp:DEVICE[:BAUD], msp-tcp:HOST:PORT or "
+			 "msp-udp:HOST:PORT", spec);
 		return -EINVAL;
 	}
 	snprintf(o->name, sizeof(o->name), "%.*s", CONFIG_NAME_MAX - 1, spec);
 
-	if (o->type != OUTPUT_SERIAL) {
+	if (o->type != OUTPUT_SERIAL && o->type != OUTPUT_MSP_SERIAL) {
 		if (check_address(rest) < 0) {
 			snprintf(err, errlen, "output '%s': expected HOST:PORT",
 				 spec);
@@ -974,6 +1143,19 @@ config_validate(const struct config *c, char *err, size_t errlen)
 				      "in [sitl])");
 		return -EINVAL;
 	}
+	const bool sitl = c->source == CONFIG_SOURCE_SITL_JSON ||
+			  c->source == CONFIG_SOURCE_SITL_PROXY;
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		const struct config_output *o = &c->outputs[i];
+		if (output_type_is_msp(o->type) && o->msp.vehicle != 0 &&
+		    (!sitl || o->msp.vehicle >= c->sitl.instances)) {
+			snprintf(err, errlen, "output '%s': vehicle %u: %s",
+				 o->name, o->msp.vehicle,
+				 sitl ? "beyond [sitl] instances"
+				      : "only the SITL sources have vehicles");
+			return -EINVAL;
+		}
+	}
 	for (size_t i = 0; i < c->n_outputs; i++) {
 		for (size_t j = 0; j < i; j++) {
 			if (strcmp(c->outputs[i].name, c->outputs[j].name) == 0) {
@@ -1002,7 +1184,10 @@ config_output_equal(const struct config_output *a,
 	return a->type == b->type && strcmp(a->name, b->name) == 0 &&
 	       strcmp(a->address, b->address) == 0 &&
 	       strcmp(a->device, b->device) == 0 && a->baud == b->baud &&
-	       memcmp(&a->rates, &b->rates, sizeof(a->rates)) == 0;
+	       memcmp(&a->rates, &b->rates, sizeof(a->rates)) == 0 &&
+	       memcmp(a->msp.map, b->msp.map, sizeof(a->msp.map)) == 0 &&
+	       a->msp.rate_hz == b->msp.rate_hz &&
+	       a->msp.vehicle == b->msp.vehicle;
 }
 
 const char *
@@ -1015,6 +1200,12 @@ config_output_type_name(enum output_type t)
 		return "udp-server";
 	case OUTPUT_SERIAL:
 		return "serial";
+	case OUTPUT_MSP_SERIAL:
+		return "msp-serial";
+	case OUTPUT_MSP_TCP:
+		return "msp-tcp";
+	case OUTPUT_MSP_UDP:
+		return "msp-udp";
 	}
 	return "?";
 }

@@ -15,7 +15,9 @@
  *   [mavlink]          protocol, heartbeat_hz, scaled_pressure_hz,
  *                      hil_sensor_hz
  *   [output NAME]      type = udp-client | udp-server | serial, address,
- *                      device, baud, and per-output *_hz overrides
+ *                      device, baud, and per-output *_hz overrides;
+ *                      type = msp: device + baud, or address + transport
+ *                      (tcp, udp), instances, rate_hz, vehicle
  *   [sensor NAME]      hardware mode: bus + address (or iio), driver,
  *                      osr_p, osr_t, iir, rate_hz, mode, instance, drdy
  *                      (drdy_active, drdy_drive), power (power_off_ms)
@@ -92,7 +94,23 @@ enum output_type {
 	OUTPUT_UDP_CLIENT,
 	OUTPUT_UDP_SERVER,
 	OUTPUT_SERIAL,
+	/* MSP2_SENSOR_BAROMETER to an ArduPilot flight controller, not
+	 * MAVLink: a serial line, a TCP connection barod makes (SITL's
+	 * --serialN tcp:PORT) or UDP datagrams to an address. */
+	OUTPUT_MSP_SERIAL,
+	OUTPUT_MSP_TCP,
+	OUTPUT_MSP_UDP,
 };
+
+static inline bool
+output_type_is_msp(enum output_type t)
+{
+	return t == OUTPUT_MSP_SERIAL || t == OUTPUT_MSP_TCP ||
+	       t == OUTPUT_MSP_UDP;
+}
+
+/* The highest MSP instance ArduPilot takes (AP_Baro::handle_msp). */
+#define CONFIG_MSP_INSTANCE_MAX 7
 
 /* Message rates in Hz; RATE_EVERY_SAMPLE publishes each sample as it is
  * produced, 0 disables the message. */
@@ -105,13 +123,23 @@ struct config_rates {
 	double hil_sensor_hz;
 };
 
+/* What an MSP output carries.  Default: every instance as the MSP
+ * instance of the same number, every sample, SITL vehicle 0. */
+struct config_msp {
+	int8_t map[BARO_MAX_INSTANCES];	/* barod instance -> MSP instance
+					 * 0..7, -1: not carried */
+	double rate_hz;		/* RATE_EVERY_SAMPLE, or Hz per instance */
+	unsigned vehicle;	/* SITL modes: that ArduPilot instance's baros */
+};
+
 struct config_output {
 	char name[CONFIG_NAME_MAX];
 	enum output_type type;
-	char address[128];	/* host:port for UDP */
+	char address[128];	/* host:port for UDP and TCP */
 	char device[128];	/* serial device */
 	unsigned baud;
 	struct config_rates rates;	/* RATE_UNSET: use [mavlink]'s */
+	struct config_msp msp;
 };
 
 struct config {
@@ -162,6 +190,7 @@ config_load_string(struct config *c, const char *text, const char *name,
 /*
  * Parse one output spec from the command line:
  *   udp:HOST:PORT  udp-server:HOST:PORT  serial:DEVICE[:BAUD]
+ *   msp:DEVICE[:BAUD]  msp-tcp:HOST:PORT  msp-udp:HOST:PORT
  */
 int
 config_parse_output(const char *spec, struct config_output *o, char *err,
@@ -194,6 +223,19 @@ config_output_type_name(enum output_type t);
 
 const char *
 config_source_name(enum config_source s);
+
+/* An MSP output's defaults (see struct config_msp). */
+void
+config_msp_defaults(struct config_msp *m);
+
+/*
+ * instances = all, or a list of B or B=M: barod instance B (0..2) sent as
+ * MSP instance M (0..7, default B).  Each B and each M at most once:
+ * ArduPilot would average two baros given one MSP instance.
+ */
+int
+config_parse_msp_instances(const char *value, struct config_msp *m,
+			   char *err, size_t errlen);
 
 /* rng_N's value: a baro instance 0..2, or none (-1). */
 int

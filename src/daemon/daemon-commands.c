@@ -55,10 +55,17 @@ cmd_status(struct daemon *d, FILE *out)
 		const struct output_stats *s = &d->outputs[i].stats;
 		fprintf(out,
 			"output %s sent %" PRIu64 " dropped %" PRIu64
-			" no-peer %" PRIu64 " received %" PRIu64 "\n",
+			" no-peer %" PRIu64 " received %" PRIu64,
 			output_describe(&d->outputs[i], desc, sizeof(desc)),
 			s->frames_sent, s->frames_dropped, s->frames_no_peer,
 			s->frames_received);
+		if (output_is_msp(&d->outputs[i]))
+			fprintf(out, " invalid %" PRIu64 " lost-bytes %" PRIu64
+				" connects %" PRIu64, s->frames_invalid,
+				s->bytes_lost, s->connects);
+		if (s->hangups)
+			fprintf(out, " hangups %" PRIu64, s->hangups);
+		fputc('\n', out);
 	}
 	fprintf(out, "ok\n");
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Publishing samples as MAVLink, and recording them. */
+/* Publishing samples as MAVLink and MSP, and recording them. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -21,6 +21,10 @@ daemon_send(struct daemon *d, struct output *o, uint32_t msgid,
 	     const uint8_t *payload)
 {
 	uint8_t frame[MAVLINK_MAX_FRAME];
+
+	/* An MSP line carries barometer frames only. */
+	if (output_is_msp(o))
+		return;
 	int n = mavlink_frame_encode(frame, d->cfg.mavlink_version, o->seq,
 				     (uint8_t)(d->cfg.sysid + d->sysid_offset),
 				     d->cfg.compid, msgid, payload);
@@ -88,6 +92,63 @@ cdeg(float t_c)
 	return (int16_t)v;
 }
 
+/* Without a measured temperature: the 1976 standard atmosphere's at the
+ * sample's pressure altitude, a value ArduPilot's altitude and EAS2TAS
+ * maths can use (it clamps baro temperatures at 35 C anyway). */
+static float
+standard_temperature_c(float pressure_pa)
+{
+	float alt, p, t_k;
+
+	if (atmos_1976_altitude(pressure_pa, &alt) < 0)
+		return NAN;
+	atmos_1976_pressure_temperature(alt, &p, &t_k);
+	return t_k - ATMOS_C_TO_KELVIN;
+}
+
+/* One sample to one MSP output: the instances and the vehicle it
+ * carries, at its rate; a sample whose values are not physically
+ * possible is counted, not sent. */
+static void
+publish_msp(struct daemon *d, struct output *o, const struct baro_sample *s,
+	    uint64_t now_us)
+{
+	const struct config_msp *m = &o->cfg.msp;
+	const unsigned i = s->instance;
+	struct msp_baro b;
+	uint8_t frame[MSP_BARO_FRAME_LEN];
+
+	if (i >= BARO_MAX_INSTANCES || m->map[i] < 0 ||
+	    d->sysid_offset != m->vehicle ||
+	    !due(m->rate_hz, now_us, &o->next_msp_us[i]))
+		return;
+	float fallback = baro_sample_has(s, BARO_SAMPLE_HAS_TEMPERATURE)
+				 ? 0.0f
+				 : standard_temperature_c(s->pressure_pa);
+	if (msp_baro_from_sample(s, (unsigned)m->map[i], fallback, &b) < 0 ||
+	    msp_baro_frame(&b, frame) < 0) {
+		o->stats.frames_invalid++;
+		return;
+	}
+	/* A line too slow for the samples (20 bytes each: 576 a second at
+	 * 115200 baud) drops many a second: say so once per episode, the
+	 * counters have the rest. */
+	int rc = output_send(o, frame, sizeof(frame));
+	char desc[256];
+	if (rc == -EAGAIN && !o->line_full) {
+		o->line_full = true;
+		log_msg(&d->log, LOG_LEVEL_WARNING,
+			"output %s: the line is full, dropping samples (each "
+			"takes %d bytes; is the baud rate too low?)",
+			output_describe(o, desc, sizeof(desc)),
+			MSP_BARO_FRAME_LEN);
+	} else if (rc == 0 && o->line_full) {
+		o->line_full = false;
+		log_msg(&d->log, LOG_LEVEL_NOTICE, "output %s: sending again",
+			output_describe(o, desc, sizeof(desc)));
+	}
+}
+
 void
 daemon_publish_sample(struct daemon *d, const struct baro_sample *s, uint64_t now_us)
 {
@@ -119,6 +180,10 @@ daemon_publish_sample(struct daemon *d, const struct baro_sample *s, uint64_t no
 	for (size_t k = 0; k < d->n_outputs; k++) {
 		struct output *o = &d->outputs[k];
 		const struct config_rates *r = &o->cfg.rates;
+		if (output_is_msp(o)) {
+			publish_msp(d, o, s, now_us);
+			continue;
+		}
 		if (due(rate_of(r->scaled_pressure_hz,
 				d->cfg.rates.scaled_pressure_hz),
 			now_us, &o->next_pressure_us[i]))

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -19,6 +21,34 @@ on_peer_frame(const struct mavlink_frame *f, void *user)
 	o->stats.frames_received++;
 	if (o->on_frame)
 		o->on_frame(o, f, o->user);
+}
+
+static void
+on_msp_frame(const struct msp_frame *f, void *user)
+{
+	struct output *o = user;
+
+	/* A flight controller told MSP_FLAG_DONT_REPLY answers nothing;
+	 * whatever it sends anyway is counted and otherwise ignored. */
+	(void)f;
+	o->stats.frames_received++;
+}
+
+/* Byte streams: a serial line or a TCP connection. */
+static bool
+is_stream(const struct output *o)
+{
+	return o->cfg.type == OUTPUT_SERIAL || o->cfg.type == OUTPUT_MSP_SERIAL ||
+	       o->cfg.type == OUTPUT_MSP_TCP;
+}
+
+static void
+feed_received(struct output *o, const uint8_t *buf, size_t n)
+{
+	if (output_is_msp(o))
+		msp_parser_feed(&o->msp_in, buf, n, on_msp_frame, o);
+	else
+		mavlink_parser_feed(&o->parser, buf, n, on_peer_frame, o);
 }
 
 /* Split "host:port" / "[v6]:port" and resolve it (numeric port). */
@@ -100,20 +130,39 @@ udp_readable(struct output *o)
 			return;	/* EAGAIN, or an ICMP error for a dead peer */
 		if (o->cfg.type == OUTPUT_UDP_SERVER)
 			remember_peer(o, &from, flen);
-		mavlink_parser_feed(&o->parser, buf, (size_t)n, on_peer_frame,
-				    o);
+		feed_received(o, buf, (size_t)n);
 		/* A frame never continues into the next datagram. */
-		mavlink_parser_flush(&o->parser);
+		if (output_is_msp(o))
+			msp_parser_flush(&o->msp_in);
+		else
+			mavlink_parser_flush(&o->parser);
 	}
 }
 
+static ssize_t
+stream_write(struct output *o, const uint8_t *buf, size_t len)
+{
+	/* A TCP peer that went away must not raise SIGPIPE. */
+	if (o->cfg.type == OUTPUT_MSP_TCP)
+		return send(o->src.fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	return write(o->src.fd, buf, len);
+}
+
+static void tcp_disconnect(struct output *o);
+
 static void
-serial_flush_tx(struct output *o)
+stream_flush_tx(struct output *o)
 {
 	while (o->tx_len > 0) {
-		ssize_t n = write(o->src.fd, o->tx, o->tx_len);
-		if (n <= 0)
+		ssize_t n = stream_write(o, o->tx, o->tx_len);
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EINTR &&
+			    o->cfg.type == OUTPUT_MSP_TCP) {
+				tcp_disconnect(o);
+				return;
+			}
 			break;
+		}
 		memmove(o->tx, o->tx + n, o->tx_len - (size_t)n);
 		o->tx_len -= (size_t)n;
 		o->stats.bytes_sent += (uint64_t)n;
@@ -122,15 +171,90 @@ serial_flush_tx(struct output *o)
 				EPOLLIN | (o->tx_len ? EPOLLOUT : 0u));
 }
 
+static void serial_hangup(struct output *o);
+
 static void
-serial_readable(struct output *o)
+stream_readable(struct output *o)
 {
 	uint8_t buf[512];
 	ssize_t n;
 
 	while ((n = read(o->src.fd, buf, sizeof(buf))) > 0)
-		mavlink_parser_feed(&o->parser, buf, (size_t)n, on_peer_frame,
-				    o);
+		feed_received(o, buf, (size_t)n);
+	/* End of stream, or an error other than "nothing yet": the TCP
+	 * peer or the serial device is gone (a USB adapter unplugged, a
+	 * pty's other side closed: EIO and EPOLLHUP until closed, which
+	 * epoll reports whether asked or not, so the fd must go). */
+	if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+		if (o->cfg.type == OUTPUT_MSP_TCP)
+			tcp_disconnect(o);
+		else
+			serial_hangup(o);
+	}
+}
+
+static int tcp_connect(struct output *o, char *err, size_t errlen);
+
+static void
+retry_later(struct output *o)
+{
+	o->retry_at_us = event_now_us() + (uint64_t)o->backoff_ms * 1000u;
+	o->backoff_ms = o->backoff_ms * 2 > OUTPUT_RETRY_MAX_MS
+				? OUTPUT_RETRY_MAX_MS
+				: o->backoff_ms * 2;
+}
+
+/* The connection is gone (or never came): what was queued for it is
+ * lost and counted, and the next attempt waits for the backoff. */
+static void
+tcp_disconnect(struct output *o)
+{
+	if (o->src.fd >= 0) {
+		event_loop_remove(o->loop, &o->src);
+		close(o->src.fd);
+		o->src.fd = -1;
+	}
+	o->stats.bytes_lost += o->tx_len;
+	o->tx_len = 0;
+	o->connected = false;
+	msp_parser_init(&o->msp_in);
+	retry_later(o);
+}
+
+/* The serial device went away: closed, what was queued lost and
+ * counted, and reopened from output_flush() after the backoff (the same
+ * path once the adapter is back).  Sends meanwhile are dropped. */
+static void
+serial_hangup(struct output *o)
+{
+	event_loop_remove(o->loop, &o->src);
+	close(o->src.fd);
+	o->src.fd = -1;
+	o->stats.hangups++;
+	o->stats.bytes_lost += o->tx_len;
+	o->tx_len = 0;
+	mavlink_parser_init(&o->parser);
+	msp_parser_init(&o->msp_in);
+	o->backoff_ms = OUTPUT_RETRY_MIN_MS;
+	retry_later(o);
+}
+
+/* EPOLLOUT on a connecting socket: connect() finished, one way or the
+ * other. */
+static void
+tcp_connected(struct output *o)
+{
+	int e = 0;
+	socklen_t len = sizeof(e);
+
+	if (getsockopt(o->src.fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 || e) {
+		tcp_disconnect(o);
+		return;
+	}
+	o->connected = true;
+	o->backoff_ms = OUTPUT_RETRY_MIN_MS;
+	o->stats.connects++;
+	(void)event_loop_modify(o->loop, &o->src, EPOLLIN);
 }
 
 static void
@@ -139,14 +263,42 @@ on_event(struct event_source *src, uint32_t events, void *user)
 	struct output *o = user;
 
 	(void)src;
-	if (o->cfg.type == OUTPUT_SERIAL) {
-		if (events & EPOLLOUT)
-			serial_flush_tx(o);
-		if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
-			serial_readable(o);
+	if (!is_stream(o)) {
+		udp_readable(o);
 		return;
 	}
-	udp_readable(o);
+	if (o->cfg.type == OUTPUT_MSP_TCP && !o->connected) {
+		if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+			tcp_connected(o);
+		return;
+	}
+	if (events & EPOLLOUT)
+		stream_flush_tx(o);
+	if (o->src.fd >= 0 && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		stream_readable(o);
+}
+
+static int open_serial(struct output *o, char *err, size_t errlen);
+
+/* After a hangup: the device again, if it is back. */
+static void
+serial_reopen(struct output *o)
+{
+	char err[256];
+	int fd = open_serial(o, err, sizeof(err));
+
+	if (fd < 0) {
+		retry_later(o);
+		return;
+	}
+	o->src = (struct event_source){ .fd = fd, .cb = on_event, .user = o };
+	if (event_loop_add(o->loop, &o->src, EPOLLIN) < 0) {
+		close(fd);
+		o->src.fd = -1;
+		retry_later(o);
+		return;
+	}
+	o->backoff_ms = OUTPUT_RETRY_MIN_MS;
 }
 
 static speed_t
@@ -236,6 +388,48 @@ open_udp(struct output *o, char *err, size_t errlen)
 	return fd;
 }
 
+/* Start a non-blocking connect to the address resolved at open (a name
+ * lookup could block the loop); EPOLLOUT says how it ended.  A flight
+ * controller (or SITL) that is not listening yet is retried. */
+static int
+tcp_connect(struct output *o, char *err, size_t errlen)
+{
+	const struct sockaddr_storage *ss = &o->peers[0];
+	int rc;
+
+	int fd = socket(ss->ss_family,
+			SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: socket: %s", o->cfg.address,
+			 strerror(e));
+		return -e;
+	}
+	int one = 1;
+	/* 20-byte frames, each due now: no Nagle delay. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* Keep the kernel's queue short too (the kernel doubles it): a
+	 * stalled receiver gets drops, not seconds of stale samples. */
+	int sndbuf = 4096;
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	o->src = (struct event_source){ .fd = fd, .cb = on_event, .user = o };
+	o->connected = false;
+	if (connect(fd, (const struct sockaddr *)ss, o->peer_len[0]) < 0 &&
+	    errno != EINPROGRESS) {
+		close(fd);
+		o->src.fd = -1;
+		retry_later(o);
+		return 0;
+	}
+	rc = event_loop_add(o->loop, &o->src, EPOLLOUT);
+	if (rc < 0) {
+		snprintf(err, errlen, "epoll: %s", strerror(-rc));
+		close(fd);
+		o->src.fd = -1;
+	}
+	return rc;
+}
+
 int
 output_open(struct output *o, const struct config_output *cfg,
 	    struct event_loop *loop, output_frame_cb on_frame, void *user,
@@ -247,9 +441,21 @@ output_open(struct output *o, const struct config_output *cfg,
 	o->on_frame = on_frame;
 	o->user = user;
 	mavlink_parser_init(&o->parser);
+	msp_parser_init(&o->msp_in);
+	o->src.fd = -1;
 
-	int fd = cfg->type == OUTPUT_SERIAL ? open_serial(o, err, errlen)
-					    : open_udp(o, err, errlen);
+	if (cfg->type == OUTPUT_MSP_TCP) {
+		/* Only an address that does not resolve is an error here. */
+		int rc = resolve(cfg->address, false, &o->peers[0],
+				 &o->peer_len[0], err, errlen);
+		if (rc < 0)
+			return rc;
+		o->backoff_ms = OUTPUT_RETRY_MIN_MS;
+		return tcp_connect(o, err, errlen);
+	}
+	int fd = cfg->type == OUTPUT_SERIAL || cfg->type == OUTPUT_MSP_SERIAL
+			 ? open_serial(o, err, errlen)
+			 : open_udp(o, err, errlen);
 	if (fd < 0)
 		return fd;
 	o->src = (struct event_source){ .fd = fd, .cb = on_event, .user = o };
@@ -273,10 +479,13 @@ output_close(struct output *o)
 }
 
 static int
-serial_send(struct output *o, const uint8_t *frame, size_t len)
+stream_send(struct output *o, const uint8_t *frame, size_t len)
 {
+	const size_t cap = output_is_msp(o) ? OUTPUT_MSP_BACKLOG
+					    : sizeof(o->tx);
+
 	if (o->tx_len == 0) {
-		ssize_t n = write(o->src.fd, frame, len);
+		ssize_t n = stream_write(o, frame, len);
 		if (n == (ssize_t)len) {
 			o->stats.bytes_sent += len;
 			return 0;
@@ -285,10 +494,16 @@ serial_send(struct output *o, const uint8_t *frame, size_t len)
 			o->stats.bytes_sent += (uint64_t)n;
 			frame += n;
 			len -= (size_t)n;
+		} else if (n < 0 && errno != EAGAIN && errno != EINTR &&
+			   o->cfg.type == OUTPUT_MSP_TCP) {
+			tcp_disconnect(o);
+			return -EAGAIN;
 		}
 	}
-	/* Whole frames only: a torn frame would cost the receiver a resync. */
-	if (len > sizeof(o->tx) - o->tx_len)
+	/* Whole frames only: a torn frame would cost the receiver a resync.
+	 * (The rest of a frame the line took in part always fits: the queue
+	 * was empty.) */
+	if (o->tx_len + len > cap)
 		return -EAGAIN;
 	memcpy(o->tx + o->tx_len, frame, len);
 	o->tx_len += len;
@@ -299,6 +514,18 @@ serial_send(struct output *o, const uint8_t *frame, size_t len)
 void
 output_flush(struct output *o)
 {
+	if (o->src.fd < 0 && o->retry_at_us &&
+	    event_now_us() >= o->retry_at_us) {
+		char err[160];
+		/* No socket or no epoll slot: a failed attempt like any
+		 * other. */
+		if (o->cfg.type == OUTPUT_MSP_TCP) {
+			if (tcp_connect(o, err, sizeof(err)) < 0)
+				retry_later(o);
+		} else if (is_stream(o)) {
+			serial_reopen(o);
+		}
+	}
 	if (o->dgram_frames == 0)
 		return;
 	if (o->src.fd < 0 || o->n_peers == 0) {
@@ -331,8 +558,12 @@ output_flush(struct output *o)
 int
 output_send(struct output *o, const uint8_t *frame, size_t len)
 {
-	if (o->cfg.type == OUTPUT_SERIAL) {
-		if (o->src.fd < 0 || serial_send(o, frame, len) < 0) {
+	if (o->cfg.type == OUTPUT_MSP_TCP && !o->connected) {
+		o->stats.frames_no_peer++;
+		return -ENOTCONN;
+	}
+	if (is_stream(o)) {
+		if (o->src.fd < 0 || stream_send(o, frame, len) < 0) {
 			o->stats.frames_dropped++;
 			return -EAGAIN;
 		}
@@ -350,9 +581,15 @@ output_send(struct output *o, const uint8_t *frame, size_t len)
 const char *
 output_describe(const struct output *o, char *buf, size_t len)
 {
-	if (o->cfg.type == OUTPUT_SERIAL)
-		snprintf(buf, len, "%s serial %s %u baud", o->cfg.name,
-			 o->cfg.device, o->cfg.baud);
+	if (o->cfg.type == OUTPUT_SERIAL || o->cfg.type == OUTPUT_MSP_SERIAL)
+		snprintf(buf, len, "%s %s %s %u baud%s", o->cfg.name,
+			 o->cfg.type == OUTPUT_SERIAL ? "serial" : "msp-serial",
+			 o->cfg.device, o->cfg.baud,
+			 o->src.fd < 0 ? " (hung up)" : "");
+	else if (o->cfg.type == OUTPUT_MSP_TCP)
+		snprintf(buf, len, "%s msp-tcp %s %s", o->cfg.name,
+			 o->cfg.address,
+			 o->connected ? "connected" : "not connected");
 	else
 		snprintf(buf, len, "%s %s %s", o->cfg.name,
 			 config_output_type_name(o->cfg.type), o->cfg.address);

@@ -19,8 +19,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -37,6 +39,7 @@
 #include "fake-gpio.h"
 #include "i2c-mock.h"
 #include "mavlink.h"
+#include "msp-capture.h"
 #include "test-files.h"
 #include "test-util.h"
 
@@ -546,6 +549,107 @@ test_ms5611_keeps_rate(void **state)
 	assert_int_equal(ms.chip.early_reads, 0);
 	assert_int_equal(f->bmp280.chip.early_reads, 0);
 	close(fd);
+}
+
+/* The real use of MSP: the Pi's chips feeding a flight controller
+ * (here over TCP, as to SITL's --serialN tcp:PORT; a pty is out of reach
+ * under umockdev, which owns /dev).  Every published sample reaches it
+ * once, in order, as its MSP instance; a chip the kernel drives without
+ * a temperature gets the standard atmosphere's. */
+static void
+test_msp_output(void **state)
+{
+	struct fixture *f = fixture(state);
+	static struct rec_sample rec[MSP_CAPTURE_MAX];
+	struct msp_capture *c = msp_capture_new();
+	char conf[1024], record[160], iio[160];
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t salen = sizeof(sa);
+
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	assert_true(l >= 0);
+	assert_int_equal(bind(l, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(l, 1), 0);
+	assert_int_equal(getsockname(l, (struct sockaddr *)&sa, &salen), 0);
+	snprintf(record, sizeof(record), "%s/msp.csv", f->dir);
+	snprintf(iio, sizeof(iio), "%s/iio:device1", f->dir);
+	assert_int_equal(mkdir(iio, 0700), 0);
+	put(iio, "name", "lps22hb\n");
+	put(iio, "in_pressure_input", "98.765432\n");
+	snprintf(conf, sizeof(conf),
+		 "[barod]\nsource = hardware\nrecord = %s\n"
+		 "[sensor baro0]\nbus = 1\naddress = 0x76\n"
+		 "[sensor baro1]\nbus = 2\naddress = 0x77\ndriver = bmp388\n"
+		 "rate_hz = 50\n"
+		 "[sensor kernel]\niio = %s\nrate_hz = 20\n"
+		 "[output fc]\ntype = msp\naddress = 127.0.0.1:%u\n"
+		 "instances = 0, 1, 2=4\n",
+		 record, iio, ntohs(sa.sin_port));
+	start_barod(f, conf, "msp.log");
+
+	uint8_t buf[4096];
+	int status = -1, conn = -1;
+	const uint64_t stop_at = now_ms() + 1500, deadline = stop_at + 5000;
+	bool stopped = false;
+	for (;;) {
+		struct pollfd p[2] = { { l, POLLIN, 0 }, { conn, POLLIN, 0 } };
+		poll(p, 2, 50);
+		if (conn < 0)
+			conn = accept4(l, NULL, NULL, SOCK_NONBLOCK);
+		ssize_t n;
+		while (conn >= 0 && (n = read(conn, buf, sizeof(buf))) > 0)
+			msp_capture_feed(c, buf, (size_t)n);
+		if (!stopped && now_ms() >= stop_at) {
+			kill(f->child, SIGTERM);
+			stopped = true;
+		}
+		if (status < 0 && waitpid(f->child, &status, WNOHANG) == f->child)
+			continue;
+		if (status >= 0 || now_ms() > deadline)
+			break;
+	}
+	assert_true(status >= 0);
+	f->child = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	ssize_t got;
+	while ((got = read(conn, buf, sizeof(buf))) > 0)
+		msp_capture_feed(c, buf, (size_t)got);
+
+	/* The connection is made before the first chip has been read. */
+	size_t n = read_record(record, rec, MSP_CAPTURE_MAX);
+	unsigned per[8] = { 0 };
+	assert_int_equal(c->not_baro + c->parser.stats.garbage_bytes, 0);
+	assert_int_equal(c->n, n);
+	for (size_t k = 0; k < n; k++) {
+		const unsigned want = rec[k].instance == 2 ? 4 : rec[k].instance;
+		assert_msp_matches(&c->b[k], &rec[k], want, k);
+		per[want]++;
+	}
+	/* BMP280 every 43.7 ms, BMP390 at 50 Hz, IIO at 20 Hz. */
+	assert_in_range(per[0], 20, 40);
+	assert_in_range(per[1], 50, 80);
+	assert_in_range(per[4], 20, 35);
+	for (size_t k = 0; k < c->n; k++) {
+		const struct msp_baro *b = &c->b[k];
+		const double pa = b->instance == 0 ? PA0
+				  : b->instance == 1 ? PA1
+						     : 98765.432;
+		if (!(fabs((double)b->pressure_pa - pa) <= PA_TOL))
+			fail_msg("MSP %u: %.3f Pa, emulated %.3f Pa",
+				 b->instance, (double)b->pressure_pa, pa);
+		/* 21 C, 23 C, and for the IIO chip the 1976 atmosphere at
+		 * 98765 Pa (about 214 m: 13.6 C). */
+		const int lo = b->instance == 0 ? 2095
+			       : b->instance == 1 ? 2295 : 1340;
+		const int hi = b->instance == 0 ? 2105
+			       : b->instance == 1 ? 2305 : 1380;
+		assert_in_range(b->temp_cdeg, lo, hi);
+	}
+	close(conn);
+	close(l);
+	free(c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1110,6 +1214,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_power_cycle, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_dps310_forced, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_msp_output, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reload_sensors, setup,
 						teardown),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * barod as a process: signals, recording, the control socket with baroctl,
- * SIGHUP reload, UDP server and serial outputs, configuration errors.
+ * SIGHUP reload, UDP server and serial outputs, MSP outputs (serial, TCP,
+ * UDP) decoded as the flight controller would, configuration errors.
  * Frames are decoded with barod's own codec here; test-barod-udp.mjs
  * cross-checks them with node-mavlink.
  */
@@ -10,6 +11,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "mavlink.h"
+#include "msp-capture.h"
 #include "test-files.h"
 #include "test-util.h"
 
@@ -1104,6 +1107,801 @@ test_faults_that_cannot_act(void **state)
 	assert_int_equal(wait_exit(pid), 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* MSP outputs: the test plays the flight controller */
+
+static int
+open_pty(void)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+
+	assert_true(master >= 0);
+	/* Not inherited by barod: closing it here must hang the line up. */
+	assert_int_equal(fcntl(master, F_SETFD, FD_CLOEXEC), 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	return master;
+}
+
+/* Junk, MSP v1, a cut frame and three good replies: what a confused or
+ * chatty flight controller could send back.  barod must count the three
+ * and keep publishing. */
+static void
+send_fc_noise(int fd)
+{
+	uint8_t buf[256];
+	size_t n = 0;
+
+	memcpy(buf, "\x00\xff$M<\x00\x65\x65$X<\x01\x05", 14);
+	n += 14;
+	for (int k = 0; k < 3; k++) {
+		int len = msp_v2_encode(buf + n, sizeof(buf) - n, '>', 0,
+					MSP2_SENSOR_BAROMETER, NULL, 0);
+		assert_true(len > 0);
+		n += (size_t)len;
+		memcpy(buf + n, "garbage", 7);
+		n += 7;
+	}
+	assert_int_equal(write(fd, buf, n), (ssize_t)n);
+}
+
+/* "output NAME...: sent S, dropped D, not connected Z, invalid I,
+ * received R, lost bytes L, connects C, hangups H" from barod's final
+ * report. */
+struct msp_counts {
+	unsigned long long sent, dropped, no_peer, invalid, received, lost,
+		connects, hangups;
+};
+
+static struct msp_counts
+msp_report(const char *log_name, const char *output_name)
+{
+	char log[512], key[160];
+	struct msp_counts c;
+
+	path_in_tmp(log, sizeof(log), log_name);
+	char *l = read_file(log);
+	snprintf(key, sizeof(key), "output %s ", output_name);
+	const char *r = NULL;
+	for (const char *p = strstr(l, key); p; p = strstr(p + 1, key))
+		if (strstr(p, ": sent ") && strchr(p, '\n') > strstr(p, ": sent "))
+			r = p;
+	if (!r)
+		fail_msg("no report for output %s in %s", output_name, log_name);
+	assert_int_equal(sscanf(strstr(r, ": sent "),
+				": sent %llu, dropped %llu, not connected %llu, "
+				"invalid %llu, received %llu, lost bytes %llu, "
+				"connects %llu, hangups %llu",
+				&c.sent, &c.dropped, &c.no_peer, &c.invalid,
+				&c.received, &c.lost, &c.connects, &c.hangups),
+			 8);
+	free(l);
+	return c;
+}
+
+static struct rec_sample rec[MSP_CAPTURE_MAX];
+
+/* A pty as the flight controller's UART: every published sample arrives
+ * once, in order, with its instance, and nothing else does (no MAVLink
+ * on an MSP line); bytes the controller sends back do not disturb it. */
+static void
+test_msp_serial_every_sample(void **state)
+{
+	char out[128], record[512], name[64];
+	struct msp_capture *c = msp_capture_new();
+	(void)state;
+
+	int master = open_pty();
+	snprintf(out, sizeof(out), "msp:%s:921600", ptsname(master));
+	snprintf(name, sizeof(name), "%.31s", out);
+	path_in_tmp(record, sizeof(record), "msp-serial.csv");
+	pid_t pid = start_barod((const char *[]){ "--sim", "-p",
+						  "SIM_BARO_COUNT=3",
+						  "--control", "none", "-o", out,
+						  "--record", record,
+						  "--duration", "2", "-v", NULL },
+				"msp-serial.log");
+	uint8_t buf[4096];
+	bool noisy = false;
+	int status = -1;
+	const uint64_t deadline = now_ms() + 10000;
+	for (;;) {
+		struct pollfd p = { master, POLLIN, 0 };
+		if (poll(&p, 1, 50) > 0) {
+			ssize_t n = read(master, buf, sizeof(buf));
+			if (n > 0) {
+				msp_capture_feed(c, buf, (size_t)n);
+				/* barod has set the line raw by now. */
+				if (!noisy && c->n > 30) {
+					send_fc_noise(master);
+					noisy = true;
+				}
+				continue;
+			}
+		}
+		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+			continue;
+		if (status >= 0 || now_ms() > deadline)
+			break;
+	}
+	assert_true(status >= 0);
+	children[--n_children] = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	size_t n = read_record(record, rec, MSP_CAPTURE_MAX);
+	assert_int_equal(n, 3 * 200);	/* 2 s of three 100 Hz baros */
+	assert_int_equal(c->not_baro, 0);
+	assert_int_equal(c->parser.stats.garbage_bytes, 0);
+	assert_int_equal(c->n, n);
+	for (size_t k = 0; k < n; k++)
+		assert_msp_matches(&c->b[k], &rec[k], rec[k].instance, k);
+
+	struct msp_counts m = msp_report("msp-serial.log", name);
+	assert_int_equal(m.sent, n);
+	assert_int_equal(m.dropped + m.no_peer + m.invalid, 0);
+	assert_int_equal(m.received, 3);
+	close(master);
+	free(c);
+}
+
+/* instances = 1=0, 2=5 and rate_hz = 25 from the file: barod instance 1
+ * becomes MSP instance 0 (the one BARO_PROBE_EXT's MSP bit registers),
+ * instance 0 is not carried, each at 25 Hz, in order. */
+static void
+test_msp_instances_and_rate(void **state)
+{
+	char conf[512], text[1024], record[512];
+	struct msp_capture *c = msp_capture_new();
+	(void)state;
+
+	int master = open_pty();
+	path_in_tmp(conf, sizeof(conf), "msp-map.conf");
+	path_in_tmp(record, sizeof(record), "msp-map.csv");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sim\ncontrol = none\nrecord = %s\n"
+		 "[sim]\nSIM_BARO_COUNT = 3\n"
+		 "[output fc]\ntype = msp\ndevice = %s\nbaud = 115200\n"
+		 "instances = 1=0, 2=5\nrate_hz = 25\n",
+		 record, ptsname(master));
+	write_file(conf, text);
+	pid_t pid = start_barod((const char *[]){ "-c", conf, "--duration",
+						  "2", "-v", NULL },
+				"msp-map.log");
+	uint8_t buf[4096];
+	int status = -1;
+	const uint64_t deadline = now_ms() + 10000;
+	for (;;) {
+		struct pollfd p = { master, POLLIN, 0 };
+		if (poll(&p, 1, 50) > 0) {
+			ssize_t n = read(master, buf, sizeof(buf));
+			if (n > 0) {
+				msp_capture_feed(c, buf, (size_t)n);
+				continue;
+			}
+		}
+		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+			continue;
+		if (status >= 0 || now_ms() > deadline)
+			break;
+	}
+	assert_true(status >= 0);
+	children[--n_children] = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	size_t n = read_record(record, rec, MSP_CAPTURE_MAX);
+	assert_int_equal(n, 600);
+	assert_int_equal(c->not_baro, 0);
+	unsigned per[8] = { 0 };
+	size_t r = 0;
+	for (size_t k = 0; k < c->n; k++) {
+		const unsigned want_baro = c->b[k].instance == 0 ? 1
+					   : c->b[k].instance == 5 ? 2
+								   : 99;
+		assert_int_not_equal(want_baro, 99);
+		/* The next recorded sample of that baro at that time. */
+		while (r < n && !(rec[r].instance == want_baro &&
+				  rec[r].time_ms == c->b[k].time_ms))
+			r++;
+		if (r == n)
+			fail_msg("MSP frame %zu (instance %u, %u ms) is not a "
+				 "published sample, or out of order", k,
+				 c->b[k].instance, c->b[k].time_ms);
+		assert_msp_matches(&c->b[k], &rec[r], c->b[k].instance, k);
+		per[c->b[k].instance]++;
+	}
+	/* 25 Hz for 2 s, each instance on its own cadence. */
+	assert_in_range(per[0], 49, 51);
+	assert_in_range(per[5], 49, 51);
+	assert_int_equal(per[0] + per[5], c->n);
+	close(master);
+	free(c);
+}
+
+/* A flight controller UART nobody reads: barod keeps time, every sample
+ * is sent or counted as dropped, and at most OUTPUT_MSP_BACKLOG bytes
+ * wait in barod (the rest is the tty's own buffer). */
+static void
+test_msp_blocked_serial(void **state)
+{
+	char out[128], name[64], record[512];
+	(void)state;
+
+	int master = open_pty();
+	snprintf(out, sizeof(out), "msp:%s:921600", ptsname(master));
+	snprintf(name, sizeof(name), "%.31s", out);
+	path_in_tmp(record, sizeof(record), "msp-blocked.csv");
+	const uint64_t t0 = now_ms();
+	pid_t pid = start_barod((const char *[]){ "--sim", "-p",
+						  "SIM_BARO_COUNT=3",
+						  "--control", "none", "-o", out,
+						  "--record", record,
+						  "--duration", "4", "-v", NULL },
+				"msp-blocked.log");
+	assert_int_equal(wait_exit(pid), 0);
+	assert_true(now_ms() - t0 < 5500);
+
+	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
+	assert_int_equal(total, 3 * 400);
+	struct msp_counts m = msp_report("msp-blocked.log", name);
+	assert_int_equal(m.sent + m.dropped, total);
+	assert_true(m.dropped > 0);
+	/* Said once, not once per drop. */
+	char log[512];
+	path_in_tmp(log, sizeof(log), "msp-blocked.log");
+	char *l = read_file(log);
+	const char *w = strstr(l, "the line is full, dropping samples");
+	assert_non_null(w);
+	assert_null(strstr(w + 1, "the line is full"));
+	free(l);
+
+	/* What the line holds is whole frames, the oldest first. */
+	struct msp_capture *c = msp_capture_new();
+	uint8_t buf[4096];
+	ssize_t n;
+	while ((n = read(master, buf, sizeof(buf))) > 0)
+		msp_capture_feed(c, buf, (size_t)n);
+	assert_true(c->n > 0 && c->n <= m.sent);
+	assert_int_equal(c->parser.stats.bad_crc, 0);
+	assert_msp_matches(&c->b[0], &rec[0], rec[0].instance, 0);
+	close(master);
+	free(c);
+}
+
+/* A baro glitched 10 km under water (ArduSub's model) reads about
+ * 100 MPa: recorded as the simulation produced it, but not sent to a
+ * flight controller; counted as invalid while the healthy baro goes on.
+ * (In air the atmosphere's domain refuses glitches that deep.) */
+static void
+test_msp_invalid_counted(void **state)
+{
+	char out[128], name[64], record[512];
+	struct msp_capture *c = msp_capture_new();
+	(void)state;
+
+	char sock[512], reply[4096];
+	bool asked = false;
+	int master = open_pty();
+	snprintf(out, sizeof(out), "msp:%s", ptsname(master));
+	snprintf(name, sizeof(name), "%.31s", out);
+	path_in_tmp(record, sizeof(record), "msp-invalid.csv");
+	path_in_tmp(sock, sizeof(sock), "msp.sock");
+	pid_t pid = start_barod((const char *[]){ "--sim", "-p",
+						  "SIM_BARO_COUNT=2", "-p",
+						  "SIM_BAR2_GLITCH=-10000",
+						  "--atmosphere", "water",
+						  "--control", sock, "-o", out,
+						  "--record", record,
+						  "--duration", "1", "-v", NULL },
+				"msp-invalid.log");
+	uint8_t buf[4096];
+	int status = -1;
+	const uint64_t deadline = now_ms() + 10000;
+	for (;;) {
+		struct pollfd p = { master, POLLIN, 0 };
+		ssize_t n = poll(&p, 1, 50) > 0 ? read(master, buf, sizeof(buf))
+						 : 0;
+		if (n > 0)
+			msp_capture_feed(c, buf, (size_t)n);
+		/* baroctl status shows the MSP counters while it runs. */
+		if (!asked && c->n >= 20) {
+			asked = true;
+			int rc = run_baroctl(sock, "status", NULL, NULL, reply,
+					     sizeof(reply));
+			if (rc != 0)
+				fail_msg("baroctl status: %d: %s", rc, reply);
+			const char *l = strstr(reply, "msp-serial");
+			assert_non_null(l);
+			unsigned long long inv = 0;
+			assert_non_null(strstr(l, " invalid "));
+			assert_int_equal(sscanf(strstr(l, " invalid "),
+						" invalid %llu", &inv),
+					 1);
+			assert_true(inv >= 20);
+		}
+		if (n > 0)
+			continue;	/* more may be waiting */
+		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+			continue;
+		if (status >= 0 || now_ms() > deadline)
+			break;
+	}
+	assert_true(status >= 0);
+	children[--n_children] = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
+	assert_int_equal(total, 200);
+	size_t k = 0;
+	for (size_t r = 0; r < total; r++) {
+		if (rec[r].instance == 1) {
+			assert_true(rec[r].pressure_pa > 2.0e6f);
+			continue;
+		}
+		assert_true(k < c->n);
+		assert_msp_matches(&c->b[k], &rec[r], 0, k);
+		k++;
+	}
+	assert_int_equal(k, c->n);
+	struct msp_counts m = msp_report("msp-invalid.log", name);
+	assert_int_equal(m.sent, 100);
+	assert_int_equal(m.invalid, 100);
+	assert_int_equal(m.dropped, 0);
+	assert_true(asked);
+	close(master);
+	free(c);
+}
+
+/* The flight controller's USB serial unplugged and plugged back (a pty
+ * closed, a symlink then naming a new one): barod does not spin on the
+ * dead line, counts what it could not send, and sends again on the new
+ * one, still in order. */
+static void
+test_msp_serial_hangup_reopen(void **state)
+{
+	char out[600], link_path[512], tmp_link[512], record[512], log[512];
+	struct msp_capture *c = msp_capture_new();
+	uint8_t buf[4096];
+	(void)state;
+
+	int m1 = open_pty();
+	path_in_tmp(link_path, sizeof(link_path), "ttyFC");
+	path_in_tmp(tmp_link, sizeof(tmp_link), "ttyFC.new");
+	assert_int_equal(symlink(ptsname(m1), link_path), 0);
+	snprintf(out, sizeof(out), "msp:%s", link_path);
+	path_in_tmp(record, sizeof(record), "msp-hangup.csv");
+	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
+						  "-o", out, "--record", record,
+						  "--duration", "4", "-v", NULL },
+				"msp-hangup.log");
+	const uint64_t deadline = now_ms() + 15000;
+	while (c->n < 40 && now_ms() < deadline) {
+		struct pollfd p = { m1, POLLIN, 0 };
+		ssize_t n = poll(&p, 1, 50) > 0 ? read(m1, buf, sizeof(buf)) : 0;
+		if (n > 0)
+			msp_capture_feed(c, buf, (size_t)n);
+	}
+	const size_t first = c->n;
+	assert_true(first >= 40);
+
+	/* The adapter comes back as another device node. */
+	int m2 = open_pty();
+	assert_int_equal(symlink(ptsname(m2), tmp_link), 0);
+	assert_int_equal(rename(tmp_link, link_path), 0);
+	close(m1);
+
+	int status = -1;
+	for (;;) {
+		struct pollfd p = { m2, POLLIN, 0 };
+		ssize_t n = poll(&p, 1, 50) > 0 ? read(m2, buf, sizeof(buf)) : 0;
+		if (n > 0) {
+			msp_capture_feed(c, buf, (size_t)n);
+			continue;
+		}
+		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+			continue;
+		if (status >= 0 || now_ms() > deadline)
+			break;
+	}
+	assert_true(status >= 0);
+	children[--n_children] = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!(c->n > first + 200)) {
+		path_in_tmp(log, sizeof(log), "msp-hangup.log");
+		char *t = read_file(log);
+		fail_msg("%zu frames before the hangup, %zu after; log:\n%s",
+			 first, c->n - first, t);
+	}
+
+	/* Frames from both lines are published samples, in order. */
+	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
+	size_t r = 0;
+	for (size_t k = 0; k < c->n; k++) {
+		while (r < total && (rec[r].time_ms != c->b[k].time_ms ||
+				     rec[r].instance != c->b[k].instance))
+			r++;
+		if (r == total)
+			fail_msg("frame %zu is not a published sample in order",
+				 k);
+	}
+	char name[64];
+	snprintf(name, sizeof(name), "%.31s", out);
+	struct msp_counts m = msp_report("msp-hangup.log", name);
+	assert_int_equal(m.hangups, 1);
+	assert_int_equal(m.sent + m.dropped, total);
+	assert_true(c->n <= m.sent);
+
+	/* No busy loop on the dead line: 4 s cost a fraction of a second. */
+	path_in_tmp(log, sizeof(log), "msp-hangup.log");
+	char *l = read_file(log);
+	const char *cpu = strstr(l, ", cpu ");
+	assert_non_null(cpu);
+	double cpu_s = atof(cpu + 6);
+	if (!(cpu_s < 1.0))
+		fail_msg("barod used %.3f s of CPU in 4 s", cpu_s);
+	free(l);
+	close(m2);
+	free(c);
+}
+
+/* A TCP listener on 127.0.0.1 (rcvbuf > 0: that receive buffer, small
+ * to make a stalled reader fill up fast). */
+static int
+tcp_listener(unsigned *port, int rcvbuf)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons((uint16_t)*port) };
+	socklen_t len = sizeof(sa);
+	int one = 1;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (rcvbuf > 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* Three MSP outputs at once: a TCP receiver that reads (and sends
+ * noise), one that accepts and never reads, and UDP.  The stalled one
+ * never holds up the loop or the others: they get every sample, it
+ * counts every one it could not send. */
+static void
+test_msp_tcp_stalled_receiver(void **state)
+{
+	char good[64], stalled[64], udp[64], record[512];
+	unsigned pg = 0, ps = 0, pu;
+	struct msp_capture *cg = msp_capture_new(), *cu = msp_capture_new();
+	(void)state;
+
+	int lg = tcp_listener(&pg, 0), ls = tcp_listener(&ps, 1024);
+	int fu = udp_loopback(&pu, SOCK_NONBLOCK);
+	snprintf(good, sizeof(good), "msp-tcp:127.0.0.1:%u", pg);
+	snprintf(stalled, sizeof(stalled), "msp-tcp:127.0.0.1:%u", ps);
+	snprintf(udp, sizeof(udp), "msp-udp:127.0.0.1:%u", pu);
+	path_in_tmp(record, sizeof(record), "msp-tcp.csv");
+	const uint64_t t0 = now_ms();
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "-p", "SIM_BARO_COUNT=3", "--control", "none",
+		"--record", record, "--duration", "5", "-v", "-o", good, "-o",
+		stalled, "-o", udp, NULL }, "msp-tcp.log");
+
+	int cgfd = -1, csfd = -1, status = -1;
+	bool noisy = false;
+	uint8_t buf[4096];
+	const uint64_t deadline = now_ms() + 15000;
+	while (status < 0 && now_ms() < deadline) {
+		struct pollfd p[4] = { { lg, POLLIN, 0 }, { ls, POLLIN, 0 },
+				       { fu, POLLIN, 0 }, { cgfd, POLLIN, 0 } };
+		poll(p, 4, 50);
+		if (cgfd < 0)
+			cgfd = accept4(lg, NULL, NULL, SOCK_NONBLOCK);
+		if (csfd < 0)
+			csfd = accept4(ls, NULL, NULL, SOCK_NONBLOCK);
+		ssize_t n;
+		while ((n = recv(fu, buf, sizeof(buf), 0)) > 0) {
+			msp_capture_feed(cu, buf, (size_t)n);
+			msp_parser_flush(&cu->parser);
+		}
+		while (cgfd >= 0 && (n = read(cgfd, buf, sizeof(buf))) > 0)
+			msp_capture_feed(cg, buf, (size_t)n);
+		if (!noisy && cg->n > 30) {
+			send_fc_noise(cgfd);
+			noisy = true;
+		}
+		if (waitpid(pid, &status, WNOHANG) != pid)
+			status = -1;
+	}
+	assert_true(status >= 0);
+	children[--n_children] = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* 5 s of simulation in about 5 s: nothing waited on the stall. */
+	assert_true(now_ms() - t0 < 6500);
+	/* What the good reader has not read yet is in its socket. */
+	ssize_t n;
+	while ((n = read(cgfd, buf, sizeof(buf))) > 0)
+		msp_capture_feed(cg, buf, (size_t)n);
+
+	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
+	assert_int_equal(total, 3 * 500);
+
+	/* UDP: every sample. */
+	assert_int_equal(cu->n, total);
+	for (size_t k = 0; k < total; k++)
+		assert_msp_matches(&cu->b[k], &rec[k], rec[k].instance, k);
+
+	/* The good TCP reader: every sample from the connection on (the
+	 * ones before it are counted as not connected), the noise counted. */
+	struct msp_counts g = msp_report("msp-tcp.log", good);
+	assert_int_equal(g.connects, 1);
+	assert_int_equal(g.dropped + g.invalid + g.lost, 0);
+	assert_int_equal(g.received, 3);
+	assert_int_equal(g.sent + g.no_peer, total);
+	assert_int_equal(cg->n, g.sent);
+	assert_int_equal(cg->not_baro + cg->parser.stats.garbage_bytes, 0);
+	for (size_t k = 0; k < cg->n; k++)
+		assert_msp_matches(&cg->b[k], &rec[g.no_peer + k],
+				   rec[g.no_peer + k].instance, k);
+
+	/* The stalled one: everything sent or counted, and drops. */
+	struct msp_counts st = msp_report("msp-tcp.log", stalled);
+	assert_int_equal(st.sent + st.dropped + st.no_peer, total);
+	assert_true(st.dropped > 0);
+
+	close(cgfd);
+	close(csfd);
+	close(lg);
+	close(ls);
+	close(fu);
+	free(cg);
+	free(cu);
+}
+
+/* A flight controller (or SITL) that starts listening late and drops
+ * the connection: barod keeps trying, connects, and connects again. */
+static void
+test_msp_tcp_reconnects(void **state)
+{
+	char out[64], record[512];
+	unsigned port = 0;
+	struct msp_capture *c = msp_capture_new();
+	(void)state;
+
+	/* A free port nobody listens on yet. */
+	int probe = tcp_listener(&port, 0);
+	close(probe);
+	snprintf(out, sizeof(out), "msp-tcp:127.0.0.1:%u", port);
+	path_in_tmp(record, sizeof(record), "msp-re.csv");
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "--control", "none", "--record", record,
+		"--duration", "3", "-v", "-o", out, NULL }, "msp-re.log");
+	msleep(400);
+	int l = tcp_listener(&port, 0);
+
+	uint8_t buf[4096];
+	int conn = -1, status = -1;
+	unsigned accepted = 0;
+	const uint64_t deadline = now_ms() + 15000;
+	while (status < 0 && now_ms() < deadline) {
+		struct pollfd p[2] = { { l, POLLIN, 0 }, { conn, POLLIN, 0 } };
+		poll(p, 2, 50);
+		if (conn < 0 && (conn = accept4(l, NULL, NULL,
+						SOCK_NONBLOCK)) >= 0)
+			accepted++;
+		ssize_t n;
+		while (conn >= 0 && (n = read(conn, buf, sizeof(buf))) > 0)
+			msp_capture_feed(c, buf, (size_t)n);
+		/* Hang up once, after some samples. */
+		if (accepted == 1 && c->n >= 50) {
+			close(conn);
+			conn = -1;
+			accepted++;	/* the next one is the reconnection */
+		}
+		if (waitpid(pid, &status, WNOHANG) != pid)
+			status = -1;
+	}
+	assert_true(status >= 0);
+	children[--n_children] = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(accepted, 3);
+
+	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
+	struct msp_counts m = msp_report("msp-re.log", out);
+	assert_int_equal(m.connects, 2);
+	assert_true(m.no_peer > 0);	/* before the first connection */
+	assert_int_equal(m.sent + m.dropped + m.no_peer, total);
+	/* What arrived are published samples, in order; what TCP lost at
+	 * the hang-up was sent into the closed connection. */
+	assert_true(c->n > 50 && c->n <= m.sent);
+	size_t r = 0;
+	for (size_t k = 0; k < c->n; k++) {
+		while (r < total && (rec[r].time_ms != c->b[k].time_ms ||
+				     rec[r].instance != c->b[k].instance))
+			r++;
+		assert_true(r < total);
+		assert_msp_matches(&c->b[k], &rec[r], rec[r].instance, k);
+	}
+	close(conn);
+	close(l);
+	free(c);
+}
+
+/* Wait up to ms for a connection on listener l. */
+static int
+accept_within(int l, unsigned ms)
+{
+	struct pollfd p = { l, POLLIN, 0 };
+
+	if (poll(&p, 1, (int)ms) <= 0)
+		return -1;
+	return accept4(l, NULL, NULL, SOCK_NONBLOCK);
+}
+
+/* Read what conn sends for ms; -1 once the peer has closed it. */
+static int
+read_for(int conn, struct msp_capture *c, unsigned ms)
+{
+	const uint64_t end = now_ms() + ms;
+	uint8_t buf[4096];
+
+	for (uint64_t t = now_ms(); t < end; t = now_ms()) {
+		struct pollfd p = { conn, POLLIN, 0 };
+		poll(&p, 1, (int)(end - t));
+		ssize_t n;
+		while ((n = read(conn, buf, sizeof(buf))) > 0)
+			msp_capture_feed(c, buf, (size_t)n);
+		if (n == 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* SIGHUP: an MSP output whose section did not change keeps its TCP
+ * connection (or its attempts to make one), a changed one is reopened. */
+static void
+test_msp_tcp_reload(void **state)
+{
+	char conf[512], text[512], log[512];
+	unsigned port = 0;
+	struct msp_capture *c = msp_capture_new();
+	(void)state;
+
+	int probe = tcp_listener(&port, 0);
+	close(probe);
+	path_in_tmp(conf, sizeof(conf), "msp-reload.conf");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sim\ncontrol = none\n"
+		 "[output fc]\ntype = msp\naddress = 127.0.0.1:%u\n", port);
+	write_file(conf, text);
+	pid_t pid = start_barod((const char *[]){ "-c", conf, "-v", NULL },
+				"msp-reload.log");
+	/* Reloaded while it has no connection to keep. */
+	msleep(300);
+	kill(pid, SIGHUP);
+	msleep(100);
+	int l = tcp_listener(&port, 0);
+	int conn = accept_within(l, 5000);
+	assert_true(conn >= 0);
+	assert_int_equal(read_for(conn, c, 300), 0);
+	const size_t before = c->n;
+	assert_true(before > 20);
+
+	/* Unchanged: the same connection carries on, no new one. */
+	kill(pid, SIGHUP);
+	assert_int_equal(read_for(conn, c, 400), 0);
+	assert_true(c->n > before + 20);
+	assert_true(accept_within(l, 0) < 0);
+
+	/* Changed: the old connection ends, a new one comes. */
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sim\ncontrol = none\n"
+		 "[output fc]\ntype = msp\naddress = 127.0.0.1:%u\n"
+		 "rate_hz = 10\n", port);
+	write_file(conf, text);
+	kill(pid, SIGHUP);
+	assert_int_equal(read_for(conn, c, 2000), -1);
+	close(conn);
+	conn = accept_within(l, 5000);
+	assert_true(conn >= 0);
+	struct msp_capture *slow = msp_capture_new();
+	assert_int_equal(read_for(conn, slow, 1000), 0);
+	/* Two baros at 10 Hz for about a second. */
+	assert_in_range(slow->n, 12, 28);
+	assert_int_equal(slow->not_baro + c->not_baro, 0);
+
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid), 0);
+	path_in_tmp(log, sizeof(log), "msp-reload.log");
+	char *t = read_file(log);
+	const char *r = strstr(t, "configuration reloaded");
+	for (int k = 0; k < 3; k++, r = strstr(r + 1, "configuration reloaded"))
+		assert_non_null(r);
+	free(t);
+	struct msp_counts m = msp_report("msp-reload.log", "fc");
+	assert_int_equal(m.connects, 1);
+	close(conn);
+	close(l);
+	free(c);
+	free(slow);
+}
+
+static void
+test_msp_config_errors(void **state)
+{
+	static const struct {
+		const char *section, *message;
+	} bad[] = {
+		{ "type = msp\n", "msp needs a device (serial) or an address" },
+		{ "type = msp\ndevice = /dev/null\naddress = 127.0.0.1:5\n",
+		  "a device or an address, not both" },
+		{ "type = msp\ndevice = /dev/null\ntransport = tcp\n",
+		  "transport is for an address" },
+		{ "type = msp\naddress = 127.0.0.1:5\nbaud = 57600\n",
+		  "baud is for a device" },
+		{ "type = msp\naddress = 127.0.0.1:5\ntransport = sctp\n",
+		  "transport = 'sctp': expected tcp or udp" },
+		{ "type = msp\naddress = 127.0.0.1:5\nheartbeat_hz = 1\n",
+		  "carries no MAVLink" },
+		{ "type = msp\naddress = 127.0.0.1:5\ninstances = 0=8\n",
+		  "MSP instance '8' is not 0..7" },
+		{ "type = msp\naddress = 127.0.0.1:5\ninstances = 3\n",
+		  "'3' is not a baro instance 0..2" },
+		{ "type = msp\naddress = 127.0.0.1:5\ninstances = 0,1=0\n",
+		  "MSP instance 0 given twice" },
+		{ "type = msp\naddress = 127.0.0.1:5\ninstances = 1,1=2\n",
+		  "baro 1 listed twice" },
+		{ "type = msp\naddress = 127.0.0.1:5\nrate_hz = fast\n",
+		  "rate_hz = 'fast'" },
+		{ "type = msp\naddress = 127.0.0.1:5\nvehicle = 1\n",
+		  "only the SITL sources have vehicles" },
+		{ "type = udp-client\naddress = 127.0.0.1:5\nrate_hz = 5\n",
+		  "rate_hz applies to type = msp only" },
+	};
+	char conf[512], text[512], log[512];
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "msp-bad.conf");
+	path_in_tmp(log, sizeof(log), "msp-bad.log");
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		snprintf(text, sizeof(text),
+			 "[barod]\nsource = sim\n[output fc]\n%s",
+			 bad[k].section);
+		write_file(conf, text);
+		pid_t pid = start_barod((const char *[]){ "-c", conf,
+							  "--check-config",
+							  NULL },
+					"msp-bad.log");
+		assert_int_equal(wait_exit(pid), 2);
+		char *l = read_file(log);
+		if (!strstr(l, bad[k].message))
+			fail_msg("case %zu: expected '%s', got: %s", k,
+				 bad[k].message, l);
+		free(l);
+	}
+	static const char *const specs[] = { "msp:", "msp:/dev/x:1234",
+					     "msp-tcp:nohost", "msp-udp:h:0" };
+	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
+		pid_t pid = start_barod((const char *[]){ "--sim", "-o",
+							  specs[k], NULL },
+					"msp-bad.log");
+		assert_int_equal(wait_exit(pid), 2);
+	}
+	/* And the good forms. */
+	write_file(conf, "[barod]\nsource = sim\n[output a]\ntype = msp\n"
+			 "device = /dev/null\n[output b]\ntype = msp\n"
+			 "address = 127.0.0.1:5760\n[output c]\ntype = msp\n"
+			 "address = 127.0.0.1:5761\ntransport = udp\n"
+			 "instances = 2=0\nrate_hz = 50\n");
+	pid_t pid = start_barod((const char *[]){ "-c", conf, "--check-config",
+						  NULL },
+				"msp-good.log");
+	assert_int_equal(wait_exit(pid), 0);
+}
+
 static int
 kill_children(void **state)
 {
@@ -1157,6 +1955,20 @@ main(void)
 					  kill_children),
 		cmocka_unit_test_teardown(test_two_barods_at_once,
 					  kill_children),
+		cmocka_unit_test_teardown(test_msp_serial_every_sample,
+					  kill_children),
+		cmocka_unit_test_teardown(test_msp_instances_and_rate,
+					  kill_children),
+		cmocka_unit_test_teardown(test_msp_blocked_serial, kill_children),
+		cmocka_unit_test_teardown(test_msp_serial_hangup_reopen,
+					  kill_children),
+		cmocka_unit_test_teardown(test_msp_invalid_counted,
+					  kill_children),
+		cmocka_unit_test_teardown(test_msp_tcp_stalled_receiver,
+					  kill_children),
+		cmocka_unit_test_teardown(test_msp_tcp_reconnects, kill_children),
+		cmocka_unit_test_teardown(test_msp_tcp_reload, kill_children),
+		cmocka_unit_test_teardown(test_msp_config_errors, kill_children),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -21,6 +22,7 @@
 #include "atmosphere.h"
 #include "baro-sitl.h"
 #include "mavlink.h"
+#include "msp-capture.h"
 #include "sitl-json.h"
 #include "test-files.h"
 #include "test-util.h"
@@ -477,6 +479,81 @@ test_two_instances(void **state)
 	close(mav);
 }
 
+/* MSP outputs in a SITL mode: each carries its own vehicle's baros on
+ * that vehicle's physics clock (fault-injected baros into a real
+ * flight controller, one per SITL instance). */
+static void
+test_msp_vehicles(void **state)
+{
+	char conf[512], text[1024], buf[8192];
+	unsigned ap_port, u0, u1;
+	struct msp_capture *c[2] = { msp_capture_new(), msp_capture_new() };
+	(void)state;
+
+	int ap = udp_socket(&ap_port);
+	int fd[2] = { udp_socket(&u0), udp_socket(&u1) };
+	unsigned port = free_port();
+	path_in_tmp(conf, sizeof(conf), "msp.conf");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sitl-json\ncontrol = none\n"
+		 "[sim]\nprofile = static:4\nSIM_BARO_COUNT = 2\n"
+		 "[sitl]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
+		 "[output fc0]\ntype = msp\naddress = 127.0.0.1:%u\n"
+		 "transport = udp\n"
+		 "[output fc1]\ntype = msp\naddress = 127.0.0.1:%u\n"
+		 "transport = udp\nvehicle = 1\ninstances = 1=3\n",
+		 port, u0, u1);
+	write_file(conf, text);
+	start(conf, NULL);
+
+	/* 100 ms of physics for instance 0, 200 ms for instance 1. */
+	for (uint32_t f = 1; f <= 240; f++) {
+		send_servo(ap, port + 10, f, false);
+		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		if (f > 120)
+			continue;
+		send_servo(ap, port, f, false);
+		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	}
+	free(stop());
+	for (int v = 0; v < 2; v++) {
+		ssize_t n;
+		while ((n = recv(fd[v], buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+			msp_capture_feed(c[v], (uint8_t *)buf, (size_t)n);
+			msp_parser_flush(&c[v]->parser);
+		}
+		assert_int_equal(c[v]->not_baro, 0);
+	}
+	/* Vehicle 0: both baros, ten samples each. */
+	assert_int_equal(c[0]->n, 20);
+	/* Vehicle 1: its baro 1 only, as MSP instance 3, twenty samples on
+	 * its own clock, 10 ms apart. */
+	assert_int_equal(c[1]->n, 20);
+	for (size_t k = 0; k < c[1]->n; k++) {
+		const struct msp_baro *b = &c[1]->b[k];
+		assert_int_equal(b->instance, 3);
+		assert_true(b->pressure_pa > 90000.0f &&
+			    b->pressure_pa < 102000.0f);
+		if (k > 0)
+			assert_in_range(b->time_ms - c[1]->b[k - 1].time_ms, 9,
+					11);
+	}
+	assert_in_range(c[1]->b[19].time_ms, 190, 200);
+	unsigned per[2] = { 0 };
+	for (size_t k = 0; k < c[0]->n; k++) {
+		assert_true(c[0]->b[k].instance < 2);
+		per[c[0]->b[k].instance]++;
+		assert_true(c[0]->b[k].time_ms <= 100);
+	}
+	assert_int_equal(per[0], 10);
+	assert_int_equal(per[1], 10);
+	close(ap);
+	close(fd[0]);
+	close(fd[1]);
+	free(c[0]);
+	free(c[1]);
+}
+
 /* The peer's vehicle follows a CSV truth trace. */
 static void
 test_peer_truth_trace(void **state)
@@ -548,6 +625,7 @@ main(void)
 		cmocka_unit_test_teardown(test_peer, kill_child),
 		cmocka_unit_test_teardown(test_proxy, kill_child),
 		cmocka_unit_test_teardown(test_two_instances, kill_child),
+		cmocka_unit_test_teardown(test_msp_vehicles, kill_child),
 		cmocka_unit_test_teardown(test_peer_truth_trace, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

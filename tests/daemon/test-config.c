@@ -544,6 +544,95 @@ test_output_specs(void **state)
 	assert_int_equal(config_parse_output("serial:/dev/x:123", &o, err,
 					     sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "baud '123'"));
+
+	/* MSP: every instance as itself, every sample, vehicle 0. */
+	assert_int_equal(config_parse_output("msp:/dev/serial0", &o, err,
+					     sizeof(err)), 0);
+	assert_int_equal(o.type, OUTPUT_MSP_SERIAL);
+	assert_string_equal(o.device, "/dev/serial0");
+	assert_int_equal(o.baud, 115200);
+	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
+		assert_int_equal(o.msp.map[i], i);
+	assert_true(o.msp.rate_hz == RATE_EVERY_SAMPLE);
+	assert_int_equal(o.msp.vehicle, 0);
+	assert_int_equal(config_parse_output("msp:/dev/ttyAMA0:921600", &o,
+					     err, sizeof(err)), 0);
+	assert_int_equal(o.baud, 921600);
+	assert_int_equal(config_parse_output("msp-tcp:127.0.0.1:5763", &o,
+					     err, sizeof(err)), 0);
+	assert_int_equal(o.type, OUTPUT_MSP_TCP);
+	assert_string_equal(o.address, "127.0.0.1:5763");
+	assert_int_equal(config_parse_output("msp-udp:[::1]:14570", &o, err,
+					     sizeof(err)), 0);
+	assert_int_equal(o.type, OUTPUT_MSP_UDP);
+	assert_int_equal(config_parse_output("msp-tcp:5763", &o, err,
+					     sizeof(err)), -EINVAL);
+	assert_int_equal(config_parse_output("msp:/dev/x:7", &o, err,
+					     sizeof(err)), -EINVAL);
+	assert_int_equal(config_parse_output("msp-serial:/dev/x", &o, err,
+					     sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "msp:DEVICE[:BAUD]"));
+}
+
+static void
+test_msp_sections(void **state)
+{
+	struct config c;
+	struct config_msp m;
+	char err[256];
+	(void)state;
+
+	config_defaults(&c);
+	assert_int_equal(config_load_string(&c,
+		"[output fc]\ntype = msp\ndevice = /dev/serial0\n"
+		"instances = 2=0, 0 = 3\nrate_hz = 20\n"
+		"[output sitl]\ntype = msp\naddress = 127.0.0.1:5763\n"
+		"vehicle = 1\n"
+		"[output bridge]\ntype = msp\naddress = 10.0.0.2:14000\n"
+		"transport = udp\nrate_hz = all\n",
+		"msp.conf", err, sizeof(err)), 0);
+	assert_int_equal(c.n_outputs, 3);
+	assert_int_equal(c.outputs[0].type, OUTPUT_MSP_SERIAL);
+	assert_int_equal(c.outputs[0].baud, 115200);
+	assert_int_equal(c.outputs[0].msp.map[0], 3);
+	assert_int_equal(c.outputs[0].msp.map[1], -1);
+	assert_int_equal(c.outputs[0].msp.map[2], 0);
+	assert_true(c.outputs[0].msp.rate_hz == 20.0);
+	assert_int_equal(c.outputs[1].type, OUTPUT_MSP_TCP);
+	assert_int_equal(c.outputs[1].msp.vehicle, 1);
+	assert_int_equal(c.outputs[2].type, OUTPUT_MSP_UDP);
+	assert_true(c.outputs[2].msp.rate_hz == RATE_EVERY_SAMPLE);
+	assert_string_equal(config_output_type_name(c.outputs[2].type),
+			    "msp-udp");
+
+	/* vehicle 1 needs a SITL source with two instances. */
+	c.source = CONFIG_SOURCE_SIM;
+	assert_int_equal(config_validate(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "vehicle 1"));
+	c.source = CONFIG_SOURCE_SITL_JSON;
+	assert_int_equal(config_validate(&c, err, sizeof(err)), -EINVAL);
+	c.sitl.instances = 2;
+	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+
+	/* The list alone. */
+	config_msp_defaults(&m);
+	assert_int_equal(config_parse_msp_instances("1", &m, err,
+						    sizeof(err)), 0);
+	assert_int_equal(m.map[0], -1);
+	assert_int_equal(m.map[1], 1);
+	assert_int_equal(config_parse_msp_instances("all", &m, err,
+						    sizeof(err)), 0);
+	assert_int_equal(m.map[0], 0);
+	static const char *const bad[] = { "", ",", "0,,1", "x", "0=", "=1",
+					   "0=-1", "0=1=2", "1 2" };
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		config_msp_defaults(&m);
+		if (config_parse_msp_instances(bad[k], &m, err,
+					       sizeof(err)) != -EINVAL)
+			fail_msg("instances = '%s' accepted", bad[k]);
+		/* A refused list leaves the map alone. */
+		assert_int_equal(m.map[2], 2);
+	}
 }
 
 static void
@@ -557,6 +646,15 @@ test_output_equal(void **state)
 	config_parse_output("udp:127.0.0.1:1", &b, err, sizeof(err));
 	assert_true(config_output_equal(&a, &b));
 	b.rates.scaled_pressure_hz = 3;
+	assert_false(config_output_equal(&a, &b));
+
+	config_parse_output("msp:/dev/x", &a, err, sizeof(err));
+	config_parse_output("msp:/dev/x", &b, err, sizeof(err));
+	assert_true(config_output_equal(&a, &b));
+	b.msp.map[1] = -1;
+	assert_false(config_output_equal(&a, &b));
+	b = a;
+	b.msp.rate_hz = 10;
 	assert_false(config_output_equal(&a, &b));
 }
 
@@ -577,6 +675,7 @@ main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_output_specs),
 		cmocka_unit_test(test_output_equal),
+		cmocka_unit_test(test_msp_sections),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
