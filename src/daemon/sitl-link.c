@@ -109,6 +109,7 @@ restart(struct sitl_link *l, const char *why)
 	l->physics_us = 0;
 	l->physics_s = 0.0;
 	l->have_timestamp = false;
+	l->have_epoch = false;
 	memset(&l->truth, 0, sizeof(l->truth));
 	memset(&l->vehicle, 0, sizeof(l->vehicle));
 	l->fields_valid = false;
@@ -117,6 +118,22 @@ restart(struct sitl_link *l, const char *why)
 	l->reply_len = 0;
 	if (l->restart)
 		l->restart(l->user, l);
+}
+
+/* Step the daemon at physics_us.  Scenario time 0 is the first frame
+ * (after start or a restart): backends stamp frames from 0, from boot or
+ * with Unix time, and only the differences mean anything.  Whole µs, so
+ * 1.7e9 s of epoch costs no precision. */
+static bool
+step_daemon(struct sitl_link *l, const struct baro_sitl_truth *truth)
+{
+	if (!l->have_epoch) {
+		l->epoch_us = l->physics_us;
+		l->have_epoch = true;
+	}
+	l->stats.frames++;
+	return l->step(l->user, l, l->physics_us, l->physics_us - l->epoch_us,
+		       truth, &l->fields);
 }
 
 /* ---- peer: barod's own vehicle ------------------------------------ */
@@ -181,8 +198,7 @@ peer_frame(struct sitl_link *l, const struct sitl_servo *s)
 		return;
 	}
 	memcpy(truth.vel_air_bf, l->truth.vel_air_bf, sizeof(truth.vel_air_bf));
-	l->stats.frames++;
-	bool changed = l->step(l->user, l, l->physics_us, &truth, &l->fields);
+	bool changed = step_daemon(l, &truth);
 
 	l->reply_len = sitl_json_format_reply(l->reply, sizeof(l->reply),
 					      &l->vehicle,
@@ -238,9 +254,7 @@ proxy_line(struct sitl_link *l, const char *line, size_t len, char *out,
 			l->last_timestamp = fdm->timestamp;
 			l->have_timestamp = true;
 			l->physics_us = (uint64_t)llround(fdm->timestamp * 1e6);
-			l->stats.frames++;
-			changed = l->step(l->user, l, l->physics_us, &truth,
-					  &l->fields);
+			changed = step_daemon(l, &truth);
 		} else {
 			l->stats.bad_lines++;
 			complain(l, "upstream position or time out of range");

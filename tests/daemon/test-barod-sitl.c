@@ -229,10 +229,12 @@ test_peer(void **state)
 		assert_true(fdm.position[2] == -10.0);
 		assert_float_exact(fdm.accel_body[2], -ATMOS_GRAVITY_MSS);
 		/* rng_1 = baro 0 above home, rng_2 = baro 1; baros sample
-		 * from 10 ms on. */
+		 * from 10 ms on, every 10 ms of physics time.  Scenario time
+		 * starts at the first frame, 1/1200 s: the samples at 500 and
+		 * 710 ms are outside the glitch, 510 and 700 inside. */
 		const unsigned ms = (unsigned)(f * 1000u / 1200u);
 		if (ms >= 10) {
-			bool g = ms >= 500 && ms < 700;
+			bool g = ms >= 510 && ms < 710;
 			assert_float_exact(fdm.rng[0], g ? 15.0f : 10.0f);
 			assert_float_exact(fdm.rng[1], 10.0f);
 			glitched += g;
@@ -272,7 +274,7 @@ test_peer(void **state)
 	assert_close_abs(fdm.timestamp, 1 / 1200.0, 1e-9);
 
 	/* barod's SCALED_PRESSURE carry the physics time: the glitch shows
-	 * in exactly the samples from time_boot_ms 500 to 690. */
+	 * in exactly the samples from time_boot_ms 510 to 700. */
 	struct pressure_log pl = { 0 };
 	struct mavlink_parser mp;
 	uint8_t d[4096];
@@ -286,7 +288,7 @@ test_peer(void **state)
 	assert_true(pl.n >= 99);
 	unsigned shifted = 0;
 	for (unsigned k = 0; k < pl.n; k++) {
-		bool g = pl.t[k] >= 500 && pl.t[k] < 700;
+		bool g = pl.t[k] >= 510 && pl.t[k] <= 700;
 		assert_int_equal(pl.t[k] % 10, 0);
 		/* 5 m higher reads about 0.56 hPa lower */
 		if (g) {
@@ -303,6 +305,7 @@ test_peer(void **state)
 	assert_non_null(strstr(log, "lost 5"));
 	assert_non_null(strstr(log, "restarts 1"));
 	assert_non_null(strstr(log, "bad packets 2"));
+	assert_non_null(strstr(log, "glitch.scn restarted"));
 	free(log);
 	close(ap);
 	close(mav);
@@ -413,6 +416,106 @@ test_proxy(void **state)
 	close(ap);
 	close(up);
 	close(mav);
+}
+
+/*
+ * One backend frame through the proxy at backend time t (s): the servo
+ * packet goes up, the backend's line comes back; returns ArduPilot's
+ * rng_1.
+ */
+static float
+proxy_frame(int ap, int up, unsigned port, uint32_t frame, double t)
+{
+	char text[1024], buf[8192];
+	uint8_t got[256];
+	struct sockaddr_in from;
+	socklen_t flen = sizeof(from);
+	struct pollfd p = { up, POLLIN, 0 };
+	struct sitl_fdm fdm;
+
+	send_servo(ap, port, frame, false);
+	assert_true(poll(&p, 1, 1000) > 0);
+	assert_true(recvfrom(up, got, sizeof(got), 0, (struct sockaddr *)&from,
+			     &flen) > 0);
+	int tl = upstream_line(text, sizeof(text), t);
+	sendto(up, text, (size_t)tl, 0, (struct sockaddr *)&from, flen);
+	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	assert_true(sitl_json_ap_accepts(ap_read(buf, &fdm)));
+	return fdm.rng[0];
+}
+
+/*
+ * Scenario time starts at the backend's first frame, whatever its epoch
+ * (0, or Unix time as ArduPilot's C++ example backend stamps), and again
+ * after the backend's clock goes back.  The glitch runs from 50 to 80 ms
+ * of scenario time on 1 kHz frames; the baro samples every 10 ms of the
+ * backend's clock, so the first glitched reply comes 50 to 60 ms after
+ * the first frame and the last one 79 to 88 ms after it.
+ */
+static void
+proxy_epoch(double epoch)
+{
+	char conf[512], up_addr[64], scn[512];
+	unsigned ap_port, up_port, mav_port;
+
+	int ap = udp_socket(&ap_port);
+	int up = udp_socket(&up_port);
+	int mav = udp_socket(&mav_port);
+	unsigned port = free_port();
+	snprintf(up_addr, sizeof(up_addr), "127.0.0.1:%u", up_port);
+	path_in_tmp(conf, sizeof(conf), "epoch.conf");
+	path_in_tmp(scn, sizeof(scn), "epoch.scn");
+	write_conf(conf, "sitl-json-proxy", port, up_addr, mav_port);
+	write_file(scn, "at 50ms glitch 0 10 for 30ms\n");
+	start(conf, scn);
+
+	uint32_t frame = 1;
+	for (int run = 0; run < 2; run++) {
+		int first = -1, last = -1;
+		for (int k = 0; k < 150; k++) {
+			/* The second run: the backend restarted, its clock
+			 * back at the epoch (plus a little). */
+			double t = epoch + 0.0005 * run + 0.001 * k;
+			float rng = proxy_frame(ap, up, port, frame++, t);
+			if (rng == 13.0f) {
+				if (first < 0)
+					first = k;
+				last = k;
+			} else if (rng != 0.0f || run > 0 || k >= 10) {
+				/* 0 only before the first sample */
+				assert_float_exact(rng, 3.0f);
+			}
+		}
+		if (first < 50 || first >= 60 || last < 79 || last >= 89)
+			fail_msg("epoch %.3f run %d: glitched from frame %d to "
+				 "%d", epoch, run, first, last);
+	}
+
+	char *log = stop();
+	/* The log speaks scenario time, twice the same. */
+	char *g = strstr(log, "t=50ms SIM_BARO_GLITCH 0 -> 10 for 30ms");
+	if (!g || !strstr(g + 1, "t=50ms SIM_BARO_GLITCH 0 -> 10 for 30ms") ||
+	    !strstr(log, "epoch.scn restarted") || !strstr(log, "restarts 1"))
+		fail_msg("barod's log:\n%s", log);
+	assert_null(strstr(log, "t=1700000"));
+	free(log);
+	close(ap);
+	close(up);
+	close(mav);
+}
+
+static void
+test_proxy_epoch_zero(void **state)
+{
+	(void)state;
+	proxy_epoch(0.0);
+}
+
+static void
+test_proxy_epoch_unix(void **state)
+{
+	(void)state;
+	proxy_epoch(1.7e9);
 }
 
 /* Several ArduPilot instances (-I0, -I1) in one barod: each on its own
@@ -547,6 +650,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_peer, kill_child),
 		cmocka_unit_test_teardown(test_proxy, kill_child),
+		cmocka_unit_test_teardown(test_proxy_epoch_zero, kill_child),
+		cmocka_unit_test_teardown(test_proxy_epoch_unix, kill_child),
 		cmocka_unit_test_teardown(test_two_instances, kill_child),
 		cmocka_unit_test_teardown(test_peer_truth_trace, kill_child),
 	};
