@@ -113,8 +113,7 @@ restart(struct sitl_link *l, const char *why)
 	memset(&l->truth, 0, sizeof(l->truth));
 	memset(&l->vehicle, 0, sizeof(l->vehicle));
 	l->fields_valid = false;
-	l->last_height = 0.0;
-	l->last_vz = 0.0;
+	sitl_motion_reset(&l->motion);
 	l->reply_len = 0;
 	if (l->restart)
 		l->restart(l->user, l);
@@ -138,46 +137,14 @@ step_daemon(struct sitl_link *l, const struct baro_sitl_truth *truth)
 
 /* ---- peer: barod's own vehicle ------------------------------------ */
 
-/* The vehicle at t: level, height from the profile, velocity and
- * specific force from finite differences over the frame. */
+/* The vehicle at t, flown towards the profile's (or trace's) height. */
 static void
-peer_vehicle(struct sitl_link *l, double t, double dt, struct sitl_fdm *fdm)
+peer_vehicle(struct sitl_link *l, double t, struct sitl_fdm *fdm)
 {
 	const double h = l->cfg.trace ? truth_trace_height(l->cfg.trace, t)
 				      : truth_profile_height(&l->cfg.profile, t);
 
-	/* The first frame has no previous one: at rest where it starts. */
-	if (l->physics_us == 0) {
-		l->last_height = h;
-		l->last_vz = 0.0;
-		dt = 0.0;
-	}
-	const double vz = dt > 0.0 ? -(h - l->last_height) / dt : 0.0;
-	const double az = dt > 0.0 ? (vz - l->last_vz) / dt : 0.0;
-	struct sitl_vehicle *v = &l->vehicle;
-
-	l->last_height = h;
-	l->last_vz = vz;
-	memset(v, 0, sizeof(*v));
-	v->timestamp = t;
-	v->position[2] = -h;
-	v->velocity[2] = (float)vz;
-	/* An accelerometer at rest reads -g on its z (FRD) axis. */
-	v->accel_body[2] = (float)(az - (double)ATMOS_GRAVITY_MSS);
-
-	/* Derive the baro's truth from exactly what ArduPilot will read. */
-	memset(fdm, 0, sizeof(*fdm));
-	fdm->mask = SITL_KEY_BIT(SITL_KEY_TIMESTAMP) |
-		    SITL_KEY_BIT(SITL_KEY_GYRO) |
-		    SITL_KEY_BIT(SITL_KEY_ACCEL_BODY) |
-		    SITL_KEY_BIT(SITL_KEY_POSITION) |
-		    SITL_KEY_BIT(SITL_KEY_ATTITUDE) |
-		    SITL_KEY_BIT(SITL_KEY_VELOCITY);
-	fdm->timestamp = v->timestamp;
-	memcpy(fdm->position, v->position, sizeof(fdm->position));
-	memcpy(fdm->attitude, v->attitude, sizeof(fdm->attitude));
-	memcpy(fdm->velocity, v->velocity, sizeof(fdm->velocity));
-	memcpy(fdm->accel_body, v->accel_body, sizeof(fdm->accel_body));
+	sitl_motion_step(&l->motion, t, h, &l->vehicle, fdm);
 }
 
 static void
@@ -189,7 +156,7 @@ peer_frame(struct sitl_link *l, const struct sitl_servo *s)
 	struct sitl_fdm fdm;
 	struct baro_sitl_truth truth = { 0 };
 
-	peer_vehicle(l, t, dt, &fdm);
+	peer_vehicle(l, t, &fdm);
 	l->physics_s = t;
 	l->physics_us = (uint64_t)llround(t * 1e6);
 	if (sitl_truth_update(&l->truth, &fdm, l->cfg.home_alt_m,

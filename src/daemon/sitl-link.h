@@ -22,6 +22,7 @@
 #include "baro-sitl.h"
 #include "event-loop.h"
 #include "sitl-json.h"
+#include "sitl-motion.h"
 #include "truth-profile.h"
 #include "truth-trace.h"
 
@@ -98,8 +99,7 @@ struct sitl_link {
 	uint64_t last_warn_us;
 	struct sitl_truth truth;
 	struct sitl_vehicle vehicle;	/* peer: the last state sent */
-	double last_height;
-	double last_vz;
+	struct sitl_motion motion;	/* peer: the vehicle flown */
 
 	char *rx, *tx;			/* proxy: datagram buffers */
 	char reply[4096];		/* peer: the last reply, for resends */

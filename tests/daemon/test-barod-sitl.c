@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -51,8 +52,9 @@ free_port(void)
 	return port;
 }
 
+/* barod -c conf -v, then opt and its value when opt is not NULL. */
 static void
-start(const char *conf, const char *extra)
+start_with(const char *conf, const char *opt, const char *value)
 {
 	char log[512];
 
@@ -62,11 +64,17 @@ start(const char *conf, const char *extra)
 	if (child == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
-		execl(getenv("BAROD"), "barod", "-c", conf, "-v",
-		      extra ? "--scenario" : NULL, extra, (char *)NULL);
+		execl(getenv("BAROD"), "barod", "-c", conf, "-v", opt, value,
+		      (char *)NULL);
 		_exit(127);
 	}
 	usleep(200000);
+}
+
+static void
+start(const char *conf, const char *scenario)
+{
+	start_with(conf, scenario ? "--scenario" : NULL, scenario);
 }
 
 /* Stop barod; its log (with the counters report). */
@@ -580,7 +588,9 @@ test_two_instances(void **state)
 	close(mav);
 }
 
-/* The peer's vehicle follows a CSV truth trace. */
+/* The peer's vehicle follows a CSV truth trace: from rest it cannot
+ * take the trace's 5 m/s at once, but catches up within a second and
+ * then flies it exactly. */
 static void
 test_peer_truth_trace(void **state)
 {
@@ -593,7 +603,7 @@ test_peer_truth_trace(void **state)
 	int mav = udp_socket(&mav_port);
 	unsigned port = free_port();
 	path_in_tmp(trace, sizeof(trace), "truth.csv");
-	write_file(trace, "time_s,alt_m\n0,0\n1,10\n");
+	write_file(trace, "time_s,alt_m\n0,0\n4,20\n");
 	path_in_tmp(conf, sizeof(conf), "trace.conf");
 	snprintf(text, sizeof(text),
 		 "[barod]\nsource = sitl-json\ncontrol = none\n"
@@ -604,14 +614,78 @@ test_peer_truth_trace(void **state)
 	write_file(conf, text);
 	start(conf, NULL);
 
-	for (uint32_t f = 1; f <= 600; f++) {
+	for (uint32_t f = 1; f <= 3000; f++) {
 		send_servo(ap, port, f, false);
 		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
 	}
 	ap_read(buf, &fdm);
-	assert_close_abs(fdm.position[2], -5.0, 1e-9);
-	assert_float_exact(fdm.rng[0], 5.0f);
-	assert_close_abs(fdm.velocity[2], -10.0, 1e-6);	/* 10 m/s up */
+	assert_close_abs(fdm.position[2], -12.5, 1e-9);
+	/* the baro's altitude: whole centimetres of the same height */
+	assert_close_abs(fdm.rng[0], 12.5, 0.0101);
+	assert_close_abs(fdm.velocity[2], -5.0, 1e-6);	/* 5 m/s up */
+	free(stop());
+	close(ap);
+	close(mav);
+}
+
+/*
+ * The issue's crash: `--profile step:0:37.77:10` made barod send an
+ * infinite-looking velocity and acceleration at the step, and ArduPilot
+ * stopped on a floating point exception.  Now the vehicle climbs as
+ * quickly as its limits allow (2 g, 50 m/s: 2.775 s for 37.77 m), every
+ * reply consistent and finite, and the baro (rng_1) follows the height
+ * actually flown, never more than one 10 ms sample behind.
+ */
+static void
+test_peer_step_profile(void **state)
+{
+	char conf[512], buf[8192];
+	unsigned ap_port, mav_port;
+	struct sitl_fdm fdm;
+	static double h[16000];
+	(void)state;
+
+	int ap = udp_socket(&ap_port);
+	int mav = udp_socket(&mav_port);
+	unsigned port = free_port();
+	path_in_tmp(conf, sizeof(conf), "step.conf");
+	write_conf(conf, "sitl-json", port, NULL, mav_port);
+	start_with(conf, "--profile", "step:0:37.77:10");
+
+	const double g = ATMOS_GRAVITY_MSS, amax = 2.0 * g;
+	uint32_t arrived = 0;
+	float last_rng = 0.0f;
+	for (uint32_t f = 1; f < 16000; f++) {
+		send_servo(ap, port, f, false);
+		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		assert_int_equal(ap_read(buf, &fdm) & vehicle_keys,
+				 vehicle_keys);
+		h[f] = -fdm.position[2];
+		const double vz = fdm.velocity[2], fz = fdm.accel_body[2];
+		if (!isfinite(h[f]) || !isfinite(vz) || !isfinite(fz) ||
+		    fabs(vz) > 50.0 || fz < -g - amax - 1e-4 ||
+		    fz > -g + amax + 1e-4 || h[f] < -1e-9 ||
+		    h[f] > 37.77 + 1e-9)
+			fail_msg("frame %u: %s", f, buf);
+		/* The position moved by the velocity sent. */
+		if (f > 1 && fabs((h[f] - h[f - 1]) * 1200.0 + vz) > 1e-3)
+			fail_msg("frame %u: height %.9f after %.9f, vz %.9f",
+				 f, h[f], h[f - 1], vz);
+		/* The baro samples every 12th frame what was flown. */
+		const float rng = fdm.rng[0];
+		if (f >= 12 && (rng < last_rng ||
+				rng > h[f] + 0.01 || rng < h[f - 12] - 0.01))
+			fail_msg("frame %u: rng_1 %.9g for heights %.9f .. "
+				 "%.9f", f, (double)rng, h[f - 12], h[f]);
+		last_rng = rng;
+		if (!arrived && h[f] == 37.77)
+			arrived = f;
+	}
+	/* 12.775 s, and the braking a few ms longer to land exactly */
+	assert_true(arrived >= 15329 && arrived <= 15348);
+	assert_float_exact(fdm.velocity[2], 0.0f);
+	assert_float_exact(fdm.accel_body[2], -ATMOS_GRAVITY_MSS);
+	assert_close_abs(fdm.rng[0], 37.77, 0.0101);
 	free(stop());
 	close(ap);
 	close(mav);
@@ -654,6 +728,7 @@ main(void)
 		cmocka_unit_test_teardown(test_proxy_epoch_unix, kill_child),
 		cmocka_unit_test_teardown(test_two_instances, kill_child),
 		cmocka_unit_test_teardown(test_peer_truth_trace, kill_child),
+		cmocka_unit_test_teardown(test_peer_step_profile, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
