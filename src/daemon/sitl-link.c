@@ -202,7 +202,7 @@ proxy_line(struct sitl_link *l, const char *line, size_t len, char *out,
 	if (i == len || line[i] != '{')
 		goto verbatim;
 	l->stats.upstream_lines++;
-	if (sitl_json_parse(line, len, fdm) < 0 ||
+	if (sitl_json_scan(line, len, fdm) < 0 ||
 	    !(fdm->mask & SITL_KEY_BIT(SITL_KEY_TIMESTAMP))) {
 		l->stats.bad_lines++;
 		complain(l, "upstream line is not a JSON physics object");
