@@ -26,7 +26,7 @@ emulator_of(struct daemon *d, unsigned v)
 }
 
 static bool
-on_step(void *user, struct sitl_link *l, uint64_t now_us, uint64_t run_us,
+on_step(void *user, struct sitl_link *l, uint64_t now_us,
 	const struct baro_sitl_truth *truth, struct sitl_baro_fields *f)
 {
 	struct daemon *d = user;
@@ -35,9 +35,9 @@ on_step(void *user, struct sitl_link *l, uint64_t now_us, uint64_t run_us,
 	struct baro_sample out[BARO_MAX_INSTANCES];
 
 	if (v == 0) {
-		/* Scenarios follow instance 0's physics clock, counted from
-		 * its first frame. */
-		d->clock_ms = run_us / 1000u;
+		/* Scenarios follow instance 0's physics clock, which starts
+		 * at its first frame. */
+		d->clock_ms = now_us / 1000u;
 		daemon_scenario_step(d, (uint32_t)d->clock_ms);
 	} else {
 		/* Live changes (GCS, baroctl, scenarios) reach every vehicle. */

@@ -11,7 +11,6 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "atmosphere.h"
 #include "log.h"
 
 /* ArduPilot gives up on a physics frame after 100 ms and resends about
@@ -119,20 +118,32 @@ restart(struct sitl_link *l, const char *why)
 		l->restart(l->user, l);
 }
 
-/* Step the daemon at physics_us.  Scenario time 0 is the first frame
- * (after start or a restart): backends stamp frames from 0, from boot or
- * with Unix time, and only the differences mean anything.  Whole µs, so
- * 1.7e9 s of epoch costs no precision. */
+/*
+ * Step the daemon at physics_us counted from the first frame (after start
+ * or a restart): backends stamp frames from 0, from their boot or with
+ * Unix time (ArduPilot's C++ example), and a scenario's "at 8s" must mean
+ * 8 s into the flight for each.  The shift keeps ArduPilot's baro
+ * sampling phase: ArduPilot's millis() follows the timestamps, and its
+ * baro samples first at the first millis() >= 10, then 10 ms after each
+ * sample.  A clock whose first frame is within those 10 ms is used as it
+ * is (scenario time 0 is then less than one sample before the first
+ * frame); a later one loses the first frame's whole milliseconds, so its
+ * samples fall on the frames where ArduPilot's second and later ones do.
+ * Whole µs throughout: 1.7e9 s of epoch costs no precision, and no
+ * millisecond count comes near 32 bits.
+ */
 static bool
 step_daemon(struct sitl_link *l, const struct baro_sitl_truth *truth)
 {
 	if (!l->have_epoch) {
-		l->epoch_us = l->physics_us;
+		l->epoch_us = l->physics_us < 10000u
+				      ? 0u
+				      : l->physics_us / 1000u * 1000u;
 		l->have_epoch = true;
 	}
 	l->stats.frames++;
-	return l->step(l->user, l, l->physics_us, l->physics_us - l->epoch_us,
-		       truth, &l->fields);
+	return l->step(l->user, l, l->physics_us - l->epoch_us, truth,
+		       &l->fields);
 }
 
 /* ---- peer: barod's own vehicle ------------------------------------ */

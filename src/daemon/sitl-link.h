@@ -50,13 +50,12 @@ struct sitl_link;
  * Step the simulation of this link to physics time now_us with truth, and
  * update the fields to put into the reply; return whether they changed
  * (baros sample at 100 Hz, physics frames come faster).  Called once per
- * new frame.  now_us is the backend's own clock, as ArduPilot's millis()
- * follows it (the emulator's clock); run_us counts from the first frame
- * since start or the last restart, whatever the backend's epoch (the
- * scenario clock).
+ * new frame.  now_us is the backend's physics time, moved to start at
+ * the first frame (since start or the last restart) when that frame is
+ * not already within the first 10 ms (see step_daemon).
  */
 typedef bool (*sitl_step_cb)(void *user, struct sitl_link *link,
-			     uint64_t now_us, uint64_t run_us,
+			     uint64_t now_us,
 			     const struct baro_sitl_truth *truth,
 			     struct sitl_baro_fields *fields);
 /* The physics restarted (ArduPilot or the backend): reset the vehicle. */
@@ -89,7 +88,7 @@ struct sitl_link {
 	bool have_frame;
 	uint32_t last_frame;
 	uint64_t physics_us;		/* the physics time, µs */
-	uint64_t epoch_us;		/* physics_us of the first frame */
+	uint64_t epoch_us;		/* taken off physics_us */
 	bool have_epoch;		/* ... since start or restart */
 	double physics_s;		/* peer: the same, summed exactly */
 	double last_timestamp;		/* proxy: upstream's, s */

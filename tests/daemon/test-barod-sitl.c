@@ -237,12 +237,11 @@ test_peer(void **state)
 		assert_true(fdm.position[2] == -10.0);
 		assert_float_exact(fdm.accel_body[2], -ATMOS_GRAVITY_MSS);
 		/* rng_1 = baro 0 above home, rng_2 = baro 1; baros sample
-		 * from 10 ms on, every 10 ms of physics time.  Scenario time
-		 * starts at the first frame, 1/1200 s: the samples at 500 and
-		 * 710 ms are outside the glitch, 510 and 700 inside. */
+		 * from 10 ms on.  The first frame, at 1/1200 s, is 0 ms of
+		 * scenario time too. */
 		const unsigned ms = (unsigned)(f * 1000u / 1200u);
 		if (ms >= 10) {
-			bool g = ms >= 510 && ms < 710;
+			bool g = ms >= 500 && ms < 700;
 			assert_float_exact(fdm.rng[0], g ? 15.0f : 10.0f);
 			assert_float_exact(fdm.rng[1], 10.0f);
 			glitched += g;
@@ -282,7 +281,7 @@ test_peer(void **state)
 	assert_close_abs(fdm.timestamp, 1 / 1200.0, 1e-9);
 
 	/* barod's SCALED_PRESSURE carry the physics time: the glitch shows
-	 * in exactly the samples from time_boot_ms 510 to 700. */
+	 * in exactly the samples from time_boot_ms 500 to 690. */
 	struct pressure_log pl = { 0 };
 	struct mavlink_parser mp;
 	uint8_t d[4096];
@@ -296,7 +295,7 @@ test_peer(void **state)
 	assert_true(pl.n >= 99);
 	unsigned shifted = 0;
 	for (unsigned k = 0; k < pl.n; k++) {
-		bool g = pl.t[k] >= 510 && pl.t[k] <= 700;
+		bool g = pl.t[k] >= 500 && pl.t[k] < 700;
 		assert_int_equal(pl.t[k] % 10, 0);
 		/* 5 m higher reads about 0.56 hPa lower */
 		if (g) {
@@ -456,9 +455,10 @@ proxy_frame(int ap, int up, unsigned port, uint32_t frame, double t)
  * Scenario time starts at the backend's first frame, whatever its epoch
  * (0, or Unix time as ArduPilot's C++ example backend stamps), and again
  * after the backend's clock goes back.  The glitch runs from 50 to 80 ms
- * of scenario time on 1 kHz frames; the baro samples every 10 ms of the
- * backend's clock, so the first glitched reply comes 50 to 60 ms after
- * the first frame and the last one 79 to 88 ms after it.
+ * of scenario time on 1 kHz frames; the baro samples every 10 ms, so the
+ * first glitched reply comes 50 to 60 ms after the first frame and the
+ * last one 79 to 88 ms after it.  SCALED_PRESSURE's time_boot_ms counts
+ * from the first frame too, 10 ms apart, never near 32 bits.
  */
 static void
 proxy_epoch(double epoch)
@@ -497,6 +497,22 @@ proxy_epoch(double epoch)
 		if (first < 50 || first >= 60 || last < 79 || last >= 89)
 			fail_msg("epoch %.3f run %d: glitched from frame %d to "
 				 "%d", epoch, run, first, last);
+	}
+
+	/* Baro 0's SCALED_PRESSURE, on the same clock. */
+	struct pressure_log pl = { 0 };
+	struct mavlink_parser mp;
+	uint8_t d[4096];
+	ssize_t n;
+	mavlink_parser_init(&mp);
+	while ((n = recv(mav, d, sizeof(d), MSG_DONTWAIT)) > 0) {
+		mavlink_parser_feed(&mp, d, (size_t)n, on_pressure, &pl);
+		mavlink_parser_flush(&mp);
+	}
+	assert_true(pl.n >= 20);
+	for (unsigned k = 0; k < pl.n; k++) {
+		if (pl.t[k] < 10 || pl.t[k] > 150 || pl.t[k] % 10 != 0)
+			fail_msg("epoch %.3f: time_boot_ms %u", epoch, pl.t[k]);
 	}
 
 	char *log = stop();
