@@ -133,7 +133,7 @@ test_every_profile_sane(void **state)
 
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
 		for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]); r++)
-			(void)fly(specs[i], rates[r], rates[r] > 2000 ? 0.5 : 3,
+			(void)fly(specs[i], rates[r], rates[r] > 2000 ? 0.1 : 3,
 				  NAN);
 	}
 }

@@ -17,7 +17,7 @@
 #include "truth-profile.h"
 #include "truth-trace.h"
 
-#define FRAMES 1500
+#define FRAMES 1000
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
