@@ -307,6 +307,22 @@ test_peer(void **state)
 	}
 	assert_int_equal(shifted, 20);
 
+	/* The restarted flight plays its scenario again from its own 0,
+	 * though that scenario had finished. */
+	glitched = 0;
+	for (uint32_t f = 2; f <= 900; f++) {
+		send_servo(ap, port, f, false);
+		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		ap_read(buf, &fdm);
+		const unsigned ms = (unsigned)(f * 1000u / 1200u);
+		if (ms >= 10)
+			assert_float_exact(fdm.rng[0], ms >= 500 && ms < 700
+							       ? 15.0f
+							       : 10.0f);
+		glitched += fdm.rng[0] == 15.0f;
+	}
+	assert_true(glitched >= 235 && glitched <= 241);
+
 	char *log = stop();
 	assert_non_null(strstr(log, "resends 1"));
 	assert_non_null(strstr(log, "lost 5"));
