@@ -263,13 +263,14 @@ on_upstream(struct event_source *src, uint32_t events, void *user)
 	if (n < 0)
 		return;	/* EAGAIN, or ECONNREFUSED: nobody upstream */
 	size_t used = 0, start = 0;
-	for (size_t i = 0; i <= (size_t)n; i++) {
-		if (i < (size_t)n && in[i] != '\n')
-			continue;
+	for (;;) {
+		const char *nl = memchr(in + start, '\n', (size_t)n - start);
+		const size_t i = nl ? (size_t)(nl - in) : (size_t)n;
 		used += proxy_line(l, in + start, i - start, out + used,
 				   PROXY_TX_MAX - used - 1);
-		if (i < (size_t)n)
-			out[used++] = '\n';
+		if (!nl)
+			break;
+		out[used++] = '\n';
 		start = i + 1;
 	}
 	send_to_ap(l, out, used);
