@@ -129,6 +129,17 @@ int
 sitl_json_parse(const char *text, size_t len, struct sitl_fdm *fdm);
 
 /*
+ * The same as sitl_json_parse, in one pass over the text without
+ * building a tree, for the proxy's every frame: the text must be JSON
+ * (RFC 8259, plus NaN, Infinity and -Infinity as Python writes them);
+ * forms json-c also takes ('names', 1., 00, raw control characters in
+ * strings) are -EINVAL here.  Whatever this accepts, sitl_json_parse
+ * accepts with the same result (the fuzz target checks it).
+ */
+int
+sitl_json_scan(const char *text, size_t len, struct sitl_fdm *fdm);
+
+/*
  * What ArduPilot's SITL hands its baro for one accepted packet (section
  * 12.6): the altitude (cm-truncated as in section 4; from latitude,
  * longitude and altitude when all three came, else home - position[2])

@@ -5,14 +5,20 @@
  * instances; this program plays ArduPilot, keeping one frame in flight per
  * instance (lockstep, as ArduPilot does) as fast as replies come.
  *
- *   bench-sitl BAROD [FRAMES_PER_INSTANCE]
+ *   bench-sitl BAROD [FRAMES_PER_INSTANCE [ROUNDS]]
  *
- * Prints frames per second, the latency barod adds per frame (median and
- * p99) and barod's CPU time per 1200 Hz simulated second.
+ * Prints, per round and mode, frames per second, the latency barod adds
+ * per frame (median and p99) and barod's CPU time (user and system) per
+ * frame; then the medians over the rounds and the proxy's CPU per frame
+ * as a multiple of the peer's (the goal is 1.3 at most: a proxied frame
+ * costs two more datagrams and one more wake-up than a peer frame, so
+ * the ratio is mostly the kernel's).  Rounds alternate the modes, so
+ * load from elsewhere on the machine hits both alike.
  */
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +69,13 @@ to(int fd, unsigned port, const void *buf, size_t len)
 	sendto(fd, buf, len, 0, (struct sockaddr *)&sa, sizeof(sa));
 }
 
+struct result {
+	double fps;
+	double cpu_us, user_us, sys_us;	/* barod's, per frame */
+};
+
 static int
-run(const char *barod, bool proxy, unsigned frames)
+run(const char *barod, bool proxy, unsigned frames, struct result *res)
 {
 	unsigned base = 0;
 	int probe = udp_socket(&base);
@@ -187,16 +198,23 @@ run(const char *barod, bool proxy, unsigned frames)
 		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 
 	qsort(lat, nlat, sizeof(double), cmp_double);
+	const double user = (double)ru.ru_utime.tv_sec +
+			    (double)ru.ru_utime.tv_usec * 1e-6;
+	const double sys = (double)ru.ru_stime.tv_sec +
+			   (double)ru.ru_stime.tv_usec * 1e-6;
+	*res = (struct result){ done / dt, 1e6 * cpu / done, 1e6 * user / done,
+				1e6 * sys / done };
 	printf("%s, %d instances in lockstep, %u frames:\n",
 	       proxy ? "proxy" : "peer", INSTANCES, done);
-	printf("  %.0f frames/s (target >= 120000)\n", done / dt);
+	printf("  %.0f frames/s (target >= 120000)\n", res->fps);
 	printf("  round trip per frame: median %.1f us, p99 %.1f us%s\n",
 	       nlat ? lat[nlat / 2] * 1e6 : 0.0,
 	       nlat ? lat[nlat * 99 / 100] * 1e6 : 0.0,
 	       proxy ? " (includes this program's backend)" : "");
 	printf("  barod cpu %.3f ms per 1200 Hz simulated second "
-	       "(%.1f us per frame)\n",
-	       1e3 * cpu / (done / 1200.0), 1e6 * cpu / done);
+	       "(%.1f us per frame: user %.1f, system %.1f)\n",
+	       1e3 * cpu / (done / 1200.0), res->cpu_us, res->user_us,
+	       res->sys_us);
 	(void)up_hold;
 	free(lat);
 	for (int i = 0; i < INSTANCES; i++) {
@@ -207,15 +225,53 @@ run(const char *barod, bool proxy, unsigned frames)
 	return done == total ? 0 : 1;
 }
 
+static double
+median_of(struct result *r, unsigned n, size_t field)
+{
+	double v[16];
+
+	for (unsigned i = 0; i < n; i++)
+		v[i] = *(const double *)((const char *)&r[i] + field);
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 int
 main(int argc, char **argv)
 {
+	struct result peer[16], proxy[16];
+	int rc = 0;
+
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench-sitl BAROD [FRAMES]\n");
+		fprintf(stderr, "usage: bench-sitl BAROD [FRAMES [ROUNDS]]\n");
 		return 2;
 	}
 	unsigned frames = argc > 2 ? (unsigned)atoi(argv[2]) : 20000;
-	int rc = run(argv[1], false, frames);
-	printf("\n");
-	return rc | run(argv[1], true, frames);
+	unsigned rounds = argc > 3 ? (unsigned)atoi(argv[3]) : 3;
+	if (rounds < 1 || rounds > 16) {
+		fprintf(stderr, "bench-sitl: 1 to 16 rounds\n");
+		return 2;
+	}
+	for (unsigned k = 0; k < rounds; k++) {
+		printf("round %u of %u\n", k + 1, rounds);
+		rc |= run(argv[1], false, frames, &peer[k]);
+		rc |= run(argv[1], true, frames, &proxy[k]);
+		printf("\n");
+	}
+	const size_t fps = offsetof(struct result, fps);
+	const size_t cpu = offsetof(struct result, cpu_us);
+	const size_t user = offsetof(struct result, user_us);
+	const size_t sys = offsetof(struct result, sys_us);
+	printf("medians over %u rounds:\n", rounds);
+	printf("  peer:  %.0f frames/s, barod cpu %.1f us per frame "
+	       "(user %.1f, system %.1f)\n", median_of(peer, rounds, fps),
+	       median_of(peer, rounds, cpu), median_of(peer, rounds, user),
+	       median_of(peer, rounds, sys));
+	printf("  proxy: %.0f frames/s, barod cpu %.1f us per frame "
+	       "(user %.1f, system %.1f)\n", median_of(proxy, rounds, fps),
+	       median_of(proxy, rounds, cpu), median_of(proxy, rounds, user),
+	       median_of(proxy, rounds, sys));
+	printf("  proxy/peer cpu per frame: %.2f (goal <= 1.3)\n",
+	       median_of(proxy, rounds, cpu) / median_of(peer, rounds, cpu));
+	return rc;
 }

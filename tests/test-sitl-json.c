@@ -52,11 +52,20 @@ ap(const char *line, struct sitl_fdm *fdm)
 	return sitl_json_ap_parse(line, fdm);
 }
 
+/* json-c's reading; the proxy's one-pass reader must agree with it on
+ * every text these tests give. */
 static int
 jc(const char *text, struct sitl_fdm *fdm)
 {
+	struct sitl_fdm scanned;
+
 	memset(fdm, 0, sizeof(*fdm));
-	return sitl_json_parse(text, strlen(text), fdm);
+	memset(&scanned, 0, sizeof(scanned));
+	const int rc = sitl_json_parse(text, strlen(text), fdm);
+	if (sitl_json_scan(text, strlen(text), &scanned) != rc)
+		fail_msg("json-c and the scan disagree on: %s", text);
+	assert_memory_equal(&scanned, fdm, sizeof(scanned));
+	return rc;
 }
 
 /* The mandatory keys and an attitude, ahead of whatever a test adds;
@@ -737,6 +746,9 @@ test_json_errors(void **state)
 		if (sitl_json_parse(bad[i], strlen(bad[i]), &f) != -EINVAL)
 			fail_msg("accepted: %s", bad[i]);
 		assert_memory_equal(&f, &before, sizeof(f));
+		if (sitl_json_scan(bad[i], strlen(bad[i]), &f) != -EINVAL)
+			fail_msg("scan accepted: %s", bad[i]);
+		assert_memory_equal(&f, &before, sizeof(f));
 	}
 
 	/* A NUL inside the given length is not JSON. */
@@ -745,6 +757,109 @@ test_json_errors(void **state)
 	static const char nul_in[] = "{\"timestamp\":1\0}";
 	assert_int_equal(sitl_json_parse(nul_in, sizeof(nul_in) - 1, &f),
 			 -EINVAL);
+	assert_int_equal(sitl_json_scan(nul, sizeof(nul) - 1, &f), -EINVAL);
+	assert_int_equal(sitl_json_scan(nul_in, sizeof(nul_in) - 1, &f),
+			 -EINVAL);
+}
+
+/* The proxy's one-pass reader: JSON as RFC 8259 has it plus Python's
+ * NaN and Infinity, values as json-c gives them. */
+static void
+test_json_scan(void **state)
+{
+	struct sitl_fdm f, before;
+	(void)state;
+
+	/* Python's json.dumps writes these; json-c reads them too. */
+	assert_int_equal(jc(BASE ",\"rng_1\":NaN,\"rng_2\":Infinity,"
+			    "\"rng_3\":-Infinity,\"x\":[NaN]}", &f), 0);
+	assert_true(isnan(f.rng[0]));
+	assert_true(isinf(f.rng[1]) && f.rng[1] > 0);
+	assert_true(isinf(f.rng[2]) && f.rng[2] < 0);
+
+	/* Integers as json-c holds them: "-0" is 0, int64 saturates at
+	 * the bottom, uint64 at the top; exponents overflow to inf. */
+	assert_int_equal(jc(BASE ",\"position\":[-0,-99999999999999999999,"
+			    "99999999999999999999],\"rng_1\":1e400,"
+			    "\"rng_2\":-0.0}", &f), 0);
+	assert_false(signbit(f.position[0]));
+	assert_true(f.position[1] == (double)INT64_MIN);
+	assert_true(f.position[2] == (double)UINT64_MAX);
+	assert_true(isinf(f.rng[0]));
+	assert_true(signbit(f.rng[1]));
+
+	/* Escaped key names are the names they spell, cut at a NUL as
+	 * json-c's C strings are; the last section of a name counts. */
+	assert_int_equal(jc(BASE ",\"rng\\u005f1\":4,\"rng_2\\u0000x\":5}",
+			    &f), 0);
+	assert_float_bits(f.rng[0], 4.0f);
+	assert_float_bits(f.rng[1], 5.0f);
+	assert_int_equal(jc("{\"t\\u0069mestamp\":1,\"imu\":{\"gyro\":[1,1,1],"
+			    "\"accel_body\":[0,0,-9]},\"imu\":{\"gyro\":[0,0,0],"
+			    "\"accel_body\":[0,0,-1]},\"attitude\":[0,0,0],"
+			    "\"velocity\":[0,0,0],\"s\":\"\\\"\\/\\b\\f\\n\\r\\t"
+			    "\\u00e9\xc3\xa9\"}", &f), 0);
+	assert_int_equal(f.mask, BASE_MASK);
+	assert_float_bits(f.gyro[0], 0.0f);
+	assert_float_bits(f.accel_body[2], -1.0f);
+	/* A section that is not an object is an error, unless a later
+	 * one of the same name is. */
+	assert_int_equal(jc(BASE ",\"rc\":[1],\"rc\":{\"rc_2\":3}}", &f), 0);
+	assert_float_bits(f.rc[1], 3.0f);
+	assert_int_equal(jc(BASE ",\"rc\":{\"rc_2\":3},\"rc\":1}", &f),
+			 -EINVAL);
+
+	/* 31 containers deep is json-c's limit, and ours. */
+	char deep[256];
+	snprintf(deep, sizeof(deep), BASE ",\"d\":%.30s1%.30s}",
+		 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
+	assert_int_equal(jc(deep, &f), 0);
+	snprintf(deep, sizeof(deep), BASE ",\"d\":%.31s1%.31s}",
+		 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
+	assert_int_equal(jc(deep, &f), -EINVAL);
+
+	/* What json-c lets through but JSON is not: refused here, and
+	 * the line passes the proxy untouched as a bad line. */
+	static const char *const quirks[] = {
+		"{'timestamp':1}",
+		BASE ",\"rng_1\":1.}",
+		BASE ",\"rng_1\":1.e5}",
+		BASE ",\"rng_1\":00}",
+		BASE ",\"rng_1\":-01}",
+		BASE ",\"s\":\"tab\there\"}",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(quirks); i++) {
+		memset(&f, 0, sizeof(f));
+		if (sitl_json_parse(quirks[i], strlen(quirks[i]), &f) != 0)
+			fail_msg("json-c refused: %s", quirks[i]);
+		memset(&f, 0x5a, sizeof(f));
+		before = f;
+		if (sitl_json_scan(quirks[i], strlen(quirks[i]), &f) != -EINVAL)
+			fail_msg("scan accepted: %s", quirks[i]);
+		assert_memory_equal(&f, &before, sizeof(f));
+	}
+
+	/* Malformed in every place a scanner can trip. */
+	static const char *const bad[] = {
+		BASE ",\"x\":-}", BASE ",\"x\":1e}", BASE ",\"x\":1e+}",
+		BASE ",\"x\":.5}", BASE ",\"x\":+1}", BASE ",\"x\":-NaN}",
+		BASE ",\"x\":nan}", BASE ",\"x\":Inf}", BASE ",\"x\":NaNx}",
+		BASE ",\"x\":tru}", BASE ",\"x\":nulll}", BASE ",\"x\":True}",
+		BASE ",\"x\":\"\\x\"}", BASE ",\"x\":\"\\u12\"}",
+		BASE ",\"x\":\"\\u12g4\"}", BASE ",\"x\":\"open}",
+		BASE ",\"x\":[1,]}", BASE ",\"x\":[,1]}", BASE ",\"x\":[1 2]}",
+		BASE ",\"x\":{\"a\":1,}}", BASE ",\"x\":{\"a\" 1}}",
+		BASE ",\"x\":{1:2}}", BASE ",\"x\":1\v}", BASE ",\"x\":[}",
+		BASE ",\"velocity\":[0,0,0,]}", BASE ",\"velocity\":[]}",
+		BASE ",\"velocity\":[[0],0,0]}", "{\"a\":1}\f", "\v{}",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+		memset(&f, 0x5a, sizeof(f));
+		before = f;
+		if (sitl_json_scan(bad[i], strlen(bad[i]), &f) != -EINVAL)
+			fail_msg("scan accepted: %s", bad[i]);
+		assert_memory_equal(&f, &before, sizeof(f));
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1359,6 +1474,7 @@ main(void)
 		cmocka_unit_test(test_json_tv13),
 		cmocka_unit_test(test_json_types),
 		cmocka_unit_test(test_json_errors),
+		cmocka_unit_test(test_json_scan),
 		cmocka_unit_test(test_truth_tv13_altitude),
 		cmocka_unit_test(test_truth_location),
 		cmocka_unit_test(test_truth_tv4),

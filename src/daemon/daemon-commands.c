@@ -33,7 +33,7 @@ cmd_status(struct daemon *d, FILE *out)
 			fault, d->withheld[i]);
 	}
 	daemon_hw_status(d, out);
-	if (d->run) {
+	if (d->run && !d->scenario_done) {
 		char t[32];
 		scenario_format_ms(d->clock_ms - d->scenario_start_ms, t,
 				   sizeof(t));
@@ -221,7 +221,7 @@ daemon_command(void *user, const char *line, FILE *out)
 			fprintf(out, "ok scenario %s started\n", argv[2]);
 	} else if (strcmp(argv[0], "scenario") == 0 && argc == 2 &&
 		   strcmp(argv[1], "stop") == 0) {
-		bool running = d->run != NULL;
+		bool running = d->run && !d->scenario_done;
 		daemon_scenario_stop(d);
 		fprintf(out, running ? "ok scenario stopped, faults restored\n"
 				     : "ok no scenario was running\n");

@@ -39,7 +39,7 @@ daemon_scenario_step(struct daemon *d, uint32_t now_ms)
 	struct scenario_event ev[SCENARIO_EVENTS_MIN];
 
 	(void)now_ms;
-	if (!d->run)
+	if (!d->run || d->scenario_done)
 		return;
 	const uint64_t t = d->clock_ms - d->scenario_start_ms;
 	do {
@@ -52,7 +52,8 @@ daemon_scenario_step(struct daemon *d, uint32_t now_ms)
 	if (scenario_run_finished(d->run)) {
 		log_msg(&d->log, LOG_LEVEL_NOTICE, "scenario %s finished",
 			d->scenario_name);
-		scenario_free(d);
+		/* Kept: a restarted simulation plays it again. */
+		d->scenario_done = true;
 	}
 }
 
@@ -63,6 +64,10 @@ daemon_scenario_stop(struct daemon *d)
 
 	if (!d->run)
 		return;
+	if (d->scenario_done) {
+		scenario_free(d);
+		return;
+	}
 	const uint64_t t = d->clock_ms - d->scenario_start_ms;
 	int n = scenario_run_stop(d->run, t, &d->sim, &d->overlay, ev,
 				  SCENARIO_EVENTS_MIN);
@@ -99,6 +104,7 @@ daemon_scenario_start(struct daemon *d, const char *path, char *err, size_t errl
 	daemon_scenario_stop(d);
 	d->scenario = sc;
 	d->run = run;
+	d->scenario_done = false;
 	snprintf(d->scenario_name, sizeof(d->scenario_name), "%s", path);
 	d->scenario_start_ms = d->clock_ms;
 	scenario_run_init(run, sc, &d->sim, (uint32_t)d->scenario_start_ms);
@@ -221,6 +227,7 @@ daemon_scenario_restart(struct daemon *d)
 {
 	if (!d->run)
 		return;
+	d->scenario_done = false;
 	d->sim.params = d->run->start;
 	fault_overlay_clear(&d->overlay);
 	d->scenario_start_ms = d->clock_ms;

@@ -35,7 +35,8 @@ on_step(void *user, struct sitl_link *l, uint64_t now_us,
 	struct baro_sample out[BARO_MAX_INSTANCES];
 
 	if (v == 0) {
-		/* Scenarios follow instance 0's physics clock. */
+		/* Scenarios follow instance 0's physics clock, which starts
+		 * at its first frame. */
 		d->clock_ms = now_us / 1000u;
 		daemon_scenario_step(d, (uint32_t)d->clock_ms);
 	} else {

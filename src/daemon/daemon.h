@@ -174,6 +174,7 @@ struct daemon {
 	struct scenario_run *run;
 	char scenario_name[256];
 	uint64_t scenario_start_ms;
+	bool scenario_done;		/* finished, kept for a restart */
 
 	/* The record file, renamed into place when barod stops cleanly;
 	 * record is its stream (NULL without --record). */
@@ -220,7 +221,8 @@ void daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
 extern const char *const daemon_px4_types[8];
 void daemon_scenario_step(struct daemon *d, uint32_t now_ms);
 void daemon_scenario_stop(struct daemon *d);
-/* The simulation restarted: the scenario starts over from t = 0. */
+/* The simulation restarted: the scenario, even a finished one, starts
+ * over from t = 0. */
 void daemon_scenario_restart(struct daemon *d);
 int daemon_scenario_start(struct daemon *d, const char *path, char *err,
 			  size_t errlen);

@@ -11,7 +11,6 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "atmosphere.h"
 #include "log.h"
 
 /* ArduPilot gives up on a physics frame after 100 ms and resends about
@@ -109,58 +108,54 @@ restart(struct sitl_link *l, const char *why)
 	l->physics_us = 0;
 	l->physics_s = 0.0;
 	l->have_timestamp = false;
+	l->have_epoch = false;
 	memset(&l->truth, 0, sizeof(l->truth));
 	memset(&l->vehicle, 0, sizeof(l->vehicle));
 	l->fields_valid = false;
-	l->last_height = 0.0;
-	l->last_vz = 0.0;
+	sitl_motion_reset(&l->motion);
 	l->reply_len = 0;
 	if (l->restart)
 		l->restart(l->user, l);
 }
 
+/*
+ * Step the daemon at physics_us counted from the first frame (after start
+ * or a restart): backends stamp frames from 0, from their boot or with
+ * Unix time (ArduPilot's C++ example), and a scenario's "at 8s" must mean
+ * 8 s into the flight for each.  The shift keeps ArduPilot's baro
+ * sampling phase: ArduPilot's millis() follows the timestamps, and its
+ * baro samples first at the first millis() >= 10, then 10 ms after each
+ * sample.  A clock whose first frame is within those 10 ms is used as it
+ * is (scenario time 0 is then less than one sample before the first
+ * frame); a later one loses the first frame's whole milliseconds, so its
+ * samples fall on the frames where ArduPilot's second and later ones do.
+ * Whole µs throughout: 1.7e9 s of epoch costs no precision, and no
+ * millisecond count comes near 32 bits.
+ */
+static bool
+step_daemon(struct sitl_link *l, const struct baro_sitl_truth *truth)
+{
+	if (!l->have_epoch) {
+		l->epoch_us = l->physics_us < 10000u
+				      ? 0u
+				      : l->physics_us / 1000u * 1000u;
+		l->have_epoch = true;
+	}
+	l->stats.frames++;
+	return l->step(l->user, l, l->physics_us - l->epoch_us, truth,
+		       &l->fields);
+}
+
 /* ---- peer: barod's own vehicle ------------------------------------ */
 
-/* The vehicle at t: level, height from the profile, velocity and
- * specific force from finite differences over the frame. */
+/* The vehicle at t, flown towards the profile's (or trace's) height. */
 static void
-peer_vehicle(struct sitl_link *l, double t, double dt, struct sitl_fdm *fdm)
+peer_vehicle(struct sitl_link *l, double t, struct sitl_fdm *fdm)
 {
 	const double h = l->cfg.trace ? truth_trace_height(l->cfg.trace, t)
 				      : truth_profile_height(&l->cfg.profile, t);
 
-	/* The first frame has no previous one: at rest where it starts. */
-	if (l->physics_us == 0) {
-		l->last_height = h;
-		l->last_vz = 0.0;
-		dt = 0.0;
-	}
-	const double vz = dt > 0.0 ? -(h - l->last_height) / dt : 0.0;
-	const double az = dt > 0.0 ? (vz - l->last_vz) / dt : 0.0;
-	struct sitl_vehicle *v = &l->vehicle;
-
-	l->last_height = h;
-	l->last_vz = vz;
-	memset(v, 0, sizeof(*v));
-	v->timestamp = t;
-	v->position[2] = -h;
-	v->velocity[2] = (float)vz;
-	/* An accelerometer at rest reads -g on its z (FRD) axis. */
-	v->accel_body[2] = (float)(az - (double)ATMOS_GRAVITY_MSS);
-
-	/* Derive the baro's truth from exactly what ArduPilot will read. */
-	memset(fdm, 0, sizeof(*fdm));
-	fdm->mask = SITL_KEY_BIT(SITL_KEY_TIMESTAMP) |
-		    SITL_KEY_BIT(SITL_KEY_GYRO) |
-		    SITL_KEY_BIT(SITL_KEY_ACCEL_BODY) |
-		    SITL_KEY_BIT(SITL_KEY_POSITION) |
-		    SITL_KEY_BIT(SITL_KEY_ATTITUDE) |
-		    SITL_KEY_BIT(SITL_KEY_VELOCITY);
-	fdm->timestamp = v->timestamp;
-	memcpy(fdm->position, v->position, sizeof(fdm->position));
-	memcpy(fdm->attitude, v->attitude, sizeof(fdm->attitude));
-	memcpy(fdm->velocity, v->velocity, sizeof(fdm->velocity));
-	memcpy(fdm->accel_body, v->accel_body, sizeof(fdm->accel_body));
+	sitl_motion_step(&l->motion, t, h, &l->vehicle, fdm);
 }
 
 static void
@@ -172,7 +167,7 @@ peer_frame(struct sitl_link *l, const struct sitl_servo *s)
 	struct sitl_fdm fdm;
 	struct baro_sitl_truth truth = { 0 };
 
-	peer_vehicle(l, t, dt, &fdm);
+	peer_vehicle(l, t, &fdm);
 	l->physics_s = t;
 	l->physics_us = (uint64_t)llround(t * 1e6);
 	if (sitl_truth_update(&l->truth, &fdm, l->cfg.home_alt_m,
@@ -181,8 +176,7 @@ peer_frame(struct sitl_link *l, const struct sitl_servo *s)
 		return;
 	}
 	memcpy(truth.vel_air_bf, l->truth.vel_air_bf, sizeof(truth.vel_air_bf));
-	l->stats.frames++;
-	bool changed = l->step(l->user, l, l->physics_us, &truth, &l->fields);
+	bool changed = step_daemon(l, &truth);
 
 	l->reply_len = sitl_json_format_reply(l->reply, sizeof(l->reply),
 					      &l->vehicle,
@@ -219,7 +213,7 @@ proxy_line(struct sitl_link *l, const char *line, size_t len, char *out,
 	if (i == len || line[i] != '{')
 		goto verbatim;
 	l->stats.upstream_lines++;
-	if (sitl_json_parse(line, len, fdm) < 0 ||
+	if (sitl_json_scan(line, len, fdm) < 0 ||
 	    !(fdm->mask & SITL_KEY_BIT(SITL_KEY_TIMESTAMP))) {
 		l->stats.bad_lines++;
 		complain(l, "upstream line is not a JSON physics object");
@@ -238,9 +232,7 @@ proxy_line(struct sitl_link *l, const char *line, size_t len, char *out,
 			l->last_timestamp = fdm->timestamp;
 			l->have_timestamp = true;
 			l->physics_us = (uint64_t)llround(fdm->timestamp * 1e6);
-			l->stats.frames++;
-			changed = l->step(l->user, l, l->physics_us, &truth,
-					  &l->fields);
+			changed = step_daemon(l, &truth);
 		} else {
 			l->stats.bad_lines++;
 			complain(l, "upstream position or time out of range");
@@ -271,13 +263,14 @@ on_upstream(struct event_source *src, uint32_t events, void *user)
 	if (n < 0)
 		return;	/* EAGAIN, or ECONNREFUSED: nobody upstream */
 	size_t used = 0, start = 0;
-	for (size_t i = 0; i <= (size_t)n; i++) {
-		if (i < (size_t)n && in[i] != '\n')
-			continue;
+	for (;;) {
+		const char *nl = memchr(in + start, '\n', (size_t)n - start);
+		const size_t i = nl ? (size_t)(nl - in) : (size_t)n;
 		used += proxy_line(l, in + start, i - start, out + used,
 				   PROXY_TX_MAX - used - 1);
-		if (i < (size_t)n)
-			out[used++] = '\n';
+		if (!nl)
+			break;
+		out[used++] = '\n';
 		start = i + 1;
 	}
 	send_to_ap(l, out, used);

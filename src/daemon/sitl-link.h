@@ -22,6 +22,7 @@
 #include "baro-sitl.h"
 #include "event-loop.h"
 #include "sitl-json.h"
+#include "sitl-motion.h"
 #include "truth-profile.h"
 #include "truth-trace.h"
 
@@ -49,7 +50,9 @@ struct sitl_link;
  * Step the simulation of this link to physics time now_us with truth, and
  * update the fields to put into the reply; return whether they changed
  * (baros sample at 100 Hz, physics frames come faster).  Called once per
- * new frame.
+ * new frame.  now_us is the backend's physics time, moved to start at
+ * the first frame (since start or the last restart) when that frame is
+ * not already within the first 10 ms (see step_daemon).
  */
 typedef bool (*sitl_step_cb)(void *user, struct sitl_link *link,
 			     uint64_t now_us,
@@ -85,6 +88,8 @@ struct sitl_link {
 	bool have_frame;
 	uint32_t last_frame;
 	uint64_t physics_us;		/* the physics time, µs */
+	uint64_t epoch_us;		/* taken off physics_us */
+	bool have_epoch;		/* ... since start or restart */
 	double physics_s;		/* peer: the same, summed exactly */
 	double last_timestamp;		/* proxy: upstream's, s */
 	bool have_timestamp;
@@ -93,8 +98,7 @@ struct sitl_link {
 	uint64_t last_warn_us;
 	struct sitl_truth truth;
 	struct sitl_vehicle vehicle;	/* peer: the last state sent */
-	double last_height;
-	double last_vz;
+	struct sitl_motion motion;	/* peer: the vehicle flown */
 
 	char *rx, *tx;			/* proxy: datagram buffers */
 	char reply[4096];		/* peer: the last reply, for resends */

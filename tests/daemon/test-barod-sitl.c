@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -53,8 +54,9 @@ free_port(void)
 	return port;
 }
 
+/* barod -c conf -v, then opt and its value when opt is not NULL. */
 static void
-start(const char *conf, const char *extra)
+start_with(const char *conf, const char *opt, const char *value)
 {
 	char log[512];
 
@@ -64,11 +66,17 @@ start(const char *conf, const char *extra)
 	if (child == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
-		execl(getenv("BAROD"), "barod", "-c", conf, "-v",
-		      extra ? "--scenario" : NULL, extra, (char *)NULL);
+		execl(getenv("BAROD"), "barod", "-c", conf, "-v", opt, value,
+		      (char *)NULL);
 		_exit(127);
 	}
 	usleep(200000);
+}
+
+static void
+start(const char *conf, const char *scenario)
+{
+	start_with(conf, scenario ? "--scenario" : NULL, scenario);
 }
 
 /* Stop barod; its log (with the counters report). */
@@ -231,7 +239,8 @@ test_peer(void **state)
 		assert_true(fdm.position[2] == -10.0);
 		assert_float_exact(fdm.accel_body[2], -ATMOS_GRAVITY_MSS);
 		/* rng_1 = baro 0 above home, rng_2 = baro 1; baros sample
-		 * from 10 ms on. */
+		 * from 10 ms on.  The first frame, at 1/1200 s, is 0 ms of
+		 * scenario time too. */
 		const unsigned ms = (unsigned)(f * 1000u / 1200u);
 		if (ms >= 10) {
 			bool g = ms >= 500 && ms < 700;
@@ -300,11 +309,28 @@ test_peer(void **state)
 	}
 	assert_int_equal(shifted, 20);
 
+	/* The restarted flight plays its scenario again from its own 0,
+	 * though that scenario had finished. */
+	glitched = 0;
+	for (uint32_t f = 2; f <= 900; f++) {
+		send_servo(ap, port, f, false);
+		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		ap_read(buf, &fdm);
+		const unsigned ms = (unsigned)(f * 1000u / 1200u);
+		if (ms >= 10)
+			assert_float_exact(fdm.rng[0], ms >= 500 && ms < 700
+							       ? 15.0f
+							       : 10.0f);
+		glitched += fdm.rng[0] == 15.0f;
+	}
+	assert_true(glitched >= 235 && glitched <= 241);
+
 	char *log = stop();
 	assert_non_null(strstr(log, "resends 1"));
 	assert_non_null(strstr(log, "lost 5"));
 	assert_non_null(strstr(log, "restarts 1"));
 	assert_non_null(strstr(log, "bad packets 2"));
+	assert_non_null(strstr(log, "glitch.scn restarted"));
 	free(log);
 	close(ap);
 	close(mav);
@@ -415,6 +441,123 @@ test_proxy(void **state)
 	close(ap);
 	close(up);
 	close(mav);
+}
+
+/*
+ * One backend frame through the proxy at backend time t (s): the servo
+ * packet goes up, the backend's line comes back; returns ArduPilot's
+ * rng_1.
+ */
+static float
+proxy_frame(int ap, int up, unsigned port, uint32_t frame, double t)
+{
+	char text[1024], buf[8192];
+	uint8_t got[256];
+	struct sockaddr_in from;
+	socklen_t flen = sizeof(from);
+	struct pollfd p = { up, POLLIN, 0 };
+	struct sitl_fdm fdm;
+
+	send_servo(ap, port, frame, false);
+	assert_true(poll(&p, 1, 1000) > 0);
+	assert_true(recvfrom(up, got, sizeof(got), 0, (struct sockaddr *)&from,
+			     &flen) > 0);
+	int tl = upstream_line(text, sizeof(text), t);
+	sendto(up, text, (size_t)tl, 0, (struct sockaddr *)&from, flen);
+	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	assert_true(sitl_json_ap_accepts(ap_read(buf, &fdm)));
+	return fdm.rng[0];
+}
+
+/*
+ * Scenario time starts at the backend's first frame, whatever its epoch
+ * (0, or Unix time as ArduPilot's C++ example backend stamps), and again
+ * after the backend's clock goes back.  The glitch runs from 50 to 80 ms
+ * of scenario time on 1 kHz frames; the baro samples every 10 ms, so the
+ * first glitched reply comes 50 to 60 ms after the first frame and the
+ * last one 79 to 88 ms after it.  SCALED_PRESSURE's time_boot_ms counts
+ * from the first frame too, 10 ms apart, never near 32 bits.
+ */
+static void
+proxy_epoch(double epoch)
+{
+	char conf[512], up_addr[64], scn[512];
+	unsigned ap_port, up_port, mav_port;
+
+	int ap = udp_socket(&ap_port);
+	int up = udp_socket(&up_port);
+	int mav = udp_socket(&mav_port);
+	unsigned port = free_port();
+	snprintf(up_addr, sizeof(up_addr), "127.0.0.1:%u", up_port);
+	path_in_tmp(conf, sizeof(conf), "epoch.conf");
+	path_in_tmp(scn, sizeof(scn), "epoch.scn");
+	write_conf(conf, "sitl-json-proxy", port, up_addr, mav_port);
+	write_file(scn, "at 50ms glitch 0 10 for 30ms\n");
+	start(conf, scn);
+
+	uint32_t frame = 1;
+	for (int run = 0; run < 2; run++) {
+		int first = -1, last = -1;
+		for (int k = 0; k < 150; k++) {
+			/* The second run: the backend restarted, its clock
+			 * back at the epoch (plus a little). */
+			double t = epoch + 0.0005 * run + 0.001 * k;
+			float rng = proxy_frame(ap, up, port, frame++, t);
+			if (rng == 13.0f) {
+				if (first < 0)
+					first = k;
+				last = k;
+			} else if (rng != 0.0f || run > 0 || k >= 10) {
+				/* 0 only before the first sample */
+				assert_float_exact(rng, 3.0f);
+			}
+		}
+		if (first < 50 || first >= 60 || last < 79 || last >= 89)
+			fail_msg("epoch %.3f run %d: glitched from frame %d to "
+				 "%d", epoch, run, first, last);
+	}
+
+	/* Baro 0's SCALED_PRESSURE, on the same clock. */
+	struct pressure_log pl = { 0 };
+	struct mavlink_parser mp;
+	uint8_t d[4096];
+	ssize_t n;
+	mavlink_parser_init(&mp);
+	while ((n = recv(mav, d, sizeof(d), MSG_DONTWAIT)) > 0) {
+		mavlink_parser_feed(&mp, d, (size_t)n, on_pressure, &pl);
+		mavlink_parser_flush(&mp);
+	}
+	assert_true(pl.n >= 20);
+	for (unsigned k = 0; k < pl.n; k++) {
+		if (pl.t[k] < 10 || pl.t[k] > 150 || pl.t[k] % 10 != 0)
+			fail_msg("epoch %.3f: time_boot_ms %u", epoch, pl.t[k]);
+	}
+
+	char *log = stop();
+	/* The log speaks scenario time, twice the same. */
+	char *g = strstr(log, "t=50ms SIM_BARO_GLITCH 0 -> 10 for 30ms");
+	if (!g || !strstr(g + 1, "t=50ms SIM_BARO_GLITCH 0 -> 10 for 30ms") ||
+	    !strstr(log, "epoch.scn restarted") || !strstr(log, "restarts 1"))
+		fail_msg("barod's log:\n%s", log);
+	assert_null(strstr(log, "t=1700000"));
+	free(log);
+	close(ap);
+	close(up);
+	close(mav);
+}
+
+static void
+test_proxy_epoch_zero(void **state)
+{
+	(void)state;
+	proxy_epoch(0.0);
+}
+
+static void
+test_proxy_epoch_unix(void **state)
+{
+	(void)state;
+	proxy_epoch(1.7e9);
 }
 
 /* Several ArduPilot instances (-I0, -I1) in one barod: each on its own
@@ -554,7 +697,9 @@ test_msp_vehicles(void **state)
 	free(c[1]);
 }
 
-/* The peer's vehicle follows a CSV truth trace. */
+/* The peer's vehicle follows a CSV truth trace: from rest it cannot
+ * take the trace's 5 m/s at once, but catches up within a second and
+ * then flies it exactly. */
 static void
 test_peer_truth_trace(void **state)
 {
@@ -567,7 +712,7 @@ test_peer_truth_trace(void **state)
 	int mav = udp_socket(&mav_port);
 	unsigned port = free_port();
 	path_in_tmp(trace, sizeof(trace), "truth.csv");
-	write_file(trace, "time_s,alt_m\n0,0\n1,10\n");
+	write_file(trace, "time_s,alt_m\n0,0\n4,20\n");
 	path_in_tmp(conf, sizeof(conf), "trace.conf");
 	snprintf(text, sizeof(text),
 		 "[barod]\nsource = sitl-json\ncontrol = none\n"
@@ -578,14 +723,78 @@ test_peer_truth_trace(void **state)
 	write_file(conf, text);
 	start(conf, NULL);
 
-	for (uint32_t f = 1; f <= 600; f++) {
+	for (uint32_t f = 1; f <= 3000; f++) {
 		send_servo(ap, port, f, false);
 		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
 	}
 	ap_read(buf, &fdm);
-	assert_close_abs(fdm.position[2], -5.0, 1e-9);
-	assert_float_exact(fdm.rng[0], 5.0f);
-	assert_close_abs(fdm.velocity[2], -10.0, 1e-6);	/* 10 m/s up */
+	assert_close_abs(fdm.position[2], -12.5, 1e-9);
+	/* the baro's altitude: whole centimetres of the same height */
+	assert_close_abs(fdm.rng[0], 12.5, 0.0101);
+	assert_close_abs(fdm.velocity[2], -5.0, 1e-6);	/* 5 m/s up */
+	free(stop());
+	close(ap);
+	close(mav);
+}
+
+/*
+ * The issue's crash: `--profile step:0:37.77:10` made barod send an
+ * infinite-looking velocity and acceleration at the step, and ArduPilot
+ * stopped on a floating point exception.  Now the vehicle climbs as
+ * quickly as its limits allow (2 g, 50 m/s: 2.775 s for 37.77 m), every
+ * reply consistent and finite, and the baro (rng_1) follows the height
+ * actually flown, never more than one 10 ms sample behind.
+ */
+static void
+test_peer_step_profile(void **state)
+{
+	char conf[512], buf[8192];
+	unsigned ap_port, mav_port;
+	struct sitl_fdm fdm;
+	static double h[16000];
+	(void)state;
+
+	int ap = udp_socket(&ap_port);
+	int mav = udp_socket(&mav_port);
+	unsigned port = free_port();
+	path_in_tmp(conf, sizeof(conf), "step.conf");
+	write_conf(conf, "sitl-json", port, NULL, mav_port);
+	start_with(conf, "--profile", "step:0:37.77:10");
+
+	const double g = ATMOS_GRAVITY_MSS, amax = 2.0 * g;
+	uint32_t arrived = 0;
+	float last_rng = 0.0f;
+	for (uint32_t f = 1; f < 16000; f++) {
+		send_servo(ap, port, f, false);
+		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		assert_int_equal(ap_read(buf, &fdm) & vehicle_keys,
+				 vehicle_keys);
+		h[f] = -fdm.position[2];
+		const double vz = fdm.velocity[2], fz = fdm.accel_body[2];
+		if (!isfinite(h[f]) || !isfinite(vz) || !isfinite(fz) ||
+		    fabs(vz) > 50.0 || fz < -g - amax - 1e-4 ||
+		    fz > -g + amax + 1e-4 || h[f] < -1e-9 ||
+		    h[f] > 37.77 + 1e-9)
+			fail_msg("frame %u: %s", f, buf);
+		/* The position moved by the velocity sent. */
+		if (f > 1 && fabs((h[f] - h[f - 1]) * 1200.0 + vz) > 1e-3)
+			fail_msg("frame %u: height %.9f after %.9f, vz %.9f",
+				 f, h[f], h[f - 1], vz);
+		/* The baro samples every 12th frame what was flown. */
+		const float rng = fdm.rng[0];
+		if (f >= 12 && (rng < last_rng ||
+				rng > h[f] + 0.01 || rng < h[f - 12] - 0.01))
+			fail_msg("frame %u: rng_1 %.9g for heights %.9f .. "
+				 "%.9f", f, (double)rng, h[f - 12], h[f]);
+		last_rng = rng;
+		if (!arrived && h[f] == 37.77)
+			arrived = f;
+	}
+	/* 12.775 s, and the braking a few ms longer to land exactly */
+	assert_true(arrived >= 15329 && arrived <= 15348);
+	assert_float_exact(fdm.velocity[2], 0.0f);
+	assert_float_exact(fdm.accel_body[2], -ATMOS_GRAVITY_MSS);
+	assert_close_abs(fdm.rng[0], 37.77, 0.0101);
 	free(stop());
 	close(ap);
 	close(mav);
@@ -624,9 +833,12 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_peer, kill_child),
 		cmocka_unit_test_teardown(test_proxy, kill_child),
+		cmocka_unit_test_teardown(test_proxy_epoch_zero, kill_child),
+		cmocka_unit_test_teardown(test_proxy_epoch_unix, kill_child),
 		cmocka_unit_test_teardown(test_two_instances, kill_child),
 		cmocka_unit_test_teardown(test_msp_vehicles, kill_child),
 		cmocka_unit_test_teardown(test_peer_truth_trace, kill_child),
+		cmocka_unit_test_teardown(test_peer_step_profile, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * SITL JSON lines: ArduPilot's substring parser on any NUL-terminated
- * bytes, the json-c parser on the raw bytes (not terminated, so an
- * over-read shows under ASan), the truth derivation on what json-c
- * accepts, and insertion of barod's fields, whose effect on ArduPilot's
- * reading must be exactly our rng_N and nothing else.
+ * bytes, the json-c parser and the proxy's one-pass reader on the raw
+ * bytes (not terminated, so an over-read shows under ASan), which must
+ * agree wherever the one-pass reader accepts, the truth derivation on
+ * what json-c accepts, and insertion of barod's fields, whose effect on
+ * ArduPilot's reading must be exactly our rng_N and nothing else.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +79,72 @@ check_insertion(const char *line, size_t size, const char *out)
 		abort();
 }
 
+static bool
+same_d(const double *a, const double *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!(a[i] == b[i] && signbit(a[i]) == signbit(b[i])) &&
+		    !(isnan(a[i]) && isnan(b[i])))
+			return false;
+	}
+	return true;
+}
+
+static bool
+same_f(const float *a, const float *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!(a[i] == b[i] && signbit(a[i]) == signbit(b[i])) &&
+		    !(isnan(a[i]) && isnan(b[i])))
+			return false;
+	}
+	return true;
+}
+
+/* Equal values, NaN equal to NaN whatever its payload. */
+static bool
+same_fdm(const struct sitl_fdm *a, const struct sitl_fdm *b)
+{
+	return a->mask == b->mask && same_d(&a->timestamp, &b->timestamp, 1) &&
+	       same_d(&a->latitude, &b->latitude, 1) &&
+	       same_d(&a->longitude, &b->longitude, 1) &&
+	       same_d(&a->altitude, &b->altitude, 1) &&
+	       same_f(a->gyro, b->gyro, 3) &&
+	       same_f(a->accel_body, b->accel_body, 3) &&
+	       same_d(a->position, b->position, 3) &&
+	       same_f(a->attitude, b->attitude, 3) &&
+	       same_f(a->quaternion, b->quaternion, 4) &&
+	       same_f(a->velocity, b->velocity, 3) && same_f(a->rng, b->rng, 6) &&
+	       same_f(a->velocity_wind, b->velocity_wind, 3) &&
+	       same_f(&a->wind_direction, &b->wind_direction, 1) &&
+	       same_f(&a->wind_speed, &b->wind_speed, 1) &&
+	       same_f(&a->airspeed, &b->airspeed, 1) &&
+	       a->no_time_sync == b->no_time_sync &&
+	       a->no_lockstep == b->no_lockstep && same_f(a->rc, b->rc, 12) &&
+	       same_f(&a->voltage, &b->voltage, 1) &&
+	       same_f(&a->current, &b->current, 1);
+}
+
+/* The one-pass reader accepts only what json-c accepts, with the same
+ * values; what it refuses leaves its output untouched. */
+static void
+check_scan(const uint8_t *data, size_t size)
+{
+	struct sitl_fdm a, b, untouched;
+
+	memset(&a, 0, sizeof(a));
+	a.rng[2] = 7.0f;	/* a value from an earlier line survives */
+	b = untouched = a;
+	if (sitl_json_scan((const char *)data, size, &a) < 0) {
+		if (memcmp(&a, &untouched, sizeof(a)) != 0)
+			abort();
+		return;
+	}
+	if (sitl_json_parse((const char *)data, size, &b) < 0 ||
+	    !same_fdm(&a, &b))
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -94,6 +162,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&fdm, 0, sizeof(fdm));
 	(void)sitl_json_ap_accepts(sitl_json_ap_parse(line, &fdm));
 
+	check_scan(data, size);
 	memset(&fdm, 0, sizeof(fdm));
 	if (sitl_json_parse((const char *)data, size, &fdm) == 0)
 		(void)sitl_truth_update(&truth, &fdm, 584.0, &alt);
