@@ -106,7 +106,8 @@ work=$(mktemp -d /tmp/barod-fresh-work.XXXXXX)
 
 # Everything mounted below the root, deepest first.
 mounts_under() {
-	awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/self/mounts |
+	awk -v r="$root" '$2 == r || index($2, r "/") == 1 { print $2 }' \
+		/proc/self/mounts |
 		sort -r
 }
 cleanup() {
@@ -183,6 +184,9 @@ git -C "$dest" -c user.name=fresh -c user.email=fresh@localhost \
 	commit -q -m "fresh: copy of $rev"
 say "copied $(git -C "$dest" ls-files | wc -l) files of $rev"
 
+# The root a mount point of its own, as a machine's / is: unshare
+# --mount (the unit and control socket tests) makes it private.
+mount --bind "$root" "$root"
 mount -t proc proc "$root/proc"
 mount --rbind /sys "$root/sys"
 mount --make-rslave "$root/sys"
