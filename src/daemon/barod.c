@@ -790,13 +790,16 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 
 	char control_path[108];
+	rc = 0;
 	if (d.cfg.control_path[0])
 		snprintf(control_path, sizeof(control_path), "%s",
 			 d.cfg.control_path);
 	else
-		control_default_path(control_path, sizeof(control_path));
+		rc = control_default_path(control_path, sizeof(control_path),
+					  true, err, sizeof(err));
 	if (strcmp(control_path, "none") != 0) {
-		if (control_open(&d.control, control_path, d.cfg.control_mode,
+		if (rc < 0 ||
+		    control_open(&d.control, control_path, d.cfg.control_mode,
 				 &d.loop, daemon_command, &d, err, sizeof(err)) < 0) {
 			/* Without the socket barod still publishes; only
 			 * baroctl is unavailable. */

@@ -37,7 +37,9 @@ usage(FILE *out, int status)
 	      "  scenario load FILE      run a scenario file on barod's clock\n"
 	      "  scenario stop           end it and restore every fault\n"
 	      "The socket defaults to $RUNTIME_DIRECTORY/control, "
-	      "$XDG_RUNTIME_DIR/barod.control or /run/barod/control.\n",
+	      "$XDG_RUNTIME_DIR/barod.control,\n"
+	      "/run/barod/control or $TMPDIR/barod-UID/control, as barod "
+	      "chose.\n",
 	      out);
 	return status;
 }
@@ -49,7 +51,7 @@ main(int argc, char **argv)
 	char line[CONTROL_MAX_LINE];
 	int i = 1;
 
-	control_default_path(path, sizeof(path));
+	(void)control_default_path(path, sizeof(path), false, NULL, 0);
 	if (argc > 2 && strcmp(argv[1], "-s") == 0) {
 		snprintf(path, sizeof(path), "%s", argv[2]);
 		i = 3;
