@@ -33,8 +33,9 @@ if [ "${1:-}" = --inside ]; then
 
 	say "\$ ./dev run --duration 12"
 	{
-		./dev run --duration 12 2>&1
-		echo $? >/tmp/fresh-run.status
+		st=0
+		./dev run --duration 12 2>&1 || st=$?
+		echo $st >/tmp/fresh-run.status
 	} | tee /tmp/fresh-run.log
 	st=$(cat /tmp/fresh-run.status)
 	[ "$st" -eq 0 ] || { say "FAIL ./dev run exited $st"; exit 1; }
@@ -48,7 +49,8 @@ if [ "${1:-}" = --inside ]; then
 	./dev test || { say "FAIL ./dev test exited $?"; exit 1; }
 	say "PASS ./dev test"
 
-	# baroctl reaches a development barod on the socket ./dev run makes.
+	# baroctl reaches a development barod on the socket ./dev run makes;
+	# SIGTERM stops it (a background job of a script ignores SIGINT).
 	./dev run --duration 60 >/tmp/fresh-run2.log 2>&1 &
 	pid=$!
 	i=0
@@ -57,23 +59,26 @@ if [ "${1:-}" = --inside ]; then
 		i=$((i + 1))
 	done
 	if ! build/src/tools/baroctl -s build/barod.control status; then
-		kill -INT $pid 2>/dev/null || true
+		kill -TERM $pid 2>/dev/null || true
 		wait $pid || true
 		cat /tmp/fresh-run2.log
 		say "FAIL baroctl status against ./dev run"
 		exit 1
 	fi
-	kill -INT $pid
-	wait $pid || { say "FAIL ./dev run after SIGINT exited $?"; exit 1; }
-	say "PASS baroctl status against ./dev run, clean stop on SIGINT"
+	kill -TERM $pid
+	wait $pid || { say "FAIL ./dev run after SIGTERM exited $?"; exit 1; }
+	say "PASS baroctl status against ./dev run, clean stop on SIGTERM"
 
 	# Plots out of the box: ./dev run/test installed gnuplot-nox.
 	log=/work/shared/data/logs/ap_copter-3.4.4-rc1_badajoz_climb.bin
 	if [ -f "$log" ]; then
 		rm -rf /tmp/fresh-replay
-		build/src/tools/baro-replay run -q -t /dev/null -o /tmp/fresh-replay \
+		# 1: a built-in threshold failed, as raw's detection checks do.
+		rc=0
+		build/src/tools/baro-replay run -q -o /tmp/fresh-replay \
 			--no-synthetic -s data/scenarios/spike-burst.scn "$log" ||
-			{ say "FAIL baro-replay run exited $?"; exit 1; }
+			rc=$?
+		[ $rc -le 1 ] || { say "FAIL baro-replay run exited $rc"; exit 1; }
 		n=0
 		for p in /tmp/fresh-replay/cases/*.png; do
 			[ -f "$p" ] || continue
