@@ -99,7 +99,6 @@ fi
 keep=0
 [ "${1:-}" = --keep ] && keep=1
 cd "$(dirname "$0")/../.."
-src=$(pwd)
 start=$(date +%s)
 say() { echo "fresh: $*"; }
 elapsed() { echo "$(($(date +%s) - start)) s"; }
