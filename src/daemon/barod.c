@@ -838,13 +838,17 @@ main(int argc, char **argv)
 	/* One barod per control socket: a second one would take the socket
 	 * over and leave the first unreachable.  Checked before anything
 	 * is opened, so the refusal touches nothing. */
-	char control_path[108];
+	char control_path[108], control_err[256] = "";
+	int control_rc = 0;
 	if (d.cfg.control_path[0])
 		snprintf(control_path, sizeof(control_path), "%s",
 			 d.cfg.control_path);
 	else
-		control_default_path(control_path, sizeof(control_path));
-	if (strcmp(control_path, "none") != 0 &&
+		control_rc = control_default_path(control_path,
+						  sizeof(control_path), true,
+						  control_err,
+						  sizeof(control_err));
+	if (control_rc == 0 && strcmp(control_path, "none") != 0 &&
 	    control_in_use(control_path) == 1) {
 		fprintf(stderr, "barod: control socket %s: another barod is "
 				"answering on it (stop it, or give this one "
@@ -889,8 +893,13 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 
 	if (strcmp(control_path, "none") != 0) {
-		rc = control_open(&d.control, control_path, d.cfg.control_mode,
-				  &d.loop, daemon_command, &d, err, sizeof(err));
+		rc = control_rc;
+		if (rc < 0)
+			snprintf(err, sizeof(err), "%s", control_err);
+		else
+			rc = control_open(&d.control, control_path,
+					  d.cfg.control_mode, &d.loop,
+					  daemon_command, &d, err, sizeof(err));
 		if (rc == -EBUSY) {
 			/* Started alongside: the check above did not see it. */
 			fprintf(stderr, "barod: control socket %s\n", err);

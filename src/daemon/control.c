@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "control.h"
 
+#include "util-strings.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,18 +15,87 @@
 #include <time.h>
 #include <unistd.h>
 
-void
-control_default_path(char *buf, size_t len)
+/* The fallback when neither systemd nor a login session gives barod a
+ * runtime directory and /run/barod cannot be made: a directory of this
+ * user's that nobody else can enter (as tmux does), so that no other user
+ * can put a socket of theirs in barod's place or connect to it. */
+static int
+private_dir(const char *dir, bool create, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return str_errorf(err, errlen, -errno, "%s: %s", dir,
+				  strerror(errno));
+	if (lstat(dir, &st) < 0)
+		return str_errorf(err, errlen, -errno, "%s: %s", dir,
+				  strerror(errno));
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077) != 0)
+		return str_errorf(err, errlen, -EPERM,
+				  "%s: not a directory of uid %u with mode "
+				  "0700; not putting the socket there",
+				  dir, (unsigned)getuid());
+	return 0;
+}
+
+static bool
+is_socket(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+int
+control_default_path(char *buf, size_t len, bool create, char *err,
+		     size_t errlen)
 {
 	const char *rt = getenv("RUNTIME_DIRECTORY");
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *tmp = getenv("TMPDIR");
+	char dir[108];
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	int n;
 
 	if (rt && *rt)
-		snprintf(buf, len, "%s/control", rt);
+		n = snprintf(buf, len, "%s/control", rt);
 	else if (xdg && *xdg)
-		snprintf(buf, len, "%s/barod.control", xdg);
+		n = snprintf(buf, len, "%s/barod.control", xdg);
 	else
-		snprintf(buf, len, "/run/barod/control");
+		n = -1;
+	if (n >= 0)
+		return (size_t)n < len ? 0
+				       : str_errorf(err, errlen, -ENAMETOOLONG,
+						    "%s: path too long", buf);
+
+	n = snprintf(dir, sizeof(dir), "%s/barod-%u", tmp, (unsigned)getuid());
+	bool have_tmp = n >= 0 && (size_t)n + sizeof("/control") <= sizeof(dir);
+	snprintf(buf, len, "%s/control", CONTROL_RUN_DIR);
+	if (!create) {
+		char alt[sizeof(dir) + sizeof("/control")];
+		snprintf(alt, sizeof(alt), "%s/control", dir);
+		if (!is_socket(buf) && have_tmp && is_socket(alt))
+			snprintf(buf, len, "%s", alt);
+		return 0;
+	}
+
+	/* A development barod run as root: the service's directory, made
+	 * as systemd's RuntimeDirectory= would. */
+	if ((mkdir(CONTROL_RUN_DIR, 0755) == 0 || errno == EEXIST) &&
+	    access(CONTROL_RUN_DIR, W_OK | X_OK) == 0)
+		return 0;
+	if (!have_tmp)
+		return str_errorf(err, errlen, -ENAMETOOLONG,
+				  "%s/barod-%u: path too long",
+				  tmp, (unsigned)getuid());
+	int rc = private_dir(dir, true, err, errlen);
+	if (rc < 0)
+		return rc;
+	snprintf(buf, len, "%s/control", dir);
+	return 0;
 }
 
 int

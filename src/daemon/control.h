@@ -7,6 +7,7 @@
 #ifndef BAROD_CONTROL_H
 #define BAROD_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -37,11 +38,19 @@ struct control {
 	struct control_client clients[CONTROL_MAX_CLIENTS];
 };
 
+#define CONTROL_RUN_DIR "/run/barod"
+
 /* The path barod and baroctl agree on when none is configured:
  * $RUNTIME_DIRECTORY/control (systemd), $XDG_RUNTIME_DIR/barod.control,
- * else /run/barod/control. */
-void
-control_default_path(char *buf, size_t len);
+ * else /run/barod/control when that directory is there or can be made
+ * (root), else $TMPDIR/barod-UID/control (/tmp without TMPDIR), a
+ * directory only that user may use.  barod passes create to make the
+ * directory; baroctl does not, and takes whichever of the last two holds
+ * a socket.  Fails (create only) with err naming the directory barod
+ * cannot use. */
+int
+control_default_path(char *buf, size_t len, bool create, char *err,
+		     size_t errlen);
 
 /*
  * Whether a process accepts connections on the socket at path: 1 yes,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "inject.h"
+#include "metrics.h"
 #include "util-atomic-file.h"
 #include "util-strings.h"
 
@@ -135,6 +136,66 @@ close_out(FILE *f, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* One colour per filter, the same in every panel, none of them the
+ * greys and black of input, truth and reference. */
+static const char *const filter_colour[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#17becf", "#bcbd22",
+};
+#define N_FILTER_COLOURS (sizeof(filter_colour) / sizeof(filter_colour[0]))
+
+/*
+ * The half-height of the clipped error panel: 1.5 times the 99th
+ * percentile of every filter's |error| outside the injected faults (all
+ * rows when the whole run is faulted), at least 0.1 m.  A 50 m spike
+ * would otherwise set a scale on which every filter's noise is a flat
+ * line.  NaN when no error is known (no truth).
+ */
+static double
+clip_error_m(const struct report_case *c)
+{
+	const struct replay_rows *r = c->rows;
+	size_t cap = r->n * c->nfilters, n = 0, n_clean = 0;
+	if (cap == 0)
+		return NAN;
+	double *clean = malloc(cap * sizeof(*clean));
+	double *all = malloc(cap * sizeof(*all));
+	double p = NAN;
+	if (!clean || !all)
+		goto out;
+	for (size_t k = 0; k < c->nfilters; k++)
+		for (size_t i = 0; i < r->n; i++) {
+			double e = fabs(c->outputs[k].alt_m[i] - r->truth_m[i]);
+			if (!isfinite(e))
+				continue;
+			all[n++] = e;
+			if (r->label[i] == 0)
+				clean[n_clean++] = e;
+		}
+	if (metrics_percentile(n_clean ? clean : all, n_clean ? n_clean : n,
+			       99, &p) < 0)
+		p = NAN;
+	else
+		p = fmax(1.5 * p, 0.1);
+out:
+	free(clean);
+	free(all);
+	return p;
+}
+
+static void
+plot_errors(FILE *g, const struct report_case *c, const char *ylabel)
+{
+	fprintf(g, "set ylabel '%s'\n"
+		   "plot 0 with lines lc rgb 'black' notitle", ylabel);
+	for (size_t k = 0; k < c->nfilters; k++)
+		fprintf(g, ", '%s.csv' using 1:($%zu-$4) with lines "
+			   "lc rgb '%s' title '%s'",
+			c->name, 7 + 3 * k, filter_colour[k % N_FILTER_COLOURS],
+			c->filter_names[k]);
+	fputc('\n', g);
+}
+
 static void
 write_script(FILE *g, const struct report_case *c)
 {
@@ -144,10 +205,10 @@ write_script(FILE *g, const struct report_case *c)
 	fprintf(g, "# gnuplot script written by baro-replay; run from the "
 		   "report's cases/ directory:\n#   gnuplot %s.gp\n", c->name);
 	if (svg)
-		fprintf(g, "set terminal svg size 1200,900 dynamic font 'sans,10'\n"
+		fprintf(g, "set terminal svg size 1200,1100 dynamic font 'sans,10'\n"
 			   "set output '%s.svg'\n", c->name);
 	else
-		fprintf(g, "set terminal pngcairo size 1200,900 font 'sans,9'\n"
+		fprintf(g, "set terminal pngcairo size 1200,1100 font 'sans,9'\n"
 			   "set output '%s.png'\n", c->name);
 	/* One x range and fixed margins, so the panels line up. */
 	double t_end = r->n ? r->t_s[r->n - 1] : 1.0;
@@ -159,8 +220,8 @@ write_script(FILE *g, const struct report_case *c)
 		   "set key outside right top\n"
 		   "set grid\n"
 		   "set xrange [0:%.6f]\n"
-		   "set lmargin 10\nset rmargin 18\n"
-		   "set multiplot layout 3,1 title '%s'\n",
+		   "set lmargin 12\nset rmargin 18\n"
+		   "set multiplot layout 4,1 title '%s'\n",
 		t_end, c->title);
 	/* Injected faults shaded on every panel. */
 	for (size_t i = 0; i < r->nwin; i++) {
@@ -189,16 +250,26 @@ write_script(FILE *g, const struct report_case *c)
 		fprintf(g, ", '' using 1:5 with lines dt 2 lc rgb '#555555' "
 			   "title 'reference'");
 	for (size_t k = 0; k < c->nfilters; k++)
-		fprintf(g, ", '' using 1:%zu with lines lw 1.5 title '%s'",
-			7 + 3 * k, c->filter_names[k]);
-	fprintf(g, "\nset ylabel 'error (m)'\n"
-		   "plot 0 with lines lc rgb 'black' notitle");
-	for (size_t k = 0; k < c->nfilters; k++)
-		fprintf(g, ", '%s.csv' using 1:($%zu-$4) with lines "
-			   "title '%s'", data, 7 + 3 * k, c->filter_names[k]);
+		fprintf(g, ", '' using 1:%zu with lines lw 1.5 lc rgb '%s' "
+			   "title '%s'",
+			7 + 3 * k, filter_colour[k % N_FILTER_COLOURS],
+			c->filter_names[k]);
+	fputc('\n', g);
+	/* The whole error, then the same clipped to the filters' own
+	 * scale, where their differences show. */
+	plot_errors(g, c, "error (m)");
+	double clip = clip_error_m(c);
+	char label[64];
+	if (isfinite(clip)) {
+		snprintf(label, sizeof(label), "error, clipped (m)");
+		fprintf(g, "set yrange [%.3g:%.3g]\n", -clip, clip);
+	} else
+		snprintf(label, sizeof(label), "error (m)");
+	plot_errors(g, c, label);
+	fprintf(g, "set autoscale y\n");
 	/* Detection timeline: a mark per row a filter flags (unhealthy
 	 * or rejected), one line per filter. */
-	fprintf(g, "\nset format x '%%g'\nset xlabel 'time (s)'\n"
+	fprintf(g, "set format x '%%g'\nset xlabel 'time (s)'\n"
 		   "set ylabel 'flagged'\nset yrange [0:%zu]\n"
 		   "set ytics (",
 		c->nfilters + 1);
@@ -209,9 +280,9 @@ write_script(FILE *g, const struct report_case *c)
 	for (size_t k = 0; k < c->nfilters; k++)
 		fprintf(g, "%s'%s.csv' using 1:((int($%zu)%%2==0 || "
 			   "int($%zu/2)%%2==1) ? %zu : NaN) with points pt 5 "
-			   "ps 0.4 title '%s'",
+			   "ps 0.4 lc rgb '%s' title '%s'",
 			k ? ", " : "", data, 8 + 3 * k, 8 + 3 * k, k + 1,
-			c->filter_names[k]);
+			filter_colour[k % N_FILTER_COLOURS], c->filter_names[k]);
 	fprintf(g, "\nunset multiplot\n");
 }
 

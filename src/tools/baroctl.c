@@ -42,7 +42,9 @@ usage(FILE *out, int status)
 	      "  scenario load FILE      run a scenario file on barod's clock\n"
 	      "  scenario stop           end it and restore every fault\n"
 	      "The socket defaults to $RUNTIME_DIRECTORY/control, "
-	      "$XDG_RUNTIME_DIR/barod.control or /run/barod/control.\n",
+	      "$XDG_RUNTIME_DIR/barod.control,\n"
+	      "/run/barod/control or $TMPDIR/barod-UID/control, as barod "
+	      "chose.\n",
 	      out);
 	return status;
 }
@@ -119,7 +121,7 @@ main(int argc, char **argv)
 	char line[CONTROL_MAX_LINE];
 	int c;
 
-	control_default_path(path, sizeof(path));
+	(void)control_default_path(path, sizeof(path), false, NULL, 0);
 	/* '+': options end at the command, so "inject wrong 0 -5" keeps its
 	 * negative value. */
 	opterr = 0;

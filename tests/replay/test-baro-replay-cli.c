@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -383,6 +384,92 @@ test_run_synthetic_report(void **state)
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
+/* The colour of every plot clause titled name in a gnuplot script, which
+ * must be one colour; returns how many clauses there were. */
+static int
+filter_colour(const char *gp, const char *name, char colour[8])
+{
+	char title[80];
+	int n = 0;
+	snprintf(title, sizeof(title), "' title '%s'", name);
+	colour[0] = '\0';
+	for (const char *p = gp; (p = strstr(p, title)); p += strlen(title)) {
+		/* ... lc rgb '#rrggbb' title 'name' */
+		assert_true(p - gp >= 15);
+		const char *c = p - 7;
+		assert_memory_equal(c - 8, "lc rgb '", 8);
+		if (!colour[0]) {
+			memcpy(colour, c, 7);
+			colour[7] = '\0';
+		} else if (memcmp(colour, c, 7) != 0)
+			fail_msg("filter %s is %s in one panel, %.7s in another",
+				 name, colour, c);
+		n++;
+	}
+	return n;
+}
+
+static void
+test_run_plots(void **state)
+{
+	(void)state;
+	char dir[256], path[512], s1[512];
+	temp_dir_make(dir, sizeof(dir), "replay-plots");
+	const char *argv[] = {
+		"baro-replay", "run", "--synthetic-only", "--no-timing", "-q",
+		"-f", "raw", "-f", "lowpass", "-f", "gate",
+		"-s", scen("spike", s1, sizeof(s1)), "-o", dir, NULL,
+	};
+	struct program_result r = run_program(tool(), argv, NULL);
+	/* 1: a built-in threshold failed (raw misses the spike). */
+	if (r.status > 1)
+		fail_msg("baro-replay run exited %d: %s", r.status, r.err);
+	program_result_free(&r);
+
+	snprintf(path, sizeof(path), "%s/cases/synthetic--spike.gp", dir);
+	char *gp = read_file(path);
+	/* The same filter, the same colour: altitude, error, clipped
+	 * error and flags panels; no two filters alike. */
+	const char *names[] = { "raw", "lowpass", "gate" };
+	char colours[3][8];
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(filter_colour(gp, names[i], colours[i]), 4);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(colours[i], colours[j]);
+	}
+	/* The clipped panel's scale comes from the filters' errors outside
+	 * the 20 m spike: the noise of +-0.2 m, not the spike. */
+	const char *clip = strstr(gp, "set ylabel 'error, clipped (m)'");
+	assert_non_null(clip);
+	const char *yr = strstr(gp, "set yrange [");
+	assert_true(yr && yr < clip);
+	double lo, hi;
+	assert_int_equal(sscanf(yr, "set yrange [%lf:%lf]", &lo, &hi), 2);
+	assert_true(hi > 0.1 && hi < 2.0);
+	assert_true(lo == -hi);
+	/* and the full-scale error panel is still there, before it. */
+	const char *full = strstr(gp, "set ylabel 'error (m)'");
+	assert_true(full && full < yr);
+	free(gp);
+
+	/* A PNG when gnuplot is there (./dev installs gnuplot-nox). */
+	const char *ver[] = { "gnuplot", "--version", NULL };
+	r = run_program("gnuplot", ver, NULL);
+	bool have_gnuplot = r.status == 0;
+	program_result_free(&r);
+	snprintf(path, sizeof(path), "%s/cases/synthetic--spike.png", dir);
+	if (have_gnuplot) {
+		char *png = read_file(path);
+		assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
+		free(png);
+	} else {
+		struct stat st;
+		assert_int_not_equal(stat(path, &st), 0);
+		print_message("gnuplot is not installed: no PNG to check\n");
+	}
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
 static void
 test_run_bad_inputs(void **state)
 {
@@ -738,6 +825,7 @@ main(void)
 		cmocka_unit_test(test_list_and_export_csv_log),
 		cmocka_unit_test(test_outputs_survive_failures),
 		cmocka_unit_test(test_run_synthetic_report),
+		cmocka_unit_test(test_run_plots),
 		cmocka_unit_test(test_run_bad_inputs),
 		cmocka_unit_test(test_run_unchecked),
 		cmocka_unit_test(test_run_param),

@@ -274,7 +274,9 @@ cgroup2_root() {
 }
 
 # Bounded: a wedged manager fails the check instead of hanging CI.
-in_ns() { timeout 30 nsenter -t "$ns_pid" -m -p "$@"; }
+# -r -w: joining a mount namespace resets the root to the namespace's;
+# in a chroot (./dev fresh) that would be the host's, not systemd's.
+in_ns() { timeout 30 nsenter -t "$ns_pid" -m -p -r -w "$@"; }
 
 boot_check() {
 	udp_wait=$build/tests/system/udp-wait
