@@ -63,6 +63,27 @@ apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 		}
 		strcpy(c->sitl.upstream, cli->sitl_proxy);
 	}
+	if (cli->px4_proxy) {
+		c->source = CONFIG_SOURCE_PX4_PROXY;
+		if (strlen(cli->px4_proxy) >= sizeof(c->px4.upstream) ||
+		    !strrchr(cli->px4_proxy, ':')) {
+			snprintf(err, errlen, "--px4-sim-proxy: '%s' is not "
+					      "HOST:PORT", cli->px4_proxy);
+			return -EINVAL;
+		}
+		strcpy(c->px4.upstream, cli->px4_proxy);
+	}
+	if (cli->px4_instances) {
+		uint64_t n;
+		if (str_to_u64(cli->px4_instances, &n) < 0 || n < 1 ||
+		    n > CONFIG_MAX_SITL) {
+			snprintf(err, errlen, "--px4-instances: '%s' is not "
+					      "1..%d", cli->px4_instances,
+				 CONFIG_MAX_SITL);
+			return -EINVAL;
+		}
+		c->px4.instances = (unsigned)n;
+	}
 	if (cli->sitl_instances) {
 		uint64_t n;
 		if (str_to_u64(cli->sitl_instances, &n) < 0 || n < 1 ||
@@ -253,6 +274,8 @@ tick(struct daemon *d, uint64_t expirations)
 			 * own timers; this one only keeps the wall-clock
 			 * chores. */
 			daemon_publish_heartbeat(d, d->ticks * TICK_MS * 1000u);
+			if (d->n_px4)
+				daemon_px4proxy_check(d, event_now_us());
 			if (d->ticks % 100 == 0)
 				daemon_sitl_check(d, event_now_us());
 		}
@@ -504,6 +527,10 @@ usage(FILE *out)
 	      "      --sitl-json-proxy HOST:PORT  sit between ArduPilot and "
 	      "this JSON backend\n"
 	      "      --sitl-instances N   SITL instances 0..N-1 (default 1)\n"
+	      "      --px4-sim-proxy HOST:PORT  sit between PX4 SITL (TCP "
+	      "4560 + N) and this\n"
+	      "                           simulator (port + N)\n"
+	      "      --px4-instances N    PX4 instances 0..N-1 (default 1)\n"
 	      "      --rng N=INSTANCE     rng_N carries this baro's height "
 	      "(default 1=0; none)\n"
 	      "      --duration SECONDS   stop after this long\n"
@@ -524,7 +551,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		OPT_SEED, OPT_SYSID, OPT_COMPID, OPT_RECORD, OPT_DURATION,
 		OPT_CONTROL, OPT_SCENARIO, OPT_SITL_JSON, OPT_SITL_PROXY,
 		OPT_SITL_INSTANCES, OPT_RNG, OPT_TRUTH, OPT_HARDWARE, OPT_PROBE,
-		OPT_LOG_PREFIX,
+		OPT_LOG_PREFIX, OPT_PX4_PROXY, OPT_PX4_INSTANCES,
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -547,6 +574,8 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		{ "sitl-json", no_argument, NULL, OPT_SITL_JSON },
 		{ "sitl-json-proxy", required_argument, NULL, OPT_SITL_PROXY },
 		{ "sitl-instances", required_argument, NULL, OPT_SITL_INSTANCES },
+		{ "px4-sim-proxy", required_argument, NULL, OPT_PX4_PROXY },
+		{ "px4-instances", required_argument, NULL, OPT_PX4_INSTANCES },
 		{ "rng", required_argument, NULL, OPT_RNG },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -590,6 +619,8 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_SITL_JSON: cli->sitl_json = true; break;
 		case OPT_SITL_PROXY: cli->sitl_proxy = optarg; break;
 		case OPT_SITL_INSTANCES: cli->sitl_instances = optarg; break;
+		case OPT_PX4_PROXY: cli->px4_proxy = optarg; break;
+		case OPT_PX4_INSTANCES: cli->px4_instances = optarg; break;
 		case OPT_RNG:
 			if (optarg[0] < '1' || optarg[0] > '6' ||
 			    optarg[1] != '=') {
@@ -816,6 +847,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "barod: %s\n", err);
 		return EXIT_FAILURE;
 	}
+	if (d.cfg.source == CONFIG_SOURCE_PX4_PROXY &&
+	    daemon_px4proxy_open(&d, err, sizeof(err)) < 0) {
+		fprintf(stderr, "barod: %s\n", err);
+		daemon_px4proxy_close(&d);
+		return EXIT_FAILURE;
+	}
 	if (d.cfg.source == CONFIG_SOURCE_HARDWARE &&
 	    daemon_hw_open(&d, err, sizeof(err)) < 0) {
 		fprintf(stderr, "barod: %s\n", err);
@@ -865,9 +902,11 @@ main(int argc, char **argv)
 	daemon_flush(&d);
 	report(&d);
 	daemon_hw_report(&d);
+	daemon_px4proxy_report(&d);
 	log_flush_suppressed(&d.log, true);
 	daemon_hw_close(&d);
 	daemon_sitl_close(&d);
+	daemon_px4proxy_close(&d);
 	truth_trace_free(&d.trace);
 	if (d.have_control)
 		control_close(&d.control);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpio.h"
+#include "px4-link.h"
 #include "sitl-json.h"
 #include "util-strings.h"
 
@@ -145,12 +146,15 @@ section_barod(struct parse *p, const char *key, const char *value)
 			c->source = CONFIG_SOURCE_SITL_JSON;
 		else if (strcmp(value, "sitl-json-proxy") == 0)
 			c->source = CONFIG_SOURCE_SITL_PROXY;
+		else if (strcmp(value, "px4-sim-proxy") == 0)
+			c->source = CONFIG_SOURCE_PX4_PROXY;
 		else if (strcmp(value, "hardware") == 0)
 			c->source = CONFIG_SOURCE_HARDWARE;
 		else
 			return fail(p, -EINVAL,
 				    "source = '%s': supported sources: sim, "
-				    "sitl-json, sitl-json-proxy, hardware", value);
+				    "sitl-json, sitl-json-proxy, px4-sim-proxy, "
+				    "hardware", value);
 	} else if (strcmp(key, "sysid") == 0) {
 		if (parse_uint_range(value, 1, 255, &v) < 0)
 			return fail(p, -EINVAL, "sysid = '%s': expected 1..255",
@@ -299,6 +303,37 @@ section_sitl(struct parse *p, const char *key, const char *value)
 		return fail(p, -EINVAL, "unknown key '%s' in [sitl]", key);
 	}
 	return 1;
+}
+
+static int
+section_px4(struct parse *p, const char *key, const char *value)
+{
+	struct config_px4 *x = &p->c->px4;
+	unsigned long v;
+
+	if (strcmp(key, "instances") == 0) {
+		if (parse_uint_range(value, 1, CONFIG_MAX_SITL, &v) < 0)
+			return fail(p, -EINVAL, "instances = '%s': expected "
+				    "1..%d", value, CONFIG_MAX_SITL);
+		x->instances = (unsigned)v;
+	} else if (strcmp(key, "bind") == 0) {
+		if (!*value || strlen(value) >= sizeof(x->bind))
+			return fail(p, -EINVAL, "bind = '%s': bad address",
+				    value);
+		strcpy(x->bind, value);
+	} else if (strcmp(key, "port") == 0) {
+		if (parse_uint_range(value, 1, 65535 - CONFIG_MAX_SITL, &v) < 0)
+			return fail(p, -EINVAL, "port = '%s': bad port", value);
+		x->port = (unsigned)v;
+	} else if (strcmp(key, "upstream") == 0) {
+		if (check_address(value) < 0)
+			return fail(p, -EINVAL,
+				    "upstream = '%s': expected HOST:PORT", value);
+		strcpy(x->upstream, value);
+	} else {
+		return fail(p, -EINVAL, "unknown key '%s' in [px4]", key);
+	}
+	return 0;
 }
 
 static int
@@ -648,6 +683,8 @@ handler(void *user, const char *section, const char *key, const char *value)
 		return section_mavlink(p, key, value);
 	if (strcmp(section, "sitl") == 0)
 		return section_sitl(p, key, value);
+	if (strcmp(section, "px4") == 0)
+		return section_px4(p, key, value);
 	const char *name;
 	if ((name = section_name(section, "output")) != NULL)
 		return section_output(p, name, key, value);
@@ -656,7 +693,8 @@ handler(void *user, const char *section, const char *key, const char *value)
 	if (*section == '\0')
 		return fail(p, -EINVAL, "'%s' outside any [section]", key);
 	return fail(p, -EINVAL,
-		    "unknown section [%s] (barod, sim, sitl, mavlink, output "
+		    "unknown section [%s] (barod, sim, sitl, px4, mavlink, "
+		    "output "
 		    "NAME, sensor NAME)",
 		    section);
 }
@@ -808,6 +846,9 @@ config_defaults(struct config *c)
 	c->sitl.rng[0] = 0;
 	for (int k = 1; k < 6; k++)
 		c->sitl.rng[k] = -1;
+	c->px4.instances = 1;
+	strcpy(c->px4.bind, "0.0.0.0");
+	c->px4.port = PX4_SIM_PORT_BASE;
 }
 
 int
@@ -868,7 +909,8 @@ config_validate(const struct config *c, char *err, size_t errlen)
 	if (c->source == CONFIG_SOURCE_NONE) {
 		snprintf(err, errlen,
 			 "no source: use --sim, --sitl-json, "
-			 "--sitl-json-proxy or --hardware, or set source in "
+			 "--sitl-json-proxy, --px4-sim-proxy or --hardware, or "
+			 "set source in "
 			 "[barod]");
 		return -EINVAL;
 	}
@@ -881,6 +923,12 @@ config_validate(const struct config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "sitl-json-proxy needs an upstream "
 				      "HOST:PORT (--sitl-json-proxy or upstream "
 				      "in [sitl])");
+		return -EINVAL;
+	}
+	if (c->source == CONFIG_SOURCE_PX4_PROXY && !c->px4.upstream[0]) {
+		snprintf(err, errlen, "px4-sim-proxy needs the simulator's "
+				      "HOST:PORT (--px4-sim-proxy or upstream "
+				      "in [px4])");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < c->n_outputs; i++) {
@@ -929,6 +977,8 @@ config_source_name(enum config_source s)
 		return "sitl-json";
 	case CONFIG_SOURCE_SITL_PROXY:
 		return "sitl-json-proxy";
+	case CONFIG_SOURCE_PX4_PROXY:
+		return "px4-sim-proxy";
 	case CONFIG_SOURCE_HARDWARE:
 		return "hardware";
 	case CONFIG_SOURCE_NONE:

@@ -8,6 +8,7 @@
  *   [barod]            source = sim | sitl-json | sitl-json-proxy, sysid,
  *                      compid, control socket, record
  *   [sitl]             instances, bind, port, upstream, rng_1 .. rng_6
+ *   [px4]              instances, bind, port, upstream (PX4 SITL over TCP)
  *   [sim]              profile, home_alt, atmosphere, seed, any SIM_* name
  *   [mavlink]          protocol, heartbeat_hz, scaled_pressure_hz,
  *                      hil_sensor_hz
@@ -40,6 +41,7 @@ enum config_source {
 	CONFIG_SOURCE_SITL_JSON,	/* ArduPilot's JSON physics peer */
 	CONFIG_SOURCE_SITL_PROXY,	/* between ArduPilot and a backend */
 	CONFIG_SOURCE_HARDWARE,		/* [sensor NAME] sections */
+	CONFIG_SOURCE_PX4_PROXY,	/* between PX4 SITL and its simulator */
 };
 
 #define CONFIG_MAX_SITL 8
@@ -51,6 +53,16 @@ struct config_sitl {
 	unsigned port;
 	char upstream[128];	/* proxy: HOST:PORT of instance 0 (+10 each) */
 	int rng[6];		/* rng_N -> baro instance, -1 none */
+};
+
+/* [px4]: PX4 SITL instances 0..instances-1 connect to port + N (PX4's
+ * 4560 + px4_instance); the proxy's simulator listens on upstream's
+ * port + N. */
+struct config_px4 {
+	unsigned instances;
+	char bind[64];
+	unsigned port;
+	char upstream[128];
 };
 
 /* One barometer per instance, as MAVLink has SCALED_PRESSURE..3. */
@@ -114,6 +126,7 @@ struct config {
 	uint32_t seed;
 
 	struct config_sitl sitl;
+	struct config_px4 px4;
 
 	struct config_output outputs[CONFIG_MAX_OUTPUTS];
 	size_t n_outputs;
