@@ -333,7 +333,7 @@ section_px4(struct parse *p, const char *key, const char *value)
 	} else {
 		return fail(p, -EINVAL, "unknown key '%s' in [px4]", key);
 	}
-	return 0;
+	return 1;
 }
 
 static int

@@ -272,19 +272,21 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	step_emulator(p, now_us, truth_alt);
 	p->stats.baro_frames++;
 
+	const struct sim_baro_params *bp = &emulator_of(p)->params.baro[0];
+	if (bp->disable || (p->have_out && p->withheld)) {
+		/* What PX4's own "failure baro off" amounts to; the frame
+		 * stays, it carries the IMU and the clock tick. */
+		le_put32(pl + HS_FIELDS,
+			 m.fields_updated & ~(uint32_t)HS_BARO_BITS);
+		p->stats.baro_cleared++;
+		return true;
+	}
 	/* A stuck sensor repeats its whole reading, temperature too. */
-	const bool frozen = emulator_of(p)->params.baro[0].freeze == 1;
+	const bool frozen = bp->freeze == 1;
 	if (!p->have_out || (p->clean && !frozen)) {
 		p->last_temp = m.temperature;
 		p->have_last_temp = true;
 		return false;
-	}
-	if (p->withheld || emulator_of(p)->params.baro[0].disable) {
-		/* What PX4's own "failure baro off" amounts to; the frame
-		 * stays, it carries the IMU and the clock tick. */
-		le_put32(pl + HS_FIELDS, m.fields_updated & ~(uint32_t)HS_BARO_BITS);
-		p->stats.baro_cleared++;
-		return true;
 	}
 	float temp = m.temperature;
 	if (p->garbage)

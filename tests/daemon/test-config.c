@@ -183,7 +183,11 @@ test_errors(void **state)
 		{ "[sitl]\nrng_1 = 3\n", "test.conf:2: rng_1 = '3'" },
 		{ "[sitl]\nrng_7 = 0\n", "test.conf:2: unknown key 'rng_7'" },
 		{ "[sitl]\nbind =\n", "test.conf:2: bind" },
-		{ "[barod]\nsource = gpsd\n", "sitl-json-proxy, hardware" },
+		{ "[barod]\nsource = gpsd\n", "px4-sim-proxy, hardware" },
+		{ "[px4]\ninstances = 0\n", "instances = '0'" },
+		{ "[px4]\nport = 65535\n", "bad port" },
+		{ "[px4]\nupstream = nowhere\n", "expected HOST:PORT" },
+		{ "[px4]\nrng_1 = 0\n", "unknown key 'rng_1' in [px4]" },
 		{ "[sensor a]\nbus = one\n", "test.conf:2: bus = 'one'" },
 		{ "[sensor a]\nbus = 10000\n", "test.conf:2: bus = '10000'" },
 		{ "[sensor a]\nbus = dev/i2c-1\n", "test.conf:2: bus" },
@@ -424,6 +428,36 @@ test_sitl_section(void **state)
 }
 
 static void
+test_px4_section(void **state)
+{
+	struct config c;
+	char err[256];
+	(void)state;
+
+	assert_int_equal(load(&c, "[barod]\nsource = px4-sim-proxy\n"
+				  "[px4]\ninstances = 4\nbind = 127.0.0.1\n"
+				  "port = 4600\nupstream = sim.local:4700\n",
+			      err, sizeof(err)), 0);
+	assert_int_equal(c.source, CONFIG_SOURCE_PX4_PROXY);
+	assert_int_equal(c.px4.instances, 4);
+	assert_string_equal(c.px4.bind, "127.0.0.1");
+	assert_int_equal(c.px4.port, 4600);
+	assert_string_equal(c.px4.upstream, "sim.local:4700");
+	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+	assert_string_equal(config_source_name(c.source), "px4-sim-proxy");
+
+	/* Defaults: PX4's own port, every address; no simulator. */
+	config_defaults(&c);
+	assert_int_equal(c.px4.instances, 1);
+	assert_int_equal(c.px4.port, 4560);
+	assert_string_equal(c.px4.bind, "0.0.0.0");
+	assert_int_equal(load(&c, "[barod]\nsource = px4-sim-proxy\n", err,
+			      sizeof(err)), 0);
+	assert_int_equal(config_validate(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "px4-sim-proxy needs"));
+}
+
+static void
 test_long_line(void **state)
 {
 	struct config c;
@@ -505,6 +539,7 @@ main(void)
 		cmocka_unit_test(test_sample_file),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sitl_section),
+		cmocka_unit_test(test_px4_section),
 		cmocka_unit_test(test_sensor_sections),
 		cmocka_unit_test(test_gpio_spec),
 		cmocka_unit_test(test_gpio_no_chip),
