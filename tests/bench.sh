@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs the benchmarks the build made and prints their figures.
 #   bench.sh BENCH_SIM BENCH_BAROD BAROD BENCH_MAVLINK BENCH_SITL \
-#            BENCH_LOGS BENCH_FILTERS LOGS_DIR BENCH_DRIVERS
+#            BENCH_LOGS BENCH_FILTERS LOGS_DIR BENCH_DRIVERS BENCH_PX4
 # BENCH_DRIVERS is '-' when the build found no umockdev.
 set -eu
 "$1"
@@ -11,6 +11,8 @@ echo
 "$2" "$3" "${BAROD_BENCH_SECONDS:-20}"
 echo
 "$5" "$3" "${BAROD_BENCH_SITL_FRAMES:-20000}"
+echo
+"${10}" "$3" "${BAROD_BENCH_PX4_FRAMES:-50000}"
 echo
 "$7"
 echo
