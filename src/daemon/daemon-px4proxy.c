@@ -545,6 +545,7 @@ daemon_px4proxy_stats(const struct daemon *d, unsigned v,
 		return NULL;
 	const struct px4_proxy *p = &d->px4[v];
 	*out = p->stats;
+	out->physics_us = p->have_t0 ? p->last_us - p->t0_us : 0;
 	out->frames_from_sim = p->from_sim.stats.frames;
 	out->frames_from_px4 = p->from_px4.stats.frames;
 	out->bad_crc = p->from_sim.stats.bad_crc;

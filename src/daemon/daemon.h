@@ -184,6 +184,7 @@ void daemon_sitl_check(struct daemon *d, uint64_t wall_us);
 /* daemon-px4proxy.c: --px4-sim-proxy. */
 struct px4_proxy;
 struct px4_proxy_stats {
+	uint64_t physics_us;		/* HIL_SENSOR time since the first */
 	uint64_t hil_sensor;		/* good HIL_SENSOR from the simulator */
 	uint64_t baro_frames;		/* ... with id 0 and the baro bits */
 	uint64_t rewritten;		/* baro fields replaced (faulted) */

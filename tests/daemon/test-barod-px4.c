@@ -37,6 +37,7 @@
 
 static char tmpdir[256];
 static pid_t child;
+static char control_path[300];	/* "" = no control socket */
 
 struct rig {
 	int listen_fd;		/* the simulator's server socket */
@@ -249,13 +250,14 @@ write_conf(const char *path, const struct rig *r, const char *extra)
 	char text[1024];
 
 	snprintf(text, sizeof(text),
-		 "[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
+		 "[barod]\nsource = px4-sim-proxy\ncontrol = %s\n"
 		 "[sim]\natmosphere = 1976\nSIM_BARO_RND = 0\n"
 		 "SIM_BAR2_RND = 0\n%s"
 		 "[px4]\nbind = 127.0.0.1\nport = %u\n"
 		 "upstream = 127.0.0.1:%u\n"
 		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 extra ? extra : "", r->px4_port, r->sim_port, r->gcs_port);
+		 control_path[0] ? control_path : "none", extra ? extra : "",
+		 r->px4_port, r->sim_port, r->gcs_port);
 	write_file(path, text);
 }
 
@@ -748,6 +750,54 @@ test_malformed(void **state)
 	free(run.hex);
 }
 
+static void
+baroctl(const char *args, char *out, size_t cap)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "%s -s %s %s 2>&1", getenv("BAROCTL"),
+		 control_path, args);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, cap - 1, p);
+	out[n] = '\0';
+	int status = pclose(p);
+	if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		fail_msg("baroctl %s: %s", args, out);
+}
+
+/* A live parameter change (baroctl, as a GCS's PARAM_SET would) acts on
+ * the next baro frame; the status line counts what the proxy did. */
+static void
+test_live_params(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+	char out[4096];
+
+	(void)state;
+	snprintf(control_path, sizeof(control_path), "%s/barod.sock", tmpdir);
+	expect_init(&e);
+	start(&r, NULL, NULL);
+	lockstep(&r, &e, &run, 0, 100);
+	assert_int_equal(run.rewritten, 0);
+	baroctl("set SIM_BARO_GLITCH 15", out, sizeof(out));
+	e.glitch = 15.0f;
+	e.glitch_at_ms = 100 * STEP_US / 1000;
+	lockstep(&r, &e, &run, 100, 200);
+	assert_int_equal(run.rewritten, 20);
+	baroctl("status", out, sizeof(out));
+	if (!strstr(out, "px4 0 physics 0.796 s hil-sensor 200 baro 40 "
+			 "rewritten 20 baro-cleared 0 restarts 0 px4-connects 1 "
+			 "simulator-connects 1 bad-crc 0 dropped-bytes 0"))
+		fail_msg("status:\n%s", out);
+	control_path[0] = '\0';
+	char *log = stop(&r);
+	free(log);
+	free(run.hex);
+}
+
 int
 main(void)
 {
@@ -757,6 +807,7 @@ main(void)
 		cmocka_unit_test(test_disable),
 		cmocka_unit_test(test_restarts),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_live_params),
 	};
 
 	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-px4");
