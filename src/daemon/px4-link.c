@@ -99,8 +99,10 @@ px4_conn_open(struct px4_conn *c, struct event_loop *loop, int fd,
 {
 	if (!c->tx) {
 		c->tx = malloc(PX4_TX_MAX);
-		if (!c->tx)
+		if (!c->tx) {
+			close(fd);
 			return -ENOMEM;
+		}
 	}
 	c->loop = loop;
 	c->connecting = connecting;

@@ -51,7 +51,8 @@ struct px4_conn {
 	void *user;
 };
 
-/* Take over a connected (or connecting) stream socket.  -ENOMEM. */
+/* Take over a connected (or connecting) stream socket; on failure
+ * (-ENOMEM, or the loop's error) it is closed. */
 int
 px4_conn_open(struct px4_conn *c, struct event_loop *loop, int fd,
 	      bool connecting, const struct px4_conn_ops *ops, void *user);

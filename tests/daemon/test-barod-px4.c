@@ -486,6 +486,15 @@ on_gcs(const struct mavlink_frame *f, void *user)
 }
 
 static void
+count_sysid(const struct mavlink_frame *f, void *user)
+{
+	unsigned *n = user;
+
+	if (f->msgid == MAVLINK_MSG_SCALED_PRESSURE && f->sysid <= 2)
+		n[f->sysid]++;
+}
+
+static void
 drain_gcs(struct rig *r, struct gcs_log *g)
 {
 	uint8_t buf[4096];
@@ -700,6 +709,13 @@ test_malformed(void **state)
 	mavlink_pack_hil_sensor(&m, pl);
 	n += (size_t)mavlink_frame_encode(tx + n, 2, r.seq_sim++, 1, 200,
 					  MAVLINK_MSG_HIL_SENSOR, pl);
+	/* And a baro frame whose pressure has no altitude (0 hPa). */
+	m.time_usec = run.t0 + 12 * STEP_US;
+	m.abs_pressure = 0.0f;
+	m.fields_updated = 0x1BFF;
+	mavlink_pack_hil_sensor(&m, pl);
+	n += (size_t)mavlink_frame_encode(tx + n, 2, r.seq_sim++, 1, 200,
+					  MAVLINK_MSG_HIL_SENSOR, pl);
 	send_all(r.sim, tx, n);
 	recv_exact(r.px4, rx, n);
 	assert_memory_equal(rx, tx, n);
@@ -745,7 +761,8 @@ test_malformed(void **state)
 	run.t0 = 0;
 	lockstep(&r, &e, &run, 0, 20);
 	char *log = stop(&r);
-	assert_non_null(strstr(log, "bad CRC 1"));
+	assert_non_null(strstr(log, "bad CRC 1, signed 0, bad baro 1"));
+	assert_non_null(strstr(log, "abs_pressure is not an air pressure"));
 	free(log);
 	free(run.hex);
 }
@@ -798,6 +815,124 @@ test_live_params(void **state)
 	free(run.hex);
 }
 
+/* A listener on exactly this port, or -1 when it is taken. */
+static int
+tcp_listener_at(unsigned port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(fd, 4) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Two listeners on consecutive ports. */
+static void
+listener_pair(int fd[2], unsigned *port)
+{
+	for (int i = 0; i < 100; i++) {
+		fd[0] = tcp_listener(port);
+		fd[1] = tcp_listener_at(*port + 1);
+		if (fd[1] >= 0)
+			return;
+		close(fd[0]);
+	}
+	fail_msg("no two consecutive free ports");
+}
+
+/* Two PX4 instances in one barod: instance 1 on port + 1 talks to the
+ * simulator on upstream + 1, with its own emulator on its own clock,
+ * following the same scenario; its SCALED_PRESSURE come as sysid 2. */
+static void
+test_two_instances(void **state)
+{
+	struct rig r[2];
+	struct expect e[2];
+	struct run run[2] = { { .t0 = T0_US }, { .t0 = 5000000 } };
+	int lsim[2], lpx4[2];
+	unsigned sim_port, px4_port, gcs_port;
+	char conf[512], log[512], scn[512], text[1024];
+
+	(void)state;
+	listener_pair(lsim, &sim_port);
+	listener_pair(lpx4, &px4_port);
+	close(lpx4[0]);
+	close(lpx4[1]);
+	int gcs = udp_loopback(&gcs_port, SOCK_NONBLOCK);
+	path_in_tmp(conf, sizeof(conf), "barod.conf");
+	path_in_tmp(log, sizeof(log), "barod.log");
+	path_in_tmp(scn, sizeof(scn), "faults.scn");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
+		 "[sim]\natmosphere = 1976\nSIM_BARO_RND = 0\n"
+		 "SIM_BAR2_RND = 0\n"
+		 "[px4]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
+		 "upstream = 127.0.0.1:%u\n"
+		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 px4_port, sim_port, gcs_port);
+	write_file(conf, text);
+	write_file(scn, "at 100ms set SIM_BARO_GLITCH 5 for 60min\n");
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		execl(getenv("BAROD"), "barod", "-c", conf, "-v",
+		      "--scenario", scn, (char *)NULL);
+		_exit(127);
+	}
+	for (int v = 0; v < 2; v++) {
+		memset(&r[v], 0, sizeof(r[v]));
+		r[v].listen_fd = lsim[v];
+		r[v].px4 = connect_px4(px4_port + (unsigned)v);
+		r[v].sim = accept_barod(&r[v]);
+		r[v].gcs = v == 0 ? gcs : -1;
+		expect_init(&e[v]);
+		e[v].glitch = 5.0f;
+	}
+	/* Vehicle 0's clock runs the scenario (as with SITL instances):
+	 * when vehicle 1 starts, the glitch is already on. */
+	e[0].glitch_at_ms = 100;
+	e[1].glitch_at_ms = 0;
+	lockstep(&r[0], &e[0], &run[0], 0, 100);
+	lockstep(&r[1], &e[1], &run[1], 0, 100);
+	assert_int_equal(run[0].rewritten, 15);	/* 100, 120 .. 380 ms */
+	assert_int_equal(run[1].rewritten, 20);
+
+	unsigned by_sysid[3] = { 0 };
+	uint8_t buf[4096];
+	ssize_t n;
+	struct mavlink_parser p;
+	mavlink_parser_init(&p);
+	while (readable(gcs, 200) && (n = recv(gcs, buf, sizeof(buf), 0)) > 0) {
+		mavlink_parser_feed(&p, buf, (size_t)n, count_sysid, by_sysid);
+		mavlink_parser_flush(&p);
+	}
+	assert_int_equal(by_sysid[1], 20);
+	assert_int_equal(by_sysid[2], 20);
+
+	r[1].gcs = -1;
+	close(r[1].px4);
+	close(r[1].sim);
+	close(r[1].listen_fd);
+	r[1].px4 = r[1].sim = -1;
+	char *text_log = stop(&r[0]);
+	assert_non_null(strstr(text_log, "PX4 instance 1: HIL_SENSOR 100, "
+					 "baro 20, rewritten 20"));
+	free(text_log);
+	free(run[0].hex);
+	free(run[1].hex);
+}
+
 int
 main(void)
 {
@@ -808,6 +943,7 @@ main(void)
 		cmocka_unit_test(test_restarts),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_live_params),
+		cmocka_unit_test(test_two_instances),
 	};
 
 	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-px4");
