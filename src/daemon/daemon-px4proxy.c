@@ -98,37 +98,14 @@ emulator_of(struct px4_proxy *p)
 	return p->instance == 0 ? &p->d->sim : &p->d->vehicle_sim[p->instance];
 }
 
-/*
- * The altitude behind a pressure in the emulator's atmosphere: the 1976
- * model has its inverse; the legacy one is inverted by bisection, to the
- * float resolution of its forward model.
- */
+/* The altitude behind a pressure in the emulator's atmosphere. */
 static int
 altitude_of(enum baro_sitl_atmosphere atmos, float pa, float *alt)
 {
 	if (!(pa > 0.0f) || !isfinite(pa))
 		return -EDOM;
-	if (atmos == BARO_SITL_ATMOS_1976)
-		return atmos_1976_altitude(pa, alt);
-	const float delta = pa / ATMOS_SSL_AIR_PRESSURE;
-	float lo = -5000.0f, hi = 80000.0f, s, dl, t;
-
-	atmos_simple(lo * 0.001f, &s, &dl, &t);
-	if (delta > dl)
-		return -EDOM;
-	atmos_simple(hi * 0.001f, &s, &dl, &t);
-	if (delta < dl)
-		return -EDOM;
-	for (int i = 0; i < 64 && nextafterf(lo, hi) < hi; i++) {
-		const float mid = lo + (hi - lo) * 0.5f;
-		atmos_simple(mid * 0.001f, &s, &dl, &t);
-		if (dl > delta)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	*alt = lo;
-	return 0;
+	return atmos == BARO_SITL_ATMOS_1976 ? atmos_1976_altitude(pa, alt)
+					     : atmos_simple_altitude(pa, alt);
 }
 
 static void

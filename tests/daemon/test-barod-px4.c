@@ -315,6 +315,7 @@ stop(struct rig *r)
 
 struct expect {
 	struct baro_sitl emu;
+	enum baro_sitl_atmosphere atmos;
 	uint64_t t0;
 	bool started;
 	float glitch;		/* from glitch_at_ms to glitch_end_ms */
@@ -323,8 +324,15 @@ struct expect {
 	uint32_t disable_at_ms;
 };
 
+static int
+altitude(enum baro_sitl_atmosphere atmos, float pa, float *alt)
+{
+	return atmos == BARO_SITL_ATMOS_1976 ? atmos_1976_altitude(pa, alt)
+					     : atmos_simple_altitude(pa, alt);
+}
+
 static void
-expect_init(struct expect *e)
+expect_init_atmos(struct expect *e, enum baro_sitl_atmosphere atmos)
 {
 	struct sim_params p;
 
@@ -332,10 +340,17 @@ expect_init(struct expect *e)
 	sim_params_defaults(&p);
 	p.baro[0].rnd = 0.0f;
 	p.baro[1].rnd = 0.0f;
-	baro_sitl_init(&e->emu, &p, BARO_SITL_ATMOS_1976, 1);
+	e->atmos = atmos;
+	baro_sitl_init(&e->emu, &p, atmos, 1);
 	e->glitch_at_ms = UINT32_MAX;
 	e->glitch_end_ms = UINT32_MAX;
 	e->disable_at_ms = UINT32_MAX;
+}
+
+static void
+expect_init(struct expect *e)
+{
+	expect_init_atmos(e, BARO_SITL_ATMOS_1976);
 }
 
 /*
@@ -365,8 +380,8 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 	if (ms >= e->disable_at_ms)
 		e->emu.params.baro[0].disable = 1;
 	struct baro_sitl_truth truth = { 0 };
-	assert_int_equal(atmos_1976_altitude(m.abs_pressure * 100.0f,
-					     &truth.alt_amsl_m), 0);
+	assert_int_equal(altitude(e->atmos, m.abs_pressure * 100.0f,
+				  &truth.alt_amsl_m), 0);
 	struct baro_sample s[BARO_MAX_INSTANCES];
 	unsigned got = baro_sitl_update(&e->emu, ms + BARO_SITL_PERIOD_MS,
 					&truth, s);
@@ -377,8 +392,8 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 		if (s[0].alt_m == truth.alt_amsl_m)
 			return false;
 		m.abs_pressure = s[0].pressure_pa * 0.01f;
-		assert_int_equal(atmos_1976_altitude(s[0].pressure_pa,
-						     &m.pressure_alt), 0);
+		assert_int_equal(altitude(e->atmos, s[0].pressure_pa,
+					  &m.pressure_alt), 0);
 	}
 	mavlink_pack_hil_sensor(&m, pl);
 	int k = mavlink_frame_encode(out, 2, in[4], in[5], in[6],
@@ -597,6 +612,28 @@ test_glitch(void **state)
 	}
 	assert_int_equal(i, run.n_want);
 	program_result_free(&pr);
+	free(run.hex);
+}
+
+/* The same with the legacy atmosphere (barod's default): the truth is
+ * its inverse, the faulted pressure its forward model. */
+static void
+test_glitch_simple_atmosphere(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	expect_init_atmos(&e, BARO_SITL_ATMOS_SIMPLE);
+	e.glitch = 20.0f;
+	e.glitch_at_ms = 200;
+	start(&r, "atmosphere = simple\n",
+	      "at 200ms set SIM_BARO_GLITCH 20 for 60min\n");
+	lockstep(&r, &e, &run, 0, 200);
+	assert_int_equal(run.rewritten, 30);	/* 200, 220 .. 780 ms */
+	char *log = stop(&r);
+	free(log);
 	free(run.hex);
 }
 
@@ -939,6 +976,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clean_passthrough),
 		cmocka_unit_test(test_glitch),
+		cmocka_unit_test(test_glitch_simple_atmosphere),
 		cmocka_unit_test(test_disable),
 		cmocka_unit_test(test_restarts),
 		cmocka_unit_test(test_malformed),
