@@ -26,6 +26,7 @@
 
 #include "atmosphere.h"
 #include "baro-sitl.h"
+#include "faults.h"
 #include "mavlink.h"
 #include "test-files.h"
 #include "test-util.h"
@@ -322,6 +323,11 @@ struct expect {
 	uint32_t glitch_at_ms, glitch_end_ms;
 	bool disable;		/* SIM_BARO_DISABLE from disable_at_ms */
 	uint32_t disable_at_ms;
+	/* PX4 failure types through the overlay: kind[i] over
+	 * [from_ms[i], to_ms[i]). */
+	struct fault_overlay ov;
+	enum fault_kind ov_kind[2], ov_now;
+	uint32_t ov_from[2], ov_to[2];
 };
 
 static int
@@ -342,6 +348,7 @@ expect_init_atmos(struct expect *e, enum baro_sitl_atmosphere atmos)
 	p.baro[1].rnd = 0.0f;
 	e->atmos = atmos;
 	baro_sitl_init(&e->emu, &p, atmos, 1);
+	fault_overlay_init(&e->ov, 1);
 	e->glitch_at_ms = UINT32_MAX;
 	e->glitch_end_ms = UINT32_MAX;
 	e->disable_at_ms = UINT32_MAX;
@@ -385,15 +392,37 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 	struct baro_sample s[BARO_MAX_INSTANCES];
 	unsigned got = baro_sitl_update(&e->emu, ms + BARO_SITL_PERIOD_MS,
 					&truth, s);
+	enum fault_kind kind = FAULT_NONE;
+	for (int i = 0; i < 2; i++)
+		if (ms >= e->ov_from[i] && ms < e->ov_to[i])
+			kind = e->ov_kind[i];
+	if (kind != e->ov_now) {
+		struct fault_spec spec = { kind, kind == FAULT_SLOW
+							 ? FAULT_SLOW_DEFAULT
+							 : 0 };
+		assert_int_equal(fault_overlay_set(&e->ov, 0, spec), 0);
+		e->ov_now = kind;
+	}
 	if (e->emu.params.baro[0].disable) {
 		m.fields_updated &= ~0x1A00u;
 	} else {
 		assert_true(got >= 1 && s[0].instance == 0);
-		if (s[0].alt_m == truth.alt_amsl_m)
+		const float emulated = s[0].pressure_pa;
+		if (!fault_overlay_apply(&e->ov, &s[0])) {
+			m.fields_updated &= ~0x1A00u;
+		} else if (s[0].pressure_pa != emulated) {
+			/* garbage: the overlay's pressure and temperature */
+			m.abs_pressure = s[0].pressure_pa * 0.01f;
+			m.temperature = s[0].temperature_c;
+			assert_int_equal(altitude(e->atmos, s[0].pressure_pa,
+						  &m.pressure_alt), 0);
+		} else if (s[0].alt_m == truth.alt_amsl_m) {
 			return false;
-		m.abs_pressure = s[0].pressure_pa * 0.01f;
-		assert_int_equal(altitude(e->atmos, s[0].pressure_pa,
-					  &m.pressure_alt), 0);
+		} else {
+			m.abs_pressure = s[0].pressure_pa * 0.01f;
+			assert_int_equal(altitude(e->atmos, s[0].pressure_pa,
+						  &m.pressure_alt), 0);
+		}
 	}
 	mavlink_pack_hil_sensor(&m, pl);
 	int k = mavlink_frame_encode(out, 2, in[4], in[5], in[6],
@@ -633,6 +662,37 @@ test_glitch_simple_atmosphere(void **state)
 	lockstep(&r, &e, &run, 0, 200);
 	assert_int_equal(run.rewritten, 30);	/* 200, 220 .. 780 ms */
 	char *log = stop(&r);
+	free(log);
+	free(run.hex);
+}
+
+/* PX4's failure types that ArduPilot's parameters cannot express go
+ * through barod's overlay: `slow` withholds nine samples in ten (their
+ * frames lose the baro bits), `garbage` writes the overlay's random
+ * pressure and temperature. */
+static void
+test_px4_failure_types(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	expect_init(&e);
+	e.ov_kind[0] = FAULT_SLOW;
+	e.ov_from[0] = 200;
+	e.ov_to[0] = 400;
+	e.ov_kind[1] = FAULT_GARBAGE;
+	e.ov_from[1] = 600;
+	e.ov_to[1] = 800;
+	start(&r, NULL, "at 200ms px4 slow 0 for 200ms\n"
+			"at 600ms px4 garbage 0 for 200ms\n"
+			"at 10min end\n");
+	lockstep(&r, &e, &run, 0, 250);
+	assert_int_equal(run.cleared, 9);	/* 220 .. 380 ms */
+	assert_int_equal(run.rewritten, 10);	/* 600 .. 780 ms */
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "rewritten 10, baro cleared 9"));
 	free(log);
 	free(run.hex);
 }
@@ -978,6 +1038,7 @@ main(void)
 		cmocka_unit_test(test_glitch),
 		cmocka_unit_test(test_glitch_simple_atmosphere),
 		cmocka_unit_test(test_disable),
+		cmocka_unit_test(test_px4_failure_types),
 		cmocka_unit_test(test_restarts),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_live_params),
