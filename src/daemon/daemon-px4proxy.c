@@ -377,12 +377,25 @@ connect_sim(struct px4_proxy *p)
 }
 
 static void
+counted_only(void *user, const uint8_t *data, size_t len)
+{
+	(void)user;
+	(void)data;
+	(void)len;
+}
+
+/* Nothing from PX4 is edited, so nothing waits for framing: the bytes
+ * go on as they came (a stray start byte after PX4's last frame must
+ * not sit in barod while PX4 waits for the answer), and are framed
+ * only to be counted. */
+static void
 on_px4_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
 {
 	struct px4_proxy *p = user;
 
 	(void)c;
-	mavlink_stream_feed(&p->from_px4, buf, len, NULL, to_sim, p);
+	to_sim(p, buf, len);
+	mavlink_stream_feed(&p->from_px4, buf, len, NULL, counted_only, p);
 }
 
 static void
@@ -471,7 +484,7 @@ daemon_px4proxy_open(struct daemon *d, char *err, size_t errlen)
 			 (int)(colon - c->upstream), c->upstream,
 			 (unsigned)up_port + v);
 		mavlink_stream_init(&p->from_sim, MAVLINK_MSG_HIL_SENSOR);
-		/* Nothing from PX4 is edited; framing it keeps counts. */
+		/* Nothing from PX4 is edited or held; framed to count. */
 		mavlink_stream_init(&p->from_px4, MAVLINK_MSG_HIL_SENSOR);
 		if (v > 0)
 			baro_sitl_init(&d->vehicle_sim[v], &d->sim.params,

@@ -235,6 +235,19 @@ hil_gps(struct rig *r, uint8_t *out, unsigned k)
 }
 
 static size_t
+state_quaternion(struct rig *r, uint8_t *out, unsigned k, uint64_t t0)
+{
+	uint8_t pl[64] = { 0 };
+
+	le_put64(pl, t0 + (uint64_t)k * STEP_US);
+	le_put32(pl + 8, 0x3f800000u);		/* q = (1, 0, 0, 0) */
+	le_put32(pl + 36, 473977420u);
+	le_put32(pl + 40, 85455940u);
+	le_put32(pl + 44, 488000u + k);
+	return raw_frame(out, r->seq_sim++, 1, 200, 115, 4, pl, 64);
+}
+
+static size_t
 actuators(struct rig *r, uint8_t *out, unsigned k)
 {
 	uint8_t pl[81] = { 0 };
@@ -328,6 +341,10 @@ struct expect {
 	struct fault_overlay ov;
 	enum fault_kind ov_kind[2], ov_now;
 	uint32_t ov_from[2], ov_to[2];
+	/* SIM_BARO_FREEZE over [freeze_from, freeze_to): the temperature
+	 * holds too, at the last one PX4 got. */
+	uint32_t freeze_from, freeze_to;
+	float last_temp;
 };
 
 static int
@@ -352,6 +369,7 @@ expect_init_atmos(struct expect *e, enum baro_sitl_atmosphere atmos)
 	e->glitch_at_ms = UINT32_MAX;
 	e->glitch_end_ms = UINT32_MAX;
 	e->disable_at_ms = UINT32_MAX;
+	e->freeze_from = e->freeze_to = UINT32_MAX;
 }
 
 static void
@@ -386,6 +404,8 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 							       : 0.0f;
 	if (ms >= e->disable_at_ms)
 		e->emu.params.baro[0].disable = 1;
+	const bool frozen = ms >= e->freeze_from && ms < e->freeze_to;
+	e->emu.params.baro[0].freeze = frozen;
 	struct baro_sitl_truth truth = { 0 };
 	assert_int_equal(altitude(e->atmos, m.abs_pressure * 100.0f,
 				  &truth.alt_amsl_m), 0);
@@ -416,13 +436,17 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 			m.temperature = s[0].temperature_c;
 			assert_int_equal(altitude(e->atmos, s[0].pressure_pa,
 						  &m.pressure_alt), 0);
-		} else if (s[0].alt_m == truth.alt_amsl_m) {
+		} else if (s[0].alt_m == truth.alt_amsl_m && !frozen) {
+			e->last_temp = m.temperature;
 			return false;
 		} else {
 			m.abs_pressure = s[0].pressure_pa * 0.01f;
 			assert_int_equal(altitude(e->atmos, s[0].pressure_pa,
 						  &m.pressure_alt), 0);
+			if (frozen)
+				m.temperature = e->last_temp;
 		}
+		e->last_temp = m.temperature;
 	}
 	mavlink_pack_hil_sensor(&m, pl);
 	int k = mavlink_frame_encode(out, 2, in[4], in[5], in[6],
@@ -483,6 +507,8 @@ lockstep(struct rig *r, struct expect *e, struct run *run, unsigned from,
 		size_t total = n;
 		if (k % 50 == 0)
 			total += hil_gps(r, tx + n, k);
+		if (k % 2 == 0)
+			total += state_quaternion(r, tx + total, k, run->t0);
 		memcpy(want + n, tx + n, total - n);
 		send_all(r->sim, tx, total);
 		recv_exact(r->px4, rx, total);
@@ -565,6 +591,24 @@ test_clean_passthrough(void **state)
 	(void)state;
 	expect_init(&e);
 	start(&r, NULL, NULL);
+	/* What PX4 sends first: HEARTBEAT (autopilot PX4) and COMMAND_LONG
+	 * SET_MESSAGE_INTERVAL for HIL_STATE_QUATERNION at 200 Hz. */
+	struct mavlink_heartbeat hb = { .autopilot = 12, .mavlink_version = 3 };
+	struct mavlink_command_long cl = { .command = 511,
+		.param = { 115, 5000 } };
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, tx[600], rx[600];
+	mavlink_pack_heartbeat(&hb, pl);
+	size_t n = (size_t)mavlink_frame_encode(tx, 2, 0, 1, 1,
+						MAVLINK_MSG_HEARTBEAT, pl);
+	mavlink_pack_command_long(&cl, pl);
+	n += (size_t)mavlink_frame_encode(tx + n, 2, 1, 1, 1,
+					  MAVLINK_MSG_COMMAND_LONG, pl);
+	/* ... and bytes no parser would take, which pass all the same. */
+	memcpy(tx + n, "\xfd\x01\x00", 3);
+	n += 3;
+	send_all(r.px4, tx, n);
+	recv_exact(r.sim, rx, n);
+	assert_memory_equal(rx, tx, n);
 	lockstep(&r, &e, &run, 0, 500);
 	/* A clean emulator changes nothing: the whole stream is equal. */
 	assert_int_equal(run.rewritten + run.cleared, 0);
@@ -693,6 +737,34 @@ test_px4_failure_types(void **state)
 	assert_int_equal(run.rewritten, 10);	/* 600 .. 780 ms */
 	char *log = stop(&r);
 	assert_non_null(strstr(log, "rewritten 10, baro cleared 9"));
+	free(log);
+	free(run.hex);
+}
+
+/* PX4's `stuck` is SIM_BARO_FREEZE: the held altitude's pressure, and
+ * the temperature held with it, so PX4's stale check can see it. */
+static void
+test_stuck(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	expect_init(&e);
+	e.freeze_from = 200;
+	e.freeze_to = 500;
+	start(&r, NULL, "at 200ms px4 stuck 0 for 300ms\nat 10min end\n");
+	lockstep(&r, &e, &run, 0, 200);
+	assert_int_equal(run.rewritten, 15);	/* 200 .. 480 ms */
+	/* Every rewritten frame has the same pressure and temperature. */
+	for (unsigned i = 1; i < run.n_want; i++) {
+		assert_float_exact(run.want[i].abs_pressure,
+				   run.want[0].abs_pressure);
+		assert_float_exact(run.want[i].temperature,
+				   run.want[0].temperature);
+	}
+	char *log = stop(&r);
 	free(log);
 	free(run.hex);
 }
@@ -1038,6 +1110,7 @@ main(void)
 		cmocka_unit_test(test_glitch),
 		cmocka_unit_test(test_glitch_simple_atmosphere),
 		cmocka_unit_test(test_disable),
+		cmocka_unit_test(test_stuck),
 		cmocka_unit_test(test_px4_failure_types),
 		cmocka_unit_test(test_restarts),
 		cmocka_unit_test(test_malformed),
