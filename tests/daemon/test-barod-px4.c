@@ -1102,6 +1102,46 @@ test_two_instances(void **state)
 	free(run[1].hex);
 }
 
+/* Bad command lines: a clear message and exit status 2 (1 for a port
+ * that cannot be listened on), never a half-started proxy. */
+static void
+test_cli(void **state)
+{
+	static const struct {
+		const char *args[6];
+		int status;
+		const char *msg;
+	} cases[] = {
+		{ { "--px4-sim-proxy", "nowhere" }, 2, "is not HOST:PORT" },
+		{ { "--px4-sim-proxy", "127.0.0.1:4600", "--px4-instances",
+		    "9" }, 2, "--px4-instances: '9' is not 1..8" },
+		{ { "--px4-sim-proxy", "127.0.0.1:65535", "--px4-instances",
+		    "2" }, 1, "room for 2 instances" },
+		{ { "--px4-sim-proxy", "127.0.0.1:4600", "--check-config" }, 0,
+		  "configuration OK: source px4-sim-proxy" },
+	};
+	char conf[512];
+
+	(void)state;
+	path_in_tmp(conf, sizeof(conf), "empty.conf");
+	write_file(conf, "[barod]\ncontrol = none\n");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[12] = { "barod", "-c", conf, "-q" };
+		int n = 4;
+		for (int k = 0; k < 6 && cases[i].args[k]; k++)
+			argv[n++] = cases[i].args[k];
+		argv[n] = NULL;
+		struct program_result pr = run_program(getenv("BAROD"), argv,
+						       NULL);
+		if (pr.status != cases[i].status ||
+		    (!strstr(pr.err, cases[i].msg) &&
+		     !strstr(pr.out, cases[i].msg)))
+			fail_msg("case %zu: status %d\nstdout: %s\nstderr: %s",
+				 i, pr.status, pr.out, pr.err);
+		program_result_free(&pr);
+	}
+}
+
 int
 main(void)
 {
@@ -1116,6 +1156,7 @@ main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_live_params),
 		cmocka_unit_test(test_two_instances),
+		cmocka_unit_test(test_cli),
 	};
 
 	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-px4");
