@@ -238,7 +238,8 @@ run(const char *barod, enum mode mode, unsigned frames)
 	       done / dt, done ? lat[done / 2] * 1e6 : 0.0,
 	       done ? lat[done * 99 / 100] * 1e6 : 0.0);
 	if (pid > 0)
-		printf("  barod cpu %.1f us per frame, %.2f ms per 250 Hz "
+		printf("  barod cpu %.1f us per lockstep step (a HIL_SENSOR "
+		       "in, HIL_ACTUATOR_CONTROLS out), %.2f ms per 250 Hz "
 		       "simulated second (%.2f%% of a core)%s\n",
 		       1e6 * cpu / done, 1e3 * cpu / (done / 250.0),
 		       100.0 * cpu / (done / 250.0),
