@@ -17,9 +17,9 @@
  * sensor is disabled or the overlay withholds its sample.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +46,10 @@ enum {
 /* The emulator takes no sample at 0 ms (its timer needs 10 ms since the
  * last); running it this far ahead gives the first frame one. */
 #define SIM_OFFSET_MS BARO_SITL_PERIOD_MS
-#define RETRY_US 500000u	/* PX4's own connect retry is 500 µs */
+/* A lost simulator is tried twice a second: PX4 waits in lockstep
+ * meanwhile, so sooner buys nothing, and a restarting simulator takes
+ * seconds. */
+#define RETRY_US 500000u
 
 struct px4_proxy {
 	struct daemon *d;
