@@ -47,6 +47,7 @@ struct rig {
 	int gcs;		/* UDP: barod's SCALED_PRESSURE */
 	unsigned gcs_port;
 	uint8_t seq_sim, seq_px4;
+	unsigned baro_every;	/* baro in every Nth HIL_SENSOR; 0: 5 */
 };
 
 static void
@@ -209,7 +210,7 @@ hil_sensor(struct rig *r, uint8_t *out, unsigned k, uint64_t t0)
 	};
 	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
 
-	if (k % 5 == 0) {
+	if (k % (r->baro_every ? r->baro_every : 5) == 0) {
 		m.abs_pressure = sim_pressure_hpa(k);
 		m.pressure_alt = 488.0f + (float)k * 0.004f;
 		m.temperature = 11.8f + 0.001f * (float)k;
@@ -345,6 +346,10 @@ struct expect {
 	 * holds too, at the last one PX4 got. */
 	uint32_t freeze_from, freeze_to;
 	float last_temp;
+	/* The latest emulator sample and what it means for the frames
+	 * until the next one (the emulator samples every 10 ms at most). */
+	bool have_cur, cur_withheld, cur_garbage, cur_clean;
+	struct baro_sample cur;
 };
 
 static int
@@ -423,29 +428,31 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 		assert_int_equal(fault_overlay_set(&e->ov, 0, spec), 0);
 		e->ov_now = kind;
 	}
-	if (e->emu.params.baro[0].disable) {
-		m.fields_updated &= ~0x1A00u;
-	} else {
-		assert_true(got >= 1 && s[0].instance == 0);
+	/* Baro 0's sample, if it took one (a disabled one does not). */
+	if (got >= 1 && s[0].instance == 0) {
 		const float emulated = s[0].pressure_pa;
-		if (!fault_overlay_apply(&e->ov, &s[0])) {
-			m.fields_updated &= ~0x1A00u;
-		} else if (s[0].pressure_pa != emulated) {
-			/* garbage: the overlay's pressure and temperature */
-			m.abs_pressure = s[0].pressure_pa * 0.01f;
-			m.temperature = s[0].temperature_c;
-			assert_int_equal(altitude(e->atmos, s[0].pressure_pa,
-						  &m.pressure_alt), 0);
-		} else if (s[0].alt_m == truth.alt_amsl_m && !frozen) {
-			e->last_temp = m.temperature;
-			return false;
-		} else {
-			m.abs_pressure = s[0].pressure_pa * 0.01f;
-			assert_int_equal(altitude(e->atmos, s[0].pressure_pa,
-						  &m.pressure_alt), 0);
-			if (frozen)
-				m.temperature = e->last_temp;
-		}
+		e->have_cur = true;
+		e->cur_withheld = !fault_overlay_apply(&e->ov, &s[0]);
+		e->cur_garbage = !e->cur_withheld && s[0].pressure_pa != emulated;
+		e->cur_clean = !e->cur_withheld && !e->cur_garbage &&
+			       s[0].alt_m == truth.alt_amsl_m;
+		e->cur = s[0];
+	}
+	if (e->emu.params.baro[0].disable ||
+	    (e->have_cur && e->cur_withheld)) {
+		m.fields_updated &= ~0x1A00u;
+	} else if (!e->have_cur || (e->cur_clean && !frozen)) {
+		e->last_temp = m.temperature;
+		return false;
+	} else {
+		m.abs_pressure = e->cur.pressure_pa * 0.01f;
+		assert_int_equal(altitude(e->atmos, e->cur.pressure_pa,
+					  &m.pressure_alt), 0);
+		/* garbage: the overlay's temperature; stuck: held */
+		if (e->cur_garbage)
+			m.temperature = e->cur.temperature_c;
+		else if (frozen)
+			m.temperature = e->last_temp;
 		e->last_temp = m.temperature;
 	}
 	mavlink_pack_hil_sensor(&m, pl);
@@ -765,6 +772,33 @@ test_stuck(void **state)
 				   run.want[0].temperature);
 	}
 	char *log = stop(&r);
+	free(log);
+	free(run.hex);
+}
+
+/* The baro in every 250 Hz frame, as jMAVSim sends it: the emulator
+ * samples every 12 ms (the first frame 10 ms or more after the last),
+ * and the frames in between carry its latest sample. */
+static void
+test_baro_every_frame(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	expect_init(&e);
+	e.glitch = 8.0f;
+	e.glitch_at_ms = 100;
+	start(&r, NULL, "at 100ms set SIM_BARO_GLITCH 8 for 60min\n");
+	r.baro_every = 1;
+	lockstep(&r, &e, &run, 0, 100);
+	/* Samples at 0, 12 .. 96 ms are clean; the one at 108 ms is the
+	 * first glitched, and every frame from it on carries a glitch:
+	 * steps 27 .. 99. */
+	assert_int_equal(run.rewritten, 73);
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "HIL_SENSOR 100, baro 100, rewritten 73"));
 	free(log);
 	free(run.hex);
 }
@@ -1149,6 +1183,7 @@ main(void)
 		cmocka_unit_test(test_clean_passthrough),
 		cmocka_unit_test(test_glitch),
 		cmocka_unit_test(test_glitch_simple_atmosphere),
+		cmocka_unit_test(test_baro_every_frame),
 		cmocka_unit_test(test_disable),
 		cmocka_unit_test(test_stuck),
 		cmocka_unit_test(test_px4_failure_types),
