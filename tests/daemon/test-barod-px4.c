@@ -74,6 +74,26 @@ tcp_listener(unsigned *port)
 	return fd;
 }
 
+/* A listener on exactly this port, or -1 when it is taken. */
+static int
+tcp_listener_at(unsigned port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(fd, 4) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static unsigned
 free_tcp_port(void)
 {
@@ -879,6 +899,45 @@ test_restarts(void **state)
 	free(run.hex);
 }
 
+/* PX4 first, the simulator later: barod holds PX4's connection and
+ * retries until the simulator listens; what PX4 sent meanwhile is
+ * counted, not queued for a simulator that did not exist. */
+static void
+test_simulator_late(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+	uint8_t tx[600];
+
+	(void)state;
+	start(&r, NULL, NULL);
+	/* Take the simulator away before PX4 says anything, and let
+	 * barod find it gone at least once. */
+	close(r.sim);
+	close(r.listen_fd);
+	size_t n = actuators(&r, tx, 0);
+	usleep(700000);
+	send_all(r.px4, tx, n);
+	usleep(300000);
+	r.listen_fd = tcp_listener_at(r.sim_port);
+	assert_true(r.listen_fd >= 0);
+	r.sim = accept_barod(&r);
+	expect_init(&e);
+	lockstep(&r, &e, &run, 0, 50);
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "simulator connects 2, simulator "
+				    "disconnects 1"));
+	/* One outage, one line, however many refused retries. */
+	const char *first = strstr(log, "disconnected (closed); reconnecting");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "disconnected"));
+	assert_null(strstr(log, "Connection refused"));
+	assert_non_null(strstr(log, "unsent PX4 bytes 93"));
+	free(log);
+	free(run.hex);
+}
+
 /* Garbage, bad CRCs, partial baro bits, an oversized HIL_SENSOR and a
  * frame cut by a disconnect: passed on as they are (PX4's parser sees
  * what it would have seen), never a crash, the stream goes on. */
@@ -1016,26 +1075,6 @@ test_live_params(void **state)
 	char *log = stop(&r);
 	free(log);
 	free(run.hex);
-}
-
-/* A listener on exactly this port, or -1 when it is taken. */
-static int
-tcp_listener_at(unsigned port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int one = 1;
-
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(fd, 4) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 /* Two listeners on consecutive ports. */
@@ -1188,6 +1227,7 @@ main(void)
 		cmocka_unit_test(test_stuck),
 		cmocka_unit_test(test_px4_failure_types),
 		cmocka_unit_test(test_restarts),
+		cmocka_unit_test(test_simulator_late),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_live_params),
 		cmocka_unit_test(test_two_instances),
