@@ -36,7 +36,7 @@
 static unsigned
 index_of(const struct px4_sim *s)
 {
-	return (unsigned)(s - s->d->px4);
+	return (unsigned)(s - s->d->px4sim);
 }
 
 static struct baro_sitl *
@@ -362,8 +362,8 @@ on_frame(void *user, struct px4_peer_link *l, const struct mavlink_frame *f)
 void
 daemon_px4sim_tick(struct daemon *d, uint64_t wall_us)
 {
-	for (size_t v = 0; v < d->n_px4; v++) {
-		struct px4_sim *s = &d->px4[v];
+	for (size_t v = 0; v < d->n_px4sim; v++) {
+		struct px4_sim *s = &d->px4sim[v];
 		if (!px4_peer_link_connected(&s->link))
 			continue;
 		if (s->lockstep) {
@@ -386,8 +386,8 @@ daemon_px4sim_tick(struct daemon *d, uint64_t wall_us)
 void
 daemon_px4sim_flush(struct daemon *d)
 {
-	for (size_t v = 0; v < d->n_px4; v++)
-		px4_peer_link_flush(&d->px4[v].link);
+	for (size_t v = 0; v < d->n_px4sim; v++)
+		px4_peer_link_flush(&d->px4sim[v].link);
 }
 
 int
@@ -395,8 +395,8 @@ daemon_px4sim_open(struct daemon *d, char *err, size_t errlen)
 {
 	const struct config_px4 *c = &d->cfg.px4;
 
-	for (unsigned v = 0; v < d->cfg.sitl.instances; v++) {
-		struct px4_sim *s = &d->px4[v];
+	for (unsigned v = 0; v < d->cfg.px4.instances; v++) {
+		struct px4_sim *s = &d->px4sim[v];
 		memset(s, 0, sizeof(*s));
 		s->d = d;
 		if (v > 0)
@@ -407,7 +407,7 @@ daemon_px4sim_open(struct daemon *d, char *err, size_t errlen)
 					    err, errlen);
 		if (rc < 0)
 			return rc;
-		d->n_px4++;
+		d->n_px4sim++;
 		log_msg(&d->log, LOG_LEVEL_INFO,
 			"PX4 instance %u: simulator on TCP %s:%u", v, c->bind,
 			c->port + v);
@@ -418,16 +418,16 @@ daemon_px4sim_open(struct daemon *d, char *err, size_t errlen)
 void
 daemon_px4sim_close(struct daemon *d)
 {
-	for (size_t v = 0; v < d->n_px4; v++)
-		px4_peer_link_close(&d->px4[v].link);
-	d->n_px4 = 0;
+	for (size_t v = 0; v < d->n_px4sim; v++)
+		px4_peer_link_close(&d->px4sim[v].link);
+	d->n_px4sim = 0;
 }
 
 void
 daemon_px4sim_status(struct daemon *d, FILE *out)
 {
-	for (size_t v = 0; v < d->n_px4; v++) {
-		const struct px4_sim *s = &d->px4[v];
+	for (size_t v = 0; v < d->n_px4sim; v++) {
+		const struct px4_sim *s = &d->px4sim[v];
 		const bool on = px4_peer_link_connected(&s->link);
 		fprintf(out,
 			"px4 %zu %s port %u physics %.3f s lockstep %s armed %s "
@@ -446,8 +446,8 @@ daemon_px4sim_status(struct daemon *d, FILE *out)
 void
 daemon_px4sim_report(struct daemon *d)
 {
-	for (size_t v = 0; v < d->n_px4; v++) {
-		const struct px4_sim *s = &d->px4[v];
+	for (size_t v = 0; v < d->n_px4sim; v++) {
+		const struct px4_sim *s = &d->px4sim[v];
 		const struct px4_peer_link_stats *l = &s->link.stats;
 		const struct mavlink_parser_stats *p = &s->link.parser.stats;
 		log_msg(&d->log, LOG_LEVEL_INFO,

@@ -57,21 +57,64 @@ free_tcp_port(void)
 	return ntohs(sa.sin_port);
 }
 
+/* Two consecutive ports that were free a moment ago (instances 0, 1). */
+static unsigned
+free_tcp_port_pair(void)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		const unsigned port = free_tcp_port();
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in sa = {
+			.sin_family = AF_INET,
+			.sin_port = htons((uint16_t)(port + 1)),
+			.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		assert_true(fd >= 0);
+		const int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+		close(fd);
+		if (rc == 0)
+			return port;
+	}
+	fail_msg("no two free consecutive TCP ports");
+	return 0;
+}
+
+/* barod -c conf -v [--scenario FILE] [OPTION VALUE]. */
 static void
-start(const char *conf, const char *scenario)
+start_with(const char *conf, const char *scenario, const char *opt,
+	   const char *val)
 {
 	char log[512];
+	const char *argv[10];
+	int n = 0;
 
+	argv[n++] = "barod";
+	argv[n++] = "-c";
+	argv[n++] = conf;
+	argv[n++] = "-v";
+	if (scenario) {
+		argv[n++] = "--scenario";
+		argv[n++] = scenario;
+	}
+	if (opt) {
+		argv[n++] = opt;
+		argv[n++] = val;
+	}
+	argv[n] = NULL;
 	path_in_tmp(log, sizeof(log), "barod.log");
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
-		execl(getenv("BAROD"), "barod", "-c", conf, "-v",
-		      scenario ? "--scenario" : NULL, scenario, (char *)NULL);
+		execv(getenv("BAROD"), (char *const *)argv);
 		_exit(127);
 	}
+}
+
+static void
+start(const char *conf, const char *scenario)
+{
+	start_with(conf, scenario, NULL, NULL);
 }
 
 static char *
@@ -821,6 +864,51 @@ test_step_profile(void **state)
 	close(mav);
 }
 
+/* One PX4 instance count for both PX4 modes: --px4-instances, and
+ * --sitl-instances (what the peer used before) as its alias, serve PX4
+ * instance 1 on port + 1 with its own vehicle. */
+static void
+test_instances_option(void **state)
+{
+	static const char *const opts[] = { "--px4-instances",
+					    "--sitl-instances" };
+	(void)state;
+
+	for (size_t k = 0; k < 2; k++) {
+		char conf[512], sock[512], want[128];
+		unsigned mav_port, port = free_tcp_port_pair();
+		int mav = udp_loopback(&mav_port, 0);
+		struct px4 p;
+		struct seen *s = calloc(1, sizeof(*s));
+
+		assert_non_null(s);
+		path_in_tmp(conf, sizeof(conf), "instances.conf");
+		write_conf(conf, "static:0", port, 1, mav_port);
+		start_with(conf, NULL, opts[k], "2");
+		wait_log("simulator on TCP", 2);
+
+		px4_connect(&p, port + 1);
+		first_step(&p, s);
+		engage(&p, s, 1);
+		lockstep(&p, s);
+		path_in_tmp(sock, sizeof(sock), "control");
+		snprintf(want, sizeof(want), "px4 1 connected port %u ",
+			 port + 1);
+		const char *st = control(sock, "status\n");
+		if (!strstr(st, want))
+			fail_msg("%s: no '%s' in status:\n%s", opts[k], want,
+				 st);
+		snprintf(want, sizeof(want), "px4 0 waiting port %u ", port);
+		if (!strstr(st, want))
+			fail_msg("%s: no '%s' in status:\n%s", opts[k], want,
+				 st);
+		px4_close(&p);
+		free(stop());
+		free(s);
+		close(mav);
+	}
+}
+
 static double
 now_s(void)
 {
@@ -915,6 +1003,7 @@ main(void)
 					  kill_child),
 		cmocka_unit_test_teardown(test_step_profile, kill_child),
 		cmocka_unit_test_teardown(test_stall, kill_child),
+		cmocka_unit_test_teardown(test_instances_option, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
