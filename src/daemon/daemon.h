@@ -22,10 +22,11 @@
 #include "gpio.h"
 #include "iio.h"
 #include "log.h"
+#include "mavlink.h"
 #include "notify.h"
 #include "output.h"
 #include "param-service.h"
-#include "px4-peer-link.h"
+#include "px4-link.h"
 #include "px4-vehicle.h"
 #include "scenario.h"
 #include "sitl-link.h"
@@ -112,9 +113,33 @@ struct px4_sim_stats {
 	uint64_t out_of_range;		/* heights the baro cannot take */
 };
 
+/* The peer's side of its PX4 connection. */
+struct px4_sim_link_stats {
+	uint64_t connections;		/* accepted */
+	uint64_t disconnects;		/* PX4 closed, or a socket error */
+	uint64_t replaced;		/* a newer connection took over */
+	uint64_t frames_in;		/* good frames delivered */
+	uint64_t frames_out;		/* handed to the socket's backlog */
+	uint64_t frames_dropped;	/* no PX4, or no room for them */
+};
+
 struct px4_sim {
 	struct daemon *d;
-	struct px4_peer_link link;
+	/* PX4 on port + N (px4-link.c): one connection at a time, a newer
+	 * one replaces it (a restarted PX4 may connect before the old
+	 * socket reports its end). */
+	struct px4_listener listener;
+	struct px4_conn conn;
+	unsigned port;
+	char peer[64];			/* "ADDR:PORT" of PX4 */
+	struct mavlink_parser parser;
+	uint8_t seq;
+	/* The frames of this loop pass, handed to the connection whole
+	 * by the flush (a frame is never cut by the backlog's bound). */
+	uint8_t out[4096];
+	size_t out_len;
+	unsigned out_frames;
+	struct px4_sim_link_stats link;
 	struct px4_vehicle vehicle;
 	bool lockstep;			/* PX4's first reply came */
 	bool armed;			/* PX4 says so in its replies */

@@ -60,6 +60,14 @@ px4_conn_open(struct px4_conn *c, struct event_loop *loop, int fd,
 bool
 px4_conn_is_open(const struct px4_conn *c);
 
+/* Bytes written but not yet taken by the socket: a caller that must not
+ * cut a frame checks it against PX4_TX_MAX before sending. */
+static inline size_t
+px4_conn_backlog(const struct px4_conn *c)
+{
+	return c->tx_len;
+}
+
 /* Queue bytes; never blocks.  Bytes beyond the backlog's bound are
  * dropped and counted.  Nothing happens on a closed connection. */
 void
