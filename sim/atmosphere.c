@@ -237,3 +237,32 @@ atmos_underwater(float depth_km, float *rho, float *delta, float *theta)
 	const float s = surface_c * 0.338f;
 	*theta = 1.0f / ((1.8e-4f) * s * (depth_km * 1e3f) + 1.0f);
 }
+
+int
+atmos_simple_altitude(float pressure_pa, float *alt_amsl_m)
+{
+	const float delta = pressure_pa / ATMOS_SSL_AIR_PRESSURE;
+	float lo = -5000.0f, hi = 80000.0f, sigma, d, theta;
+
+	if (!is_positive(pressure_pa) || !isfinite(pressure_pa))
+		return -EDOM;
+	atmos_simple(lo * 0.001f, &sigma, &d, &theta);
+	if (delta > d)
+		return -EDOM;
+	atmos_simple(hi * 0.001f, &sigma, &d, &theta);
+	if (delta < d)
+		return -EDOM;
+	/* delta falls with altitude: keep delta(lo) >= target > delta(hi). */
+	while (nextafterf(lo, hi) < hi) {
+		const float mid = lo + (hi - lo) * 0.5f;
+		if (mid <= lo || mid >= hi)
+			break;
+		atmos_simple(mid * 0.001f, &sigma, &d, &theta);
+		if (d >= delta)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*alt_amsl_m = lo;
+	return 0;
+}

@@ -49,6 +49,16 @@ atmos_1976_density_ratio(float alt_amsl_m);
 void
 atmos_simple(float alt_km, float *sigma, float *delta, float *theta);
 
+/*
+ * SimpleAtmosphere inverse (ArduPilot has none): the geometric altitude
+ * AMSL (m) whose pressure ratio is pressure_pa / ATMOS_SSL_AIR_PRESSURE,
+ * by bisection on atmos_simple() down to adjacent floats (its float
+ * noise allowing), from -5 to 80 km.
+ * -EDOM for a pressure that is not finite and positive or lies outside.
+ */
+int
+atmos_simple_altitude(float pressure_pa, float *alt_amsl_m);
+
 /* ArduSub's SimpleUnderWaterAtmosphere: depth in km (positive down). */
 void
 atmos_underwater(float depth_km, float *rho, float *delta, float *theta);

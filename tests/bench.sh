@@ -2,7 +2,7 @@
 # Runs the benchmarks the build made and prints their figures.
 #   bench.sh BENCH_SIM BENCH_BAROD BAROD BENCH_MAVLINK BENCH_SITL \
 #            BENCH_LOGS BENCH_FILTERS LOGS_DIR BENCH_DRIVERS BENCH_PX4SIM
-#            BENCH_MSP
+#            BENCH_MSP BENCH_PX4
 # BENCH_DRIVERS is '-' when the build found no umockdev.
 set -eu
 "$1"
@@ -18,6 +18,8 @@ echo
 "$5" "$3" "${BAROD_BENCH_SITL_FRAMES:-20000}"
 echo
 "${10}" "$3" "${BAROD_BENCH_PX4_STEPS:-20000}"
+echo
+"${12}" "$3" "${BAROD_BENCH_PX4_FRAMES:-50000}"
 echo
 "$7"
 echo

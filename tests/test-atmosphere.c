@@ -176,6 +176,33 @@ test_underwater_vectors(void **state)
 	assert_float_exact(rho1, rho2);
 }
 
+/* The inverse gives back the altitude to within the forward model's
+ * float resolution, and refuses what no altitude explains. */
+static void
+test_simple_inverse(void **state)
+{
+	(void)state;
+	for (float h = -400.0f; h < 30000.0f; h += 137.25f) {
+		float sigma, delta, theta, alt;
+		atmos_simple(h * 0.001f, &sigma, &delta, &theta);
+		const float p = ATMOS_SSL_AIR_PRESSURE * delta;
+		assert_int_equal(atmos_simple_altitude(p, &alt), 0);
+		/* One float step of pressure near sea level is ~0.0006 m. */
+		assert_close_abs(alt, h, 0.01 + fabs(h) * 2e-6);
+		/* Forward again, the same pressure but for the forward
+		 * model's own float noise (powf of a km-scaled altitude is
+		 * not monotonic in the last bits). */
+		atmos_simple(alt * 0.001f, &sigma, &delta, &theta);
+		assert_float_ulps(ATMOS_SSL_AIR_PRESSURE * delta, p, 8);
+	}
+	float alt;
+	assert_int_equal(atmos_simple_altitude(0.0f, &alt), -EDOM);
+	assert_int_equal(atmos_simple_altitude(-1.0f, &alt), -EDOM);
+	assert_int_equal(atmos_simple_altitude(NAN, &alt), -EDOM);
+	assert_int_equal(atmos_simple_altitude(INFINITY, &alt), -EDOM);
+	assert_int_equal(atmos_simple_altitude(200000.0f, &alt), -EDOM);
+}
+
 int
 main(void)
 {
@@ -185,6 +212,7 @@ main(void)
 		cmocka_unit_test(test_1976_inverse),
 		cmocka_unit_test(test_density_ratio),
 		cmocka_unit_test(test_simple_vectors),
+		cmocka_unit_test(test_simple_inverse),
 		cmocka_unit_test(test_simple_vs_1976),
 		cmocka_unit_test(test_underwater_vectors),
 	};

@@ -65,6 +65,27 @@ apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 		}
 		strcpy(c->sitl.upstream, cli->sitl_proxy);
 	}
+	if (cli->px4_proxy) {
+		c->source = CONFIG_SOURCE_PX4_PROXY;
+		if (strlen(cli->px4_proxy) >= sizeof(c->px4.upstream) ||
+		    !strrchr(cli->px4_proxy, ':')) {
+			snprintf(err, errlen, "--px4-sim-proxy: '%s' is not "
+					      "HOST:PORT", cli->px4_proxy);
+			return -EINVAL;
+		}
+		strcpy(c->px4.upstream, cli->px4_proxy);
+	}
+	if (cli->px4_instances) {
+		uint64_t n;
+		if (str_to_u64(cli->px4_instances, &n) < 0 || n < 1 ||
+		    n > CONFIG_MAX_SITL) {
+			snprintf(err, errlen, "--px4-instances: '%s' is not "
+					      "1..%d", cli->px4_instances,
+				 CONFIG_MAX_SITL);
+			return -EINVAL;
+		}
+		c->px4.instances = (unsigned)n;
+	}
 	if (cli->sitl_instances) {
 		uint64_t n;
 		if (str_to_u64(cli->sitl_instances, &n) < 0 || n < 1 ||
@@ -75,6 +96,10 @@ apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		c->sitl.instances = (unsigned)n;
+		/* The PX4 peer took its count from --sitl-instances before
+		 * --px4-instances existed: still an alias in the PX4 modes. */
+		if (!cli->px4_instances)
+			c->px4.instances = (unsigned)n;
 	}
 	for (int k = 0; k < 6; k++) {
 		if (cli->rng[k] && config_parse_rng(cli->rng[k],
@@ -256,9 +281,11 @@ tick(struct daemon *d, uint64_t expirations)
 			 * own timers; this one only keeps the wall-clock
 			 * chores. */
 			daemon_publish_heartbeat(d, d->ticks * TICK_MS * 1000u);
+			if (d->n_px4)
+				daemon_px4proxy_check(d, event_now_us());
 			if (d->ticks % 100 == 0)
 				daemon_sitl_check(d, event_now_us());
-			if (d->n_px4 && k + 1 == expirations)
+			if (d->n_px4sim && k + 1 == expirations)
 				daemon_px4sim_tick(d, event_now_us());
 		}
 		if (d->end_ticks && d->ticks >= d->end_ticks) {
@@ -537,10 +564,13 @@ usage(FILE *out)
 	      "(port 9002 + 10 I)\n"
 	      "      --sitl-json-proxy HOST:PORT  sit between ArduPilot and "
 	      "this JSON backend\n"
+	      "      --sitl-instances N   SITL instances 0..N-1 (default 1)\n"
 	      "      --px4-sim            be PX4 SITL's simulator (TCP port "
 	      "4560 + N)\n"
-	      "      --sitl-instances N   SITL or PX4 instances 0..N-1 "
-	      "(default 1)\n"
+	      "      --px4-sim-proxy HOST:PORT  sit between PX4 SITL (TCP "
+	      "4560 + N) and this\n"
+	      "                           simulator (port + N)\n"
+	      "      --px4-instances N    PX4 instances 0..N-1 (default 1)\n"
 	      "      --rng N=INSTANCE     rng_N carries this baro's height "
 	      "(default 1=0; none)\n"
 	      "      --duration SECONDS   stop after this long\n"
@@ -562,7 +592,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		OPT_SEED, OPT_SYSID, OPT_COMPID, OPT_RECORD, OPT_DURATION,
 		OPT_CONTROL, OPT_SCENARIO, OPT_SITL_JSON, OPT_SITL_PROXY,
 		OPT_SITL_INSTANCES, OPT_RNG, OPT_TRUTH, OPT_HARDWARE, OPT_PROBE,
-		OPT_LOG_PREFIX, OPT_PX4_SIM,
+		OPT_LOG_PREFIX, OPT_PX4_SIM, OPT_PX4_PROXY, OPT_PX4_INSTANCES,
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -586,6 +616,8 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		{ "sitl-json-proxy", required_argument, NULL, OPT_SITL_PROXY },
 		{ "sitl-instances", required_argument, NULL, OPT_SITL_INSTANCES },
 		{ "px4-sim", no_argument, NULL, OPT_PX4_SIM },
+		{ "px4-sim-proxy", required_argument, NULL, OPT_PX4_PROXY },
+		{ "px4-instances", required_argument, NULL, OPT_PX4_INSTANCES },
 		{ "rng", required_argument, NULL, OPT_RNG },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -631,6 +663,8 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_PX4_SIM: cli->px4_sim = true; break;
 		case OPT_SITL_PROXY: cli->sitl_proxy = optarg; break;
 		case OPT_SITL_INSTANCES: cli->sitl_instances = optarg; break;
+		case OPT_PX4_PROXY: cli->px4_proxy = optarg; break;
+		case OPT_PX4_INSTANCES: cli->px4_instances = optarg; break;
 		case OPT_RNG:
 			if (optarg[0] < '1' || optarg[0] > '6' ||
 			    optarg[1] != '=') {
@@ -927,6 +961,13 @@ main(int argc, char **argv)
 	if (d.cfg.source == CONFIG_SOURCE_PX4_SIM &&
 	    daemon_px4sim_open(&d, err, sizeof(err)) < 0) {
 		fprintf(stderr, "barod: %s\n", err);
+		daemon_px4sim_close(&d);
+		return EXIT_FAILURE;
+	}
+	if (d.cfg.source == CONFIG_SOURCE_PX4_PROXY &&
+	    daemon_px4proxy_open(&d, err, sizeof(err)) < 0) {
+		fprintf(stderr, "barod: %s\n", err);
+		daemon_px4proxy_close(&d);
 		return EXIT_FAILURE;
 	}
 	if (d.cfg.source == CONFIG_SOURCE_HARDWARE &&
@@ -994,10 +1035,12 @@ main(int argc, char **argv)
 	report(&d);
 	daemon_hw_report(&d);
 	daemon_px4sim_report(&d);
+	daemon_px4proxy_report(&d);
 	log_flush_suppressed(&d.log, true);
 	daemon_hw_close(&d);
 	daemon_sitl_close(&d);
 	daemon_px4sim_close(&d);
+	daemon_px4proxy_close(&d);
 	truth_trace_free(&d.trace);
 	if (d.have_control)
 		control_close(&d.control);

@@ -154,6 +154,8 @@ section_barod(struct parse *p, const char *key, const char *value)
 			c->source = CONFIG_SOURCE_SITL_JSON;
 		else if (strcmp(value, "sitl-json-proxy") == 0)
 			c->source = CONFIG_SOURCE_SITL_PROXY;
+		else if (strcmp(value, "px4-sim-proxy") == 0)
+			c->source = CONFIG_SOURCE_PX4_PROXY;
 		else if (strcmp(value, "hardware") == 0)
 			c->source = CONFIG_SOURCE_HARDWARE;
 		else if (strcmp(value, "px4-sim") == 0)
@@ -162,6 +164,7 @@ section_barod(struct parse *p, const char *key, const char *value)
 			return fail(p, -EINVAL,
 				    "source = '%s': supported sources: sim, "
 				    "sitl-json, sitl-json-proxy, px4-sim, "
+				    "px4-sim-proxy, "
 				    "hardware", value);
 	} else if (strcmp(key, "sysid") == 0) {
 		if (parse_uint_range(value, 1, 255, &v) < 0)
@@ -324,7 +327,7 @@ section_px4(struct parse *p, const char *key, const char *value)
 		if (parse_uint_range(value, 1, CONFIG_MAX_SITL, &v) < 0)
 			return fail(p, -EINVAL, "instances = '%s': expected "
 				    "1..%d", value, CONFIG_MAX_SITL);
-		p->c->sitl.instances = (unsigned)v;
+		x->instances = (unsigned)v;
 	} else if (strcmp(key, "bind") == 0) {
 		if (!*value || strlen(value) >= sizeof(x->bind))
 			return fail(p, -EINVAL, "bind = '%s': bad address",
@@ -334,6 +337,11 @@ section_px4(struct parse *p, const char *key, const char *value)
 		if (parse_uint_range(value, 1, 65535 - CONFIG_MAX_SITL, &v) < 0)
 			return fail(p, -EINVAL, "port = '%s': bad port", value);
 		x->port = (unsigned)v;
+	} else if (strcmp(key, "upstream") == 0) {
+		if (check_address(value) < 0)
+			return fail(p, -EINVAL,
+				    "upstream = '%s': expected HOST:PORT", value);
+		strcpy(x->upstream, value);
 	} else if (strcmp(key, "home_lat") == 0 ||
 		   strcmp(key, "home_lon") == 0) {
 		const bool lat = key[5] == 'l' && key[6] == 'a';
@@ -355,8 +363,8 @@ section_px4(struct parse *p, const char *key, const char *value)
 		x->lockstep_timeout_ms = (unsigned)v;
 	} else {
 		return fail(p, -EINVAL, "unknown key '%s' in [px4] (instances, "
-			    "bind, port, home_lat, home_lon, hil_baros, "
-			    "lockstep_timeout_ms)", key);
+			    "bind, port, upstream, home_lat, home_lon, "
+			    "hil_baros, lockstep_timeout_ms)", key);
 	}
 	return 1;
 }
@@ -1031,6 +1039,7 @@ config_defaults(struct config *c)
 	/* PX4's own default: its startup script connects to 4560 + N on
 	 * the local host unless PX4_SIM_HOSTNAME or PX4_SIM_HOST_ADDR say
 	 * otherwise; bind as [sitl] does so either works. */
+	c->px4.instances = 1;
 	strcpy(c->px4.bind, "0.0.0.0");
 	c->px4.port = CONFIG_PX4_PORT;
 	c->px4.home_lat_deg = PX4_VEHICLE_HOME_LAT;
@@ -1128,8 +1137,8 @@ config_validate(const struct config *c, char *err, size_t errlen)
 	if (c->source == CONFIG_SOURCE_NONE) {
 		snprintf(err, errlen,
 			 "no source: use --sim, --sitl-json, "
-			 "--sitl-json-proxy, --px4-sim or --hardware, or set "
-			 "source in [barod]");
+			 "--sitl-json-proxy, --px4-sim, --px4-sim-proxy or "
+			 "--hardware, or set source in [barod]");
 		return -EINVAL;
 	}
 	if (c->source == CONFIG_SOURCE_HARDWARE && c->n_sensors == 0) {
@@ -1141,6 +1150,12 @@ config_validate(const struct config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "sitl-json-proxy needs an upstream "
 				      "HOST:PORT (--sitl-json-proxy or upstream "
 				      "in [sitl])");
+		return -EINVAL;
+	}
+	if (c->source == CONFIG_SOURCE_PX4_PROXY && !c->px4.upstream[0]) {
+		snprintf(err, errlen, "px4-sim-proxy needs the simulator's "
+				      "HOST:PORT (--px4-sim-proxy or upstream "
+				      "in [px4])");
 		return -EINVAL;
 	}
 	const bool sitl = c->source == CONFIG_SOURCE_SITL_JSON ||
@@ -1220,6 +1235,8 @@ config_source_name(enum config_source s)
 		return "sitl-json";
 	case CONFIG_SOURCE_SITL_PROXY:
 		return "sitl-json-proxy";
+	case CONFIG_SOURCE_PX4_PROXY:
+		return "px4-sim-proxy";
 	case CONFIG_SOURCE_HARDWARE:
 		return "hardware";
 	case CONFIG_SOURCE_PX4_SIM:

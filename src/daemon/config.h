@@ -5,12 +5,13 @@
  * parameter table, so the config file knows exactly the names the CLI and
  * MAVLink know.
  *
- *   [barod]            source = sim | sitl-json | sitl-json-proxy | px4-sim,
- *                      sysid,
- *                      compid, control socket, record
+ *   [barod]            source = sim | sitl-json | sitl-json-proxy | px4-sim
+ *                      | px4-sim-proxy | hardware, sysid, compid, control
+ *                      socket, record
  *   [sitl]             instances, bind, port, upstream, rng_1 .. rng_6
- *   [px4]              instances (the same count as [sitl]'s), bind, port,
- *                      home_lat, home_lon, hil_baros, lockstep_timeout_ms
+ *   [px4]              instances, bind, port (PX4 SITL over TCP, both PX4
+ *                      sources); px4-sim: home_lat, home_lon, hil_baros,
+ *                      lockstep_timeout_ms; px4-sim-proxy: upstream
  *   [sim]              profile, home_alt, atmosphere, seed, any SIM_* name
  *   [mavlink]          protocol, heartbeat_hz, scaled_pressure_hz,
  *                      hil_sensor_hz
@@ -46,6 +47,7 @@ enum config_source {
 	CONFIG_SOURCE_SITL_PROXY,	/* between ArduPilot and a backend */
 	CONFIG_SOURCE_HARDWARE,		/* [sensor NAME] sections */
 	CONFIG_SOURCE_PX4_SIM,		/* PX4 SITL's simulator on TCP */
+	CONFIG_SOURCE_PX4_PROXY,	/* between PX4 SITL and its simulator */
 };
 
 #define CONFIG_MAX_SITL 8
@@ -59,13 +61,16 @@ struct config_sitl {
 	int rng[6];		/* rng_N -> baro instance, -1 none */
 };
 
-/* [px4]: PX4 SITL instance N (px4 -i N) connects to port + N.  The
- * instance count is config_sitl.instances: one count of vehicles. */
+/* [px4]: PX4 SITL instances 0..instances-1 connect to port + N (PX4's
+ * 4560 + px4_instance), for the peer (px4-sim) and the proxy alike; the
+ * proxy's simulator listens on upstream's port + N. */
 #define CONFIG_PX4_PORT 4560
 struct config_px4 {
+	unsigned instances;
 	char bind[64];
 	unsigned port;
-	double home_lat_deg, home_lon_deg;
+	char upstream[128];	/* proxy: HOST:PORT of instance 0 (+1 each) */
+	double home_lat_deg, home_lon_deg;	/* peer */
 	unsigned hil_baros;	/* 1: baro 0 as id 0; 2: also baro 1 as id 1 */
 	unsigned lockstep_timeout_ms;	/* no reply this long: step anyway */
 };

@@ -51,6 +51,20 @@ cmd_status(struct daemon *d, FILE *out)
 			s->restarts, s->replies, s->bad_packets, s->bad_lines);
 	}
 	daemon_px4sim_status(d, out);
+	for (unsigned v = 0; v < d->n_px4; v++) {
+		struct px4_proxy_stats s;
+		daemon_px4proxy_stats(d, v, &s);
+		fprintf(out,
+			"px4 %u physics %.3f s hil-sensor %" PRIu64
+			" baro %" PRIu64 " rewritten %" PRIu64
+			" baro-cleared %" PRIu64 " restarts %" PRIu64
+			" px4-connects %" PRIu64 " simulator-connects %" PRIu64
+			" bad-crc %" PRIu64 " dropped-bytes %" PRIu64 "\n",
+			v, (double)s.physics_us * 1e-6, s.hil_sensor,
+			s.baro_frames, s.rewritten, s.baro_cleared, s.restarts,
+			s.px4_connects, s.sim_connects, s.bad_crc,
+			s.dropped_bytes);
+	}
 	for (size_t i = 0; i < d->n_outputs; i++) {
 		const struct output_stats *s = &d->outputs[i].stats;
 		fprintf(out,

@@ -19,7 +19,10 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <netdb.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "atmosphere.h"
 #include "daemon.h"
@@ -36,7 +39,7 @@
 static unsigned
 index_of(const struct px4_sim *s)
 {
-	return (unsigned)(s - s->d->px4);
+	return (unsigned)(s - s->d->px4sim);
 }
 
 static struct baro_sitl *
@@ -52,13 +55,48 @@ target_height(const struct daemon *d, double t_s)
 			  : truth_profile_height(&d->cfg.profile, t_s);
 }
 
+/* Hand this pass's frames to the connection, all or (no room in its
+ * backlog: PX4 stopped reading) none, so PX4 never gets a cut frame. */
+static void
+push_out(struct px4_sim *s)
+{
+	if (s->out_len == 0)
+		return;
+	if (px4_conn_is_open(&s->conn) &&
+	    px4_conn_backlog(&s->conn) + s->out_len <= PX4_TX_MAX) {
+		px4_conn_send(&s->conn, s->out, s->out_len);
+		s->link.frames_out += s->out_frames;
+	} else {
+		s->link.frames_dropped += s->out_frames;
+	}
+	s->out_len = 0;
+	s->out_frames = 0;
+}
+
+/* One MAVLink 2 frame (payload at full length) to PX4. */
 static void
 send_px4(struct px4_sim *s, uint32_t msgid, const uint8_t *pl)
 {
 	struct daemon *d = s->d;
+	uint8_t frame[MAVLINK_MAX_FRAME];
 
-	(void)px4_peer_link_send(&s->link, (uint8_t)(d->cfg.sysid + index_of(s)),
-				 d->cfg.compid, msgid, pl);
+	if (!px4_conn_is_open(&s->conn)) {
+		s->link.frames_dropped++;
+		return;
+	}
+	int n = mavlink_frame_encode(frame, 2, s->seq,
+				     (uint8_t)(d->cfg.sysid + index_of(s)),
+				     d->cfg.compid, msgid, pl);
+	if (n < 0) {
+		s->link.frames_dropped++;
+		return;
+	}
+	if (s->out_len + (size_t)n > sizeof(s->out))
+		push_out(s);
+	memcpy(s->out + s->out_len, frame, (size_t)n);
+	s->out_len += (size_t)n;
+	s->out_frames++;
+	s->seq++;
 }
 
 /* The baro fields of a HIL_SENSOR from one published sample; false when
@@ -281,24 +319,85 @@ restart(struct px4_sim *s)
 	memset(d->have_latest[v], 0, sizeof(d->have_latest[v]));
 }
 
+/* PX4 went away (or a newer PX4 took its place): what it had not read
+ * is dropped, and a partial frame must not prefix the next stream. */
 static void
-on_state(void *user, struct px4_peer_link *l, bool connected)
+lost_px4(struct px4_sim *s)
+{
+	struct mavlink_parser_stats keep = s->parser.stats;
+
+	s->link.disconnects++;
+	s->link.frames_dropped += s->out_frames;
+	s->out_len = 0;
+	s->out_frames = 0;
+	mavlink_parser_init(&s->parser);
+	s->parser.stats = keep;
+	log_msg(&s->d->log, LOG_LEVEL_NOTICE,
+		"PX4 instance %u: %s disconnected after %" PRIu64
+		" steps (%.3f s of physics); waiting on port %u",
+		index_of(s), s->peer, s->step,
+		(double)s->step * STEP_US * 1e-6, s->port);
+}
+
+static void on_frame(const struct mavlink_frame *f, void *user);
+
+static void
+on_px4_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
+{
+	struct px4_sim *s = user;
+
+	(void)c;
+	mavlink_parser_feed(&s->parser, buf, len, on_frame, s);
+}
+
+static void
+on_px4_closed(struct px4_conn *c, int err, void *user)
+{
+	struct px4_sim *s = user;
+
+	(void)c;
+	(void)err;
+	mavlink_parser_flush(&s->parser);
+	lost_px4(s);
+}
+
+static const struct px4_conn_ops px4_ops = {
+	.data = on_px4_data,
+	.closed = on_px4_closed,
+};
+
+static void
+on_accept(struct px4_listener *l, int fd, void *user)
 {
 	struct px4_sim *s = user;
 	struct daemon *d = s->d;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char host[48] = "?", port[8] = "?";
 
-	if (!connected) {
-		log_msg(&d->log, LOG_LEVEL_NOTICE,
-			"PX4 instance %u: %s disconnected after %" PRIu64
-			" steps (%.3f s of physics); waiting on port %u",
-			index_of(s), l->peer, s->step,
-			(double)s->step * STEP_US * 1e-6, l->port);
+	(void)l;
+	if (px4_conn_is_open(&s->conn)) {
+		s->link.replaced++;
+		px4_conn_close(&s->conn);
+		lost_px4(s);
+	}
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0)
+		(void)getnameinfo((struct sockaddr *)&ss, len, host,
+				  sizeof(host), port, sizeof(port),
+				  NI_NUMERICHOST | NI_NUMERICSERV);
+	snprintf(s->peer, sizeof(s->peer), "%s:%s", host, port);
+	if (px4_conn_open(&s->conn, &d->loop, fd, false, &px4_ops, s) < 0) {
+		log_msg(&d->log, LOG_LEVEL_WARNING,
+			"PX4 instance %u: cannot take %s's connection",
+			index_of(s), s->peer);
 		return;
 	}
+	s->seq = 0;
+	s->link.connections++;
 	restart(s);
 	log_msg(&d->log, LOG_LEVEL_NOTICE,
 		"PX4 instance %u: connected from %s, physics from 0",
-		index_of(s), l->peer);
+		index_of(s), s->peer);
 	/* PX4's start-up waits for this first sample. */
 	s->connected_us = event_now_us();
 	step(s, s->connected_us);
@@ -327,12 +426,12 @@ on_command(struct px4_sim *s, const struct mavlink_frame *f)
 }
 
 static void
-on_frame(void *user, struct px4_peer_link *l, const struct mavlink_frame *f)
+on_frame(const struct mavlink_frame *f, void *user)
 {
 	struct px4_sim *s = user;
 	struct mavlink_hil_actuator_controls a;
 
-	(void)l;
+	s->link.frames_in++;
 	switch (f->msgid) {
 	case MAVLINK_MSG_HIL_ACTUATOR_CONTROLS:
 		mavlink_unpack_hil_actuator_controls(f->payload, &a);
@@ -362,9 +461,9 @@ on_frame(void *user, struct px4_peer_link *l, const struct mavlink_frame *f)
 void
 daemon_px4sim_tick(struct daemon *d, uint64_t wall_us)
 {
-	for (size_t v = 0; v < d->n_px4; v++) {
-		struct px4_sim *s = &d->px4[v];
-		if (!px4_peer_link_connected(&s->link))
+	for (size_t v = 0; v < d->n_px4sim; v++) {
+		struct px4_sim *s = &d->px4sim[v];
+		if (!px4_conn_is_open(&s->conn))
 			continue;
 		if (s->lockstep) {
 			if (wall_us - s->last_step_us >=
@@ -378,7 +477,8 @@ daemon_px4sim_tick(struct daemon *d, uint64_t wall_us)
 		 * reads. */
 		const uint64_t due = (wall_us - s->connected_us) / STEP_US + 1u;
 		for (unsigned k = 0; k < FREEWHEEL_BURST && s->step < due &&
-				     s->link.tx_len == 0; k++)
+				     s->out_len == 0 &&
+				     px4_conn_backlog(&s->conn) == 0; k++)
 			step(s, wall_us);
 	}
 }
@@ -386,8 +486,8 @@ daemon_px4sim_tick(struct daemon *d, uint64_t wall_us)
 void
 daemon_px4sim_flush(struct daemon *d)
 {
-	for (size_t v = 0; v < d->n_px4; v++)
-		px4_peer_link_flush(&d->px4[v].link);
+	for (size_t v = 0; v < d->n_px4sim; v++)
+		push_out(&d->px4sim[v]);
 }
 
 int
@@ -395,19 +495,24 @@ daemon_px4sim_open(struct daemon *d, char *err, size_t errlen)
 {
 	const struct config_px4 *c = &d->cfg.px4;
 
-	for (unsigned v = 0; v < d->cfg.sitl.instances; v++) {
-		struct px4_sim *s = &d->px4[v];
+	for (unsigned v = 0; v < d->cfg.px4.instances; v++) {
+		struct px4_sim *s = &d->px4sim[v];
 		memset(s, 0, sizeof(*s));
 		s->d = d;
 		if (v > 0)
 			baro_sitl_init(&d->vehicle_sim[v], &d->sim.params,
 				       d->cfg.atmosphere, d->cfg.seed + v);
-		int rc = px4_peer_link_open(&s->link, c->bind, c->port + v, v,
-					    &d->loop, on_frame, on_state, s,
-					    err, errlen);
-		if (rc < 0)
+		s->port = c->port + v;
+		s->conn.src.fd = -1;
+		mavlink_parser_init(&s->parser);
+		char why[200];
+		int rc = px4_listen(&s->listener, &d->loop, c->bind, s->port,
+				    on_accept, s, why, sizeof(why));
+		if (rc < 0) {
+			snprintf(err, errlen, "PX4 instance %u: %s", v, why);
 			return rc;
-		d->n_px4++;
+		}
+		d->n_px4sim++;
 		log_msg(&d->log, LOG_LEVEL_INFO,
 			"PX4 instance %u: simulator on TCP %s:%u", v, c->bind,
 			c->port + v);
@@ -418,38 +523,43 @@ daemon_px4sim_open(struct daemon *d, char *err, size_t errlen)
 void
 daemon_px4sim_close(struct daemon *d)
 {
-	for (size_t v = 0; v < d->n_px4; v++)
-		px4_peer_link_close(&d->px4[v].link);
-	d->n_px4 = 0;
+	for (size_t v = 0; v < d->n_px4sim; v++) {
+		struct px4_sim *s = &d->px4sim[v];
+		px4_conn_close(&s->conn);
+		free(s->conn.tx);
+		s->conn.tx = NULL;
+		px4_listener_close(&s->listener);
+	}
+	d->n_px4sim = 0;
 }
 
 void
 daemon_px4sim_status(struct daemon *d, FILE *out)
 {
-	for (size_t v = 0; v < d->n_px4; v++) {
-		const struct px4_sim *s = &d->px4[v];
-		const bool on = px4_peer_link_connected(&s->link);
+	for (size_t v = 0; v < d->n_px4sim; v++) {
+		const struct px4_sim *s = &d->px4sim[v];
+		const bool on = px4_conn_is_open(&s->conn);
 		fprintf(out,
 			"px4 %zu %s port %u physics %.3f s lockstep %s armed %s "
 			"steps %" PRIu64 " controls %" PRIu64 " stalls %" PRIu64
 			" restarts %" PRIu64 " bad-frames %" PRIu64 "\n",
-			v, on ? "connected" : "waiting", s->link.port,
+			v, on ? "connected" : "waiting", s->port,
 			on ? (double)s->step * STEP_US * 1e-6 : 0.0,
 			on && s->lockstep ? "yes" : "no",
 			on && s->armed ? "yes" : "no", s->stats.steps,
 			s->stats.controls, s->stats.stalls, s->stats.restarts,
-			s->link.parser.stats.bad_crc +
-				s->link.parser.stats.unknown_msgid);
+			s->parser.stats.bad_crc +
+				s->parser.stats.unknown_msgid);
 	}
 }
 
 void
 daemon_px4sim_report(struct daemon *d)
 {
-	for (size_t v = 0; v < d->n_px4; v++) {
-		const struct px4_sim *s = &d->px4[v];
-		const struct px4_peer_link_stats *l = &s->link.stats;
-		const struct mavlink_parser_stats *p = &s->link.parser.stats;
+	for (size_t v = 0; v < d->n_px4sim; v++) {
+		const struct px4_sim *s = &d->px4sim[v];
+		const struct px4_sim_link_stats *l = &s->link;
+		const struct mavlink_parser_stats *p = &s->parser.stats;
 		log_msg(&d->log, LOG_LEVEL_INFO,
 			"PX4 instance %zu: connections %" PRIu64
 			", disconnects %" PRIu64 ", replaced %" PRIu64

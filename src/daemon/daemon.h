@@ -22,10 +22,11 @@
 #include "gpio.h"
 #include "iio.h"
 #include "log.h"
+#include "mavlink.h"
 #include "notify.h"
 #include "output.h"
 #include "param-service.h"
-#include "px4-peer-link.h"
+#include "px4-link.h"
 #include "px4-vehicle.h"
 #include "scenario.h"
 #include "sitl-link.h"
@@ -52,6 +53,8 @@ struct cli {
 	bool hardware;
 	const char *sitl_proxy;		/* upstream HOST:PORT */
 	const char *sitl_instances;
+	const char *px4_proxy;		/* the simulator's HOST:PORT */
+	const char *px4_instances;
 	const char *rng[6];		/* --rng N=INSTANCE */
 	const char *params[64];
 	size_t n_params;
@@ -110,9 +113,33 @@ struct px4_sim_stats {
 	uint64_t out_of_range;		/* heights the baro cannot take */
 };
 
+/* The peer's side of its PX4 connection. */
+struct px4_sim_link_stats {
+	uint64_t connections;		/* accepted */
+	uint64_t disconnects;		/* PX4 closed, or a socket error */
+	uint64_t replaced;		/* a newer connection took over */
+	uint64_t frames_in;		/* good frames delivered */
+	uint64_t frames_out;		/* handed to the socket's backlog */
+	uint64_t frames_dropped;	/* no PX4, or no room for them */
+};
+
 struct px4_sim {
 	struct daemon *d;
-	struct px4_peer_link link;
+	/* PX4 on port + N (px4-link.c): one connection at a time, a newer
+	 * one replaces it (a restarted PX4 may connect before the old
+	 * socket reports its end). */
+	struct px4_listener listener;
+	struct px4_conn conn;
+	unsigned port;
+	char peer[64];			/* "ADDR:PORT" of PX4 */
+	struct mavlink_parser parser;
+	uint8_t seq;
+	/* The frames of this loop pass, handed to the connection whole
+	 * by the flush (a frame is never cut by the backlog's bound). */
+	uint8_t out[4096];
+	size_t out_len;
+	unsigned out_frames;
+	struct px4_sim_link_stats link;
 	struct px4_vehicle vehicle;
 	bool lockstep;			/* PX4's first reply came */
 	bool armed;			/* PX4 says so in its replies */
@@ -158,9 +185,13 @@ struct daemon {
 	bool have_latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
 	uint8_t sysid_offset;		/* while publishing for a vehicle */
 
-	/* PX4 SITL: one simulated vehicle per PX4 instance; the emulators
-	 * are the SITL modes' (sim, vehicle_sim[]). */
-	struct px4_sim px4[CONFIG_MAX_SITL];
+	/* PX4 peer (--px4-sim): one simulated vehicle per PX4 instance; the
+	 * emulators are the SITL modes' (sim, vehicle_sim[]). */
+	struct px4_sim px4sim[CONFIG_MAX_SITL];
+	size_t n_px4sim;
+	/* PX4 proxy: one per PX4 instance (daemon-px4proxy.c); vehicles
+	 * share vehicle_sim and latest with the SITL modes. */
+	struct px4_proxy *px4;
 	size_t n_px4;
 
 	struct truth_trace trace;	/* loaded from cfg.truth_path */
@@ -245,6 +276,33 @@ void daemon_px4sim_flush(struct daemon *d);
 void daemon_px4sim_report(struct daemon *d);
 /* baroctl status: one line per PX4 instance. */
 void daemon_px4sim_status(struct daemon *d, FILE *out);
+/* daemon-px4proxy.c: --px4-sim-proxy. */
+struct px4_proxy;
+struct px4_proxy_stats {
+	uint64_t physics_us;		/* HIL_SENSOR time since the first */
+	uint64_t hil_sensor;		/* good HIL_SENSOR from the simulator */
+	uint64_t baro_frames;		/* ... with id 0 and the baro bits */
+	uint64_t rewritten;		/* baro fields replaced (faulted) */
+	uint64_t baro_cleared;		/* baro bits cleared (disabled,
+					 * withheld) */
+	uint64_t other_id;		/* id != 0: passed unchanged */
+	uint64_t bad_baro;		/* abs_pressure with no altitude */
+	uint64_t bad_crc, signed_passed;	/* HIL_SENSOR passed as is */
+	uint64_t frames_from_sim, frames_from_px4;
+	uint64_t restarts;
+	uint64_t px4_connects, px4_disconnects;
+	uint64_t sim_connects, sim_disconnects;
+	uint64_t dropped_bytes;		/* backlog overflow, both ways */
+	uint64_t px4_bytes_unsent;	/* from PX4 while no simulator */
+};
+int daemon_px4proxy_open(struct daemon *d, char *err, size_t errlen);
+void daemon_px4proxy_close(struct daemon *d);
+/* Every tick: reconnect a lost simulator. */
+void daemon_px4proxy_check(struct daemon *d, uint64_t wall_us);
+void daemon_px4proxy_report(struct daemon *d);
+const struct px4_proxy_stats *
+daemon_px4proxy_stats(const struct daemon *d, unsigned v,
+		      struct px4_proxy_stats *out);
 
 /* daemon-hw.c: hardware sensors on their own timers.  Open fails only
  * for what a retry cannot fix (a GPIO line that does not exist); a

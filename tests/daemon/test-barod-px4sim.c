@@ -57,21 +57,64 @@ free_tcp_port(void)
 	return ntohs(sa.sin_port);
 }
 
+/* Two consecutive ports that were free a moment ago (instances 0, 1). */
+static unsigned
+free_tcp_port_pair(void)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		const unsigned port = free_tcp_port();
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in sa = {
+			.sin_family = AF_INET,
+			.sin_port = htons((uint16_t)(port + 1)),
+			.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		assert_true(fd >= 0);
+		const int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+		close(fd);
+		if (rc == 0)
+			return port;
+	}
+	fail_msg("no two free consecutive TCP ports");
+	return 0;
+}
+
+/* barod -c conf -v [--scenario FILE] [OPTION VALUE]. */
 static void
-start(const char *conf, const char *scenario)
+start_with(const char *conf, const char *scenario, const char *opt,
+	   const char *val)
 {
 	char log[512];
+	const char *argv[10];
+	int n = 0;
 
+	argv[n++] = "barod";
+	argv[n++] = "-c";
+	argv[n++] = conf;
+	argv[n++] = "-v";
+	if (scenario) {
+		argv[n++] = "--scenario";
+		argv[n++] = scenario;
+	}
+	if (opt) {
+		argv[n++] = opt;
+		argv[n++] = val;
+	}
+	argv[n] = NULL;
 	path_in_tmp(log, sizeof(log), "barod.log");
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
-		execl(getenv("BAROD"), "barod", "-c", conf, "-v",
-		      scenario ? "--scenario" : NULL, scenario, (char *)NULL);
+		execv(getenv("BAROD"), (char *const *)argv);
 		_exit(127);
 	}
+}
+
+static void
+start(const char *conf, const char *scenario)
+{
+	start_with(conf, scenario, NULL, NULL);
 }
 
 static char *
@@ -821,6 +864,135 @@ test_step_profile(void **state)
 	close(mav);
 }
 
+static void
+count_frame(const struct mavlink_frame *f, void *user)
+{
+	(void)f;
+	++*(uint64_t *)user;
+}
+
+/* A PX4 that keeps replying but stops reading: barod neither blocks
+ * nor cuts a frame; what does not fit its backlog is dropped in whole
+ * frames and counted. */
+static void
+test_slow_reader(void **state)
+{
+	char conf[512], sock[512];
+	unsigned mav_port, port = free_tcp_port();
+	int mav = udp_loopback(&mav_port, 0);
+	struct px4 p;
+	struct seen *s = calloc(1, sizeof(*s));
+	const int small = 4096;
+	(void)state;
+
+	assert_non_null(s);
+	path_in_tmp(conf, sizeof(conf), "slow.conf");
+	path_in_tmp(sock, sizeof(sock), "control");
+	write_conf(conf, "static:0", port, 1, mav_port);
+	start(conf, NULL);
+
+	px4_connect(&p, port);
+	/* A small window, so barod's backlog fills rather than the
+	 * kernel's buffers on this side. */
+	setsockopt(p.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	first_step(&p, s);
+	engage(&p, s, 1);
+	/* Some 12 MB of steps asked for: more than TCP's buffers (4 MB at
+	 * most by default) and barod's 256 KiB backlog hold. */
+	for (int k = 0; k < 80000; k++)
+		px4_controls(&p, (uint64_t)k * STEP_US);
+	const char *st = control(sock, "status\n");
+	if (!strstr(st, "px4 0 connected "))
+		fail_msg("barod did not answer while PX4 was not reading:\n%s",
+			 st);
+	/* Everything barod kept, through a parser of our own: every byte
+	 * read parses, so no frame was cut. */
+	struct mavlink_parser rx;
+	uint64_t frames = 0;
+	struct pollfd pf = { p.fd, POLLIN, 0 };
+	uint8_t buf[65536];
+	ssize_t n;
+	mavlink_parser_init(&rx);
+	/* Read at full speed now (a 4 KiB window crawls). */
+	const int big = 4 << 20;
+	setsockopt(p.fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	while (poll(&pf, 1, 300) > 0 &&
+	       (n = recv(p.fd, buf, sizeof(buf), 0)) > 0)
+		mavlink_parser_feed(&rx, buf, (size_t)n, count_frame, &frames);
+	assert_true(frames > 1000);
+	/* One more step after the backlog emptied: a frame cut short
+	 * before it would swallow its start. */
+	const uint64_t before = frames;
+	px4_controls(&p, 80000u * STEP_US);
+	while (poll(&pf, 1, 300) > 0 &&
+	       (n = recv(p.fd, buf, sizeof(buf), 0)) > 0)
+		mavlink_parser_feed(&rx, buf, (size_t)n, count_frame, &frames);
+	mavlink_parser_flush(&rx);
+	assert_true(frames > before);
+	assert_int_equal(rx.stats.bad_crc, 0);
+	assert_int_equal(rx.stats.garbage_bytes, 0);
+	assert_int_equal(rx.stats.unknown_msgid, 0);
+	assert_int_equal(rx.stats.truncated, 0);
+	px4_close(&p);
+	wait_log("disconnected after", 1);
+
+	char *log = stop();
+	const char *dr = strstr(log, "frames out ");
+	assert_non_null(dr);
+	dr = strstr(dr, ", dropped ");
+	assert_non_null(dr);
+	if (strtoull(dr + 10, NULL, 10) == 0)
+		fail_msg("nothing dropped:\n%s", log);
+	free(log);
+	free(s);
+	close(mav);
+}
+
+/* One PX4 instance count for both PX4 modes: --px4-instances, and
+ * --sitl-instances (what the peer used before) as its alias, serve PX4
+ * instance 1 on port + 1 with its own vehicle. */
+static void
+test_instances_option(void **state)
+{
+	static const char *const opts[] = { "--px4-instances",
+					    "--sitl-instances" };
+	(void)state;
+
+	for (size_t k = 0; k < 2; k++) {
+		char conf[512], sock[512], want[128];
+		unsigned mav_port, port = free_tcp_port_pair();
+		int mav = udp_loopback(&mav_port, 0);
+		struct px4 p;
+		struct seen *s = calloc(1, sizeof(*s));
+
+		assert_non_null(s);
+		path_in_tmp(conf, sizeof(conf), "instances.conf");
+		write_conf(conf, "static:0", port, 1, mav_port);
+		start_with(conf, NULL, opts[k], "2");
+		wait_log("simulator on TCP", 2);
+
+		px4_connect(&p, port + 1);
+		first_step(&p, s);
+		engage(&p, s, 1);
+		lockstep(&p, s);
+		path_in_tmp(sock, sizeof(sock), "control");
+		snprintf(want, sizeof(want), "px4 1 connected port %u ",
+			 port + 1);
+		const char *st = control(sock, "status\n");
+		if (!strstr(st, want))
+			fail_msg("%s: no '%s' in status:\n%s", opts[k], want,
+				 st);
+		snprintf(want, sizeof(want), "px4 0 waiting port %u ", port);
+		if (!strstr(st, want))
+			fail_msg("%s: no '%s' in status:\n%s", opts[k], want,
+				 st);
+		px4_close(&p);
+		free(stop());
+		free(s);
+		close(mav);
+	}
+}
+
 static double
 now_s(void)
 {
@@ -915,6 +1087,8 @@ main(void)
 					  kill_child),
 		cmocka_unit_test_teardown(test_step_profile, kill_child),
 		cmocka_unit_test_teardown(test_stall, kill_child),
+		cmocka_unit_test_teardown(test_instances_option, kill_child),
+		cmocka_unit_test_teardown(test_slow_reader, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -206,7 +206,8 @@ test_errors(void **state)
 		{ "[sitl]\nrng_1 = 3\n", "test.conf:2: rng_1 = '3'" },
 		{ "[sitl]\nrng_7 = 0\n", "test.conf:2: unknown key 'rng_7'" },
 		{ "[sitl]\nbind =\n", "test.conf:2: bind" },
-		{ "[barod]\nsource = gpsd\n", "sitl-json-proxy, px4-sim, hardware" },
+		{ "[barod]\nsource = gpsd\n",
+		  "sitl-json-proxy, px4-sim, px4-sim-proxy, hardware" },
 		{ "[px4]\nport = 0\n", "test.conf:2: port = '0'" },
 		{ "[px4]\nhome_lat = 91\n", "test.conf:2: home_lat = '91'" },
 		{ "[px4]\nhome_lon = east\n", "test.conf:2: home_lon = 'east'" },
@@ -215,6 +216,10 @@ test_errors(void **state)
 		{ "[px4]\nlat = 1\n", "test.conf:2: unknown key 'lat' in [px4]" },
 		{ "[px4]\nlockstep_timeout_ms = 5\n",
 		  "test.conf:2: lockstep_timeout_ms = '5'" },
+		{ "[px4]\ninstances = 0\n", "instances = '0'" },
+		{ "[px4]\nport = 65535\n", "bad port" },
+		{ "[px4]\nupstream = nowhere\n", "expected HOST:PORT" },
+		{ "[px4]\nrng_1 = 0\n", "unknown key 'rng_1' in [px4]" },
 		{ "[sensor a]\nbus = one\n", "test.conf:2: bus = 'one'" },
 		{ "[sensor a]\nbus = 10000\n", "test.conf:2: bus = '10000'" },
 		{ "[sensor a]\nbus = dev/i2c-1\n", "test.conf:2: bus" },
@@ -469,7 +474,7 @@ test_px4_section(void **state)
 			      err, sizeof(err)), 0);
 	assert_int_equal(c.source, CONFIG_SOURCE_PX4_SIM);
 	assert_string_equal(config_source_name(c.source), "px4-sim");
-	assert_int_equal(c.sitl.instances, 2);
+	assert_int_equal(c.px4.instances, 2);
 	assert_string_equal(c.px4.bind, "127.0.0.1");
 	assert_int_equal(c.px4.port, 4600);
 	assert_true(c.px4.home_lat_deg == -33.5);
@@ -485,6 +490,28 @@ test_px4_section(void **state)
 	assert_true(c.px4.home_lon_deg == 8.545594);
 	assert_int_equal(c.px4.hil_baros, 1);
 	assert_int_equal(c.px4.lockstep_timeout_ms, 1000);
+
+	assert_int_equal(load(&c, "[barod]\nsource = px4-sim-proxy\n"
+				  "[px4]\ninstances = 4\nbind = 127.0.0.1\n"
+				  "port = 4600\nupstream = sim.local:4700\n",
+			      err, sizeof(err)), 0);
+	assert_int_equal(c.source, CONFIG_SOURCE_PX4_PROXY);
+	assert_int_equal(c.px4.instances, 4);
+	assert_string_equal(c.px4.bind, "127.0.0.1");
+	assert_int_equal(c.px4.port, 4600);
+	assert_string_equal(c.px4.upstream, "sim.local:4700");
+	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+	assert_string_equal(config_source_name(c.source), "px4-sim-proxy");
+
+	/* Defaults: PX4's own port, every address; no simulator. */
+	config_defaults(&c);
+	assert_int_equal(c.px4.instances, 1);
+	assert_int_equal(c.px4.port, 4560);
+	assert_string_equal(c.px4.bind, "0.0.0.0");
+	assert_int_equal(load(&c, "[barod]\nsource = px4-sim-proxy\n", err,
+			      sizeof(err)), 0);
+	assert_int_equal(config_validate(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "px4-sim-proxy needs"));
 }
 
 static void

@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * barod between PX4 SITL and its simulator (--px4-sim-proxy HOST:PORT):
+ * PX4 instance N connects to barod on TCP port + N, barod connects to the
+ * simulator at HOST:PORT + N, and the two MAVLink streams pass through in
+ * order, byte for byte, except HIL_SENSOR from the simulator: its baro
+ * fields become what barod's AP_Baro_SITL emulator (plus the fault
+ * overlay) makes of the simulator's own pressure.
+ *
+ * The emulator's truth is the altitude behind the simulator's
+ * abs_pressure in the emulator's atmosphere, its clock the HIL_SENSOR
+ * time_usec since the first frame of the connection.  Like ArduPilot's
+ * frontend reading a 100 Hz sensor, every baro frame carries the latest
+ * emulator sample: the frame's own bytes while that sample is untouched
+ * by any fault (so a clean emulator changes nothing at all), the
+ * sample's pressure while it is faulted, and no baro bits while the
+ * sensor is disabled or the overlay withholds its sample.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atmosphere.h"
+#include "mavlink-stream.h"
+#include "px4-link.h"
+#include "util-endian.h"
+#include "util-strings.h"
+
+#include "daemon.h"
+
+/* HIL_SENSOR payload offsets (common.xml wire order). */
+enum {
+	HS_ABS_PRESSURE = 44,
+	HS_PRESSURE_ALT = 52,
+	HS_TEMPERATURE = 56,
+	HS_FIELDS = 60,
+};
+/* PX4 updates its baro only when all three are set (SensorSource::BARO). */
+#define HS_BARO_BITS                                                          \
+	(HIL_SENSOR_ABS_PRESSURE | HIL_SENSOR_PRESSURE_ALT |                  \
+	 HIL_SENSOR_TEMPERATURE)
+/* The emulator takes no sample at 0 ms (its timer needs 10 ms since the
+ * last); running it this far ahead gives the first frame one. */
+#define SIM_OFFSET_MS BARO_SITL_PERIOD_MS
+/* A lost simulator is tried twice a second: PX4 waits in lockstep
+ * meanwhile, so sooner buys nothing, and a restarting simulator takes
+ * seconds. */
+#define RETRY_US 500000u
+
+struct px4_proxy {
+	struct daemon *d;
+	unsigned instance;
+	unsigned port;
+	char upstream[160];
+	struct px4_listener listener;
+	struct px4_conn px4, sim;
+	struct mavlink_stream from_sim, from_px4;
+	struct px4_proxy_stats stats;
+
+	bool have_t0;
+	uint64_t t0_us, last_us;
+	uint64_t retry_at_us;		/* 0: no reconnect pending */
+	bool sim_up;			/* connected, not connecting */
+	bool outage_logged;
+
+	/* The latest emulator sample of baro 0 and what it means for the
+	 * frames until the next one. */
+	bool have_out;
+	bool withheld;			/* overlay held it back */
+	bool clean;			/* no fault touched it */
+	bool garbage;			/* the overlay replaced its values */
+	struct baro_sample out;
+	float last_temp;
+	bool have_last_temp;
+	uint64_t warned_us;
+};
+
+static void
+say(struct px4_proxy *p, enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+say(struct px4_proxy *p, enum log_level level, const char *fmt, ...)
+{
+	char text[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	log_msg(&p->d->log, level, "PX4 instance %u: %s", p->instance, text);
+}
+
+static struct baro_sitl *
+emulator_of(struct px4_proxy *p)
+{
+	return p->instance == 0 ? &p->d->sim : &p->d->vehicle_sim[p->instance];
+}
+
+/* The altitude behind a pressure in the emulator's atmosphere. */
+static int
+altitude_of(enum baro_sitl_atmosphere atmos, float pa, float *alt)
+{
+	if (!(pa > 0.0f) || !isfinite(pa))
+		return -EDOM;
+	return atmos == BARO_SITL_ATMOS_1976 ? atmos_1976_altitude(pa, alt)
+					     : atmos_simple_altitude(pa, alt);
+}
+
+static void
+new_epoch(struct px4_proxy *p)
+{
+	struct daemon *d = p->d;
+	struct sim_params params = d->sim.params;
+
+	p->have_t0 = false;
+	p->have_out = false;
+	p->have_last_temp = false;
+	if (p->instance == 0) {
+		d->clock_ms = 0;
+		/* A restarted simulation replays its scenario from t = 0. */
+		daemon_scenario_restart(d);
+	}
+	baro_sitl_init(emulator_of(p), &params, d->cfg.atmosphere,
+		       d->cfg.seed + p->instance);
+	memset(d->have_latest[p->instance], 0,
+	       sizeof(d->have_latest[p->instance]));
+}
+
+static void
+restart(struct px4_proxy *p, const char *why)
+{
+	p->stats.restarts++;
+	say(p, LOG_LEVEL_NOTICE, "%s: physics restarted, baros reset", why);
+	new_epoch(p);
+}
+
+/* One emulator call at physics time now_us for the frame's pressure. */
+static void
+step_emulator(struct px4_proxy *p, uint64_t now_us, float truth_alt)
+{
+	struct daemon *d = p->d;
+	const unsigned v = p->instance;
+	struct baro_sitl *sim = emulator_of(p);
+	struct baro_sitl_truth truth = { .alt_amsl_m = truth_alt };
+	struct baro_sample out[BARO_MAX_INSTANCES];
+
+	d->sysid_offset = (uint8_t)v;
+	unsigned n = baro_sitl_update(sim,
+				      (uint32_t)(now_us / 1000u + SIM_OFFSET_MS),
+				      &truth, out);
+	for (unsigned k = 0; k < n; k++) {
+		const unsigned i = out[k].instance;
+		const float emulated = out[k].pressure_pa;
+		bool published = true;
+
+		out[k].time_us = now_us;
+		if (v == 0) {
+			d->samples[i]++;
+			published = fault_overlay_apply(&d->overlay, &out[k]);
+			if (!published)
+				d->withheld[i]++;
+		}
+		if (i == 0) {
+			p->have_out = true;
+			p->withheld = !published;
+			p->garbage = out[k].pressure_pa != emulated;
+			p->clean = published && !p->garbage &&
+				   out[k].alt_m == truth_alt;
+			p->out = out[k];
+		}
+		if (!published)
+			continue;
+		d->latest[v][i] = out[k];
+		d->have_latest[v][i] = true;
+		daemon_publish_sample(d, &out[k], now_us);
+		daemon_record(d, &out[k]);
+	}
+	d->sysid_offset = 0;
+}
+
+static void
+put_f32(uint8_t *pl, size_t at, float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	le_put32(pl + at, u);
+}
+
+static void
+complain(struct px4_proxy *p, const char *what)
+{
+	uint64_t now = event_now_us();
+
+	p->stats.bad_baro++;
+	if (p->warned_us && now - p->warned_us < 1000000u)
+		return;
+	p->warned_us = now;
+	say(p, LOG_LEVEL_WARNING, "%s (%" PRIu64 " such frames so far)", what,
+	    p->stats.bad_baro);
+}
+
+/* A HIL_SENSOR from the simulator (mavlink_stream edit callback). */
+static bool
+rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
+	const struct mavlink_frame *f)
+{
+	struct px4_proxy *p = user;
+	struct daemon *d = p->d;
+	struct mavlink_hil_sensor m;
+	uint8_t *pl = frame + hdr;
+
+	(void)len;
+	mavlink_unpack_hil_sensor(f->payload, &m);
+	p->stats.hil_sensor++;
+	/* PX4 takes its clock from id 0 only; at the reference commit it
+	 * also ignores id for the baro and feeds both its baro instances
+	 * from every baro frame.  The emulator stands for id 0. */
+	if (m.id != 0) {
+		p->stats.other_id++;
+		return false;
+	}
+	if (p->have_t0 && m.time_usec < p->last_us)
+		restart(p, "HIL_SENSOR time went back");
+	if (!p->have_t0) {
+		p->t0_us = m.time_usec;
+		p->have_t0 = true;
+	}
+	p->last_us = m.time_usec;
+	const uint64_t now_us = m.time_usec - p->t0_us;
+	if (p->instance == 0) {
+		d->clock_ms = now_us / 1000u;
+		daemon_scenario_step(d, (uint32_t)d->clock_ms);
+	} else {
+		emulator_of(p)->params = d->sim.params;
+	}
+	if ((m.fields_updated & HS_BARO_BITS) != HS_BARO_BITS)
+		return false;
+
+	float truth_alt;
+	if (altitude_of(d->cfg.atmosphere, m.abs_pressure * 100.0f,
+			&truth_alt) < 0) {
+		complain(p, "HIL_SENSOR abs_pressure is not an air pressure; "
+			    "frame passed unchanged");
+		return false;
+	}
+	step_emulator(p, now_us, truth_alt);
+	p->stats.baro_frames++;
+
+	const struct sim_baro_params *bp = &emulator_of(p)->params.baro[0];
+	if (bp->disable || (p->have_out && p->withheld)) {
+		/* What PX4's own "failure baro off" amounts to; the frame
+		 * stays, it carries the IMU and the clock tick. */
+		le_put32(pl + HS_FIELDS,
+			 m.fields_updated & ~(uint32_t)HS_BARO_BITS);
+		p->stats.baro_cleared++;
+		return true;
+	}
+	/* A stuck sensor repeats its whole reading, temperature too. */
+	const bool frozen = bp->freeze == 1;
+	if (!p->have_out || (p->clean && !frozen)) {
+		p->last_temp = m.temperature;
+		p->have_last_temp = true;
+		return false;
+	}
+	float temp = m.temperature;
+	if (p->garbage)
+		temp = p->out.temperature_c;
+	else if (frozen && p->have_last_temp)
+		temp = p->last_temp;
+	float alt;
+	if (altitude_of(d->cfg.atmosphere, p->out.pressure_pa, &alt) < 0)
+		alt = p->out.alt_m;
+	put_f32(pl, HS_ABS_PRESSURE, p->out.pressure_pa * 0.01f);
+	put_f32(pl, HS_PRESSURE_ALT, alt);
+	put_f32(pl, HS_TEMPERATURE, temp);
+	p->last_temp = temp;
+	p->have_last_temp = true;
+	p->stats.rewritten++;
+	return true;
+}
+
+static void
+to_px4(void *user, const uint8_t *data, size_t len)
+{
+	struct px4_proxy *p = user;
+
+	px4_conn_send(&p->px4, data, len);
+}
+
+static void
+to_sim(void *user, const uint8_t *data, size_t len)
+{
+	struct px4_proxy *p = user;
+
+	if (px4_conn_is_open(&p->sim))
+		px4_conn_send(&p->sim, data, len);
+	else
+		p->stats.px4_bytes_unsent += len;
+}
+
+static void connect_sim(struct px4_proxy *p);
+
+static void
+on_sim_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
+{
+	struct px4_proxy *p = user;
+
+	(void)c;
+	mavlink_stream_feed(&p->from_sim, buf, len, rewrite, to_px4, p);
+}
+
+static void
+on_sim_connected(struct px4_conn *c, void *user)
+{
+	struct px4_proxy *p = user;
+
+	(void)c;
+	p->sim_up = true;
+	p->stats.sim_connects++;
+	p->outage_logged = false;
+	say(p, LOG_LEVEL_NOTICE, "simulator %s connected", p->upstream);
+}
+
+static void
+on_sim_closed(struct px4_conn *c, int err, void *user)
+{
+	struct px4_proxy *p = user;
+
+	(void)c;
+	mavlink_stream_reset(&p->from_sim);
+	if (p->sim_up) {
+		p->stats.sim_disconnects++;
+		say(p, LOG_LEVEL_WARNING,
+		    "simulator %s disconnected (%s); reconnecting",
+		    p->upstream, err ? strerror(-err) : "closed");
+		p->outage_logged = true;
+	} else if (!p->outage_logged) {
+		say(p, LOG_LEVEL_WARNING,
+		    "simulator %s: %s; retrying every %.1f s", p->upstream,
+		    strerror(-err), RETRY_US * 1e-6);
+		p->outage_logged = true;
+	}
+	p->sim_up = false;
+	/* A new simulator connection is a new simulation. */
+	if (p->have_t0)
+		restart(p, "simulator connection lost");
+	if (px4_conn_is_open(&p->px4))
+		p->retry_at_us = event_now_us() + RETRY_US;
+}
+
+static const struct px4_conn_ops sim_ops = {
+	.data = on_sim_data,
+	.connected = on_sim_connected,
+	.closed = on_sim_closed,
+};
+
+static void
+connect_sim(struct px4_proxy *p)
+{
+	char err[256];
+
+	p->retry_at_us = 0;
+	int fd = px4_tcp_connect(p->upstream, err, sizeof(err));
+	if (fd < 0) {
+		if (!p->outage_logged)
+			say(p, LOG_LEVEL_WARNING, "simulator: %s; retrying", err);
+		p->outage_logged = true;
+		p->retry_at_us = event_now_us() + RETRY_US;
+		return;
+	}
+	mavlink_stream_reset(&p->from_sim);
+	if (px4_conn_open(&p->sim, &p->d->loop, fd, true, &sim_ops, p) < 0)
+		p->retry_at_us = event_now_us() + RETRY_US;
+}
+
+static void
+counted_only(void *user, const uint8_t *data, size_t len)
+{
+	(void)user;
+	(void)data;
+	(void)len;
+}
+
+/* Nothing from PX4 is edited, so nothing waits for framing: the bytes
+ * go on as they came (a stray start byte after PX4's last frame must
+ * not sit in barod while PX4 waits for the answer), and are framed
+ * only to be counted. */
+static void
+on_px4_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
+{
+	struct px4_proxy *p = user;
+
+	(void)c;
+	to_sim(p, buf, len);
+	mavlink_stream_feed(&p->from_px4, buf, len, NULL, counted_only, p);
+}
+
+static void
+on_px4_closed(struct px4_conn *c, int err, void *user)
+{
+	struct px4_proxy *p = user;
+
+	(void)c;
+	p->stats.px4_disconnects++;
+	say(p, LOG_LEVEL_WARNING,
+	    "PX4 disconnected (%s); closing the simulator connection and "
+	    "waiting for PX4", err ? strerror(-err) : "closed");
+	/* The simulator sees PX4 leave, as it would without barod. */
+	px4_conn_close(&p->sim);
+	p->sim_up = false;
+	p->retry_at_us = 0;
+	mavlink_stream_reset(&p->from_px4);
+	mavlink_stream_reset(&p->from_sim);
+}
+
+static const struct px4_conn_ops px4_ops = {
+	.data = on_px4_data,
+	.closed = on_px4_closed,
+};
+
+static void
+on_accept(struct px4_listener *l, int fd, void *user)
+{
+	struct px4_proxy *p = user;
+
+	(void)l;
+	if (px4_conn_is_open(&p->px4)) {
+		/* A restarted PX4 whose old socket has not been seen to
+		 * close yet: the newest connection is the live one. */
+		say(p, LOG_LEVEL_WARNING, "a new PX4 connection replaces the "
+					  "old one");
+		px4_conn_close(&p->px4);
+		px4_conn_close(&p->sim);
+		p->sim_up = false;
+		p->stats.px4_disconnects++;
+	}
+	p->stats.px4_connects++;
+	mavlink_stream_reset(&p->from_px4);
+	if (px4_conn_open(&p->px4, &p->d->loop, fd, false, &px4_ops, p) < 0) {
+		say(p, LOG_LEVEL_ERR, "PX4 connection: out of memory");
+		return;
+	}
+	say(p, LOG_LEVEL_NOTICE, "PX4 connected; connecting to the simulator "
+				 "%s", p->upstream);
+	if (p->have_t0)
+		restart(p, "PX4 connected again");
+	p->outage_logged = false;
+	connect_sim(p);
+}
+
+int
+daemon_px4proxy_open(struct daemon *d, char *err, size_t errlen)
+{
+	const struct config_px4 *c = &d->cfg.px4;
+	const char *colon = strrchr(c->upstream, ':');
+	uint64_t up_port;
+
+	if (!colon || colon == c->upstream ||
+	    str_to_u64(colon + 1, &up_port) < 0 || up_port == 0 ||
+	    up_port + c->instances - 1 > 65535)
+		return str_errorf(err, errlen, -EINVAL,
+				  "px4-sim-proxy: upstream '%s' is not "
+				  "HOST:PORT with room for %u instances",
+				  c->upstream, c->instances);
+	if (d->cfg.atmosphere == BARO_SITL_ATMOS_WATER)
+		return str_errorf(err, errlen, -EINVAL,
+				  "px4-sim-proxy: atmosphere water has no "
+				  "altitude for an air pressure; use simple "
+				  "or 1976");
+	d->px4 = calloc(c->instances, sizeof(*d->px4));
+	if (!d->px4)
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	for (unsigned v = 0; v < c->instances; v++) {
+		struct px4_proxy *p = &d->px4[v];
+		p->d = d;
+		p->instance = v;
+		p->port = c->port + v;
+		p->px4.src.fd = p->sim.src.fd = -1;
+		p->listener.src.fd = -1;
+		snprintf(p->upstream, sizeof(p->upstream), "%.*s:%u",
+			 (int)(colon - c->upstream), c->upstream,
+			 (unsigned)up_port + v);
+		mavlink_stream_init(&p->from_sim, MAVLINK_MSG_HIL_SENSOR);
+		/* Nothing from PX4 is edited or held; framed to count. */
+		mavlink_stream_init(&p->from_px4, MAVLINK_MSG_HIL_SENSOR);
+		if (v > 0)
+			baro_sitl_init(&d->vehicle_sim[v], &d->sim.params,
+				       d->cfg.atmosphere, d->cfg.seed + v);
+		d->n_px4++;
+		int rc = px4_listen(&p->listener, &d->loop, c->bind, p->port,
+				    on_accept, p, err, errlen);
+		if (rc < 0)
+			return rc;
+		say(p, LOG_LEVEL_INFO, "proxy: PX4 on %s:%u, simulator %s",
+		    c->bind, p->port, p->upstream);
+	}
+	return 0;
+}
+
+void
+daemon_px4proxy_close(struct daemon *d)
+{
+	for (size_t v = 0; v < d->n_px4; v++) {
+		struct px4_proxy *p = &d->px4[v];
+		px4_listener_close(&p->listener);
+		px4_conn_close(&p->px4);
+		px4_conn_close(&p->sim);
+		free(p->px4.tx);
+		free(p->sim.tx);
+	}
+	free(d->px4);
+	d->px4 = NULL;
+	d->n_px4 = 0;
+}
+
+void
+daemon_px4proxy_check(struct daemon *d, uint64_t wall_us)
+{
+	for (size_t v = 0; v < d->n_px4; v++) {
+		struct px4_proxy *p = &d->px4[v];
+		if (p->retry_at_us && wall_us >= p->retry_at_us &&
+		    px4_conn_is_open(&p->px4) && !px4_conn_is_open(&p->sim))
+			connect_sim(p);
+	}
+}
+
+const struct px4_proxy_stats *
+daemon_px4proxy_stats(const struct daemon *d, unsigned v,
+		      struct px4_proxy_stats *out)
+{
+	if (v >= d->n_px4)
+		return NULL;
+	const struct px4_proxy *p = &d->px4[v];
+	*out = p->stats;
+	out->physics_us = p->have_t0 ? p->last_us - p->t0_us : 0;
+	out->frames_from_sim = p->from_sim.stats.frames;
+	out->frames_from_px4 = p->from_px4.stats.frames;
+	out->bad_crc = p->from_sim.stats.bad_crc;
+	out->signed_passed = p->from_sim.stats.signed_passed;
+	out->dropped_bytes = p->px4.stats.dropped_bytes +
+			     p->sim.stats.dropped_bytes;
+	return out;
+}
+
+void
+daemon_px4proxy_report(struct daemon *d)
+{
+	struct px4_proxy_stats s;
+
+	for (unsigned v = 0; v < d->n_px4; v++) {
+		daemon_px4proxy_stats(d, v, &s);
+		log_msg(&d->log, LOG_LEVEL_INFO,
+			"PX4 instance %u: HIL_SENSOR %" PRIu64 ", baro %" PRIu64
+			", rewritten %" PRIu64 ", baro cleared %" PRIu64
+			", other id %" PRIu64 ", bad CRC %" PRIu64
+			", signed %" PRIu64 ", bad baro %" PRIu64
+			", frames from simulator %" PRIu64 ", from PX4 %" PRIu64
+			", restarts %" PRIu64 ", PX4 connects %" PRIu64
+			", PX4 disconnects %" PRIu64 ", simulator connects %" PRIu64
+			", simulator disconnects %" PRIu64
+			", dropped bytes %" PRIu64 ", unsent PX4 bytes %" PRIu64,
+			v, s.hil_sensor, s.baro_frames, s.rewritten,
+			s.baro_cleared, s.other_id, s.bad_crc, s.signed_passed,
+			s.bad_baro, s.frames_from_sim, s.frames_from_px4,
+			s.restarts, s.px4_connects, s.px4_disconnects,
+			s.sim_connects, s.sim_disconnects, s.dropped_bytes,
+			s.px4_bytes_unsent);
+	}
+}

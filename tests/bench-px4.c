@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * barod --px4-sim-proxy throughput and cost.  This program is both PX4
+ * (a TCP client of barod answering each HIL_SENSOR with
+ * HIL_ACTUATOR_CONTROLS, PX4's lockstep) and the simulator (HIL_SENSOR
+ * with the baro in every frame, HIL_GPS every 50th), one frame in flight,
+ * as fast as the proxy passes them.  Runs: straight through (no barod,
+ * the floor), barod with a clean emulator (frames pass untouched), barod
+ * with noise and a glitch (every frame rewritten), and a paced run at
+ * PX4's 250 Hz in real time for barod's CPU per simulated second with its
+ * own 100 Hz timer included.
+ *
+ *   bench-px4 BAROD [FRAMES]
+ */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atmosphere.h"
+#include "bench-util.h"
+#include "mavlink.h"
+
+static int
+listener(unsigned *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(fd, 4) < 0)
+		return -1;
+	getsockname(fd, (struct sockaddr *)&sa, &len);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+static int
+dial(unsigned port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1;
+
+	for (int i = 0; i < 500; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return fd;
+		close(fd);
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int
+take(int lfd)
+{
+	struct pollfd p = { lfd, POLLIN, 0 };
+	int one = 1;
+
+	if (poll(&p, 1, 5000) <= 0)
+		return -1;
+	int fd = accept(lfd, NULL, NULL);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+static bool
+recv_exact(int fd, uint8_t *b, size_t n)
+{
+	while (n) {
+		ssize_t k = recv(fd, b, n, 0);
+		if (k <= 0)
+			return false;
+		b += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static size_t
+frame(uint8_t *out, uint8_t seq, uint8_t compid, uint32_t msgid,
+      uint8_t extra, const uint8_t *pl, size_t len)
+{
+	out[0] = MAVLINK_STX_V2;
+	out[1] = (uint8_t)len;
+	out[2] = out[3] = 0;
+	out[4] = seq;
+	out[5] = 1;
+	out[6] = compid;
+	out[7] = (uint8_t)msgid;
+	out[8] = (uint8_t)(msgid >> 8);
+	out[9] = (uint8_t)(msgid >> 16);
+	memcpy(out + 10, pl, len);
+	uint16_t crc = mavlink_crc(out + 1, 9 + len, 0xFFFF);
+	crc = mavlink_crc(&extra, 1, crc);
+	out[10 + len] = (uint8_t)crc;
+	out[11 + len] = (uint8_t)(crc >> 8);
+	return 12 + len;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+enum mode { DIRECT, CLEAN, FAULTED, PACED };
+
+static int
+run(const char *barod, enum mode mode, unsigned frames)
+{
+	static const char *const names[] = {
+		"straight through (no barod)", "barod, clean emulator",
+		"barod, noise + glitch (every baro frame rewritten)",
+		"barod, paced at 250 Hz real time, noise + glitch" };
+	unsigned sim_port, px4_port = 0;
+	int lsim = listener(&sim_port);
+	pid_t pid = -1;
+	char conf[] = "/tmp/bench-px4-XXXXXX";
+
+	if (lsim < 0)
+		return 1;
+	if (mode != DIRECT) {
+		int probe = listener(&px4_port);
+		close(probe);
+		int cfd = mkstemp(conf);
+		dprintf(cfd,
+			"[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
+			"[sim]\natmosphere = 1976\n%s"
+			"[px4]\nbind = 127.0.0.1\nport = %u\n"
+			"upstream = 127.0.0.1:%u\n"
+			"[output gcs]\ntype = udp-client\n"
+			"address = 127.0.0.1:9\n",
+			mode == CLEAN ? "SIM_BARO_RND = 0\nSIM_BAR2_RND = 0\n"
+				      : "SIM_BARO_RND = 0.5\n"
+					"SIM_BARO_GLITCH = 3\n",
+			px4_port, sim_port);
+		close(cfd);
+		pid = fork();
+		if (pid == 0) {
+			execl(barod, "barod", "-c", conf, "-q", (char *)NULL);
+			_exit(127);
+		}
+	}
+	int px4 = dial(mode == DIRECT ? sim_port : px4_port);
+	int sim = take(lsim);
+	if (px4 < 0 || sim < 0) {
+		fprintf(stderr, "bench-px4: no connection\n");
+		return 1;
+	}
+
+	double *lat = malloc(sizeof(double) * frames);
+	uint8_t tx[512], rx[512], pl[MAVLINK_MAX_PAYLOAD];
+	uint8_t seq = 0, aseq = 0;
+	unsigned done = 0;
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	double t0 = now_s();
+	for (unsigned k = 0; k < frames; k++) {
+		if (mode == PACED) {
+			next.tv_nsec += 4000000;
+			if (next.tv_nsec >= 1000000000) {
+				next.tv_nsec -= 1000000000;
+				next.tv_sec++;
+			}
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
+					NULL);
+		}
+		float p, t;
+		atmos_1976_pressure_temperature(488.0f + 0.004f * (float)k, &p,
+						&t);
+		struct mavlink_hil_sensor m = {
+			.time_usec = 1000000 + (uint64_t)k * 4000u,
+			.zacc = -9.80665f, .xmag = 0.21f, .zmag = 0.42f,
+			.abs_pressure = p * 0.01f, .pressure_alt = 488.0f,
+			.temperature = t - 273.15f, .fields_updated = 0x1BFF,
+		};
+		memset(pl, 0, sizeof(pl));
+		mavlink_pack_hil_sensor(&m, pl);
+		size_t n = (size_t)mavlink_frame_encode(tx, 2, seq++, 1, 200,
+							MAVLINK_MSG_HIL_SENSOR,
+							pl);
+		if (k % 50 == 0) {
+			memset(pl, 0, 36);
+			pl[34] = 3;
+			pl[35] = 10;
+			n += frame(tx + n, seq++, 200, 113, 124, pl, 36);
+		}
+		double a = now_s();
+		send(sim, tx, n, 0);
+		if (!recv_exact(px4, rx, n))
+			break;
+		lat[done] = now_s() - a;
+		memset(pl, 0, 81);
+		pl[8] = 1;
+		pl[80] = 1;
+		size_t an = frame(tx, aseq++, 1, 93, 47, pl, 81);
+		send(px4, tx, an, 0);
+		if (!recv_exact(sim, rx, an))
+			break;
+		done++;
+	}
+	double dt = now_s() - t0;
+	double cpu = 0.0;
+	if (pid > 0) {
+		struct rusage ru;
+		int status;
+		kill(pid, SIGTERM);
+		wait4(pid, &status, 0, &ru);
+		unlink(conf);
+		cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
+			      1e-6;
+	}
+	close(px4);
+	close(sim);
+	close(lsim);
+
+	qsort(lat, done, sizeof(double), cmp_double);
+	printf("%s, %u HIL_SENSOR frames in lockstep:\n", names[mode], done);
+	printf("  %.0f frames/s; sensor leg median %.1f us, p99 %.1f us\n",
+	       done / dt, done ? lat[done / 2] * 1e6 : 0.0,
+	       done ? lat[done * 99 / 100] * 1e6 : 0.0);
+	if (pid > 0)
+		printf("  barod cpu %.1f us per lockstep step (a HIL_SENSOR "
+		       "in, HIL_ACTUATOR_CONTROLS out), %.2f ms per 250 Hz "
+		       "simulated second (%.2f%% of a core)%s\n",
+		       1e6 * cpu / done, 1e3 * cpu / (done / 250.0),
+		       100.0 * cpu / (done / 250.0),
+		       mode == PACED ? ", its 100 Hz timer included"
+				     : ", start-up included");
+	free(lat);
+	return done == frames ? 0 : 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: bench-px4 BAROD [FRAMES]\n");
+		return 2;
+	}
+	unsigned frames = argc > 2 ? (unsigned)atoi(argv[2]) : 50000;
+	int rc = 0;
+	for (int m = DIRECT; m <= FAULTED; m++) {
+		rc |= run(argv[1], (enum mode)m, frames);
+		printf("\n");
+	}
+	/* Ten simulated seconds at the speed PX4 really runs. */
+	return rc | run(argv[1], PACED, 2500);
+}

@@ -1,0 +1,1243 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * barod --px4-sim-proxy as a child process, with this test playing both
+ * ends through barod's real sockets: PX4 SITL (a TCP client of barod,
+ * answering each HIL_SENSOR with HIL_ACTUATOR_CONTROLS as PX4's lockstep
+ * does) and the simulator (a TCP server barod connects to, sending
+ * HIL_SENSOR at 250 Hz with the baro every 5th step as Gazebo does,
+ * HIL_GPS at 5 Hz).  The proxy never changes a frame's length, so each
+ * side reads exactly what the other sent and compares it byte for byte:
+ * everything equal except the baro fields of HIL_SENSOR, which must be
+ * exactly what an AP_Baro_SITL emulator run here on the same truth
+ * gives.  Rewritten frames are also decoded by node-mavlink.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atmosphere.h"
+#include "baro-sitl.h"
+#include "faults.h"
+#include "mavlink.h"
+#include "test-files.h"
+#include "test-util.h"
+#include "util-endian.h"
+
+#define TIMEOUT_MS 10000
+#define STEP_US 4000u
+#define T0_US 1700000000000000ull	/* jMAVSim-style Unix-epoch µs */
+
+static char tmpdir[256];
+static pid_t child;
+static char control_path[300];	/* "" = no control socket */
+
+struct rig {
+	int listen_fd;		/* the simulator's server socket */
+	unsigned sim_port, px4_port;
+	int sim, px4;		/* connected ends */
+	int gcs;		/* UDP: barod's SCALED_PRESSURE */
+	unsigned gcs_port;
+	uint8_t seq_sim, seq_px4;
+	unsigned baro_every;	/* baro in every Nth HIL_SENSOR; 0: 5 */
+};
+
+static void
+path_in_tmp(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+static int
+tcp_listener(unsigned *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int one = 1;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* A listener on exactly this port, or -1 when it is taken. */
+static int
+tcp_listener_at(unsigned port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(fd, 4) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static unsigned
+free_tcp_port(void)
+{
+	unsigned port;
+
+	close(tcp_listener(&port));
+	return port;
+}
+
+static bool
+readable(int fd, int ms)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	return poll(&p, 1, ms) > 0;
+}
+
+/* The simulator's side: barod's connection, within the timeout. */
+static int
+accept_barod(struct rig *r)
+{
+	assert_true(readable(r->listen_fd, TIMEOUT_MS));
+	int fd = accept(r->listen_fd, NULL, NULL);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* PX4's side: connect as PX4 does, retrying until barod listens. */
+static int
+connect_px4(unsigned port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1;
+
+	for (int i = 0; i < TIMEOUT_MS / 10; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert_true(fd >= 0);
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return fd;
+		close(fd);
+		usleep(10000);
+	}
+	fail_msg("barod never listened on TCP %u", port);
+	return -1;
+}
+
+static void
+send_all(int fd, const uint8_t *b, size_t n)
+{
+	while (n) {
+		ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
+		assert_true(k > 0);
+		b += k;
+		n -= (size_t)k;
+	}
+}
+
+/* Exactly n bytes, or fail after the timeout. */
+static void
+recv_exact(int fd, uint8_t *b, size_t n)
+{
+	while (n) {
+		if (!readable(fd, TIMEOUT_MS))
+			fail_msg("%zu bytes still missing after %d ms", n,
+				 TIMEOUT_MS);
+		ssize_t k = recv(fd, b, n, 0);
+		if (k <= 0)
+			fail_msg("connection closed with %zu bytes missing", n);
+		b += k;
+		n -= (size_t)k;
+	}
+}
+
+/* The peer closed: recv returns 0 within the timeout. */
+static void
+expect_eof(int fd)
+{
+	uint8_t b[4096];
+
+	for (;;) {
+		assert_true(readable(fd, TIMEOUT_MS));
+		ssize_t k = recv(fd, b, sizeof(b), 0);
+		if (k <= 0)
+			return;
+	}
+}
+
+/* A frame for a message the codec does not know (HIL_GPS, actuators):
+ * framed here with its CRC_EXTRA. */
+static size_t
+raw_frame(uint8_t *out, uint8_t seq, uint8_t sysid, uint8_t compid,
+	  uint32_t msgid, uint8_t crc_extra, const uint8_t *pl, size_t len)
+{
+	out[0] = MAVLINK_STX_V2;
+	out[1] = (uint8_t)len;
+	out[2] = out[3] = 0;
+	out[4] = seq;
+	out[5] = sysid;
+	out[6] = compid;
+	out[7] = (uint8_t)msgid;
+	out[8] = (uint8_t)(msgid >> 8);
+	out[9] = (uint8_t)(msgid >> 16);
+	memcpy(out + 10, pl, len);
+	uint16_t crc = mavlink_crc(out + 1, 9 + len, 0xFFFF);
+	crc = mavlink_crc(&crc_extra, 1, crc);
+	out[10 + len] = (uint8_t)crc;
+	out[11 + len] = (uint8_t)(crc >> 8);
+	return 12 + len;
+}
+
+/* The simulator's truth: climbing 1 m/s from 488 m, with a little
+ * deterministic wobble so every baro value differs. */
+static float
+sim_pressure_hpa(unsigned k)
+{
+	float p, t;
+	float alt = 488.0f + (float)k * 0.004f + 0.05f * (float)(k % 7);
+
+	atmos_1976_pressure_temperature(alt, &p, &t);
+	return p * 0.01f;
+}
+
+static size_t
+hil_sensor(struct rig *r, uint8_t *out, unsigned k, uint64_t t0)
+{
+	struct mavlink_hil_sensor m = {
+		.time_usec = t0 + (uint64_t)k * STEP_US,
+		.xacc = 0.01f * (float)(k % 3), .zacc = -9.80665f,
+		.xgyro = 0.001f, .xmag = 0.21f, .zmag = 0.42f,
+		.fields_updated = 0x1FF,
+	};
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+
+	if (k % (r->baro_every ? r->baro_every : 5) == 0) {
+		m.abs_pressure = sim_pressure_hpa(k);
+		m.pressure_alt = 488.0f + (float)k * 0.004f;
+		m.temperature = 11.8f + 0.001f * (float)k;
+		m.fields_updated |= 0x1A00;
+	}
+	mavlink_pack_hil_sensor(&m, pl);
+	return (size_t)mavlink_frame_encode(out, 2, r->seq_sim++, 1, 200,
+					    MAVLINK_MSG_HIL_SENSOR, pl);
+}
+
+static size_t
+hil_gps(struct rig *r, uint8_t *out, unsigned k)
+{
+	uint8_t pl[39] = { 0 };
+
+	le_put64(pl, (uint64_t)k * STEP_US);
+	le_put32(pl + 8, 473977420u);
+	le_put32(pl + 12, 85455940u);
+	le_put32(pl + 16, 488000u);
+	pl[34] = 3;
+	pl[35] = 10;
+	return raw_frame(out, r->seq_sim++, 1, 200, 113, 124, pl, 36);
+}
+
+static size_t
+state_quaternion(struct rig *r, uint8_t *out, unsigned k, uint64_t t0)
+{
+	uint8_t pl[64] = { 0 };
+
+	le_put64(pl, t0 + (uint64_t)k * STEP_US);
+	le_put32(pl + 8, 0x3f800000u);		/* q = (1, 0, 0, 0) */
+	le_put32(pl + 36, 473977420u);
+	le_put32(pl + 40, 85455940u);
+	le_put32(pl + 44, 488000u + k);
+	return raw_frame(out, r->seq_sim++, 1, 200, 115, 4, pl, 64);
+}
+
+static size_t
+actuators(struct rig *r, uint8_t *out, unsigned k)
+{
+	uint8_t pl[81] = { 0 };
+
+	le_put64(pl, (uint64_t)k * STEP_US);
+	le_put64(pl + 8, 1);	/* HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP */
+	pl[80] = 1;
+	return raw_frame(out, r->seq_px4++, 1, 1, 93, 47, pl, 81);
+}
+
+static void
+write_conf(const char *path, const struct rig *r, const char *extra)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = px4-sim-proxy\ncontrol = %s\n"
+		 "[sim]\natmosphere = 1976\nSIM_BARO_RND = 0\n"
+		 "SIM_BAR2_RND = 0\n%s"
+		 "[px4]\nbind = 127.0.0.1\nport = %u\n"
+		 "upstream = 127.0.0.1:%u\n"
+		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 control_path[0] ? control_path : "none", extra ? extra : "",
+		 r->px4_port, r->sim_port, r->gcs_port);
+	write_file(path, text);
+}
+
+static void
+start(struct rig *r, const char *extra_conf, const char *scenario)
+{
+	char conf[512], log[512], scn[512];
+
+	memset(r, 0, sizeof(*r));
+	r->listen_fd = tcp_listener(&r->sim_port);
+	r->px4_port = free_tcp_port();
+	r->gcs = udp_loopback(&r->gcs_port, SOCK_NONBLOCK);
+	path_in_tmp(conf, sizeof(conf), "barod.conf");
+	path_in_tmp(log, sizeof(log), "barod.log");
+	path_in_tmp(scn, sizeof(scn), "faults.scn");
+	write_conf(conf, r, extra_conf);
+	if (scenario)
+		write_file(scn, scenario);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		execl(getenv("BAROD"), "barod", "-c", conf, "-v",
+		      scenario ? "--scenario" : NULL, scn, (char *)NULL);
+		_exit(127);
+	}
+	r->px4 = connect_px4(r->px4_port);
+	r->sim = accept_barod(r);
+}
+
+static char *
+stop(struct rig *r)
+{
+	char log[512];
+	int status;
+
+	kill(child, SIGTERM);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	child = 0;
+	if (r->px4 >= 0)
+		close(r->px4);
+	if (r->sim >= 0)
+		close(r->sim);
+	close(r->listen_fd);
+	close(r->gcs);
+	path_in_tmp(log, sizeof(log), "barod.log");
+	char *text = read_file(log);
+	if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		fail_msg("barod exit status %d\n%s", status, text);
+	return text;
+}
+
+/* ---- the expected baro: an emulator run here on the same truth ---- */
+
+struct expect {
+	struct baro_sitl emu;
+	enum baro_sitl_atmosphere atmos;
+	uint64_t t0;
+	bool started;
+	float glitch;		/* from glitch_at_ms to glitch_end_ms */
+	uint32_t glitch_at_ms, glitch_end_ms;
+	bool disable;		/* SIM_BARO_DISABLE from disable_at_ms */
+	uint32_t disable_at_ms;
+	/* PX4 failure types through the overlay: kind[i] over
+	 * [from_ms[i], to_ms[i]). */
+	struct fault_overlay ov;
+	enum fault_kind ov_kind[2], ov_now;
+	uint32_t ov_from[2], ov_to[2];
+	/* SIM_BARO_FREEZE over [freeze_from, freeze_to): the temperature
+	 * holds too, at the last one PX4 got. */
+	uint32_t freeze_from, freeze_to;
+	float last_temp;
+	/* The latest emulator sample and what it means for the frames
+	 * until the next one (the emulator samples every 10 ms at most). */
+	bool have_cur, cur_withheld, cur_garbage, cur_clean;
+	struct baro_sample cur;
+};
+
+static int
+altitude(enum baro_sitl_atmosphere atmos, float pa, float *alt)
+{
+	return atmos == BARO_SITL_ATMOS_1976 ? atmos_1976_altitude(pa, alt)
+					     : atmos_simple_altitude(pa, alt);
+}
+
+static void
+expect_init_atmos(struct expect *e, enum baro_sitl_atmosphere atmos)
+{
+	struct sim_params p;
+
+	memset(e, 0, sizeof(*e));
+	sim_params_defaults(&p);
+	p.baro[0].rnd = 0.0f;
+	p.baro[1].rnd = 0.0f;
+	e->atmos = atmos;
+	baro_sitl_init(&e->emu, &p, atmos, 1);
+	fault_overlay_init(&e->ov, 1);
+	e->glitch_at_ms = UINT32_MAX;
+	e->glitch_end_ms = UINT32_MAX;
+	e->disable_at_ms = UINT32_MAX;
+	e->freeze_from = e->freeze_to = UINT32_MAX;
+}
+
+static void
+expect_init(struct expect *e)
+{
+	expect_init_atmos(e, BARO_SITL_ATMOS_1976);
+}
+
+/*
+ * What PX4 must receive for the HIL_SENSOR frame `in`: the same frame
+ * with the baro of this emulator, the CRC recomputed (with the codec's
+ * own encoder, which the sender also used).  Returns whether it differs.
+ */
+static bool
+expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
+{
+	struct mavlink_hil_sensor m;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+
+	memcpy(out, in, n);
+	memcpy(pl, in + 10, in[1]);
+	mavlink_unpack_hil_sensor(pl, &m);
+	if (!e->started) {
+		e->t0 = m.time_usec;
+		e->started = true;
+	}
+	const uint32_t ms = (uint32_t)((m.time_usec - e->t0) / 1000u);
+	if ((m.fields_updated & 0x1A00) != 0x1A00)
+		return false;
+	e->emu.params.baro[0].glitch =
+		ms >= e->glitch_at_ms && ms < e->glitch_end_ms ? e->glitch
+							       : 0.0f;
+	if (ms >= e->disable_at_ms)
+		e->emu.params.baro[0].disable = 1;
+	const bool frozen = ms >= e->freeze_from && ms < e->freeze_to;
+	e->emu.params.baro[0].freeze = frozen;
+	struct baro_sitl_truth truth = { 0 };
+	assert_int_equal(altitude(e->atmos, m.abs_pressure * 100.0f,
+				  &truth.alt_amsl_m), 0);
+	struct baro_sample s[BARO_MAX_INSTANCES];
+	unsigned got = baro_sitl_update(&e->emu, ms + BARO_SITL_PERIOD_MS,
+					&truth, s);
+	enum fault_kind kind = FAULT_NONE;
+	for (int i = 0; i < 2; i++)
+		if (ms >= e->ov_from[i] && ms < e->ov_to[i])
+			kind = e->ov_kind[i];
+	if (kind != e->ov_now) {
+		struct fault_spec spec = { kind, kind == FAULT_SLOW
+							 ? FAULT_SLOW_DEFAULT
+							 : 0 };
+		assert_int_equal(fault_overlay_set(&e->ov, 0, spec), 0);
+		e->ov_now = kind;
+	}
+	/* Baro 0's sample, if it took one (a disabled one does not). */
+	if (got >= 1 && s[0].instance == 0) {
+		const float emulated = s[0].pressure_pa;
+		e->have_cur = true;
+		e->cur_withheld = !fault_overlay_apply(&e->ov, &s[0]);
+		e->cur_garbage = !e->cur_withheld && s[0].pressure_pa != emulated;
+		e->cur_clean = !e->cur_withheld && !e->cur_garbage &&
+			       s[0].alt_m == truth.alt_amsl_m;
+		e->cur = s[0];
+	}
+	if (e->emu.params.baro[0].disable ||
+	    (e->have_cur && e->cur_withheld)) {
+		m.fields_updated &= ~0x1A00u;
+	} else if (!e->have_cur || (e->cur_clean && !frozen)) {
+		e->last_temp = m.temperature;
+		return false;
+	} else {
+		m.abs_pressure = e->cur.pressure_pa * 0.01f;
+		assert_int_equal(altitude(e->atmos, e->cur.pressure_pa,
+					  &m.pressure_alt), 0);
+		/* garbage: the overlay's temperature; stuck: held */
+		if (e->cur_garbage)
+			m.temperature = e->cur.temperature_c;
+		else if (frozen)
+			m.temperature = e->last_temp;
+		e->last_temp = m.temperature;
+	}
+	mavlink_pack_hil_sensor(&m, pl);
+	int k = mavlink_frame_encode(out, 2, in[4], in[5], in[6],
+				     MAVLINK_MSG_HIL_SENSOR, pl);
+	/* Trimming gives the same length here (fields_updated's low
+	 * bytes stay non-zero), so the sender's frame and ours line up. */
+	assert_int_equal((size_t)k, n);
+	return true;
+}
+
+/* ---- one lockstep step --------------------------------------------- */
+
+struct run {
+	unsigned steps;
+	unsigned rewritten, cleared;
+	uint64_t t0;
+	/* Rewritten frames, hex, for node-mavlink. */
+	char *hex;
+	size_t hex_len, hex_cap;
+	struct mavlink_hil_sensor want[64];
+	unsigned n_want;
+};
+
+static void
+keep_hex(struct run *run, const uint8_t *f, size_t n)
+{
+	if (run->n_want >= 64)
+		return;
+	if (run->hex_len + 2 * n + 2 > run->hex_cap) {
+		run->hex_cap = run->hex_cap * 2 + 4096;
+		run->hex = realloc(run->hex, run->hex_cap);
+		assert_non_null(run->hex);
+	}
+	for (size_t i = 0; i < n; i++)
+		run->hex_len += (size_t)sprintf(run->hex + run->hex_len,
+						"%02x", f[i]);
+	run->hex[run->hex_len++] = '\n';
+	run->hex[run->hex_len] = '\0';
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	memcpy(pl, f + 10, f[1]);
+	mavlink_unpack_hil_sensor(pl, &run->want[run->n_want++]);
+}
+
+/*
+ * Steps [from, to): the simulator sends HIL_SENSOR (and HIL_GPS every
+ * 50th step), PX4 must receive exactly the expected bytes and answers
+ * with HIL_ACTUATOR_CONTROLS, which the simulator must receive exactly.
+ */
+static void
+lockstep(struct rig *r, struct expect *e, struct run *run, unsigned from,
+	 unsigned to)
+{
+	uint8_t tx[1024], want[1024], rx[1024];
+
+	for (unsigned k = from; k < to; k++) {
+		size_t n = hil_sensor(r, tx, k, run->t0);
+		bool changed = expected_frame(e, tx, n, want);
+		size_t total = n;
+		if (k % 50 == 0)
+			total += hil_gps(r, tx + n, k);
+		if (k % 2 == 0)
+			total += state_quaternion(r, tx + total, k, run->t0);
+		memcpy(want + n, tx + n, total - n);
+		send_all(r->sim, tx, total);
+		recv_exact(r->px4, rx, total);
+		if (memcmp(rx, want, total) != 0) {
+			for (size_t i = 0; i < total; i++)
+				if (rx[i] != want[i])
+					fail_msg("step %u: byte %zu is %02x, "
+						 "expected %02x (sent %02x)",
+						 k, i, rx[i], want[i], tx[i]);
+		}
+		if (changed) {
+			if ((le_get32(want + 10 + 60) & 0x1A00) == 0)
+				run->cleared++;
+			else
+				run->rewritten++;
+			keep_hex(run, rx, n);
+		}
+		size_t a = actuators(r, tx, k);
+		send_all(r->px4, tx, a);
+		recv_exact(r->sim, rx, a);
+		assert_memory_equal(rx, tx, a);
+		run->steps++;
+	}
+}
+
+/* barod's own SCALED_PRESSURE (sysid 1): how many, the latest. */
+struct gcs_log {
+	unsigned count;
+	uint32_t last_ms;
+	float last_hpa;
+};
+
+static void
+on_gcs(const struct mavlink_frame *f, void *user)
+{
+	struct gcs_log *g = user;
+	struct mavlink_scaled_pressure m;
+
+	if (f->msgid != MAVLINK_MSG_SCALED_PRESSURE)
+		return;
+	mavlink_unpack_scaled_pressure(f->payload, &m);
+	g->count++;
+	g->last_ms = m.time_boot_ms;
+	g->last_hpa = m.press_abs;
+}
+
+static void
+count_sysid(const struct mavlink_frame *f, void *user)
+{
+	unsigned *n = user;
+
+	if (f->msgid == MAVLINK_MSG_SCALED_PRESSURE && f->sysid <= 2)
+		n[f->sysid]++;
+}
+
+static void
+drain_gcs(struct rig *r, struct gcs_log *g)
+{
+	uint8_t buf[4096];
+	struct mavlink_parser p;
+	ssize_t n;
+
+	mavlink_parser_init(&p);
+	/* Datagrams sent before the last step have arrived on loopback
+	 * by the time its answer did; a short wait covers scheduling. */
+	while (readable(r->gcs, 200) &&
+	       (n = recv(r->gcs, buf, sizeof(buf), 0)) > 0) {
+		mavlink_parser_feed(&p, buf, (size_t)n, on_gcs, g);
+		mavlink_parser_flush(&p);
+	}
+}
+
+static void
+test_clean_passthrough(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	expect_init(&e);
+	start(&r, NULL, NULL);
+	/* What PX4 sends first: HEARTBEAT (autopilot PX4) and COMMAND_LONG
+	 * SET_MESSAGE_INTERVAL for HIL_STATE_QUATERNION at 200 Hz. */
+	struct mavlink_heartbeat hb = { .autopilot = 12, .mavlink_version = 3 };
+	struct mavlink_command_long cl = { .command = 511,
+		.param = { 115, 5000 } };
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, tx[600], rx[600];
+	mavlink_pack_heartbeat(&hb, pl);
+	size_t n = (size_t)mavlink_frame_encode(tx, 2, 0, 1, 1,
+						MAVLINK_MSG_HEARTBEAT, pl);
+	mavlink_pack_command_long(&cl, pl);
+	n += (size_t)mavlink_frame_encode(tx + n, 2, 1, 1, 1,
+					  MAVLINK_MSG_COMMAND_LONG, pl);
+	/* ... and bytes no parser would take, which pass all the same. */
+	memcpy(tx + n, "\xfd\x01\x00", 3);
+	n += 3;
+	send_all(r.px4, tx, n);
+	recv_exact(r.sim, rx, n);
+	assert_memory_equal(rx, tx, n);
+	lockstep(&r, &e, &run, 0, 500);
+	/* A clean emulator changes nothing: the whole stream is equal. */
+	assert_int_equal(run.rewritten + run.cleared, 0);
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "HIL_SENSOR 500, baro 100, rewritten 0"));
+	assert_non_null(strstr(log, "PX4 connects 1"));
+	free(log);
+}
+
+/* A scheduled glitch moves abs_pressure from its simulator time on;
+ * barod's own SCALED_PRESSURE follows physics time; node-mavlink reads
+ * the rewritten frames as we do. */
+static void
+test_glitch(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+	struct gcs_log g = { 0 };
+
+	(void)state;
+	expect_init(&e);
+	e.glitch = 20.0f;
+	e.glitch_at_ms = 1000;
+	start(&r, NULL, "at 1s set SIM_BARO_GLITCH 20 for 60min\n");
+	lockstep(&r, &e, &run, 0, 500);
+	/* Baro frames every 20 ms; from 1000 ms on: steps 250, 255 .. 495. */
+	assert_int_equal(run.rewritten, 50);
+	assert_int_equal(run.cleared, 0);
+	/* The first rewritten frame is 20 m up (1976 model, ~2.3 hPa). */
+	assert_close_abs(run.want[0].abs_pressure, sim_pressure_hpa(250) -
+			 2.3, 0.1);
+	drain_gcs(&r, &g);
+	/* One sample per baro frame, stamped with physics time (2 s of it
+	 * went by in far less wall time). */
+	assert_int_equal(g.count, 100);
+	assert_int_equal(g.last_ms, 495 * STEP_US / 1000);
+	assert_float_exact(g.last_hpa, run.want[run.n_want - 1].abs_pressure);
+
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "rewritten 50, baro cleared 0"));
+	free(log);
+
+	/* node-mavlink: CRCs good, fields as we expect. */
+	const char *argv[] = { "node", getenv("MAVLINK_PEER"), "decode", NULL };
+	assert_non_null(argv[1]);
+	struct program_result pr = run_program("node", argv, run.hex);
+	if (pr.status != 0)
+		fail_msg("node mavlink-peer.mjs decode: %d\n%s", pr.status,
+			 pr.err);
+	unsigned i = 0;
+	for (char *line = strtok(pr.out, "\n"); line;
+	     line = strtok(NULL, "\n"), i++) {
+		json_object *o = json_tokener_parse(line), *v, *fl;
+		assert_non_null(o);
+		assert_true(json_object_object_get_ex(o, "crc_ok", &v));
+		assert_true(json_object_get_boolean(v));
+		assert_true(json_object_object_get_ex(o, "name", &v));
+		assert_string_equal(json_object_get_string(v), "HIL_SENSOR");
+		assert_true(json_object_object_get_ex(o, "fields", &fl));
+		const struct mavlink_hil_sensor *w = &run.want[i];
+		static const char *const names[] = {
+			"abs_pressure", "pressure_alt", "temperature" };
+		const float want_f[] = { w->abs_pressure, w->pressure_alt,
+					 w->temperature };
+		for (int k = 0; k < 3; k++) {
+			assert_true(json_object_object_get_ex(fl, names[k], &v));
+			assert_float_exact((float)json_object_get_double(v),
+					   want_f[k]);
+		}
+		assert_true(json_object_object_get_ex(fl, "fields_updated", &v));
+		assert_int_equal(json_object_get_int64(v), 0x1BFF);
+		json_object_put(o);
+	}
+	assert_int_equal(i, run.n_want);
+	program_result_free(&pr);
+	free(run.hex);
+}
+
+/* The same with the legacy atmosphere (barod's default): the truth is
+ * its inverse, the faulted pressure its forward model. */
+static void
+test_glitch_simple_atmosphere(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	expect_init_atmos(&e, BARO_SITL_ATMOS_SIMPLE);
+	e.glitch = 20.0f;
+	e.glitch_at_ms = 200;
+	start(&r, "atmosphere = simple\n",
+	      "at 200ms set SIM_BARO_GLITCH 20 for 60min\n");
+	lockstep(&r, &e, &run, 0, 200);
+	assert_int_equal(run.rewritten, 30);	/* 200, 220 .. 780 ms */
+	char *log = stop(&r);
+	free(log);
+	free(run.hex);
+}
+
+/* PX4's failure types that ArduPilot's parameters cannot express go
+ * through barod's overlay: `slow` withholds nine samples in ten (their
+ * frames lose the baro bits), `garbage` writes the overlay's random
+ * pressure and temperature. */
+static void
+test_px4_failure_types(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	expect_init(&e);
+	e.ov_kind[0] = FAULT_SLOW;
+	e.ov_from[0] = 200;
+	e.ov_to[0] = 400;
+	e.ov_kind[1] = FAULT_GARBAGE;
+	e.ov_from[1] = 600;
+	e.ov_to[1] = 800;
+	start(&r, NULL, "at 200ms px4 slow 0 for 200ms\n"
+			"at 600ms px4 garbage 0 for 200ms\n"
+			"at 10min end\n");
+	lockstep(&r, &e, &run, 0, 250);
+	assert_int_equal(run.cleared, 9);	/* 220 .. 380 ms */
+	assert_int_equal(run.rewritten, 10);	/* 600 .. 780 ms */
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "rewritten 10, baro cleared 9"));
+	free(log);
+	free(run.hex);
+}
+
+/* PX4's `stuck` is SIM_BARO_FREEZE: the held altitude's pressure, and
+ * the temperature held with it, so PX4's stale check can see it. */
+static void
+test_stuck(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	expect_init(&e);
+	e.freeze_from = 200;
+	e.freeze_to = 500;
+	start(&r, NULL, "at 200ms px4 stuck 0 for 300ms\nat 10min end\n");
+	lockstep(&r, &e, &run, 0, 200);
+	assert_int_equal(run.rewritten, 15);	/* 200 .. 480 ms */
+	/* Every rewritten frame has the same pressure and temperature. */
+	for (unsigned i = 1; i < run.n_want; i++) {
+		assert_float_exact(run.want[i].abs_pressure,
+				   run.want[0].abs_pressure);
+		assert_float_exact(run.want[i].temperature,
+				   run.want[0].temperature);
+	}
+	char *log = stop(&r);
+	free(log);
+	free(run.hex);
+}
+
+/* The baro in every 250 Hz frame, as jMAVSim sends it: the emulator
+ * samples every 12 ms (the first frame 10 ms or more after the last),
+ * and the frames in between carry its latest sample. */
+static void
+test_baro_every_frame(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	expect_init(&e);
+	e.glitch = 8.0f;
+	e.glitch_at_ms = 100;
+	start(&r, NULL, "at 100ms set SIM_BARO_GLITCH 8 for 60min\n");
+	r.baro_every = 1;
+	lockstep(&r, &e, &run, 0, 100);
+	/* Samples at 0, 12 .. 96 ms are clean; the one at 108 ms is the
+	 * first glitched, and every frame from it on carries a glitch:
+	 * steps 27 .. 99. */
+	assert_int_equal(run.rewritten, 73);
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "HIL_SENSOR 100, baro 100, rewritten 73"));
+	free(log);
+	free(run.hex);
+}
+
+/* A disabled baro: the frames stay (IMU and clock) without baro bits. */
+static void
+test_disable(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+	struct gcs_log g = { 0 };
+
+	(void)state;
+	expect_init(&e);
+	e.disable_at_ms = 500;
+	start(&r, NULL, "at 500ms set SIM_BARO_DISABLE 1 for 60min\n");
+	lockstep(&r, &e, &run, 0, 300);
+	assert_int_equal(run.rewritten, 0);
+	assert_int_equal(run.cleared, 35);	/* steps 125, 130 .. 295 */
+	drain_gcs(&r, &g);
+	assert_int_equal(g.count, 25);		/* steps 0 .. 120 */
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "baro cleared 35"));
+	free(log);
+	free(run.hex);
+}
+
+/* Simulator restart, PX4 restart, time going back: each detected,
+ * counted, logged, and the emulator and scenario start again. */
+static void
+test_restarts(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	start(&r, NULL, "at 200ms set SIM_BARO_GLITCH 10 for 100ms\n"
+			 "at 10min end\n");
+	for (int round = 0; round < 4; round++) {
+		expect_init(&e);
+		e.glitch = 10.0f;
+		e.glitch_at_ms = 200;
+		e.glitch_end_ms = 300;
+		run.rewritten = 0;
+		lockstep(&r, &e, &run, 0, 100);
+		assert_int_equal(run.rewritten, 5);	/* 200 .. 280 ms */
+		switch (round) {
+		case 0:	/* the simulator goes away and comes back */
+			close(r.sim);
+			r.sim = accept_barod(&r);
+			run.t0 = 0;
+			break;
+		case 1:	/* PX4 goes: barod lets the simulator go too */
+			close(r.px4);
+			expect_eof(r.sim);
+			close(r.sim);
+			r.px4 = connect_px4(r.px4_port);
+			r.sim = accept_barod(&r);
+			run.t0 = 777000;
+			break;
+		case 2:	/* the same connection, time back to 0 */
+			run.t0 = 0;
+			break;
+		default:
+			break;
+		}
+	}
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "restarts 3, PX4 connects 2, PX4 "
+				    "disconnects 1, simulator connects 3, "
+				    "simulator disconnects 1"));
+	assert_non_null(strstr(log, "simulator connection lost: physics "
+				    "restarted"));
+	assert_non_null(strstr(log, "HIL_SENSOR time went back"));
+	free(log);
+	free(run.hex);
+}
+
+/* PX4 first, the simulator later: barod holds PX4's connection and
+ * retries until the simulator listens; what PX4 sent meanwhile is
+ * counted, not queued for a simulator that did not exist. */
+static void
+test_simulator_late(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+	uint8_t tx[600];
+
+	(void)state;
+	start(&r, NULL, NULL);
+	/* Take the simulator away before PX4 says anything, and let
+	 * barod find it gone at least once. */
+	close(r.sim);
+	close(r.listen_fd);
+	size_t n = actuators(&r, tx, 0);
+	usleep(700000);
+	send_all(r.px4, tx, n);
+	usleep(300000);
+	r.listen_fd = tcp_listener_at(r.sim_port);
+	assert_true(r.listen_fd >= 0);
+	r.sim = accept_barod(&r);
+	expect_init(&e);
+	lockstep(&r, &e, &run, 0, 50);
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "simulator connects 2, simulator "
+				    "disconnects 1"));
+	/* One outage, one line, however many refused retries. */
+	const char *first = strstr(log, "disconnected (closed); reconnecting");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "disconnected"));
+	assert_null(strstr(log, "Connection refused"));
+	assert_non_null(strstr(log, "unsent PX4 bytes 93"));
+	free(log);
+	free(run.hex);
+}
+
+/* Garbage, bad CRCs, partial baro bits, an oversized HIL_SENSOR and a
+ * frame cut by a disconnect: passed on as they are (PX4's parser sees
+ * what it would have seen), never a crash, the stream goes on. */
+static void
+test_malformed(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+	uint8_t tx[1024], rx[1024], want[1024];
+
+	(void)state;
+	expect_init(&e);
+	e.glitch = 20.0f;
+	e.glitch_at_ms = 0;
+	start(&r, NULL, "at 0s set SIM_BARO_GLITCH 20 for 60min\n");
+	lockstep(&r, &e, &run, 0, 10);
+	assert_int_equal(run.rewritten, 2);
+
+	/* Garbage (no start byte in it), then a HIL_SENSOR with a bad CRC,
+	 * then one with only ABS_PRESSURE of the three baro bits. */
+	size_t n = 0;
+	for (; n < 300; n++)
+		tx[n] = (uint8_t)(n * 7 % 250);
+	size_t k = hil_sensor(&r, tx + n, 10, run.t0);
+	tx[n + k - 1] ^= 0x40;
+	n += k;
+	struct mavlink_hil_sensor m = { .time_usec = run.t0 + 11 * STEP_US,
+		.abs_pressure = 950.0f, .fields_updated = 0x3F | 0x200 };
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	mavlink_pack_hil_sensor(&m, pl);
+	n += (size_t)mavlink_frame_encode(tx + n, 2, r.seq_sim++, 1, 200,
+					  MAVLINK_MSG_HIL_SENSOR, pl);
+	/* And a baro frame whose pressure has no altitude (0 hPa). */
+	m.time_usec = run.t0 + 12 * STEP_US;
+	m.abs_pressure = 0.0f;
+	m.fields_updated = 0x1BFF;
+	mavlink_pack_hil_sensor(&m, pl);
+	n += (size_t)mavlink_frame_encode(tx + n, 2, r.seq_sim++, 1, 200,
+					  MAVLINK_MSG_HIL_SENSOR, pl);
+	send_all(r.sim, tx, n);
+	recv_exact(r.px4, rx, n);
+	assert_memory_equal(rx, tx, n);
+
+	/* Oversized: LEN 255, the bytes past the message non-zero, CRC
+	 * good.  PX4's C library takes it (reading the first 65 bytes);
+	 * barod rewrites the baro in place and keeps the rest. */
+	k = hil_sensor(&r, tx, 15, run.t0);
+	assert_true(expected_frame(&e, tx, k, want));
+	uint8_t big[300] = { 0 };
+	memcpy(big, tx, 10);
+	memcpy(big + 10, tx + 10, tx[1]);
+	for (size_t i = 10 + 65; i < 10 + 255; i++)
+		big[i] = (uint8_t)(i | 1);
+	big[1] = 255;
+	uint16_t crc = mavlink_crc(big + 1, 9 + 255, 0xFFFF);
+	const uint8_t extra = 108;
+	crc = mavlink_crc(&extra, 1, crc);
+	big[265] = (uint8_t)crc;
+	big[266] = (uint8_t)(crc >> 8);
+	send_all(r.sim, big, 267);
+	recv_exact(r.px4, rx, 267);
+	assert_memory_equal(rx, big, 10 + 44);
+	assert_memory_equal(rx + 10 + 44, want + 10 + 44, 16);
+	assert_memory_equal(rx + 10 + 60, big + 10 + 60, 255 - 60);
+	crc = mavlink_crc(rx + 1, 9 + 255, 0xFFFF);
+	crc = mavlink_crc(&extra, 1, crc);
+	assert_int_equal(rx[265] | rx[266] << 8, crc);
+
+	/* The stream goes on in lockstep. */
+	lockstep(&r, &e, &run, 16, 40);
+
+	/* Half a HIL_SENSOR, then the simulator dies: the half is held
+	 * back (PX4 must not get a frame that never ends), and the next
+	 * simulator connection starts clean. */
+	k = hil_sensor(&r, tx, 40, run.t0);
+	send_all(r.sim, tx, k / 2);
+	close(r.sim);
+	r.sim = accept_barod(&r);
+	expect_init(&e);
+	e.glitch = 20.0f;
+	e.glitch_at_ms = 0;
+	run.t0 = 0;
+	lockstep(&r, &e, &run, 0, 20);
+	char *log = stop(&r);
+	assert_non_null(strstr(log, "bad CRC 1, signed 0, bad baro 1"));
+	assert_non_null(strstr(log, "abs_pressure is not an air pressure"));
+	free(log);
+	free(run.hex);
+}
+
+static void
+baroctl(const char *args, char *out, size_t cap)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "%s -s %s %s 2>&1", getenv("BAROCTL"),
+		 control_path, args);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, cap - 1, p);
+	out[n] = '\0';
+	int status = pclose(p);
+	if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		fail_msg("baroctl %s: %s", args, out);
+}
+
+/* A live parameter change (baroctl, as a GCS's PARAM_SET would) acts on
+ * the next baro frame; the status line counts what the proxy did. */
+static void
+test_live_params(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+	char out[4096];
+
+	(void)state;
+	snprintf(control_path, sizeof(control_path), "%s/barod.sock", tmpdir);
+	expect_init(&e);
+	start(&r, NULL, NULL);
+	lockstep(&r, &e, &run, 0, 100);
+	assert_int_equal(run.rewritten, 0);
+	baroctl("set SIM_BARO_GLITCH 15", out, sizeof(out));
+	e.glitch = 15.0f;
+	e.glitch_at_ms = 100 * STEP_US / 1000;
+	lockstep(&r, &e, &run, 100, 200);
+	assert_int_equal(run.rewritten, 20);
+	baroctl("status", out, sizeof(out));
+	if (!strstr(out, "px4 0 physics 0.796 s hil-sensor 200 baro 40 "
+			 "rewritten 20 baro-cleared 0 restarts 0 px4-connects 1 "
+			 "simulator-connects 1 bad-crc 0 dropped-bytes 0"))
+		fail_msg("status:\n%s", out);
+	control_path[0] = '\0';
+	char *log = stop(&r);
+	free(log);
+	free(run.hex);
+}
+
+/* Two listeners on consecutive ports. */
+static void
+listener_pair(int fd[2], unsigned *port)
+{
+	for (int i = 0; i < 100; i++) {
+		fd[0] = tcp_listener(port);
+		fd[1] = tcp_listener_at(*port + 1);
+		if (fd[1] >= 0)
+			return;
+		close(fd[0]);
+	}
+	fail_msg("no two consecutive free ports");
+}
+
+/* Two PX4 instances in one barod: instance 1 on port + 1 talks to the
+ * simulator on upstream + 1, with its own emulator on its own clock,
+ * following the same scenario; its SCALED_PRESSURE come as sysid 2. */
+static void
+test_two_instances(void **state)
+{
+	struct rig r[2];
+	struct expect e[2];
+	struct run run[2] = { { .t0 = T0_US }, { .t0 = 5000000 } };
+	int lsim[2], lpx4[2];
+	unsigned sim_port, px4_port, gcs_port;
+	char conf[512], log[512], scn[512], text[1024];
+
+	(void)state;
+	listener_pair(lsim, &sim_port);
+	listener_pair(lpx4, &px4_port);
+	close(lpx4[0]);
+	close(lpx4[1]);
+	int gcs = udp_loopback(&gcs_port, SOCK_NONBLOCK);
+	path_in_tmp(conf, sizeof(conf), "barod.conf");
+	path_in_tmp(log, sizeof(log), "barod.log");
+	path_in_tmp(scn, sizeof(scn), "faults.scn");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
+		 "[sim]\natmosphere = 1976\nSIM_BARO_RND = 0\n"
+		 "SIM_BAR2_RND = 0\n"
+		 "[px4]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
+		 "upstream = 127.0.0.1:%u\n"
+		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 px4_port, sim_port, gcs_port);
+	write_file(conf, text);
+	write_file(scn, "at 100ms set SIM_BARO_GLITCH 5 for 60min\n");
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		execl(getenv("BAROD"), "barod", "-c", conf, "-v",
+		      "--scenario", scn, (char *)NULL);
+		_exit(127);
+	}
+	for (int v = 0; v < 2; v++) {
+		memset(&r[v], 0, sizeof(r[v]));
+		r[v].listen_fd = lsim[v];
+		r[v].px4 = connect_px4(px4_port + (unsigned)v);
+		r[v].sim = accept_barod(&r[v]);
+		r[v].gcs = v == 0 ? gcs : -1;
+		expect_init(&e[v]);
+		e[v].glitch = 5.0f;
+	}
+	/* Vehicle 0's clock runs the scenario (as with SITL instances):
+	 * when vehicle 1 starts, the glitch is already on. */
+	e[0].glitch_at_ms = 100;
+	e[1].glitch_at_ms = 0;
+	lockstep(&r[0], &e[0], &run[0], 0, 100);
+	lockstep(&r[1], &e[1], &run[1], 0, 100);
+	assert_int_equal(run[0].rewritten, 15);	/* 100, 120 .. 380 ms */
+	assert_int_equal(run[1].rewritten, 20);
+
+	unsigned by_sysid[3] = { 0 };
+	uint8_t buf[4096];
+	ssize_t n;
+	struct mavlink_parser p;
+	mavlink_parser_init(&p);
+	while (readable(gcs, 200) && (n = recv(gcs, buf, sizeof(buf), 0)) > 0) {
+		mavlink_parser_feed(&p, buf, (size_t)n, count_sysid, by_sysid);
+		mavlink_parser_flush(&p);
+	}
+	assert_int_equal(by_sysid[1], 20);
+	assert_int_equal(by_sysid[2], 20);
+
+	r[1].gcs = -1;
+	close(r[1].px4);
+	close(r[1].sim);
+	close(r[1].listen_fd);
+	r[1].px4 = r[1].sim = -1;
+	char *text_log = stop(&r[0]);
+	assert_non_null(strstr(text_log, "PX4 instance 1: HIL_SENSOR 100, "
+					 "baro 20, rewritten 20"));
+	free(text_log);
+	free(run[0].hex);
+	free(run[1].hex);
+}
+
+/* Bad command lines: a clear message and exit status 2 (1 for a port
+ * that cannot be listened on), never a half-started proxy. */
+static void
+test_cli(void **state)
+{
+	static const struct {
+		const char *args[6];
+		int status;
+		const char *msg;
+	} cases[] = {
+		{ { "--px4-sim-proxy", "nowhere" }, 2, "is not HOST:PORT" },
+		{ { "--px4-sim-proxy", "127.0.0.1:4600", "--px4-instances",
+		    "9" }, 2, "--px4-instances: '9' is not 1..8" },
+		{ { "--px4-sim-proxy", "127.0.0.1:65535", "--px4-instances",
+		    "2" }, 1, "room for 2 instances" },
+		{ { "--px4-sim-proxy", "127.0.0.1:4600", "--check-config" }, 0,
+		  "configuration OK: source px4-sim-proxy" },
+	};
+	char conf[512];
+
+	(void)state;
+	path_in_tmp(conf, sizeof(conf), "empty.conf");
+	write_file(conf, "[barod]\ncontrol = none\n");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[12] = { "barod", "-c", conf, "-q" };
+		int n = 4;
+		for (int k = 0; k < 6 && cases[i].args[k]; k++)
+			argv[n++] = cases[i].args[k];
+		argv[n] = NULL;
+		struct program_result pr = run_program(getenv("BAROD"), argv,
+						       NULL);
+		if (pr.status != cases[i].status ||
+		    (!strstr(pr.err, cases[i].msg) &&
+		     !strstr(pr.out, cases[i].msg)))
+			fail_msg("case %zu: status %d\nstdout: %s\nstderr: %s",
+				 i, pr.status, pr.out, pr.err);
+		program_result_free(&pr);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean_passthrough),
+		cmocka_unit_test(test_glitch),
+		cmocka_unit_test(test_glitch_simple_atmosphere),
+		cmocka_unit_test(test_baro_every_frame),
+		cmocka_unit_test(test_disable),
+		cmocka_unit_test(test_stuck),
+		cmocka_unit_test(test_px4_failure_types),
+		cmocka_unit_test(test_restarts),
+		cmocka_unit_test(test_simulator_late),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_live_params),
+		cmocka_unit_test(test_two_instances),
+		cmocka_unit_test(test_cli),
+	};
+
+	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-px4");
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (child > 0)
+		kill(child, SIGKILL);
+	temp_dir_remove(tmpdir);
+	return rc;
+}
