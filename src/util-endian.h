@@ -83,6 +83,15 @@ le_get_f32(const uint8_t *p)
 	return f;
 }
 
+static inline void
+le_put_f32(uint8_t *p, float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	le_put32(p, u);
+}
+
 /* Big-endian: tlog timestamps. */
 static inline uint64_t
 be_get64(const uint8_t *p)

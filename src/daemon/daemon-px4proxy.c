@@ -95,12 +95,6 @@ say(struct px4_proxy *p, enum log_level level, const char *fmt, ...)
 	log_msg(&p->d->log, level, "PX4 instance %u: %s", p->instance, text);
 }
 
-static struct baro_sitl *
-emulator_of(struct px4_proxy *p)
-{
-	return p->instance == 0 ? &p->d->sim : &p->d->vehicle_sim[p->instance];
-}
-
 /* The altitude behind a pressure in the emulator's atmosphere. */
 static int
 altitude_of(enum baro_sitl_atmosphere atmos, float pa, float *alt)
@@ -125,7 +119,7 @@ new_epoch(struct px4_proxy *p)
 		/* A restarted simulation replays its scenario from t = 0. */
 		daemon_scenario_restart(d);
 	}
-	baro_sitl_init(emulator_of(p), &params, d->cfg.atmosphere,
+	baro_sitl_init(daemon_vehicle_sim(p->d, p->instance), &params, d->cfg.atmosphere,
 		       d->cfg.seed + p->instance);
 	memset(d->have_latest[p->instance], 0,
 	       sizeof(d->have_latest[p->instance]));
@@ -145,51 +139,23 @@ step_emulator(struct px4_proxy *p, uint64_t now_us, float truth_alt)
 {
 	struct daemon *d = p->d;
 	const unsigned v = p->instance;
-	struct baro_sitl *sim = emulator_of(p);
 	struct baro_sitl_truth truth = { .alt_amsl_m = truth_alt };
 	struct baro_sample out[BARO_MAX_INSTANCES];
-
-	d->sysid_offset = (uint8_t)v;
-	unsigned n = baro_sitl_update(sim,
-				      (uint32_t)(now_us / 1000u + SIM_OFFSET_MS),
-				      &truth, out);
+	bool published[BARO_MAX_INSTANCES];
+	float emulated[BARO_MAX_INSTANCES];	/* before the overlay */
+	unsigned n = daemon_vehicle_step(d, v, now_us,
+					 (uint32_t)(now_us / 1000u + SIM_OFFSET_MS),
+					 &truth, out, published, emulated);
 	for (unsigned k = 0; k < n; k++) {
-		const unsigned i = out[k].instance;
-		const float emulated = out[k].pressure_pa;
-		bool published = true;
-
-		out[k].time_us = now_us;
-		if (v == 0) {
-			d->samples[i]++;
-			published = fault_overlay_apply(&d->overlay, &out[k]);
-			if (!published)
-				d->withheld[i]++;
-		}
-		if (i == 0) {
-			p->have_out = true;
-			p->withheld = !published;
-			p->garbage = out[k].pressure_pa != emulated;
-			p->clean = published && !p->garbage &&
-				   out[k].alt_m == truth_alt;
-			p->out = out[k];
-		}
-		if (!published)
+		if (out[k].instance != 0)
 			continue;
-		d->latest[v][i] = out[k];
-		d->have_latest[v][i] = true;
-		daemon_publish_sample(d, &out[k], now_us);
-		daemon_record(d, &out[k]);
+		p->have_out = true;
+		p->withheld = !published[k];
+		p->garbage = out[k].pressure_pa != emulated[k];
+		p->clean = published[k] && !p->garbage &&
+			   out[k].alt_m == truth_alt;
+		p->out = out[k];
 	}
-	d->sysid_offset = 0;
-}
-
-static void
-put_f32(uint8_t *pl, size_t at, float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, sizeof(u));
-	le_put32(pl + at, u);
 }
 
 static void
@@ -233,12 +199,7 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	}
 	p->last_us = m.time_usec;
 	const uint64_t now_us = m.time_usec - p->t0_us;
-	if (p->instance == 0) {
-		d->clock_ms = now_us / 1000u;
-		daemon_scenario_step(d, (uint32_t)d->clock_ms);
-	} else {
-		emulator_of(p)->params = d->sim.params;
-	}
+	daemon_vehicle_clock(d, p->instance, now_us);
 	if ((m.fields_updated & HS_BARO_BITS) != HS_BARO_BITS)
 		return false;
 
@@ -252,7 +213,7 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	step_emulator(p, now_us, truth_alt);
 	p->stats.baro_frames++;
 
-	const struct sim_baro_params *bp = &emulator_of(p)->params.baro[0];
+	const struct sim_baro_params *bp = &daemon_vehicle_sim(p->d, p->instance)->params.baro[0];
 	if (bp->disable || (p->have_out && p->withheld)) {
 		/* What PX4's own "failure baro off" amounts to; the frame
 		 * stays, it carries the IMU and the clock tick. */
@@ -276,9 +237,9 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	float alt;
 	if (altitude_of(d->cfg.atmosphere, p->out.pressure_pa, &alt) < 0)
 		alt = p->out.alt_m;
-	put_f32(pl, HS_ABS_PRESSURE, p->out.pressure_pa * 0.01f);
-	put_f32(pl, HS_PRESSURE_ALT, alt);
-	put_f32(pl, HS_TEMPERATURE, temp);
+	le_put_f32(pl + HS_ABS_PRESSURE, p->out.pressure_pa * 0.01f);
+	le_put_f32(pl + HS_PRESSURE_ALT, alt);
+	le_put_f32(pl + HS_TEMPERATURE, temp);
 	p->last_temp = temp;
 	p->have_last_temp = true;
 	p->stats.rewritten++;

@@ -42,12 +42,6 @@ index_of(const struct px4_sim *s)
 	return (unsigned)(s - s->d->px4sim);
 }
 
-static struct baro_sitl *
-emulator_of(struct daemon *d, unsigned v)
-{
-	return v == 0 ? &d->sim : &d->vehicle_sim[v];
-}
-
 static double
 target_height(const struct daemon *d, double t_s)
 {
@@ -181,7 +175,6 @@ step(struct px4_sim *s, uint64_t wall_us)
 {
 	struct daemon *d = s->d;
 	const unsigned v = index_of(s);
-	struct baro_sitl *sim = emulator_of(d, v);
 	const uint64_t t_us = s->step * STEP_US;
 	const uint64_t time_usec = t_us + STEP_US;
 	struct baro_sample out[BARO_MAX_INSTANCES];
@@ -190,13 +183,7 @@ step(struct px4_sim *s, uint64_t wall_us)
 
 	px4_vehicle_step(&s->vehicle, target_height(d, (double)t_us * 1e-6),
 			 s->step ? STEP_US * 1e-6 : 0.0);
-	if (v == 0) {
-		d->clock_ms = t_us / 1000u;
-		daemon_scenario_step(d, (uint32_t)d->clock_ms);
-	} else {
-		/* Live changes (GCS, baroctl, scenarios) reach every vehicle. */
-		sim->params = d->sim.params;
-	}
+	daemon_vehicle_clock(d, v, t_us);
 	if (baro_sitl_altitude(d->cfg.home_alt_m, s->vehicle.height_m,
 			       &truth.alt_amsl_m) < 0) {
 		/* Beyond what a float altitude holds: keep the last one. */
@@ -206,26 +193,11 @@ step(struct px4_sim *s, uint64_t wall_us)
 	s->last_alt_m = truth.alt_amsl_m;
 	truth.vel_air_bf[2] = (float)-s->vehicle.climb_ms;	/* FRD: down */
 
-	d->sysid_offset = (uint8_t)v;
-	unsigned n = baro_sitl_update(sim, (uint32_t)(t_us / 1000u), &truth,
-				      out);
-	for (unsigned k = 0; k < n; k++) {
-		const unsigned i = out[k].instance;
-		out[k].time_us = t_us;
-		if (v == 0) {
-			d->samples[i]++;
-			if (!fault_overlay_apply(&d->overlay, &out[k])) {
-				d->withheld[i]++;
-				continue;
-			}
-		}
-		d->latest[v][i] = out[k];
-		d->have_latest[v][i] = true;
-		fresh[i] = true;
-		daemon_publish_sample(d, &out[k], t_us);
-		daemon_record(d, &out[k]);
-	}
-	d->sysid_offset = 0;
+	bool published[BARO_MAX_INSTANCES];
+	unsigned n = daemon_vehicle_step(d, v, t_us, (uint32_t)(t_us / 1000u),
+					 &truth, out, published, NULL);
+	for (unsigned k = 0; k < n; k++)
+		fresh[out[k].instance] |= published[k];
 
 	/* id 0: the IMU and magnetometer every step, baro 0 when the
 	 * emulator made a new sample (it samples once 10 ms have passed,
@@ -314,7 +286,7 @@ restart(struct px4_sim *s)
 		}
 	}
 	struct sim_params params = d->sim.params;
-	baro_sitl_init(emulator_of(d, v), &params, d->cfg.atmosphere,
+	baro_sitl_init(daemon_vehicle_sim(d, v), &params, d->cfg.atmosphere,
 		       d->cfg.seed + v);
 	memset(d->have_latest[v], 0, sizeof(d->have_latest[v]));
 }

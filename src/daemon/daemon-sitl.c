@@ -19,50 +19,21 @@ vehicle_of(const struct daemon *d, const struct sitl_link *l)
 	return (unsigned)(l - d->links);
 }
 
-static struct baro_sitl *
-emulator_of(struct daemon *d, unsigned v)
-{
-	return v == 0 ? &d->sim : &d->vehicle_sim[v];
-}
-
 static bool
 on_step(void *user, struct sitl_link *l, uint64_t now_us,
 	const struct baro_sitl_truth *truth, struct sitl_baro_fields *f)
 {
 	struct daemon *d = user;
 	const unsigned v = vehicle_of(d, l);
-	struct baro_sitl *sim = emulator_of(d, v);
+	struct baro_sitl *sim = daemon_vehicle_sim(d, v);
 	struct baro_sample out[BARO_MAX_INSTANCES];
 
-	if (v == 0) {
-		/* Scenarios follow instance 0's physics clock, which starts
-		 * at its first frame. */
-		d->clock_ms = now_us / 1000u;
-		daemon_scenario_step(d, (uint32_t)d->clock_ms);
-	} else {
-		/* Live changes (GCS, baroctl, scenarios) reach every vehicle. */
-		sim->params = d->sim.params;
-	}
+	/* Instance 0's physics clock starts at its first frame. */
+	daemon_vehicle_clock(d, v, now_us);
 
-	d->sysid_offset = (uint8_t)v;
-	unsigned n = baro_sitl_update(sim, (uint32_t)(now_us / 1000u), truth,
-				      out);
-	for (unsigned k = 0; k < n; k++) {
-		const unsigned i = out[k].instance;
-		out[k].time_us = now_us;
-		if (v == 0) {
-			d->samples[i]++;
-			if (!fault_overlay_apply(&d->overlay, &out[k])) {
-				d->withheld[i]++;
-				continue;
-			}
-		}
-		d->latest[v][i] = out[k];
-		d->have_latest[v][i] = true;
-		daemon_publish_sample(d, &out[k], now_us);
-		daemon_record(d, &out[k]);
-	}
-	d->sysid_offset = 0;
+	bool published[BARO_MAX_INSTANCES];
+	const unsigned n = daemon_vehicle_step(d, v, now_us, (uint32_t)(now_us / 1000u),
+					       truth, out, published, NULL);
 
 	/* What goes into the reply: the latest published sample of each
 	 * baro (they come at 100 Hz, physics frames faster). */
@@ -95,7 +66,7 @@ on_restart(void *user, struct sitl_link *l)
 		daemon_scenario_restart(d);
 	}
 	struct sim_params params = d->sim.params;
-	baro_sitl_init(emulator_of(d, v), &params, d->cfg.atmosphere,
+	baro_sitl_init(daemon_vehicle_sim(d, v), &params, d->cfg.atmosphere,
 		       d->cfg.seed + v);
 	memset(d->have_latest[v], 0, sizeof(d->have_latest[v]));
 }

@@ -228,6 +228,24 @@ void daemon_publish_sample(struct daemon *d, const struct baro_sample *s,
 			   uint64_t now_us);
 void daemon_publish_heartbeat(struct daemon *d, uint64_t now_us);
 void daemon_record(struct daemon *d, const struct baro_sample *s);
+
+/* daemon-vehicle.c: vehicles on physics time (SITL JSON and PX4 modes).
+ * Vehicle v's emulator (barod's own for vehicle 0). */
+struct baro_sitl *daemon_vehicle_sim(struct daemon *d, unsigned v);
+/* Vehicle v reaches physics time now_us: vehicle 0 steps the scenario,
+ * the others take vehicle 0's (live) parameters. */
+void daemon_vehicle_clock(struct daemon *d, unsigned v, uint64_t now_us);
+/* One emulator call at emulator_ms; each sample stamped now_us, vehicle
+ * 0's through the fault overlay, then published and recorded.
+ * published[k] says whether out[k] went out (the overlay may withhold
+ * it); emulated_pa[k], when not NULL, gets the emulator's pressure
+ * before the overlay.  Returns the number of samples in out. */
+unsigned daemon_vehicle_step(struct daemon *d, unsigned v, uint64_t now_us,
+			     uint32_t emulator_ms,
+			     const struct baro_sitl_truth *truth,
+			     struct baro_sample out[BARO_MAX_INSTANCES],
+			     bool published[BARO_MAX_INSTANCES],
+			     float *emulated_pa);
 /* Log a line and send it as STATUSTEXT to every output. */
 void daemon_announce(struct daemon *d, uint8_t severity, const char *text);
 

@@ -11,14 +11,6 @@
 
 #include <string.h>
 
-static void
-put_f32(uint8_t *p, float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, sizeof(u));
-	le_put32(p, u);
-}
 
 /* A char[n] field: the string up to n chars, NUL-padded, and no NUL at
  * all when it fills the field (so s need not be terminated at n). */
@@ -73,8 +65,8 @@ mavlink_pack_scaled_pressure(const struct mavlink_scaled_pressure *m,
 			     uint8_t *pl)
 {
 	le_put32(pl + 0, m->time_boot_ms);
-	put_f32(pl + 4, m->press_abs);
-	put_f32(pl + 8, m->press_diff);
+	le_put_f32(pl + 4, m->press_abs);
+	le_put_f32(pl + 8, m->press_diff);
 	le_put16(pl + 12, (uint16_t)m->temperature);
 	le_put16(pl + 14, (uint16_t)m->temperature_press_diff);
 	return 16;
@@ -96,19 +88,19 @@ size_t
 mavlink_pack_hil_sensor(const struct mavlink_hil_sensor *m, uint8_t *pl)
 {
 	le_put64(pl + 0, m->time_usec);
-	put_f32(pl + 8, m->xacc);
-	put_f32(pl + 12, m->yacc);
-	put_f32(pl + 16, m->zacc);
-	put_f32(pl + 20, m->xgyro);
-	put_f32(pl + 24, m->ygyro);
-	put_f32(pl + 28, m->zgyro);
-	put_f32(pl + 32, m->xmag);
-	put_f32(pl + 36, m->ymag);
-	put_f32(pl + 40, m->zmag);
-	put_f32(pl + 44, m->abs_pressure);
-	put_f32(pl + 48, m->diff_pressure);
-	put_f32(pl + 52, m->pressure_alt);
-	put_f32(pl + 56, m->temperature);
+	le_put_f32(pl + 8, m->xacc);
+	le_put_f32(pl + 12, m->yacc);
+	le_put_f32(pl + 16, m->zacc);
+	le_put_f32(pl + 20, m->xgyro);
+	le_put_f32(pl + 24, m->ygyro);
+	le_put_f32(pl + 28, m->zgyro);
+	le_put_f32(pl + 32, m->xmag);
+	le_put_f32(pl + 36, m->ymag);
+	le_put_f32(pl + 40, m->zmag);
+	le_put_f32(pl + 44, m->abs_pressure);
+	le_put_f32(pl + 48, m->diff_pressure);
+	le_put_f32(pl + 52, m->pressure_alt);
+	le_put_f32(pl + 56, m->temperature);
 	le_put32(pl + 60, m->fields_updated);
 	pl[64] = m->id;
 	return 65;
@@ -143,7 +135,7 @@ mavlink_pack_hil_actuator_controls(const struct mavlink_hil_actuator_controls *m
 	le_put64(pl + 0, m->time_usec);
 	le_put64(pl + 8, m->flags);
 	for (int i = 0; i < 16; i++)
-		put_f32(pl + 16 + 4 * i, m->controls[i]);
+		le_put_f32(pl + 16 + 4 * i, m->controls[i]);
 	pl[80] = m->mode;
 	return 81;
 }
@@ -208,10 +200,10 @@ mavlink_pack_hil_state_quaternion(const struct mavlink_hil_state_quaternion *m,
 {
 	le_put64(pl + 0, m->time_usec);
 	for (int i = 0; i < 4; i++)
-		put_f32(pl + 8 + 4 * i, m->attitude_quaternion[i]);
-	put_f32(pl + 24, m->rollspeed);
-	put_f32(pl + 28, m->pitchspeed);
-	put_f32(pl + 32, m->yawspeed);
+		le_put_f32(pl + 8 + 4 * i, m->attitude_quaternion[i]);
+	le_put_f32(pl + 24, m->rollspeed);
+	le_put_f32(pl + 28, m->pitchspeed);
+	le_put_f32(pl + 32, m->yawspeed);
 	le_put32(pl + 36, (uint32_t)m->lat);
 	le_put32(pl + 40, (uint32_t)m->lon);
 	le_put32(pl + 44, (uint32_t)m->alt);
@@ -293,7 +285,7 @@ mavlink_unpack_param_request_list(const uint8_t *pl,
 size_t
 mavlink_pack_param_value(const struct mavlink_param_value *m, uint8_t *pl)
 {
-	put_f32(pl + 0, m->param_value);
+	le_put_f32(pl + 0, m->param_value);
 	le_put16(pl + 4, m->param_count);
 	le_put16(pl + 6, m->param_index);
 	put_chars(pl + 8, m->param_id, 16);
@@ -315,7 +307,7 @@ mavlink_unpack_param_value(const uint8_t *pl, struct mavlink_param_value *m)
 size_t
 mavlink_pack_param_set(const struct mavlink_param_set *m, uint8_t *pl)
 {
-	put_f32(pl + 0, m->param_value);
+	le_put_f32(pl + 0, m->param_value);
 	pl[4] = m->target_system;
 	pl[5] = m->target_component;
 	put_chars(pl + 6, m->param_id, 16);
@@ -338,7 +330,7 @@ size_t
 mavlink_pack_command_long(const struct mavlink_command_long *m, uint8_t *pl)
 {
 	for (int i = 0; i < 7; i++)
-		put_f32(pl + 4 * i, m->param[i]);
+		le_put_f32(pl + 4 * i, m->param[i]);
 	le_put16(pl + 28, m->command);
 	pl[30] = m->target_system;
 	pl[31] = m->target_component;
