@@ -11,18 +11,6 @@
 #include "test-files.h"
 #include "util-atomic-file.h"
 
-static int
-entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	int n = 0;
-	assert_non_null(d);
-	for (struct dirent *e; (e = readdir(d));)
-		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-	closedir(d);
-	return n;
-}
-
 static void
 test_commit_and_abort(void **state)
 {
@@ -39,12 +27,12 @@ test_commit_and_abort(void **state)
 	fputs("one\n", f);
 	struct stat st;
 	assert_int_equal(stat(path, &st), -1);
-	assert_int_equal(entries(dir), 1);	/* the temporary file */
+	assert_int_equal(dir_entries(dir), 1);	/* the temporary file */
 	assert_int_equal(atomic_file_commit(&af, err, sizeof(err)), 0);
 	char *text = read_file(path);
 	assert_string_equal(text, "one\n");
 	free(text);
-	assert_int_equal(entries(dir), 1);
+	assert_int_equal(dir_entries(dir), 1);
 
 	/* An abort leaves the old content and nothing else. */
 	assert_int_equal(chmod(path, 0604), 0);
@@ -55,7 +43,7 @@ test_commit_and_abort(void **state)
 	text = read_file(path);
 	assert_string_equal(text, "one\n");
 	free(text);
-	assert_int_equal(entries(dir), 1);
+	assert_int_equal(dir_entries(dir), 1);
 
 	/* Through a link: the file it names is replaced, the link stays,
 	 * the permissions too. */
@@ -71,7 +59,7 @@ test_commit_and_abort(void **state)
 	text = read_file(path);
 	assert_string_equal(text, "two\n");
 	free(text);
-	assert_int_equal(entries(dir), 2);
+	assert_int_equal(dir_entries(dir), 2);
 
 	/* Not a regular file: written in place, nothing renamed over it. */
 	f = atomic_file_open(&af, "/dev/null", err, sizeof(err));

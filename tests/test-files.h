@@ -4,9 +4,11 @@
 #ifndef BAROD_TEST_FILES_H
 #define BAROD_TEST_FILES_H
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -112,6 +114,20 @@ temp_dir_remove(const char *dir)
 	if (n <= 0 || (size_t)n >= sizeof(cmd))
 		return -1;
 	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* How many entries dir holds besides . and ..: what a command left. */
+static inline int
+dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
 }
 
 static inline int

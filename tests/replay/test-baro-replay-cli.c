@@ -217,18 +217,6 @@ test_list_and_export_csv_log(void **state)
 }
 
 /* How many entries dir holds besides . and .. */
-static int
-dir_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	int n = 0;
-	assert_non_null(d);
-	for (struct dirent *e; (e = readdir(d));)
-		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-	closedir(d);
-	return n;
-}
-
 /* A failing command leaves the user's files as they were, and nothing
  * else behind. */
 static void
