@@ -36,6 +36,7 @@
 #include "util-strings.h"
 
 #include "daemon.h"
+#include "sources/source.h"
 
 #define EXIT_CONFIG 2
 
@@ -204,106 +205,8 @@ load_config(const struct cli *cli, struct config *c, char *err, size_t errlen)
 	return apply_cli(cli, c, err, errlen);
 }
 
-static void
-log_progress(struct daemon *d)
-{
-	uint64_t sent = 0, dropped = 0;
-
-	for (size_t i = 0; i < d->n_outputs; i++) {
-		sent += d->outputs[i].stats.frames_sent;
-		dropped += d->outputs[i].stats.frames_dropped;
-	}
-	log_msg(&d->log, LOG_LEVEL_INFO,
-		"t=%" PRIu64 " s: samples %" PRIu64 "/%" PRIu64 "/%" PRIu64
-		", frames sent %" PRIu64 ", dropped %" PRIu64,
-		d->ticks * TICK_MS / 1000u, d->samples[0], d->samples[1],
-		d->samples[2], sent, dropped);
-}
-
 /* ------------------------------------------------------------------ */
 /* Events */
-
-/* One 10 ms step of the simulation at d->ticks. */
-static void
-sim_step(struct daemon *d)
-{
-	struct baro_sample out[BARO_MAX_INSTANCES];
-	struct baro_sitl_truth truth = { 0 };
-	const uint64_t now_us = d->ticks * TICK_MS * 1000u;
-	const uint32_t now_ms = (uint32_t)(d->ticks * TICK_MS);
-
-	d->clock_ms = d->ticks * TICK_MS;
-
-	const double t = (double)d->ticks * TICK_MS * 1e-3;
-	double h = d->trace.n ? truth_trace_height(&d->trace, t)
-			      : truth_profile_height(&d->cfg.profile, t);
-	if (baro_sitl_altitude(d->cfg.home_alt_m, h, &truth.alt_amsl_m) < 0)
-		truth.alt_amsl_m = 0.0f;
-
-	daemon_scenario_step(d, now_ms);
-	daemon_publish_heartbeat(d, now_us);
-	unsigned n = baro_sitl_update(&d->sim, now_ms, &truth, out);
-	for (unsigned k = 0; k < n; k++) {
-		out[k].time_us = now_us;
-		d->samples[out[k].instance]++;
-		/* PX4-style garbage/slow/intermittent act after the emulator;
-		 * what they hold back is neither published nor recorded. */
-		if (!fault_overlay_apply(&d->overlay, &out[k])) {
-			d->withheld[out[k].instance]++;
-			continue;
-		}
-		daemon_publish_sample(d, &out[k], now_us);
-		daemon_record(d, &out[k]);
-	}
-}
-
-/* Catching up at most this many steps after a stall (1 s); older ones
- * are skipped and counted rather than sent in one burst. */
-#define MAX_CATCH_UP 100u
-
-static void
-tick(struct daemon *d, uint64_t expirations)
-{
-	/* Every expiration is one 10 ms step on the timer's own count: a late
-	 * wake-up runs the steps it missed, so the simulation keeps exact
-	 * 10 ms sample times and no sample goes missing under load. */
-	if (expirations > MAX_CATCH_UP) {
-		d->skipped_ticks += expirations - MAX_CATCH_UP;
-		d->ticks += expirations - MAX_CATCH_UP;
-		expirations = MAX_CATCH_UP;
-	}
-	for (uint64_t k = 0; k < expirations; k++) {
-		d->ticks++;
-		if (d->cfg.source == CONFIG_SOURCE_SIM) {
-			sim_step(d);
-		} else {
-			/* SITL modes step on physics frames, sensors on their
-			 * own timers; this one only keeps the wall-clock
-			 * chores. */
-			daemon_publish_heartbeat(d, d->ticks * TICK_MS * 1000u);
-			if (d->n_px4)
-				daemon_px4proxy_check(d, event_now_us());
-			if (d->ticks % 100 == 0)
-				daemon_sitl_check(d, event_now_us());
-			if (d->n_px4sim && k + 1 == expirations)
-				daemon_px4sim_tick(d, event_now_us());
-		}
-		if (d->end_ticks && d->ticks >= d->end_ticks) {
-			d->loop.quit = true;
-			break;
-		}
-		/* A heartbeat in the log for people watching (-v). */
-		if (d->ticks % 1000 == 0)
-			log_progress(d);
-	}
-
-	/* Recorded data reaches the disk at least once a second. */
-	if (d->record && d->ticks - d->last_flush_tick >= 100) {
-		if (fflush(d->record) != 0)
-			d->record_errors++;
-		d->last_flush_tick = d->ticks;
-	}
-}
 
 static void
 on_timer(struct event_source *src, uint32_t events, void *user)
@@ -313,16 +216,17 @@ on_timer(struct event_source *src, uint32_t events, void *user)
 	(void)events;
 	if (read(src->fd, &expirations, sizeof(expirations)) ==
 	    sizeof(expirations))
-		tick(user, expirations);
+		daemon_tick(user, expirations);
 }
 
+/* A MAVLink frame from a GCS on one of the sinks: the reply goes back on
+ * that sink. */
 static void
-on_mavlink(struct output *o, const struct mavlink_frame *f, void *user)
+on_mavlink(void *user, struct sink *from, const struct mavlink_frame *f)
 {
 	struct daemon *d = user;
 
-	(void)o;
-	param_service_handle(&d->ps, f, o);
+	param_service_handle(&d->ps, f, from);
 }
 
 static void
@@ -331,7 +235,7 @@ ps_send(void *user, void *reply_to, uint32_t msgid, const uint8_t *payload)
 	struct daemon *d = user;
 
 	if (reply_to)
-		daemon_send(d, reply_to, msgid, payload);
+		sink_send(reply_to, msgid, payload);
 	else
 		daemon_send_all(d, msgid, payload);
 }
@@ -357,27 +261,6 @@ ps_changed(void *user, size_t idx, float old_value, float new_value)
 	daemon_param_inert_warning(d, idx);
 }
 
-static int
-open_outputs(struct daemon *d, const struct config *c)
-{
-	char err[256], desc[256];
-
-	for (size_t i = 0; i < c->n_outputs; i++) {
-		struct output *o = &d->outputs[d->n_outputs];
-		int rc = output_open(o, &c->outputs[i], &d->loop, on_mavlink, d,
-				     err, sizeof(err));
-		if (rc < 0) {
-			log_msg(&d->log, LOG_LEVEL_ERR, "output %s: %s",
-				c->outputs[i].name, err);
-			return rc;
-		}
-		d->n_outputs++;
-		log_msg(&d->log, LOG_LEVEL_INFO, "output %s",
-			output_describe(o, desc, sizeof(desc)));
-	}
-	return 0;
-}
-
 /* SIGHUP: re-read the configuration.  Outputs that did not change keep
  * their sockets; SIM_* values that changed in the file are applied, the
  * others keep what the GCS or a scenario set at run time. */
@@ -391,6 +274,14 @@ reload(struct daemon *d)
 		log_msg(&d->log, LOG_LEVEL_ERR,
 			"reload: %s; keeping the running configuration", err);
 		return;
+	}
+	if (next.source != d->cfg.source) {
+		/* The source's sockets and state are its own: it changes
+		 * only with a restart. */
+		log_msg(&d->log, LOG_LEVEL_WARNING,
+			"reload: source %s takes a restart; still %s",
+			config_source_name(next.source), d->source->name);
+		next.source = d->cfg.source;
 	}
 
 	for (size_t i = 0; i < sim_param_count(); i++) {
@@ -411,80 +302,17 @@ reload(struct daemon *d)
 	}
 	d->sim.atmosphere = next.atmosphere;
 
-	struct output keep[CONFIG_MAX_OUTPUTS];
-	size_t n_keep = 0;
-
 	daemon_flush(d);
-	for (size_t i = 0; i < d->n_outputs; i++) {
-		bool wanted = false;
-		for (size_t j = 0; j < next.n_outputs; j++)
-			wanted |= config_output_equal(&d->outputs[i].cfg,
-						      &next.outputs[j]);
-		if (wanted) {
-			/* Moved below; the loop holds a pointer to src (none
-			 * for a TCP output between connections). */
-			if (d->outputs[i].src.fd >= 0)
-				event_loop_remove(&d->loop, &d->outputs[i].src);
-			keep[n_keep++] = d->outputs[i];
-		} else {
-			output_close(&d->outputs[i]);
-		}
-	}
-	d->n_outputs = 0;
-	for (size_t i = 0; i < n_keep; i++) {
-		struct output *o = &d->outputs[d->n_outputs++];
-		*o = keep[i];
-		o->src.user = o;
-		if (o->src.fd < 0)
-			continue;
-		/* A connecting TCP socket waits for EPOLLOUT, not input. */
-		uint32_t ev = o->cfg.type == OUTPUT_MSP_TCP && !o->connected
-				      ? EPOLLOUT
-				      : EPOLLIN | (o->tx_len ? EPOLLOUT : 0u);
-		(void)event_loop_add(&d->loop, &o->src, ev);
-	}
-	struct config fresh = next;
-	fresh.n_outputs = 0;
-	for (size_t j = 0; j < next.n_outputs; j++) {
-		bool have = false;
-		for (size_t i = 0; i < d->n_outputs; i++)
-			have |= config_output_equal(&d->outputs[i].cfg,
-						    &next.outputs[j]);
-		if (!have)
-			fresh.outputs[fresh.n_outputs++] = next.outputs[j];
-	}
-	(void)open_outputs(d, &fresh);
-
-	/* Only the sensors whose sections changed are reopened: a working
-	 * one is not lost to an edit elsewhere. */
-	if (d->cfg.source == CONFIG_SOURCE_HARDWARE)
-		daemon_hw_reload(d, &next);
+	sinks_reload(&d->sinks, &next);
+	/* A hardware source reopens only the sensors whose sections
+	 * changed: a working one is not lost to an edit elsewhere. */
+	if (d->source->reload)
+		d->source->reload(d, d->source_state, &next);
 	d->ps.sysid = next.sysid;
 	d->ps.compid = next.compid;
 	d->cfg = next;
 	log_msg(&d->log, LOG_LEVEL_NOTICE, "configuration reloaded, %zu outputs",
-		d->n_outputs);
-}
-
-/* What STATUS= shows: samples that reached the outputs, frames they
- * dropped, and sensors publishing (hardware) or simulated. */
-static void
-service_counters(const struct daemon *d, struct notify_counters *c)
-{
-	*c = (struct notify_counters){
-		.source = config_source_name(d->cfg.source),
-	};
-	for (size_t k = 0; k < BARO_MAX_INSTANCES; k++)
-		c->published += d->samples[k] - d->withheld[k];
-	for (size_t i = 0; i < d->n_outputs; i++)
-		c->dropped += d->outputs[i].stats.frames_dropped;
-	if (d->cfg.source == CONFIG_SOURCE_HARDWARE) {
-		c->sensors = (unsigned)d->n_hw;
-		for (size_t i = 0; i < d->n_hw; i++)
-			c->healthy += d->hw[i].state == HW_RUNNING;
-	} else {
-		c->sensors = c->healthy = (unsigned)d->cfg.params.baro_count;
-	}
+		sinks_outputs(&d->sinks));
 }
 
 /* Called by the event loop itself (so a hung callback starves it): the
@@ -496,7 +324,7 @@ service_tick(void *user)
 	struct notify_counters c;
 
 	notify_watchdog(&d->notify);
-	service_counters(d, &c);
+	daemon_service_counters(d, &c);
 	notify_status(&d->notify, &c, event_now_us(), false);
 	log_flush_suppressed(&d->log, false);
 }
@@ -756,7 +584,6 @@ setup_signals(struct daemon *d)
 static void
 report(struct daemon *d)
 {
-	char desc[256];
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
@@ -769,63 +596,9 @@ report(struct daemon *d)
 			(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
 				1e-6,
 		ru.ru_maxrss);
-	for (size_t i = 0; i < d->n_outputs; i++) {
-		const struct output_stats *s = &d->outputs[i].stats;
-		if (output_is_msp(&d->outputs[i]))
-			log_msg(&d->log, LOG_LEVEL_INFO,
-				"output %s: sent %" PRIu64 ", dropped %" PRIu64
-				", not connected %" PRIu64 ", invalid %" PRIu64
-				", received %" PRIu64 ", lost bytes %" PRIu64
-				", connects %" PRIu64 ", hangups %" PRIu64,
-				output_describe(&d->outputs[i], desc,
-						sizeof(desc)),
-				s->frames_sent, s->frames_dropped,
-				s->frames_no_peer, s->frames_invalid,
-				s->frames_received, s->bytes_lost, s->connects,
-				s->hangups);
-		else
-			log_msg(&d->log, LOG_LEVEL_INFO,
-				"output %s: sent %" PRIu64 ", dropped %" PRIu64
-				", no peer %" PRIu64 ", received %" PRIu64
-				", hangups %" PRIu64,
-				output_describe(&d->outputs[i], desc,
-						sizeof(desc)),
-				s->frames_sent, s->frames_dropped,
-				s->frames_no_peer, s->frames_received,
-				s->hangups);
-	}
-	for (size_t v = 0; v < d->n_links; v++) {
-		const struct sitl_link_stats *s = &d->links[v].stats;
-		log_msg(&d->log, LOG_LEVEL_INFO,
-			"SITL instance %zu: servo packets %" PRIu64
-			", frames %" PRIu64 ", resends %" PRIu64 ", lost %" PRIu64
-			", restarts %" PRIu64 ", replies %" PRIu64
-			", bad packets %" PRIu64 ", bad lines %" PRIu64,
-			v, s->servo_packets, s->frames, s->resends,
-			s->lost_frames, s->restarts, s->replies, s->bad_packets,
-			s->bad_lines);
-	}
-}
-
-/* The record file takes its name only if every sample reached it: a
- * file with holes would pass for a complete recording. */
-static void
-finish_record(struct daemon *d)
-{
-	char err[512];
-
-	if (!d->record)
-		return;
-	d->record = NULL;
-	if (d->record_errors) {
-		atomic_file_abort(&d->record_file);
-		log_msg(&d->log, LOG_LEVEL_ERR,
-			"record %s not written: %" PRIu64 " write errors",
-			d->cfg.record_path, d->record_errors);
-	} else if (atomic_file_commit(&d->record_file, err, sizeof(err)) < 0) {
-		d->record_errors++;
-		log_msg(&d->log, LOG_LEVEL_ERR, "record %s", err);
-	}
+	sinks_report(&d->sinks);
+	if (d->source->report)
+		d->source->report(d, d->source_state);
 }
 
 int
@@ -850,9 +623,14 @@ main(int argc, char **argv)
 		fprintf(stderr, "barod: %s\n", err);
 		return EXIT_CONFIG;
 	}
+	d.source = source_find(d.cfg.source);
+	if (!d.source) {
+		fprintf(stderr, "barod: source %s: not built in\n",
+			config_source_name(d.cfg.source));
+		return EXIT_CONFIG;
+	}
 	/* Not refused: a scenario, baroctl or a GCS may raise the count. */
-	for (size_t i = 0; d.cfg.source != CONFIG_SOURCE_HARDWARE &&
-			   i < sim_param_count(); i++) {
+	for (size_t i = 0; daemon_emulated(&d) && i < sim_param_count(); i++) {
 		if (sim_param_inert(&d.cfg.params, i))
 			log_msg(&d.log, LOG_LEVEL_WARNING,
 				"%s acts only on baro instance %d, which "
@@ -923,7 +701,11 @@ main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 
-	if (open_outputs(&d, &d.cfg) < 0)
+	sinks_init(&d.sinks, &(struct sink_env){
+		.cfg = &d.cfg, .log = &d.log, .loop = &d.loop,
+		.frame = on_mavlink, .user = &d,
+	});
+	if (sinks_open_outputs(&d.sinks, &d.cfg) < 0)
 		return EXIT_FAILURE;
 
 	if (strcmp(control_path, "none") != 0) {
@@ -952,28 +734,9 @@ main(int argc, char **argv)
 		}
 	}
 
-	if ((d.cfg.source == CONFIG_SOURCE_SITL_JSON ||
-	     d.cfg.source == CONFIG_SOURCE_SITL_PROXY) &&
-	    daemon_sitl_open(&d, err, sizeof(err)) < 0) {
+	if (d.source->open(&d, &d.source_state, err, sizeof(err)) < 0) {
 		fprintf(stderr, "barod: %s\n", err);
-		return EXIT_FAILURE;
-	}
-	if (d.cfg.source == CONFIG_SOURCE_PX4_SIM &&
-	    daemon_px4sim_open(&d, err, sizeof(err)) < 0) {
-		fprintf(stderr, "barod: %s\n", err);
-		daemon_px4sim_close(&d);
-		return EXIT_FAILURE;
-	}
-	if (d.cfg.source == CONFIG_SOURCE_PX4_PROXY &&
-	    daemon_px4proxy_open(&d, err, sizeof(err)) < 0) {
-		fprintf(stderr, "barod: %s\n", err);
-		daemon_px4proxy_close(&d);
-		return EXIT_FAILURE;
-	}
-	if (d.cfg.source == CONFIG_SOURCE_HARDWARE &&
-	    daemon_hw_open(&d, err, sizeof(err)) < 0) {
-		fprintf(stderr, "barod: %s\n", err);
-		daemon_hw_close(&d);
+		d.source->close(&d, d.source_state);
 		return EXIT_FAILURE;
 	}
 
@@ -984,14 +747,13 @@ main(int argc, char **argv)
 	}
 	/* Last, so no start-up failure leaves a record file behind. */
 	if (d.cfg.record_path[0]) {
-		if (!atomic_file_open(&d.record_file, d.cfg.record_path, err,
-				      sizeof(err))) {
+		struct sink *rec = sink_record_open(&d.sinks.env,
+						    d.cfg.record_path, err,
+						    sizeof(err));
+		if (!rec || sinks_add(&d.sinks, rec) < 0) {
 			fprintf(stderr, "barod: --record %s\n", err);
 			return EXIT_FAILURE;
 		}
-		d.record = d.record_file.f;
-		if (sample_csv_write_header(d.record) < 0)
-			d.record_errors++;
 	}
 	d.timer = (struct event_source){ .fd = tfd, .cb = on_timer,
 					 .user = &d };
@@ -1007,23 +769,14 @@ main(int argc, char **argv)
 	    notify_watchdog_period_us(&d.notify) < d.loop.periodic_us)
 		d.loop.periodic_us = notify_watchdog_period_us(&d.notify);
 
-	if (d.cfg.source == CONFIG_SOURCE_HARDWARE)
-		log_msg(&d.log, LOG_LEVEL_NOTICE,
-			"running: %zu hardware baro(s), sysid %u compid %u",
-			d.n_hw, d.cfg.sysid, d.cfg.compid);
-	else
-		/* The home and the model decide every pressure: a user
-		 * comparing with ArduPilot's own baro checks them here. */
-		log_msg(&d.log, LOG_LEVEL_NOTICE,
-			"running: %d simulated baro(s), home %.2f m AMSL, "
-			"atmosphere %s, sysid %u compid %u",
-			d.cfg.params.baro_count, d.cfg.home_alt_m,
-			baro_sitl_atmosphere_name(d.cfg.atmosphere), d.cfg.sysid,
-			d.cfg.compid);
+	char what[200];
+	d.source->describe(&d, d.source_state, what, sizeof(what));
+	log_msg(&d.log, LOG_LEVEL_NOTICE, "running: %s, sysid %u compid %u",
+		what, d.cfg.sysid, d.cfg.compid);
 	/* Sources and outputs are up: what Type=notify waits for. */
 	struct notify_counters nc;
 	char status[256];
-	service_counters(&d, &nc);
+	daemon_service_counters(&d, &nc);
 	notify_format_status(status, sizeof(status), &nc);
 	notify_ready(&d.notify, status);
 	rc = event_loop_run(&d.loop);
@@ -1031,23 +784,16 @@ main(int argc, char **argv)
 
 	daemon_scenario_stop(&d);
 	daemon_flush(&d);
-	finish_record(&d);
+	int sink_rc = sinks_stop(&d.sinks);
 	report(&d);
-	daemon_hw_report(&d);
-	daemon_px4sim_report(&d);
-	daemon_px4proxy_report(&d);
 	log_flush_suppressed(&d.log, true);
-	daemon_hw_close(&d);
-	daemon_sitl_close(&d);
-	daemon_px4sim_close(&d);
-	daemon_px4proxy_close(&d);
+	d.source->close(&d, d.source_state);
 	truth_trace_free(&d.trace);
 	if (d.have_control)
 		control_close(&d.control);
-	for (size_t i = 0; i < d.n_outputs; i++)
-		output_close(&d.outputs[i]);
+	sinks_close(&d.sinks);
 	close(tfd);
 	close(d.signals.fd);
 	event_loop_fini(&d.loop);
-	return rc < 0 || d.record_errors ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rc < 0 || sink_rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

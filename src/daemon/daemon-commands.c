@@ -7,13 +7,12 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "sources/source.h"
 #include "util-strings.h"
 
 static void
 cmd_status(struct daemon *d, FILE *out)
 {
-	char desc[256];
-
 	fprintf(out, "time %.2f s, wake-ups %" PRIu64 "\n",
 		(double)d->ticks * TICK_MS * 1e-3, d->loop.wakeups);
 	for (int i = 0; i < d->sim.params.baro_count; i++) {
@@ -32,55 +31,15 @@ cmd_status(struct daemon *d, FILE *out)
 		fprintf(out, "baro %d overlay %s withheld %" PRIu64 "\n", i,
 			fault, d->withheld[i]);
 	}
-	daemon_hw_status(d, out);
 	if (d->run && !d->scenario_done) {
 		char t[32];
 		scenario_format_ms(d->clock_ms - d->scenario_start_ms, t,
 				   sizeof(t));
 		fprintf(out, "scenario %s at %s\n", d->scenario_name, t);
 	}
-	for (size_t v = 0; v < d->n_links; v++) {
-		const struct sitl_link_stats *s = &d->links[v].stats;
-		fprintf(out,
-			"sitl %zu physics %.3f s servo %" PRIu64 " frames %" PRIu64
-			" resends %" PRIu64 " lost %" PRIu64 " restarts %" PRIu64
-			" replies %" PRIu64 " bad-packets %" PRIu64
-			" bad-lines %" PRIu64 "\n",
-			v, (double)d->links[v].physics_us * 1e-6,
-			s->servo_packets, s->frames, s->resends, s->lost_frames,
-			s->restarts, s->replies, s->bad_packets, s->bad_lines);
-	}
-	daemon_px4sim_status(d, out);
-	for (unsigned v = 0; v < d->n_px4; v++) {
-		struct px4_proxy_stats s;
-		daemon_px4proxy_stats(d, v, &s);
-		fprintf(out,
-			"px4 %u physics %.3f s hil-sensor %" PRIu64
-			" baro %" PRIu64 " rewritten %" PRIu64
-			" baro-cleared %" PRIu64 " restarts %" PRIu64
-			" px4-connects %" PRIu64 " simulator-connects %" PRIu64
-			" bad-crc %" PRIu64 " dropped-bytes %" PRIu64 "\n",
-			v, (double)s.physics_us * 1e-6, s.hil_sensor,
-			s.baro_frames, s.rewritten, s.baro_cleared, s.restarts,
-			s.px4_connects, s.sim_connects, s.bad_crc,
-			s.dropped_bytes);
-	}
-	for (size_t i = 0; i < d->n_outputs; i++) {
-		const struct output_stats *s = &d->outputs[i].stats;
-		fprintf(out,
-			"output %s sent %" PRIu64 " dropped %" PRIu64
-			" no-peer %" PRIu64 " received %" PRIu64,
-			output_describe(&d->outputs[i], desc, sizeof(desc)),
-			s->frames_sent, s->frames_dropped, s->frames_no_peer,
-			s->frames_received);
-		if (output_is_msp(&d->outputs[i]))
-			fprintf(out, " invalid %" PRIu64 " lost-bytes %" PRIu64
-				" connects %" PRIu64, s->frames_invalid,
-				s->bytes_lost, s->connects);
-		if (s->hangups)
-			fprintf(out, " hangups %" PRIu64, s->hangups);
-		fputc('\n', out);
-	}
+	if (d->source->status)
+		d->source->status(d, d->source_state, out);
+	sinks_status(&d->sinks, out);
 	fprintf(out, "ok\n");
 }
 
@@ -88,7 +47,7 @@ int
 daemon_param_check(const struct daemon *d, size_t idx, double value,
 		   char *err, size_t errlen)
 {
-	if (d->cfg.source == CONFIG_SOURCE_HARDWARE)
+	if (!daemon_emulated(d))
 		return 0;
 	return baro_sitl_param_check(d->sim.atmosphere, d->cfg.home_alt_m, idx,
 				     value, err, errlen);
@@ -114,8 +73,7 @@ daemon_param_inert_warning(struct daemon *d, size_t idx)
 {
 	const int inst = sim_param_instance(idx);
 
-	if (d->cfg.source == CONFIG_SOURCE_HARDWARE ||
-	    inst < d->sim.params.baro_count)
+	if (!daemon_emulated(d) || inst < d->sim.params.baro_count)
 		return false;
 	log_msg(&d->log, LOG_LEVEL_WARNING,
 		"%s acts only on baro instance %d, which SIM_BARO_COUNT %d "

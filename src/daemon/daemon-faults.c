@@ -95,7 +95,7 @@ daemon_scenario_start(struct daemon *d, const char *path, char *err, size_t errl
 	rc = scenario_load(sc, f, path, err, errlen);
 	fclose(f);
 	f = NULL;
-	if (rc == 0 && d->cfg.source != CONFIG_SOURCE_HARDWARE)
+	if (rc == 0 && daemon_emulated(d))
 		rc = scenario_check(sc, path, &d->sim.params, d->sim.atmosphere,
 				    d->cfg.home_alt_m, err, errlen);
 	if (rc < 0)

@@ -1,21 +1,30 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Vehicles on physics time, shared by the SITL JSON and PX4 modes: one
+ * Vehicles on physics time, shared by every simulated source: one
  * emulator per vehicle (barod's own for vehicle 0), stepped at the
- * vehicle's clock, its samples through the fault overlay (vehicle 0's
- * baros are the ones scenarios and injections address) and published
- * with the vehicle's sysid offset.
+ * vehicle's clock, its samples emitted with the vehicle's index.  The
+ * one set-up of vehicles 1..N-1 and the one restart path live here.
  */
 #include "daemon.h"
 
 struct baro_sitl *
-daemon_vehicle_sim(struct daemon *d, unsigned v)
+daemon_vehicle_sim(struct daemon *d, struct vehicles *fleet, unsigned v)
 {
-	return v == 0 ? &d->sim : &d->vehicle_sim[v];
+	return v == 0 ? &d->sim : &fleet->extra[v];
 }
 
 void
-daemon_vehicle_clock(struct daemon *d, unsigned v, uint64_t now_us)
+daemon_vehicles_setup(struct daemon *d, struct vehicles *fleet, unsigned n)
+{
+	fleet->n = n;
+	for (unsigned v = 1; v < n; v++)
+		baro_sitl_init(&fleet->extra[v], &d->sim.params,
+			       d->cfg.atmosphere, d->cfg.seed + v);
+}
+
+void
+daemon_vehicle_clock(struct daemon *d, struct vehicles *fleet, unsigned v,
+		     uint64_t now_us)
 {
 	if (v == 0) {
 		/* Scenarios follow vehicle 0's physics clock. */
@@ -23,40 +32,42 @@ daemon_vehicle_clock(struct daemon *d, unsigned v, uint64_t now_us)
 		daemon_scenario_step(d, (uint32_t)d->clock_ms);
 	} else {
 		/* Live changes (GCS, baroctl, scenarios) reach every vehicle. */
-		d->vehicle_sim[v].params = d->sim.params;
+		fleet->extra[v].params = d->sim.params;
 	}
 }
 
+void
+daemon_vehicle_restart(struct daemon *d, struct vehicles *fleet, unsigned v)
+{
+	if (v == 0) {
+		d->clock_ms = 0;
+		/* A restarted simulation replays its scenario from t = 0,
+		 * from the parameters it started with. */
+		daemon_scenario_restart(d);
+	}
+	struct sim_params params = d->sim.params;
+	baro_sitl_init(daemon_vehicle_sim(d, fleet, v), &params,
+		       d->cfg.atmosphere, d->cfg.seed + v);
+	/* Rate-limited outputs start their cadence again at 0. */
+	sinks_restart(&d->sinks, v);
+}
+
 unsigned
-daemon_vehicle_step(struct daemon *d, unsigned v, uint64_t now_us,
-		    uint32_t emulator_ms, const struct baro_sitl_truth *truth,
+daemon_vehicle_step(struct daemon *d, struct vehicles *fleet, unsigned v,
+		    uint64_t now_us, uint32_t emulator_ms,
+		    const struct baro_sitl_truth *truth,
 		    struct baro_sample out[BARO_MAX_INSTANCES],
 		    bool published[BARO_MAX_INSTANCES], float *emulated_pa)
 {
-	struct baro_sitl *sim = daemon_vehicle_sim(d, v);
+	const struct emit_ctx ctx = { .vehicle = v, .now_us = now_us };
+	unsigned n = baro_sitl_update(daemon_vehicle_sim(d, fleet, v),
+				      emulator_ms, truth, out);
 
-	d->sysid_offset = (uint8_t)v;
-	unsigned n = baro_sitl_update(sim, emulator_ms, truth, out);
 	for (unsigned k = 0; k < n; k++) {
-		const unsigned i = out[k].instance;
-
 		out[k].time_us = now_us;
 		if (emulated_pa)
 			emulated_pa[k] = out[k].pressure_pa;
-		published[k] = true;
-		if (v == 0) {
-			d->samples[i]++;
-			published[k] = fault_overlay_apply(&d->overlay, &out[k]);
-			if (!published[k])
-				d->withheld[i]++;
-		}
-		if (!published[k])
-			continue;
-		d->latest[v][i] = out[k];
-		d->have_latest[v][i] = true;
-		daemon_publish_sample(d, &out[k], now_us);
-		daemon_record(d, &out[k]);
+		published[k] = daemon_emit(d, &ctx, &out[k]);
 	}
-	d->sysid_offset = 0;
 	return n;
 }

@@ -53,6 +53,10 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "driver.h"
+#include "gpio.h"
+#include "iio.h"
+#include "source.h"
 
 #define BACKOFF_MIN_MS 10u
 /* Bounds the time from a sensor's return to its first sample. */
@@ -62,6 +66,44 @@
 /* Long enough for every supported chip's power-on reset. */
 #define POWER_SETTLE_MS 20u
 #define SUMMARY_EVERY_US 10000000u
+
+enum hw_state {
+	HW_RUNNING,	/* reading on its timer (or data-ready edges) */
+	HW_RETRY,	/* failed: the timer is the next attempt */
+	HW_POWER_OFF,	/* power line low: the timer ends the off time */
+};
+
+/* One sensor. */
+struct hw_sensor {
+	struct daemon *d;
+	struct config_sensor cfg;	/* as opened; a reload that changes
+					 * it reopens the sensor */
+	enum hw_state state;
+	struct baro_bus bus;		/* a file of its own, reopened on
+					 * recovery */
+	struct baro_dev dev;
+	bool dev_open;
+	struct baro_iio iio;
+	struct baro_gpio drdy, power;
+	struct event_source timer, edge;
+	bool started;			/* forced mode: converting */
+	uint32_t period_us;
+	uint64_t due_us;		/* next read, CLOCK_MONOTONIC */
+	uint64_t ready_at_us;		/* no read before: the last
+					 * conversion's start + ready_us */
+	uint32_t backoff_ms;
+	unsigned attempts;		/* failed attempts since the fault */
+	uint64_t down_since_us, last_summary_us;
+	uint64_t errors, recoveries, power_cycles, not_ready;
+	char what[320];			/* "BME280 /dev/i2c-1 0x77" */
+	char last_err[256];
+};
+
+/* The source's state: the sensors, in the order of their sections. */
+struct hw_source {
+	struct hw_sensor hw[CONFIG_MAX_SENSORS];
+	size_t n_hw;
+};
 
 /* Absolute CLOCK_MONOTONIC time, one expiry. */
 static void
@@ -242,19 +284,12 @@ fail(struct hw_sensor *s, const char *why)
 static void
 publish(struct hw_sensor *s, struct baro_sample *smp)
 {
-	struct daemon *d = s->d;
-	const unsigned i = (unsigned)s->cfg.instance;
-
-	smp->instance = (uint8_t)i;
-	d->samples[i]++;
-	if (!fault_overlay_apply(&d->overlay, smp)) {
-		d->withheld[i]++;
-		return;
-	}
 	/* time_boot_ms from CLOCK_MONOTONIC: time since the machine booted,
 	 * which is what MAVLink defines it as. */
-	daemon_publish_sample(d, smp, smp->time_us);
-	daemon_record(d, smp);
+	const struct emit_ctx ctx = { .vehicle = 0, .now_us = smp->time_us };
+
+	smp->instance = (uint8_t)s->cfg.instance;
+	(void)daemon_emit(s->d, &ctx, smp);
 }
 
 static void
@@ -428,18 +463,18 @@ open_lines(struct hw_sensor *s, char *err, size_t errlen)
 }
 
 /* Timer, lines and a first attach for the sensor c into s, which counts
- * in d->n_hw from the start so that close_sensor() undoes any part.
+ * in hs->n_hw from the start so that close_sensor() undoes any part.
  * Errors are only what a retry cannot fix: a GPIO line that does not
  * exist, a data-ready pin the chip lacks. */
 static int
-open_sensor(struct daemon *d, struct hw_sensor *s,
+open_sensor(struct daemon *d, struct hw_source *hs, struct hw_sensor *s,
 	    const struct config_sensor *c, char *err, size_t errlen)
 {
 	char why[256];
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	d->n_hw++;
+	hs->n_hw++;
 	s->d = d;
 	s->cfg = *c;
 	s->bus.fd = s->drdy.fd = s->power.fd = -1;
@@ -493,24 +528,38 @@ close_sensor(struct daemon *d, struct hw_sensor *s)
 	s->timer.fd = -1;
 }
 
-int
-daemon_hw_open(struct daemon *d, char *err, size_t errlen)
+/* Open fails only for what a retry cannot fix (a GPIO line that does not
+ * exist); a sensor that does not answer yet is retried like one that
+ * failed. */
+static int
+hw_open(struct daemon *d, void **state, char *err, size_t errlen)
 {
+	struct hw_source *hs = calloc(1, sizeof(*hs));
+
+	if (!hs) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	*state = hs;
 	for (size_t i = 0; i < d->cfg.n_sensors; i++) {
-		int ret = open_sensor(d, &d->hw[d->n_hw], &d->cfg.sensors[i],
-				      err, errlen);
+		int ret = open_sensor(d, hs, &hs->hw[hs->n_hw],
+				      &d->cfg.sensors[i], err, errlen);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
 }
 
-void
-daemon_hw_close(struct daemon *d)
+static void
+hw_close(struct daemon *d, void *state)
 {
-	for (size_t i = 0; i < d->n_hw; i++)
-		close_sensor(d, &d->hw[i]);
-	d->n_hw = 0;
+	struct hw_source *hs = state;
+
+	if (!hs)
+		return;
+	for (size_t i = 0; i < hs->n_hw; i++)
+		close_sensor(d, &hs->hw[i]);
+	free(hs);
 }
 
 /* Moves a running sensor to another slot: the loop and the device hold
@@ -529,15 +578,19 @@ move_sensor(struct daemon *d, struct hw_sensor *dst, struct hw_sensor *src)
 		(void)event_loop_add(&d->loop, &dst->edge, EPOLLIN);
 }
 
-void
-daemon_hw_reload(struct daemon *d, const struct config *next)
+/* SIGHUP: sensors whose [sensor] section is unchanged in next keep
+ * running untouched; the others are closed, and new or changed ones
+ * opened as at start-up (one that cannot be is left out, logged). */
+static void
+hw_reload(struct daemon *d, void *state, const struct config *next)
 {
+	struct hw_source *hs = state;
 	bool taken[CONFIG_MAX_SENSORS] = { false };
 	size_t kept = 0, closed = 0, opened = 0;
 	char err[320];
 
-	for (size_t i = 0; i < d->n_hw; i++) {
-		struct hw_sensor *s = &d->hw[i];
+	for (size_t i = 0; i < hs->n_hw; i++) {
+		struct hw_sensor *s = &hs->hw[i];
 		bool keep = false, named = false;
 
 		/* Whole sections compared: every config_sensor is zeroed
@@ -550,7 +603,7 @@ daemon_hw_reload(struct daemon *d, const struct config *next)
 		}
 		if (keep) {
 			if (kept != i)
-				move_sensor(d, &d->hw[kept], s);
+				move_sensor(d, &hs->hw[kept], s);
 			kept++;
 			continue;
 		}
@@ -560,17 +613,18 @@ daemon_hw_reload(struct daemon *d, const struct config *next)
 		close_sensor(d, s);
 		closed++;
 	}
-	d->n_hw = kept;
+	hs->n_hw = kept;
 	for (size_t j = 0; j < next->n_sensors; j++) {
 		if (taken[j])
 			continue;
-		struct hw_sensor *s = &d->hw[d->n_hw];
-		if (open_sensor(d, s, &next->sensors[j], err, sizeof(err)) < 0) {
+		struct hw_sensor *s = &hs->hw[hs->n_hw];
+		if (open_sensor(d, hs, s, &next->sensors[j], err,
+				sizeof(err)) < 0) {
 			/* The running sensors are not risked for it. */
 			log_msg(&d->log, LOG_LEVEL_ERR, "reload: %s; left out",
 				err);
 			close_sensor(d, s);
-			d->n_hw--;
+			hs->n_hw--;
 			continue;
 		}
 		opened++;
@@ -585,11 +639,13 @@ state_name(enum hw_state st)
 	return st == HW_RUNNING ? "healthy" : "unhealthy";
 }
 
-void
-daemon_hw_status(struct daemon *d, FILE *out)
+static void
+hw_status(struct daemon *d, void *state, FILE *out)
 {
-	for (size_t i = 0; i < d->n_hw; i++) {
-		const struct hw_sensor *s = &d->hw[i];
+	struct hw_source *hs = state;
+
+	for (size_t i = 0; i < hs->n_hw; i++) {
+		const struct hw_sensor *s = &hs->hw[i];
 
 		fprintf(out,
 			"sensor %s instance %d %s %s samples %" PRIu64
@@ -603,11 +659,13 @@ daemon_hw_status(struct daemon *d, FILE *out)
 	}
 }
 
-void
-daemon_hw_report(struct daemon *d)
+static void
+hw_report(struct daemon *d, void *state)
 {
-	for (size_t i = 0; i < d->n_hw; i++) {
-		const struct hw_sensor *s = &d->hw[i];
+	struct hw_source *hs = state;
+
+	for (size_t i = 0; i < hs->n_hw; i++) {
+		const struct hw_sensor *s = &hs->hw[i];
 
 		log_msg(&d->log, LOG_LEVEL_INFO,
 			"sensor %s: %s, samples %" PRIu64 ", errors %" PRIu64
@@ -618,3 +676,36 @@ daemon_hw_report(struct daemon *d)
 			s->not_ready);
 	}
 }
+
+static void
+hw_health(const struct daemon *d, const void *state, unsigned *sensors,
+	  unsigned *healthy)
+{
+	const struct hw_source *hs = state;
+
+	(void)d;
+	*sensors = (unsigned)hs->n_hw;
+	*healthy = 0;
+	for (size_t i = 0; i < hs->n_hw; i++)
+		*healthy += hs->hw[i].state == HW_RUNNING;
+}
+
+static void
+hw_describe(const struct daemon *d, const void *state, char *buf, size_t len)
+{
+	const struct hw_source *hs = state;
+
+	(void)d;
+	snprintf(buf, len, "%zu hardware baro(s)", hs->n_hw);
+}
+
+const struct source_ops source_hardware = {
+	.name = "hardware",
+	.open = hw_open,
+	.close = hw_close,
+	.reload = hw_reload,
+	.status = hw_status,
+	.report = hw_report,
+	.health = hw_health,
+	.describe = hw_describe,
+};

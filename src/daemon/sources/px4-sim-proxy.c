@@ -31,6 +31,7 @@
 #include "util-strings.h"
 
 #include "daemon.h"
+#include "source.h"
 
 /* HIL_SENSOR payload offsets (common.xml wire order). */
 enum {
@@ -51,8 +52,30 @@ enum {
  * seconds. */
 #define RETRY_US 500000u
 
+/* What baroctl status and the exit report tell, per instance. */
+struct px4_proxy_stats {
+	uint64_t physics_us;		/* HIL_SENSOR time since the first */
+	uint64_t hil_sensor;		/* good HIL_SENSOR from the simulator */
+	uint64_t baro_frames;		/* ... with id 0 and the baro bits */
+	uint64_t rewritten;		/* baro fields replaced (faulted) */
+	uint64_t baro_cleared;		/* baro bits cleared (disabled,
+					 * withheld) */
+	uint64_t other_id;		/* id != 0: passed unchanged */
+	uint64_t bad_baro;		/* abs_pressure with no altitude */
+	uint64_t bad_crc, signed_passed;	/* HIL_SENSOR passed as is */
+	uint64_t frames_from_sim, frames_from_px4;
+	uint64_t restarts;
+	uint64_t px4_connects, px4_disconnects;
+	uint64_t sim_connects, sim_disconnects;
+	uint64_t dropped_bytes;		/* backlog overflow, both ways */
+	uint64_t px4_bytes_unsent;	/* from PX4 while no simulator */
+};
+
+struct px4_proxy_source;
+
 struct px4_proxy {
 	struct daemon *d;
+	struct px4_proxy_source *src;
 	unsigned instance;
 	unsigned port;
 	char upstream[160];
@@ -77,6 +100,12 @@ struct px4_proxy {
 	float last_temp;
 	bool have_last_temp;
 	uint64_t warned_us;
+};
+
+struct px4_proxy_source {
+	struct px4_proxy *proxies;	/* one per PX4 instance */
+	size_t n;
+	struct vehicles fleet;
 };
 
 static void
@@ -108,21 +137,10 @@ altitude_of(enum baro_sitl_atmosphere atmos, float pa, float *alt)
 static void
 new_epoch(struct px4_proxy *p)
 {
-	struct daemon *d = p->d;
-	struct sim_params params = d->sim.params;
-
 	p->have_t0 = false;
 	p->have_out = false;
 	p->have_last_temp = false;
-	if (p->instance == 0) {
-		d->clock_ms = 0;
-		/* A restarted simulation replays its scenario from t = 0. */
-		daemon_scenario_restart(d);
-	}
-	baro_sitl_init(daemon_vehicle_sim(p->d, p->instance), &params, d->cfg.atmosphere,
-		       d->cfg.seed + p->instance);
-	memset(d->have_latest[p->instance], 0,
-	       sizeof(d->have_latest[p->instance]));
+	daemon_vehicle_restart(p->d, &p->src->fleet, p->instance);
 }
 
 static void
@@ -143,7 +161,7 @@ step_emulator(struct px4_proxy *p, uint64_t now_us, float truth_alt)
 	struct baro_sample out[BARO_MAX_INSTANCES];
 	bool published[BARO_MAX_INSTANCES];
 	float emulated[BARO_MAX_INSTANCES];	/* before the overlay */
-	unsigned n = daemon_vehicle_step(d, v, now_us,
+	unsigned n = daemon_vehicle_step(d, &p->src->fleet, v, now_us,
 					 (uint32_t)(now_us / 1000u + SIM_OFFSET_MS),
 					 &truth, out, published, emulated);
 	for (unsigned k = 0; k < n; k++) {
@@ -199,7 +217,7 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	}
 	p->last_us = m.time_usec;
 	const uint64_t now_us = m.time_usec - p->t0_us;
-	daemon_vehicle_clock(d, p->instance, now_us);
+	daemon_vehicle_clock(d, &p->src->fleet, p->instance, now_us);
 	if ((m.fields_updated & HS_BARO_BITS) != HS_BARO_BITS)
 		return false;
 
@@ -213,7 +231,8 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	step_emulator(p, now_us, truth_alt);
 	p->stats.baro_frames++;
 
-	const struct sim_baro_params *bp = &daemon_vehicle_sim(p->d, p->instance)->params.baro[0];
+	const struct sim_baro_params *bp =
+		&daemon_vehicle_sim(d, &p->src->fleet, p->instance)->params.baro[0];
 	if (bp->disable || (p->have_out && p->withheld)) {
 		/* What PX4's own "failure baro off" amounts to; the frame
 		 * stays, it carries the IMU and the clock tick. */
@@ -415,8 +434,8 @@ on_accept(struct px4_listener *l, int fd, void *user)
 	connect_sim(p);
 }
 
-int
-daemon_px4proxy_open(struct daemon *d, char *err, size_t errlen)
+static int
+px4proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
 {
 	const struct config_px4 *c = &d->cfg.px4;
 	const char *colon = strrchr(c->upstream, ':');
@@ -434,12 +453,18 @@ daemon_px4proxy_open(struct daemon *d, char *err, size_t errlen)
 				  "px4-sim-proxy: atmosphere water has no "
 				  "altitude for an air pressure; use simple "
 				  "or 1976");
-	d->px4 = calloc(c->instances, sizeof(*d->px4));
-	if (!d->px4)
+	struct px4_proxy_source *src = calloc(1, sizeof(*src));
+	if (!src)
 		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	*state = src;
+	src->proxies = calloc(c->instances, sizeof(*src->proxies));
+	if (!src->proxies)
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	daemon_vehicles_setup(d, &src->fleet, c->instances);
 	for (unsigned v = 0; v < c->instances; v++) {
-		struct px4_proxy *p = &d->px4[v];
+		struct px4_proxy *p = &src->proxies[v];
 		p->d = d;
+		p->src = src;
 		p->instance = v;
 		p->port = c->port + v;
 		p->px4.src.fd = p->sim.src.fd = -1;
@@ -450,10 +475,7 @@ daemon_px4proxy_open(struct daemon *d, char *err, size_t errlen)
 		mavlink_stream_init(&p->from_sim, MAVLINK_MSG_HIL_SENSOR);
 		/* Nothing from PX4 is edited or held; framed to count. */
 		mavlink_stream_init(&p->from_px4, MAVLINK_MSG_HIL_SENSOR);
-		if (v > 0)
-			baro_sitl_init(&d->vehicle_sim[v], &d->sim.params,
-				       d->cfg.atmosphere, d->cfg.seed + v);
-		d->n_px4++;
+		src->n++;
 		int rc = px4_listen(&p->listener, &d->loop, c->bind, p->port,
 				    on_accept, p, err, errlen);
 		if (rc < 0)
@@ -464,40 +486,50 @@ daemon_px4proxy_open(struct daemon *d, char *err, size_t errlen)
 	return 0;
 }
 
-void
-daemon_px4proxy_close(struct daemon *d)
+static void
+px4proxy_close(struct daemon *d, void *state)
 {
-	for (size_t v = 0; v < d->n_px4; v++) {
-		struct px4_proxy *p = &d->px4[v];
+	struct px4_proxy_source *src = state;
+
+	(void)d;
+	if (!src)
+		return;
+	for (size_t v = 0; v < src->n; v++) {
+		struct px4_proxy *p = &src->proxies[v];
 		px4_listener_close(&p->listener);
 		px4_conn_close(&p->px4);
 		px4_conn_close(&p->sim);
 		free(p->px4.tx);
 		free(p->sim.tx);
 	}
-	free(d->px4);
-	d->px4 = NULL;
-	d->n_px4 = 0;
+	free(src->proxies);
+	free(src);
 }
 
-void
-daemon_px4proxy_check(struct daemon *d, uint64_t wall_us)
+/* Every tick: reconnect a lost simulator. */
+static void
+px4proxy_tick(struct daemon *d, void *state, bool last)
 {
-	for (size_t v = 0; v < d->n_px4; v++) {
-		struct px4_proxy *p = &d->px4[v];
+	struct px4_proxy_source *src = state;
+	const uint64_t wall_us = event_now_us();
+
+	(void)d;
+	(void)last;
+	for (size_t v = 0; v < src->n; v++) {
+		struct px4_proxy *p = &src->proxies[v];
 		if (p->retry_at_us && wall_us >= p->retry_at_us &&
 		    px4_conn_is_open(&p->px4) && !px4_conn_is_open(&p->sim))
 			connect_sim(p);
 	}
 }
 
-const struct px4_proxy_stats *
-daemon_px4proxy_stats(const struct daemon *d, unsigned v,
-		      struct px4_proxy_stats *out)
+static const struct px4_proxy_stats *
+proxy_stats(const struct px4_proxy_source *src, unsigned v,
+	    struct px4_proxy_stats *out)
 {
-	if (v >= d->n_px4)
+	if (v >= src->n)
 		return NULL;
-	const struct px4_proxy *p = &d->px4[v];
+	const struct px4_proxy *p = &src->proxies[v];
 	*out = p->stats;
 	out->physics_us = p->have_t0 ? p->last_us - p->t0_us : 0;
 	out->frames_from_sim = p->from_sim.stats.frames;
@@ -509,13 +541,36 @@ daemon_px4proxy_stats(const struct daemon *d, unsigned v,
 	return out;
 }
 
-void
-daemon_px4proxy_report(struct daemon *d)
+static void
+px4proxy_status(struct daemon *d, void *state, FILE *out)
 {
+	struct px4_proxy_source *src = state;
+
+	(void)d;
+	for (unsigned v = 0; v < src->n; v++) {
+		struct px4_proxy_stats s;
+		proxy_stats(src, v, &s);
+		fprintf(out,
+			"px4 %u physics %.3f s hil-sensor %" PRIu64
+			" baro %" PRIu64 " rewritten %" PRIu64
+			" baro-cleared %" PRIu64 " restarts %" PRIu64
+			" px4-connects %" PRIu64 " simulator-connects %" PRIu64
+			" bad-crc %" PRIu64 " dropped-bytes %" PRIu64 "\n",
+			v, (double)s.physics_us * 1e-6, s.hil_sensor,
+			s.baro_frames, s.rewritten, s.baro_cleared, s.restarts,
+			s.px4_connects, s.sim_connects, s.bad_crc,
+			s.dropped_bytes);
+	}
+}
+
+static void
+px4proxy_report(struct daemon *d, void *state)
+{
+	struct px4_proxy_source *src = state;
 	struct px4_proxy_stats s;
 
-	for (unsigned v = 0; v < d->n_px4; v++) {
-		daemon_px4proxy_stats(d, v, &s);
+	for (unsigned v = 0; v < src->n; v++) {
+		proxy_stats(src, v, &s);
 		log_msg(&d->log, LOG_LEVEL_INFO,
 			"PX4 instance %u: HIL_SENSOR %" PRIu64 ", baro %" PRIu64
 			", rewritten %" PRIu64 ", baro cleared %" PRIu64
@@ -534,3 +589,14 @@ daemon_px4proxy_report(struct daemon *d)
 			s.px4_bytes_unsent);
 	}
 }
+
+const struct source_ops source_px4_proxy = {
+	.name = "px4-sim-proxy",
+	.flags = SOURCE_EMULATED,
+	.open = px4proxy_open,
+	.close = px4proxy_close,
+	.tick = px4proxy_tick,
+	.status = px4proxy_status,
+	.report = px4proxy_report,
+	.describe = source_describe_emulated,
+};

@@ -17,6 +17,7 @@
  * lockstep_timeout_ms (default a second) gets the next step anyway,
  * counted as a stall, so a lost reply cannot freeze both sides.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <netdb.h>
@@ -26,6 +27,10 @@
 
 #include "atmosphere.h"
 #include "daemon.h"
+#include "mavlink.h"
+#include "px4-link.h"
+#include "px4-vehicle.h"
+#include "source.h"
 
 #define STEP_US 4000u
 #define GPS_PERIOD_US 100000u	/* 10 Hz: between Gazebo's 5 and jMAVSim's 20 */
@@ -36,10 +41,72 @@
 #define MODE_ARMED 128u
 #define MSG_HIL_STATE_QUATERNION_ID 115.0f
 
+/* PX4 SITL's simulator, one per PX4 instance. */
+struct px4_sim_stats {
+	uint64_t steps;			/* physics steps sent */
+	uint64_t controls;		/* HIL_ACTUATOR_CONTROLS received */
+	uint64_t stalls;		/* steps sent without a reply */
+	uint64_t restarts;		/* PX4 (re)connected after a run */
+	uint64_t other_frames;		/* anything else PX4 sent */
+	uint64_t bad_baro;		/* baro samples not finite: not sent */
+	uint64_t out_of_range;		/* heights the baro cannot take */
+};
+
+/* The peer's side of its PX4 connection. */
+struct px4_sim_link_stats {
+	uint64_t connections;		/* accepted */
+	uint64_t disconnects;		/* PX4 closed, or a socket error */
+	uint64_t replaced;		/* a newer connection took over */
+	uint64_t frames_in;		/* good frames delivered */
+	uint64_t frames_out;		/* handed to the socket's backlog */
+	uint64_t frames_dropped;	/* no PX4, or no room for them */
+};
+
+struct px4_sim_source;
+
+struct px4_sim {
+	struct daemon *d;
+	struct px4_sim_source *src;
+	unsigned index;			/* the PX4 instance, the vehicle */
+	/* PX4 on port + N (px4-link.c): one connection at a time, a newer
+	 * one replaces it (a restarted PX4 may connect before the old
+	 * socket reports its end). */
+	struct px4_listener listener;
+	struct px4_conn conn;
+	unsigned port;
+	char peer[64];			/* "ADDR:PORT" of PX4 */
+	struct mavlink_parser parser;
+	uint8_t seq;
+	/* The frames of this loop pass, handed to the connection whole
+	 * by the flush (a frame is never cut by the backlog's bound). */
+	uint8_t out[4096];
+	size_t out_len;
+	unsigned out_frames;
+	struct px4_sim_link_stats link;
+	struct px4_vehicle vehicle;
+	bool lockstep;			/* PX4's first reply came */
+	bool armed;			/* PX4 says so in its replies */
+	uint64_t step;			/* the next physics step */
+	uint64_t connected_us;		/* wall clock, for freewheeling */
+	uint64_t last_step_us;		/* wall clock of the last step */
+	uint64_t next_gps_us, next_state_us, next_hb_us;	/* physics */
+	int64_t state_interval_us;	/* HIL_STATE_QUATERNION: 0 every
+					 * step, < 0 never (PX4 asks) */
+	float last_alt_m;		/* the baro's last truth */
+	struct px4_sim_stats stats;
+};
+
+
+struct px4_sim_source {
+	struct px4_sim sims[CONFIG_MAX_SITL];
+	size_t n;
+	struct vehicles fleet;
+};
+
 static unsigned
 index_of(const struct px4_sim *s)
 {
-	return (unsigned)(s - s->d->px4sim);
+	return s->index;
 }
 
 static double
@@ -179,11 +246,12 @@ step(struct px4_sim *s, uint64_t wall_us)
 	const uint64_t time_usec = t_us + STEP_US;
 	struct baro_sample out[BARO_MAX_INSTANCES];
 	struct baro_sitl_truth truth = { 0 };
-	bool fresh[BARO_MAX_INSTANCES] = { false };
+	/* Each baro's sample of this step, if one was published. */
+	const struct baro_sample *fresh[BARO_MAX_INSTANCES] = { NULL };
 
 	px4_vehicle_step(&s->vehicle, target_height(d, (double)t_us * 1e-6),
 			 s->step ? STEP_US * 1e-6 : 0.0);
-	daemon_vehicle_clock(d, v, t_us);
+	daemon_vehicle_clock(d, &s->src->fleet, v, t_us);
 	if (baro_sitl_altitude(d->cfg.home_alt_m, s->vehicle.height_m,
 			       &truth.alt_amsl_m) < 0) {
 		/* Beyond what a float altitude holds: keep the last one. */
@@ -194,10 +262,13 @@ step(struct px4_sim *s, uint64_t wall_us)
 	truth.vel_air_bf[2] = (float)-s->vehicle.climb_ms;	/* FRD: down */
 
 	bool published[BARO_MAX_INSTANCES];
-	unsigned n = daemon_vehicle_step(d, v, t_us, (uint32_t)(t_us / 1000u),
-					 &truth, out, published, NULL);
-	for (unsigned k = 0; k < n; k++)
-		fresh[out[k].instance] |= published[k];
+	unsigned n = daemon_vehicle_step(d, &s->src->fleet, v, t_us,
+					 (uint32_t)(t_us / 1000u), &truth, out,
+					 published, NULL);
+	for (unsigned k = 0; k < n; k++) {
+		if (published[k] && out[k].instance < BARO_MAX_INSTANCES)
+			fresh[out[k].instance] = &out[k];
+	}
 
 	/* id 0: the IMU and magnetometer every step, baro 0 when the
 	 * emulator made a new sample (it samples once 10 ms have passed,
@@ -214,7 +285,7 @@ step(struct px4_sim *s, uint64_t wall_us)
 				  HIL_SENSOR_MAG,
 		.id = 0,
 	};
-	if (fresh[0] && !baro_fields(&d->latest[v][0], &h))
+	if (fresh[0] && !baro_fields(fresh[0], &h))
 		s->stats.bad_baro++;
 	mavlink_pack_hil_sensor(&h, pl);
 	send_px4(s, MAVLINK_MSG_HIL_SENSOR, pl);
@@ -223,7 +294,7 @@ step(struct px4_sim *s, uint64_t wall_us)
 	 * (one that does not writes it to both of its baros). */
 	if (d->cfg.px4.hil_baros >= 2 && fresh[1]) {
 		struct mavlink_hil_sensor b = { .time_usec = time_usec, .id = 1 };
-		if (baro_fields(&d->latest[v][1], &b)) {
+		if (baro_fields(fresh[1], &b)) {
 			memset(pl, 0, sizeof(pl));
 			mavlink_pack_hil_sensor(&b, pl);
 			send_px4(s, MAVLINK_MSG_HIL_SENSOR, pl);
@@ -274,21 +345,7 @@ restart(struct px4_sim *s)
 	s->next_gps_us = s->next_state_us = s->next_hb_us = 0;
 	s->state_interval_us = 0;
 	s->last_alt_m = (float)d->cfg.home_alt_m;
-	if (v == 0) {
-		d->clock_ms = 0;
-		daemon_scenario_restart(d);
-		/* Rate-limited outputs start their cadence again at 0. */
-		for (size_t k = 0; k < d->n_outputs; k++) {
-			memset(d->outputs[k].next_pressure_us, 0,
-			       sizeof(d->outputs[k].next_pressure_us));
-			memset(d->outputs[k].next_hil_us, 0,
-			       sizeof(d->outputs[k].next_hil_us));
-		}
-	}
-	struct sim_params params = d->sim.params;
-	baro_sitl_init(daemon_vehicle_sim(d, v), &params, d->cfg.atmosphere,
-		       d->cfg.seed + v);
-	memset(d->have_latest[v], 0, sizeof(d->have_latest[v]));
+	daemon_vehicle_restart(d, &s->src->fleet, v);
 }
 
 /* PX4 went away (or a newer PX4 took its place): what it had not read
@@ -430,11 +487,18 @@ on_frame(const struct mavlink_frame *f, void *user)
 	}
 }
 
-void
-daemon_px4sim_tick(struct daemon *d, uint64_t wall_us)
+/* From the 10 ms timer, once per wake-up: freewheel until PX4's first
+ * reply, and step a stalled lockstep. */
+static void
+px4sim_tick(struct daemon *d, void *state, bool last)
 {
-	for (size_t v = 0; v < d->n_px4sim; v++) {
-		struct px4_sim *s = &d->px4sim[v];
+	struct px4_sim_source *src = state;
+	const uint64_t wall_us = event_now_us();
+
+	if (!last)
+		return;
+	for (size_t v = 0; v < src->n; v++) {
+		struct px4_sim *s = &src->sims[v];
 		if (!px4_conn_is_open(&s->conn))
 			continue;
 		if (s->lockstep) {
@@ -455,25 +519,33 @@ daemon_px4sim_tick(struct daemon *d, uint64_t wall_us)
 	}
 }
 
-void
-daemon_px4sim_flush(struct daemon *d)
+static void
+px4sim_flush(struct daemon *d, void *state)
 {
-	for (size_t v = 0; v < d->n_px4sim; v++)
-		push_out(&d->px4sim[v]);
+	struct px4_sim_source *src = state;
+
+	(void)d;
+	for (size_t v = 0; v < src->n; v++)
+		push_out(&src->sims[v]);
 }
 
-int
-daemon_px4sim_open(struct daemon *d, char *err, size_t errlen)
+static int
+px4sim_open(struct daemon *d, void **state, char *err, size_t errlen)
 {
 	const struct config_px4 *c = &d->cfg.px4;
+	struct px4_sim_source *src = calloc(1, sizeof(*src));
 
+	if (!src) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	*state = src;
+	daemon_vehicles_setup(d, &src->fleet, c->instances);
 	for (unsigned v = 0; v < d->cfg.px4.instances; v++) {
-		struct px4_sim *s = &d->px4sim[v];
-		memset(s, 0, sizeof(*s));
+		struct px4_sim *s = &src->sims[v];
 		s->d = d;
-		if (v > 0)
-			baro_sitl_init(&d->vehicle_sim[v], &d->sim.params,
-				       d->cfg.atmosphere, d->cfg.seed + v);
+		s->src = src;
+		s->index = v;
 		s->port = c->port + v;
 		s->conn.src.fd = -1;
 		mavlink_parser_init(&s->parser);
@@ -484,7 +556,7 @@ daemon_px4sim_open(struct daemon *d, char *err, size_t errlen)
 			snprintf(err, errlen, "PX4 instance %u: %s", v, why);
 			return rc;
 		}
-		d->n_px4sim++;
+		src->n++;
 		log_msg(&d->log, LOG_LEVEL_INFO,
 			"PX4 instance %u: simulator on TCP %s:%u", v, c->bind,
 			c->port + v);
@@ -492,24 +564,33 @@ daemon_px4sim_open(struct daemon *d, char *err, size_t errlen)
 	return 0;
 }
 
-void
-daemon_px4sim_close(struct daemon *d)
+static void
+px4sim_close(struct daemon *d, void *state)
 {
-	for (size_t v = 0; v < d->n_px4sim; v++) {
-		struct px4_sim *s = &d->px4sim[v];
+	struct px4_sim_source *src = state;
+
+	(void)d;
+	if (!src)
+		return;
+	for (size_t v = 0; v < src->n; v++) {
+		struct px4_sim *s = &src->sims[v];
 		px4_conn_close(&s->conn);
 		free(s->conn.tx);
 		s->conn.tx = NULL;
 		px4_listener_close(&s->listener);
 	}
-	d->n_px4sim = 0;
+	free(src);
 }
 
-void
-daemon_px4sim_status(struct daemon *d, FILE *out)
+/* baroctl status: one line per PX4 instance. */
+static void
+px4sim_status(struct daemon *d, void *state, FILE *out)
 {
-	for (size_t v = 0; v < d->n_px4sim; v++) {
-		const struct px4_sim *s = &d->px4sim[v];
+	struct px4_sim_source *src = state;
+
+	(void)d;
+	for (size_t v = 0; v < src->n; v++) {
+		const struct px4_sim *s = &src->sims[v];
 		const bool on = px4_conn_is_open(&s->conn);
 		fprintf(out,
 			"px4 %zu %s port %u physics %.3f s lockstep %s armed %s "
@@ -525,11 +606,13 @@ daemon_px4sim_status(struct daemon *d, FILE *out)
 	}
 }
 
-void
-daemon_px4sim_report(struct daemon *d)
+static void
+px4sim_report(struct daemon *d, void *state)
 {
-	for (size_t v = 0; v < d->n_px4sim; v++) {
-		const struct px4_sim *s = &d->px4sim[v];
+	struct px4_sim_source *src = state;
+
+	for (size_t v = 0; v < src->n; v++) {
+		const struct px4_sim *s = &src->sims[v];
 		const struct px4_sim_link_stats *l = &s->link;
 		const struct mavlink_parser_stats *p = &s->parser.stats;
 		log_msg(&d->log, LOG_LEVEL_INFO,
@@ -550,3 +633,15 @@ daemon_px4sim_report(struct daemon *d)
 			s->stats.out_of_range);
 	}
 }
+
+const struct source_ops source_px4_sim = {
+	.name = "px4-sim",
+	.flags = SOURCE_EMULATED,
+	.open = px4sim_open,
+	.close = px4sim_close,
+	.tick = px4sim_tick,
+	.flush = px4sim_flush,
+	.status = px4sim_status,
+	.report = px4sim_report,
+	.describe = source_describe_emulated,
+};

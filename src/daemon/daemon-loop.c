@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The loop's own work: the 10 ms timer's steps (heartbeats to the sinks,
+ * the source's tick), the flush after each batch of events, and what the
+ * service manager is told.
+ */
+#include <inttypes.h>
+
+#include "daemon.h"
+#include "sources/source.h"
+
+/* Catching up at most this many steps after a stall (1 s); older ones
+ * are skipped and counted rather than sent in one burst. */
+#define MAX_CATCH_UP 100u
+
+static void
+log_progress(struct daemon *d)
+{
+	uint64_t sent, dropped;
+
+	sinks_frames(&d->sinks, &sent, &dropped);
+	log_msg(&d->log, LOG_LEVEL_INFO,
+		"t=%" PRIu64 " s: samples %" PRIu64 "/%" PRIu64 "/%" PRIu64
+		", frames sent %" PRIu64 ", dropped %" PRIu64,
+		d->ticks * TICK_MS / 1000u, d->samples[0], d->samples[1],
+		d->samples[2], sent, dropped);
+}
+
+void
+daemon_tick(struct daemon *d, uint64_t expirations)
+{
+	/* Every expiration is one 10 ms step on the timer's own count: a late
+	 * wake-up runs the steps it missed, so the simulation keeps exact
+	 * 10 ms sample times and no sample goes missing under load. */
+	if (expirations > MAX_CATCH_UP) {
+		d->skipped_ticks += expirations - MAX_CATCH_UP;
+		d->ticks += expirations - MAX_CATCH_UP;
+		expirations = MAX_CATCH_UP;
+	}
+	for (uint64_t k = 0; k < expirations; k++) {
+		d->ticks++;
+		sinks_heartbeat(&d->sinks, d->ticks * TICK_MS * 1000u);
+		if (d->source->tick)
+			d->source->tick(d, d->source_state,
+					k + 1 == expirations);
+		if (d->end_ticks && d->ticks >= d->end_ticks) {
+			d->loop.quit = true;
+			break;
+		}
+		/* A heartbeat in the log for people watching (-v). */
+		if (d->ticks % 1000 == 0)
+			log_progress(d);
+	}
+}
+
+/* Whatever the events queued leaves now: the sinks' (one datagram per
+ * output) and the source's own (a PX4 peer's frames). */
+void
+daemon_flush(void *user)
+{
+	struct daemon *d = user;
+
+	sinks_flush(&d->sinks);
+	if (d->source && d->source->flush)
+		d->source->flush(d, d->source_state);
+}
+
+/* What STATUS= shows: samples that reached the outputs, frames they
+ * dropped, and sensors publishing (hardware) or simulated. */
+void
+daemon_service_counters(const struct daemon *d, struct notify_counters *c)
+{
+	uint64_t sent;
+
+	*c = (struct notify_counters){
+		.source = config_source_name(d->cfg.source),
+	};
+	for (size_t k = 0; k < BARO_MAX_INSTANCES; k++)
+		c->published += d->samples[k] - d->withheld[k];
+	sinks_frames(&d->sinks, &sent, &c->dropped);
+	if (d->source->health) {
+		d->source->health(d, d->source_state, &c->sensors, &c->healthy);
+	} else {
+		c->sensors = c->healthy = (unsigned)d->cfg.params.baro_count;
+	}
+}

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The MAVLink sink: SCALED_PRESSURE{,2,3} and HIL_SENSOR per sample,
+ * HEARTBEAT, and the GCS messages, each at its configured rate, to one
+ * MAVLink output (UDP client or server, serial).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "atmosphere.h"
+#include "output-sink.h"
+
+double
+sink_rate(double output_rate, double global_rate)
+{
+	return output_rate == RATE_UNSET ? global_rate : output_rate;
+}
+
+bool
+sink_due(double hz, uint64_t now_us, uint64_t *next_us)
+{
+	if (hz == RATE_EVERY_SAMPLE)
+		return true;
+	if (!(hz > 0.0) || now_us < *next_us)
+		return false;
+	uint64_t period = (uint64_t)(1e6 / hz);
+	/* Keep the cadence from the first message on; after a gap (a rate
+	 * change, a stall) restart it from now rather than bursting. */
+	*next_us = (*next_us != 0 && *next_us + period > now_us)
+			   ? *next_us + period
+			   : now_us + period;
+	return true;
+}
+
+/* One frame from vehicle (sysid + vehicle). */
+static void
+send_frame(struct output_sink *s, unsigned vehicle, uint32_t msgid,
+	   const uint8_t *payload)
+{
+	const struct config *c = s->base.env->cfg;
+	struct output *o = &s->out;
+	uint8_t frame[MAVLINK_MAX_FRAME];
+	int n = mavlink_frame_encode(frame, c->mavlink_version, o->seq,
+				     (uint8_t)(c->sysid + vehicle), c->compid,
+				     msgid, payload);
+
+	if (n < 0) {
+		/* v1 cannot carry ids above 255: count, do not crash. */
+		o->stats.frames_dropped++;
+		return;
+	}
+	o->seq++;
+	(void)output_send(o, frame, (size_t)n);
+}
+
+void
+sink_send(struct sink *k, uint32_t msgid, const uint8_t *payload)
+{
+	if (k->ops->message)
+		k->ops->message(k, msgid, payload);
+}
+
+static void
+message(struct sink *k, uint32_t msgid, const uint8_t *payload)
+{
+	send_frame(output_sink_of(k), 0, msgid, payload);
+}
+
+static const uint32_t pressure_msgid[BARO_MAX_INSTANCES] = {
+	MAVLINK_MSG_SCALED_PRESSURE,
+	MAVLINK_MSG_SCALED_PRESSURE2,
+	MAVLINK_MSG_SCALED_PRESSURE3,
+};
+
+static int16_t
+cdeg(float t_c)
+{
+	float v = t_c * 100.0f;
+
+	/* C truncation as ArduPilot, clamped to stay defined. */
+	if (!(v > -32768.0f))
+		return INT16_MIN;
+	if (v > 32767.0f)
+		return INT16_MAX;
+	return (int16_t)v;
+}
+
+static void
+sample(struct sink *k, const struct emit_ctx *ctx, const struct baro_sample *smp)
+{
+	struct output_sink *s = output_sink_of(k);
+	const struct config *c = k->env->cfg;
+	const struct config_rates *r = &s->out.cfg.rates;
+	const unsigned i = smp->instance;
+	const unsigned v = ctx->vehicle < CONFIG_MAX_SITL ? ctx->vehicle : 0;
+	uint8_t sp[MAVLINK_MAX_PAYLOAD] = { 0 };
+	uint8_t hil[MAVLINK_MAX_PAYLOAD] = { 0 };
+
+	if (i >= BARO_MAX_INSTANCES)
+		return;
+	const bool want_sp = sink_due(sink_rate(r->scaled_pressure_hz,
+						c->rates.scaled_pressure_hz),
+				      ctx->now_us, &s->next_pressure_us[v][i]);
+	const bool want_hil = sink_due(sink_rate(r->hil_sensor_hz,
+						 c->rates.hil_sensor_hz),
+				       ctx->now_us, &s->next_hil_us[v][i]);
+	if (want_sp) {
+		struct mavlink_scaled_pressure m = {
+			.time_boot_ms = (uint32_t)(ctx->now_us / 1000u),
+			.press_abs = smp->pressure_pa * 0.01f,
+			.temperature = cdeg(smp->temperature_c),
+		};
+		mavlink_pack_scaled_pressure(&m, sp);
+		send_frame(s, ctx->vehicle, pressure_msgid[i], sp);
+	}
+	if (want_hil) {
+		float alt = NAN;
+		(void)atmos_1976_altitude(smp->pressure_pa, &alt);
+		struct mavlink_hil_sensor h = {
+			.time_usec = ctx->now_us,
+			.abs_pressure = smp->pressure_pa * 0.01f,
+			.pressure_alt = alt,
+			.temperature = smp->temperature_c,
+			.fields_updated = HIL_SENSOR_ABS_PRESSURE |
+					  HIL_SENSOR_PRESSURE_ALT |
+					  HIL_SENSOR_TEMPERATURE,
+			.id = (uint8_t)i,
+		};
+		mavlink_pack_hil_sensor(&h, hil);
+		send_frame(s, ctx->vehicle, MAVLINK_MSG_HIL_SENSOR, hil);
+	}
+}
+
+static void
+heartbeat(struct sink *k, uint64_t now_us)
+{
+	struct output_sink *s = output_sink_of(k);
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_heartbeat hb = {
+		.type = MAV_TYPE_ONBOARD_CONTROLLER,
+		.autopilot = MAV_AUTOPILOT_INVALID,
+		.system_status = MAV_STATE_ACTIVE,
+		.mavlink_version = 3,
+	};
+
+	if (!sink_due(sink_rate(s->out.cfg.rates.heartbeat_hz,
+				k->env->cfg->rates.heartbeat_hz),
+		      now_us, &s->next_heartbeat_us))
+		return;
+	mavlink_pack_heartbeat(&hb, pl);
+	send_frame(s, 0, MAVLINK_MSG_HEARTBEAT, pl);
+}
+
+/* Rate-limited messages start their cadence again at the vehicle's
+ * physics time 0. */
+static void
+restart(struct sink *k, unsigned vehicle)
+{
+	struct output_sink *s = output_sink_of(k);
+
+	if (vehicle >= CONFIG_MAX_SITL)
+		return;
+	memset(s->next_pressure_us[vehicle], 0,
+	       sizeof(s->next_pressure_us[vehicle]));
+	memset(s->next_hil_us[vehicle], 0, sizeof(s->next_hil_us[vehicle]));
+}
+
+static void
+status(struct sink *k, FILE *out)
+{
+	struct output_sink *s = output_sink_of(k);
+	const struct output_stats *st = &s->out.stats;
+	char desc[256];
+
+	fprintf(out,
+		"output %s sent %" PRIu64 " dropped %" PRIu64
+		" no-peer %" PRIu64 " received %" PRIu64,
+		output_describe(&s->out, desc, sizeof(desc)), st->frames_sent,
+		st->frames_dropped, st->frames_no_peer, st->frames_received);
+	if (st->hangups)
+		fprintf(out, " hangups %" PRIu64, st->hangups);
+	fputc('\n', out);
+}
+
+static void
+report(struct sink *k)
+{
+	struct output_sink *s = output_sink_of(k);
+	const struct output_stats *st = &s->out.stats;
+	char desc[256];
+
+	log_msg(k->env->log, LOG_LEVEL_INFO,
+		"output %s: sent %" PRIu64 ", dropped %" PRIu64
+		", no peer %" PRIu64 ", received %" PRIu64
+		", hangups %" PRIu64,
+		output_describe(&s->out, desc, sizeof(desc)), st->frames_sent,
+		st->frames_dropped, st->frames_no_peer, st->frames_received,
+		st->hangups);
+}
+
+static const struct sink_ops mavlink_ops = {
+	.name = "mavlink",
+	.sample = sample,
+	.heartbeat = heartbeat,
+	.message = message,
+	.flush = output_sink_flush,
+	.restart = restart,
+	.reload = output_sink_reload,
+	.is_output = output_sink_is_output,
+	.counts = output_sink_counts,
+	.status = status,
+	.report = report,
+	.close = output_sink_close,
+};
+
+static bool
+takes(const struct config_output *cfg)
+{
+	return !output_type_is_msp(cfg->type);
+}
+
+static struct sink *
+open_mavlink(const struct sink_env *env, const struct config_output *cfg,
+	     char *err, size_t errlen)
+{
+	return output_sink_open(env, &mavlink_ops, cfg, err, errlen);
+}
+
+const struct sink_type sink_mavlink_type = { takes, open_mavlink };

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The part of the MAVLink and MSP sinks that is their struct output. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "output-sink.h"
+
+static void
+on_frame(struct output *o, const struct mavlink_frame *f, void *user)
+{
+	struct output_sink *s = user;
+
+	(void)o;
+	if (s->base.env->frame)
+		s->base.env->frame(s->base.env->user, &s->base, f);
+}
+
+struct sink *
+output_sink_open(const struct sink_env *env, const struct sink_ops *ops,
+		 const struct config_output *cfg, char *err, size_t errlen)
+{
+	struct output_sink *s = calloc(1, sizeof(*s));
+	char desc[256];
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->base = (struct sink){ .ops = ops, .env = env };
+	if (output_open(&s->out, cfg, env->loop, on_frame, s, err, errlen) < 0) {
+		free(s);
+		return NULL;
+	}
+	log_msg(env->log, LOG_LEVEL_INFO, "output %s",
+		output_describe(&s->out, desc, sizeof(desc)));
+	return &s->base;
+}
+
+void
+output_sink_flush(struct sink *k)
+{
+	output_flush(&output_sink_of(k)->out);
+}
+
+bool
+output_sink_is_output(const struct sink *k, const struct config_output *cfg)
+{
+	return config_output_equal(&((const struct output_sink *)k)->out.cfg,
+				   cfg);
+}
+
+/* An output whose configuration is unchanged keeps its socket (and its
+ * peers, its sequence number and its schedule). */
+bool
+output_sink_reload(struct sink *k, const struct config *next)
+{
+	for (size_t j = 0; j < next->n_outputs; j++) {
+		if (output_sink_is_output(k, &next->outputs[j]))
+			return true;
+	}
+	return false;
+}
+
+void
+output_sink_counts(const struct sink *k, uint64_t *sent, uint64_t *dropped)
+{
+	const struct output_stats *st = &((const struct output_sink *)k)->out.stats;
+
+	*sent += st->frames_sent;
+	*dropped += st->frames_dropped;
+}
+
+void
+output_sink_close(struct sink *k)
+{
+	struct output_sink *s = output_sink_of(k);
+
+	output_close(&s->out);
+	free(s);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * What the MAVLink and MSP sinks share: one struct output (output.h) and
+ * its publication schedule.  Private to src/daemon/sinks/.
+ */
+#ifndef BAROD_OUTPUT_SINK_H
+#define BAROD_OUTPUT_SINK_H
+
+#include "output.h"
+#include "sink.h"
+
+struct output_sink {
+	struct sink base;
+	struct output out;
+	/* Publication schedule: per vehicle (each has its own physics
+	 * clock) and baro instance. */
+	uint64_t next_heartbeat_us;
+	uint64_t next_pressure_us[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
+	uint64_t next_hil_us[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
+	uint64_t next_msp_us[BARO_MAX_INSTANCES];
+};
+
+static inline struct output_sink *
+output_sink_of(struct sink *k)
+{
+	return (struct output_sink *)k;
+}
+
+/* Allocate and open the output; logs "output DESCRIPTION". */
+struct sink *output_sink_open(const struct sink_env *env,
+			      const struct sink_ops *ops,
+			      const struct config_output *cfg, char *err,
+			      size_t errlen);
+void output_sink_flush(struct sink *k);
+bool output_sink_reload(struct sink *k, const struct config *next);
+bool output_sink_is_output(const struct sink *k,
+			   const struct config_output *cfg);
+void output_sink_counts(const struct sink *k, uint64_t *sent,
+			uint64_t *dropped);
+void output_sink_close(struct sink *k);
+
+#endif

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Sinks: where published samples go.  One sink per configured output
+ * (MAVLink or MSP, on the output.h transports) and one for the record
+ * file.  The emit path (daemon-emit.c) hands each sample to every sink in
+ * order; the loop hands them heartbeats, flushes and restarts.  A sink
+ * knows nothing of struct daemon: it gets the configuration, the log and
+ * the loop through its environment, so it is tested alone.
+ *
+ * Adding an output type is one file here with its ops table and one line
+ * in sinks.c's table.
+ */
+#ifndef BAROD_SINK_H
+#define BAROD_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "driver.h"
+#include "event-loop.h"
+#include "log.h"
+#include "mavlink.h"
+
+/* Where a sample comes from: the vehicle (its MAVLink sysid is the
+ * configured one + vehicle) and its time (physics time for the simulated
+ * sources, CLOCK_MONOTONIC for hardware). */
+struct emit_ctx {
+	unsigned vehicle;
+	uint64_t now_us;
+};
+
+struct sink;
+
+/* What every sink may use, shared and owned by the daemon.  cfg points
+ * at the running configuration (replaced in place by a reload). */
+struct sink_env {
+	const struct config *cfg;
+	struct logger *log;
+	struct event_loop *loop;
+	/* A MAVLink frame received by a sink (a GCS's request). */
+	void (*frame)(void *user, struct sink *from,
+		      const struct mavlink_frame *f);
+	void *user;
+};
+
+struct sink_ops {
+	const char *name;
+	/* One published sample. */
+	void (*sample)(struct sink *k, const struct emit_ctx *ctx,
+		       const struct baro_sample *s);
+	/* Every 10 ms tick, on barod's clock. */
+	void (*heartbeat)(struct sink *k, uint64_t now_us);
+	/* A message to the GCS (STATUSTEXT, PARAM_VALUE), from vehicle 0. */
+	void (*message)(struct sink *k, uint32_t msgid, const uint8_t *payload);
+	/* After each batch of events: what was queued leaves. */
+	void (*flush)(struct sink *k);
+	/* Vehicle v's simulation restarted at physics time 0. */
+	void (*restart)(struct sink *k, unsigned vehicle);
+	/* SIGHUP: true if the sink goes on under next, false if it is to be
+	 * closed (the set opens what next has that no sink kept). */
+	bool (*reload)(struct sink *k, const struct config *next);
+	/* Whether this sink stands for output cfg (reload's matching). */
+	bool (*is_output)(const struct sink *k, const struct config_output *cfg);
+	/* Frames this sink sent and dropped, added to the totals. */
+	void (*counts)(const struct sink *k, uint64_t *sent,
+		       uint64_t *dropped);
+	void (*status)(struct sink *k, FILE *out);	/* baroctl status */
+	void (*report)(struct sink *k);			/* exit report */
+	/* The loop ended: finish what is pending; < 0 if the sink's data
+	 * is incomplete (barod then exits with a failure). */
+	int (*stop)(struct sink *k);
+	void (*close)(struct sink *k);		/* frees k */
+};
+
+struct sink {
+	const struct sink_ops *ops;
+	const struct sink_env *env;
+};
+
+/* An output type: which configured outputs it takes, and how it opens
+ * one.  NULL and a message in err on failure. */
+struct sink_type {
+	bool (*takes)(const struct config_output *cfg);
+	struct sink *(*open)(const struct sink_env *env,
+			     const struct config_output *cfg, char *err,
+			     size_t errlen);
+};
+
+extern const struct sink_type sink_mavlink_type, sink_msp_type;
+
+/* The record file (sample_csv columns), renamed into place by stop(). */
+struct sink *sink_record_open(const struct sink_env *env, const char *path,
+			      char *err, size_t errlen);
+
+/* A MAVLink frame to the one sink a request came from (the param
+ * service's reply_to); sinks without MAVLink ignore it. */
+void sink_send(struct sink *k, uint32_t msgid, const uint8_t *payload);
+
+/* A message's rate: the output's own, or the [mavlink] one. */
+double sink_rate(double output_rate, double global_rate);
+/* Whether a message at hz is due at now_us given its next slot (updated). */
+bool sink_due(double hz, uint64_t now_us, uint64_t *next_us);
+
+/* ------------------------------------------------------------------ */
+/* The set of sinks, in order: the outputs as configured, then the record
+ * file.  Every call goes to each sink that has the op. */
+
+#define SINKS_MAX (CONFIG_MAX_OUTPUTS + 1)
+
+struct sinks {
+	struct sink_env env;
+	struct sink *list[SINKS_MAX];
+	size_t n;
+};
+
+void sinks_init(struct sinks *set, const struct sink_env *env);
+/* Append k (taken over; closed by sinks_close). */
+int sinks_add(struct sinks *set, struct sink *k);
+/* Open a sink for each of c's outputs, logging "output DESCRIPTION". */
+int sinks_open_outputs(struct sinks *set, const struct config *c);
+void sinks_sample(struct sinks *set, const struct emit_ctx *ctx,
+		  const struct baro_sample *s);
+void sinks_heartbeat(struct sinks *set, uint64_t now_us);
+void sinks_message(struct sinks *set, uint32_t msgid, const uint8_t *payload);
+void sinks_flush(struct sinks *set);
+void sinks_restart(struct sinks *set, unsigned vehicle);
+/* SIGHUP: sinks next keeps go on untouched (in their order), the others
+ * are closed, next's new outputs opened after them. */
+void sinks_reload(struct sinks *set, const struct config *next);
+void sinks_status(struct sinks *set, FILE *out);
+void sinks_report(struct sinks *set);
+/* Returns < 0 if any sink's stop did. */
+int sinks_stop(struct sinks *set);
+void sinks_close(struct sinks *set);
+/* Outputs counted for the log and STATUS=: frames sent and dropped. */
+void sinks_frames(const struct sinks *set, uint64_t *sent, uint64_t *dropped);
+/* How many sinks are outputs (the reload's log line). */
+size_t sinks_outputs(const struct sinks *set);
+
+#endif

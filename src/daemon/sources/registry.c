@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The sources barod offers: adding one is its file and one line here. */
+#include "daemon.h"
+#include "source.h"
+
+static const struct {
+	enum config_source mode;
+	const struct source_ops *ops;
+} registry[] = {
+	{ CONFIG_SOURCE_SIM, &source_sim },
+	{ CONFIG_SOURCE_SITL_JSON, &source_sitl_json },
+	{ CONFIG_SOURCE_SITL_PROXY, &source_sitl_proxy },
+	{ CONFIG_SOURCE_HARDWARE, &source_hardware },
+	{ CONFIG_SOURCE_PX4_SIM, &source_px4_sim },
+	{ CONFIG_SOURCE_PX4_PROXY, &source_px4_proxy },
+};
+
+const struct source_ops *
+source_find(enum config_source mode)
+{
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
+		if (registry[i].mode == mode)
+			return registry[i].ops;
+	}
+	return NULL;
+}
+
+void
+source_describe_emulated(const struct daemon *d, const void *state, char *buf,
+			 size_t len)
+{
+	(void)state;
+	snprintf(buf, len, "%d simulated baro(s), home %.2f m AMSL, "
+			   "atmosphere %s",
+		 d->cfg.params.baro_count, d->cfg.home_alt_m,
+		 baro_sitl_atmosphere_name(d->cfg.atmosphere));
+}
+
+bool
+daemon_emulated(const struct daemon *d)
+{
+	return d->source && (d->source->flags & SOURCE_EMULATED);
+}

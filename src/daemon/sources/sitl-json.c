@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The SITL JSON modes (--sitl-json, --sitl-json-proxy): each ArduPilot
+ * instance is a vehicle with its own emulator stepped on that instance's
+ * physics time.  Its samples are emitted (sysid + instance) like any
+ * others, and go back into the JSON replies as rng_N and barod's own
+ * fields.  The peer and the proxy differ only in the link's mode: one
+ * file, two ops tables.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "sitl-link.h"
+#include "source.h"
+#include "util-strings.h"
+
+struct sitl_source {
+	struct daemon *d;
+	struct sitl_link links[CONFIG_MAX_SITL];
+	size_t n_links;
+	struct vehicles fleet;
+	/* Each vehicle's latest published sample per baro, for the
+	 * replies (kept from what daemon_emit() published). */
+	struct baro_sample latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
+	bool have_latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
+};
+
+static unsigned
+vehicle_of(const struct sitl_source *s, const struct sitl_link *l)
+{
+	return (unsigned)(l - s->links);
+}
+
+static bool
+on_step(void *user, struct sitl_link *l, uint64_t now_us,
+	const struct baro_sitl_truth *truth, struct sitl_baro_fields *f)
+{
+	struct sitl_source *s = user;
+	struct daemon *d = s->d;
+	const unsigned v = vehicle_of(s, l);
+	struct baro_sitl *sim = daemon_vehicle_sim(d, &s->fleet, v);
+	struct baro_sample out[BARO_MAX_INSTANCES];
+
+	/* Instance 0's physics clock starts at its first frame. */
+	daemon_vehicle_clock(d, &s->fleet, v, now_us);
+
+	bool published[BARO_MAX_INSTANCES];
+	const unsigned n = daemon_vehicle_step(d, &s->fleet, v, now_us,
+					       (uint32_t)(now_us / 1000u),
+					       truth, out, published, NULL);
+	for (unsigned k = 0; k < n; k++) {
+		if (!published[k] || out[k].instance >= BARO_MAX_INSTANCES)
+			continue;
+		s->latest[v][out[k].instance] = out[k];
+		s->have_latest[v][out[k].instance] = true;
+	}
+
+	/* What goes into the reply: the latest published sample of each
+	 * baro (they come at 100 Hz, physics frames faster). */
+	const unsigned last_count = f->count;
+	f->count = (unsigned)sim->params.baro_count;
+	for (unsigned i = 0; i < f->count; i++) {
+		const struct baro_sample *b = &s->latest[v][i];
+		f->healthy[i] = s->have_latest[v][i] &&
+				baro_sitl_healthy(sim, i);
+		f->pressure_pa[i] = b->pressure_pa;
+		f->temperature_c[i] = b->temperature_c;
+		f->height_m[i] = baro_sample_has(b, BARO_SAMPLE_HAS_ALTITUDE)
+					 ? b->alt_m - (float)d->cfg.home_alt_m
+					 : 0.0f;
+	}
+	/* Only a new sample, or the instance count, changes the fields. */
+	return n > 0 || f->count != last_count;
+}
+
+static void
+on_restart(void *user, struct sitl_link *l)
+{
+	struct sitl_source *s = user;
+	const unsigned v = vehicle_of(s, l);
+
+	daemon_vehicle_restart(s->d, &s->fleet, v);
+	memset(s->have_latest[v], 0, sizeof(s->have_latest[v]));
+}
+
+static void
+on_log(void *user, struct sitl_link *l, int level, const char *text)
+{
+	struct sitl_source *s = user;
+
+	(void)l;
+	log_msg(&s->d->log, (enum log_level)level, "%s", text);
+}
+
+static int
+sitl_open(struct daemon *d, void **state, enum sitl_mode mode, char *err,
+	  size_t errlen)
+{
+	const struct config_sitl *c = &d->cfg.sitl;
+	struct sitl_source *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	*state = s;
+	s->d = d;
+	daemon_vehicles_setup(d, &s->fleet, c->instances);
+	for (unsigned v = 0; v < c->instances; v++) {
+		struct sitl_link_config lc = {
+			.mode = mode,
+			.instance = v,
+			.port = c->port + 10u * v,
+			.home_alt_m = d->cfg.home_alt_m,
+			.profile = d->cfg.profile,
+			.trace = d->trace.n ? &d->trace : NULL,
+		};
+		snprintf(lc.bind_host, sizeof(lc.bind_host), "%s", c->bind);
+		memcpy(lc.rng_instance, c->rng, sizeof(lc.rng_instance));
+		if (lc.mode == SITL_PROXY) {
+			/* Instance N's backend listens 10 N ports up. */
+			const char *colon = strrchr(c->upstream, ':');
+			unsigned port = (unsigned)atoi(colon + 1) + 10u * v;
+			snprintf(lc.upstream, sizeof(lc.upstream), "%.*s:%u",
+				 (int)(colon - c->upstream), c->upstream, port);
+		}
+		int rc = sitl_link_open(&s->links[v], &lc, &d->loop, on_step,
+					on_restart, on_log, s, err, errlen);
+		if (rc < 0)
+			return rc;
+		s->n_links++;
+		log_msg(&d->log, LOG_LEVEL_INFO,
+			"SITL instance %u: %s on %s:%u%s%s", v,
+			lc.mode == SITL_PROXY ? "proxy" : "JSON physics peer",
+			lc.bind_host, lc.port,
+			lc.mode == SITL_PROXY ? ", upstream " : "",
+			lc.mode == SITL_PROXY ? lc.upstream : "");
+	}
+	return 0;
+}
+
+static int
+peer_open(struct daemon *d, void **state, char *err, size_t errlen)
+{
+	return sitl_open(d, state, SITL_PEER, err, errlen);
+}
+
+static int
+proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
+{
+	return sitl_open(d, state, SITL_PROXY, err, errlen);
+}
+
+static void
+sitl_close(struct daemon *d, void *state)
+{
+	struct sitl_source *s = state;
+
+	(void)d;
+	if (!s)
+		return;
+	for (size_t v = 0; v < s->n_links; v++)
+		sitl_link_close(&s->links[v]);
+	free(s);
+}
+
+/* Once a second: a link that went quiet is looked at. */
+static void
+sitl_tick(struct daemon *d, void *state, bool last)
+{
+	struct sitl_source *s = state;
+
+	(void)last;
+	if (d->ticks % 100 != 0)
+		return;
+	for (size_t v = 0; v < s->n_links; v++)
+		sitl_link_check(&s->links[v], event_now_us());
+}
+
+static void
+sitl_status(struct daemon *d, void *state, FILE *out)
+{
+	struct sitl_source *s = state;
+
+	(void)d;
+	for (size_t v = 0; v < s->n_links; v++) {
+		const struct sitl_link_stats *st = &s->links[v].stats;
+		fprintf(out,
+			"sitl %zu physics %.3f s servo %" PRIu64 " frames %" PRIu64
+			" resends %" PRIu64 " lost %" PRIu64 " restarts %" PRIu64
+			" replies %" PRIu64 " bad-packets %" PRIu64
+			" bad-lines %" PRIu64 "\n",
+			v, (double)s->links[v].physics_us * 1e-6,
+			st->servo_packets, st->frames, st->resends,
+			st->lost_frames, st->restarts, st->replies,
+			st->bad_packets, st->bad_lines);
+	}
+}
+
+static void
+sitl_report(struct daemon *d, void *state)
+{
+	struct sitl_source *s = state;
+
+	for (size_t v = 0; v < s->n_links; v++) {
+		const struct sitl_link_stats *st = &s->links[v].stats;
+		log_msg(&d->log, LOG_LEVEL_INFO,
+			"SITL instance %zu: servo packets %" PRIu64
+			", frames %" PRIu64 ", resends %" PRIu64 ", lost %" PRIu64
+			", restarts %" PRIu64 ", replies %" PRIu64
+			", bad packets %" PRIu64 ", bad lines %" PRIu64,
+			v, st->servo_packets, st->frames, st->resends,
+			st->lost_frames, st->restarts, st->replies,
+			st->bad_packets, st->bad_lines);
+	}
+}
+
+const struct source_ops source_sitl_json = {
+	.name = "sitl-json",
+	.flags = SOURCE_EMULATED,
+	.open = peer_open,
+	.close = sitl_close,
+	.tick = sitl_tick,
+	.status = sitl_status,
+	.report = sitl_report,
+	.describe = source_describe_emulated,
+};
+
+const struct source_ops source_sitl_proxy = {
+	.name = "sitl-json-proxy",
+	.flags = SOURCE_EMULATED,
+	.open = proxy_open,
+	.close = sitl_close,
+	.tick = sitl_tick,
+	.status = sitl_status,
+	.report = sitl_report,
+	.describe = source_describe_emulated,
+};
