@@ -23,7 +23,6 @@
 #include "log.h"
 #include "mavlink.h"
 #include "notify.h"
-#include "output.h"
 #include "param-service.h"
 #include "scenario.h"
 #include "sinks/sink.h"
