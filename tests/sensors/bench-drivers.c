@@ -339,7 +339,7 @@ cpu_s(void)
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
-/* The daemon's cycle (src/daemon/daemon-hw.c): a forced-mode sensor is
+/* The daemon's cycle (src/daemon/sources/hardware.c): a forced-mode sensor is
  * started after open and after each sample, and a read that answers
  * -EAGAIN is simply read again at the next expiry.  Back to back here:
  * the emulated conversions are instant (EMU_TIMING_INSTANT). */
