@@ -169,18 +169,8 @@ restart(struct sink *k, unsigned vehicle)
 static void
 status(struct sink *k, FILE *out)
 {
-	struct output_sink *s = output_sink_of(k);
-	const struct output_stats *st = &s->out.stats;
-	char desc[256];
-
-	fprintf(out,
-		"output %s sent %" PRIu64 " dropped %" PRIu64
-		" no-peer %" PRIu64 " received %" PRIu64,
-		output_describe(&s->out, desc, sizeof(desc)), st->frames_sent,
-		st->frames_dropped, st->frames_no_peer, st->frames_received);
-	if (st->hangups)
-		fprintf(out, " hangups %" PRIu64, st->hangups);
-	fputc('\n', out);
+	output_sink_status_begin(k, out);
+	output_sink_status_end(k, out);
 }
 
 static void

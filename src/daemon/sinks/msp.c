@@ -83,21 +83,13 @@ restart(struct sink *k, unsigned vehicle)
 static void
 status(struct sink *k, FILE *out)
 {
-	struct output_sink *s = output_sink_of(k);
-	const struct output_stats *st = &s->out.stats;
-	char desc[256];
+	const struct output_stats *st = &output_sink_of(k)->out.stats;
 
-	fprintf(out,
-		"output %s sent %" PRIu64 " dropped %" PRIu64
-		" no-peer %" PRIu64 " received %" PRIu64,
-		output_describe(&s->out, desc, sizeof(desc)), st->frames_sent,
-		st->frames_dropped, st->frames_no_peer, st->frames_received);
+	output_sink_status_begin(k, out);
 	fprintf(out, " invalid %" PRIu64 " lost-bytes %" PRIu64
 		" connects %" PRIu64, st->frames_invalid, st->bytes_lost,
 		st->connects);
-	if (st->hangups)
-		fprintf(out, " hangups %" PRIu64, st->hangups);
-	fputc('\n', out);
+	output_sink_status_end(k, out);
 }
 
 static void

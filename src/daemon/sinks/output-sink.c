@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The part of the MAVLink and MSP sinks that is their struct output. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,4 +78,30 @@ output_sink_close(struct sink *k)
 
 	output_close(&s->out);
 	free(s);
+}
+
+/* baroctl status: "output DESCRIPTION sent N ..." up to the type's own
+ * fields, and the end of the line. */
+void
+output_sink_status_begin(struct sink *k, FILE *out)
+{
+	struct output_sink *s = output_sink_of(k);
+	const struct output_stats *st = &s->out.stats;
+	char desc[256];
+
+	fprintf(out,
+		"output %s sent %" PRIu64 " dropped %" PRIu64
+		" no-peer %" PRIu64 " received %" PRIu64,
+		output_describe(&s->out, desc, sizeof(desc)), st->frames_sent,
+		st->frames_dropped, st->frames_no_peer, st->frames_received);
+}
+
+void
+output_sink_status_end(struct sink *k, FILE *out)
+{
+	const struct output_stats *st = &output_sink_of(k)->out.stats;
+
+	if (st->hangups)
+		fprintf(out, " hangups %" PRIu64, st->hangups);
+	fputc('\n', out);
 }

@@ -38,5 +38,7 @@ bool output_sink_is_output(const struct sink *k,
 void output_sink_counts(const struct sink *k, uint64_t *sent,
 			uint64_t *dropped);
 void output_sink_close(struct sink *k);
+void output_sink_status_begin(struct sink *k, FILE *out);
+void output_sink_status_end(struct sink *k, FILE *out);
 
 #endif
