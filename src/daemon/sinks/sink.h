@@ -89,8 +89,6 @@ struct sink_type {
 			     size_t errlen);
 };
 
-extern const struct sink_type sink_mavlink_type, sink_msp_type;
-
 /* The record file (sample_csv columns), renamed into place by stop(). */
 struct sink *sink_record_open(const struct sink_env *env, const char *path,
 			      char *err, size_t errlen);

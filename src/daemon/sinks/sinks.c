@@ -5,6 +5,9 @@
 
 #include "sink.h"
 
+/* Each defined in its own file. */
+extern const struct sink_type sink_mavlink_type, sink_msp_type;
+
 /* An output type is one line here (and its file). */
 static const struct sink_type *const output_types[] = {
 	&sink_msp_type,

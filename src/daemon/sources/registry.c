@@ -3,6 +3,10 @@
 #include "daemon.h"
 #include "source.h"
 
+/* Each defined in its own file. */
+extern const struct source_ops source_sim, source_sitl_json,
+	source_sitl_proxy, source_px4_sim, source_px4_proxy, source_hardware;
+
 static const struct {
 	enum config_source mode;
 	const struct source_ops *ops;

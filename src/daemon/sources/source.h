@@ -60,7 +60,4 @@ const struct source_ops *source_find(enum config_source mode);
 void source_describe_emulated(const struct daemon *d, const void *state,
 			      char *buf, size_t len);
 
-extern const struct source_ops source_sim, source_sitl_json,
-	source_sitl_proxy, source_px4_sim, source_px4_proxy, source_hardware;
-
 #endif
