@@ -770,7 +770,10 @@ main(int argc, char **argv)
 		d.loop.periodic_us = notify_watchdog_period_us(&d.notify);
 
 	char what[200];
-	d.source->describe(&d, d.source_state, what, sizeof(what));
+	if (d.source->describe)
+		d.source->describe(&d, d.source_state, what, sizeof(what));
+	else
+		snprintf(what, sizeof(what), "source %s", d.source->name);
 	log_msg(&d.log, LOG_LEVEL_NOTICE, "running: %s, sysid %u compid %u",
 		what, d.cfg.sysid, d.cfg.compid);
 	/* Sources and outputs are up: what Type=notify waits for. */
