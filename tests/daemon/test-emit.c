@@ -537,6 +537,44 @@ test_record_sink(void **state)
 	rmdir(dir);
 }
 
+/* SIGHUP: an unchanged output's sink goes on as it was (same sink, same
+ * socket), a removed one is closed, a new one opened after the kept. */
+static void
+test_reload_keeps_unchanged_outputs(void **state)
+{
+	static struct event_log log;
+	struct config next;
+	char spec[64], err[256];
+	unsigned port[3];
+	int fd[3];
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		fd[i] = listener(&port[i]);
+		snprintf(spec, sizeof(spec), "udp:127.0.0.1:%u", port[i]);
+		assert_int_equal(config_parse_output(spec, &d.cfg.outputs[i],
+						     err, sizeof(err)), 0);
+	}
+	d.cfg.n_outputs = 2;
+	assert_int_equal(sinks_open_outputs(&d.sinks, &d.cfg), 0);
+	log.n = 0;
+	add_fake(&d, 7, &log);
+	struct sink *kept = d.sinks.list[1];
+
+	next = d.cfg;
+	next.outputs[0] = d.cfg.outputs[1];
+	next.outputs[1] = d.cfg.outputs[2];
+	sinks_reload(&d.sinks, &next);
+	/* The fake sink has no reload op: closed like a removed output. */
+	assert_int_equal(d.sinks.n, 2);
+	assert_ptr_equal(d.sinks.list[0], kept);
+	assert_true(d.sinks.list[1]->ops->is_output(d.sinks.list[1],
+						   &next.outputs[1]));
+	assert_int_equal(sinks_outputs(&d.sinks), 2);
+	for (int i = 0; i < 3; i++)
+		close(fd[i]);
+}
+
 int
 main(void)
 {
@@ -553,6 +591,8 @@ main(void)
 			test_restart_resets_rate_schedule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_sink, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_reload_keeps_unchanged_outputs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
