@@ -280,6 +280,8 @@ tick(struct daemon *d, uint64_t expirations)
 			/* SITL modes step on physics frames, sensors on their
 			 * own timers; this one only keeps the wall-clock
 			 * chores. */
+			if (!daemon_emulated(d))
+				daemon_scenario_clock(d, d->ticks * TICK_MS);
 			daemon_publish_heartbeat(d, d->ticks * TICK_MS * 1000u);
 			if (d->n_px4)
 				daemon_px4proxy_check(d, event_now_us());

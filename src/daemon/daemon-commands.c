@@ -88,8 +88,15 @@ int
 daemon_param_check(const struct daemon *d, size_t idx, double value,
 		   char *err, size_t errlen)
 {
-	if (d->cfg.source == CONFIG_SOURCE_HARDWARE)
-		return 0;
+	/* Refused rather than stored: nothing would read it. */
+	if (!daemon_emulated(d)) {
+		if (err)
+			snprintf(err, errlen, "%s acts on the emulator: "
+				 "hardware mode reads real sensors (faults: "
+				 "inject or a scenario's px4 lines)",
+				 sim_param_info(idx)->name);
+		return -EPERM;
+	}
 	return baro_sitl_param_check(d->sim.atmosphere, d->cfg.home_alt_m, idx,
 				     value, err, errlen);
 }
@@ -114,8 +121,7 @@ daemon_param_inert_warning(struct daemon *d, size_t idx)
 {
 	const int inst = sim_param_instance(idx);
 
-	if (d->cfg.source == CONFIG_SOURCE_HARDWARE ||
-	    inst < d->sim.params.baro_count)
+	if (!daemon_emulated(d) || inst < d->sim.params.baro_count)
 		return false;
 	log_msg(&d->log, LOG_LEVEL_WARNING,
 		"%s acts only on baro instance %d, which SIM_BARO_COUNT %d "
@@ -173,10 +179,14 @@ cmd_inject(struct daemon *d, int argc, char **argv, FILE *out)
 			     "wrong slow delayed intermittent)\n", argv[1]);
 		return;
 	}
-	if (str_to_u64(argv[2], &inst) < 0 ||
-	    inst >= (uint64_t)d->sim.params.baro_count) {
-		fprintf(out, "error no baro instance '%s' (0..%d)\n", argv[2],
-			d->sim.params.baro_count - 1);
+	if (str_to_u64(argv[2], &inst) < 0 || inst >= BARO_MAX_INSTANCES ||
+	    !daemon_baro_exists(d, (unsigned)inst)) {
+		if (daemon_emulated(d))
+			fprintf(out, "error no baro instance '%s' (0..%d)\n",
+				argv[2], d->sim.params.baro_count - 1);
+		else
+			fprintf(out, "error no baro instance '%s': no "
+				     "[sensor] has it\n", argv[2]);
 		return;
 	}
 	if (argc == 4 && (str_to_double(argv[3], &value) < 0 || isnan(value))) {

@@ -245,16 +245,21 @@ publish(struct hw_sensor *s, struct baro_sample *smp)
 	struct daemon *d = s->d;
 	const unsigned i = (unsigned)s->cfg.instance;
 
+	struct baro_sample out[FAULT_RELEASE_MAX];
+
 	smp->instance = (uint8_t)i;
 	d->samples[i]++;
-	if (!fault_overlay_apply(&d->overlay, smp)) {
+	/* A delayed fault may release several held samples, or none. */
+	unsigned n = fault_overlay_process(&d->overlay, smp, out,
+					   FAULT_RELEASE_MAX);
+	if (n == 0)
 		d->withheld[i]++;
-		return;
-	}
 	/* time_boot_ms from CLOCK_MONOTONIC: time since the machine booted,
 	 * which is what MAVLink defines it as. */
-	daemon_publish_sample(d, smp, smp->time_us);
-	daemon_record(d, smp);
+	for (unsigned k = 0; k < n; k++) {
+		daemon_publish_sample(d, &out[k], out[k].time_us);
+		daemon_record(d, &out[k]);
+	}
 }
 
 static void
