@@ -237,9 +237,13 @@ fault_overlay_process(struct fault_overlay *ov, const struct baro_sample *in,
 			return 0;
 		s->alt_m += st->spec.offset_m;
 		return 1;
-	case FAULT_DELAYED:
+	case FAULT_DELAYED: {
+		/* Due ones leave before s takes a slot, so a full queue
+		 * drops only what is not due yet. */
+		unsigned n = delay_release(st, in->time_us, out, max);
 		(void)delay_push(st, in);
-		return delay_release(st, in->time_us, out, max);
+		return n + delay_release(st, in->time_us, out + n, max - n);
+	}
 	case FAULT_GARBAGE:
 		s->pressure_pa = uniform(&st->rng, FAULT_GARBAGE_PA_MIN,
 					 FAULT_GARBAGE_PA_MAX);
