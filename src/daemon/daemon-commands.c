@@ -26,10 +26,13 @@ cmd_status(struct daemon *d, FILE *out)
 			d->samples[i], (double)b->rnd, (double)b->drift,
 			(double)b->glitch, b->freeze, b->delay, b->disable);
 	}
-	for (int i = 0; i < d->sim.params.baro_count; i++) {
+	for (unsigned i = 0; i < BARO_MAX_INSTANCES; i++) {
 		char fault[64];
+		/* In hardware mode the configured sensors' instances. */
+		if (!daemon_baro_exists(d, i))
+			continue;
 		fault_spec_format(d->overlay.inst[i].spec, fault, sizeof(fault));
-		fprintf(out, "baro %d overlay %s withheld %" PRIu64 "\n", i,
+		fprintf(out, "baro %u overlay %s withheld %" PRIu64 "\n", i,
 			fault, d->withheld[i]);
 	}
 	daemon_hw_status(d, out);

@@ -572,7 +572,7 @@ static void
 test_control_in_hardware_mode(void **state)
 {
 	struct fixture *f = fixture(state);
-	char conf[128], sock[128], reply[1024], scn[128], log[128];
+	char conf[128], sock[128], reply[4096], scn[128], log[128];
 	unsigned port;
 	int fd = udp_loopback(&port, SOCK_NONBLOCK);
 
@@ -624,6 +624,10 @@ test_control_in_hardware_mode(void **state)
 	assert_int_equal(baroctl(sock, "inject stuck 0", reply,
 				 sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "stuck on baro 0"));
+	/* Both sensors' overlays, whatever SIM_BARO_COUNT says. */
+	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 overlay stuck withheld 0\n"));
+	assert_non_null(strstr(reply, "baro 1 overlay none withheld 0\n"));
 	sleep_ms(600);
 	assert_int_equal(baroctl(sock, "inject ok 0", reply, sizeof(reply)),
 			 0);
