@@ -253,29 +253,45 @@ parse_ramp(struct parser *p, char **w, int n, struct scenario_action *a)
 }
 
 /* The convenience verbs: one instance's parameter, with a value or a
- * fixed one. */
+ * fixed one; in hardware mode an overlay fault (hw) or refused. */
 static const struct {
 	const char *verb;
 	size_t field;		/* in struct sim_baro_params */
 	bool takes_value;
 	double fixed;
 	const char *usage;
+	enum fault_kind hw;	/* FAULT_NONE: needs the emulator */
+	const char *hw_hint;
 } verbs[] = {
 	{ "freeze", offsetof(struct sim_baro_params, freeze), false, 1.0,
-	  "freeze INSTANCE" },
+	  "freeze INSTANCE", FAULT_NONE,
+	  "'px4 stuck INSTANCE' holds real readings" },
 	{ "disable", offsetof(struct sim_baro_params, disable), false, 1.0,
-	  "disable INSTANCE" },
+	  "disable INSTANCE", FAULT_OFF, NULL },
 	{ "glitch", offsetof(struct sim_baro_params, glitch), true, 0.0,
-	  "glitch INSTANCE METRES" },
+	  "glitch INSTANCE METRES", FAULT_WRONG, NULL },
 	{ "drift", offsetof(struct sim_baro_params, drift), true, 0.0,
-	  "drift INSTANCE M_PER_S" },
+	  "drift INSTANCE M_PER_S", FAULT_NONE, NULL },
 	{ "delay", offsetof(struct sim_baro_params, delay), true, 0.0,
-	  "delay INSTANCE MS" },
+	  "delay INSTANCE MS", FAULT_NONE,
+	  "'px4 delayed INSTANCE MS' delays real readings" },
 	{ "noise", offsetof(struct sim_baro_params, rnd), true, 0.0,
-	  "noise INSTANCE METRES" },
+	  "noise INSTANCE METRES", FAULT_NONE, NULL },
 };
 
 #define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+/* The hardware form of a SET by a verb or px4 type: kind with the
+ * value the line set. */
+static void
+set_hw(struct scenario_action *a, enum fault_kind kind)
+{
+	a->hw = (struct fault_spec){ .kind = kind };
+	if (kind == FAULT_WRONG)
+		a->hw.offset_m = (float)a->value;
+	if (kind == FAULT_DELAYED)
+		a->hw.delay_ms = (uint32_t)a->value;
+}
 
 /* SET of one instance's field to text, or to fixed when text is NULL. */
 static int
@@ -307,8 +323,13 @@ parse_verb(struct parser *p, size_t v, char **w, int n,
 		return fail(p, "expected '%s [for DURATION]'", verbs[v].usage);
 	if (parse_instance(p, w[0], &inst) < 0)
 		return -EINVAL;
-	return set_field(p, inst, verbs[v].field,
-			 verbs[v].takes_value ? w[1] : NULL, verbs[v].fixed, a);
+	if (set_field(p, inst, verbs[v].field,
+		      verbs[v].takes_value ? w[1] : NULL, verbs[v].fixed, a) < 0)
+		return -EINVAL;
+	set_hw(a, verbs[v].hw);
+	a->hw_needs = verbs[v].verb;
+	a->hw_hint = verbs[v].hw_hint;
+	return 0;
 }
 
 /*
@@ -322,21 +343,21 @@ static const struct {
 	const char *name;
 	enum px4_how how;
 	size_t field;		/* PX4_PARAM */
-	enum fault_kind fault;	/* PX4_FAULT */
+	enum fault_kind fault;	/* PX4_FAULT; PX4_PARAM: in hardware mode */
 	bool takes_value;
 	double def;		/* the value when none is given */
 } px4_types[] = {
 	{ "ok", PX4_CLEAR, 0, FAULT_NONE, false, 0.0 },
 	{ "off", PX4_PARAM, offsetof(struct sim_baro_params, disable),
-	  FAULT_NONE, false, 1.0 },
+	  FAULT_OFF, false, 1.0 },
 	{ "stuck", PX4_PARAM, offsetof(struct sim_baro_params, freeze),
-	  FAULT_NONE, false, 1.0 },
+	  FAULT_STUCK, false, 1.0 },
 	{ "garbage", PX4_FAULT, 0, FAULT_GARBAGE, false, 0.0 },
 	{ "wrong", PX4_PARAM, offsetof(struct sim_baro_params, glitch),
-	  FAULT_NONE, true, SCENARIO_PX4_WRONG_M },
+	  FAULT_WRONG, true, SCENARIO_PX4_WRONG_M },
 	{ "slow", PX4_FAULT, 0, FAULT_SLOW, true, FAULT_SLOW_DEFAULT },
 	{ "delayed", PX4_PARAM, offsetof(struct sim_baro_params, delay),
-	  FAULT_NONE, true, SCENARIO_PX4_DELAYED_MS },
+	  FAULT_DELAYED, true, SCENARIO_PX4_DELAYED_MS },
 	{ "intermittent", PX4_FAULT, 0, FAULT_INTERMITTENT, false, 0.0 },
 };
 
@@ -387,8 +408,11 @@ parse_px4(struct parser *p, char **w, int n, bool has_for,
 	case PX4_PARAM: {
 		int inst = a->instance;
 		a->instance = -1;
-		return set_field(p, inst, px4_types[t].field, value,
-				 px4_types[t].def, a);
+		if (set_field(p, inst, px4_types[t].field, value,
+			      px4_types[t].def, a) < 0)
+			return -EINVAL;
+		set_hw(a, px4_types[t].fault);
+		return 0;
 	}
 	case PX4_FAULT:
 		break;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -549,6 +550,70 @@ scenario_check(const struct scenario *sc, const char *name,
 					   sizeof(why)) < 0))
 			return str_errorf(err, errlen, -EINVAL, "%s:%u: %s",
 					  name, a->line, why);
+	}
+	return 0;
+}
+
+/* Why action a cannot act on real readings, into err. */
+static int
+refuse_hw(const struct scenario_action *a, const char *name, char *err,
+	  size_t errlen)
+{
+	char what[96];
+
+	if (a->hw_needs)
+		snprintf(what, sizeof(what), "'%s'", a->hw_needs);
+	else
+		snprintf(what, sizeof(what), "'%s %s'",
+			 a->op == SCENARIO_OP_RAMP ? "ramp" : "set",
+			 sim_param_info((size_t)a->param)->name);
+	return str_errorf(err, errlen, -EINVAL,
+			  "%s:%u: %s needs the emulator (hardware mode reads "
+			  "real sensors)%s%s", name, a->line, what,
+			  a->hw_hint ? "; " : "", a->hw_hint ? a->hw_hint : "");
+}
+
+int
+scenario_hardware(struct scenario *sc, const char *name, unsigned instances,
+		  char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sc->count; i++) {
+		struct scenario_action *a = &sc->actions[i];
+
+		switch (a->op) {
+		case SCENARIO_OP_RESTORE:
+		case SCENARIO_OP_END:
+			continue;
+		case SCENARIO_OP_FAULT:
+		case SCENARIO_OP_CLEAR:
+			break;
+		case SCENARIO_OP_SET:
+		case SCENARIO_OP_RAMP:
+			if (a->op == SCENARIO_OP_RAMP ||
+			    a->hw.kind == FAULT_NONE)
+				return refuse_hw(a, name, err, errlen);
+			if (a->hw.kind == FAULT_WRONG &&
+			    !(fabsf(a->hw.offset_m) <= FAULT_WRONG_MAX_M))
+				return str_errorf(err, errlen, -EINVAL,
+						  "%s:%u: %g m: hardware mode "
+						  "moves a reading by at most "
+						  "%g m", name, a->line,
+						  (double)a->hw.offset_m,
+						  (double)FAULT_WRONG_MAX_M);
+			a->op = SCENARIO_OP_FAULT;
+			a->instance = sim_param_instance((size_t)a->param);
+			a->fault = a->hw;
+			a->param = -1;
+			a->value = 0.0;
+			break;
+		}
+		if (a->instance < 0 || a->instance >= BARO_MAX_INSTANCES ||
+		    !(instances & (1u << a->instance)))
+			return str_errorf(err, errlen, -EINVAL,
+					  "%s:%u: baro instance %d has no "
+					  "[sensor] in this configuration: "
+					  "this line could not act", name,
+					  a->line, a->instance);
 	}
 	return 0;
 }

@@ -63,6 +63,13 @@ struct scenario_action {
 	double value;		/* SET: the value as stored; RAMP: the start */
 	double to;		/* RAMP: the end value */
 	struct fault_spec fault;	/* FAULT */
+	/* Its hardware form (scenario_hardware()): the overlay fault a SET
+	 * stands for on real readings (kind FAULT_NONE: none); otherwise
+	 * hw_needs names what needs the emulator ("drift"; NULL for set and
+	 * ramp, named by their parameter) and hw_hint what acts instead. */
+	struct fault_spec hw;
+	const char *hw_needs;
+	const char *hw_hint;
 };
 
 struct scenario {
@@ -119,6 +126,20 @@ scenario_check(const struct scenario *sc, const char *name,
 	       const struct sim_params *params,
 	       enum baro_sitl_atmosphere atmosphere, double home_m, char *err,
 	       size_t errlen);
+
+/*
+ * Turn a loaded scenario into its hardware form, in place: what can act
+ * on real readings becomes a fault overlay action (px4 off, stuck, wrong,
+ * delayed, garbage, slow, intermittent; glitch as wrong, disable as off),
+ * and every line that needs the emulator (drift, noise, freeze, delay,
+ * set and ramp of SIM_* parameters) is refused, as is a line on a baro
+ * instance outside instances (a bit mask: the configured sensors).
+ * Returns 0, or -EINVAL with "NAME:LINE: reason" in err; *sc is unusable
+ * then.  Pure; a scenario converted once must not be converted again.
+ */
+int
+scenario_hardware(struct scenario *sc, const char *name, unsigned instances,
+		  char *err, size_t errlen);
 
 enum scenario_event_kind {
 	SCENARIO_EV_PARAM,	/* a parameter: param, old_value, new_value */

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The fault overlay: PX4's garbage, slow and intermittent baro faults. */
+/* The fault overlay: PX4's baro failure types over any source's samples. */
 #include <errno.h>
+#include <math.h>
+
+#include "atmosphere.h"
 
 #include "faults.h"
 #include "test-util.h"
@@ -264,6 +267,262 @@ test_names(void **state)
 				      (struct fault_spec){ FAULT_SLOW, 3 }));
 }
 
+/* Off: nothing published while it lasts, everything after. */
+static void
+test_off(void **state)
+{
+	struct fault_overlay ov;
+	(void)state;
+
+	fault_overlay_init(&ov, 1);
+	assert_int_equal(set_fault(&ov, 1, FAULT_OFF, 0), 0);
+	for (unsigned k = 0; k < 20; k++) {
+		struct baro_sample s = sample(1, k), o = sample(0, k);
+		assert_false(fault_overlay_apply(&ov, &s));
+		assert_true(fault_overlay_apply(&ov, &o));
+	}
+	assert_int_equal(set_fault(&ov, 1, FAULT_NONE, 0), 0);
+	struct baro_sample s = sample(1, 20), want = s;
+	assert_true(fault_overlay_apply(&ov, &s));
+	assert_same_sample(&s, &want);
+}
+
+/* Stuck holds pressure, temperature and altitude of the last sample read
+ * before it, bit for bit, with each new sample's time; after it, live. */
+static void
+test_stuck_holds_both(void **state)
+{
+	struct fault_overlay ov;
+	struct baro_sample before = sample(0, 4);
+	(void)state;
+
+	fault_overlay_init(&ov, 1);
+	for (unsigned k = 0; k < 5; k++) {
+		struct baro_sample s = sample(0, k);
+		s.temperature_c += 0.01f * (float)k;
+		if (k == 4)
+			before = s;
+		assert_true(fault_overlay_apply(&ov, &s));
+	}
+	assert_int_equal(set_fault(&ov, 0, FAULT_STUCK, 0), 0);
+	for (unsigned k = 5; k < 50; k++) {
+		struct baro_sample s = sample(0, k);
+		s.temperature_c += 0.01f * (float)k;
+		s.alt_m += (float)k;
+		const uint64_t t = s.time_us;
+		assert_true(fault_overlay_apply(&ov, &s));
+		assert_int_equal(s.time_us, t);
+		assert_float_exact(s.pressure_pa, before.pressure_pa);
+		assert_float_exact(s.temperature_c, before.temperature_c);
+		assert_float_exact(s.alt_m, before.alt_m);
+	}
+	assert_int_equal(set_fault(&ov, 0, FAULT_NONE, 0), 0);
+	struct baro_sample s = sample(0, 50), want = s;
+	assert_true(fault_overlay_apply(&ov, &s));
+	assert_same_sample(&s, &want);
+
+	/* Nothing read before: the first sample is the one held. */
+	fault_overlay_init(&ov, 1);
+	assert_int_equal(set_fault(&ov, 2, FAULT_STUCK, 0), 0);
+	struct baro_sample first = sample(2, 0);
+	for (unsigned k = 0; k < 10; k++) {
+		struct baro_sample x = sample(2, k);
+		x.temperature_c = 30.0f + (float)k;
+		assert_true(fault_overlay_apply(&ov, &x));
+		assert_float_exact(x.pressure_pa, first.pressure_pa);
+		assert_float_exact(x.temperature_c, 30.0f);
+	}
+}
+
+/* The pressure at alt in each model, as the emulator computes it. */
+static float
+model_pressure(enum baro_sitl_atmosphere a, float alt)
+{
+	float p, x, d, y;
+
+	if (a == BARO_SITL_ATMOS_1976) {
+		atmos_1976_pressure_temperature(alt, &p, &x);
+		return p;
+	}
+	if (a == BARO_SITL_ATMOS_SIMPLE)
+		atmos_simple(alt * 0.001f, &x, &d, &y);
+	else
+		atmos_underwater(-alt * 0.001f, &x, &d, &y);
+	return ATMOS_SSL_AIR_PRESSURE * d;
+}
+
+/* Wrong: the reading moved by the model's pressure difference between
+ * its altitude and offset_m above, in the atmosphere given; 0 m leaves
+ * it bit for bit; temperature untouched. */
+static void
+test_wrong_through_atmosphere(void **state)
+{
+	static const enum baro_sitl_atmosphere models[] = {
+		BARO_SITL_ATMOS_1976, BARO_SITL_ATMOS_SIMPLE,
+		BARO_SITL_ATMOS_WATER,
+	};
+	(void)state;
+
+	for (size_t m = 0; m < 3; m++) {
+		struct fault_overlay ov;
+		const float offset = 50.0f;
+		fault_overlay_init(&ov, 1);
+		fault_overlay_set_atmosphere(&ov, models[m]);
+		assert_int_equal(fault_overlay_set(&ov, 0,
+			(struct fault_spec){ .kind = FAULT_WRONG,
+					     .offset_m = offset }), 0);
+		/* A reading at about 500 m (100 m deep in water). */
+		const float alt = models[m] == BARO_SITL_ATMOS_WATER ? -100.0f
+								     : 500.0f;
+		struct baro_sample s = sample(0, 0);
+		s.pressure_pa = model_pressure(models[m], alt) + 37.0f;
+		const float p0 = s.pressure_pa;
+		assert_true(fault_overlay_apply(&ov, &s));
+		const double want = (double)model_pressure(models[m], alt + offset) -
+				    (double)model_pressure(models[m], alt);
+		/* 50 m is about 560 Pa up high, 500 kPa under water. */
+		assert_true(want < 0.0);
+		assert_close_abs((double)s.pressure_pa - (double)p0, want,
+				 fabs(want) * 2e-3 + 0.02);
+		assert_float_exact(s.temperature_c, 25.0f);
+		assert_float_exact(s.alt_m, 550.0f);
+	}
+	/* 50 m up from 5 m deep leaves the water model's domain. */
+	struct fault_overlay w;
+	fault_overlay_init(&w, 1);
+	fault_overlay_set_atmosphere(&w, BARO_SITL_ATMOS_WATER);
+	assert_int_equal(fault_overlay_set(&w, 0,
+		(struct fault_spec){ .kind = FAULT_WRONG, .offset_m = 50.0f }), 0);
+	struct baro_sample shallow = sample(0, 0);
+	shallow.pressure_pa = model_pressure(BARO_SITL_ATMOS_WATER, -5.0f);
+	assert_false(fault_overlay_apply(&w, &shallow));
+
+	/* No altitude lies behind a negative pressure: withheld. */
+	struct fault_overlay ov;
+	fault_overlay_init(&ov, 1);
+	assert_int_equal(fault_overlay_set(&ov, 0,
+		(struct fault_spec){ .kind = FAULT_WRONG, .offset_m = 1.0f }), 0);
+	struct baro_sample bad = sample(0, 0);
+	bad.pressure_pa = -1.0f;
+	assert_false(fault_overlay_apply(&ov, &bad));
+
+	assert_int_equal(fault_overlay_set(&ov, 0,
+		(struct fault_spec){ .kind = FAULT_WRONG, .offset_m = 0.0f }), 0);
+	struct baro_sample s = sample(0, 3), want = s;
+	assert_true(fault_overlay_apply(&ov, &s));
+	assert_same_sample(&s, &want);
+
+	assert_int_equal(fault_overlay_set(&ov, 0,
+		(struct fault_spec){ .kind = FAULT_WRONG,
+				     .offset_m = FAULT_WRONG_MAX_M + 1.0f }),
+		-EINVAL);
+	assert_int_equal(fault_overlay_set(&ov, 0,
+		(struct fault_spec){ .kind = FAULT_WRONG, .offset_m = NAN }),
+		-EINVAL);
+	assert_int_equal(fault_overlay_set(&ov, 0,
+		(struct fault_spec){ .kind = FAULT_DELAYED,
+				     .delay_ms = FAULT_DELAY_MAX_MS + 1 }),
+		-EINVAL);
+	/* The failed sets changed nothing: still wrong 0 m. */
+	assert_int_equal(ov.inst[0].spec.kind, FAULT_WRONG);
+}
+
+/* Delayed: each sample comes out delay_ms after it was read, in order,
+ * values unchanged, stamped with that later time; jitter releases several
+ * at once; ending the fault drops what was held. */
+static void
+test_delayed(void **state)
+{
+	struct fault_overlay ov;
+	struct baro_sample out[FAULT_RELEASE_MAX];
+	(void)state;
+
+	fault_overlay_init(&ov, 1);
+	assert_int_equal(fault_overlay_set(&ov, 0,
+		(struct fault_spec){ .kind = FAULT_DELAYED, .delay_ms = 50 }), 0);
+	/* Samples every 10 ms from 10 ms: the first 5 hold, then one out
+	 * per sample, the one read 50 ms earlier. */
+	unsigned released = 0;
+	for (unsigned k = 0; k < 30; k++) {
+		struct baro_sample s = sample(0, k);
+		unsigned n = fault_overlay_process(&ov, &s, out,
+						   FAULT_RELEASE_MAX);
+		assert_int_equal(n, k < 5 ? 0 : 1);
+		for (unsigned j = 0; j < n; j++) {
+			struct baro_sample want = sample(0, released);
+			want.time_us += 50000u;
+			assert_same_sample(&out[j], &want);
+			released++;
+		}
+	}
+	assert_int_equal(released, 25);
+
+	/* A 35 ms gap in reads: the two due come out together, in order. */
+	struct baro_sample late = sample(0, 32);
+	unsigned n = fault_overlay_process(&ov, &late, out, FAULT_RELEASE_MAX);
+	assert_int_equal(n, 3);
+	for (unsigned j = 0; j < n; j++)
+		assert_float_exact(out[j].pressure_pa,
+				   sample(0, released + j).pressure_pa);
+	assert_true(out[0].time_us < out[1].time_us &&
+		    out[1].time_us < out[2].time_us);
+	/* Two read before it and itself, still held. */
+	assert_int_equal(ov.inst[0].n, 3);
+
+	/* Cleared: what was held is dropped, live samples pass. */
+	assert_int_equal(set_fault(&ov, 0, FAULT_NONE, 0), 0);
+	struct baro_sample s = sample(0, 40), want = s;
+	assert_int_equal(fault_overlay_process(&ov, &s, out, 4), 1);
+	assert_same_sample(&out[0], &want);
+
+	/* Full: the oldest goes, the delay holds for the rest. */
+	fault_overlay_init(&ov, 1);
+	assert_int_equal(fault_overlay_set(&ov, 0,
+		(struct fault_spec){ .kind = FAULT_DELAYED, .delay_ms = 1000 }), 0);
+	for (unsigned k = 0; k < FAULT_DELAY_SLOTS + 5; k++) {
+		struct baro_sample x = sample(0, k);
+		x.time_us = 1000u * k;		/* 1 kHz */
+		assert_int_equal(fault_overlay_process(&ov, &x, out, 8), 0);
+	}
+	assert_int_equal(ov.inst[0].n, FAULT_DELAY_SLOTS);
+	struct baro_sample x = sample(0, 0);
+	x.time_us = 1000u * (FAULT_DELAY_SLOTS + 5) + 1000000u;
+	/* All due; at most max per call, the rest at the next. */
+	n = fault_overlay_process(&ov, &x, out, 1);
+	assert_int_equal(n, 1);
+	assert_int_equal(out[0].time_us, 5000u + 1000000u);
+	assert_int_equal(ov.inst[0].n, FAULT_DELAY_SLOTS);
+}
+
+static void
+test_names_new(void **state)
+{
+	char buf[32];
+	(void)state;
+
+	assert_string_equal(fault_kind_name(FAULT_OFF), "off");
+	assert_string_equal(fault_kind_name(FAULT_STUCK), "stuck");
+	assert_string_equal(fault_kind_name(FAULT_WRONG), "wrong");
+	assert_string_equal(fault_kind_name(FAULT_DELAYED), "delayed");
+	fault_spec_format((struct fault_spec){ .kind = FAULT_WRONG,
+					       .offset_m = 15.0f },
+			  buf, sizeof(buf));
+	assert_string_equal(buf, "wrong 15 m");
+	fault_spec_format((struct fault_spec){ .kind = FAULT_DELAYED,
+					       .delay_ms = 300 },
+			  buf, sizeof(buf));
+	assert_string_equal(buf, "delayed 300 ms");
+	assert_false(fault_spec_equal(
+		(struct fault_spec){ .kind = FAULT_WRONG, .offset_m = 1.0f },
+		(struct fault_spec){ .kind = FAULT_WRONG, .offset_m = 2.0f }));
+	assert_false(fault_spec_equal(
+		(struct fault_spec){ .kind = FAULT_DELAYED, .delay_ms = 1 },
+		(struct fault_spec){ .kind = FAULT_DELAYED, .delay_ms = 2 }));
+	assert_true(fault_spec_equal(
+		(struct fault_spec){ .kind = FAULT_STUCK, .delay_ms = 1 },
+		(struct fault_spec){ .kind = FAULT_STUCK }));
+}
+
 int
 main(void)
 {
@@ -275,6 +534,11 @@ main(void)
 		cmocka_unit_test(test_intermittent),
 		cmocka_unit_test(test_clear),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_off),
+		cmocka_unit_test(test_stuck_holds_both),
+		cmocka_unit_test(test_wrong_through_atmosphere),
+		cmocka_unit_test(test_delayed),
+		cmocka_unit_test(test_names_new),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

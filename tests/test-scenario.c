@@ -1302,6 +1302,158 @@ test_event_format(void **state)
 	}
 }
 
+/* The hardware form: each line that can act on real readings becomes an
+ * overlay action with the value it had; its times, `for`s and ending
+ * stay; the run then drives only the overlay. */
+static void
+test_hardware_form(void **state)
+{
+	char err[512];
+	struct baro_sitl sim;
+	struct fault_overlay ov;
+	struct sim_params prm;
+	struct scenario_event ev[SCENARIO_EVENTS_MIN];
+	(void)state;
+
+	parse_ok("at 1s px4 wrong 0 15 for 1s\n"
+		 "at 2s glitch 1 -7.5 for 1s\n"
+		 "at 3s px4 stuck 0 for 1s\n"
+		 "at 4s px4 off 1 for 500ms\n"
+		 "at 5s disable 0 for 1s\n"
+		 "at 6s px4 delayed 0 200 for 1s\n"
+		 "at 7s px4 slow 1 4 for 1s\n"
+		 "at 8s px4 garbage 0\n"
+		 "at 9s px4 ok 0\n"
+		 "at 10s px4 wrong 1\n"
+		 "at 11s restore\n"
+		 "at 12s end\n");
+	const uint64_t end = sc->end_ms;
+	assert_int_equal(scenario_hardware(sc, "hw.scn", 0x3, err, sizeof(err)),
+			 0);
+	assert_int_equal(sc->end_ms, end);
+	static const struct {
+		enum scenario_op op;
+		int instance;
+		enum fault_kind kind;
+		float offset_m;
+		uint32_t delay_ms, every;
+		uint64_t dur_ms;
+	} want[] = {
+		{ SCENARIO_OP_FAULT, 0, FAULT_WRONG, 15.0f, 0, 0, 1000 },
+		{ SCENARIO_OP_FAULT, 1, FAULT_WRONG, -7.5f, 0, 0, 1000 },
+		{ SCENARIO_OP_FAULT, 0, FAULT_STUCK, 0, 0, 0, 1000 },
+		{ SCENARIO_OP_FAULT, 1, FAULT_OFF, 0, 0, 0, 500 },
+		{ SCENARIO_OP_FAULT, 0, FAULT_OFF, 0, 0, 0, 1000 },
+		{ SCENARIO_OP_FAULT, 0, FAULT_DELAYED, 0, 200, 0, 1000 },
+		{ SCENARIO_OP_FAULT, 1, FAULT_SLOW, 0, 0, 4, 1000 },
+		{ SCENARIO_OP_FAULT, 0, FAULT_GARBAGE, 0, 0, 0, 0 },
+		{ SCENARIO_OP_CLEAR, 0, FAULT_NONE, 0, 0, 0, 0 },
+		{ SCENARIO_OP_FAULT, 1, FAULT_WRONG, (float)SCENARIO_PX4_WRONG_M,
+		  0, 0, 0 },
+		{ SCENARIO_OP_RESTORE, -1, FAULT_NONE, 0, 0, 0, 0 },
+		{ SCENARIO_OP_END, -1, FAULT_NONE, 0, 0, 0, 0 },
+	};
+	assert_int_equal(sc->count, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		assert_int_equal(a->op, want[i].op);
+		assert_int_equal(a->instance, want[i].instance);
+		assert_int_equal(a->at_ms, (i + 1) * 1000u);
+		assert_int_equal(a->dur_ms, want[i].dur_ms);
+		if (a->op != SCENARIO_OP_FAULT)
+			continue;
+		assert_int_equal(a->param, -1);
+		assert_int_equal(a->fault.kind, want[i].kind);
+		assert_float_exact(a->fault.offset_m, want[i].offset_m);
+		assert_int_equal(a->fault.delay_ms, want[i].delay_ms);
+		assert_int_equal(a->fault.every, want[i].every);
+	}
+
+	/* Run: the overlay follows, the emulator's parameters never move. */
+	sim_params_defaults(&prm);
+	baro_sitl_init(&sim, &prm, BARO_SITL_ATMOS_1976, 1);
+	fault_overlay_init(&ov, 1);
+	scenario_run_init(run, sc, &sim, 0);
+	const struct sim_params before = sim.params;
+	static const struct {
+		uint64_t t;
+		enum fault_kind k0, k1;
+	} at[] = {
+		{ 999, FAULT_NONE, FAULT_NONE },
+		{ 1000, FAULT_WRONG, FAULT_NONE },
+		{ 2000, FAULT_NONE, FAULT_WRONG },
+		{ 3500, FAULT_STUCK, FAULT_NONE },
+		{ 4400, FAULT_NONE, FAULT_OFF },
+		{ 4500, FAULT_NONE, FAULT_NONE },
+		{ 6000, FAULT_DELAYED, FAULT_NONE },
+		{ 8500, FAULT_GARBAGE, FAULT_NONE },
+		{ 9000, FAULT_NONE, FAULT_NONE },
+		{ 10000, FAULT_NONE, FAULT_WRONG },
+		{ 11000, FAULT_NONE, FAULT_NONE },
+	};
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		do {
+			assert_true(scenario_step(run, at[i].t, &sim, &ov, ev,
+						  SCENARIO_EVENTS_MIN) >= 0);
+		} while (scenario_run_due(run, at[i].t));
+		assert_int_equal(ov.inst[0].spec.kind, at[i].k0);
+		assert_int_equal(ov.inst[1].spec.kind, at[i].k1);
+		assert_memory_equal(&sim.params, &before, sizeof(before));
+	}
+	assert_float_exact(ov.inst[1].spec.offset_m, 0.0f);
+	assert_true(scenario_step(run, 12000, &sim, &ov, ev,
+				  SCENARIO_EVENTS_MIN) > 0);
+	assert_true(scenario_run_finished(run));
+}
+
+/* What needs the emulator is refused with its line and why, and so is a
+ * line on an instance no sensor reads. */
+static void
+test_hardware_refusals(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *msg;
+	} tv[] = {
+		{ "at 1s drift 0 0.5 for 1s\n",
+		  "hw.scn:1: 'drift' needs the emulator (hardware mode reads "
+		  "real sensors)" },
+		{ "# noise\n\nat 1s noise 0 2 for 1s\n",
+		  "hw.scn:3: 'noise' needs the emulator" },
+		{ "at 1s set SIM_BARO_GLITCH 10 for 1s\n",
+		  "hw.scn:1: 'set SIM_BARO_GLITCH' needs the emulator" },
+		{ "at 1s px4 off 0 for 1s\nat 2s set SIM_BARO_COUNT 2 for 1s\n",
+		  "hw.scn:2: 'set SIM_BARO_COUNT' needs the emulator" },
+		{ "at 1s ramp SIM_BARO_GLITCH 0 to 5 over 2s\n",
+		  "hw.scn:1: 'ramp SIM_BARO_GLITCH' needs the emulator" },
+		{ "at 1s freeze 0 for 1s\n",
+		  "hw.scn:1: 'freeze' needs the emulator (hardware mode reads "
+		  "real sensors); 'px4 stuck INSTANCE' holds real readings" },
+		{ "at 1s delay 0 100 for 1s\n",
+		  "hw.scn:1: 'delay' needs the emulator (hardware mode reads "
+		  "real sensors); 'px4 delayed INSTANCE MS' delays real "
+		  "readings" },
+		{ "at 1s px4 stuck 2 for 1s\n",
+		  "hw.scn:1: baro instance 2 has no [sensor] in this "
+		  "configuration" },
+		{ "at 1s px4 ok 2\nat 2s end\n",
+		  "hw.scn:1: baro instance 2 has no [sensor]" },
+		{ "at 1s glitch 1 20000 for 1s\n",
+		  "hw.scn:1: 20000 m: hardware mode moves a reading by at "
+		  "most 10000 m" },
+	};
+	char err[512];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(tv) / sizeof(tv[0]); i++) {
+		parse_ok(tv[i].text);
+		int rc = scenario_hardware(sc, "hw.scn", 0x3, err, sizeof(err));
+		if (rc != -EINVAL || !strstr(err, tv[i].msg))
+			fail_msg("rc %d, message '%s', expected '%s'", rc, err,
+				 tv[i].msg);
+	}
+}
+
 int
 main(void)
 {
@@ -1331,6 +1483,8 @@ main(void)
 		cmocka_unit_test(test_px4_types),
 		cmocka_unit_test(test_overlay_seed),
 		cmocka_unit_test(test_event_format),
+		cmocka_unit_test(test_hardware_form),
+		cmocka_unit_test(test_hardware_refusals),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

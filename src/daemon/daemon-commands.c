@@ -25,10 +25,13 @@ cmd_status(struct daemon *d, FILE *out)
 			d->samples[i], (double)b->rnd, (double)b->drift,
 			(double)b->glitch, b->freeze, b->delay, b->disable);
 	}
-	for (int i = 0; i < d->sim.params.baro_count; i++) {
+	for (unsigned i = 0; i < BARO_MAX_INSTANCES; i++) {
 		char fault[64];
+		/* In hardware mode the configured sensors' instances. */
+		if (!daemon_baro_exists(d, i))
+			continue;
 		fault_spec_format(d->overlay.inst[i].spec, fault, sizeof(fault));
-		fprintf(out, "baro %d overlay %s withheld %" PRIu64 "\n", i,
+		fprintf(out, "baro %u overlay %s withheld %" PRIu64 "\n", i,
 			fault, d->withheld[i]);
 	}
 	if (d->run && !d->scenario_done) {
@@ -47,8 +50,15 @@ int
 daemon_param_check(const struct daemon *d, size_t idx, double value,
 		   char *err, size_t errlen)
 {
-	if (!daemon_emulated(d))
-		return 0;
+	/* Refused rather than stored: nothing would read it. */
+	if (!daemon_emulated(d)) {
+		if (err)
+			snprintf(err, errlen, "%s acts on the emulator: "
+				 "hardware mode reads real sensors (faults: "
+				 "inject or a scenario's px4 lines)",
+				 sim_param_info(idx)->name);
+		return -EPERM;
+	}
 	return baro_sitl_param_check(d->sim.atmosphere, d->cfg.home_alt_m, idx,
 				     value, err, errlen);
 }
@@ -131,10 +141,14 @@ cmd_inject(struct daemon *d, int argc, char **argv, FILE *out)
 			     "wrong slow delayed intermittent)\n", argv[1]);
 		return;
 	}
-	if (str_to_u64(argv[2], &inst) < 0 ||
-	    inst >= (uint64_t)d->sim.params.baro_count) {
-		fprintf(out, "error no baro instance '%s' (0..%d)\n", argv[2],
-			d->sim.params.baro_count - 1);
+	if (str_to_u64(argv[2], &inst) < 0 || inst >= BARO_MAX_INSTANCES ||
+	    !daemon_baro_exists(d, (unsigned)inst)) {
+		if (daemon_emulated(d))
+			fprintf(out, "error no baro instance '%s' (0..%d)\n",
+				argv[2], d->sim.params.baro_count - 1);
+		else
+			fprintf(out, "error no baro instance '%s': no "
+				     "[sensor] has it\n", argv[2]);
 		return;
 	}
 	if (argc == 4 && (str_to_double(argv[3], &value) < 0 || isnan(value))) {

@@ -10,19 +10,32 @@ daemon_emit(struct daemon *d, const struct emit_ctx *ctx,
 	    struct baro_sample *s)
 {
 	const unsigned i = s->instance;
+	struct baro_sample out[FAULT_RELEASE_MAX];
 
 	/* Vehicle 0's baros are the ones counted and faulted: scenarios and
-	 * injections address them.  PX4-style garbage/slow/intermittent
-	 * act after the sensor; what they hold back is neither published
-	 * nor recorded. */
-	if (ctx->vehicle == 0 && i < BARO_MAX_INSTANCES) {
-		d->samples[i]++;
-		if (!fault_overlay_apply(&d->overlay, s)) {
-			d->withheld[i]++;
-			return false;
-		}
+	 * injections address them.  PX4-style faults act after the sensor;
+	 * what they hold back is neither published nor recorded. */
+	if (ctx->vehicle != 0 || i >= BARO_MAX_INSTANCES) {
+		sinks_sample(&d->sinks, ctx, s);
+		return true;
 	}
-	sinks_sample(&d->sinks, ctx, s);
+	d->samples[i]++;
+	/* A delayed fault (hardware mode) releases the samples held until
+	 * now, or none; any other fault passes this one, changed or not. */
+	unsigned n = fault_overlay_process(&d->overlay, s, out,
+					   FAULT_RELEASE_MAX);
+	if (n == 0) {
+		d->withheld[i]++;
+		return false;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		/* Each released sample at its own (release) time, counted
+		 * from the context's clock: out[k] is never newer than s. */
+		struct emit_ctx at = *ctx;
+		at.now_us = ctx->now_us - (s->time_us - out[k].time_us);
+		sinks_sample(&d->sinks, &at, &out[k]);
+	}
+	*s = out[n - 1];
 	return true;
 }
 

@@ -9,6 +9,33 @@
 
 #include "daemon.h"
 
+/* Whether baro instance exists: below SIM_BARO_COUNT for the emulator,
+ * a configured [sensor] in hardware mode. */
+bool
+daemon_baro_exists(const struct daemon *d, unsigned instance)
+{
+	if (daemon_emulated(d))
+		return instance < (unsigned)d->sim.params.baro_count;
+	for (size_t i = 0; i < d->cfg.n_sensors; i++) {
+		if ((unsigned)d->cfg.sensors[i].instance == instance)
+			return true;
+	}
+	return false;
+}
+
+/* The configured sensors' instances, bit i for instance i. */
+static unsigned
+hw_instances(const struct daemon *d)
+{
+	unsigned mask = 0;
+
+	for (unsigned i = 0; i < BARO_MAX_INSTANCES; i++) {
+		if (daemon_baro_exists(d, i))
+			mask |= 1u << i;
+	}
+	return mask;
+}
+
 static void
 report_events(struct daemon *d, const struct scenario_event *ev, int n)
 {
@@ -30,6 +57,15 @@ scenario_free(struct daemon *d)
 	free(d->run);
 	d->scenario = NULL;
 	d->run = NULL;
+}
+
+/* Hardware mode, from the 10 ms tick: the scenario clock is the
+ * daemon's monotonic time since start (there is no emulator clock). */
+void
+daemon_scenario_clock(struct daemon *d, uint64_t since_start_ms)
+{
+	d->clock_ms = since_start_ms;
+	daemon_scenario_step(d, (uint32_t)since_start_ms);
 }
 
 /* Before each emulator call: whatever the scenario has due by now. */
@@ -98,8 +134,11 @@ daemon_scenario_start(struct daemon *d, const char *path, char *err, size_t errl
 	if (rc == 0 && daemon_emulated(d))
 		rc = scenario_check(sc, path, &d->sim.params, d->sim.atmosphere,
 				    d->cfg.home_alt_m, err, errlen);
+	else if (rc == 0)
+		rc = scenario_hardware(sc, path, hw_instances(d), err, errlen);
 	if (rc < 0)
 		goto fail;
+	fault_overlay_set_atmosphere(&d->overlay, d->cfg.atmosphere);
 
 	daemon_scenario_stop(d);
 	d->scenario = sc;
@@ -125,24 +164,85 @@ const char *const daemon_px4_types[] = {
 	"intermittent",
 };
 
+/* Hardware mode: each PX4 type on the overlay, over real readings. */
+static int
+inject_hw(struct daemon *d, unsigned type, unsigned i, double value,
+	  char *err, size_t errlen)
+{
+	struct fault_spec spec = { FAULT_NONE, 0, 0, 0 };
+
+	switch (type) {
+	case 1:
+		spec.kind = FAULT_OFF;
+		break;
+	case 2:
+		spec.kind = FAULT_STUCK;
+		break;
+	case 4: {
+		const double m = isnan(value) ? SCENARIO_PX4_WRONG_M : value;
+		if (!(fabs(m) <= FAULT_WRONG_MAX_M)) {
+			snprintf(err, errlen, "wrong: %g m is not within "
+				 "+-%g m", m, (double)FAULT_WRONG_MAX_M);
+			return -ERANGE;
+		}
+		spec.kind = FAULT_WRONG;
+		spec.offset_m = (float)m;
+		break;
+	}
+	case 6:
+		spec.kind = FAULT_DELAYED;
+		spec.delay_ms = (uint32_t)(isnan(value) ? SCENARIO_PX4_DELAYED_MS
+							: value);
+		break;
+	default:
+		break;
+	}
+	fault_overlay_set_atmosphere(&d->overlay, d->cfg.atmosphere);
+	if (fault_overlay_set(&d->overlay, i, spec) < 0) {
+		snprintf(err, errlen, "cannot set %s", daemon_px4_types[type]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * Inject a PX4-style fault on one instance now, outside any scenario.
  * value: wrong = metres (default 20), delayed = ms (default 300),
  * slow = publish every Nth (default 10); NAN for the default.  "ok" puts
  * the instance's parameters back to the configured ones, clears its
- * overlay fault and forgets its drift.
+ * overlay fault and forgets its drift.  In hardware mode every type acts
+ * on the overlay (inject_hw()).
  */
 int
 daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *err,
        size_t errlen)
 {
 	struct sim_baro_params *b = &d->sim.params.baro[i];
-	struct fault_spec none = { FAULT_NONE, 0 };
+	struct fault_spec none = { FAULT_NONE, 0, 0, 0 };
 	char text[120];
 
 	if (i >= BARO_MAX_INSTANCES || type >= 8) {
 		snprintf(err, errlen, "no instance %u or fault type %u", i, type);
 		return -EINVAL;
+	}
+	if (type == 6 && !isnan(value) &&
+	    !(value >= 0 && value <= SCENARIO_DELAY_MAX_MS)) {
+		snprintf(err, errlen, "delayed: %g ms is not 0..%d", value,
+			 SCENARIO_DELAY_MAX_MS);
+		return -EINVAL;
+	}
+	if (type == 5 && !isnan(value) &&
+	    !(value >= FAULT_SLOW_MIN && value <= FAULT_SLOW_MAX)) {
+		snprintf(err, errlen, "slow: every %g is not %u..%u", value,
+			 FAULT_SLOW_MIN, FAULT_SLOW_MAX);
+		return -EINVAL;
+	}
+	/* garbage, slow and intermittent are overlay faults in any mode. */
+	if (!daemon_emulated(d) && type != 3 && type != 5 && type != 7) {
+		int rc = inject_hw(d, type, i, value, err, errlen);
+		if (rc < 0)
+			return rc;
+		goto announce;
 	}
 	switch (type) {
 	case 0:
@@ -167,12 +267,6 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
 		break;
 	}
 	case 6:
-		if (!isnan(value) &&
-		    !(value >= 0 && value <= SCENARIO_DELAY_MAX_MS)) {
-			snprintf(err, errlen, "delayed: %g ms is not 0..%d",
-				 value, SCENARIO_DELAY_MAX_MS);
-			return -EINVAL;
-		}
 		b->delay = (int16_t)(isnan(value) ? SCENARIO_PX4_DELAYED_MS
 						  : value);
 		break;
@@ -184,19 +278,15 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
 			type == 5 ? (isnan(value) ? FAULT_SLOW_DEFAULT
 						  : (uint32_t)value)
 				  : 0,
+			0, 0,
 		};
-		if (type == 5 && !isnan(value) &&
-		    !(value >= FAULT_SLOW_MIN && value <= FAULT_SLOW_MAX)) {
-			snprintf(err, errlen, "slow: every %g is not %u..%u",
-				 value, FAULT_SLOW_MIN, FAULT_SLOW_MAX);
-			return -EINVAL;
-		}
 		if (fault_overlay_set(&d->overlay, i, spec) < 0) {
 			snprintf(err, errlen, "cannot set %s", daemon_px4_types[type]);
 			return -EINVAL;
 		}
 	}
 	}
+announce:
 	snprintf(text, sizeof(text), "inject %s on baro %u", daemon_px4_types[type], i);
 	daemon_announce(d, MAV_SEVERITY_WARNING, text);
 	return 0;
@@ -210,12 +300,21 @@ daemon_mavlink_inject(void *user, unsigned type, unsigned instance)
 	struct daemon *d = user;
 	char err[128];
 	unsigned lo = instance == 0 ? 0 : instance - 1;
-	unsigned hi = instance == 0 ? (unsigned)d->sim.params.baro_count
+	unsigned hi = instance == 0 ? (daemon_emulated(d)
+					       ? (unsigned)d->sim.params.baro_count
+					       : BARO_MAX_INSTANCES)
 				    : instance;
 
 	if (type >= 8 || instance > BARO_MAX_INSTANCES)
 		return MAV_RESULT_DENIED;
+	/* Hardware mode: a baro no sensor reads cannot fail; "all" means
+	 * the configured ones. */
+	if (!daemon_emulated(d) && instance > 0 &&
+	    !daemon_baro_exists(d, instance - 1))
+		return MAV_RESULT_FAILED;
 	for (unsigned i = lo; i < hi; i++) {
+		if (!daemon_emulated(d) && !daemon_baro_exists(d, i))
+			continue;
 		if (daemon_inject(d, type, i, NAN, err, sizeof(err)) < 0)
 			return MAV_RESULT_FAILED;
 	}

@@ -185,6 +185,12 @@ void daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
 
 /* daemon-faults.c: scenarios and PX4-style injections. */
 extern const char *const daemon_px4_types[8];
+/* Whether baro instance exists: below SIM_BARO_COUNT, or in hardware
+ * mode a configured [sensor]. */
+bool daemon_baro_exists(const struct daemon *d, unsigned instance);
+/* Hardware mode, every 10 ms tick: the scenario clock is the time since
+ * start. */
+void daemon_scenario_clock(struct daemon *d, uint64_t since_start_ms);
 void daemon_scenario_step(struct daemon *d, uint32_t now_ms);
 void daemon_scenario_stop(struct daemon *d);
 /* The simulation restarted: the scenario, even a finished one, starts

@@ -64,6 +64,20 @@ label_of(const struct inject *inj)
 	case FAULT_INTERMITTENT:
 		l |= INJECT_INTERMITTENT;
 		break;
+	/* The hardware forms of PX4's types (replay uses the emulator's):
+	 * the label of the emulator fault each stands for. */
+	case FAULT_OFF:
+		l |= INJECT_DISABLE;
+		break;
+	case FAULT_STUCK:
+		l |= INJECT_FREEZE;
+		break;
+	case FAULT_WRONG:
+		l |= INJECT_GLITCH;
+		break;
+	case FAULT_DELAYED:
+		l |= INJECT_DELAY;
+		break;
 	case FAULT_NONE:
 		break;
 	}

@@ -6,8 +6,8 @@
  * early), and once over every parameter and overlay slot must be back at
  * its start value.  Parsed for a recording's length too: absolute files
  * must not change, relative ones (40%, end-10s) must run the same way.
- * The load-time check against an emulator answers any parsed one.
- * A broken invariant aborts, which the fuzzer reports.
+ * The load-time check against an emulator answers any parsed one, and
+ * so does the hardware form, which then runs the same way.  A broken invariant aborts, which the fuzzer reports.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +125,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					584.0, ea, sizeof(ea));
 		check(rc == 0 ? ea[0] == '\0' : strncmp(ea, "fuzz:", 5) == 0);
 		run_scenario(a, run, size % 2 == 1);
+		/* Its hardware form (count and end unchanged) runs too. */
+		ea[0] = '\0';
+		rc = scenario_hardware(a, "fuzz", (unsigned)(size % 8), ea,
+				       sizeof(ea));
+		check(rc == 0 ? ea[0] == '\0' : strncmp(ea, "fuzz:", 5) == 0);
+		if (rc == 0)
+			run_scenario(a, run, size % 2 == 0);
 	}
 
 	/* Placed on a recording: an absolute scenario is the same for any

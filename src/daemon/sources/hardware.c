@@ -699,10 +699,21 @@ hw_describe(const struct daemon *d, const void *state, char *buf, size_t len)
 	snprintf(buf, len, "%zu hardware baro(s)", hs->n_hw);
 }
 
+/* The sensors read on timers of their own; the 10 ms tick only keeps
+ * a scenario's clock, which in hardware mode is the time since start. */
+static void
+hw_tick(struct daemon *d, void *state, bool last)
+{
+	(void)state;
+	(void)last;
+	daemon_scenario_clock(d, d->ticks * TICK_MS);
+}
+
 const struct source_ops source_hardware = {
 	.name = "hardware",
 	.open = hw_open,
 	.close = hw_close,
+	.tick = hw_tick,
 	.reload = hw_reload,
 	.status = hw_status,
 	.report = hw_report,

@@ -1,0 +1,679 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Faults in hardware mode, end to end: barod reads emulated chips through
+ * umockdev and the real drivers (as test-barod-hw.c, whose set-up this
+ * follows), runs a scenario on its own clock from start, and what it
+ * publishes is checked in its --record file (every published sample,
+ * floats written to round-trip) against what the chips read:
+ *
+ *   wrong/glitch  the pressure moved by the atmosphere's difference for
+ *                 the offset, inside the window only
+ *   stuck         pressure and temperature bit-identical for the window
+ *                 while the chip's reading changes
+ *   off           nothing published for the window; the other sensor
+ *                 goes on
+ *   delayed       a gap of the delay at the start, the readings of the
+ *                 delay earlier inside, a jump back to live at the end
+ *
+ * and what needs the emulator (drift, noise, SIM_* parameters) is refused
+ * at load with FILE:LINE, by baroctl and by MAV_CMD_INJECT_FAILURE's
+ * answer, while baroctl inject acts on real readings.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atmosphere.h"
+#include "baro-sample.h"
+#include "bmp280.h"
+#include "bmp388.h"
+#include "emu-bmp280.h"
+#include "emu-bmp388.h"
+#include "i2c-mock.h"
+#include "mavlink.h"
+#include "msp-capture.h"
+#include "test-files.h"
+#include "test-util.h"
+
+#define PA0 95000.0
+#define PA1 101000.0
+#define MAX_REC 4096
+
+struct fixture {
+	struct i2c_mock *mock;
+	struct emu_bmp388 bmp390;	/* bus 1, 0x77: instance 0, 50 Hz */
+	struct emu_bmp280 bmp280;	/* bus 2, 0x76: instance 1 */
+	char dir[64];
+	pid_t child;
+	struct rec_sample rec[MAX_REC];
+};
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void
+sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000u, (long)(ms % 1000u) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	*state = f;
+	f->mock = i2c_mock_new();
+	if (f->mock == NULL)
+		return 0;
+	assert_int_equal(i2c_mock_add_bus(f->mock, 1), 0);
+	assert_int_equal(i2c_mock_add_bus(f->mock, 2), 0);
+	emu_bmp388_init(&f->bmp390, 0x77, BMP390_CHIP_ID,
+			emu_bmp388_sample_calib);
+	emu_bmp280_init(&f->bmp280, 0x76, BMP280_CHIP_ID,
+			emu_bmp280_datasheet_calib);
+	emu_bmp388_set(&f->bmp390, PA1, 23.0);
+	emu_bmp280_set(&f->bmp280, PA0, 21.0);
+	i2c_mock_attach(f->mock, 1, &f->bmp390.chip);
+	i2c_mock_attach(f->mock, 2, &f->bmp280.chip);
+	temp_dir_make(f->dir, sizeof(f->dir), "barod-hwfaults");
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	if (f->child > 0) {
+		kill(f->child, SIGKILL);
+		waitpid(f->child, NULL, 0);
+	}
+	i2c_mock_free(f->mock);
+	/* KEEP_TMP=1 keeps barod's log, record and scenario for a look. */
+	if (f->dir[0] && !getenv("KEEP_TMP"))
+		assert_int_equal(temp_dir_remove(f->dir), 0);
+	free(f);
+	return 0;
+}
+
+static struct fixture *
+fixture(void **state)
+{
+	struct fixture *f = *state;
+
+	if (f->mock == NULL)
+		skip();
+	return f;
+}
+
+static void
+path_in(const struct fixture *f, const char *name, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%s/%s", f->dir, name);
+
+	assert_true(n > 0 && (size_t)n < len);
+}
+
+/* The configuration: both chips, the record file, an output to port. */
+static void
+write_conf(const struct fixture *f, unsigned port, char *conf, size_t len)
+{
+	char text[1024], record[128];
+
+	path_in(f, "rec.csv", record, sizeof(record));
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = hardware\nrecord = %s\n"
+		 "[sensor fast]\nbus = 1\naddress = 0x77\ndriver = bmp388\n"
+		 "rate_hz = 50\ninstance = 0\n"
+		 "[sensor slow]\nbus = 2\naddress = 0x76\ndriver = bmp280\n"
+		 "instance = 1\n"
+		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 record, port);
+	path_in(f, "barod.conf", conf, len);
+	write_file(conf, text);
+}
+
+/* barod -c conf -vv with more arguments, its stderr in log. */
+static void
+start_barod(struct fixture *f, const char *conf, const char *log,
+	    const char *const *more)
+{
+	const char *bin = getenv("BAROD");
+	const char *argv[16] = { "barod", "-c", conf, "-vv" };
+	char log_path[128];
+	size_t n = 4;
+
+	assert_non_null(bin);
+	for (; more && *more && n < 15; more++)
+		argv[n++] = *more;
+	argv[n] = NULL;
+	path_in(f, log, log_path, sizeof(log_path));
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	f->child = pid;
+}
+
+static int
+stop_barod(struct fixture *f)
+{
+	int status;
+
+	kill(f->child, SIGTERM);
+	assert_int_equal(waitpid(f->child, &status, 0), f->child);
+	f->child = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Instance inst's recorded samples, in order, into f->rec. */
+static size_t
+recorded(struct fixture *f, unsigned inst)
+{
+	static struct rec_sample all[4 * MAX_REC];
+	char record[128];
+	size_t n, k = 0;
+
+	path_in(f, "rec.csv", record, sizeof(record));
+	n = read_record(record, all, 4 * MAX_REC);
+	assert_true(n <= 4 * MAX_REC);
+	for (size_t i = 0; i < n; i++) {
+		if (all[i].instance == inst && k < MAX_REC)
+			f->rec[k++] = all[i];
+	}
+	return k;
+}
+
+static bool
+same(const struct rec_sample *a, const struct rec_sample *b)
+{
+	return memcmp(&a->pressure_pa, &b->pressure_pa, sizeof(float)) == 0 &&
+	       memcmp(&a->temperature_c, &b->temperature_c, sizeof(float)) == 0;
+}
+
+/* What the overlay's wrong adds to pa for offset_m: the 1976
+ * atmosphere's pressure difference between the reading's altitude and
+ * offset_m above it. */
+static double
+expected_shift(float pa, float offset_m)
+{
+	float alt, hi, lo, t;
+
+	assert_int_equal(atmos_1976_altitude(pa, &alt), 0);
+	atmos_1976_pressure_temperature(alt + offset_m, &hi, &t);
+	atmos_1976_pressure_temperature(alt, &lo, &t);
+	return (double)hi - (double)lo;
+}
+
+/* The chip's reading over the run, on the test's clock from start:
+ * steady while the glitch acts, changing every 10 ms around the stuck
+ * window, steady around off, a ramp of 50 Pa/s around delayed. */
+struct profile {
+	struct fixture *f;
+	uint64_t t0;
+	bool always;		/* changing every 10 ms all the time */
+	atomic_bool stop;
+};
+
+static void *
+drive_chip(void *arg)
+{
+	struct profile *p = arg;
+
+	for (unsigned k = 0; !atomic_load(&p->stop); k++) {
+		const double t = (double)(now_ms() - p->t0) * 1e-3;
+		double pa = PA1, c = 23.0;
+		if (p->always || (t >= 2.4 && t < 4.8)) {
+			pa = PA1 + (double)(k % 97) * 1.0;
+			c = 23.0 + (double)(k % 89) * 0.01;
+		} else if (t >= 5.6) {
+			pa = PA1 + (t - 5.6) * 50.0;
+		}
+		emu_bmp388_set(&p->f->bmp390, pa, c);
+		sleep_ms(10);
+	}
+	return NULL;
+}
+
+/* The longest run of samples from `from` on (up to n) that all equal
+ * the run's first; its start in *at. */
+static size_t
+longest_same(const struct rec_sample *r, size_t from, size_t n, size_t *at)
+{
+	size_t best = 0;
+
+	for (size_t i = from; i < n;) {
+		size_t j = i + 1;
+		while (j < n && same(&r[j], &r[i]))
+			j++;
+		if (j - i > best) {
+			best = j - i;
+			*at = i;
+		}
+		i = j;
+	}
+	return best;
+}
+
+static void
+test_scenario_acts(void **state)
+{
+	struct fixture *f = fixture(state);
+	char conf[128], scn[128], log[128];
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+
+	write_conf(f, port, conf, sizeof(conf));
+	path_in(f, "faults.scn", scn, sizeof(scn));
+	write_file(scn, "# real readings, faulted\n"
+			"at 1s glitch 0 50 for 1s\n"
+			"at 3s px4 stuck 0 for 1s\n"
+			"at 5s px4 off 0 for 500ms\n"
+			"at 6s px4 delayed 0 200 for 1s\n"
+			"at 60s end\n");
+	struct profile prof = { .f = f, .t0 = now_ms() };
+	pthread_t th;
+	start_barod(f, conf, "scn.log",
+		    (const char *[]){ "--control", "none", "--scenario", scn,
+				      NULL });
+	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
+	sleep_ms(8000);
+	assert_int_equal(stop_barod(f), 0);
+	atomic_store(&prof.stop, true);
+	pthread_join(th, NULL);
+	close(fd);
+
+	size_t n = recorded(f, 0);
+	const struct rec_sample *r = f->rec;
+	/* 50 Hz for 8 s less the off window and the delay's gap. */
+	assert_in_range(n, 300, 410);
+	const uint32_t t0 = r[0].time_ms;
+
+	/* Glitch: the steady reading p0, moved by exactly the atmosphere's
+	 * difference for 50 m inside the window, itself outside. */
+	const float p0 = r[0].pressure_pa;
+	assert_true(fabs((double)p0 - PA1) < 1.0);
+	const double shift = expected_shift(p0, 50.0f);
+	/* About -595 Pa: rho g h at 101 kPa and 15 C. */
+	assert_true(shift < -580.0 && shift > -610.0);
+	size_t first = 0, count = 0, last = 0;
+	for (size_t i = 0; i < n && r[i].time_ms - t0 < 2300; i++) {
+		const double d = (double)r[i].pressure_pa - (double)p0;
+		if (fabs(d - shift) < 0.01) {
+			if (count++ == 0)
+				first = i;
+			last = i;
+		} else if (d != 0.0) {
+			fail_msg("sample %zu at %u ms: %.3f Pa off the reading, "
+				 "neither 0 nor %.3f", i, r[i].time_ms - t0, d,
+				 shift);
+		}
+		assert_float_exact(r[i].temperature_c, r[0].temperature_c);
+	}
+	print_message("glitch 50 m: %.4f Pa (expected %.4f) on %zu samples "
+		      "over %u ms, from %u ms\n",
+		      (double)r[first].pressure_pa - (double)p0, shift, count,
+		      r[last].time_ms - r[first].time_ms,
+		      r[first].time_ms - t0);
+	assert_int_equal(last - first + 1, count);	/* one window */
+	assert_in_range(count, 44, 52);
+	assert_in_range(r[last].time_ms - r[first].time_ms, 930, 1000);
+	assert_in_range(r[first].time_ms - t0, 850, 1150);
+
+	/* Stuck: while the chip changes every 10 ms, one run of identical
+	 * pressure AND temperature: the last live sample and the window. */
+	size_t from = 0;
+	while (from < n && r[from].time_ms - t0 < 2700)
+		from++;
+	size_t to = from;
+	while (to < n && r[to].time_ms - t0 < 4600)
+		to++;
+	size_t at = 0, run = longest_same(r, from, to, &at);
+	print_message("stuck: %zu samples bit-identical (%.9g Pa, %.9g C) "
+		      "over %u ms, from %u ms\n", run,
+		      (double)r[at].pressure_pa, (double)r[at].temperature_c,
+		      r[at + run - 1].time_ms - r[at].time_ms,
+		      r[at].time_ms - t0);
+	assert_in_range(run, 45, 53);
+	assert_in_range(r[at + run - 1].time_ms - r[at].time_ms, 950, 1040);
+	assert_in_range(r[at].time_ms - t0, 2800, 3200);
+	assert_false(same(&r[at - 1], &r[at]));
+	assert_false(same(&r[at + run], &r[at]));
+	/* The chip did change meanwhile: other runs are short. */
+	size_t other = 0, other_at = 0;
+	other = longest_same(r, from, at, &other_at);
+	assert_true(other < 5);
+
+	/* Off: one gap of about 500 ms in instance 0 alone. */
+	uint32_t gap = 0, gap_at = 0;
+	for (size_t i = 1; i < n; i++) {
+		uint32_t t = r[i].time_ms - t0;
+		if (t > 4500 && t < 5900 &&
+		    r[i].time_ms - r[i - 1].time_ms > gap) {
+			gap = r[i].time_ms - r[i - 1].time_ms;
+			gap_at = r[i - 1].time_ms - t0;
+		}
+	}
+	print_message("off 500 ms: no sample for %u ms from %u ms\n", gap,
+		      gap_at);
+	assert_in_range(gap, 480, 560);
+	assert_in_range(gap_at, 4800, 5200);
+
+	/* Delayed 200 ms: a gap of the delay at its start, and the ramp
+	 * 200 ms (10 Pa) behind until its end, when it jumps to live. */
+	uint32_t dgap = 0;
+	size_t dg = 0;
+	for (size_t i = 1; i < n; i++) {
+		uint32_t t = r[i].time_ms - t0;
+		if (t > 5800 && t < 6600 &&
+		    r[i].time_ms - r[i - 1].time_ms > dgap) {
+			dgap = r[i].time_ms - r[i - 1].time_ms;
+			dg = i;
+		}
+	}
+	const double across_gap = (double)r[dg].pressure_pa -
+				  (double)r[dg - 1].pressure_pa;
+	double jump = 0.0;
+	uint32_t jump_at = 0;
+	for (size_t i = dg + 1; i < n && r[i].time_ms - t0 < 7400; i++) {
+		double d = (double)r[i].pressure_pa -
+			   (double)r[i - 1].pressure_pa;
+		if (d > jump) {
+			jump = d;
+			jump_at = r[i].time_ms - t0;
+		}
+	}
+	print_message("delayed 200 ms: a %u ms gap at %u ms with %.2f Pa "
+		      "across it; %.2f Pa jump back to live at %u ms (ramp "
+		      "50 Pa/s)\n", dgap, r[dg].time_ms - t0, across_gap, jump,
+		      jump_at);
+	assert_in_range(dgap, 190, 250);
+	/* One 20 ms step of the ramp across the gap, not 200 ms of it. */
+	assert_true(across_gap > -0.5 && across_gap < 3.0);
+	assert_true(jump > 7.0 && jump < 14.0);
+	assert_in_range(jump_at, 6800, 7200);
+
+	/* The other sensor was never touched. */
+	size_t m = recorded(f, 1);
+	assert_true(m > 150);
+	for (size_t i = 1; i < m; i++) {
+		assert_true(f->rec[i].time_ms - f->rec[i - 1].time_ms < 150);
+		assert_true(same(&f->rec[i], &f->rec[0]));
+	}
+
+	/* Logged as it happened, and the exit restores at the real time,
+	 * not at t=0. */
+	path_in(f, "scn.log", log, sizeof(log));
+	char *text = read_file(log);
+	assert_non_null(strstr(text, "t=1s baro 0 fault none -> wrong 50 m "
+				     "for 1s"));
+	assert_non_null(strstr(text, "t=3s baro 0 fault none -> stuck for "
+				     "1s"));
+	assert_non_null(strstr(text, "t=5s baro 0 fault none -> off for "
+				     "500ms"));
+	assert_non_null(strstr(text, "t=6s baro 0 fault none -> delayed 200 "
+				     "ms for 1s"));
+	assert_non_null(strstr(text, "t=7s baro 0 fault delayed 200 ms -> "
+				     "none, end of line 5"));
+	assert_null(strstr(text, "t=0s restore"));
+	char *over = strstr(text, "scenario over");
+	assert_non_null(over);
+	char *line = over;
+	while (line > text && line[-1] != '\n')
+		line--;
+	unsigned secs = 0;
+	char *t = strstr(line, "t=");
+	assert_true(t && t < over && sscanf(t, "t=%u", &secs) == 1);
+	assert_in_range(secs, 7, 9);
+	free(text);
+}
+
+/* What needs the emulator is refused at load, with FILE:LINE. */
+static void
+test_refused_at_load(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *msg;
+	} tv[] = {
+		{ "at 1s px4 off 0 for 1s\nat 2s drift 0 0.5 for 1s\n",
+		  ":2: 'drift' needs the emulator (hardware mode reads real "
+		  "sensors)" },
+		{ "at 1s noise 1 3 for 1s\n", ":1: 'noise' needs the emulator" },
+		{ "\n\nat 1s set SIM_BARO_GLITCH 10 for 1s\n",
+		  ":3: 'set SIM_BARO_GLITCH' needs the emulator" },
+		{ "at 1s freeze 0 for 1s\n",
+		  ":1: 'freeze' needs the emulator (hardware mode reads real "
+		  "sensors); 'px4 stuck INSTANCE' holds real readings" },
+		{ "at 1s px4 stuck 2 for 1s\n",
+		  ":1: baro instance 2 has no [sensor] in this configuration" },
+	};
+	struct fixture *f = fixture(state);
+	char conf[128], scn[128], want[256];
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+
+	write_conf(f, port, conf, sizeof(conf));
+	path_in(f, "refused.scn", scn, sizeof(scn));
+	for (size_t i = 0; i < sizeof(tv) / sizeof(tv[0]); i++) {
+		write_file(scn, tv[i].text);
+		const char *argv[] = { "barod", "-c", conf, "--control",
+				       "none", "--scenario", scn, NULL };
+		struct program_result r = run_program(getenv("BAROD"), argv,
+						       NULL);
+		snprintf(want, sizeof(want), "barod: --scenario: %s%s", scn,
+			 tv[i].msg);
+		if (r.status != 2 || !strstr(r.err, want))
+			fail_msg("status %d, stderr '%s', expected '%s'",
+				 r.status, r.err, want);
+		program_result_free(&r);
+	}
+	close(fd);
+}
+
+static int
+baroctl(const char *sock, const char *args, char *out, size_t outlen)
+{
+	char cmd[1024];
+	int len = snprintf(cmd, sizeof(cmd), "%s -s %s %s 2>&1",
+			   getenv("BAROCTL"), sock, args);
+
+	assert_true(len > 0 && (size_t)len < sizeof(cmd));
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, outlen - 1, p);
+	out[n] = '\0';
+	int status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+struct acks {
+	struct mavlink_parser parser;
+	int result;		/* -1: none yet */
+};
+
+static void
+on_ack(const struct mavlink_frame *fr, void *user)
+{
+	struct acks *a = user;
+	struct mavlink_command_ack ack;
+
+	if (fr->msgid != MAVLINK_MSG_COMMAND_ACK)
+		return;
+	mavlink_unpack_command_ack(fr->payload, &ack);
+	if (ack.command == 420)
+		a->result = ack.result;
+}
+
+/* MAV_CMD_INJECT_FAILURE for the baro (unit 3) to barod, which sends to
+ * fd: its answer. */
+static int
+inject_failure(int fd, const struct sockaddr_in *barod, float type,
+	       float instance)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, frame[MAVLINK_MAX_FRAME];
+	struct mavlink_command_long cl = {
+		.param = { 3.0f, type, instance }, .command = 420,
+		.target_system = 1, .target_component = 191,
+	};
+	struct acks a = { .result = -1 };
+	uint8_t buf[2048];
+
+	mavlink_parser_init(&a.parser);
+	mavlink_pack_command_long(&cl, pl);
+	int len = mavlink_frame_encode(frame, 2, 0, 255, 190,
+				       MAVLINK_MSG_COMMAND_LONG, pl);
+	assert_true(len > 0);
+	assert_int_equal(sendto(fd, frame, (size_t)len, 0,
+				(const struct sockaddr *)barod,
+				sizeof(*barod)), len);
+	for (const uint64_t end = now_ms() + 2000;
+	     a.result < 0 && now_ms() < end;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t n;
+		poll(&p, 1, 20);
+		while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+			mavlink_parser_feed(&a.parser, buf, (size_t)n, on_ack,
+					    &a);
+			mavlink_parser_flush(&a.parser);
+		}
+	}
+	return a.result;
+}
+
+/* baroctl and MAVLink in hardware mode: SIM_* parameters are refused,
+ * injections act on real readings, instances no sensor reads fail. */
+static void
+test_control_in_hardware_mode(void **state)
+{
+	struct fixture *f = fixture(state);
+	char conf[128], sock[128], reply[4096], scn[128], log[128];
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+
+	write_conf(f, port, conf, sizeof(conf));
+	path_in(f, "ctl", sock, sizeof(sock));
+	struct profile prof = { .f = f, .t0 = now_ms(), .always = true };
+	pthread_t th;
+	start_barod(f, conf, "ctl.log",
+		    (const char *[]){ "--control", sock, NULL });
+	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
+
+	/* barod's address: where its frames come from. */
+	struct sockaddr_in from = { 0 };
+	socklen_t flen = sizeof(from);
+	uint8_t buf[2048];
+	for (const uint64_t end = now_ms() + 3000;
+	     from.sin_port == 0 && now_ms() < end;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		poll(&p, 1, 50);
+		(void)recvfrom(fd, buf, sizeof(buf), 0,
+			       (struct sockaddr *)&from, &flen);
+	}
+	assert_true(from.sin_port != 0);
+
+	assert_int_not_equal(baroctl(sock, "set SIM_BARO_GLITCH 10", reply,
+				     sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baroctl: SIM_BARO_GLITCH acts on the "
+				      "emulator: hardware mode reads real "
+				      "sensors"));
+	assert_int_not_equal(baroctl(sock, "set SIM_BAR2_DRIFT 1", reply,
+				     sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baroctl: SIM_BAR2_DRIFT acts on the "
+				      "emulator"));
+	assert_int_not_equal(baroctl(sock, "inject stuck 2", reply,
+				     sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baroctl: no baro instance '2': no "
+				      "[sensor] has it"));
+	path_in(f, "noise.scn", scn, sizeof(scn));
+	write_file(scn, "at 1s noise 0 2 for 1s\n");
+	char args[256];
+	snprintf(args, sizeof(args), "scenario load %s", scn);
+	assert_int_not_equal(baroctl(sock, args, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, ":1: 'noise' needs the emulator"));
+
+	/* MAV_CMD_INJECT_FAILURE: a baro without a sensor fails. */
+	assert_int_equal(inject_failure(fd, &from, 2, 3), 4 /* FAILED */);
+
+	/* inject stuck holds both fields of the changing reading. */
+	assert_int_equal(baroctl(sock, "inject stuck 0", reply,
+				 sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "stuck on baro 0"));
+	/* Both sensors' overlays, whatever SIM_BARO_COUNT says. */
+	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 overlay stuck withheld 0\n"));
+	assert_non_null(strstr(reply, "baro 1 overlay none withheld 0\n"));
+	sleep_ms(600);
+	assert_int_equal(baroctl(sock, "inject ok 0", reply, sizeof(reply)),
+			 0);
+	sleep_ms(300);
+	/* And through MAVLink, instance 1 of PX4's = baro 0. */
+	assert_int_equal(inject_failure(fd, &from, 1, 1), 0 /* ACCEPTED */);
+	sleep_ms(400);
+	assert_int_equal(inject_failure(fd, &from, 0, 1), 0);
+	sleep_ms(300);
+	assert_int_equal(stop_barod(f), 0);
+	atomic_store(&prof.stop, true);
+	pthread_join(th, NULL);
+	close(fd);
+
+	size_t n = recorded(f, 0), at = 0;
+	size_t run = longest_same(f->rec, 0, n, &at);
+	print_message("baroctl inject stuck: %zu samples bit-identical over "
+		      "%u ms\n", run,
+		      f->rec[at + run - 1].time_ms - f->rec[at].time_ms);
+	assert_true(run >= 20);
+	uint32_t gap = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (f->rec[i].time_ms - f->rec[i - 1].time_ms > gap)
+			gap = f->rec[i].time_ms - f->rec[i - 1].time_ms;
+	}
+	print_message("MAVLink inject off: no sample for %u ms\n", gap);
+	assert_in_range(gap, 300, 600);
+
+	path_in(f, "ctl.log", log, sizeof(log));
+	char *text = read_file(log);
+	assert_non_null(strstr(text, "inject stuck on baro 0"));
+	assert_non_null(strstr(text, "inject off on baro 0"));
+	assert_null(strstr(text, "SIM_BARO_GLITCH 0 -> 10"));
+	free(text);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_scenario_acts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_refused_at_load, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_control_in_hardware_mode,
+						setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
