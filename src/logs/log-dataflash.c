@@ -6,10 +6,14 @@
  * length given by an FMT record (type 128, itself fixed at 89 bytes).
  * Nothing in a record says how long it is, so the FMT table is the only
  * way to walk the file: a FMT is used only when its format characters
- * are all known, their sizes plus the 3 header bytes equal its Length
- * and its name is 1-4 letters, digits or '_'.  Any other FMT is counted
- * in records_bad and ignored (3.4.4 logs carry such a BAR3 FMT), so its
- * type stays unknown.  Bytes that do not start a record of a known type
+ * are all known and its name is 1-4 letters, digits or '_'.  Any other
+ * FMT is counted in records_bad and ignored, so its type stays unknown.
+ * A FMT whose Length differs from its format's size (3.4.4 logs carry
+ * such a BAR3 FMT: Length 33, "QffcfI" 29 bytes) is a firmware quirk,
+ * not damage: its records are framed by the Length, as the writer framed
+ * them, the bytes past the format ignored, and it is counted in
+ * info->fmt_warnings.  A Length shorter than the format would lose
+ * columns: that FMT is bad, as above.  Bytes that do not start a record of a known type
  * are skipped one at a time (bytes_skipped, first_bad_offset).  A record
  * cut off by the end of the file is an error (-ENODATA, naming its
  * offset) returned after every record before it; so is a header cut off
@@ -66,6 +70,13 @@
  *  - EV 10/11/28/18/60: armed, disarmed, take-off, landed, EKF altitude
  *    reset (value = the id); ERR subsystem 18 (baro): code 0 healthy,
  *    else unhealthy (value = the code).
+ *  - Joined logs (cat a.bin b.bin): every log starts with the FMT of
+ *    FMT (type 128), so one after data records starts another boot: a
+ *    LOG_EVENT_REBOOT (value: the offset in ms) at its first timed
+ *    record, and its times are offset to start DF_BOOT_GAP_US after the
+ *    latest time returned (not at all if they already do), so time
+ *    keeps increasing as in the tlog reader.  Only the joined parts'
+ *    times change; a single log's are as recorded.
  *  - info: firmware from the first MSG of the form "<name> V<digit>..."
  *    (without the trailing " (git hash)"), hardware from the MSG of the
  *    form "<board> XXXXXXXX XXXXXXXX XXXXXXXX" (board id words).
@@ -98,6 +109,11 @@
 #define DF_PEEK 256		/* more than any record (Length is a uint8) */
 #define DF_NAME_LEN 32
 #define DF_BASE_LEN 16		/* so "BASE[i].Alt" fits DF_NAME_LEN */
+/* Where a joined log's next boot starts after the last time returned:
+ * the real pause is not in the file; this one is long enough that the
+ * break stays a gap (log-segments.h) when the samples are exported and
+ * read back. */
+#define DF_BOOT_GAP_US 10000000u
 
 enum df_role {
 	ROLE_NONE,
@@ -213,6 +229,10 @@ struct df_reader {
 
 	uint64_t now_us;
 	bool time_seen;
+	/* Joined logs: a FMT of FMT after data starts another boot. */
+	bool data_seen, boot_pending;
+	uint64_t offset_us;	/* added to this boot's times */
+	uint64_t max_us;	/* latest time returned */
 	bool firmware_set, hardware_set;
 	bool at_end;
 	int pending_rc;		/* error to return once the queue is empty */
@@ -594,11 +614,12 @@ define_type(struct df_reader *s, const uint8_t *rec, uint64_t offset,
 			ok = false;
 		sum += sz;
 	}
-	if (ok && sum != length)
-		ok = false;
 	/* FMT itself is fixed: the framing depends on it. */
 	if (ok && type == DF_FMT_TYPE &&
 	    (strcmp(format, "BBnNZ") != 0 || length != DF_FMT_LEN))
+		ok = false;
+	/* Shorter than its format: columns would be lost, so damage. */
+	if (ok && sum > length)
 		ok = false;
 	if (!ok) {
 		note_bad(info, offset);
@@ -606,6 +627,17 @@ define_type(struct df_reader *s, const uint8_t *rec, uint64_t offset,
 	}
 	if (type == DF_FMT_TYPE)
 		return;
+	if (sum != length) {
+		/* A firmware quirk (Copter 3.4's BAR3: Length 33, "QffcfI"
+		 * 29 bytes): the writer framed its records by the Length,
+		 * so they are read by it, the bytes past the format
+		 * ignored. */
+		if (info->fmt_warnings++ == 0)
+			snprintf(info->fmt_warning, sizeof(info->fmt_warning),
+				 "offset %" PRIu64 ": FMT of %s (type %u) "
+				 "declares %u bytes, its format %s is %d",
+				 offset, name, type, length, format, sum);
+	}
 
 	struct df_type *t = &s->types[type];
 	bool same = t->length == length && strcmp(t->name, name) == 0 &&
@@ -991,8 +1023,20 @@ on_record(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 	long n;
 
 	t->count++;
+	s->data_seen = true;
 	if (t->time_field >= 0) {
-		s->now_us = record_time(t, rec);
+		uint64_t raw = record_time(t, rec);
+		if (s->boot_pending) {
+			/* The new boot follows on after the old one. */
+			uint64_t base = s->max_us + DF_BOOT_GAP_US;
+			s->offset_us = raw >= base ? 0 : base - raw;
+			s->boot_pending = false;
+			emit_event(s, t, raw + s->offset_us, LOG_EVENT_REBOOT,
+				   (double)s->offset_us * 1e-3);
+		}
+		s->now_us = raw + s->offset_us;
+		if (s->now_us > s->max_us)
+			s->max_us = s->now_us;
 		if (!s->time_seen)
 			set_untimed(s, s->now_us);
 		s->time_seen = true;
@@ -1125,6 +1169,12 @@ step(struct df_reader *s, struct log_input *in, struct log_info *info)
 				 offset, t->name, got, t->length);
 	if (p[2] == DF_FMT_TYPE) {
 		t->count++;
+		/* Every log starts with the FMT of FMT: after data it is
+		 * another log joined on (cat a.bin b.bin). */
+		if (p[3] == DF_FMT_TYPE && s->data_seen) {
+			s->boot_pending = true;
+			s->data_seen = false;
+		}
 		define_type(s, p, offset, info);
 	} else {
 		on_record(s, t, p, offset, info);

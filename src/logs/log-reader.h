@@ -124,6 +124,15 @@ struct log_info {
 	 * derived_ground_known, else at sea level. */
 	bool derived_ground_known;
 	double derived_ground_m;
+	/* Why baro-like data gave no samples, when a reader can tell
+	 * ("sensor_combined has baro_alt_meter but no valid
+	 * baro_timestamp_relative"); "" otherwise. */
+	char baro_note[128];
+	/* Format definitions that disagree with themselves but lose
+	 * nothing (a DataFlash FMT whose Length is not its format's size:
+	 * its records are read by the declared Length). */
+	uint64_t fmt_warnings;
+	char fmt_warning[128];	/* the first, for messages */
 };
 
 /* Most channels a reader numbers; records of further ones are counted in
@@ -193,6 +202,24 @@ log_reader_next(struct log_reader *r, struct log_record *rec);
 
 void
 log_reader_close(struct log_reader *r);
+
+/*
+ * Whether the log is damaged (bytes skipped, records dropped, or reading
+ * stopped with rc < 0 before the end), with a one-line description
+ * ("12 bytes skipped, 2 bad records, the first at offset 6675; reading
+ * stopped: offset 81918: ...") in buf.  One rule for every command.
+ */
+bool
+log_reader_damage(const struct log_reader *r, int rc, char *buf, size_t len);
+
+/*
+ * Message types whose names look like a barometer's ("BARO", "BAR2",
+ * "sensor_baro", "vehicle_air_data", "SCALED_PRESSURE", "#29" ...) with
+ * their counts, "BARO x0, BAR2 x0"; "" when none.  For saying what a log
+ * without baro samples did have.
+ */
+void
+log_reader_baro_like(const struct log_reader *r, char *buf, size_t len);
 
 /* Name of a channel the reader has returned a record of, or NULL. */
 const char *

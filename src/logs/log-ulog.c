@@ -792,8 +792,20 @@ decode(struct ulog *u, unsigned ti, const struct fmt *f, const uint8_t *pl,
 				/* Only records that carry a new baro reading. */
 				int64_t rel = (int64_t)c;
 				if (c == RELATIVE_TIMESTAMP_INVALID ||
-				    (rel < 0 && t < (uint64_t)-rel))
+				    (rel < 0 && t < (uint64_t)-rel)) {
+					if (!info->baro_note[0])
+						snprintf(info->baro_note,
+							 sizeof(info->baro_note),
+							 "sensor_combined has "
+							 "baro_alt_meter%s but "
+							 "no valid "
+							 "baro_timestamp_relative",
+							 f->loc[S_B].present
+								 ? " and "
+								   "baro_temp_celcius"
+								 : "");
 					break;
+				}
 				t = rel < 0 ? t - (uint64_t)-rel
 					    : t + (uint64_t)rel;
 				if (t == u->topics[ti].last_baro_us)

@@ -362,9 +362,16 @@ report_plot_case(const char *dir, const char *name, enum report_plot plot,
 	return 0;
 }
 
+static const char *
+input_status(const struct report_input *in)
+{
+	return !in->used ? "no-data" : in->damage[0] ? "damaged" : "used";
+}
+
 static int
 write_csv(const char *dir, const struct report_result *res, size_t n,
-	  char *err, size_t errlen)
+	  const struct report_input *inputs, size_t ninputs, char *err,
+	  size_t errlen)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.csv", dir);
@@ -391,12 +398,26 @@ write_csv(const char *dir, const struct report_result *res, size_t n,
 					report_status_name(m->status),
 					m->rule);
 		}
+	for (size_t i = 0; i < ninputs; i++) {
+		const struct report_input *in = &inputs[i];
+		char note[2 * REPORT_NOTE_LEN + 16];
+		snprintf(note, sizeof(note), "%s%s%s%s%s", in->outcome,
+			 in->segment_note[0] ? "; " : "", in->segment_note,
+			 in->damage[0] ? "; damaged: " : "", in->damage);
+		fprintf(f, "%s,,,input,", in->source);
+		if (in->used)
+			fprintf(f, "%zu", in->segments);
+		fprintf(f, ",%s,", input_status(in));
+		put_text(f, note);
+		fputc('\n', f);
+	}
 	return atomic_file_commit(&af, err, errlen);
 }
 
 static int
 write_json(const char *dir, const struct report_result *res, size_t n,
-	   char *err, size_t errlen)
+	   const struct report_input *inputs, size_t ninputs, char *err,
+	   size_t errlen)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
@@ -440,6 +461,28 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 		json_object_object_add(o, "checks", st);
 		json_object_array_add(root, o);
 	}
+	for (size_t i = 0; i < ninputs; i++) {
+		const struct report_input *in = &inputs[i];
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "input",
+				       json_object_new_string(in->source));
+		json_object_object_add(o, "status",
+				       json_object_new_string(input_status(in)));
+		json_object_object_add(o, "outcome",
+				       json_object_new_string(in->outcome));
+		if (in->used) {
+			json_object_object_add(
+				o, "segments",
+				json_object_new_int64((int64_t)in->segments));
+			json_object_object_add(
+				o, "segment_note",
+				json_object_new_string(in->segment_note));
+		}
+		if (in->damage[0])
+			json_object_object_add(
+				o, "damage", json_object_new_string(in->damage));
+		json_object_array_add(root, o);
+	}
 	struct atomic_file af;
 	FILE *f = atomic_file_open(&af, path, err, errlen);
 	if (!f) {
@@ -474,7 +517,7 @@ put_cell(FILE *f, double v, int width, int prec)
 
 static int
 write_text(const char *dir, const struct report_result *res, size_t n,
-	   const char *const *damaged, size_t ndamaged, char *err,
+	   const struct report_input *inputs, size_t ninputs, char *err,
 	   size_t errlen)
 {
 	/* The columns people look at first; everything is in the CSV. */
@@ -505,9 +548,18 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		   "%zu fail, %zu unchecked\n",
 		n, counts[REPORT_PASS], counts[REPORT_WARN],
 		counts[REPORT_FAIL], counts[REPORT_NONE]);
-	for (size_t i = 0; i < ndamaged; i++)
-		fprintf(f, "damaged input (used up to the damage): %s\n",
-			damaged[i]);
+	for (size_t i = 0; i < ninputs; i++) {
+		const struct report_input *in = &inputs[i];
+		fprintf(f, "input %s: %s", in->source, in->outcome);
+		if (in->segment_note[0])
+			fprintf(f, ", %s", in->segment_note);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < ninputs; i++)
+		if (inputs[i].damage[0])
+			fprintf(f, "damaged input (used up to the damage): "
+				   "%s: %s\n",
+				inputs[i].source, inputs[i].damage);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || strcmp(res[i].source, res[i - 1].source) != 0 ||
 		    strcmp(res[i].scenario, res[i - 1].scenario) != 0) {
@@ -536,13 +588,13 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 
 int
 report_write_summary(const char *dir, const struct report_result *res,
-		     size_t n, const char *const *damaged, size_t ndamaged,
-		     char *err, size_t errlen)
+		     size_t n, const struct report_input *inputs,
+		     size_t ninputs, char *err, size_t errlen)
 {
-	int rc = write_csv(dir, res, n, err, errlen);
+	int rc = write_csv(dir, res, n, inputs, ninputs, err, errlen);
 	if (rc == 0)
-		rc = write_json(dir, res, n, err, errlen);
+		rc = write_json(dir, res, n, inputs, ninputs, err, errlen);
 	if (rc == 0)
-		rc = write_text(dir, res, n, damaged, ndamaged, err, errlen);
+		rc = write_text(dir, res, n, inputs, ninputs, err, errlen);
 	return rc;
 }

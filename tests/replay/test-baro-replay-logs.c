@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * baro-replay on logs nobody here made (issue 21), through the binary:
+ * recording gaps and reboots as segments, damage anywhere in a log, a
+ * FMT quirk that is not damage, logs without baro samples, slow
+ * telemetry.  The logs are built here, small and exact.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mavlink/mavlink.h"
+#include "test-util.h"
+#include "test-files.h"
+
+static const char *
+tool(void)
+{
+	const char *p = getenv("BARO_REPLAY");
+	assert_non_null(p);
+	return p;
+}
+
+static const char *
+scen(const char *name, char *buf, size_t len)
+{
+	const char *dir = getenv("SCENARIO_DIR");
+	assert_non_null(dir);
+	snprintf(buf, len, "%s/%s.scn", dir, name);
+	return buf;
+}
+
+/* ---- bytes ---- */
+
+struct buf {
+	uint8_t *d;
+	size_t n, cap;
+};
+
+static void
+put(struct buf *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 256;
+		b->d = realloc(b->d, b->cap);
+		assert_non_null(b->d);
+	}
+	memcpy(b->d + b->n, p, n);
+	b->n += n;
+}
+
+static void
+put_le(struct buf *b, uint64_t v, int size)
+{
+	uint8_t x[8];
+	for (int i = 0; i < size; i++)
+		x[i] = (uint8_t)(v >> (8 * i));
+	put(b, x, (size_t)size);
+}
+
+static void
+put_f32(struct buf *b, float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	put_le(b, u, 4);
+}
+
+static void
+put_text(struct buf *b, const char *s, size_t n)
+{
+	uint8_t z[64] = { 0 };
+	size_t l = strlen(s);
+	memcpy(z, s, l < n ? l : n);
+	put(b, z, n);
+}
+
+static void
+save(const char *path, const struct buf *b)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b->d, 1, b->n, f), b->n);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* ---- DataFlash ---- */
+
+enum { DF_BARO = 70, DF_BAR3 = 71 };
+
+static void
+df_fmt(struct buf *b, uint8_t type, uint8_t len, const char *name,
+       const char *format, const char *columns)
+{
+	put_le(b, 0x95a3, 2);
+	put_le(b, 128, 1);
+	put_le(b, type, 1);
+	put_le(b, len, 1);
+	put_text(b, name, 4);
+	put_text(b, format, 16);
+	put_text(b, columns, 64);
+}
+
+/* A log's start: the FMT of FMT, BARO (Qffc, 21 bytes) and a BAR3 whose
+ * Length says 4 bytes more than its format (the 3.4.4 quirk). */
+static void
+df_header(struct buf *b, bool quirk)
+{
+	df_fmt(b, 128, 89, "FMT", "BBnNZ", "Type,Length,Name,Format,Columns");
+	df_fmt(b, DF_BARO, 21, "BARO", "Qffc", "TimeUS,Alt,Press,Temp");
+	if (quirk)
+		df_fmt(b, DF_BAR3, 25, "BAR3", "Qffc", "TimeUS,Alt,Press,Temp");
+}
+
+static void
+df_baro(struct buf *b, uint64_t t_us, double alt)
+{
+	put_le(b, 0x95a3, 2);
+	put_le(b, DF_BARO, 1);
+	put_le(b, t_us, 8);
+	put_f32(b, (float)alt);
+	put_f32(b, (float)(101325.0 - alt * 12.0));
+	put_le(b, 2500, 2);
+}
+
+/* 10 Hz from t0_us for n samples, a gentle climb. */
+static void
+df_run(struct buf *b, uint64_t t0_us, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		df_baro(b, t0_us + 100000u * i, 0.01 * (double)i);
+}
+
+/* ---- reading results ---- */
+
+static double
+csv_value(const char *csv, const char *key)
+{
+	const char *p = strstr(csv, key);
+	if (!p)
+		fail_msg("no '%s' in summary.csv", key);
+	return strtod(p + strlen(key), NULL);
+}
+
+static char *
+report_file(const char *dir, const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return read_file(path);
+}
+
+/* Issue 21 item 1: a 26 s logging pause splits the stream; no filler
+ * rows, no scored gap time, so the clean health and gate filters raise
+ * no alarm (before: 188 and 155 per 1000 on such a log). */
+static void
+test_gap_segments(void **state)
+{
+	(void)state;
+	char dir[256], log[300], out[300], sc[512];
+	temp_dir_make(dir, sizeof(dir), "replay-gaps");
+	snprintf(log, sizeof(log), "%s/gaps.bin", dir);
+	snprintf(out, sizeof(out), "%s/rep", dir);
+	struct buf b = { 0 };
+	df_header(&b, false);
+	df_run(&b, 10000000, 300);		/* 10.0 .. 39.9 s */
+	df_run(&b, 66000000, 300);		/* after 26.1 s of nothing */
+	save(log, &b);
+	free(b.d);
+
+	const char *lst[] = { "baro-replay", "list", log, NULL };
+	struct program_result r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "  BARO[0]: 2 segments (gap of 26.1 s "
+				      "at 66.000 s)\n"));
+	program_result_free(&r);
+
+	const char *exp[] = { "baro-replay", "export", log, NULL };
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "BARO[0]: 2 segments (gap of 26.1 s"));
+	program_result_free(&r);
+
+	const char *run[] = { "baro-replay", "run", "--no-synthetic",
+			      "--plots", "none", "--no-timing", "-q",
+			      "-f", "health", "-f", "gate", "-s",
+			      scen("clean", sc, sizeof(sc)), "-o", out, log,
+			      NULL };
+	r = run_program(tool(), run, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *csv = report_file(out, "summary.csv");
+	assert_true(csv_value(csv, "gaps.bin,clean,health,fp_per_1000,") == 0.0);
+	assert_true(csv_value(csv, "gaps.bin,clean,gate,fp_per_1000,") == 0.0);
+	assert_true(csv_value(csv, "gaps.bin,clean,gate,segments,") == 2.0);
+	/* No filler rows in the 26 s. */
+	assert_true(csv_value(csv, "gaps.bin,clean,gate,polls,") == 0.0);
+	assert_non_null(strstr(csv, "\ngaps.bin,,,input,2,used,600 samples of "
+				    "BARO[0]; 2 segments (gap of 26.1 s at "
+				    "66.000 s)\n"));
+	free(csv);
+	char *txt = report_file(out, "summary.txt");
+	assert_non_null(strstr(txt, "input gaps.bin: 600 samples of BARO[0], "
+				    "2 segments (gap of 26.1 s at 66.000 s)"));
+	free(txt);
+	char *json = report_file(out, "summary.json");
+	assert_non_null(strstr(json, "\"segments\":2"));
+	free(json);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+/* Item 1: 2 Hz telemetry is slow, not broken: no health alarm by its
+ * spacing alone. */
+static void
+test_slow_tlog(void **state)
+{
+	(void)state;
+	char dir[256], log[300], out[300], sc[512];
+	temp_dir_make(dir, sizeof(dir), "replay-2hz");
+	snprintf(log, sizeof(log), "%s/slow.tlog", dir);
+	snprintf(out, sizeof(out), "%s/rep", dir);
+	struct buf b = { 0 };
+	uint8_t seq = 0;
+	for (int i = 0; i < 240; i++) {
+		/* 2 Hz with 60 ms of jitter either way. */
+		uint32_t ms = 1000u + 500u * (uint32_t)i +
+			      (uint32_t)((i * 37) % 121) - 60u + 60u;
+		union mavlink_msg m = { 0 };
+		m.sp = (struct mavlink_scaled_pressure){
+			.time_boot_ms = ms,
+			.press_abs = 1013.25f - 0.01f * (float)(i % 7),
+			.temperature = 2500,
+		};
+		uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, f[MAVLINK_MAX_FRAME];
+		assert_true(mavlink_pack_msg(MAVLINK_MSG_SCALED_PRESSURE, &m,
+					     pl) > 0);
+		int n = mavlink_frame_encode(f, 1, seq++, 1, 1,
+					     MAVLINK_MSG_SCALED_PRESSURE, pl);
+		assert_true(n > 0);
+		uint64_t stamp = 1700000000000000ull + (uint64_t)ms * 1000u;
+		for (int k = 0; k < 8; k++)
+			put_le(&b, (uint8_t)(stamp >> (56 - 8 * k)), 1);
+		put(&b, f, (size_t)n);
+	}
+	save(log, &b);
+	free(b.d);
+	const char *run[] = { "baro-replay", "run", "--no-synthetic",
+			      "--plots", "none", "--no-timing", "-q",
+			      "-f", "health", "-s",
+			      scen("clean", sc, sizeof(sc)), "-o", out, log,
+			      NULL };
+	struct program_result r = run_program(tool(), run, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *csv = report_file(out, "summary.csv");
+	assert_true(csv_value(csv, "slow.tlog,clean,health,fp_per_1000,") == 0.0);
+	assert_true(csv_value(csv, "slow.tlog,clean,health,segments,") == 1.0);
+	free(csv);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+/* Item 2: damage in the middle goes into every summary and stderr, and
+ * --strict exits 1. */
+static void
+test_damage_inside(void **state)
+{
+	(void)state;
+	char dir[256], log[300], out[300], sc[512];
+	temp_dir_make(dir, sizeof(dir), "replay-damage");
+	snprintf(log, sizeof(log), "%s/dmg.bin", dir);
+	snprintf(out, sizeof(out), "%s/rep", dir);
+	struct buf b = { 0 };
+	df_header(&b, false);
+	df_run(&b, 10000000, 100);
+	size_t at = b.n;
+	put(&b, "\x01\x02\x03\x04\x05", 5);	/* junk, not a record */
+	df_run(&b, 20000000, 100);
+	save(log, &b);
+	free(b.d);
+	char want[128];
+	snprintf(want, sizeof(want), "5 bytes skipped, 0 bad records, the "
+				     "first at offset %zu", at);
+
+	const char *lst[] = { "baro-replay", "list", log, NULL };
+	struct program_result r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, want));
+	program_result_free(&r);
+
+	const char *run[] = { "baro-replay", "run", "--no-synthetic", "--strict",
+			      "--plots", "none", "--no-timing", "-q",
+			      "-f", "lowpass", "-s",
+			      scen("clean", sc, sizeof(sc)), "-o", out, log,
+			      NULL };
+	r = run_program(tool(), run, NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, want));
+	assert_non_null(strstr(r.err, "--strict: 0 cases unchecked, 1 inputs "
+				      "damaged"));
+	program_result_free(&r);
+	char *txt = report_file(out, "summary.txt");
+	assert_non_null(strstr(txt, "damaged input (used up to the damage): "
+				    "dmg.bin: "));
+	assert_non_null(strstr(txt, want));
+	free(txt);
+	char *json = report_file(out, "summary.json");
+	assert_non_null(strstr(json, "\"damage\":"));
+	assert_non_null(strstr(json, want));
+	free(json);
+	char *csv = report_file(out, "summary.csv");
+	assert_non_null(strstr(csv, "\ndmg.bin,,,input,1,damaged,"));
+	free(csv);
+	/* Without --strict the run stands on its thresholds. */
+	run[3] = "-q";
+	r = run_program(tool(), run, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, want));
+	program_result_free(&r);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+/* Item 3: a FMT whose Length exceeds its format is a warning, not
+ * damage; its records are framed by the Length. */
+static void
+test_fmt_quirk(void **state)
+{
+	(void)state;
+	char dir[256], log[300];
+	temp_dir_make(dir, sizeof(dir), "replay-fmt");
+	snprintf(log, sizeof(log), "%s/quirk.bin", dir);
+	struct buf b = { 0 };
+	df_header(&b, true);
+	df_run(&b, 10000000, 20);
+	/* A BAR3 record as the quirky FMT frames it: 25 bytes. */
+	put_le(&b, 0x95a3, 2);
+	put_le(&b, DF_BAR3, 1);
+	put_le(&b, 12000000, 8);
+	put_f32(&b, 0.0f);
+	put_f32(&b, 101300.0f);
+	put_le(&b, 2500, 2);
+	put_le(&b, 0, 4);
+	df_run(&b, 12000000, 20);
+	save(log, &b);
+	free(b.d);
+	const char *lst[] = { "baro-replay", "list", log, NULL };
+	struct program_result r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "damage"));
+	assert_non_null(strstr(r.out, "warning: 1 FMT record disagrees with its "
+				      "format, nothing lost"));
+	assert_non_null(strstr(r.out, "declares 25 bytes, its format Qffc is "
+				      "21"));
+	assert_non_null(strstr(r.out, "BARO[2]"));
+	assert_non_null(strstr(r.out, "    BAR3                         1\n"));
+	program_result_free(&r);
+	const char *exp[] = { "baro-replay", "export", log, NULL };
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_lines(r.out), 42);
+	program_result_free(&r);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+/* ---- ULog ---- */
+
+static void
+ul_msg(struct buf *b, char type, const void *p, size_t n)
+{
+	put_le(b, n, 2);
+	put_le(b, (uint8_t)type, 1);
+	put(b, p, n);
+}
+
+/* Item 4: a ULog whose sensor_combined has baro fields but no valid baro
+ * timestamp: in every summary with why, --strict exits 1, export says
+ * why it wrote only a header. */
+static void
+test_no_baro(void **state)
+{
+	(void)state;
+	char dir[256], log[300], good[300], out[300], sc[512];
+	temp_dir_make(dir, sizeof(dir), "replay-nobaro");
+	snprintf(log, sizeof(log), "%s/nobaro.ulg", dir);
+	snprintf(good, sizeof(good), "%s/good.bin", dir);
+	snprintf(out, sizeof(out), "%s/rep", dir);
+	struct buf b = { 0 };
+	static const uint8_t magic[8] = { 'U', 'L', 'o', 'g', 1, 0x12, 0x35, 1 };
+	put(&b, magic, 8);
+	put_le(&b, 0, 8);
+	uint8_t flags[40] = { 0 };
+	ul_msg(&b, 'B', flags, sizeof(flags));
+	const char *f = "sensor_combined:uint64_t timestamp;float baro_alt_meter;"
+			"float baro_temp_celcius;int32_t baro_timestamp_relative;";
+	ul_msg(&b, 'F', f, strlen(f));
+	uint8_t add[32] = { 0, 1, 0 };
+	memcpy(add + 3, "sensor_combined", 15);
+	ul_msg(&b, 'A', add, 18);
+	for (int i = 0; i < 50; i++) {
+		struct buf d = { 0 };
+		put_le(&d, 1, 2);
+		put_le(&d, 1000000u + 10000u * (unsigned)i, 8);
+		put_f32(&d, 100.0f);
+		put_f32(&d, 20.0f);
+		put_le(&d, 0x7fffffff, 4);
+		ul_msg(&b, 'D', d.d, d.n);
+		free(d.d);
+	}
+	save(log, &b);
+	free(b.d);
+	b = (struct buf){ 0 };
+	df_header(&b, false);
+	df_run(&b, 10000000, 100);
+	save(good, &b);
+	free(b.d);
+
+	const char *why = "no barometer samples (sensor_combined has "
+			  "baro_alt_meter and baro_temp_celcius but no valid "
+			  "baro_timestamp_relative)";
+	const char *exp[] = { "baro-replay", "export", log, NULL };
+	struct program_result r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_lines(r.out), 1);
+	assert_non_null(strstr(r.err, why));
+	assert_non_null(strstr(r.err, "wrote only the header"));
+	program_result_free(&r);
+
+	const char *run[] = { "baro-replay", "run", "--no-synthetic", "--strict",
+			      "--plots", "none", "--no-timing", "-q",
+			      "-f", "lowpass", "-s",
+			      scen("clean", sc, sizeof(sc)), "-o", out, log,
+			      good, NULL };
+	r = run_program(tool(), run, NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, why));
+	assert_non_null(strstr(r.err, "1 inputs without barometer samples"));
+	program_result_free(&r);
+	char *txt = report_file(out, "summary.txt");
+	char line[512];
+	snprintf(line, sizeof(line), "input nobaro.ulg: %s\n", why);
+	assert_non_null(strstr(txt, line));
+	assert_non_null(strstr(txt, "input good.bin: 100 samples of BARO[0], "
+				    "1 segment\n"));
+	free(txt);
+	char *csv = report_file(out, "summary.csv");
+	assert_non_null(strstr(csv, "\nnobaro.ulg,,,input,,no-data,"));
+	free(csv);
+	char *json = report_file(out, "summary.json");
+	assert_non_null(strstr(json, "\"input\":\"nobaro.ulg\""));
+	assert_non_null(strstr(json, "\"status\":\"no-data\""));
+	free(json);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+/* Item 7: logs joined into one file.  With each one's header: a reboot,
+ * its times follow on (never backwards), every command says so.  A cut
+ * piece without a header: the time going back is a segment, said. */
+static void
+test_joined_logs(void **state)
+{
+	(void)state;
+	char dir[256], log[300], cut[300], out[300], sc[512];
+	temp_dir_make(dir, sizeof(dir), "replay-joined");
+	snprintf(log, sizeof(log), "%s/joined.bin", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.bin", dir);
+	snprintf(out, sizeof(out), "%s/rep", dir);
+	struct buf b = { 0 };
+	df_header(&b, false);
+	df_run(&b, 50000000, 100);		/* 50.0 .. 59.9 s */
+	df_header(&b, false);
+	df_run(&b, 20000000, 100);		/* the next boot: 20 s */
+	save(log, &b);
+	free(b.d);
+	b = (struct buf){ 0 };
+	df_header(&b, false);
+	df_run(&b, 50000000, 100);
+	df_run(&b, 20000000, 100);		/* no header: cut and joined */
+	save(cut, &b);
+	free(b.d);
+
+	const char *lst[] = { "baro-replay", "list", log, NULL };
+	struct program_result r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 0);
+	/* 59.9 s + 10 s: where the second boot is placed. */
+	assert_non_null(strstr(r.out, "    reboot                 x1     at "
+				      "69.900 s\n"));
+	assert_non_null(strstr(r.out, "  BARO[0]: 2 segments (reboot at "
+				      "69.900 s)\n"));
+	program_result_free(&r);
+	const char *exp[] = { "baro-replay", "export", log, NULL };
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "1 reboot: the clock after each is "
+				      "offset"));
+	/* Never backwards. */
+	uint64_t prev = 0;
+	size_t rows = 0;
+	for (const char *p = strchr(r.out, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		uint64_t t = strtoull(p + 1, NULL, 10);
+		assert_true(t >= prev);
+		prev = t;
+		rows++;
+	}
+	assert_int_equal(rows, 200);
+	assert_non_null(strstr(r.out, "\n69900000,0,"));
+	program_result_free(&r);
+
+	lst[2] = cut;
+	r = run_program(tool(), lst, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "  BARO[0]: 2 segments (time going back "
+				      "39.900 s at 20.000 s)\n"));
+	program_result_free(&r);
+	exp[2] = cut;
+	r = run_program(tool(), exp, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "the times going back are written as "
+				      "recorded"));
+	program_result_free(&r);
+
+	/* run: both segments used, none of the second boot dropped. */
+	const char *run[] = { "baro-replay", "run", "--no-synthetic",
+			      "--plots", "none", "--no-timing", "-q",
+			      "-f", "health", "-s",
+			      scen("clean", sc, sizeof(sc)), "-o", out, log,
+			      cut, NULL };
+	r = run_program(tool(), run, NULL);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.err, "left out"));
+	program_result_free(&r);
+	char *txt = report_file(out, "summary.txt");
+	assert_non_null(strstr(txt, "input joined.bin: 200 samples of BARO[0], "
+				    "2 segments (reboot at 69.900 s)"));
+	assert_non_null(strstr(txt, "input cut.bin: 200 samples of BARO[0], "
+				    "2 segments (time going back at 20.000 s)"));
+	free(txt);
+	char *csv = report_file(out, "summary.csv");
+	assert_true(csv_value(csv, "joined.bin,clean,health,fp_per_1000,") == 0.0);
+	assert_true(csv_value(csv, "cut.bin,clean,health,fp_per_1000,") == 0.0);
+	free(csv);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gap_segments),
+		cmocka_unit_test(test_slow_tlog),
+		cmocka_unit_test(test_damage_inside),
+		cmocka_unit_test(test_fmt_quirk),
+		cmocka_unit_test(test_no_baro),
+		cmocka_unit_test(test_joined_logs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
