@@ -38,9 +38,11 @@
  *    or TimeMS): baro samples on channels "BARO[i]" (BAR2 and BAR3 are
  *    instances 1 and 2, so one sensor has one name across firmware
  *    versions); HEALTHY unless the Health column says 0 or the pressure
- *    is not a positive number; AltAMSL, when logged, as alt_m.  BARO.Alt
- *    also comes out as a LOG_REF_LOG_BARO_ALT reference ("BARO[i].Alt",
- *    datum HOME).
+ *    is not a positive number; AltAMSL, when logged, as alt_m, else Alt
+ *    with LOG_SAMPLE_ALT_HOME (AP_Baro logs get_altitude(), relative to
+ *    the ground pressure of its calibration: ArduPilot's
+ *    libraries/AP_Baro/AP_Baro_Logging.cpp).  BARO.Alt also comes out as
+ *    a LOG_REF_LOG_BARO_ALT reference ("BARO[i].Alt", datum HOME).
  *  - CTUN.BAlt / CTUN.BarAlt: 2014 logs define BARO but never write it,
  *    and the stream cannot be read twice (it may be a pipe), so the
  *    choice is made in the stream.  From the first CTUN record, while no
@@ -725,6 +727,7 @@ push(struct df_reader *s, struct df_type *t, unsigned sub,
 	e->slot = slot;
 	e->ctun = ctun;
 	e->unplaced = rec->kind == LOG_REC_BARO &&
+		      (rec->baro.flags & LOG_SAMPLE_PRESSURE_FROM_ALT) &&
 		      (rec->baro.flags & LOG_SAMPLE_ALT_HOME) &&
 		      !s->ground_decided;
 	e->untimed = !s->time_seen;
@@ -906,6 +909,11 @@ on_baro(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 	if (slot_value(s, t, S_BARO_AMSL, rec, &amsl) && isfinite(amsl)) {
 		r.baro.alt_m = to_float(amsl);
 		r.baro.flags |= BARO_SAMPLE_HAS_ALTITUDE;
+	} else if (slot_value(s, t, S_BARO_ALT, rec, &alt) && isfinite(alt)) {
+		/* AP_Baro logs get_altitude(): above the ground pressure
+		 * of its last calibration, i.e. home. */
+		r.baro.alt_m = to_float(alt);
+		r.baro.flags |= LOG_SAMPLE_ALT_HOME;
 	}
 	if (s->state == DF_WAIT || s->state == DF_HOLD)
 		decide(s, DF_BARO, info, NULL);

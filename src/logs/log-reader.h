@@ -102,8 +102,9 @@ enum log_sample_flags {
 	 * (e.g. CTUN.BarAlt in 2014 ArduCopter logs): pressure_pa was
 	 * computed from it with log_pressure_from_alt(). */
 	LOG_SAMPLE_PRESSURE_FROM_ALT = 1u << 8,
-	/* alt_m is the log's altitude above home (CTUN.BarAlt) as
-	 * recorded, not AMSL, so HAS_ALTITUDE is not set. */
+	/* alt_m is the log's altitude above home (CTUN.BarAlt, a
+	 * DataFlash BARO.Alt) as recorded, not AMSL, so HAS_ALTITUDE is
+	 * not set. */
 	LOG_SAMPLE_ALT_HOME = 1u << 9,
 };
 

@@ -1248,8 +1248,14 @@ test_log_344(void **state)
 	assert_close_abs(r.p1, 101143.7, 0.05);
 	assert_close_abs(r.c0, 27.4, 0.05);
 	assert_close_abs(r.c1, 33.2, 0.05);
+	/* BARO.Alt is above the calibration ground: alt_m, datum home
+	 * (issue 21 item 5). */
 	check_baro_flags(g, "BARO[0]",
-			 BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE);
+			 BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE |
+				 LOG_SAMPLE_ALT_HOME);
+	assert_close_abs(nth(g, LOG_REC_BARO, "BARO[0]", 0)->baro.alt_m,
+			 nth(g, LOG_REC_REFERENCE, "BARO[0].Alt", 0)->ref.alt_m,
+			 1e-6);
 	r = range_of(g, LOG_REC_REFERENCE, "BARO[0].Alt");
 	assert_int_equal(r.n, 1501);
 	assert_close_abs(r.p0, 0.94, 0.005);

@@ -360,6 +360,10 @@ test_fmt_quirk(void **state)
 	r = run_program(tool(), exp, NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(count_lines(r.out), 42);
+	/* Item 5: BARO.Alt fills alt_m, above the calibration ground. */
+	assert_non_null(strstr(r.out, "\n10100000,0,101324.883,25,BARO[0],"
+				      "0.01,home,0\n"));
+	assert_null(strstr(r.out, ",,0\n"));
 	program_result_free(&r);
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
