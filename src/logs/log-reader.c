@@ -100,6 +100,7 @@ log_reader_next(struct log_reader *r, struct log_record *rec)
 	if (!r->priv)
 		return fail(r, -EINVAL, "reader not open");
 	char err[LOG_ERR_LEN] = "";
+	*rec = (struct log_record){ 0 };
 	int rc = r->ops->next(r->priv, &r->in, rec, &r->info, err, sizeof(err));
 	if (rc < 0)
 		return fail(r, rc, "%s", err[0] ? err : strerror(-rc));

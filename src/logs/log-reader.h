@@ -89,11 +89,20 @@ struct log_record {
 	 * "sensor_baro[1]", "SCALED_PRESSURE2", "GPS", "XKF1.PD", "RFND",
 	 * "distance_sensor", "EV".  Events may use any channel. */
 	uint16_t channel;
+	uint8_t notes;		/* enum log_record_notes */
 	union {
 		struct baro_sample baro;
 		struct log_reference ref;
 		struct log_event event;
 	};
+};
+
+/* What a record says about how it was read, beyond its fields. */
+enum log_record_notes {
+	/* The sample's temperature_c is the 0 the log recorded, which is a
+	 * placeholder rather than a reading (PX4 SITL): no HAS_TEMPERATURE,
+	 * so nothing uses it, but export writes it as recorded. */
+	LOG_NOTE_TEMP_PLACEHOLDER = 1u << 0,
 };
 
 /* Flags the readers add to baro_sample.flags (beyond baro-sample.h's). */

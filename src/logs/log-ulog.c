@@ -23,7 +23,11 @@
  *   beyond BARO_MAX_INSTANCES are counted in list_types, not returned.
  * - In a SITL log (ver_hw contains "SITL") samples are flagged SIMULATED,
  *   and a temperature of exactly 0 is PX4 SITL's placeholder, not a
- *   reading, so it gets no HAS_TEMPERATURE.
+ *   reading, so it gets no HAS_TEMPERATURE (the record is noted
+ *   LOG_NOTE_TEMP_PLACEHOLDER, so export still writes the 0 recorded).
+ * - vehicle_air_data is timed by timestamp_sample (when the sensor was
+ *   read), as pyulog's field of that name, not by timestamp (when the
+ *   topic was published, a few ms later).
  * - GPS altitudes only with fix_type >= 3; vehicle_local_position only
  *   when z_valid (where logged); distance_sensor only facing down
  *   (orientation 25, where logged).
@@ -718,7 +722,8 @@ push_baro(struct ulog *u, unsigned ti, struct baro_sample *s, bool has_temp,
 	s->flags |= BARO_SAMPLE_HEALTHY;
 	if (u->sitl)
 		s->flags |= BARO_SAMPLE_SIMULATED;
-	if (has_temp && !(u->sitl && s->temperature_c == 0.0f))
+	bool placeholder = has_temp && u->sitl && s->temperature_c == 0.0f;
+	if (has_temp && !placeholder)
 		s->flags |= BARO_SAMPLE_HAS_TEMPERATURE;
 	else
 		s->temperature_c = 0.0f;
@@ -726,6 +731,8 @@ push_baro(struct ulog *u, unsigned ti, struct baro_sample *s, bool has_temp,
 	if (!r)
 		return;
 	r->baro = *s;
+	if (placeholder)
+		r->notes |= LOG_NOTE_TEMP_PLACEHOLDER;
 	if (prio > u->baro_prio) {
 		u->baro_prio = prio;
 		snprintf(info->baro_stream, sizeof(info->baro_stream), "%s",

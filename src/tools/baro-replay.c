@@ -446,10 +446,15 @@ print_type(const char *name, uint64_t count, void *ud)
 
 /* How a derived pressure was derived, for list and export. */
 static void
-derived_note(const struct log_info *info, bool above_home, char *buf,
+derived_note(const struct log_reader *r, bool above_home, char *buf,
 	     size_t len)
 {
-	if (!above_home)
+	const struct log_info *info = &r->info;
+	if (strcmp(r->ops->name, "csv") == 0 && above_home)
+		snprintf(buf, len, "pressure derived from the recorded "
+				   "altitude when the CSV was written "
+				   "(pressure_derived=1), kept as written");
+	else if (!above_home)
 		snprintf(buf, len, "pressure derived from the recorded AMSL "
 				   "altitude through the ISA atmosphere");
 	else if (info->derived_ground_known)
@@ -562,7 +567,7 @@ cmd_list_one(const char *path, const struct options *o)
 			continue;
 		const char *name = log_reader_channel_name(&r, i);
 		char why[160];
-		derived_note(&r.info, cs[i].above_home, why, sizeof(why));
+		derived_note(&r, cs[i].above_home, why, sizeof(why));
 		printf("  %s: the log has no pressure; %s\n", name ? name : "?",
 		       why);
 	}
@@ -692,7 +697,10 @@ cmd_export(int argc, char **argv, const struct options *o)
 		}
 		fprintf(out, "%" PRIu64 ",%u,%.9g,", rec.baro.time_us,
 			rec.baro.instance, (double)rec.baro.pressure_pa);
-		if (baro_sample_has(&rec.baro, BARO_SAMPLE_HAS_TEMPERATURE))
+		/* A placeholder 0 is written as recorded (a temperature of
+		 * exactly 0 is a value, not a missing field). */
+		if (baro_sample_has(&rec.baro, BARO_SAMPLE_HAS_TEMPERATURE) ||
+		    (rec.notes & LOG_NOTE_TEMP_PLACEHOLDER))
 			fprintf(out, "%.9g", (double)rec.baro.temperature_c);
 		const bool amsl =
 			baro_sample_has(&rec.baro, BARO_SAMPLE_HAS_ALTITUDE);
@@ -758,7 +766,7 @@ cmd_export(int argc, char **argv, const struct options *o)
 	}
 	if (derived) {
 		char why[160];
-		derived_note(&r.info, derived_home, why, sizeof(why));
+		derived_note(&r, derived_home, why, sizeof(why));
 		fprintf(stderr, "baro-replay: %s: note: %s\n", argv[optind],
 			why);
 	}

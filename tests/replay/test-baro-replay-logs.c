@@ -547,6 +547,105 @@ test_joined_logs(void **state)
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
+/* export FILE -o a.csv, then export a.csv -o b.csv: the same bytes. */
+static void
+assert_round_trip(const char *dir, const char *log, size_t min_rows)
+{
+	char a[300], bb[300];
+	snprintf(a, sizeof(a), "%s/a.csv", dir);
+	snprintf(bb, sizeof(bb), "%s/b.csv", dir);
+	const char *e1[] = { "baro-replay", "export", "-o", a, log, NULL };
+	struct program_result r = run_program(tool(), e1, NULL);
+	if (r.status != 0 && r.status != 1)
+		fail_msg("export %s: status %d: %s", log, r.status, r.err);
+	program_result_free(&r);
+	const char *e2[] = { "baro-replay", "export", "-o", bb, a, NULL };
+	r = run_program(tool(), e2, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *x = read_file(a), *y = read_file(bb);
+	if ((size_t)count_lines(x) < min_rows + 1)
+		fail_msg("%s: %d lines", log, count_lines(x));
+	if (strcmp(x, y) != 0)
+		fail_msg("%s: export of the export differs", log);
+	free(x);
+	free(y);
+}
+
+/* Item 6: export -> read back -> export is identical, per format. */
+static void
+test_csv_round_trip(void **state)
+{
+	(void)state;
+	char dir[256], log[300];
+	temp_dir_make(dir, sizeof(dir), "replay-rt");
+	/* DataFlash BARO: alt_m above home. */
+	snprintf(log, sizeof(log), "%s/df.bin", dir);
+	struct buf b = { 0 };
+	df_header(&b, false);
+	df_run(&b, 10000000, 50);
+	save(log, &b);
+	free(b.d);
+	assert_round_trip(dir, log, 50);
+	/* A CSV without the export's columns: AMSL altitudes. */
+	snprintf(log, sizeof(log), "%s/sim.csv", dir);
+	write_file(log, "time_ms,instance,alt_m,pressure_pa,temperature_c\n"
+			"10,0,100.5,100121.5,15\n20,1,100.25,100124.5,\n"
+			"30,0,100.75,100118.25,0\n");
+	assert_round_trip(dir, log, 3);
+	char *x = read_file(log);
+	free(x);
+
+	const char *logs = getenv("LOGS_DIR");
+	struct stat st;
+	if (!logs || stat(logs, &st) < 0) {
+		fprintf(stderr, "no LOGS_DIR: bundled round trips skipped\n");
+		assert_int_equal(temp_dir_remove(dir), 0);
+		return;
+	}
+	char path[300];
+	static const struct {
+		const char *name;
+		size_t rows;
+	} bundled[] = {
+		/* CTUN-only: home, derived (the case the issue names). */
+		{ "ap_copter-3.1.3_px4v2_legacy-ctun-only.bin", 735 },
+		{ "ap_copter-3.4.4-rc1_badajoz_climb.bin", 1501 },
+		/* AltAMSL, amsl. */
+		{ "ap_copter-4.6.2_pixhawk4_truncated80k.bin", 5 },
+		/* Several channels, hPa sensor_baro. */
+		{ "px4_cubeorange_bench_2baro.ulg", 132 },
+		/* Temperatures of exactly 0 (SITL) are no reading. */
+		{ "px4_sitl_hover_barobias.ulg", 685 },
+		{ "mav_arducopter_cmac_2015.tlog", 2855 },
+	};
+	for (size_t i = 0; i < sizeof(bundled) / sizeof(bundled[0]); i++) {
+		snprintf(log, sizeof(log), "%s/%s", logs, bundled[i].name);
+		assert_round_trip(dir, log, bundled[i].rows);
+	}
+	/* SITL's placeholder temperature 0 is written as recorded. */
+	snprintf(path, sizeof(path), "%s/px4_sitl_hover_barobias.ulg", logs);
+	const char *e0[] = { "baro-replay", "export", path, NULL };
+	struct program_result r0 = run_program(tool(), e0, NULL);
+	assert_int_equal(r0.status, 0);
+	assert_non_null(strstr(r0.out, ",0,vehicle_air_data,"));
+	assert_null(strstr(r0.out, ",,vehicle_air_data,"));
+	program_result_free(&r0);
+	/* The CTUN case keeps its datum, its flag and its name's case. */
+	snprintf(log, sizeof(log), "%s/a.csv", dir);
+	snprintf(path, sizeof(path), "%s/%s", logs, bundled[0].name);
+	const char *e1[] = { "baro-replay", "export", "-o", log, path, NULL };
+	struct program_result r = run_program(tool(), e1, NULL);
+	program_result_free(&r);
+	const char *e2[] = { "baro-replay", "export", log, NULL };
+	r = run_program(tool(), e2, NULL);
+	assert_non_null(strstr(r.out, ",CTUN.BarAlt,0.02,home,1\n"));
+	assert_null(strstr(r.out, ",amsl,"));
+	assert_non_null(strstr(r.err, "(pressure_derived=1), kept as written"));
+	program_result_free(&r);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
 int
 main(void)
 {
@@ -557,6 +656,7 @@ main(void)
 		cmocka_unit_test(test_fmt_quirk),
 		cmocka_unit_test(test_no_baro),
 		cmocka_unit_test(test_joined_logs),
+		cmocka_unit_test(test_csv_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
