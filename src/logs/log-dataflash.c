@@ -80,6 +80,7 @@
  *    keeps increasing as in the tlog reader.  Only the joined parts'
  *    times change; a single log's are as recorded.
  *  - info: firmware from the first MSG of the form "<name> V<digit>..."
+ *    or "<name> v<digit>..." (ArduRover v2.46beta2)
  *    (without the trailing " (git hash)"), hardware from the MSG of the
  *    form "<board> XXXXXXXX XXXXXXXX XXXXXXXX" (board id words).
  *
@@ -975,8 +976,10 @@ on_msg(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 	if (w == 0 || !text[w])
 		return;
 	const char *rest = text + w + 1;
-	if (!s->firmware_set && rest[0] == 'V' && rest[1] >= '0' &&
-	    rest[1] <= '9') {
+	/* "ArduCopter V4.6.2", "APM:Plane V3.1.0", "ArduRover v2.46beta2"
+	 * (Rover's 2.x wrote a small v). */
+	if (!s->firmware_set && (rest[0] == 'V' || rest[0] == 'v') &&
+	    rest[1] >= '0' && rest[1] <= '9') {
 		size_t len = strlen(text);
 		const char *paren = strstr(text, " (");
 		if (paren)

@@ -34,7 +34,8 @@
  * - Arming comes from actuator_armed and vehicle_status (arming_state 2)
  *   through one state, take-off/landing from vehicle_land_detected.landed;
  *   an event is a change of state, the first value only sets it.
- *   Dropouts ('O') are stamped with the last data timestamp before them.
+ *   Dropouts ('O') are stamped as pyulog stamps them: the largest non-zero
+ *   'timestamp' of any data message before them.
  *
  * Damage (ULog has no checksums, so only framing can be checked): a
  * header with an unknown type or a size too small for it, data for an
@@ -1240,8 +1241,13 @@ on_data(struct ulog *u, const uint8_t *q, size_t size, struct log_info *info,
 		note_bad(info, off);
 		return;
 	}
-	if (f->ts_first && len >= 8)
-		u->last_us = le_get64(pl);
+	/* As pyulog stamps dropouts: the largest non-zero timestamp of
+	 * any data message so far (a topic logging 0 does not reset it). */
+	if (f->ts_first && len >= 8) {
+		uint64_t ts = le_get64(pl);
+		if (ts != 0 && ts > u->last_us)
+			u->last_us = ts;
+	}
 	if (f->def)
 		decode(u, ti, f, pl, len, info);
 }

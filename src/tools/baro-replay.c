@@ -478,6 +478,7 @@ cmd_list_one(const char *path, const struct options *o)
 	uint64_t events[LOG_EVENT_KIND_COUNT] = { 0 };
 	/* The first few times of each kind, in seconds on the log's clock. */
 	double ev_t[LOG_EVENT_KIND_COUNT][LIST_EVENT_TIMES];
+	double ev_v[LOG_EVENT_KIND_COUNT][LIST_EVENT_TIMES];
 
 	if (!cs) {
 		fprintf(stderr, "baro-replay: out of memory\n");
@@ -493,9 +494,11 @@ cmd_list_one(const char *path, const struct options *o)
 			if (rec.event.kind == LOG_EVENT_REBOOT)
 				note_reboot(cs);
 			if (k < LOG_EVENT_KIND_COUNT) {
-				if (events[k] < LIST_EVENT_TIMES)
+				if (events[k] < LIST_EVENT_TIMES) {
 					ev_t[k][events[k]] =
 						(double)rec.event.time_us * 1e-6;
+					ev_v[k][events[k]] = rec.event.value;
+				}
 				events[k]++;
 			}
 			continue;
@@ -581,7 +584,11 @@ cmd_list_one(const char *path, const struct options *o)
 		printf("    %-22s x%-5" PRIu64 " at", log_event_kind_name(k),
 		       events[k]);
 		for (uint64_t j = 0; j < events[k] && j < LIST_EVENT_TIMES; j++)
-			printf("%s %.3f", j ? "," : "", ev_t[k][j]);
+			if (k == LOG_EVENT_DROPOUT)
+				printf("%s %.3f (%.0f ms)", j ? "," : "",
+				       ev_t[k][j], ev_v[k][j]);
+			else
+				printf("%s %.3f", j ? "," : "", ev_t[k][j]);
 		printf(events[k] > LIST_EVENT_TIMES ? ", ... s\n" : " s\n");
 	}
 	printf("  message types:\n");

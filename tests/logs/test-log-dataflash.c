@@ -1014,6 +1014,24 @@ test_info_and_types(void **state)
 	assert_true(has_type(g, "BAR2=0"));
 	got_free(g);
 	free(b.buf);
+
+	/* Rover 2.x wrote a small v (issue 21 item 8); Sub and Plane
+	 * the usual capital. */
+	static const char *const fw[] = { "ArduRover v2.46beta2",
+					  "ArduSub V4.1.0",
+					  "APM:Plane V3.1.0" };
+	for (size_t i = 0; i < sizeof(fw) / sizeof(fw[0]); i++) {
+		b = (struct dfb){ 0 };
+		fmt_fmt(&b);
+		fmt_def(&b, &msg);
+		df_rec(&b, &msg, KV({ "TimeUS", 1 },
+				    { "Message", 0, "Init ArduRover" }));
+		df_rec(&b, &msg, KV({ "TimeUS", 2 }, { "Message", 0, fw[i] }));
+		g = read_mem(&b, b.n);
+		assert_string_equal(g->info.firmware, fw[i]);
+		got_free(g);
+		free(b.buf);
+	}
 }
 
 static void
