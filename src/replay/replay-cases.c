@@ -688,9 +688,10 @@ replay_cases_run(const struct replay_config *cfg)
 		if (rc < 0)
 			goto out;
 	}
-	if (report_prepare(cfg->report_dir, err, sizeof(err)) < 0) {
+	int prc = report_prepare(cfg->report_dir, err, sizeof(err));
+	if (prc < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
-		status = EXIT_IO;
+		status = prc == -EEXIST ? EXIT_USAGE : EXIT_IO;
 		goto out;
 	}
 	size_t nlogscen = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -63,11 +64,98 @@ make_dir(const char *path, char *err, size_t errlen)
 	return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
 }
 
+/* Is path a file whose first line starts with "baro-replay summary:"? */
+static bool
+is_our_summary(const char *path)
+{
+	char line[32] = "";
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool ok = fgets(line, sizeof(line), f) &&
+		  strncmp(line, "baro-replay summary:", 20) == 0;
+	fclose(f);
+	return ok;
+}
+
+static bool
+has_suffix(const char *name, const char *const *suffixes)
+{
+	size_t n = strlen(name);
+	for (; *suffixes; suffixes++) {
+		size_t k = strlen(*suffixes);
+		if (n > k && strcmp(name + n - k, *suffixes) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * dir may hold an older report: its files go, so no case of an earlier
+ * run is left beside the new summary.  A directory holding anything else
+ * is refused (-EEXIST) rather than mixed into or cleaned.
+ */
+static int
+clear_old_report(const char *dir, char *err, size_t errlen)
+{
+	static const char *const report_files[] = { ".csv", ".gp", ".png",
+						    ".svg", NULL };
+	char path[4096];
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0
+				       : str_errorf(err, errlen, -errno, "%s: %s",
+						    dir, strerror(errno));
+	bool empty = true;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			empty = false;
+	closedir(d);
+	if (empty)
+		return 0;
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	if (!is_our_summary(path))
+		return str_errorf(err, errlen, -EEXIST,
+			       "%s is not empty and holds no baro-replay "
+			       "report: give -o a new or empty directory, or "
+			       "one an earlier run wrote (its report is "
+			       "replaced)", dir);
+	snprintf(path, sizeof(path), "%s/cases", dir);
+	if ((d = opendir(path))) {
+		while ((e = readdir(d))) {
+			if (!has_suffix(e->d_name, report_files))
+				continue;
+			char f[4096 + 256];
+			snprintf(f, sizeof(f), "%s/%s", path, e->d_name);
+			if (unlink(f) < 0 && errno != ENOENT) {
+				int en = errno;
+				closedir(d);
+				return str_errorf(err, errlen, -en, "%s: %s", f,
+					       strerror(en));
+			}
+		}
+		closedir(d);
+	}
+	static const char *const summaries[] = { "summary.csv", "summary.json",
+						 "summary.txt" };
+	for (size_t i = 0; i < sizeof(summaries) / sizeof(summaries[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, summaries[i]);
+		if (unlink(path) < 0 && errno != ENOENT)
+			return str_errorf(err, errlen, -errno, "%s: %s", path,
+				       strerror(errno));
+	}
+	return 0;
+}
+
 int
 report_prepare(const char *dir, char *err, size_t errlen)
 {
 	char sub[4096];
-	int rc = make_dir(dir, err, errlen);
+	int rc = clear_old_report(dir, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = make_dir(dir, err, errlen);
 	if (rc < 0)
 		return rc;
 	snprintf(sub, sizeof(sub), "%s/cases", dir);

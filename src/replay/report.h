@@ -64,7 +64,10 @@ report_status_name(enum report_status s);
 const char *
 report_run_status_name(const struct report_result *r);
 
-/* Create dir and dir/cases.  0 or a negative errno with a message. */
+/* Create dir and dir/cases.  A dir holding an earlier report has that
+ * report's files removed first (no stale case beside the new summary);
+ * a non-empty dir holding anything else is -EEXIST.  0 or a negative
+ * errno with a message. */
 int
 report_prepare(const char *dir, char *err, size_t errlen);
 

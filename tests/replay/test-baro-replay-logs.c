@@ -5,6 +5,7 @@
  * FMT quirk that is not damage, logs without baro samples, slow
  * telemetry.  The logs are built here, small and exact.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -646,6 +647,87 @@ test_csv_round_trip(void **state)
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
+static size_t
+count_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Item 8: -o into an earlier report replaces it; into a directory of
+ * something else, refused and untouched.  The progress counter counts
+ * to its total, a log without samples included. */
+static void
+test_report_dir_and_progress(void **state)
+{
+	(void)state;
+	char dir[256], a[300], b2[300], empty[300], out[300], other[300],
+		cases[320], keep[320], sc[512], sc2[512], sc3[512];
+	temp_dir_make(dir, sizeof(dir), "replay-dir");
+	snprintf(a, sizeof(a), "%s/a.bin", dir);
+	snprintf(b2, sizeof(b2), "%s/b.bin", dir);
+	snprintf(empty, sizeof(empty), "%s/empty.csv", dir);
+	snprintf(out, sizeof(out), "%s/rep", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	snprintf(cases, sizeof(cases), "%s/cases", out);
+	struct buf b = { 0 };
+	df_header(&b, false);
+	df_run(&b, 10000000, 100);
+	save(a, &b);
+	save(b2, &b);
+	free(b.d);
+	/* A CSV with a header and no rows: no barometer samples. */
+	write_file(empty, "time_us,pressure_pa\n");
+
+	const char *run1[] = { "baro-replay", "run", "--no-synthetic",
+			       "--plots", "none", "-f", "raw", "-s",
+			       scen("clean", sc, sizeof(sc)), "-s",
+			       scen("spike", sc2, sizeof(sc2)), "-s",
+			       /* synthetic only: no case on a log */
+			       scen("truth-step", sc3, sizeof(sc3)), "-o", out,
+			       a, empty, b2, NULL };
+	struct program_result r = run_program(tool(), run1, NULL);
+	assert_int_equal(r.status, 1);	/* raw fails the spike */
+	/* [1/6] .. [6/6], never past the total. */
+	assert_non_null(strstr(r.err, "[6/6] "));
+	assert_null(strstr(r.err, "[7/6]"));
+	assert_non_null(strstr(r.err, "empty.csv: no barometer samples"));
+	program_result_free(&r);
+	assert_int_equal(count_files(cases), 4 * 2);	/* .csv and .gp */
+
+	/* The same directory, one log and one scenario: only its case. */
+	const char *run2[] = { "baro-replay", "run", "--no-synthetic", "-q",
+			       "--plots", "none", "-f", "raw", "-s",
+			       scen("clean", sc, sizeof(sc)), "-o", out, a,
+			       NULL };
+	r = run_program(tool(), run2, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	assert_int_equal(count_files(cases), 2);
+	char *txt = report_file(out, "summary.txt");
+	assert_null(strstr(txt, "b.bin"));
+	free(txt);
+
+	/* A directory of something else is not a report to replace. */
+	assert_int_equal(mkdir(other, 0755), 0);
+	snprintf(keep, sizeof(keep), "%s/notes.txt", other);
+	write_file(keep, "mine\n");
+	run2[11] = other;
+	r = run_program(tool(), run2, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "is not empty and holds no baro-replay "
+				      "report"));
+	program_result_free(&r);
+	assert_int_equal(count_files(other), 1);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
 int
 main(void)
 {
@@ -657,6 +739,7 @@ main(void)
 		cmocka_unit_test(test_no_baro),
 		cmocka_unit_test(test_joined_logs),
 		cmocka_unit_test(test_csv_round_trip),
+		cmocka_unit_test(test_report_dir_and_progress),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
