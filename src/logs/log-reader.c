@@ -47,6 +47,19 @@ open_common(struct log_reader *r, const char *format)
 	long got = log_input_peek(&r->in, 64, &head);
 	if (got < 0)
 		return fail(r, (int)got, "read failed: %s", strerror((int)-got));
+	/* A gzip'd log is read through zlib, whatever the name says. */
+	if (log_input_is_gzip(head, (size_t)got)) {
+		int rc = log_input_gunzip(&r->in);
+		if (rc < 0)
+			return fail(r, rc, "gzip: %s", strerror(-rc));
+		got = log_input_peek(&r->in, 64, &head);
+		if (got < 0)
+			return fail(r, (int)got, "gzip: %s",
+				    log_input_error_text(&r->in));
+		if (got == 0 && !format)
+			return fail(r, -EPROTONOSUPPORT,
+				    "gzip: empty once inflated");
+	}
 	if (format) {
 		r->ops = log_format_by_name(format);
 		if (!r->ops)
@@ -102,6 +115,14 @@ log_reader_next(struct log_reader *r, struct log_record *rec)
 	char err[LOG_ERR_LEN] = "";
 	*rec = (struct log_record){ 0 };
 	int rc = r->ops->next(r->priv, &r->in, rec, &r->info, err, sizeof(err));
+	/* A broken gzip stream is the cause, whatever the reader made of
+	 * the bytes inflated before the break. */
+	if (rc < 0 && r->in.gz && r->in.error)
+		return fail(r, rc, "gzip: %s after %" PRIu64 " bytes inflated"
+				   "%s%s",
+			    log_input_error_text(&r->in),
+			    log_input_offset(&r->in) + r->in.avail,
+			    err[0] ? "; " : "", err);
 	if (rc < 0)
 		return fail(r, rc, "%s", err[0] ? err : strerror(-rc));
 	return rc;

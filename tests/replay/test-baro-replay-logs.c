@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "mavlink/mavlink.h"
 #include "test-util.h"
@@ -728,6 +729,110 @@ test_report_dir_and_progress(void **state)
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
+/* src as one gzip member. */
+static void
+gzip_buf(const struct buf *src, struct buf *out)
+{
+	z_stream zs = { 0 };
+	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	uLong cap = deflateBound(&zs, (uLong)src->n);
+	*out = (struct buf){ .d = malloc(cap), .cap = cap };
+	assert_non_null(out->d);
+	zs.next_in = src->d;
+	zs.avail_in = (uInt)src->n;
+	zs.next_out = out->d;
+	zs.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	out->n = cap - zs.avail_out;
+	deflateEnd(&zs);
+}
+
+/* Item 8: a gzip'd log is read transparently; a corrupt or cut one is
+ * damage with everything before it, never a crash. */
+static void
+test_gzip(void **state)
+{
+	(void)state;
+	char dir[256], plain[300], gz[300], two[300], bad[300], cut[300],
+		out[300], sc[512];
+	temp_dir_make(dir, sizeof(dir), "replay-gz");
+	snprintf(plain, sizeof(plain), "%s/log.bin", dir);
+	snprintf(gz, sizeof(gz), "%s/log.bin.gz", dir);
+	snprintf(two, sizeof(two), "%s/two.gz", dir);
+	snprintf(bad, sizeof(bad), "%s/bad.gz", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.gz", dir);
+	snprintf(out, sizeof(out), "%s/rep", dir);
+	struct buf b = { 0 }, z;
+	df_header(&b, false);
+	df_run(&b, 10000000, 3000);
+	save(plain, &b);
+	gzip_buf(&b, &z);
+	save(gz, &z);
+	/* Two members (cat a.gz b.gz): both read, as joined logs. */
+	struct buf zz = { 0 };
+	put(&zz, z.d, z.n);
+	put(&zz, z.d, z.n);
+	save(two, &zz);
+	free(zz.d);
+	/* A flipped byte in the middle of the deflate data. */
+	z.d[z.n / 2] ^= 0x55;
+	save(bad, &z);
+	z.d[z.n / 2] ^= 0x55;
+	z.n = z.n * 2 / 3;
+	save(cut, &z);
+	free(z.d);
+	free(b.d);
+
+	const char *e1[] = { "baro-replay", "export", plain, NULL };
+	const char *e2[] = { "baro-replay", "export", gz, NULL };
+	struct program_result r1 = run_program(tool(), e1, NULL);
+	struct program_result r2 = run_program(tool(), e2, NULL);
+	assert_int_equal(r1.status, 0);
+	assert_int_equal(r2.status, 0);
+	assert_int_equal(count_lines(r2.out), 3001);
+	assert_string_equal(r1.out, r2.out);
+	program_result_free(&r1);
+	program_result_free(&r2);
+
+	const char *l2[] = { "baro-replay", "list", two, NULL };
+	r2 = run_program(tool(), l2, NULL);
+	assert_int_equal(r2.status, 0);
+	assert_non_null(strstr(r2.out, "  format: dataflash\n"));
+	assert_non_null(strstr(r2.out, " 6000 samples "));
+	assert_non_null(strstr(r2.out, "    reboot "));
+	program_result_free(&r2);
+
+	l2[2] = bad;
+	r2 = run_program(tool(), l2, NULL);
+	assert_int_equal(r2.status, 1);
+	assert_non_null(strstr(r2.err, "bad.gz: damaged: "));
+	assert_non_null(strstr(r2.err, "bad.gz: gzip: "));
+	program_result_free(&r2);
+	l2[2] = cut;
+	r2 = run_program(tool(), l2, NULL);
+	assert_int_equal(r2.status, 1);
+	assert_non_null(strstr(r2.err, "cut.gz: damaged: reading stopped: "));
+	assert_non_null(strstr(r2.err, "gzip: the compressed data is cut off "
+				       "after "));
+	assert_non_null(strstr(r2.out, "  damage: reading stopped before the "
+				       "end of the file\n"));
+	program_result_free(&r2);
+
+	const char *run[] = { "baro-replay", "run", "--no-synthetic", "-q",
+			      "--plots", "none", "-f", "raw", "-s",
+			      scen("clean", sc, sizeof(sc)), "-o", out, gz,
+			      NULL };
+	r2 = run_program(tool(), run, NULL);
+	assert_int_equal(r2.status, 0);
+	program_result_free(&r2);
+	char *txt = report_file(out, "summary.txt");
+	assert_non_null(strstr(txt, "input log.bin.gz: 3000 samples of "
+				    "BARO[0], 1 segment"));
+	free(txt);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
 int
 main(void)
 {
@@ -740,6 +845,7 @@ main(void)
 		cmocka_unit_test(test_joined_logs),
 		cmocka_unit_test(test_csv_round_trip),
 		cmocka_unit_test(test_report_dir_and_progress),
+		cmocka_unit_test(test_gzip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
