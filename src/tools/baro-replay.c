@@ -7,8 +7,9 @@
  *   baro-replay run -o DIR [LOG...]  filters x scenarios x logs (and the
  *                                    synthetic stream) -> a report
  *
- * Exit status: 0 success, 1 a threshold failed (run) or the log is
- * damaged (list/export: everything before the damage was still
+ * Exit status: 0 success, 1 a threshold failed (run; with --strict also
+ * an unchecked case, a damaged log or one without baro samples) or the
+ * log is damaged (list/export: everything before the damage was still
  * written), 2 bad usage or unreadable input, 3 I/O failure.
  */
 #include <dirent.h>
@@ -57,7 +58,8 @@ usage(FILE *out)
 	      "\n"
 	      "LOG is an ArduPilot DataFlash .bin, a PX4 .ulg, a MAVLink "
 	      ".tlog or a CSV\n"
-	      "file (recognised by content; -F FORMAT to insist).\n"
+	      "file (recognised by content; -F FORMAT to insist), gzip'd or "
+	      "not.\n"
 	      "\n"
 	      "Options:\n"
 	      "  -c, --channel NAME     baro channel (see list; default: the "
@@ -93,8 +95,9 @@ usage(FILE *out)
 	      "                         of equal inputs are byte-identical\n"
 	      "      --strict           exit 1 when a case is unchecked (its "
 	      "faults did not\n"
-	      "                         run on the recording) or a log is "
-	      "damaged\n"
+	      "                         run on the recording), a log is "
+	      "damaged or has no\n"
+	      "                         baro samples\n"
 	      "  -q, --quiet            no progress on stderr\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          the version\n",
