@@ -39,6 +39,8 @@
 #define CONFIG_DEFAULT_PATH "/etc/barod/barod.conf"
 #define CONFIG_MAX_OUTPUTS 8
 #define CONFIG_NAME_MAX 32
+/* Rows of the option table (options.h) struct config can mark. */
+#define CONFIG_ROWS_MAX 128
 
 enum config_source {
 	CONFIG_SOURCE_NONE,
@@ -135,6 +137,9 @@ struct config_msp {
 					 * 0..7, -1: not carried */
 	double rate_hz;		/* RATE_EVERY_SAMPLE, or Hz per instance */
 	unsigned vehicle;	/* SITL modes: that ArduPilot instance's baros */
+	/* The file's transport (1 tcp, 2 udp, 0 not given) until
+	 * type = msp settles into OUTPUT_MSP_TCP or OUTPUT_MSP_UDP. */
+	int8_t transport;
 };
 
 struct config_output {
@@ -173,6 +178,10 @@ struct config {
 	char control_path[108];	/* "" = no control socket */
 	unsigned control_mode;	/* permission bits of the socket */
 	char record_path[256];	/* "" = no recording */
+
+	/* Which rows of options_table the file set (bit i: row i), so what
+	 * the source does not use can be told (options_unused). */
+	uint8_t given[CONFIG_ROWS_MAX / 8];
 };
 
 /* Built-in defaults: no source, sysid 1, compid 191, MAVLink 2, heartbeat
@@ -250,8 +259,16 @@ config_parse_rng(const char *value, int *out);
 int
 config_parse_bus(const char *value, char *path, size_t len);
 
-/* simple | 1976 | water */
+/* A 7-bit I2C address outside the reserved ranges: 0x76 or 118. */
 int
-config_parse_atmosphere(const char *v, enum baro_sitl_atmosphere *out);
+config_parse_i2c_address(const char *v, uint8_t *out);
+
+/* A serial line's rate: one of 9600 ... 921600. */
+int
+config_parse_baud(const char *v, unsigned *out);
+
+/* HOST:PORT, with [v6]:PORT for IPv6 literals; port 1..65535. */
+int
+config_check_address(const char *a);
 
 #endif
