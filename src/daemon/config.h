@@ -1,27 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * barod's configuration: an INI file (parsed with libinih) overlaid by
- * command-line options.  Every SIM_* key goes through the simulator's
- * parameter table, so the config file knows exactly the names the CLI and
- * MAVLink know.
- *
- *   [barod]            source = sim | sitl-json | sitl-json-proxy | px4-sim
- *                      | px4-sim-proxy | hardware, sysid, compid, control
- *                      socket, record
- *   [sitl]             instances, bind, port, upstream, rng_1 .. rng_6
- *   [px4]              instances, bind, port (PX4 SITL over TCP, both PX4
- *                      sources); px4-sim: home_lat, home_lon, hil_baros,
- *                      lockstep_timeout_ms; px4-sim-proxy: upstream
- *   [sim]              profile, home_alt, atmosphere, seed, any SIM_* name
- *   [mavlink]          protocol, heartbeat_hz, scaled_pressure_hz,
- *                      hil_sensor_hz
- *   [output NAME]      type = udp-client | udp-server | serial, address,
- *                      device, baud, and per-output *_hz overrides;
- *                      type = msp: device + baud, or address + transport
- *                      (tcp, udp), instances, rate_hz, vehicle
- *   [sensor NAME]      hardware mode: bus + address (or iio), driver,
- *                      osr_p, osr_t, iir, rate_hz, mode, instance, drdy
- *                      (drdy_active, drdy_drive), power (power_off_ms)
+ * command-line options.  The sections and keys, their ranges and the
+ * sources they act on are the rows of the option table (options.c,
+ * documented in barod.conf(5)); this file holds what they fill in, the
+ * INI reader and the checks that span keys (an output's or a sensor's
+ * keys together, the source's requirements).  Every SIM_* key goes
+ * through the simulator's parameter table, so the config file knows
+ * exactly the names the CLI and MAVLink know.
  */
 #ifndef BAROD_CONFIG_H
 #define BAROD_CONFIG_H
