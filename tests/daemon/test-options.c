@@ -702,15 +702,30 @@ test_unknown_key_lists(void **state)
 	config_defaults(&c);
 	assert_int_equal(config_load_string(&c, "[barod]\nfoo = 1\n", "t.conf",
 					    err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "t.conf:2: unknown key 'foo' in [barod]; valid "
-				 "keys are source, sysid, compid, control, "
-				 "control_mode, record");
+	assert_non_null(strstr(err, "t.conf:2: unknown key 'foo' in [barod]; "
+				    "valid keys are source, sysid, compid, "));
+	/* Each key of the section, as the table has it. */
+	for (size_t i = 0; i < options_count; i++) {
+		const struct opt_row *r = &options_table[i];
+		char want[64];
+		if (!r->section || strcmp(r->section, "barod") != 0)
+			continue;
+		snprintf(want, sizeof(want), " %s%s", r->key,
+			 i + 1 < options_count &&
+					 options_table[i + 1].section &&
+					 strcmp(options_table[i + 1].section,
+						"barod") == 0
+				 ? ","
+				 : "");
+		if (!strstr(err, want))
+			fail_msg("'%s' not in: %s", want, err);
+	}
 	config_defaults(&c);
 	assert_int_equal(config_load_string(&c, "[sitl]\nrng_0 = 1\n", "t.conf",
 					    err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "t.conf:2: unknown key 'rng_0' in [sitl]; valid "
-				 "keys are instances, bind, port, upstream, "
-				 "rng_1..rng_6");
+	assert_non_null(strstr(err, "t.conf:2: unknown key 'rng_0' in [sitl]; "
+				    "valid keys are instances, "));
+	assert_non_null(strstr(err, ", rng_1..rng_6"));
 	config_defaults(&c);
 	assert_int_equal(config_load_string(&c, "[sim]\nrnd = 1\n", "t.conf",
 					    err, sizeof(err)), -EINVAL);
