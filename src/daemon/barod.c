@@ -475,9 +475,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "barod: %s\n", err);
 		return EXIT_CONFIG;
 	}
-	if (options_unused(&d.cfg, err, sizeof(err)))
-		log_msg(&d.log, LOG_LEVEL_NOTICE, "not used by source %s: %s",
-			config_source_name(d.cfg.source), err);
 	/* Not refused: a scenario, baroctl or a GCS may raise the count. */
 	for (size_t i = 0; d.cfg.source != CONFIG_SOURCE_HARDWARE &&
 			   i < sim_param_count(); i++) {
@@ -492,6 +489,9 @@ main(int argc, char **argv)
 		options_check_report(stdout, &d.cfg);
 		return EXIT_SUCCESS;
 	}
+	if (options_unused(&d.cfg, err, sizeof(err)))
+		log_msg(&d.log, LOG_LEVEL_NOTICE, "not used by source %s: %s",
+			config_source_name(d.cfg.source), err);
 
 	/* One barod per control socket: a second one would take the socket
 	 * over and leave the first unreachable.  Checked before anything
