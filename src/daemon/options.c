@@ -1282,6 +1282,23 @@ options_usage(FILE *out)
 			h = nl + 1;
 			fprintf(out, "%*s", HELP_COLUMN, "");
 		}
+		/* Given to another source it is refused: say which. */
+		if (r->sources != OPT_SRC_ALL) {
+			const struct opt_row *a =
+				r->alias ? options_find_name(r->alias) : NULL;
+			char what[160], also[160] = "";
+			options_sources_text(r->sources, what, sizeof(what));
+			if (a)
+				options_sources_text(a->sources, also,
+						     sizeof(also));
+			fprintf(out, "%*s(%s%s\n", HELP_COLUMN, "",
+				r->sources == OPT_SRC_EMULATED ? "not hardware"
+							       : what,
+				a ? ";" : ")");
+			if (a)
+				fprintf(out, "%*s%s as --%s)\n",
+					HELP_COLUMN + 1, "", also, a->name);
+		}
 	}
 }
 
