@@ -3,313 +3,13 @@
 #include "options.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "gpio.h"
-#include "util-strings.h"
+#include "options-values.h"
 
 /* ------------------------------------------------------------------ */
-/* Storing */
-
-static void *
-field(const struct opt_row *r, void *base)
-{
-	return (char *)base + r->offset;
-}
-
-static const void *
-cfield(const struct opt_row *r, const void *base)
-{
-	return (const char *)base + r->offset;
-}
-
-/* Integers of any width the table's fields have. */
-static void
-store_int(void *dst, size_t size, long long v)
-{
-	switch (size) {
-	case 1: {
-		uint8_t x = (uint8_t)v;
-		memcpy(dst, &x, 1);
-		break;
-	}
-	case 2: {
-		uint16_t x = (uint16_t)v;
-		memcpy(dst, &x, 2);
-		break;
-	}
-	case 8: {
-		uint64_t x = (uint64_t)v;
-		memcpy(dst, &x, 8);
-		break;
-	}
-	default: {
-		uint32_t x = (uint32_t)v;
-		memcpy(dst, &x, 4);
-		break;
-	}
-	}
-}
-
-/* Read back as stored: signed for 1-byte and 4-byte fields that hold
- * enums or -1, which the table's unsigned fields never reach. */
-static long long
-load_int(const void *src, size_t size)
-{
-	switch (size) {
-	case 1: {
-		int8_t x;
-		memcpy(&x, src, 1);
-		return x;
-	}
-	case 2: {
-		uint16_t x;
-		memcpy(&x, src, 2);
-		return x;
-	}
-	case 8: {
-		uint64_t x;
-		memcpy(&x, src, 8);
-		return (long long)x;
-	}
-	default: {
-		int32_t x;
-		memcpy(&x, src, 4);
-		return x;
-	}
-	}
-}
-
-static long long
-load_uint(const void *src, size_t size)
-{
-	if (size == 1) {
-		uint8_t x;
-		memcpy(&x, src, 1);
-		return x;
-	}
-	if (size == 4) {
-		uint32_t x;
-		memcpy(&x, src, 4);
-		return x;
-	}
-	return load_int(src, size);
-}
-
-/* The shortest of %.15g and %.17g that reads back the same double. */
-static void
-fmt_double_value(double v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, len, "%.17g", v);
-}
-
-/* ------------------------------------------------------------------ */
-/* Parsers and their printers */
-
-static int
-parse_uint(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
-{
-	uint64_t x;
-
-	(void)key, (void)why, (void)whylen;
-	if (str_to_u64(value, &x) < 0 || (double)x < r->lo ||
-	    (double)x > r->hi)
-		return -EINVAL;
-	store_int(field(r, base), r->size, (long long)x);
-	return 0;
-}
-
-static void
-fmt_uint(const struct opt_row *r, const void *base, FILE *out)
-{
-	fprintf(out, "%s = %lld\n", r->key,
-		load_uint(cfield(r, base), r->size));
-}
-
-/* 0 is the field's "not set" (a driver's default): nothing to print. */
-static void
-fmt_uint_set(const struct opt_row *r, const void *base, FILE *out)
-{
-	if (load_uint(cfield(r, base), r->size) != 0)
-		fmt_uint(r, base, out);
-}
-
-/* A port with room for every instance above it (port + N). */
-static int
-parse_port(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
-{
-	if (parse_uint(r, base, key, value, why, whylen) == 0)
-		return 0;
-	snprintf(why, whylen, "bad port, expected 1..%.0f (the last "
-		 "instance's port must be one too)", r->hi);
-	return -EINVAL;
-}
-
-static int
-parse_double(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
-{
-	double x;
-
-	(void)key, (void)why, (void)whylen;
-	if (str_to_double(value, &x) < 0 || !(x >= r->lo && x <= r->hi))
-		return -EINVAL;
-	memcpy(field(r, base), &x, sizeof(x));
-	return 0;
-}
-
-static void
-fmt_double(const struct opt_row *r, const void *base, FILE *out)
-{
-	double x;
-	char buf[32];
-
-	memcpy(&x, cfield(r, base), sizeof(x));
-	if (isnan(x))
-		return;
-	fmt_double_value(x, buf, sizeof(buf));
-	fprintf(out, "%s = %s\n", r->key, buf);
-}
-
-/* A string of at least lo characters that fits the field. */
-static int
-parse_string(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
-{
-	size_t n = strlen(value);
-
-	(void)key, (void)why, (void)whylen;
-	if ((double)n < r->lo || n >= r->size)
-		return -EINVAL;
-	memcpy(field(r, base), value, n + 1);
-	return 0;
-}
-
-static void
-fmt_string(const struct opt_row *r, const void *base, FILE *out)
-{
-	const char *s = cfield(r, base);
-
-	if (*s)
-		fprintf(out, "%s = %s\n", r->key, s);
-}
-
-/* A directory under /: [sensor] iio. */
-static int
-parse_abs_path(const struct opt_row *r, void *base, const char *key,
-	       const char *value, char *why, size_t whylen)
-{
-	if (value[0] != '/')
-		return -EINVAL;
-	return parse_string(r, base, key, value, why, whylen);
-}
-
-static int
-parse_address(const struct opt_row *r, void *base, const char *key,
-	      const char *value, char *why, size_t whylen)
-{
-	if (config_check_address(value) < 0)
-		return -EINVAL;
-	return parse_string(r, base, key, value, why, whylen);
-}
-
-static int
-parse_choice(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)why, (void)whylen;
-	for (const struct opt_choice *c = r->choices; c->name; c++) {
-		if (strcmp(value, c->name) == 0) {
-			store_int(field(r, base), r->size, c->value);
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static const char *
-choice_name(const struct opt_row *r, long long v)
-{
-	for (const struct opt_choice *c = r->choices; c->name; c++) {
-		if (c->value == v)
-			return c->name;
-	}
-	return NULL;
-}
-
-static void
-fmt_choice(const struct opt_row *r, const void *base, FILE *out)
-{
-	long long v = r->size == sizeof(bool)
-			      ? load_uint(cfield(r, base), r->size)
-			      : load_int(cfield(r, base), r->size);
-	const char *name = choice_name(r, v);
-
-	if (name)
-		fprintf(out, "%s = %s\n", r->key, name);
-}
-
-/* "all" (every sample), or a rate in Hz from 0 (off) to 1000. */
-static int
-parse_rate(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
-{
-	double x = RATE_EVERY_SAMPLE;
-
-	(void)key, (void)why, (void)whylen;
-	if (strcmp(value, "all") != 0 &&
-	    (str_to_double(value, &x) < 0 || !(x >= r->lo && x <= r->hi)))
-		return -EINVAL;
-	memcpy(field(r, base), &x, sizeof(x));
-	return 0;
-}
-
-static void
-fmt_rate(const struct opt_row *r, const void *base, FILE *out)
-{
-	double x;
-	char buf[32];
-
-	memcpy(&x, cfield(r, base), sizeof(x));
-	if (x == RATE_UNSET)
-		return;
-	if (x == RATE_EVERY_SAMPLE)
-		snprintf(buf, sizeof(buf), "all");
-	else
-		fmt_double_value(x, buf, sizeof(buf));
-	fprintf(out, "%s = %s\n", r->key, buf);
-}
-
-static int
-parse_octal(const struct opt_row *r, void *base, const char *key,
-	    const char *value, char *why, size_t whylen)
-{
-	char *end;
-	unsigned long v;
-
-	(void)key, (void)why, (void)whylen;
-	if (!*value || strspn(value, "01234567") != strlen(value))
-		return -EINVAL;
-	v = strtoul(value, &end, 8);
-	if (*end != '\0' || (double)v > r->hi)
-		return -EINVAL;
-	store_int(field(r, base), r->size, (long long)v);
-	return 0;
-}
-
-static void
-fmt_octal(const struct opt_row *r, const void *base, FILE *out)
-{
-	fprintf(out, "%s = 0%llo\n", r->key,
-		(unsigned long long)load_uint(cfield(r, base), r->size));
-}
+/* The table */
 
 /* The sources in the order the documentation lists them. */
 static const enum config_source source_order[] = {
@@ -318,160 +18,6 @@ static const enum config_source source_order[] = {
 	CONFIG_SOURCE_PX4_PROXY, CONFIG_SOURCE_HARDWARE,
 };
 #define N_SOURCES (sizeof(source_order) / sizeof(source_order[0]))
-
-static int
-parse_source(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
-{
-	struct config *c = base;
-	char names[160];
-
-	(void)r, (void)key;
-	for (size_t i = 0; i < N_SOURCES; i++) {
-		if (strcmp(config_source_name(source_order[i]), value) == 0) {
-			c->source = source_order[i];
-			return 0;
-		}
-	}
-	options_sources_text(OPT_SRC_ALL, names, sizeof(names));
-	snprintf(why, whylen, "supported sources: %s", names);
-	return -EINVAL;
-}
-
-static void
-fmt_source(const struct opt_row *r, const void *base, FILE *out)
-{
-	const struct config *c = base;
-
-	if (c->source != CONFIG_SOURCE_NONE)
-		fprintf(out, "%s = %s\n", r->key, config_source_name(c->source));
-}
-
-/* --sim, --hardware ...; the proxies' value is their upstream. */
-static int
-parse_source_flag(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
-{
-	struct config *c = base;
-
-	if (r->metavar && parse_address(r, base, key, value, why, whylen) < 0)
-		return -EINVAL;
-	c->source = (enum config_source)r->arg;
-	return 0;
-}
-
-static int
-parse_profile(const struct opt_row *r, void *base, const char *key,
-	      const char *value, char *why, size_t whylen)
-{
-	(void)key;
-	return truth_profile_parse(value, field(r, base), why, whylen);
-}
-
-static void
-fmt_profile(const struct opt_row *r, const void *base, FILE *out)
-{
-	static const char *const kinds[] = { "static", "climb", "step",
-					     "sine" };
-	static const int nargs[] = { 1, 2, 3, 3 };
-	const struct truth_profile *p = cfield(r, base);
-	const double v[3] = { p->a, p->b, p->c };
-	char buf[32];
-
-	if ((unsigned)p->kind >= 4)
-		return;
-	fprintf(out, "%s = %s", r->key, kinds[p->kind]);
-	for (int k = 0; k < nargs[p->kind]; k++) {
-		fmt_double_value(v[k], buf, sizeof(buf));
-		fprintf(out, ":%s", buf);
-	}
-	fputc('\n', out);
-}
-
-/* rng_N = INSTANCE in the file, --rng N=INSTANCE on the command line. */
-static int
-parse_rng(const struct opt_row *r, void *base, const char *key,
-	  const char *value, char *why, size_t whylen)
-{
-	int *rng = field(r, base);
-	int n;
-
-	if (key) {
-		n = key[4] - '1';
-	} else {
-		if (value[0] < '1' || value[0] > '6' || value[1] != '=') {
-			snprintf(why, whylen, "expected N=INSTANCE with N "
-				 "1..6");
-			return -EINVAL;
-		}
-		n = value[0] - '1';
-		value += 2;
-	}
-	return config_parse_rng(value, &rng[n]);
-}
-
-static void
-fmt_rng(const struct opt_row *r, const void *base, FILE *out)
-{
-	const int *rng = cfield(r, base);
-
-	for (int n = 0; n < 6; n++) {
-		if (rng[n] < 0)
-			fprintf(out, "rng_%d = none\n", n + 1);
-		else
-			fprintf(out, "rng_%d = %d\n", n + 1, rng[n]);
-	}
-}
-
-/* SIM_NAME = VALUE in the file, -p SIM_NAME=VALUE on the command line. */
-static int
-parse_sim_param(const struct opt_row *r, void *base, const char *key,
-		const char *value, char *why, size_t whylen)
-{
-	char assignment[256];
-
-	if (key) {
-		snprintf(assignment, sizeof(assignment), "%s=%s", key, value);
-		value = assignment;
-	}
-	return sim_param_assign(field(r, base), value, why, whylen);
-}
-
-/* Those that differ from ArduPilot's defaults. */
-static void
-fmt_sim_params(const struct opt_row *r, const void *base, FILE *out)
-{
-	const struct sim_params *p = cfield(r, base);
-	struct sim_params def;
-
-	sim_params_defaults(&def);
-	for (size_t i = 0; i < sim_param_count(); i++) {
-		float v = sim_param_get(p, i), d = sim_param_get(&def, i);
-		if (memcmp(&v, &d, sizeof(v)) != 0)
-			fprintf(out, "%s = %.9g\n", sim_param_info(i)->name,
-				(double)v);
-	}
-}
-
-/* -o SPEC: one more output, after the others the command line gave. */
-static int
-parse_output_spec(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
-{
-	struct config *c = base;
-
-	(void)r, (void)key;
-	if (c->n_outputs == CONFIG_MAX_OUTPUTS) {
-		snprintf(why, whylen, "more than %d outputs",
-			 CONFIG_MAX_OUTPUTS);
-		return -EINVAL;
-	}
-	if (config_parse_output(value, &c->outputs[c->n_outputs], why,
-				whylen) < 0)
-		return -EINVAL;
-	c->n_outputs++;
-	return 0;
-}
 
 static const struct opt_choice output_types[] = {
 	{ "udp-client", OUTPUT_UDP_CLIENT },
@@ -482,255 +28,6 @@ static const struct opt_choice output_types[] = {
 	{ NULL, 0 },
 };
 
-static void
-fmt_output_type(const struct opt_row *r, const void *base, FILE *out)
-{
-	const struct config_output *o = base;
-
-	(void)r;
-	fprintf(out, "type = %s\n", output_type_is_msp(o->type)
-					    ? "msp"
-					    : config_output_type_name(o->type));
-}
-
-static bool
-is_msp(const void *base)
-{
-	return output_type_is_msp(((const struct config_output *)base)->type);
-}
-
-/* An MSP output's keys are printed for MSP outputs only, and the MAVLink
- * rates for the others. */
-static void
-fmt_msp_uint(const struct opt_row *r, const void *base, FILE *out)
-{
-	if (is_msp(base))
-		fmt_uint(r, base, out);
-}
-
-static void
-fmt_msp_rate(const struct opt_row *r, const void *base, FILE *out)
-{
-	if (is_msp(base))
-		fmt_rate(r, base, out);
-}
-
-static void
-fmt_mavlink_rate(const struct opt_row *r, const void *base, FILE *out)
-{
-	if (!is_msp(base))
-		fmt_rate(r, base, out);
-}
-
-static void
-fmt_transport(const struct opt_row *r, const void *base, FILE *out)
-{
-	const struct config_output *o = base;
-
-	(void)r;
-	if (o->type == OUTPUT_MSP_TCP || o->type == OUTPUT_MSP_UDP)
-		fprintf(out, "transport = %s\n",
-			o->type == OUTPUT_MSP_TCP ? "tcp" : "udp");
-}
-
-static void
-fmt_baud(const struct opt_row *r, const void *base, FILE *out)
-{
-	const struct config_output *o = base;
-
-	if (o->device[0])
-		fmt_uint(r, base, out);
-}
-
-static int
-parse_baud(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)why, (void)whylen;
-	return config_parse_baud(value, field(r, base));
-}
-
-static int
-parse_msp_instances(const struct opt_row *r, void *base, const char *key,
-		    const char *value, char *why, size_t whylen)
-{
-	(void)r, (void)key;
-	return config_parse_msp_instances(value, &((struct config_output *)
-						   base)->msp, why, whylen);
-}
-
-static void
-fmt_msp_instances(const struct opt_row *r, const void *base, FILE *out)
-{
-	const struct config_output *o = base;
-	bool all = true, first = true;
-
-	(void)r;
-	if (!output_type_is_msp(o->type))
-		return;
-	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
-		all &= o->msp.map[i] == i;
-	if (all) {
-		fputs("instances = all\n", out);
-		return;
-	}
-	fputs("instances = ", out);
-	for (int i = 0; i < BARO_MAX_INSTANCES; i++) {
-		if (o->msp.map[i] < 0)
-			continue;
-		fprintf(out, "%s%d=%d", first ? "" : ",", i, o->msp.map[i]);
-		first = false;
-	}
-	fputc('\n', out);
-}
-
-static int
-parse_bus(const struct opt_row *r, void *base, const char *key,
-	  const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)why, (void)whylen;
-	return config_parse_bus(value, field(r, base), r->size);
-}
-
-static int
-parse_i2c_address(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)why, (void)whylen;
-	return config_parse_i2c_address(value, field(r, base));
-}
-
-static void
-fmt_i2c_address(const struct opt_row *r, const void *base, FILE *out)
-{
-	const uint8_t *a = cfield(r, base);
-
-	if (*a)
-		fprintf(out, "%s = 0x%02x\n", r->key, *a);
-}
-
-static int
-parse_driver(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
-{
-	size_t n = 0;
-
-	(void)key;
-	if (baro_driver_find(value) != NULL && strlen(value) < r->size) {
-		strcpy(field(r, base), value);
-		return 0;
-	}
-	n = (size_t)snprintf(why, whylen, "known drivers: ");
-	for (size_t i = 0; baro_drivers[i] != NULL && n < whylen; i++) {
-		int w = snprintf(why + n, whylen - n, "%s%s", i ? ", " : "",
-				 baro_drivers[i]->name);
-		if (w < 0)
-			break;
-		n += (size_t)w;
-	}
-	return -EINVAL;
-}
-
-/* Oversampling 1..128 and the IIR coefficient 0..128: powers of two
- * (0 = the driver's default), as every family's registers count them. */
-static int
-parse_pow2(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
-{
-	uint64_t x;
-
-	(void)key, (void)why, (void)whylen;
-	if (str_to_u64(value, &x) < 0 || (double)x < r->lo ||
-	    (double)x > r->hi || (x & (x - 1)) != 0)
-		return -EINVAL;
-	store_int(field(r, base), r->size, (long long)x);
-	return 0;
-}
-
-/* drdy and power: CHIPLABEL:LINENAME.  A drdy line makes the chip drive
- * its pin, active high unless drdy_active says otherwise. */
-static int
-parse_gpio_line(const struct opt_row *r, void *base, const char *key,
-		const char *value, char *why, size_t whylen)
-{
-	struct config_sensor *s = base;
-
-	(void)key, (void)why, (void)whylen;
-	if (baro_gpio_parse_spec(value, NULL, 0, NULL, 0) < 0 ||
-	    strlen(value) >= r->size)
-		return -EINVAL;
-	strcpy(field(r, base), value);
-	if (r->arg && s->settings.drdy == BARO_DRDY_OFF)
-		s->settings.drdy = BARO_DRDY_ACTIVE_HIGH;
-	return 0;
-}
-
-/* drdy_active and drdy_drive say something only with a drdy line. */
-static void
-fmt_drdy_choice(const struct opt_row *r, const void *base, FILE *out)
-{
-	if (((const struct config_sensor *)base)->drdy[0])
-		fmt_choice(r, base, out);
-}
-
-/* ---- struct cli: this run of the process -------------------------- */
-
-static int
-parse_flag(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)value, (void)why, (void)whylen;
-	*(bool *)field(r, base) = true;
-	return 0;
-}
-
-/* A value kept as the command line gave it (a path, a bus). */
-static int
-parse_arg(const struct opt_row *r, void *base, const char *key,
-	  const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)why, (void)whylen;
-	*(const char **)field(r, base) = value;
-	return 0;
-}
-
-static int
-parse_config_path(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
-{
-	struct cli *cli = base;
-
-	(void)r, (void)key, (void)why, (void)whylen;
-	cli->config_path = value;
-	cli->config_required = true;
-	return 0;
-}
-
-static int
-parse_probe(const struct opt_row *r, void *base, const char *key,
-	    const char *value, char *why, size_t whylen)
-{
-	struct cli *cli = base;
-
-	(void)r, (void)key, (void)why, (void)whylen;
-	cli->probe = true;
-	cli->probe_bus = value;
-	return 0;
-}
-
-static int
-parse_verbose(const struct opt_row *r, void *base, const char *key,
-	      const char *value, char *why, size_t whylen)
-{
-	struct cli *cli = base;
-
-	(void)key, (void)value, (void)why, (void)whylen;
-	cli->verbosity = r->arg < 0 ? -1 : cli->verbosity + 1;
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* The table */
 
 static const struct opt_choice atmospheres[] = {
 	{ "simple", BARO_SITL_ATMOS_SIMPLE },
@@ -768,12 +65,12 @@ static const struct opt_choice drdy_drives[] = {
 #define SEN(f) FIELD(struct config_sensor, f)
 #define CLI(f) FIELD(struct cli, f)
 
-#define UINT(lo_, hi_) .parse = parse_uint, .format = fmt_uint, \
+#define UINT(lo_, hi_) .parse = opt_parse_uint, .format = opt_fmt_uint, \
 		       .lo = (lo_), .hi = (hi_)
-#define CHOICE(list) .parse = parse_choice, .format = fmt_choice, \
+#define CHOICE(list) .parse = opt_parse_choice, .format = opt_fmt_choice, \
 		     .choices = (list)
-#define STRING(min) .parse = parse_string, .format = fmt_string, .lo = (min)
-#define RATE .parse = parse_rate, .lo = 0, .hi = 1000, \
+#define STRING(min) .parse = opt_parse_string, .format = opt_fmt_string, .lo = (min)
+#define RATE .parse = opt_parse_rate, .lo = 0, .hi = 1000, \
 	     .expect = "'all' or a rate in Hz from 0 to 1000"
 #define PROCESS .sources = OPT_SRC_ALL, .flags = OPT_PROCESS
 
@@ -782,48 +79,48 @@ const struct opt_row options_table[] = {
 	/* ---- this run of the process ---- */
 	{ NULL, NULL, "config", 'c', "FILE",
 	  "configuration file (default " CONFIG_DEFAULT_PATH ", if present)",
-	  .parse = parse_config_path, PROCESS },
+	  .parse = opt_parse_config_path, PROCESS },
 	{ NULL, NULL, "check-config", 0, NULL,
 	  "validate the configuration, print it and exit",
-	  .parse = parse_flag, CLI(check_config), PROCESS },
+	  .parse = opt_parse_flag, CLI(check_config), PROCESS },
 	{ NULL, NULL, "probe", 0, "BUS",
 	  "find supported chips on every I2C bus (or BUS), print\n"
 	  "their [sensor] sections and exit",
-	  .parse = parse_probe, PROCESS | OPT_OPTIONAL },
+	  .parse = opt_parse_probe, PROCESS | OPT_OPTIONAL },
 
 	/* ---- the source: one of these, or source in [barod] ---- */
 	{ NULL, NULL, "sim", 0, NULL,
 	  "simulated barometers (source = sim)",
-	  .parse = parse_source_flag, .sources = OPT_SRC_ALL,
+	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
 	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_SIM },
 	{ NULL, NULL, "sitl-json", 0, NULL,
 	  "be ArduPilot SITL's JSON physics peer (port 9002 + 10 I)",
-	  .parse = parse_source_flag, .sources = OPT_SRC_ALL,
+	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
 	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_SITL_JSON },
 	{ NULL, NULL, "sitl-json-proxy", 0, "HOST:PORT",
 	  "sit between ArduPilot and this JSON backend\n"
 	  "(upstream in [sitl])",
-	  .parse = parse_source_flag, CFG(sitl.upstream),
+	  .parse = opt_parse_source_flag, CFG(sitl.upstream),
 	  .expect = "HOST:PORT", .sources = OPT_SRC_ALL,
 	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_SITL_PROXY },
 	{ NULL, NULL, "px4-sim", 0, NULL,
 	  "be PX4 SITL's simulator (TCP port 4560 + N)",
-	  .parse = parse_source_flag, .sources = OPT_SRC_ALL,
+	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
 	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_PX4_SIM },
 	{ NULL, NULL, "px4-sim-proxy", 0, "HOST:PORT",
 	  "sit between PX4 SITL (TCP 4560 + N) and this\n"
 	  "simulator (port + N; upstream in [px4])",
-	  .parse = parse_source_flag, CFG(px4.upstream),
+	  .parse = opt_parse_source_flag, CFG(px4.upstream),
 	  .expect = "HOST:PORT", .sources = OPT_SRC_ALL,
 	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_PX4_PROXY },
 	{ NULL, NULL, "hardware", 0, NULL,
 	  "the [sensor NAME] sections' chips (source = hardware)",
-	  .parse = parse_source_flag, .sources = OPT_SRC_ALL,
+	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
 	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_HARDWARE },
 
 	/* ---- [barod] ---- */
 	{ "barod", "source", NULL, 0, NULL, NULL,
-	  .parse = parse_source, .format = fmt_source,
+	  .parse = opt_parse_source, .format = opt_fmt_source,
 	  .sources = OPT_SRC_ALL },
 	{ "barod", "sysid", "sysid", 0, "N",
 	  "MAVLink system id (default 1)",
@@ -838,7 +135,7 @@ const struct opt_row options_table[] = {
 	  STRING(0), CFG(control_path),
 	  .expect = "a path of at most 107 bytes", .sources = OPT_SRC_ALL },
 	{ "barod", "control_mode", NULL, 0, NULL, NULL,
-	  .parse = parse_octal, .format = fmt_octal, CFG(control_mode),
+	  .parse = opt_parse_octal, .format = opt_fmt_octal, CFG(control_mode),
 	  .hi = 0777, .expect = "octal permissions such as 0600",
 	  .sources = OPT_SRC_ALL },
 	{ "barod", "record", "record", 0, "FILE.csv",
@@ -849,7 +146,7 @@ const struct opt_row options_table[] = {
 	/* ---- [sim]: the emulator and the truth it sees ---- */
 	{ "sim", "profile", "profile", 0, "SPEC",
 	  "truth: static:H climb:RATE[:H0] step:H0:H1:T sine:A:P[:H0]",
-	  .parse = parse_profile, .format = fmt_profile, CFG(profile),
+	  .parse = opt_parse_profile, .format = opt_fmt_profile, CFG(profile),
 	  .sources = OPT_SRC_OWN_TRUTH, .flags = OPT_WHOLE_MSG },
 	{ "sim", "truth", "truth", 0, "FILE.csv",
 	  "truth from a trace (time_us or time_s, alt_m)",
@@ -858,7 +155,7 @@ const struct opt_row options_table[] = {
 	  .sources = OPT_SRC_OWN_TRUTH },
 	{ "sim", "home_alt", "home-alt", 0, "METRES",
 	  "home altitude AMSL (default 584 in the SITL modes, else 0)",
-	  .parse = parse_double, .format = fmt_double, CFG(home_alt_m),
+	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(home_alt_m),
 	  .lo = -2.1e7, .hi = 2.1e7, .expect = "metres AMSL",
 	  .sources = OPT_SRC_OWN_TRUTH | OPT_SRC(CONFIG_SOURCE_SITL_PROXY) },
 	{ "sim", "atmosphere", "atmosphere", 0, "MODEL",
@@ -870,7 +167,7 @@ const struct opt_row options_table[] = {
 	  .sources = OPT_SRC_ALL },
 	{ "sim", "SIM_*", "param", 'p', "NAME=VALUE",
 	  "set a SIM_* parameter (repeatable)",
-	  .parse = parse_sim_param, .format = fmt_sim_params, CFG(params),
+	  .parse = opt_parse_sim_param, .format = opt_fmt_sim_params, CFG(params),
 	  .sources = OPT_SRC_EMULATED, .flags = OPT_WHOLE_MSG },
 
 	/* ---- [sitl]: ArduPilot SITL's JSON physics ---- */
@@ -882,15 +179,15 @@ const struct opt_row options_table[] = {
 	  STRING(1), CFG(sitl.bind), .expect = "an address to listen on",
 	  .sources = OPT_SRC_SITL },
 	{ "sitl", "port", NULL, 0, NULL, NULL,
-	  .parse = parse_port, .format = fmt_uint, CFG(sitl.port),
+	  .parse = opt_parse_port, .format = opt_fmt_uint, CFG(sitl.port),
 	  .lo = 1, .hi = 65535 - 10 * CONFIG_MAX_SITL,
 	  .sources = OPT_SRC_SITL },
 	{ "sitl", "upstream", NULL, 0, NULL, NULL,
-	  .parse = parse_address, .format = fmt_string, CFG(sitl.upstream),
+	  .parse = opt_parse_address, .format = opt_fmt_string, CFG(sitl.upstream),
 	  .expect = "HOST:PORT", .sources = OPT_SRC(CONFIG_SOURCE_SITL_PROXY) },
 	{ "sitl", "rng_N", "rng", 0, "N=INSTANCE",
 	  "rng_N carries this baro's height (default 1=0; none)",
-	  .parse = parse_rng, .format = fmt_rng, CFG(sitl.rng),
+	  .parse = opt_parse_rng, .format = opt_fmt_rng, CFG(sitl.rng),
 	  .lo = 1, .hi = 6, .expect = "a baro instance 0..2 or none",
 	  .sources = OPT_SRC_SITL },
 
@@ -903,17 +200,17 @@ const struct opt_row options_table[] = {
 	  STRING(1), CFG(px4.bind), .expect = "an address to listen on",
 	  .sources = OPT_SRC_PX4 },
 	{ "px4", "port", NULL, 0, NULL, NULL,
-	  .parse = parse_port, .format = fmt_uint, CFG(px4.port),
+	  .parse = opt_parse_port, .format = opt_fmt_uint, CFG(px4.port),
 	  .lo = 1, .hi = 65535 - CONFIG_MAX_SITL, .sources = OPT_SRC_PX4 },
 	{ "px4", "upstream", NULL, 0, NULL, NULL,
-	  .parse = parse_address, .format = fmt_string, CFG(px4.upstream),
+	  .parse = opt_parse_address, .format = opt_fmt_string, CFG(px4.upstream),
 	  .expect = "HOST:PORT", .sources = OPT_SRC(CONFIG_SOURCE_PX4_PROXY) },
 	{ "px4", "home_lat", NULL, 0, NULL, NULL,
-	  .parse = parse_double, .format = fmt_double, CFG(px4.home_lat_deg),
+	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(px4.home_lat_deg),
 	  .lo = -90, .hi = 90, .expect = "degrees from -90 to 90",
 	  .sources = OPT_SRC(CONFIG_SOURCE_PX4_SIM) },
 	{ "px4", "home_lon", NULL, 0, NULL, NULL,
-	  .parse = parse_double, .format = fmt_double, CFG(px4.home_lon_deg),
+	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(px4.home_lon_deg),
 	  .lo = -180, .hi = 180, .expect = "degrees from -180 to 180",
 	  .sources = OPT_SRC(CONFIG_SOURCE_PX4_SIM) },
 	{ "px4", "hil_baros", NULL, 0, NULL, NULL,
@@ -929,12 +226,12 @@ const struct opt_row options_table[] = {
 	  CHOICE(protocols), CFG(mavlink_version), .expect = "1 or 2",
 	  .sources = OPT_SRC_ALL },
 	{ "mavlink", "heartbeat_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = fmt_rate, CFG(rates.heartbeat_hz), .sources = OPT_SRC_ALL },
+	  .format = opt_fmt_rate, CFG(rates.heartbeat_hz), .sources = OPT_SRC_ALL },
 	{ "mavlink", "scaled_pressure_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = fmt_rate, CFG(rates.scaled_pressure_hz),
+	  .format = opt_fmt_rate, CFG(rates.scaled_pressure_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "mavlink", "hil_sensor_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = fmt_rate, CFG(rates.hil_sensor_hz),
+	  .format = opt_fmt_rate, CFG(rates.hil_sensor_hz),
 	  .sources = OPT_SRC_ALL },
 
 	/* ---- outputs: -o, or [output NAME] sections ---- */
@@ -943,43 +240,43 @@ const struct opt_row options_table[] = {
 	  "msp:DEV[:BAUD], msp-tcp:HOST:PORT or msp-udp:HOST:PORT\n"
 	  "(repeatable; replaces the file's outputs; default\n"
 	  "udp:127.0.0.1:14550)",
-	  .parse = parse_output_spec, CFG(n_outputs),
+	  .parse = opt_parse_output_spec, CFG(n_outputs),
 	  .sources = OPT_SRC_ALL, .flags = OPT_LIST | OPT_WHOLE_MSG },
 	{ "output", "type", NULL, 0, NULL, NULL,
-	  .parse = parse_choice, .format = fmt_output_type,
+	  .parse = opt_parse_choice, .format = opt_fmt_output_type,
 	  .choices = output_types, OUT(type),
 	  .expect = "udp-client, udp-server, serial or msp",
 	  .sources = OPT_SRC_ALL, .flags = OPT_OUTPUT_TYPE },
 	{ "output", "address", NULL, 0, NULL, NULL,
-	  .parse = parse_address, .format = fmt_string, OUT(address),
+	  .parse = opt_parse_address, .format = opt_fmt_string, OUT(address),
 	  .expect = "HOST:PORT", .sources = OPT_SRC_ALL },
 	{ "output", "device", NULL, 0, NULL, NULL,
 	  STRING(1), OUT(device), .expect = "a device path",
 	  .sources = OPT_SRC_ALL },
 	{ "output", "baud", NULL, 0, NULL, NULL,
-	  .parse = parse_baud, .format = fmt_baud, OUT(baud),
+	  .parse = opt_parse_baud, .format = opt_fmt_baud, OUT(baud),
 	  .expect = "one of 9600 ... 921600", .sources = OPT_SRC_ALL },
 	{ "output", "heartbeat_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = fmt_mavlink_rate, OUT(rates.heartbeat_hz),
+	  .format = opt_fmt_mavlink_rate, OUT(rates.heartbeat_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "output", "scaled_pressure_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = fmt_mavlink_rate, OUT(rates.scaled_pressure_hz),
+	  .format = opt_fmt_mavlink_rate, OUT(rates.scaled_pressure_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "output", "hil_sensor_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = fmt_mavlink_rate, OUT(rates.hil_sensor_hz),
+	  .format = opt_fmt_mavlink_rate, OUT(rates.hil_sensor_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "output", "transport", NULL, 0, NULL, NULL,
-	  .parse = parse_choice, .format = fmt_transport,
+	  .parse = opt_parse_choice, .format = opt_fmt_transport,
 	  .choices = transports, OUT(msp.transport), .expect = "tcp or udp",
 	  .sources = OPT_SRC_ALL, .flags = OPT_MSP },
 	{ "output", "instances", NULL, 0, NULL, NULL,
-	  .parse = parse_msp_instances, .format = fmt_msp_instances,
+	  .parse = opt_parse_msp_instances, .format = opt_fmt_msp_instances,
 	  .sources = OPT_SRC_ALL, .flags = OPT_MSP | OPT_WHOLE_MSG },
 	{ "output", "rate_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = fmt_msp_rate, OUT(msp.rate_hz), .sources = OPT_SRC_ALL,
+	  .format = opt_fmt_msp_rate, OUT(msp.rate_hz), .sources = OPT_SRC_ALL,
 	  .flags = OPT_MSP },
 	{ "output", "vehicle", NULL, 0, NULL, NULL,
-	  .parse = parse_uint, .format = fmt_msp_uint, OUT(msp.vehicle),
+	  .parse = opt_parse_uint, .format = opt_fmt_msp_uint, OUT(msp.vehicle),
 	  .lo = 0, .hi = CONFIG_MAX_SITL - 1,
 	  .expect = "a SITL instance 0..7", .sources = OPT_SRC_ALL,
 	  .flags = OPT_MSP },
@@ -987,24 +284,24 @@ const struct opt_row options_table[] = {
 	/* ---- [sensor NAME]: hardware ---- */
 #define HW .sources = OPT_SRC(CONFIG_SOURCE_HARDWARE)
 	{ "sensor", "bus", NULL, 0, NULL, NULL,
-	  .parse = parse_bus, .format = fmt_string, SEN(bus),
+	  .parse = opt_parse_bus, .format = opt_fmt_string, SEN(bus),
 	  .expect = "a bus number (1 for /dev/i2c-1) or a /dev path", HW },
 	{ "sensor", "address", NULL, 0, NULL, NULL,
-	  .parse = parse_i2c_address, .format = fmt_i2c_address, SEN(address),
+	  .parse = opt_parse_i2c_address, .format = opt_fmt_i2c_address, SEN(address),
 	  .expect = "a 7-bit I2C address 0x03..0x77", HW },
 	{ "sensor", "driver", NULL, 0, NULL, NULL,
-	  .parse = parse_driver, .format = fmt_string, SEN(driver), HW },
+	  .parse = opt_parse_driver, .format = opt_fmt_string, SEN(driver), HW },
 	{ "sensor", "osr_p", NULL, 0, NULL, NULL,
-	  .parse = parse_pow2, .format = fmt_uint_set, SEN(settings.osr_p),
+	  .parse = opt_parse_pow2, .format = opt_fmt_uint_set, SEN(settings.osr_p),
 	  .lo = 1, .hi = 128, .expect = "1, 2, 4, ... 128", HW },
 	{ "sensor", "osr_t", NULL, 0, NULL, NULL,
-	  .parse = parse_pow2, .format = fmt_uint_set, SEN(settings.osr_t),
+	  .parse = opt_parse_pow2, .format = opt_fmt_uint_set, SEN(settings.osr_t),
 	  .lo = 1, .hi = 128, .expect = "1, 2, 4, ... 128", HW },
 	{ "sensor", "iir", NULL, 0, NULL, NULL,
-	  .parse = parse_pow2, .format = fmt_uint_set, SEN(settings.iir),
+	  .parse = opt_parse_pow2, .format = opt_fmt_uint_set, SEN(settings.iir),
 	  .lo = 0, .hi = 128, .expect = "0 (off) or 1, 2, 4, ... 128", HW },
 	{ "sensor", "rate_hz", NULL, 0, NULL, NULL,
-	  .parse = parse_uint, .format = fmt_uint_set, SEN(settings.rate_hz),
+	  .parse = opt_parse_uint, .format = opt_fmt_uint_set, SEN(settings.rate_hz),
 	  .lo = 0, .hi = 1000,
 	  .expect = "0 (as fast as the oversampling allows) to 1000", HW },
 	{ "sensor", "mode", NULL, 0, NULL, NULL,
@@ -1014,49 +311,49 @@ const struct opt_row options_table[] = {
 	  UINT(0, BARO_MAX_INSTANCES - 1), SEN(instance), .expect = "0..2",
 	  HW },
 	{ "sensor", "iio", NULL, 0, NULL, NULL,
-	  .parse = parse_abs_path, .format = fmt_string, SEN(iio),
+	  .parse = opt_parse_abs_path, .format = opt_fmt_string, SEN(iio),
 	  .expect = "the device's sysfs directory, "
 		    "/sys/bus/iio/devices/iio:deviceN", HW },
 	{ "sensor", "drdy", NULL, 0, NULL, NULL,
-	  .parse = parse_gpio_line, .format = fmt_string, SEN(drdy),
+	  .parse = opt_parse_gpio_line, .format = opt_fmt_string, SEN(drdy),
 	  .expect = "CHIPLABEL:LINENAME (gpiodetect and gpioinfo show them)",
 	  .arg = 1, HW },
 	{ "sensor", "drdy_active", NULL, 0, NULL, NULL,
-	  .parse = parse_choice, .format = fmt_drdy_choice,
+	  .parse = opt_parse_choice, .format = opt_fmt_drdy_choice,
 	  .choices = drdy_levels, SEN(settings.drdy),
 	  .expect = "high or low", HW },
 	{ "sensor", "drdy_drive", NULL, 0, NULL, NULL,
-	  .parse = parse_choice, .format = fmt_drdy_choice,
+	  .parse = opt_parse_choice, .format = opt_fmt_drdy_choice,
 	  .choices = drdy_drives, SEN(settings.drdy_open_drain),
 	  .expect = "push-pull or open-drain", HW },
 	{ "sensor", "power", NULL, 0, NULL, NULL,
-	  .parse = parse_gpio_line, .format = fmt_string, SEN(power),
+	  .parse = opt_parse_gpio_line, .format = opt_fmt_string, SEN(power),
 	  .expect = "CHIPLABEL:LINENAME (gpiodetect and gpioinfo show them)",
 	  HW },
 	{ "sensor", "power_off_ms", NULL, 0, NULL, NULL,
-	  .parse = parse_uint, .format = fmt_uint_set, SEN(power_off_ms),
+	  .parse = opt_parse_uint, .format = opt_fmt_uint_set, SEN(power_off_ms),
 	  .lo = 1, .hi = 60000, .expect = "1 to 60000", HW },
 #undef HW
 
 	/* ---- this run of the process, continued ---- */
 	{ NULL, NULL, "scenario", 0, "FILE",
 	  "run a fault scenario from start-up (doc/scenario.md)",
-	  .parse = parse_arg, CLI(scenario), PROCESS },
+	  .parse = opt_parse_arg, CLI(scenario), PROCESS },
 	{ NULL, NULL, "duration", 0, "SECONDS", "stop after this long",
-	  .parse = parse_double, CLI(duration_s), .lo = 1e-6, .hi = 1e9,
+	  .parse = opt_parse_double, CLI(duration_s), .lo = 1e-6, .hi = 1e9,
 	  .expect = "a positive number of seconds", PROCESS },
 	{ NULL, NULL, "verbose", 'v', NULL, "more log (repeatable)",
-	  .parse = parse_verbose, PROCESS },
+	  .parse = opt_parse_verbose, PROCESS },
 	{ NULL, NULL, "quiet", 'q', NULL, "errors only",
-	  .parse = parse_verbose, .arg = -1, PROCESS },
+	  .parse = opt_parse_verbose, .arg = -1, PROCESS },
 	{ NULL, NULL, "log-prefix", 0, NULL,
 	  "<N> priority prefixes on stderr (automatic when it is\n"
 	  "the journal)",
-	  .parse = parse_flag, CLI(log_prefix), PROCESS },
+	  .parse = opt_parse_flag, CLI(log_prefix), PROCESS },
 	{ NULL, NULL, "help", 'h', NULL, "this text",
-	  .parse = parse_flag, CLI(help), PROCESS | OPT_EXIT },
+	  .parse = opt_parse_flag, CLI(help), PROCESS | OPT_EXIT },
 	{ NULL, NULL, "version", 'V', NULL, "the version",
-	  .parse = parse_flag, CLI(version), PROCESS | OPT_EXIT },
+	  .parse = opt_parse_flag, CLI(version), PROCESS | OPT_EXIT },
 };
 
 const size_t options_count = sizeof(options_table) / sizeof(options_table[0]);
