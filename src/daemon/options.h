@@ -7,8 +7,14 @@
  * struct config (or struct config_output, struct config_sensor, struct
  * cli), and the sources it acts on.  getopt's option list, --help,
  * --check-config's printout and the "unknown key" messages all come from
- * the table (options.c); the command line's pass over it is
- * options-cli.c, the file's is config.c.
+ * the table (options.c; its value types are options-values.c); the
+ * command line's pass over it is options-cli.c, the file's is config.c.
+ *
+ * Adding an option: its field in struct config (and its default in
+ * config_defaults), one row below in options.c, its item in barod(8)
+ * when it has a long option and in barod.conf(5) and the sample
+ * barod.conf when it has a key; test-options fails until the three
+ * documents list it, and asks for a test value for a new long option.
  */
 #ifndef BAROD_OPTIONS_H
 #define BAROD_OPTIONS_H
