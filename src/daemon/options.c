@@ -161,7 +161,9 @@ const struct opt_row options_table[] = {
 	{ "sim", "atmosphere", "atmosphere", 0, "MODEL",
 	  "1976 (default, ArduPilot 4.6+), simple (<= 4.5) or water",
 	  CHOICE(atmospheres), CFG(atmosphere),
-	  .expect = "simple, 1976 or water", .sources = OPT_SRC_EMULATED },
+	  /* Hardware mode too: a glitch or PX4 "wrong" shifts a real
+	   * reading by an altitude through this model. */
+	  .expect = "simple, 1976 or water", .sources = OPT_SRC_ALL },
 	{ "sim", "seed", "seed", 0, "N", "noise seed",
 	  UINT(0, UINT32_MAX), CFG(seed), .expect = "0..4294967295",
 	  .sources = OPT_SRC_ALL },
