@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim-params.h"
 #include "test-files.h"
 #include "test-util.h"
 
@@ -79,7 +80,7 @@ test_help_and_params(void **state)
 
 	r = run((const char *[]){ "--list-params", NULL }, NULL);
 	assert_int_equal(r.status, 0);
-	assert_int_equal(count_lines(r.out), 1 + 41);
+	assert_int_equal(count_lines(r.out), 1 + sim_param_count());
 	assert_non_null(strstr(r.out, "SIM_BAR3_WCF_DN"));
 	assert_non_null(strstr(r.out, "SIM_TEMP_BFACTOR"));
 	program_result_free(&r);
