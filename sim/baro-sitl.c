@@ -92,8 +92,9 @@ int
 baro_sitl_ardupilot_param_check(enum baro_sitl_ardupilot v, size_t idx,
 				double value, char *err, size_t errlen)
 {
+	/* Zero or negative is off in every release, so harmless. */
 	if (sim_param_field(idx) != offsetof(struct sim_baro_params, geff_m) ||
-	    value == 0.0 || baro_sitl_ardupilot_has_geff(v))
+	    !(value >= (double)FLT_EPSILON) || baro_sitl_ardupilot_has_geff(v))
 		return 0;
 	if (err)
 		snprintf(err, errlen,

@@ -74,9 +74,9 @@ bool
 baro_sitl_ardupilot_true_density(enum baro_sitl_ardupilot v);
 
 /*
- * Refuse a parameter value the release cannot act on: a GEFF_M other
- * than 0 where the release has no ground-effect model.  0, or -ENOTSUP
- * with "NAME: ..." in err (which may be NULL).
+ * Refuse a parameter value the release cannot act on: a positive GEFF_M
+ * where the release has no ground-effect model (0 or negative is off
+ * everywhere).  0, or -ENOTSUP with "NAME: ..." in err (may be NULL).
  */
 int
 baro_sitl_ardupilot_param_check(enum baro_sitl_ardupilot v, size_t idx,
