@@ -833,6 +833,49 @@ test_ground_effect_profiles(void **state)
 	program_result_free(&r);
 }
 
+/* A scenario sets and ramps GEFF_M like any SIM_* parameter (master);
+ * before master, one that would is refused with its line. */
+static void
+test_ground_effect_scenario(void **state)
+{
+	char path[32];
+	struct row rows[256];
+	(void)state;
+
+	scenario_file(path, "at 0.5s set SIM_BARO_GEFF_M 1.5 for 0.2s\n"
+			    "at 1s ramp SIM_BARO_GEFF_M 0 to 1 over 0.5s\n");
+	struct program_result r = run((const char *[]){
+		"--ardupilot", "master", "--home-alt", "100", "-g", "static:0",
+		"--throttle", "0.6", "--duration", "2", "-p", "SIM_BARO_RND=0",
+		"-p", "SIM_BARO_COUNT=1", "--scenario", path, NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(parse_rows(r.out, rows, 256), 200);
+	for (int i = 0; i < 200; i++) {
+		const unsigned ms = (unsigned)rows[i].time_ms;
+		if (ms >= 500 && ms < 700)
+			assert_float_exact(rows[i].alt, 98.5f);
+		else if (ms < 1000 || ms >= 1500)	/* the end restores */
+			assert_float_exact(rows[i].alt, 100.0f);
+	}
+	/* The ramp: lowered by 0.4 m at 1.2 s, 0.8 m at 1.4 s (of 1 m). */
+	assert_int_equal(rows[119].time_ms, 1200);
+	assert_close_abs(rows[119].alt, 99.6f, 1e-5f);
+	assert_close_abs(rows[139].alt, 99.2f, 1e-5f);
+	program_result_free(&r);
+
+	expect_usage_error((const char *[]){ "-g", "static:0", "--scenario",
+					     path, NULL },
+			   NULL, ":1: SIM_BARO_GEFF_M: ArduPilot 4.7 has no "
+				 "ground-effect model");
+	unlink(path);
+	scenario_file(path, "at 1s ramp SIM_BAR2_GEFF_M -1 to 2 over 1s\n");
+	expect_usage_error((const char *[]){ "--ardupilot", "4.6", "-g",
+					     "static:0", "--scenario", path,
+					     NULL },
+			   NULL, ":1: SIM_BAR2_GEFF_M: ArduPilot 4.6");
+	unlink(path);
+}
+
 /* --ardupilot: names, defaults, and what a release cannot act on. */
 static void
 test_ardupilot_option(void **state)
@@ -926,6 +969,7 @@ main(void)
 		cmocka_unit_test(test_ground_effect_trace),
 		cmocka_unit_test(test_ground_effect_profiles),
 		cmocka_unit_test(test_ardupilot_option),
+		cmocka_unit_test(test_ground_effect_scenario),
 		cmocka_unit_test(test_end_to_end_vector),
 		cmocka_unit_test(test_delay_vector),
 		cmocka_unit_test(test_seed),
