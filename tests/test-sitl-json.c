@@ -169,7 +169,8 @@ test_servo_errors(void **state)
 }
 
 /* A servo packet's throttle, through the wire format: encode what SITL
- * sends, decode it, derive SIM::throttle.  python3 in float32 steps. */
+ * sends, decode it, derive SIM::throttle.  python3 in float32 steps.
+ * pwm holds 32 channels; the first `channels` go out. */
 static float
 packet_throttle(enum sitl_vehicle_kind kind, const uint16_t *pwm,
 		unsigned channels, uint32_t mask)
@@ -194,17 +195,17 @@ test_servo_throttle_copter(void **state)
 			   0x1.2aaaaap-1f);
 	/* The issue's throttles: PWM 1010 is 0.00999999978 (10 / 1000.0f),
 	 * 1600 is 0.600000024. */
-	const uint16_t low[4] = { 1010, 1010, 1010, 1010 };
+	const uint16_t low[32] = { 1010, 1010, 1010, 1010 };
 	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, low, 16, 0xf),
 			   0x1.47ae14p-7f);
 	assert_float_exact(0x1.47ae14p-7f, 0.01f);
-	const uint16_t hover[4] = { 1600, 1600, 1600, 1600 };
+	const uint16_t hover[32] = { 1600, 1600, 1600, 1600 };
 	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, hover, 16,
 					   0xf),
 			   0.6f);
 	/* Below 1000 (and a channel not output, 0) is a stopped motor;
 	 * above 2000 is full. */
-	const uint16_t odd[4] = { 900, 0, 2500, 1500 };
+	const uint16_t odd[32] = { 900, 0, 2500, 1500 };
 	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, odd, 16, 0xf),
 			   0.75f);
 	/* The JSON model's mask is SIM_VIB_MOT_MASK, 0 by default: 0. */
@@ -220,7 +221,7 @@ test_servo_throttle_copter(void **state)
 					   UINT32_C(1) << 20),
 			   0.8f);
 	/* Every motor idle at 1000: 0. */
-	const uint16_t idle[4] = { 1000, 1000, 1000, 1000 };
+	const uint16_t idle[32] = { 1000, 1000, 1000, 1000 };
 	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, idle, 16, 0xf),
 			   0.0f);
 }
@@ -228,7 +229,7 @@ test_servo_throttle_copter(void **state)
 static void
 test_servo_throttle_plane_rover(void **state)
 {
-	uint16_t pwm[16] = { 1500, 1500, 1600, 1500, 1700, 1700, 1700, 1700 };
+	uint16_t pwm[32] = { 1500, 1500, 1600, 1500, 1700, 1700, 1700, 1700 };
 	(void)state;
 
 	/* Plane: channel 3 when it runs, else the lift motors' mean. */
