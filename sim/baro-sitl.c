@@ -29,7 +29,7 @@ baro_sitl_init(struct baro_sitl *sim, const struct sim_params *params,
 	memset(sim, 0, sizeof(*sim));
 	sim->params = *params;
 	sim->atmosphere = atmosphere;
-	sim->ardupilot = BARO_SITL_AP_DEFAULT;
+	baro_sitl_set_ardupilot(sim, BARO_SITL_AP_DEFAULT);
 	sim_random_seed(&sim->rng, seed);
 }
 
@@ -37,6 +37,8 @@ void
 baro_sitl_set_ardupilot(struct baro_sitl *sim, enum baro_sitl_ardupilot v)
 {
 	sim->ardupilot = v;
+	sim->geff = baro_sitl_ardupilot_has_geff(v);
+	sim->true_density = baro_sitl_ardupilot_true_density(v);
 }
 
 static const char *const ardupilot_names[] = {
@@ -393,9 +395,8 @@ baro_sitl_update(struct baro_sitl *sim, uint32_t now_ms,
 	bool have_est = sim->have_est;
 	bool inst0_out = false;
 	float inst0_alt = 0.0f;
-	const bool geff = baro_sitl_ardupilot_has_geff(sim->ardupilot);
-	const bool true_density =
-		baro_sitl_ardupilot_true_density(sim->ardupilot);
+	const bool geff = sim->geff;
+	const bool true_density = sim->true_density;
 
 	if (count > BARO_MAX_INSTANCES)
 		count = BARO_MAX_INSTANCES;

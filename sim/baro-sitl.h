@@ -134,6 +134,9 @@ struct baro_sitl {
 	struct sim_params params;
 	enum baro_sitl_atmosphere atmosphere;
 	enum baro_sitl_ardupilot ardupilot;
+	/* What ardupilot implies, decided once (baro_sitl_set_ardupilot)
+	 * rather than on every call. */
+	bool geff, true_density;
 	struct sim_random rng;
 	/* Altitude the wind correction's density ratio is taken at: the
 	 * last output altitude of instance 0, standing in for the
