@@ -188,14 +188,14 @@ body_from_earth(const struct dcm *m, const float v[3], float out[3])
 /* Location's int32 centimetres from the JSON altitude, then the float
  * metres the baro gets, as baro_sitl_altitude() does for position. */
 static int
-altitude_from_location(double altitude_m, float *alt_amsl_m)
+altitude_from_location(double altitude_m, int32_t *alt_cm)
 {
 	if (!isfinite(altitude_m))
 		return -EINVAL;
-	const double alt_cm = trunc(altitude_m * 100.0);
-	if (alt_cm < INT32_MIN || alt_cm > INT32_MAX)
+	const double cm = trunc(altitude_m * 100.0);
+	if (cm < INT32_MIN || cm > INT32_MAX)
 		return -ERANGE;
-	*alt_amsl_m = baro_sitl_alt_from_cm((int32_t)alt_cm);
+	*alt_cm = (int32_t)cm;
 	return 0;
 }
 
@@ -206,17 +206,17 @@ sitl_truth_update(struct sitl_truth *state, const struct sitl_fdm *fdm,
 	const uint64_t location = SITL_KEY_BIT(SITL_KEY_LATITUDE) |
 				  SITL_KEY_BIT(SITL_KEY_LONGITUDE) |
 				  SITL_KEY_BIT(SITL_KEY_ALTITUDE);
-	float alt;
+	int32_t cm;
 	int rc;
 
 	if (!sitl_json_ap_accepts(fdm->mask))
 		return -EINVAL;
 
 	if ((fdm->mask & location) == location)
-		rc = altitude_from_location(fdm->altitude, &alt);
+		rc = altitude_from_location(fdm->altitude, &cm);
 	else
 		/* home - z: adding -z is the same double operation. */
-		rc = baro_sitl_altitude(home_alt_m, -fdm->position[2], &alt);
+		rc = baro_sitl_altitude_cm(home_alt_m, -fdm->position[2], &cm);
 	if (rc < 0)
 		return rc;
 
@@ -231,7 +231,8 @@ sitl_truth_update(struct sitl_truth *state, const struct sitl_fdm *fdm,
 			dcm_from_euler(fdm->attitude, &m);
 		body_from_earth(&m, fdm->velocity, state->vel_air_bf);
 	}
-	*alt_amsl_m = alt;
+	state->alt_cm = cm;
+	*alt_amsl_m = baro_sitl_alt_from_cm(cm);
 	return 0;
 }
 

@@ -177,6 +177,10 @@ sitl_json_scan(const char *text, size_t len, struct sitl_fdm *fdm);
  */
 struct sitl_truth {
 	float vel_air_bf[3];
+	/* The last accepted packet's location.alt, centimetres: its
+	 * baro_sitl_state_altitude() is what SITL's height above ground
+	 * (baro_sitl_agl_update) is taken from. */
+	int32_t alt_cm;
 };
 
 int

@@ -973,22 +973,36 @@ test_truth_tv13_altitude(void **state)
 	static const struct {
 		double z;
 		float m; /* the decimal metres of ArduPilot's centimetres */
+		int32_t cm;
 	} tv[] = {
-		{ -10.0, 594.00f },  { -10.004, 594.00f }, { -10.0099, 594.00f },
-		{ 0.005, 583.99f },  { 0.0149, 583.98f },
+		{ -10.0, 594.00f, 59400 },  { -10.004, 594.00f, 59400 },
+		{ -10.0099, 594.00f, 59400 }, { 0.005, 583.99f, 58399 },
+		{ 0.0149, 583.98f, 58398 },
 		/* 151.49 m: the float product 15149 * 0.01f is an ulp low. */
-		{ 432.51, 151.49f },
+		{ 432.51, 151.49f, 15149 },
 	};
+	assert_int_equal(t.alt_cm, 58700);
+	/* SITL's height above ground follows the packets' centimetres: the
+	 * first (587 m) is its ground. */
+	struct baro_sitl_agl agl;
+	baro_sitl_agl_init(&agl);
+	assert_true(baro_sitl_agl_update(&agl, baro_sitl_state_altitude(
+						       t.alt_cm)) == 0.0);
 	for (size_t i = 0; i < ARRAY_LEN(tv); i++) {
 		f.position[2] = tv[i].z;
 		assert_int_equal(sitl_truth_update(&t, &f, 584.0, &alt), 0);
 		assert_float_bits(alt, tv[i].m);
+		assert_int_equal(t.alt_cm, tv[i].cm);
+		assert_true(baro_sitl_agl_update(
+				    &agl, baro_sitl_state_altitude(t.alt_cm)) ==
+			    (double)tv[i].cm * 0.01 - 587.0);
 	}
 
 	f.position[2] = -3e7;
 	assert_int_equal(sitl_truth_update(&t, &f, 584.0, &alt), -ERANGE);
 	f.position[2] = NAN;
 	assert_int_equal(sitl_truth_update(&t, &f, 584.0, &alt), -EINVAL);
+	assert_int_equal(t.alt_cm, 15149);	/* a refused packet: unchanged */
 }
 
 /* Latitude, longitude and altitude all present: the JSON altitude,
