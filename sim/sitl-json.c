@@ -12,6 +12,7 @@
 #include "util-endian.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -66,6 +67,67 @@ sitl_servo_encode(const struct sitl_servo *s, uint8_t out[SITL_SERVO_LEN_32])
 	for (unsigned i = 0; i < channels; i++)
 		le_put16(out + SERVO_HEADER_LEN + 2 * i, s->pwm[i]);
 	return SERVO_HEADER_LEN + 2 * channels;
+}
+
+/* ------------------------------------------------------------------ */
+
+static uint16_t
+servo_pwm(const uint16_t *pwm, unsigned channels, unsigned i)
+{
+	return i < channels && i < 32 ? pwm[i] : 0;
+}
+
+/* ArduPilot's constrain_float((servo - 1000) / 1000.0f, 0, 1): the int
+ * difference divided in float. */
+static float
+pwm_fraction(uint16_t pwm)
+{
+	const float f = (float)((int)pwm - 1000) / 1000.0f;
+
+	return f < 0.0f ? 0.0f : (f > 1.0f ? 1.0f : f);
+}
+
+/* Mean over the running motors of the mask, in mask-bit order. */
+static float
+motors_mean(const uint16_t *pwm, unsigned channels, uint32_t mask)
+{
+	float sum = 0.0f;
+	unsigned running = 0;
+
+	for (unsigned i = 0; i < 32; i++) {
+		if (!(mask & (UINT32_C(1) << i)))
+			continue;
+		const float f = pwm_fraction(servo_pwm(pwm, channels, i));
+		if (fabsf(f) >= FLT_EPSILON) {
+			sum += f;
+			running++;
+		}
+	}
+	return running > 0 ? sum / (float)running : sum;
+}
+
+float
+sitl_servo_throttle(enum sitl_vehicle_kind kind, const uint16_t *pwm,
+		    unsigned channels, uint32_t motor_mask)
+{
+	const uint16_t pwm3 = servo_pwm(pwm, channels, 2);
+
+	switch (kind) {
+	case SITL_VEHICLE_PLANE: {
+		const float forward = pwm_fraction(pwm3);
+		const float hover = motors_mean(pwm, channels, motor_mask);
+		return fabsf(forward) >= FLT_EPSILON ? forward : hover;
+	}
+	case SITL_VEHICLE_ROVER: {
+		if (pwm3 == 0)
+			return 0.0f;
+		const int s = pwm3 < 1000 ? 1000 : (pwm3 > 2000 ? 2000 : pwm3);
+		return fabsf((float)(s - 1500) / 500.0f);
+	}
+	case SITL_VEHICLE_COPTER:
+		break;
+	}
+	return motors_mean(pwm, channels, motor_mask);
 }
 
 /* ------------------------------------------------------------------ */
@@ -126,14 +188,14 @@ body_from_earth(const struct dcm *m, const float v[3], float out[3])
 /* Location's int32 centimetres from the JSON altitude, then the float
  * metres the baro gets, as baro_sitl_altitude() does for position. */
 static int
-altitude_from_location(double altitude_m, float *alt_amsl_m)
+altitude_from_location(double altitude_m, int32_t *alt_cm)
 {
 	if (!isfinite(altitude_m))
 		return -EINVAL;
-	const double alt_cm = trunc(altitude_m * 100.0);
-	if (alt_cm < INT32_MIN || alt_cm > INT32_MAX)
+	const double cm = trunc(altitude_m * 100.0);
+	if (cm < INT32_MIN || cm > INT32_MAX)
 		return -ERANGE;
-	*alt_amsl_m = baro_sitl_alt_from_cm((int32_t)alt_cm);
+	*alt_cm = (int32_t)cm;
 	return 0;
 }
 
@@ -144,17 +206,17 @@ sitl_truth_update(struct sitl_truth *state, const struct sitl_fdm *fdm,
 	const uint64_t location = SITL_KEY_BIT(SITL_KEY_LATITUDE) |
 				  SITL_KEY_BIT(SITL_KEY_LONGITUDE) |
 				  SITL_KEY_BIT(SITL_KEY_ALTITUDE);
-	float alt;
+	int32_t cm;
 	int rc;
 
 	if (!sitl_json_ap_accepts(fdm->mask))
 		return -EINVAL;
 
 	if ((fdm->mask & location) == location)
-		rc = altitude_from_location(fdm->altitude, &alt);
+		rc = altitude_from_location(fdm->altitude, &cm);
 	else
 		/* home - z: adding -z is the same double operation. */
-		rc = baro_sitl_altitude(home_alt_m, -fdm->position[2], &alt);
+		rc = baro_sitl_altitude_cm(home_alt_m, -fdm->position[2], &cm);
 	if (rc < 0)
 		return rc;
 
@@ -169,7 +231,8 @@ sitl_truth_update(struct sitl_truth *state, const struct sitl_fdm *fdm,
 			dcm_from_euler(fdm->attitude, &m);
 		body_from_earth(&m, fdm->velocity, state->vel_air_bf);
 	}
-	*alt_amsl_m = alt;
+	state->alt_cm = cm;
+	*alt_amsl_m = baro_sitl_alt_from_cm(cm);
 	return 0;
 }
 

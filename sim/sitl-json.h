@@ -49,6 +49,33 @@ sitl_servo_decode(const uint8_t *buf, size_t len, struct sitl_servo *out);
 size_t
 sitl_servo_encode(const struct sitl_servo *s, uint8_t out[SITL_SERVO_LEN_32]);
 
+/* The vehicle classes ArduPilot's SITL derives SIM::throttle for: the
+ * firmware built, not the physics model.  Copter's rule is also Sub's,
+ * Heli's, Blimp's and every other vehicle but Plane and Rover. */
+enum sitl_vehicle_kind {
+	SITL_VEHICLE_COPTER,
+	SITL_VEHICLE_PLANE,
+	SITL_VEHICLE_ROVER,
+};
+
+/*
+ * SIM::throttle from one frame's PWM outputs, as SITL_State's
+ * _simulator_servos derives it before each physics step (the same
+ * outputs go out in that step's servo packet), in float:
+ *  - copter: over the motors of motor_mask, lowest bit first, the mean of
+ *    constrain((pwm - 1000) / 1000, 0, 1) over those not zero (|x| >=
+ *    FLT_EPSILON); 0 when none runs;
+ *  - plane: channel 3's constrain((pwm - 1000) / 1000, 0, 1) when not
+ *    zero, else the copter rule (a quadplane's lift motors);
+ *  - rover: |constrain(pwm3, 1000, 2000) - 1500| / 500, 0 for pwm3 = 0.
+ * Channels past `channels` (and past 32) read as PWM 0.  motor_mask is
+ * sitl_fdm.motor_mask; the JSON model never sets Aircraft::motor_mask,
+ * so there it is SIM_VIB_MOT_MASK alone (default 0: throttle 0).
+ */
+float
+sitl_servo_throttle(enum sitl_vehicle_kind kind, const uint16_t *pwm,
+		    unsigned channels, uint32_t motor_mask);
+
 /* Bits of the received mask: ArduPilot's key table order (section 12.4). */
 enum sitl_key {
 	SITL_KEY_TIMESTAMP = 0,
@@ -150,6 +177,10 @@ sitl_json_scan(const char *text, size_t len, struct sitl_fdm *fdm);
  */
 struct sitl_truth {
 	float vel_air_bf[3];
+	/* The last accepted packet's location.alt, centimetres: its
+	 * baro_sitl_state_altitude() is what SITL's height above ground
+	 * (baro_sitl_agl_update) is taken from. */
+	int32_t alt_cm;
 };
 
 int

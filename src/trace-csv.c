@@ -99,7 +99,7 @@ trace_csv_open(struct trace_csv *r, FILE *in)
 	r->line = malloc(TRACE_CSV_MAX_LINE + 1);
 	if (!r->line)
 		return fail(r, -ENOMEM, "out of memory");
-	r->col_time_us = r->col_time_s = r->col_alt = -1;
+	r->col_time_us = r->col_time_s = r->col_alt = r->col_throttle = -1;
 	for (int k = 0; k < 3; k++)
 		r->col_vel[k] = -1;
 
@@ -124,6 +124,8 @@ trace_csv_open(struct trace_csv *r, FILE *in)
 			slot = &r->col_time_s;
 		else if (strcmp(fields[i], "alt_m") == 0)
 			slot = &r->col_alt;
+		else if (strcmp(fields[i], "throttle") == 0)
+			slot = &r->col_throttle;
 		for (int k = 0; k < 3; k++) {
 			if (strcmp(fields[i], vel_names[k]) == 0)
 				slot = &r->col_vel[k];
@@ -206,6 +208,18 @@ trace_csv_next(struct trace_csv *r, struct trace_row *row)
 			return fail(r, -EINVAL, "%s '%s' is not a velocity",
 				    vel_names[k], fields[c]);
 		row->vel_air_bf[k] = (float)v;
+	}
+
+	row->throttle = 0.0f;
+	if (r->col_throttle >= 0) {
+		const char *text = fields[r->col_throttle];
+		double v;
+		if (str_to_double(text, &v) < 0 || !isfinite(v) || v < 0.0 ||
+		    v > 1.0)
+			return fail(r, -EINVAL,
+				    "throttle '%s' is not a number from 0 to 1",
+				    text);
+		row->throttle = (float)v;
 	}
 
 	r->have_prev = true;

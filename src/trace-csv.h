@@ -6,6 +6,7 @@
  *   time_us  integer microseconds of simulated time (or time_s, seconds)
  *   alt_m    height above home, metres, up
  *   vx,vy,vz optional air velocity in the body frame (FRD), m/s
+ *   throttle optional motors' mean output, 0..1 (ground effect)
  * Blank lines and lines starting with '#' are skipped.
  */
 #ifndef BAROD_TRACE_CSV_H
@@ -22,6 +23,7 @@ struct trace_row {
 	uint64_t time_us;
 	double alt_m;
 	float vel_air_bf[3];
+	float throttle;		/* 0 without the column */
 };
 
 struct trace_csv {
@@ -29,7 +31,7 @@ struct trace_csv {
 	char *line;	/* TRACE_CSV_MAX_LINE + 1 bytes */
 	unsigned long lineno;
 	int ncols;
-	int col_time_us, col_time_s, col_alt, col_vel[3];
+	int col_time_us, col_time_s, col_alt, col_vel[3], col_throttle;
 	bool have_prev;
 	uint64_t prev_time_us;
 	char err[256];

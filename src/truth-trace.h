@@ -2,8 +2,8 @@
 /*
  * A recorded or scripted truth: the height above home over time, read
  * once from a CSV trace (the columns baro-sim reads: time_us or time_s,
- * alt_m) and interpolated linearly; before the first row the first
- * height holds, after the last row the last one.
+ * alt_m, optional throttle) and interpolated linearly; before the first
+ * row the first value holds, after the last row the last one.
  */
 #ifndef BAROD_TRUTH_TRACE_H
 #define BAROD_TRUTH_TRACE_H
@@ -19,6 +19,7 @@
 struct truth_trace {
 	uint64_t *time_us;
 	double *height_m;
+	float *throttle;	/* NULL without a throttle column */
 	size_t n;
 };
 
@@ -32,5 +33,9 @@ truth_trace_free(struct truth_trace *t);
 
 double
 truth_trace_height(const struct truth_trace *t, double t_s);
+
+/* The throttle (0..1) at t_s; 0 for a trace without the column. */
+double
+truth_trace_throttle(const struct truth_trace *t, double t_s);
 
 #endif
