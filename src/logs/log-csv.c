@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * Barometer samples in CSV: baro-sim's output (time_ms,instance,alt_m,
- * pressure_pa,temperature_c; src/sample-csv.h) or any text file whose
+ * pressure_pa,temperature_c; src/common/sample-csv.h) or any text file whose
  * header names the columns.  Columns are matched by name, unknown ones
  * ignored:
  *

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "filters/baro-filter.h"
+#include "baro-filter.h"
 
 struct metrics_series {
 	size_t n;

@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 #include "fuzz.h"
-#include "logs/log-reader.h"
-#include "logs/log-segments.h"
+#include "log-reader.h"
+#include "log-segments.h"
 
 static void
 fuzz_log_on_type(const char *name, uint64_t count, void *ud)

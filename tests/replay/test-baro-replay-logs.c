@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "mavlink/mavlink.h"
+#include "mavlink.h"
 #include "test-util.h"
 #include "test-files.h"
 
