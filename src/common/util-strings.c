@@ -68,6 +68,17 @@ str_errorf(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
+int
+str_line_verrorf(char *err, size_t errlen, int rc, const char *name,
+		 unsigned line, const char *fmt, va_list ap)
+{
+	int n = snprintf(err, errlen, "%s:%u: ", name, line);
+
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	return rc;
+}
+
 size_t
 str_edit_distance(const char *a, const char *b, bool ignore_case)
 {

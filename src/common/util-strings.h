@@ -3,6 +3,7 @@
 #ifndef BAROD_UTIL_STRINGS_H
 #define BAROD_UTIL_STRINGS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,5 +36,14 @@ str_edit_distance(const char *a, const char *b, bool ignore_case);
 int
 str_errorf(char *err, size_t errlen, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/*
+ * The same for a line of a file: "NAME:LINE: " and the message, the one
+ * form every loader reports a bad line in (config, scenarios, thresholds).
+ */
+int
+str_line_verrorf(char *err, size_t errlen, int rc, const char *name,
+		 unsigned line, const char *fmt, va_list ap)
+	__attribute__((format(printf, 6, 0)));
 
 #endif

@@ -45,11 +45,9 @@ fail(struct parse *p, int rc, const char *fmt, ...)
 	p->failed = true;
 	p->fail_line = p->line;
 	p->rc = rc;
-	int n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, p->line);
-	if (n < 0 || (size_t)n >= p->errlen)
-		return 0;
 	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	(void)str_line_verrorf(p->err, p->errlen, rc, p->name, p->line, fmt,
+			       ap);
 	va_end(ap);
 	return 0;
 }
