@@ -99,8 +99,21 @@ send_all(struct transport *t)
 	}
 	unsigned done = 0;
 	while (done < total) {
-		int n = sendmmsg(t->src->fd, m + done, total - done,
-				 MSG_DONTWAIT);
+		int n;
+		if (total - done == 1) {
+			/* The usual tick, one datagram to one peer: sendto
+			 * spares the kernel the vector. */
+			const struct msghdr *h = &m[done].msg_hdr;
+			ssize_t r = sendto(t->src->fd, h->msg_iov->iov_base,
+					   h->msg_iov->iov_len, MSG_DONTWAIT,
+					   h->msg_name, h->msg_namelen);
+			if (r >= 0)
+				m[done].msg_len = (unsigned)r;
+			n = r < 0 ? -1 : 1;
+		} else {
+			n = sendmmsg(t->src->fd, m + done, total - done,
+				     MSG_DONTWAIT);
+		}
 		if (n > 0) {
 			done += (unsigned)n;
 			continue;
