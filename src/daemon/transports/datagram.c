@@ -211,3 +211,12 @@ datagram_readable(struct transport *t, bool learn_peers)
 		t->rx(t->rx_user, TRANSPORT_RX_END, NULL, 0);
 	}
 }
+
+void
+datagram_describe(const struct transport *t, const struct config_output *cfg,
+		  const struct event_source *src, char *buf, size_t len)
+{
+	(void)t;
+	(void)src;
+	snprintf(buf, len, "%s", cfg->address);
+}

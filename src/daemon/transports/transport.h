@@ -184,6 +184,9 @@ void
 datagram_flush(struct transport *t);
 void
 datagram_readable(struct transport *t, bool learn_peers);
+void
+datagram_describe(const struct transport *t, const struct config_output *cfg,
+		  const struct event_source *src, char *buf, size_t len);
 
 /* Byte streams (stream.c): a backlog of whole frames written in one
  * call per flush, and what the peer sends. */

@@ -4,8 +4,6 @@
  * socket. */
 #include "transport.h"
 
-#include <stdio.h>
-
 static int
 udp_client_open(struct transport *t, char *err, size_t errlen)
 {
@@ -19,20 +17,11 @@ udp_client_on_event(struct transport *t, uint32_t events)
 	datagram_readable(t, false);
 }
 
-static void
-udp_client_describe(const struct transport *t, const struct config_output *cfg,
-                     const struct event_source *src, char *buf, size_t len)
-{
-	(void)t;
-	(void)src;
-	snprintf(buf, len, "%s", cfg->address);
-}
-
 const struct transport_ops transport_udp_client = {
 	.open = udp_client_open,
 	.close = transport_close_fd,
 	.queue = datagram_queue,
 	.flush = datagram_flush,
 	.on_event = udp_client_on_event,
-	.describe = udp_client_describe,
+	.describe = datagram_describe,
 };
