@@ -566,6 +566,72 @@ test_tcp_refused(void **state)
 	event_loop_fini(&l);
 }
 
+/* barod's reload keeps an output by copying it elsewhere and registering
+ * the copy's src again: the copy works on (the old place is poisoned),
+ * its backlog, connection and counters with it. */
+static void
+test_output_moved(void **state)
+{
+	struct event_loop l;
+	static struct output o[2];
+	char addr[64];
+	unsigned port;
+	uint8_t f[64], buf[4096];
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	int ls = tcp_listener(&port);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	open_output(&o[0], &l, OUTPUT_MSP_TCP, addr);
+	pump(&l, &o[0], 1, 50);
+	assert_true(o[0].connected);
+	int c = accept(ls, NULL, NULL);
+	assert_true(c >= 0);
+	make_frame(f, 20, 0);
+	assert_int_equal(output_send(&o[0], f, 20), 0);
+
+	/* As barod's reload does it. */
+	output_flush(&o[0]);
+	event_loop_remove(&l, &o[0].src);
+	o[1] = o[0];
+	memset(&o[0], 0xa5, sizeof(o[0]));
+	o[1].src.user = &o[1];
+	assert_int_equal(event_loop_add(&l, &o[1].src,
+					EPOLLIN | (o[1].tx_len ? EPOLLOUT : 0u)),
+			 0);
+
+	make_frame(f, 20, 1);
+	assert_int_equal(output_send(&o[1], f, 20), 0);
+	calls[o[1].src.fd] = 0;
+	output_flush(&o[1]);
+	assert_int_equal(calls[o[1].src.fd], 1);
+	size_t got = 0;
+	while (got < 40) {
+		ssize_t n = read(c, buf + got, sizeof(buf) - got);
+		assert_true(n > 0);
+		got += (size_t)n;
+	}
+	uint32_t next = 0;
+	assert_int_equal(check_frames(buf, got, 20, &next), 2);
+	/* What the peer sends reaches the copy's parser (a frame's start
+	 * waits there for the rest); its leaving resets it. */
+	assert_int_equal(write(c, "$X>", 3), 3);
+	pump(&l, &o[1], 1, 30);
+	assert_int_equal(o[1].msp_in.have, 3);
+	close(c);
+	pump(&l, &o[1], 1, 30);
+	assert_false(o[1].connected);
+	assert_int_equal(o[1].msp_in.have, 0);
+	assert_int_equal(o[1].stats.frames_sent, 2);
+	assert_int_equal(o[1].stats.connects, 1);
+	output_describe(&o[1], (char *)buf, sizeof(buf));
+	assert_non_null(strstr((char *)buf, "not connected"));
+
+	output_close(&o[1]);
+	close(ls);
+	event_loop_fini(&l);
+}
+
 /* Bad addresses and devices: refused with what was wrong. */
 static void
 test_open_errors(void **state)
@@ -600,6 +666,7 @@ main(void)
 		cmocka_unit_test(test_serial_hangup),
 		cmocka_unit_test(test_tcp_reconnect),
 		cmocka_unit_test(test_tcp_refused),
+		cmocka_unit_test(test_output_moved),
 		cmocka_unit_test(test_open_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
