@@ -20,17 +20,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "barod-harness.h"
 #include "mavlink.h"
 #include "msp-capture.h"
 #include "test-files.h"
 #include "test-util.h"
 
-static char tmpdir[256];
-
-/* Every barod started, so a failed assertion does not leave one running
- * (it would hold the test's output open and hang the run). */
-static pid_t children[16];
-static size_t n_children;
+static struct harness harness;
 
 static void
 msleep(unsigned ms)
@@ -44,49 +40,28 @@ msleep(unsigned ms)
 static void
 path_in_tmp(char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/%s", tmpdir, name);
+	harness_path(&harness, buf, len, name);
 }
 
-/* Start barod with args; stderr and stdout go to a file in tmpdir. */
+/* Start barod with args, back at once (a barod meant to fail, or a
+ * race); stderr and stdout go to log_name in the temporary directory. */
+static pid_t
+spawn_barod(const char *const *args, const char *log_name)
+{
+	return harness_spawn(&harness, log_name, args);
+}
+
+/* The same, back once barod logs that it is running. */
 static pid_t
 start_barod(const char *const *args, const char *log_name)
 {
-	const char *bin = getenv("BAROD");
-	const char *argv[48] = { "barod" };
-	int n = 1;
-	char log[512];
-
-	assert_non_null(bin);
-	for (; args[n - 1]; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	path_in_tmp(log, sizeof(log), log_name);
-
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 2);
-		dup2(fd, 1);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	if (n_children < 16)
-		children[n_children++] = pid;
-	return pid;
+	return harness_start(&harness, log_name, args);
 }
 
 static int
 wait_exit(pid_t pid)
 {
-	int status;
-
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	for (size_t i = 0; i < n_children; i++) {
-		if (children[i] == pid)
-			children[i] = 0;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return harness_wait_exit(&harness, pid, NULL);
 }
 
 struct capture {
@@ -404,7 +379,7 @@ test_faults_through_control(void **state)
 
 	/* A bad --scenario stops barod at start-up with FILE:LINE. */
 	write_file(scn, "at 1s frobnicate 0\n");
-	pid = start_barod((const char *[]){ "--sim", "--control", "none",
+	pid = spawn_barod((const char *[]){ "--sim", "--control", "none",
 					    "--scenario", scn, NULL },
 			  "badscn.log");
 	assert_int_equal(wait_exit(pid), 2);
@@ -517,7 +492,7 @@ test_sighup_reload(void **state)
 		 pa, pc);
 	write_file(conf, text);
 	kill(pid, SIGHUP);
-	msleep(100);
+	harness_wait_log(&harness, pid, "SIM_BARO_GLITCH 0 -> 50", 1);
 	drain(fb, &cb);
 	unsigned b_frames = cb.frames;
 	capture_for(fa, &ca, 400);
@@ -569,7 +544,6 @@ test_udp_server(void **state)
 	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
 						  "-o", out, "--duration", "2",
 						  NULL }, "server.log");
-	msleep(300);
 
 	/* A client makes itself known with any MAVLink frame. */
 	unsigned myport;
@@ -626,14 +600,13 @@ test_serial_pty(void **state)
 				continue;
 			}
 		}
-		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+		if (status < 0 && harness_exited(&harness, pid, &status))
 			continue;
 		if (status >= 0 || now_ms() > deadline)
 			break;
 	}
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 	assert_true(cap.count[MAVLINK_MSG_HEARTBEAT] >= 1);
 	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 50);
 	assert_int_equal(cap.parser.stats.bad_crc, 0);
@@ -693,19 +666,19 @@ test_config_errors(void **state)
 	path_in_tmp(conf, sizeof(conf), "bad.conf");
 	path_in_tmp(log, sizeof(log), "bad.log");
 	write_file(conf, "[barod]\nsource = sim\n\n[sim]\nSIM_BAR2_DELAY = x\n");
-	pid_t pid = start_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
+	pid_t pid = spawn_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 	char *l = read_file(log);
 	assert_non_null(strstr(l, "bad.conf:5: SIM_BAR2_DELAY: 'x' is not a "
 				  "number"));
 	free(l);
 
-	pid = start_barod((const char *[]){ "-c", conf, "--check-config", NULL },
+	pid = spawn_barod((const char *[]){ "-c", conf, "--check-config", NULL },
 			  "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 
 	write_file(conf, "[barod]\nsource = sim\n");
-	pid = start_barod((const char *[]){ "-c", conf, "--check-config", NULL },
+	pid = spawn_barod((const char *[]){ "-c", conf, "--check-config", NULL },
 			  "good.log");
 	assert_int_equal(wait_exit(pid), 0);
 	path_in_tmp(log, sizeof(log), "good.log");
@@ -716,7 +689,7 @@ test_config_errors(void **state)
 
 	/* The SITL modes default to ArduPilot's home (CMAC, 584 m), and
 	 * an explicit home or model wins. */
-	pid = start_barod((const char *[]){ "--sitl-json", "--check-config",
+	pid = spawn_barod((const char *[]){ "--sitl-json", "--check-config",
 					    "-c", "/dev/null", NULL },
 			  "good.log");
 	assert_int_equal(wait_exit(pid), 0);
@@ -724,7 +697,7 @@ test_config_errors(void **state)
 	assert_non_null(strstr(l, "source sitl-json"));
 	assert_non_null(strstr(l, "home 584.00 m AMSL, atmosphere 1976"));
 	free(l);
-	pid = start_barod((const char *[]){ "--sitl-json-proxy", "127.0.0.1:9012",
+	pid = spawn_barod((const char *[]){ "--sitl-json-proxy", "127.0.0.1:9012",
 					    "--home-alt", "12.5", "--atmosphere",
 					    "simple", "--check-config", "-c",
 					    "/dev/null", NULL },
@@ -735,14 +708,14 @@ test_config_errors(void **state)
 	free(l);
 	path_in_tmp(log, sizeof(log), "bad.log");
 
-	pid = start_barod((const char *[]){ "-c", "/nonexistent.conf", NULL },
+	pid = spawn_barod((const char *[]){ "-c", "/nonexistent.conf", NULL },
 			  "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
-	pid = start_barod((const char *[]){ "--sim", "-o", "tcp:1:2", NULL },
+	pid = spawn_barod((const char *[]){ "--sim", "-o", "tcp:1:2", NULL },
 			  "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 	/* No source at all. */
-	pid = start_barod((const char *[]){ "-c", "/dev/null", NULL },
+	pid = spawn_barod((const char *[]){ "-c", "/dev/null", NULL },
 			  "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 	l = read_file(log);
@@ -751,14 +724,14 @@ test_config_errors(void **state)
 
 	/* The first error in the file is the one reported. */
 	write_file(conf, "[barod]\nsource = sim\nnot ini\n[sim]\nfoo = 1\n");
-	pid = start_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
+	pid = spawn_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 	l = read_file(log);
 	assert_non_null(strstr(l, "bad.conf:3: syntax error"));
 	free(l);
 
 	/* An unknown option is one line naming it, not the usage. */
-	pid = start_barod((const char *[]){ "--sim", "--frobnicate", NULL },
+	pid = spawn_barod((const char *[]){ "--sim", "--frobnicate", NULL },
 			  "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 	l = read_file(log);
@@ -783,20 +756,6 @@ test_version(void **state)
 }
 
 /* Wait (up to 10 s) until baroctl status gets an answer on sock. */
-static void
-wait_control(const char *sock)
-{
-	char reply[4096];
-
-	for (int i = 0; i < 200; i++) {
-		if (run_baroctl(sock, "status", NULL, NULL, reply,
-				sizeof(reply)) == 0)
-			return;
-		msleep(50);
-	}
-	fail_msg("no barod answered on %s", sock);
-}
-
 /* How many names in dir start with prefix. */
 static int
 count_entries(const char *dir, const char *prefix)
@@ -832,9 +791,8 @@ test_one_barod_per_socket(void **state)
 	pid_t a = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
 		"--record", rec_a, NULL }, "first.log");
-	wait_control(sock);
 
-	pid_t b = start_barod((const char *[]){
+	pid_t b = spawn_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
 		"--record", rec_b, NULL }, "second.log");
 	assert_int_equal(wait_exit(b), 2);
@@ -848,12 +806,12 @@ test_one_barod_per_socket(void **state)
 	l = read_file(rec_b);
 	assert_string_equal(l, "keep b\n");
 	free(l);
-	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
+	assert_int_equal(count_entries(harness.dir, ".rec-b.csv"), 0);
 	/* The running one writes aside: the old file is whole meanwhile. */
 	l = read_file(rec_a);
 	assert_string_equal(l, "keep a\n");
 	free(l);
-	assert_int_equal(count_entries(tmpdir, ".rec-a.csv."), 1);
+	assert_int_equal(count_entries(harness.dir, ".rec-a.csv."), 1);
 
 	/* Killed: its socket stays behind, nobody listening; its
 	 * unfinished record never takes the name. */
@@ -868,14 +826,13 @@ test_one_barod_per_socket(void **state)
 	pid_t c = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
 		"--record", rec_b, "--duration", "3", NULL }, "third.log");
-	wait_control(sock);
 	assert_int_equal(wait_exit(c), 0);
 	assert_int_equal(stat(sock, &st), -1);
 	l = read_file(rec_b);
 	assert_true(strncmp(l, "time_ms,instance,", 17) == 0);
 	assert_int_equal(count_lines(l), 1 + 2 * 300);
 	free(l);
-	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
+	assert_int_equal(count_entries(harness.dir, ".rec-b.csv"), 0);
 }
 
 /* Two barods started together on one path: one gets the socket, the
@@ -891,26 +848,17 @@ test_two_barods_at_once(void **state)
 	for (int round = 0; round < 5; round++) {
 		pid_t p[2];
 		for (int k = 0; k < 2; k++)
-			p[k] = start_barod((const char *[]){
+			p[k] = spawn_barod((const char *[]){
 				"--sim", "--control", sock, "-o",
 				"udp:127.0.0.1:9", NULL },
 				k ? "race-b.log" : "race-a.log");
-		int refused = -1, status;
-		for (int i = 0; i < 400 && refused < 0; i++) {
-			for (int k = 0; k < 2 && refused < 0; k++) {
-				if (waitpid(p[k], &status, WNOHANG) == p[k])
-					refused = k;
-			}
-			msleep(25);
-		}
+		int status;
+		const int refused = harness_wait_first_exit(&harness, p, 2,
+							    10000, &status);
 		if (refused < 0)
 			fail_msg("round %d: both barods run on one socket",
 				 round);
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
-		for (size_t i = 0; i < n_children; i++) {
-			if (children[i] == p[refused])
-				children[i] = 0;
-		}
+		assert_int_equal(status, 2);
 		assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
 					     sizeof(reply)), 0);
 		kill(p[!refused], SIGTERM);
@@ -1026,7 +974,7 @@ test_faults_that_cannot_act(void **state)
 	path_in_tmp(scn, sizeof(scn), "cannot-act.scn");
 	path_in_tmp(log, sizeof(log), "act.log");
 
-	pid_t pid = start_barod((const char *[]){
+	pid_t pid = spawn_barod((const char *[]){
 		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9", "-p",
 		"SIM_BARO_GLITCH=1e9", NULL }, "act.log");
 	assert_int_equal(wait_exit(pid), 2);
@@ -1034,7 +982,7 @@ test_faults_that_cannot_act(void **state)
 	assert_non_null(strstr(l, "SIM_BARO_GLITCH: 1e+09 is out of range "
 				  "[-5000, 86000]"));
 	free(l);
-	pid = start_barod((const char *[]){
+	pid = spawn_barod((const char *[]){
 		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
 		"--atmosphere", "water", "--home-alt", "-100", "-p",
 		"SIM_BAR2_GLITCH=120", NULL }, "act.log");
@@ -1044,7 +992,7 @@ test_faults_that_cannot_act(void **state)
 				  "[-10900, 110] (the water atmosphere"));
 	free(l);
 
-	pid = start_barod((const char *[]){
+	pid = spawn_barod((const char *[]){
 		"--sim", "-p", "SIM_BAR3_GLITCH=5", "--check-config", NULL },
 		"act.log");
 	assert_int_equal(wait_exit(pid), 0);
@@ -1054,7 +1002,7 @@ test_faults_that_cannot_act(void **state)
 	free(l);
 
 	write_file(scn, "at 1s glitch 0 5 for 1s\nat 2s px4 stuck 2 for 1s\n");
-	pid = start_barod((const char *[]){
+	pid = spawn_barod((const char *[]){
 		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
 		"--scenario", scn, NULL }, "act.log");
 	assert_int_equal(wait_exit(pid), 2);
@@ -1067,7 +1015,6 @@ test_faults_that_cannot_act(void **state)
 	pid = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9", NULL },
 		"act-run.log");
-	wait_control(sock);
 	assert_int_equal(run_baroctl(sock, "scenario", "load", scn, reply,
 				     sizeof(reply)), 1);
 	assert_non_null(strstr(reply, want));
@@ -1219,14 +1166,13 @@ test_msp_serial_every_sample(void **state)
 				continue;
 			}
 		}
-		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+		if (status < 0 && harness_exited(&harness, pid, &status))
 			continue;
 		if (status >= 0 || now_ms() > deadline)
 			break;
 	}
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 
 	size_t n = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(n, 3 * 200);	/* 2 s of three 100 Hz baros */
@@ -1279,14 +1225,13 @@ test_msp_instances_and_rate(void **state)
 				continue;
 			}
 		}
-		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+		if (status < 0 && harness_exited(&harness, pid, &status))
 			continue;
 		if (status >= 0 || now_ms() > deadline)
 			break;
 	}
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 
 	size_t n = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(n, 600);
@@ -1420,14 +1365,13 @@ test_msp_invalid_counted(void **state)
 		}
 		if (n > 0)
 			continue;	/* more may be waiting */
-		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+		if (status < 0 && harness_exited(&harness, pid, &status))
 			continue;
 		if (status >= 0 || now_ms() > deadline)
 			break;
 	}
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 
 	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(total, 200);
@@ -1497,14 +1441,13 @@ test_msp_serial_hangup_reopen(void **state)
 			msp_capture_feed(c, buf, (size_t)n);
 			continue;
 		}
-		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
+		if (status < 0 && harness_exited(&harness, pid, &status))
 			continue;
 		if (status >= 0 || now_ms() > deadline)
 			break;
 	}
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 	if (!(c->n > first + 200)) {
 		path_in_tmp(log, sizeof(log), "msp-hangup.log");
 		char *t = read_file(log);
@@ -1613,12 +1556,11 @@ test_msp_tcp_stalled_receiver(void **state)
 			send_fc_noise(cgfd);
 			noisy = true;
 		}
-		if (waitpid(pid, &status, WNOHANG) != pid)
+		if (!harness_exited(&harness, pid, &status))
 			status = -1;
 	}
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 	/* 5 s of simulation in about 5 s: nothing waited on the stall. */
 	assert_true(now_ms() - t0 < 6500);
 	/* What the good reader has not read yet is in its socket. */
@@ -1679,6 +1621,7 @@ test_msp_tcp_reconnects(void **state)
 	pid_t pid = start_barod((const char *[]){
 		"--sim", "--control", "none", "--record", record,
 		"--duration", "3", "-v", "-o", out, NULL }, "msp-re.log");
+	/* Running with nobody listening: samples published to no peer. */
 	msleep(400);
 	int l = tcp_listener(&port, 0);
 
@@ -1701,12 +1644,11 @@ test_msp_tcp_reconnects(void **state)
 			conn = -1;
 			accepted++;	/* the next one is the reconnection */
 		}
-		if (waitpid(pid, &status, WNOHANG) != pid)
+		if (!harness_exited(&harness, pid, &status))
 			status = -1;
 	}
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 	assert_int_equal(accepted, 3);
 
 	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
@@ -1780,9 +1722,8 @@ test_msp_tcp_reload(void **state)
 	pid_t pid = start_barod((const char *[]){ "-c", conf, "-v", NULL },
 				"msp-reload.log");
 	/* Reloaded while it has no connection to keep. */
-	msleep(300);
 	kill(pid, SIGHUP);
-	msleep(100);
+	harness_wait_log(&harness, pid, "configuration reloaded", 1);
 	int l = tcp_listener(&port, 0);
 	int conn = accept_within(l, 5000);
 	assert_true(conn >= 0);
@@ -1871,7 +1812,7 @@ test_msp_config_errors(void **state)
 			 "[barod]\nsource = sim\n[output fc]\n%s",
 			 bad[k].section);
 		write_file(conf, text);
-		pid_t pid = start_barod((const char *[]){ "-c", conf,
+		pid_t pid = spawn_barod((const char *[]){ "-c", conf,
 							  "--check-config",
 							  NULL },
 					"msp-bad.log");
@@ -1885,7 +1826,7 @@ test_msp_config_errors(void **state)
 	static const char *const specs[] = { "msp:", "msp:/dev/x:1234",
 					     "msp-tcp:nohost", "msp-udp:h:0" };
 	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
-		pid_t pid = start_barod((const char *[]){ "--sim", "-o",
+		pid_t pid = spawn_barod((const char *[]){ "--sim", "-o",
 							  specs[k], NULL },
 					"msp-bad.log");
 		assert_int_equal(wait_exit(pid), 2);
@@ -1896,7 +1837,7 @@ test_msp_config_errors(void **state)
 			 "address = 127.0.0.1:5760\n[output c]\ntype = msp\n"
 			 "address = 127.0.0.1:5761\ntransport = udp\n"
 			 "instances = 2=0\nrate_hz = 50\n");
-	pid_t pid = start_barod((const char *[]){ "-c", conf, "--check-config",
+	pid_t pid = spawn_barod((const char *[]){ "-c", conf, "--check-config",
 						  NULL },
 				"msp-good.log");
 	assert_int_equal(wait_exit(pid), 0);
@@ -1906,29 +1847,8 @@ static int
 kill_children(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < n_children; i++) {
-		if (children[i] > 0) {
-			kill(children[i], SIGKILL);
-			waitpid(children[i], NULL, 0);
-		}
-	}
-	n_children = 0;
+	harness_kill_all(&harness);
 	return 0;
-}
-
-static int
-setup(void **state)
-{
-	(void)state;
-	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-test");
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	return temp_dir_remove(tmpdir);
 }
 
 int
@@ -1970,5 +1890,8 @@ main(void)
 		cmocka_unit_test_teardown(test_msp_tcp_reload, kill_children),
 		cmocka_unit_test_teardown(test_msp_config_errors, kill_children),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	if (harness_init(&harness, "barod-test", NULL, test_fail) < 0)
+		return 1;
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	return harness_fini(&harness) < 0 ? 1 : rc;
 }
