@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "barod-harness.h"
 #include "bench-util.h"
 #include "sitl-json.h"
 
@@ -75,7 +76,7 @@ struct result {
 };
 
 static int
-run(const char *barod, bool proxy, unsigned frames, struct result *res)
+run(struct harness *h, bool proxy, unsigned frames, struct result *res)
 {
 	unsigned base = 0;
 	int probe = udp_socket(&base);
@@ -89,9 +90,14 @@ run(const char *barod, bool proxy, unsigned frames, struct result *res)
 		unsigned p = up_port + 10u * (unsigned)i;
 		up[i] = proxy ? udp_socket(&p) : -1;
 	}
-	char conf[] = "/tmp/bench-sitl-XXXXXX";
-	int cfd = mkstemp(conf);
-	dprintf(cfd,
+	char conf[512];
+	harness_path(h, conf, sizeof(conf), "barod.conf");
+	FILE *cf = fopen(conf, "w");
+	if (!cf) {
+		perror(conf);
+		return 1;
+	}
+	fprintf(cf,
 		"[barod]\nsource = %s\ncontrol = none\n"
 		"[sim]\nSIM_BARO_COUNT = 3\nprofile = climb:1\n"
 		"[sitl]\ninstances = %d\nbind = 127.0.0.1\nport = %u\n"
@@ -99,14 +105,10 @@ run(const char *barod, bool proxy, unsigned frames, struct result *res)
 		"[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
 		proxy ? "sitl-json-proxy" : "sitl-json", INSTANCES, base,
 		up_port);
-	close(cfd);
-
-	pid_t pid = fork();
-	if (pid == 0) {
-		execl(barod, "barod", "-c", conf, "-q", (char *)NULL);
-		_exit(127);
-	}
-	usleep(300000);
+	fclose(cf);
+	/* Its log in the harness's directory; back once it runs. */
+	pid_t pid = harness_start(h, "barod.log", (const char *[]){
+		"-c", conf, NULL });
 
 	unsigned ap_port[INSTANCES];
 	int ap[INSTANCES];
@@ -189,11 +191,8 @@ run(const char *barod, bool proxy, unsigned frames, struct result *res)
 	}
 	double dt = now_s() - t0;
 
-	kill(pid, SIGTERM);
-	int status;
 	struct rusage ru;
-	wait4(pid, &status, 0, &ru);
-	unlink(conf);
+	harness_stop(h, pid, &ru);
 	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 
@@ -252,12 +251,16 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench-sitl: 1 to 16 rounds\n");
 		return 2;
 	}
+	struct harness h;
+	if (harness_init(&h, "bench-sitl", argv[1], NULL) < 0)
+		return 1;
 	for (unsigned k = 0; k < rounds; k++) {
 		printf("round %u of %u\n", k + 1, rounds);
-		rc |= run(argv[1], false, frames, &peer[k]);
-		rc |= run(argv[1], true, frames, &proxy[k]);
+		rc |= run(&h, false, frames, &peer[k]);
+		rc |= run(&h, true, frames, &proxy[k]);
 		printf("\n");
 	}
+	harness_fini(&h);
 	const size_t fps = offsetof(struct result, fps);
 	const size_t cpu = offsetof(struct result, cpu_us);
 	const size_t user = offsetof(struct result, user_us);
