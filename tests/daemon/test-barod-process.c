@@ -1851,10 +1851,15 @@ kill_children(void **state)
 	return 0;
 }
 
+/*
+ * Two groups, so meson runs them side by side (most of the time is
+ * barod running for its --duration): "mavlink" (signals, the control
+ * socket, MAVLink outputs, configuration) and "msp"; no argument: both.
+ */
 int
-main(void)
+main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
+	const struct CMUnitTest mavlink[] = {
 		cmocka_unit_test_teardown(test_sigterm_completes_record, kill_children),
 		cmocka_unit_test_teardown(test_control_socket, kill_children),
 		cmocka_unit_test_teardown(test_faults_through_control,
@@ -1875,6 +1880,8 @@ main(void)
 					  kill_children),
 		cmocka_unit_test_teardown(test_two_barods_at_once,
 					  kill_children),
+	};
+	const struct CMUnitTest msp[] = {
 		cmocka_unit_test_teardown(test_msp_serial_every_sample,
 					  kill_children),
 		cmocka_unit_test_teardown(test_msp_instances_and_rate,
@@ -1890,8 +1897,19 @@ main(void)
 		cmocka_unit_test_teardown(test_msp_tcp_reload, kill_children),
 		cmocka_unit_test_teardown(test_msp_config_errors, kill_children),
 	};
+	const char *part = argc > 1 ? argv[1] : "";
+	const bool all = !*part;
+	int rc = 0;
+
+	if (!all && strcmp(part, "mavlink") && strcmp(part, "msp")) {
+		fprintf(stderr, "usage: test-barod-process [mavlink|msp]\n");
+		return 2;
+	}
 	if (harness_init(&harness, "barod-test", NULL, test_fail) < 0)
 		return 1;
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (all || !strcmp(part, "mavlink"))
+		rc |= cmocka_run_group_tests(mavlink, NULL, NULL);
+	if (all || !strcmp(part, "msp"))
+		rc |= cmocka_run_group_tests(msp, NULL, NULL);
 	return harness_fini(&harness) < 0 ? 1 : rc;
 }
