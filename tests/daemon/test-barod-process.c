@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "barod-harness.h"
+#include "harness-cmocka.h"
 #include "mavlink.h"
 #include "msp-capture.h"
 #include "test-files.h"
@@ -1843,14 +1843,6 @@ test_msp_config_errors(void **state)
 	assert_int_equal(wait_exit(pid), 0);
 }
 
-static int
-kill_children(void **state)
-{
-	(void)state;
-	harness_kill_all(&harness);
-	return 0;
-}
-
 /*
  * Two groups, so meson runs them side by side (most of the time is
  * barod running for its --duration): "mavlink" (signals, the control
@@ -1860,42 +1852,31 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest mavlink[] = {
-		cmocka_unit_test_teardown(test_sigterm_completes_record, kill_children),
-		cmocka_unit_test_teardown(test_control_socket, kill_children),
-		cmocka_unit_test_teardown(test_faults_through_control,
-					  kill_children),
-		cmocka_unit_test_teardown(test_rates_hil_and_v1, kill_children),
-		cmocka_unit_test_teardown(test_sighup_reload, kill_children),
-		cmocka_unit_test_teardown(test_udp_server, kill_children),
-		cmocka_unit_test_teardown(test_serial_pty, kill_children),
-		cmocka_unit_test_teardown(test_blocked_serial_counts_drops,
-					  kill_children),
-		cmocka_unit_test_teardown(test_config_errors, kill_children),
-		cmocka_unit_test_teardown(test_one_barod_per_socket,
-					  kill_children),
+		harness_unit_test(test_sigterm_completes_record, &harness),
+		harness_unit_test(test_control_socket, &harness),
+		harness_unit_test(test_faults_through_control, &harness),
+		harness_unit_test(test_rates_hil_and_v1, &harness),
+		harness_unit_test(test_sighup_reload, &harness),
+		harness_unit_test(test_udp_server, &harness),
+		harness_unit_test(test_serial_pty, &harness),
+		harness_unit_test(test_blocked_serial_counts_drops, &harness),
+		harness_unit_test(test_config_errors, &harness),
+		harness_unit_test(test_one_barod_per_socket, &harness),
 		cmocka_unit_test(test_version),
-		cmocka_unit_test_teardown(test_faults_that_cannot_act,
-					  kill_children),
-		cmocka_unit_test_teardown(test_mavlink_param_domain,
-					  kill_children),
-		cmocka_unit_test_teardown(test_two_barods_at_once,
-					  kill_children),
+		harness_unit_test(test_faults_that_cannot_act, &harness),
+		harness_unit_test(test_mavlink_param_domain, &harness),
+		harness_unit_test(test_two_barods_at_once, &harness),
 	};
 	const struct CMUnitTest msp[] = {
-		cmocka_unit_test_teardown(test_msp_serial_every_sample,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_instances_and_rate,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_blocked_serial, kill_children),
-		cmocka_unit_test_teardown(test_msp_serial_hangup_reopen,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_invalid_counted,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_tcp_stalled_receiver,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_tcp_reconnects, kill_children),
-		cmocka_unit_test_teardown(test_msp_tcp_reload, kill_children),
-		cmocka_unit_test_teardown(test_msp_config_errors, kill_children),
+		harness_unit_test(test_msp_serial_every_sample, &harness),
+		harness_unit_test(test_msp_instances_and_rate, &harness),
+		harness_unit_test(test_msp_blocked_serial, &harness),
+		harness_unit_test(test_msp_serial_hangup_reopen, &harness),
+		harness_unit_test(test_msp_invalid_counted, &harness),
+		harness_unit_test(test_msp_tcp_stalled_receiver, &harness),
+		harness_unit_test(test_msp_tcp_reconnects, &harness),
+		harness_unit_test(test_msp_tcp_reload, &harness),
+		harness_unit_test(test_msp_config_errors, &harness),
 	};
 	const char *part = argc > 1 ? argv[1] : "";
 	const bool all = !*part;
@@ -1905,11 +1886,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: test-barod-process [mavlink|msp]\n");
 		return 2;
 	}
-	if (harness_init(&harness, "barod-test", NULL, test_fail) < 0)
-		return 1;
 	if (all || !strcmp(part, "mavlink"))
-		rc |= cmocka_run_group_tests(mavlink, NULL, NULL);
+		rc |= harness_run_tests(&harness, "barod-test", mavlink);
 	if (all || !strcmp(part, "msp"))
-		rc |= cmocka_run_group_tests(msp, NULL, NULL);
-	return harness_fini(&harness) < 0 ? 1 : rc;
+		rc |= harness_run_tests(&harness, "barod-test", msp);
+	return rc;
 }

@@ -27,8 +27,8 @@
 #include "atmosphere.h"
 #include "baro-sitl.h"
 #include "faults.h"
+#include "harness-cmocka.h"
 #include "mavlink.h"
-#include "barod-harness.h"
 #include "test-files.h"
 #include "test-util.h"
 #include "util-endian.h"
@@ -1200,23 +1200,19 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clean_passthrough),
-		cmocka_unit_test(test_glitch),
-		cmocka_unit_test(test_glitch_simple_atmosphere),
-		cmocka_unit_test(test_baro_every_frame),
-		cmocka_unit_test(test_disable),
-		cmocka_unit_test(test_stuck),
-		cmocka_unit_test(test_px4_failure_types),
-		cmocka_unit_test(test_restarts),
-		cmocka_unit_test(test_simulator_late),
-		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_live_params),
-		cmocka_unit_test(test_two_instances),
-		cmocka_unit_test(test_cli),
+		harness_unit_test(test_clean_passthrough, &harness),
+		harness_unit_test(test_glitch, &harness),
+		harness_unit_test(test_glitch_simple_atmosphere, &harness),
+		harness_unit_test(test_baro_every_frame, &harness),
+		harness_unit_test(test_disable, &harness),
+		harness_unit_test(test_stuck, &harness),
+		harness_unit_test(test_px4_failure_types, &harness),
+		harness_unit_test(test_restarts, &harness),
+		harness_unit_test(test_simulator_late, &harness),
+		harness_unit_test(test_malformed, &harness),
+		harness_unit_test(test_live_params, &harness),
+		harness_unit_test(test_two_instances, &harness),
+		harness_unit_test(test_cli, &harness),
 	};
-
-	if (harness_init(&harness, "barod-px4", NULL, test_fail) < 0)
-		return 1;
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	return harness_fini(&harness) < 0 ? 1 : rc;
+	return harness_run_tests(&harness, "barod-px4", tests);
 }

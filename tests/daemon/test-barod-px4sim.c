@@ -26,8 +26,8 @@
 
 #include "atmosphere.h"
 #include "baro-sitl.h"
+#include "harness-cmocka.h"
 #include "mavlink.h"
-#include "barod-harness.h"
 #include "test-files.h"
 #include "test-util.h"
 
@@ -1000,29 +1000,16 @@ test_stall(void **state)
 	close(mav);
 }
 
-static int
-kill_child(void **state)
-{
-	(void)state;
-	harness_kill_all(&harness);
-	return 0;
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_lockstep, kill_child),
-		cmocka_unit_test_teardown(test_reconnect_and_garbage,
-					  kill_child),
-		cmocka_unit_test_teardown(test_step_profile, kill_child),
-		cmocka_unit_test_teardown(test_stall, kill_child),
-		cmocka_unit_test_teardown(test_instances_option, kill_child),
-		cmocka_unit_test_teardown(test_slow_reader, kill_child),
+		harness_unit_test(test_lockstep, &harness),
+		harness_unit_test(test_reconnect_and_garbage, &harness),
+		harness_unit_test(test_step_profile, &harness),
+		harness_unit_test(test_stall, &harness),
+		harness_unit_test(test_instances_option, &harness),
+		harness_unit_test(test_slow_reader, &harness),
 	};
-
-	if (harness_init(&harness, "barod-px4sim", NULL, test_fail) < 0)
-		return 1;
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	return harness_fini(&harness) < 0 ? 1 : rc;
+	return harness_run_tests(&harness, "barod-px4sim", tests);
 }

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "atmosphere.h"
-#include "barod-harness.h"
 #include "baro-sitl.h"
+#include "harness-cmocka.h"
 #include "mavlink.h"
 #include "msp-capture.h"
 #include "sitl-json.h"
@@ -773,30 +773,18 @@ test_peer_step_profile(void **state)
 	close(mav);
 }
 
-static int
-kill_child(void **state)
-{
-	(void)state;
-	harness_kill_all(&harness);
-	return 0;
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_peer, kill_child),
-		cmocka_unit_test_teardown(test_proxy, kill_child),
-		cmocka_unit_test_teardown(test_proxy_epoch_zero, kill_child),
-		cmocka_unit_test_teardown(test_proxy_epoch_unix, kill_child),
-		cmocka_unit_test_teardown(test_two_instances, kill_child),
-		cmocka_unit_test_teardown(test_msp_vehicles, kill_child),
-		cmocka_unit_test_teardown(test_peer_truth_trace, kill_child),
-		cmocka_unit_test_teardown(test_peer_step_profile, kill_child),
+		harness_unit_test(test_peer, &harness),
+		harness_unit_test(test_proxy, &harness),
+		harness_unit_test(test_proxy_epoch_zero, &harness),
+		harness_unit_test(test_proxy_epoch_unix, &harness),
+		harness_unit_test(test_two_instances, &harness),
+		harness_unit_test(test_msp_vehicles, &harness),
+		harness_unit_test(test_peer_truth_trace, &harness),
+		harness_unit_test(test_peer_step_profile, &harness),
 	};
-
-	if (harness_init(&harness, "barod-sitl", NULL, test_fail) < 0)
-		return 1;
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	return harness_fini(&harness) < 0 ? 1 : rc;
+	return harness_run_tests(&harness, "barod-sitl", tests);
 }
