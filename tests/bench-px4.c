@@ -113,14 +113,6 @@ frame(uint8_t *out, uint8_t seq, uint8_t compid, uint32_t msgid,
 	return 12 + len;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 enum mode { DIRECT, CLEAN, FAULTED, PACED };
 
 static int
@@ -139,13 +131,7 @@ run(struct harness *h, enum mode mode, unsigned frames)
 		return 1;
 	if (mode != DIRECT) {
 		px4_port = harness_free_port(h, SOCK_STREAM, false);
-		harness_path(h, conf, sizeof(conf), "barod.conf");
-		FILE *cf = fopen(conf, "w");
-		if (!cf) {
-			perror(conf);
-			return 1;
-		}
-		fprintf(cf,
+		harness_write(h, conf, sizeof(conf), "barod.conf",
 			"[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
 			"[sim]\natmosphere = 1976\n%s"
 			"[px4]\nbind = 127.0.0.1\nport = %u\n"
@@ -156,7 +142,6 @@ run(struct harness *h, enum mode mode, unsigned frames)
 				      : "SIM_BARO_RND = 0.5\n"
 					"SIM_BARO_GLITCH = 3\n",
 			px4_port, sim_port);
-		fclose(cf);
 		/* Its log in the harness's directory; back once it runs. */
 		pid = harness_start(h, "barod.log", (const char *[]){
 			"-c", conf, NULL });
@@ -224,9 +209,7 @@ run(struct harness *h, enum mode mode, unsigned frames)
 	if (pid > 0) {
 		struct rusage ru;
 		harness_stop(h, pid, &ru);
-		cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-		      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
-			      1e-6;
+		cpu = rusage_cpu_s(&ru);
 	}
 	close(px4);
 	close(sim);

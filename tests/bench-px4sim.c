@@ -37,14 +37,6 @@ struct px4 {
 	uint8_t seq;
 };
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void
 on_frame(const struct mavlink_frame *f, void *user)
 {
@@ -103,20 +95,13 @@ run(struct harness *h, int instances, unsigned steps)
 	const unsigned base =
 		20000 + harness_free_port(h, SOCK_STREAM, false) % 20000;
 	char conf[512];
-	harness_path(h, conf, sizeof(conf), "barod.conf");
-	FILE *cf = fopen(conf, "w");
-	if (!cf) {
-		perror(conf);
-		return 1;
-	}
-	fprintf(cf,
+	harness_write(h, conf, sizeof(conf), "barod.conf",
 		"[barod]\nsource = px4-sim\ncontrol = none\n"
 		"[sim]\nSIM_BARO_COUNT = 2\nprofile = climb:1\n"
 		"[px4]\ninstances = %d\nbind = 127.0.0.1\nport = %u\n"
 		"hil_baros = 2\n"
 		"[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
 		instances, base);
-	fclose(cf);
 	/* Its log in the harness's directory; back once it listens. */
 	pid_t pid = harness_start(h, "barod.log", (const char *[]){
 		"-c", conf, NULL });
@@ -172,8 +157,7 @@ run(struct harness *h, int instances, unsigned steps)
 
 	struct rusage ru;
 	harness_stop(h, pid, &ru);
-	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+	double cpu = rusage_cpu_s(&ru);
 
 	qsort(lat, nlat, sizeof(double), cmp_double);
 	printf("px4-sim, %d instance%s in lockstep, %u steps:\n", instances,

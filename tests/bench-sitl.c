@@ -52,14 +52,6 @@ udp_socket(unsigned *port)
 	return fd;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void
 to(int fd, unsigned port, const void *buf, size_t len)
 {
@@ -91,13 +83,7 @@ run(struct harness *h, bool proxy, unsigned frames, struct result *res)
 		up[i] = proxy ? udp_socket(&p) : -1;
 	}
 	char conf[512];
-	harness_path(h, conf, sizeof(conf), "barod.conf");
-	FILE *cf = fopen(conf, "w");
-	if (!cf) {
-		perror(conf);
-		return 1;
-	}
-	fprintf(cf,
+	harness_write(h, conf, sizeof(conf), "barod.conf",
 		"[barod]\nsource = %s\ncontrol = none\n"
 		"[sim]\nSIM_BARO_COUNT = 3\nprofile = climb:1\n"
 		"[sitl]\ninstances = %d\nbind = 127.0.0.1\nport = %u\n"
@@ -105,7 +91,6 @@ run(struct harness *h, bool proxy, unsigned frames, struct result *res)
 		"[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
 		proxy ? "sitl-json-proxy" : "sitl-json", INSTANCES, base,
 		up_port);
-	fclose(cf);
 	/* Its log in the harness's directory; back once it runs. */
 	pid_t pid = harness_start(h, "barod.log", (const char *[]){
 		"-c", conf, NULL });
@@ -193,14 +178,11 @@ run(struct harness *h, bool proxy, unsigned frames, struct result *res)
 
 	struct rusage ru;
 	harness_stop(h, pid, &ru);
-	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+	double cpu = rusage_cpu_s(&ru);
 
 	qsort(lat, nlat, sizeof(double), cmp_double);
-	const double user = (double)ru.ru_utime.tv_sec +
-			    (double)ru.ru_utime.tv_usec * 1e-6;
-	const double sys = (double)ru.ru_stime.tv_sec +
-			   (double)ru.ru_stime.tv_usec * 1e-6;
+	const double user = timeval_s(ru.ru_utime);
+	const double sys = timeval_s(ru.ru_stime);
 	*res = (struct result){ done / dt, 1e6 * cpu / done, 1e6 * user / done,
 				1e6 * sys / done };
 	printf("%s, %d instances in lockstep, %u frames:\n",

@@ -144,6 +144,23 @@ harness_path(const struct harness *h, char *buf, size_t len,
 		fail(h, "harness: path %s/%s too long", h->dir, name);
 }
 
+void
+harness_write(struct harness *h, char *path, size_t len, const char *name,
+	      const char *fmt, ...)
+{
+	va_list ap;
+
+	harness_path(h, path, len, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		fail(h, "harness: %s: %s", path, strerror(errno));
+	va_start(ap, fmt);
+	int n = vfprintf(f, fmt, ap);
+	va_end(ap);
+	if (fclose(f) != 0 || n < 0)
+		fail(h, "harness: writing %s failed", path);
+}
+
 pid_t
 harness_spawn(struct harness *h, const char *log_name,
 	      const char *const *args)

@@ -61,6 +61,11 @@ void harness_kill_all(struct harness *h);
 void harness_path(const struct harness *h, char *buf, size_t len,
 		  const char *name);
 
+/* Write DIR/name with printf-style content; its path into path. */
+__attribute__((format(printf, 5, 6))) void
+harness_write(struct harness *h, char *path, size_t len, const char *name,
+	      const char *fmt, ...);
+
 /*
  * Start barod with args (NULL-terminated, argv[0] excluded); its stdout
  * and stderr go to DIR/log_name.  Returns at once.
