@@ -164,6 +164,41 @@ capture_for(int fd, struct capture *c, unsigned ms)
 	}
 }
 
+/*
+ * Read a line (a pty) until barod has exited and the line is quiet, or
+ * until deadline (now_ms()); every read goes to on_read.  barod's exit
+ * code, -1 when it was still running at the deadline.
+ */
+static int
+read_line_until_exit(pid_t pid, int fd, uint64_t deadline,
+		     void (*on_read)(const uint8_t *b, size_t n, void *user),
+		     void *user)
+{
+	uint8_t buf[4096];
+	int status = -1;
+
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t n = poll(&p, 1, 50) > 0 ? read(fd, buf, sizeof(buf)) : 0;
+		if (n > 0) {
+			on_read(buf, (size_t)n, user);
+			continue;	/* more may be waiting */
+		}
+		if (status < 0 && harness_exited(&harness, pid, &status))
+			continue;
+		if (status >= 0 || now_ms() > deadline)
+			return status;
+	}
+}
+
+static void
+feed_capture(const uint8_t *b, size_t n, void *user)
+{
+	struct capture *c = user;
+
+	mavlink_parser_feed(&c->parser, b, n, on_frame, c);
+}
+
 /* ------------------------------------------------------------------ */
 
 static void
@@ -585,26 +620,9 @@ test_serial_pty(void **state)
 						  "-o", out, "--duration", "1",
 						  NULL }, "serial.log");
 	capture_init(&cap);
-	uint8_t buf[4096];
 	/* Read until barod has exited and the line is quiet. */
-	const uint64_t deadline = now_ms() + 5000;
-	int status = -1;
-	for (;;) {
-		struct pollfd p = { master, POLLIN, 0 };
-		int ready = poll(&p, 1, 50);
-		if (ready > 0) {
-			ssize_t n = read(master, buf, sizeof(buf));
-			if (n > 0) {
-				mavlink_parser_feed(&cap.parser, buf, (size_t)n,
-						    on_frame, &cap);
-				continue;
-			}
-		}
-		if (status < 0 && harness_exited(&harness, pid, &status))
-			continue;
-		if (status >= 0 || now_ms() > deadline)
-			break;
-	}
+	int status = read_line_until_exit(pid, master, now_ms() + 5000,
+					  feed_capture, &cap);
 	assert_true(status >= 0);
 	assert_int_equal(wait_exit(pid), 0);
 	assert_true(cap.count[MAVLINK_MSG_HEARTBEAT] >= 1);
@@ -1100,6 +1118,64 @@ struct msp_counts {
 		connects, hangups;
 };
 
+static void
+feed_msp(const uint8_t *b, size_t n, void *user)
+{
+	msp_capture_feed(user, b, n);
+}
+
+/* A flight controller that talks back once barod has set the line raw. */
+struct noisy_fc {
+	struct msp_capture *c;
+	int fd;
+	bool noisy;
+};
+
+static void
+feed_noisy_fc(const uint8_t *b, size_t n, void *user)
+{
+	struct noisy_fc *fc = user;
+
+	msp_capture_feed(fc->c, b, n);
+	/* barod has set the line raw by now. */
+	if (!fc->noisy && fc->c->n > 30) {
+		send_fc_noise(fc->fd);
+		fc->noisy = true;
+	}
+}
+
+/* The MSP capture, and once 20 frames are in, barod's MSP counters
+ * through baroctl while it runs. */
+struct invalid_watch {
+	struct msp_capture *c;
+	const char *sock;
+	bool asked;
+};
+
+static void
+feed_invalid_watch(const uint8_t *b, size_t n, void *user)
+{
+	struct invalid_watch *w = user;
+	char reply[4096];
+
+	msp_capture_feed(w->c, b, n);
+	/* baroctl status shows the MSP counters while it runs. */
+	if (w->asked || w->c->n < 20)
+		return;
+	w->asked = true;
+	int rc = run_baroctl(w->sock, "status", NULL, NULL, reply,
+			     sizeof(reply));
+	if (rc != 0)
+		fail_msg("baroctl status: %d: %s", rc, reply);
+	const char *l = strstr(reply, "msp-serial");
+	assert_non_null(l);
+	unsigned long long inv = 0;
+	assert_non_null(strstr(l, " invalid "));
+	assert_int_equal(sscanf(strstr(l, " invalid "), " invalid %llu", &inv),
+			 1);
+	assert_true(inv >= 20);
+}
+
 static struct msp_counts
 msp_report(const char *log_name, const char *output_name)
 {
@@ -1148,29 +1224,9 @@ test_msp_serial_every_sample(void **state)
 						  "--record", record,
 						  "--duration", "2", "-v", NULL },
 				"msp-serial.log");
-	uint8_t buf[4096];
-	bool noisy = false;
-	int status = -1;
-	const uint64_t deadline = now_ms() + 10000;
-	for (;;) {
-		struct pollfd p = { master, POLLIN, 0 };
-		if (poll(&p, 1, 50) > 0) {
-			ssize_t n = read(master, buf, sizeof(buf));
-			if (n > 0) {
-				msp_capture_feed(c, buf, (size_t)n);
-				/* barod has set the line raw by now. */
-				if (!noisy && c->n > 30) {
-					send_fc_noise(master);
-					noisy = true;
-				}
-				continue;
-			}
-		}
-		if (status < 0 && harness_exited(&harness, pid, &status))
-			continue;
-		if (status >= 0 || now_ms() > deadline)
-			break;
-	}
+	struct noisy_fc fc = { .c = c, .fd = master };
+	int status = read_line_until_exit(pid, master, now_ms() + 10000,
+					  feed_noisy_fc, &fc);
 	assert_true(status >= 0);
 	assert_int_equal(wait_exit(pid), 0);
 
@@ -1213,23 +1269,8 @@ test_msp_instances_and_rate(void **state)
 	pid_t pid = start_barod((const char *[]){ "-c", conf, "--duration",
 						  "2", "-v", NULL },
 				"msp-map.log");
-	uint8_t buf[4096];
-	int status = -1;
-	const uint64_t deadline = now_ms() + 10000;
-	for (;;) {
-		struct pollfd p = { master, POLLIN, 0 };
-		if (poll(&p, 1, 50) > 0) {
-			ssize_t n = read(master, buf, sizeof(buf));
-			if (n > 0) {
-				msp_capture_feed(c, buf, (size_t)n);
-				continue;
-			}
-		}
-		if (status < 0 && harness_exited(&harness, pid, &status))
-			continue;
-		if (status >= 0 || now_ms() > deadline)
-			break;
-	}
+	int status = read_line_until_exit(pid, master, now_ms() + 10000,
+					  feed_msp, c);
 	assert_true(status >= 0);
 	assert_int_equal(wait_exit(pid), 0);
 
@@ -1323,8 +1364,7 @@ test_msp_invalid_counted(void **state)
 	struct msp_capture *c = msp_capture_new();
 	(void)state;
 
-	char sock[512], reply[4096];
-	bool asked = false;
+	char sock[512];
 	int master = open_pty();
 	snprintf(out, sizeof(out), "msp:%s", ptsname(master));
 	snprintf(name, sizeof(name), "%.31s", out);
@@ -1338,38 +1378,9 @@ test_msp_invalid_counted(void **state)
 						  "--record", record,
 						  "--duration", "1", "-v", NULL },
 				"msp-invalid.log");
-	uint8_t buf[4096];
-	int status = -1;
-	const uint64_t deadline = now_ms() + 10000;
-	for (;;) {
-		struct pollfd p = { master, POLLIN, 0 };
-		ssize_t n = poll(&p, 1, 50) > 0 ? read(master, buf, sizeof(buf))
-						 : 0;
-		if (n > 0)
-			msp_capture_feed(c, buf, (size_t)n);
-		/* baroctl status shows the MSP counters while it runs. */
-		if (!asked && c->n >= 20) {
-			asked = true;
-			int rc = run_baroctl(sock, "status", NULL, NULL, reply,
-					     sizeof(reply));
-			if (rc != 0)
-				fail_msg("baroctl status: %d: %s", rc, reply);
-			const char *l = strstr(reply, "msp-serial");
-			assert_non_null(l);
-			unsigned long long inv = 0;
-			assert_non_null(strstr(l, " invalid "));
-			assert_int_equal(sscanf(strstr(l, " invalid "),
-						" invalid %llu", &inv),
-					 1);
-			assert_true(inv >= 20);
-		}
-		if (n > 0)
-			continue;	/* more may be waiting */
-		if (status < 0 && harness_exited(&harness, pid, &status))
-			continue;
-		if (status >= 0 || now_ms() > deadline)
-			break;
-	}
+	struct invalid_watch w = { .c = c, .sock = sock };
+	int status = read_line_until_exit(pid, master, now_ms() + 10000,
+					  feed_invalid_watch, &w);
 	assert_true(status >= 0);
 	assert_int_equal(wait_exit(pid), 0);
 
@@ -1390,7 +1401,7 @@ test_msp_invalid_counted(void **state)
 	assert_int_equal(m.sent, 100);
 	assert_int_equal(m.invalid, 100);
 	assert_int_equal(m.dropped, 0);
-	assert_true(asked);
+	assert_true(w.asked);
 	close(master);
 	free(c);
 }
@@ -1433,19 +1444,7 @@ test_msp_serial_hangup_reopen(void **state)
 	assert_int_equal(rename(tmp_link, link_path), 0);
 	close(m1);
 
-	int status = -1;
-	for (;;) {
-		struct pollfd p = { m2, POLLIN, 0 };
-		ssize_t n = poll(&p, 1, 50) > 0 ? read(m2, buf, sizeof(buf)) : 0;
-		if (n > 0) {
-			msp_capture_feed(c, buf, (size_t)n);
-			continue;
-		}
-		if (status < 0 && harness_exited(&harness, pid, &status))
-			continue;
-		if (status >= 0 || now_ms() > deadline)
-			break;
-	}
+	int status = read_line_until_exit(pid, m2, deadline, feed_msp, c);
 	assert_true(status >= 0);
 	assert_int_equal(wait_exit(pid), 0);
 	if (!(c->n > first + 200)) {
