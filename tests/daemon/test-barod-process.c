@@ -1110,14 +1110,6 @@ send_fc_noise(int fd)
 	assert_int_equal(write(fd, buf, n), (ssize_t)n);
 }
 
-/* "output NAME...: sent S, dropped D, not connected Z, invalid I,
- * received R, lost bytes L, connects C, hangups H" from barod's final
- * report. */
-struct msp_counts {
-	unsigned long long sent, dropped, no_peer, invalid, received, lost,
-		connects, hangups;
-};
-
 static void
 feed_msp(const uint8_t *b, size_t n, void *user)
 {
@@ -1175,6 +1167,14 @@ feed_invalid_watch(const uint8_t *b, size_t n, void *user)
 			 1);
 	assert_true(inv >= 20);
 }
+
+/* "output NAME...: sent S, dropped D, not connected Z, invalid I,
+ * received R, lost bytes L, connects C, hangups H" from barod's final
+ * report. */
+struct msp_counts {
+	unsigned long long sent, dropped, no_peer, invalid, received, lost,
+		connects, hangups;
+};
 
 static struct msp_counts
 msp_report(const char *log_name, const char *output_name)
