@@ -29,6 +29,19 @@ catch_failure(const char *msg)
 	longjmp(failed, 1);
 }
 
+/* harness_start(args), which must fail: what it said ("" if it did
+ * not fail). */
+static const char *
+start_fails(const char *const *args)
+{
+	harness.fail = catch_failure;
+	failure[0] = '\0';
+	if (!setjmp(failed))
+		harness_start(&harness, "sh.log", args);
+	harness.fail = test_fail;
+	return failure;
+}
+
 static pid_t
 start_sh(const char *script, bool wait_ready)
 {
@@ -61,12 +74,9 @@ static void
 test_exit_before_ready_fails(void **state)
 {
 	(void)state;
-	harness.fail = catch_failure;
-	failure[0] = '\0';
-	if (!setjmp(failed))
-		start_sh("echo 'barod: bad.conf:3: syntax error' >&2; exit 2",
-			 true);
-	harness.fail = test_fail;
+	start_fails((const char *[]){
+		"-c", "echo 'barod: bad.conf:3: syntax error' >&2; exit 2",
+		NULL });
 	assert_non_null(strstr(failure, "exited (status 2) before it logged "
 					"'running: '"));
 	/* What it said, so the test's failure explains itself. */
@@ -80,11 +90,8 @@ test_never_ready_times_out(void **state)
 	(void)state;
 	const unsigned saved = harness.ready_ms;
 	harness.ready_ms = 300;
-	harness.fail = catch_failure;
-	failure[0] = '\0';
-	if (!setjmp(failed))
-		start_sh("echo 'barod: waiting'; exec sleep 30", true);
-	harness.fail = test_fail;
+	start_fails((const char *[]){
+		"-c", "echo 'barod: waiting'; exec sleep 30", NULL });
 	harness.ready_ms = saved;
 	assert_non_null(strstr(failure, "did not log 'running: ' 1 time(s) "
 					"within 300 ms"));
@@ -96,13 +103,9 @@ static void
 test_quiet_refused(void **state)
 {
 	(void)state;
-	harness.fail = catch_failure;
-	failure[0] = '\0';
-	if (!setjmp(failed))
-		harness_start(&harness, "q.log",
-			      (const char *[]){ "--sim", "-q", NULL });
-	harness.fail = test_fail;
-	assert_non_null(strstr(failure, "-q never says it is ready"));
+	assert_non_null(strstr(start_fails((const char *[]){ "--sim", "-q",
+							     NULL }),
+			       "-q never says it is ready"));
 }
 
 static void
