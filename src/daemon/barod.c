@@ -95,6 +95,31 @@ ps_changed(void *user, size_t idx, float old_value, float new_value)
 	daemon_param_inert_warning(d, idx);
 }
 
+/* A reload that names another ArduPilot: taken unless a live value (one
+ * the GCS or baroctl set) is a parameter that release does not have. */
+static void
+reload_release(struct daemon *d, struct config *next)
+{
+	char err[200];
+
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		if (baro_sitl_ardupilot_param_check(
+			    next->ardupilot, i,
+			    (double)sim_param_get(&d->sim.params, i), err,
+			    sizeof(err)) < 0) {
+			log_msg(&d->log, LOG_LEVEL_WARNING,
+				"reload: %s (live value); still ArduPilot %s",
+				err, baro_sitl_ardupilot_name(d->sim.ardupilot));
+			next->ardupilot = d->sim.ardupilot;
+			return;
+		}
+	}
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "reload: ArduPilot %s -> %s",
+		baro_sitl_ardupilot_name(d->sim.ardupilot),
+		baro_sitl_ardupilot_name(next->ardupilot));
+	baro_sitl_set_ardupilot(&d->sim, next->ardupilot);
+}
+
 /* SIGHUP: re-read the configuration.  Outputs that did not change keep
  * their sockets; SIM_* values that changed in the file are applied, the
  * others keep what the GCS or a scenario set at run time. */
@@ -135,6 +160,8 @@ reload(struct daemon *d)
 		}
 	}
 	d->sim.atmosphere = next.atmosphere;
+	if (next.ardupilot != d->sim.ardupilot)
+		reload_release(d, &next);
 
 	daemon_flush(d);
 	sinks_reload(&d->sinks, &next);
@@ -309,6 +336,7 @@ main(int argc, char **argv)
 		}
 	}
 	baro_sitl_init(&d.sim, &d.cfg.params, d.cfg.atmosphere, d.cfg.seed);
+	baro_sitl_set_ardupilot(&d.sim, d.cfg.ardupilot);
 	fault_overlay_init(&d.overlay, d.cfg.seed);
 	d.ps = (struct param_service){
 		.sysid = d.cfg.sysid, .compid = d.cfg.compid,
