@@ -34,6 +34,7 @@ replay_config_defaults(struct replay_config *cfg)
 		.synthetic = true,
 		.logs_enabled = true,
 		.timing = true,
+		.ardupilot = BARO_SITL_AP_DEFAULT,
 	};
 	sim_params_defaults(&cfg->params);
 }
@@ -627,7 +628,8 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 	char err[512];
 	int rc = replay_stream_synthetic(&st, &s->profile, s->duration_s,
 					 SYNTHETIC_HOME_M, &ctx->cfg->params,
-					 ctx->cfg->seed, err, sizeof(err));
+					 ctx->cfg->ardupilot, ctx->cfg->seed,
+					 err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-replay: %s: %s\n", s->name, err);
 		return rc;
