@@ -77,7 +77,15 @@ ps_send(void *user, void *reply_to, uint32_t msgid, const uint8_t *payload)
 static int
 ps_check(void *user, size_t idx, double value)
 {
-	return daemon_param_check(user, idx, value, NULL, 0);
+	struct daemon *d = user;
+	char err[200];
+	int rc = daemon_param_check(d, idx, value, err, sizeof(err));
+
+	/* The STATUSTEXT only says "refused"; the log says why. */
+	if (rc < 0)
+		log_msg(&d->log, LOG_LEVEL_WARNING, "PARAM_SET refused: %s",
+			err);
+	return rc;
 }
 
 static void

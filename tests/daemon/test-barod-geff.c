@@ -856,6 +856,158 @@ test_sim_takeoff(void **state)
 	free(csv);
 }
 
+/* ---- PARAM_SET / PARAM_VALUE ----------------------------------------- */
+
+struct gcs_seen {
+	unsigned values, texts, pressures;
+	struct mavlink_param_value pv;
+	char text[64];
+	float press_abs;
+};
+
+static void
+on_gcs(const struct mavlink_frame *f, void *user)
+{
+	struct gcs_seen *g = user;
+	union mavlink_msg m;
+
+	if (mavlink_unpack_msg(f->msgid, f->payload, &m) < 0)
+		return;
+	if (f->msgid == MAVLINK_MSG_PARAM_VALUE) {
+		g->pv = m.pv;
+		g->values++;
+	} else if (f->msgid == MAVLINK_MSG_STATUSTEXT) {
+		snprintf(g->text, sizeof(g->text), "%.50s", m.st.text);
+		g->texts++;
+	} else if (f->msgid == MAVLINK_MSG_SCALED_PRESSURE) {
+		g->press_abs = m.sp.press_abs;
+		g->pressures++;
+	}
+}
+
+static void
+gcs_read(int fd, struct gcs_seen *g, int ms)
+{
+	struct mavlink_parser mp;
+	uint8_t d[4096];
+
+	mavlink_parser_init(&mp);
+	for (int waited = 0; waited < ms; waited += 10) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		if (poll(&pf, 1, 10) <= 0)
+			continue;
+		ssize_t n = recv(fd, d, sizeof(d), 0);
+		if (n > 0) {
+			mavlink_parser_feed(&mp, d, (size_t)n, on_gcs, g);
+			mavlink_parser_flush(&mp);
+		}
+	}
+}
+
+static void
+gcs_send(int fd, unsigned port, uint32_t msgid, const uint8_t *pl)
+{
+	uint8_t frame[MAVLINK_MAX_FRAME];
+	static uint8_t seq;
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int n = mavlink_frame_encode(frame, 2, seq++, 255, 190, msgid, pl);
+
+	assert_true(n > 0);
+	assert_int_equal(sendto(fd, frame, (size_t)n, 0,
+				(struct sockaddr *)&sa, sizeof(sa)), n);
+}
+
+/* A GCS sets SIM_BARO_GEFF_M: refused under 4.7 (the value held comes
+ * back, and a STATUSTEXT), taken under master, where with --throttle on
+ * the ground (SITL's h_agl 1 m at sea level) press_abs rises by the
+ * 0.25 m it takes off; PARAM_VALUE names the new parameters and counts
+ * the table. */
+static void
+param_set_under(const char *release)
+{
+	unsigned port, myport;
+	char out[64];
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct gcs_seen g = { 0 };
+	const bool master = strcmp(release, "master") == 0;
+
+	int probe = udp_loopback(&port, 0);
+	close(probe);
+	snprintf(out, sizeof(out), "udp-server:127.0.0.1:%u", port);
+	start_argv((const char *const[]){ "barod", "--sim", "--control",
+					  "none", "-o", out, "-p",
+					  "SIM_BARO_RND=0", "--throttle", "0.5",
+					  "--ardupilot", release, "-v", NULL });
+	int fd = udp_loopback(&myport, 0);
+	struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
+					.mavlink_version = 3 };
+	mavlink_pack_heartbeat(&hb, pl);
+	for (int i = 0; i < 100 && g.pressures < 5; i++) {
+		gcs_send(fd, port, MAVLINK_MSG_HEARTBEAT, pl);
+		gcs_read(fd, &g, 100);
+	}
+	assert_true(g.pressures >= 5);
+	const float before = g.press_abs;
+
+	struct mavlink_param_request_read rr = { .param_index = -1,
+						 .target_system = 1,
+						 .target_component = 191,
+						 .param_id = "SIM_BAR3_GEFF_M" };
+	memset(pl, 0, sizeof(pl));
+	mavlink_pack_param_request_read(&rr, pl);
+	g.values = 0;
+	gcs_send(fd, port, MAVLINK_MSG_PARAM_REQUEST_READ, pl);
+	for (int i = 0; i < 30 && !g.values; i++)
+		gcs_read(fd, &g, 100);
+	assert_int_equal(g.values, 1);
+	assert_string_equal(g.pv.param_id, "SIM_BAR3_GEFF_M");
+	assert_int_equal(g.pv.param_count, sim_param_count());
+	assert_float_exact(g.pv.param_value, 0.0f);
+
+	struct mavlink_param_set ps = { .param_value = 0.5f,
+					.target_system = 1,
+					.target_component = 191,
+					.param_id = "SIM_BARO_GEFF_M",
+					.param_type = 9 };
+	memset(pl, 0, sizeof(pl));
+	mavlink_pack_param_set(&ps, pl);
+	g.values = g.texts = 0;
+	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
+	for (int i = 0; i < 30 && !g.values; i++)
+		gcs_read(fd, &g, 100);
+	assert_int_equal(g.values, 1);
+	assert_string_equal(g.pv.param_id, "SIM_BARO_GEFF_M");
+	assert_float_exact(g.pv.param_value, master ? 0.5f : 0.0f);
+	gcs_read(fd, &g, 300);
+	if (master) {
+		/* 0.5 x (1 - 1 m / 2 m) = 0.25 m lower near sea level:
+		 * about 3 Pa more */
+		if (!(g.press_abs - before > 0.027f &&
+		      g.press_abs - before < 0.033f))
+			fail_msg("press_abs %.4f hPa after %.4f",
+				 (double)g.press_abs, (double)before);
+	} else {
+		assert_non_null(strstr(g.text, "SIM_BARO_GEFF_M 0.5 refused"));
+		assert_float_exact(g.press_abs, before);
+	}
+	close(fd);
+	char *log = stop();
+	if (!master && !strstr(log, "PARAM_SET refused: SIM_BARO_GEFF_M: "
+				   "ArduPilot 4.7"))
+		fail_msg("log:\n%s", log);
+	free(log);
+}
+
+static void
+test_param_set(void **state)
+{
+	(void)state;
+	param_set_under("4.7");
+	param_set_under("master");
+}
+
 static int
 kill_child(void **state)
 {
@@ -894,6 +1046,7 @@ main(void)
 		cmocka_unit_test_teardown(test_px4_geff, kill_child),
 		cmocka_unit_test_teardown(test_release_refusals, kill_child),
 		cmocka_unit_test_teardown(test_sim_takeoff, kill_child),
+		cmocka_unit_test_teardown(test_param_set, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
