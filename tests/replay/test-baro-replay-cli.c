@@ -591,6 +591,19 @@ test_run_ardupilot(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--ardupilot 4.8"));
 	program_result_free(&r);
+	/* A scenario's ground effect could not act on the injector's
+	 * throttle-less truth: FILE:LINE. */
+	argv[16] = "master";
+	write_file(scn, "# replay: profile=takeoff:10:2:5:0.6 duration=20\n"
+			"at 1s set SIM_BARO_GEFF_M 1\nat end end\n");
+	r = run_program(tool(), argv, NULL);
+	assert_int_equal(r.status, 2);
+	char want[512];
+	snprintf(want, sizeof(want), "%s:2: SIM_BARO_GEFF_M: faults are "
+		 "injected into recordings", scn);
+	if (!strstr(r.err, want))
+		fail_msg("stderr: %s", r.err);
+	program_result_free(&r);
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
