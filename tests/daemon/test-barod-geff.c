@@ -462,6 +462,28 @@ test_default_mask_no_throttle(void **state)
 	if (!strstr(st, "vehicle 0 throttle 0.000 h_agl 0.000 m"))
 		fail_msg("status:\n%s", st);
 	free(stop());
+
+	/* A plane's throttle is channel 3's, mask or not. */
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = sitl-json\ncontrol = %s\n"
+		 "[sim]\nardupilot = master\nSIM_BARO_RND = 0\n"
+		 "SIM_BARO_GEFF_M = 1.5\n"
+		 "[sitl]\nbind = 127.0.0.1\nport = %u\nvehicle = plane\n"
+		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
+		 sock, port);
+	write_file(conf, text);
+	start(conf);
+	for (uint32_t f = 1; f <= 100; f++) {
+		send_servo(ap, port, f, 0.6f);
+		assert_true(receive(ap, buf, sizeof(buf), 2000) > 0);
+	}
+	ap_read(buf, &fdm);
+	/* on the ground, motors running: 1.5 m low */
+	assert_float_exact(fdm.rng[0], (float)(584.0f - 1.5f) - 584.0f);
+	st = control(sock, "status\n");
+	if (!strstr(st, "vehicle 0 throttle 0.600 h_agl 0.000 m"))
+		fail_msg("status:\n%s", st);
+	free(stop());
 	close(ap);
 }
 
@@ -856,6 +878,68 @@ test_sim_takeoff(void **state)
 	free(csv);
 }
 
+/* SIGHUP with another release: taken, unless a live value (one baroctl
+ * set) is a parameter that release does not have. */
+static void
+test_reload_release(void **state)
+{
+	char conf[512], sock[512], text[700], log[512];
+	(void)state;
+
+	path_in_tmp(sock, sizeof(sock), "control");
+	path_in_tmp(conf, sizeof(conf), "reload.conf");
+	path_in_tmp(log, sizeof(log), "barod.log");
+	const char *fmt = "[barod]\nsource = sim\ncontrol = %s\n"
+			  "[sim]\nardupilot = %s\n";
+	snprintf(text, sizeof(text), fmt, sock, "4.7");
+	write_file(conf, text);
+	start(conf);
+	const char *r = control(sock, "set SIM_BARO_GEFF_M 1\n");
+	if (!strstr(r, "error SIM_BARO_GEFF_M: ArduPilot 4.7"))
+		fail_msg("set under 4.7: %s", r);
+
+	snprintf(text, sizeof(text), fmt, sock, "master");
+	write_file(conf, text);
+	kill(child, SIGHUP);
+	char *l = NULL;
+	for (int i = 0; i < 100; i++) {
+		usleep(20000);
+		free(l);
+		l = read_file(log);
+		if (strstr(l, "configuration reloaded"))
+			break;
+	}
+	if (!strstr(l, "reload: ArduPilot 4.7 -> master"))
+		fail_msg("log:\n%s", l);
+	free(l);
+	r = control(sock, "set SIM_BARO_GEFF_M 1\n");
+	if (!strstr(r, "ok SIM_BARO_GEFF_M 0 -> 1"))
+		fail_msg("set under master: %s", r);
+
+	/* Back to 4.6 with GEFF_M live at 1: kept at master, said why. */
+	snprintf(text, sizeof(text), fmt, sock, "4.6");
+	write_file(conf, text);
+	kill(child, SIGHUP);
+	l = NULL;
+	for (int i = 0; i < 100; i++) {
+		usleep(20000);
+		free(l);
+		l = read_file(log);
+		char *first = strstr(l, "configuration reloaded");
+		if (first && strstr(first + 1, "configuration reloaded"))
+			break;
+	}
+	if (!strstr(l, "reload: SIM_BARO_GEFF_M: ArduPilot 4.6 has no "
+		       "ground-effect model") ||
+	    !strstr(l, "(live value); still ArduPilot master"))
+		fail_msg("log:\n%s", l);
+	free(l);
+	r = control(sock, "set SIM_BARO_GEFF_M 2\n");
+	if (!strstr(r, "ok SIM_BARO_GEFF_M 1 -> 2"))
+		fail_msg("set still under master: %s", r);
+	free(stop());
+}
+
 /* ---- PARAM_SET / PARAM_VALUE ----------------------------------------- */
 
 struct gcs_seen {
@@ -1047,6 +1131,7 @@ main(void)
 		cmocka_unit_test_teardown(test_release_refusals, kill_child),
 		cmocka_unit_test_teardown(test_sim_takeoff, kill_child),
 		cmocka_unit_test_teardown(test_param_set, kill_child),
+		cmocka_unit_test_teardown(test_reload_release, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
