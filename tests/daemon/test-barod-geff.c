@@ -704,6 +704,148 @@ test_px4_geff(void **state)
 	}
 }
 
+/* A listener the proxy connects to as PX4's simulator. */
+static int
+tcp_listener(unsigned *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+static void
+recv_exact(int fd, uint8_t *b, size_t n)
+{
+	while (n) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		if (poll(&pf, 1, 5000) <= 0)
+			fail_msg("%zu bytes missing", n);
+		ssize_t k = recv(fd, b, n, 0);
+		assert_true(k > 0);
+		b += k;
+		n -= (size_t)k;
+	}
+}
+
+/*
+ * The PX4 proxy: the test is PX4 (HIL_ACTUATOR_CONTROLS through barod)
+ * and its simulator (HIL_SENSOR with the pressure of 488 m + h).  barod's
+ * truth is the altitude of that pressure in the 1976 atmosphere, its
+ * ground the first one (SITL's rule), computed here the same way; the
+ * baro PX4 gets must be that altitude lowered by the ground effect of the
+ * throttle PX4 last sent (to 5 mm through the pressure; GEFF_M 100 m).
+ */
+static void
+test_px4_proxy_geff(void **state)
+{
+	char conf[512], text[1024];
+	unsigned sim_port, px4_port = free_tcp_port();
+	int lfd = tcp_listener(&sim_port);
+	struct px4 p;
+	struct mavlink_hil_sensor h;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD], f[MAVLINK_MAX_FRAME];
+	uint8_t seq = 0;
+	(void)state;
+
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
+		 "[sim]\nardupilot = master\nSIM_BARO_RND = 0\n"
+		 "SIM_BARO_GEFF_M = %g\n"
+		 "[px4]\nbind = 127.0.0.1\nport = %u\n"
+		 "upstream = 127.0.0.1:%u\n"
+		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
+		 (double)PX4_GEFF_M, px4_port, sim_port);
+	path_in_tmp(conf, sizeof(conf), "px4proxy.conf");
+	write_file(conf, text);
+	start_argv((const char *const[]){ "barod", "-c", conf, "-v", NULL });
+	px4_connect(&p, px4_port);
+	struct pollfd pf = { lfd, POLLIN, 0 };
+	assert_true(poll(&pf, 1, 5000) > 0);
+	int sim = accept(lfd, NULL, NULL);
+	assert_true(sim >= 0);
+
+	float ground = NAN;
+	unsigned step = 0, checked = 0, lowered = 0;
+	for (size_t v = 0; v <= N_H * N_T; v++) {
+		const double hgt = v ? heights[(v - 1) / N_T] : 0.0;
+		const float thr = v ? throttles[(v - 1) % N_T] : 0.0f;
+		float sent_p, truth = NAN, t_c;
+		atmos_1976_pressure_temperature((float)(488.0 + hgt), &sent_p,
+						&t_c);
+		sent_p *= 0.01f;	/* hPa, as on the wire */
+		for (int k = 0; k < 25; k++, step++) {
+			/* PX4's reply, through barod to the simulator */
+			memset(pl, 0, sizeof(pl));
+			struct mavlink_hil_actuator_controls a = {
+				.time_usec = (uint64_t)step * STEP_US,
+				.flags = HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
+				.mode = 128 | 1,
+			};
+			for (int c = 0; c < 4; c++)
+				a.controls[c] = thr;
+			mavlink_pack_hil_actuator_controls(&a, pl);
+			int n = mavlink_frame_encode(
+				f, 2, p.seq++, 1, 1,
+				MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, pl);
+			assert_int_equal(send(p.fd, f, (size_t)n, MSG_NOSIGNAL),
+					 n);
+			uint8_t got[MAVLINK_MAX_FRAME];
+			recv_exact(sim, got, (size_t)n);
+			assert_memory_equal(got, f, (size_t)n);
+
+			/* The simulator's step */
+			struct mavlink_hil_sensor m = {
+				.time_usec = 1000000u + (uint64_t)step * STEP_US,
+				.zacc = -9.80665f,
+				.abs_pressure = sent_p,
+				.temperature = 15.0f,
+				.fields_updated = 0x1FF | 0x1A00,
+			};
+			(void)atmos_1976_altitude(sent_p * 100.0f, &truth);
+			m.pressure_alt = truth;
+			memset(pl, 0, sizeof(pl));
+			mavlink_pack_hil_sensor(&m, pl);
+			n = mavlink_frame_encode(f, 2, seq++, 1, 200,
+						 MAVLINK_MSG_HIL_SENSOR, pl);
+			assert_int_equal(send(sim, f, (size_t)n, MSG_NOSIGNAL),
+					 n);
+			px4_step(&p, &h);
+		}
+		if (isnan(ground))
+			ground = truth;	/* above 0 m: SITL's ground */
+		if (v == 0)
+			continue;
+		const double agl = (double)truth - (double)ground;
+		const float ge = want_geff(PX4_GEFF_M, thr, agl);
+		float got_alt = NAN;
+		(void)atmos_1976_altitude(h.abs_pressure * 100.0f, &got_alt);
+		if (!(fabsf(got_alt - (truth - ge)) <= 0.005f) ||
+		    !(fabsf(h.pressure_alt - (truth - ge)) <= 0.005f))
+			fail_msg("px4 proxy h %.3f m (h_agl %.6f) throttle %g: "
+				 "baro at %.4f m (pressure_alt %.4f), want "
+				 "%.4f m", hgt, agl, (double)thr,
+				 (double)got_alt, (double)h.pressure_alt,
+				 (double)(truth - ge));
+		checked++;
+		lowered += ge > 0.0f;
+	}
+	assert_int_equal(checked, N_H * N_T);
+	/* 0, 0.5 and 1.999 m with either running throttle; 2 m too when
+	 * the pressure's altitude comes back a hair under it */
+	assert_true(lowered >= 6 && lowered <= 8);
+	close(p.fd);
+	close(sim);
+	close(lfd);
+	free(stop());
+}
+
 /* ---- the release and its refusals ---------------------------------- */
 
 static char *
@@ -1128,6 +1270,7 @@ main(void)
 		cmocka_unit_test_teardown(test_default_mask_no_throttle,
 					  kill_child),
 		cmocka_unit_test_teardown(test_px4_geff, kill_child),
+		cmocka_unit_test_teardown(test_px4_proxy_geff, kill_child),
 		cmocka_unit_test_teardown(test_release_refusals, kill_child),
 		cmocka_unit_test_teardown(test_sim_takeoff, kill_child),
 		cmocka_unit_test_teardown(test_param_set, kill_child),
