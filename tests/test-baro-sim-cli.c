@@ -86,6 +86,36 @@ test_help_and_params(void **state)
 	program_result_free(&r);
 }
 
+/* --list-params shows the ground-effect parameters (issue 20) with
+ * their type, default and unit. */
+static void
+test_list_params_geff(void **state)
+{
+	(void)state;
+	struct program_result r = run((const char *[]){ "--list-params",
+						       NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	static const char *const names[] = { "SIM_BARO_GEFF_M",
+					     "SIM_BAR2_GEFF_M",
+					     "SIM_BAR3_GEFF_M" };
+	for (size_t i = 0; i < 3; i++) {
+		const char *l = strstr(r.out, names[i]);
+		assert_non_null(l);
+		char name[32], type[16], def[16], unit[16];
+		assert_int_equal(sscanf(l, "%31s %15s %15s %15s", name, type,
+					def, unit), 4);
+		assert_string_equal(name, names[i]);
+		assert_string_equal(type, "float");
+		assert_string_equal(def, "0");
+		assert_string_equal(unit, "m");
+		const char *eol = strchr(l, '\n');
+		assert_non_null(eol);
+		const char *master = strstr(l, "ArduPilot master");
+		assert_true(master && master < eol);
+	}
+	program_result_free(&r);
+}
+
 /* TV9 end to end: home 584 m, 10 m up, settled, quiet. */
 static void
 test_end_to_end_vector(void **state)
@@ -966,6 +996,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help_and_params),
+		cmocka_unit_test(test_list_params_geff),
 		cmocka_unit_test(test_ground_effect_trace),
 		cmocka_unit_test(test_ground_effect_profiles),
 		cmocka_unit_test(test_ardupilot_option),

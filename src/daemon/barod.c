@@ -77,7 +77,15 @@ ps_send(void *user, void *reply_to, uint32_t msgid, const uint8_t *payload)
 static int
 ps_check(void *user, size_t idx, double value)
 {
-	return daemon_param_check(user, idx, value, NULL, 0);
+	struct daemon *d = user;
+	char err[200];
+	int rc = daemon_param_check(d, idx, value, err, sizeof(err));
+
+	/* The STATUSTEXT only says "refused"; the log says why. */
+	if (rc < 0)
+		log_msg(&d->log, LOG_LEVEL_WARNING, "PARAM_SET refused: %s",
+			err);
+	return rc;
 }
 
 static void
@@ -93,6 +101,31 @@ ps_changed(void *user, size_t idx, float old_value, float new_value)
 	param_service_statustext(MAV_SEVERITY_NOTICE, text, pl);
 	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
 	daemon_param_inert_warning(d, idx);
+}
+
+/* A reload that names another ArduPilot: taken unless a live value (one
+ * the GCS or baroctl set) is a parameter that release does not have. */
+static void
+reload_release(struct daemon *d, struct config *next)
+{
+	char err[200];
+
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		if (baro_sitl_ardupilot_param_check(
+			    next->ardupilot, i,
+			    (double)sim_param_get(&d->sim.params, i), err,
+			    sizeof(err)) < 0) {
+			log_msg(&d->log, LOG_LEVEL_WARNING,
+				"reload: %s (live value); still ArduPilot %s",
+				err, baro_sitl_ardupilot_name(d->sim.ardupilot));
+			next->ardupilot = d->sim.ardupilot;
+			return;
+		}
+	}
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "reload: ArduPilot %s -> %s",
+		baro_sitl_ardupilot_name(d->sim.ardupilot),
+		baro_sitl_ardupilot_name(next->ardupilot));
+	baro_sitl_set_ardupilot(&d->sim, next->ardupilot);
 }
 
 /* SIGHUP: re-read the configuration.  Outputs that did not change keep
@@ -135,6 +168,8 @@ reload(struct daemon *d)
 		}
 	}
 	d->sim.atmosphere = next.atmosphere;
+	if (next.ardupilot != d->sim.ardupilot)
+		reload_release(d, &next);
 
 	daemon_flush(d);
 	sinks_reload(&d->sinks, &next);
@@ -309,6 +344,7 @@ main(int argc, char **argv)
 		}
 	}
 	baro_sitl_init(&d.sim, &d.cfg.params, d.cfg.atmosphere, d.cfg.seed);
+	baro_sitl_set_ardupilot(&d.sim, d.cfg.ardupilot);
 	fault_overlay_init(&d.overlay, d.cfg.seed);
 	d.ps = (struct param_service){
 		.sysid = d.cfg.sysid, .compid = d.cfg.compid,

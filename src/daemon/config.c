@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "px4-throttle.h"
 #include "px4-vehicle.h"
 #include "sitl-json.h"
 #include "util-strings.h"
@@ -573,14 +574,19 @@ config_defaults(struct config *c)
 	c->rates = (struct config_rates){ 1.0, RATE_EVERY_SAMPLE, 0.0 };
 	sim_params_defaults(&c->params);
 	c->profile = (struct truth_profile){ TRUTH_STATIC, 0.0, 0.0, 0.0 };
-	/* ArduPilot's SITL uses the 1976 model since 4.6. */
-	c->atmosphere = BARO_SITL_ATMOS_1976;
+	/* The newest stable ArduPilot; its SITL uses the 1976 model (since
+	 * 4.6), unless atmosphere is given. */
+	c->ardupilot = BARO_SITL_AP_DEFAULT;
+	c->atmosphere = baro_sitl_ardupilot_atmosphere(c->ardupilot);
 	c->home_alt_m = NAN;
 	c->seed = 1;
 	c->control_mode = 0600;
 	c->sitl.instances = 1;
 	strcpy(c->sitl.bind, "0.0.0.0");
 	c->sitl.port = SITL_JSON_PORT_BASE;
+	c->sitl.vehicle = SITL_VEHICLE_COPTER;
+	/* SIM_VIB_MOT_MASK's default: a JSON copter's throttle is 0. */
+	c->sitl.motor_mask = 0;
 	/* rng_1 carries baro 0's height by default, so a baro fault shows
 	 * in ArduPilot as soon as a rangefinder of type 100 is set up. */
 	c->sitl.rng[0] = 0;
@@ -597,6 +603,7 @@ config_defaults(struct config *c)
 	c->px4.hil_baros = 1;
 	/* As long as PX4 itself waits before it complains (its poll). */
 	c->px4.lockstep_timeout_ms = 1000;
+	c->px4.motor_mask = PX4_THROTTLE_QUAD_MOTORS;
 }
 
 int
@@ -674,11 +681,24 @@ config_default_home_alt(enum config_source source)
 		       : 0.0;
 }
 
+enum baro_sitl_atmosphere
+config_atmosphere(const struct config *c)
+{
+	return c->atmosphere_given
+		       ? c->atmosphere
+		       : baro_sitl_ardupilot_atmosphere(c->ardupilot);
+}
+
 void
 config_resolve(struct config *c)
 {
 	if (isnan(c->home_alt_m))
 		c->home_alt_m = config_default_home_alt(c->source);
+	c->atmosphere = config_atmosphere(c);
+	/* Checked when given. */
+	if (c->throttle[0])
+		(void)truth_profile_parse_throttle(c->throttle, &c->profile,
+						   NULL, 0);
 }
 
 int
@@ -736,9 +756,18 @@ config_validate(const struct config *c, char *err, size_t errlen)
 				    ? config_default_home_alt(c->source)
 				    : c->home_alt_m;
 	if (c->source != CONFIG_SOURCE_HARDWARE &&
-	    baro_sitl_params_check(c->atmosphere, home, &c->params, err,
-				   errlen) < 0)
+	    baro_sitl_params_check(config_atmosphere(c), home, &c->params,
+				   err, errlen) < 0)
 		return -EINVAL;
+	/* A parameter the release does not have (GEFF_M before master)
+	 * would do nothing. */
+	for (size_t i = 0; c->source != CONFIG_SOURCE_HARDWARE &&
+			   i < sim_param_count(); i++) {
+		if (baro_sitl_ardupilot_param_check(
+			    c->ardupilot, i, (double)sim_param_get(&c->params, i),
+			    err, errlen) < 0)
+			return -EINVAL;
+	}
 	return 0;
 }
 

@@ -47,6 +47,11 @@ struct config_sitl {
 	unsigned port;
 	char upstream[128];	/* proxy: HOST:PORT of instance 0 (+10 each) */
 	int rng[6];		/* rng_N -> baro instance, -1 none */
+	/* What ArduPilot derives SIM::throttle (ground effect) from: the
+	 * firmware's vehicle class and sitl_fdm.motor_mask, which for the
+	 * JSON model is SIM_VIB_MOT_MASK alone (default 0: no throttle). */
+	int vehicle;		/* enum sitl_vehicle_kind */
+	uint32_t motor_mask;
 };
 
 /* [px4]: PX4 SITL instances 0..instances-1 connect to port + N (PX4's
@@ -61,6 +66,9 @@ struct config_px4 {
 	double home_lat_deg, home_lon_deg;	/* peer */
 	unsigned hil_baros;	/* 1: baro 0 as id 0; 2: also baro 1 as id 1 */
 	unsigned lockstep_timeout_ms;	/* no reply this long: step anyway */
+	/* HIL_ACTUATOR_CONTROLS channels that are motors (bit i: controls[i]),
+	 * for the ground effect's throttle (px4-throttle.h). */
+	unsigned motor_mask;
 };
 
 /* One barometer per instance, as MAVLink has SCALED_PRESSURE..3. */
@@ -147,9 +155,12 @@ struct config {
 	/* [sim] */
 	struct sim_params params;
 	struct truth_profile profile;
+	char throttle[32];	/* a throttle term over the profile's, or "" */
 	char truth_path[256];	/* "" = the profile; else a CSV trace */
 	double home_alt_m;	/* NAN until set: config_resolve() */
 	enum baro_sitl_atmosphere atmosphere;
+	bool atmosphere_given;	/* else the release's: config_resolve() */
+	enum baro_sitl_ardupilot ardupilot;	/* the release reproduced */
 	uint32_t seed;
 
 	struct config_sitl sitl;
@@ -204,7 +215,12 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 double
 config_default_home_alt(enum config_source source);
 
-/* Fill what depends on other settings (the home altitude by source);
+/* The atmosphere in use: the one given, else the release's default. */
+enum baro_sitl_atmosphere
+config_atmosphere(const struct config *c);
+
+/* Fill what depends on other settings (the home altitude by source, the
+ * atmosphere by release);
  * call once the file and the command line are merged. */
 void
 config_resolve(struct config *c);

@@ -59,6 +59,10 @@ daemon_param_check(const struct daemon *d, size_t idx, double value,
 				 sim_param_info(idx)->name);
 		return -EPERM;
 	}
+	int rc = baro_sitl_ardupilot_param_check(d->sim.ardupilot, idx, value,
+						 err, errlen);
+	if (rc < 0)
+		return rc;
 	return baro_sitl_param_check(d->sim.atmosphere, d->cfg.home_alt_m, idx,
 				     value, err, errlen);
 }

@@ -131,10 +131,13 @@ daemon_scenario_start(struct daemon *d, const char *path, char *err, size_t errl
 	rc = scenario_load(sc, f, path, err, errlen);
 	fclose(f);
 	f = NULL;
-	if (rc == 0 && daemon_emulated(d))
+	if (rc == 0 && daemon_emulated(d)) {
 		rc = scenario_check(sc, path, &d->sim.params, d->sim.atmosphere,
 				    d->cfg.home_alt_m, err, errlen);
-	else if (rc == 0)
+		if (rc == 0)
+			rc = scenario_check_release(sc, path, d->sim.ardupilot,
+						    err, errlen);
+	} else if (rc == 0)
 		rc = scenario_hardware(sc, path, hw_instances(d), err, errlen);
 	if (rc < 0)
 		goto fail;

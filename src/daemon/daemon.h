@@ -104,8 +104,15 @@ void daemon_service_counters(const struct daemon *d,
 /* daemon-vehicle.c: vehicles on physics time (the simulated sources).
  * Vehicle 0 is barod's own emulator (d->sim); the others are a source's,
  * following vehicle 0's parameters. */
+struct vehicle_ground {
+	struct baro_sitl_agl agl;	/* SITL's height-above-ground state */
+	float throttle;			/* the latest truth's, for status */
+	double height_agl_m;
+};
 struct vehicles {
 	struct baro_sitl extra[CONFIG_MAX_SITL];	/* [0] unused */
+	/* What each vehicle's ground effect sees (all of 0..n-1). */
+	struct vehicle_ground ground[CONFIG_MAX_SITL];
 	unsigned n;
 };
 /* Set up vehicles 1..n-1 (seed + v) after vehicle 0. */
@@ -122,6 +129,18 @@ void daemon_vehicle_clock(struct daemon *d, struct vehicles *fleet,
  * overlay cleared), and the sinks' rate schedules for v. */
 void daemon_vehicle_restart(struct daemon *d, struct vehicles *fleet,
 			    unsigned v);
+/* SITL's height above ground for vehicle v at one physics step, from
+ * sitl_fdm.altitude (baro_sitl_state_altitude): baro_sitl_agl_update on
+ * the vehicle's state, which starts again with a restart. */
+double daemon_vehicle_agl(struct vehicles *fleet, unsigned v,
+			  double altitude_m);
+/* Vehicle v's ground-effect inputs for this step into truth, kept for
+ * baroctl status. */
+void daemon_vehicle_ground(struct vehicles *fleet, unsigned v,
+			   double height_agl_m, float throttle,
+			   struct baro_sitl_truth *truth);
+/* baroctl status: "vehicle V throttle T h_agl H m" for each vehicle. */
+void daemon_vehicles_status(const struct vehicles *fleet, FILE *out);
 /* One emulator call at emulator_ms; each sample stamped now_us and
  * emitted.  published[k] says whether out[k] went out (and out[k] is
  * what did); emulated_pa[k], when not NULL, gets the emulator's pressure

@@ -369,13 +369,13 @@ void
 opt_fmt_profile(const struct opt_row *r, const void *base, FILE *out)
 {
 	static const char *const kinds[] = { "static", "climb", "step",
-					     "sine" };
-	static const int nargs[] = { 1, 2, 3, 3 };
+					     "sine", "takeoff" };
+	static const int nargs[] = { 1, 2, 3, 3, 4 };
 	const struct truth_profile *p = cfield(r, base);
-	const double v[3] = { p->a, p->b, p->c };
+	const double v[4] = { p->a, p->b, p->c, p->d };
 	char buf[32];
 
-	if ((unsigned)p->kind >= 4)
+	if ((unsigned)p->kind >= 5)
 		return;
 	fprintf(out, "%s = %s", r->key, kinds[p->kind]);
 	for (int k = 0; k < nargs[p->kind]; k++) {
@@ -383,6 +383,26 @@ opt_fmt_profile(const struct opt_row *r, const void *base, FILE *out)
 		fprintf(out, ":%s", buf);
 	}
 	fputc('\n', out);
+}
+
+/* A throttle term, T or airborne:T, checked here and laid over the
+ * profile by config_resolve (so it outlasts a profile given after it). */
+int
+opt_parse_throttle(const struct opt_row *r, void *base, const char *key,
+		   const char *value, char *why, size_t whylen)
+{
+	struct truth_profile scratch = { 0 };
+	char *dst = field(r, base);
+
+	(void)key;
+	if (truth_profile_parse_throttle(value, &scratch, why, whylen) < 0)
+		return -EINVAL;
+	if (strlen(value) >= r->size) {
+		snprintf(why, whylen, "throttle '%s' is too long", value);
+		return -EINVAL;
+	}
+	strcpy(dst, value);
+	return 0;
 }
 
 /* rng_N = INSTANCE in the file, --rng N=INSTANCE on the command line. */

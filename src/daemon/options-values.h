@@ -34,6 +34,7 @@ OPT_PARSER(opt_parse_port);
 OPT_PARSER(opt_parse_pow2);
 OPT_PARSER(opt_parse_probe);
 OPT_PARSER(opt_parse_profile);
+OPT_PARSER(opt_parse_throttle);
 OPT_PARSER(opt_parse_rate);
 OPT_PARSER(opt_parse_rng);
 OPT_PARSER(opt_parse_sim_param);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "options-values.h"
+#include "sitl-json.h"
 
 /* ------------------------------------------------------------------ */
 /* The table */
@@ -33,6 +34,13 @@ static const struct opt_choice atmospheres[] = {
 	{ "simple", BARO_SITL_ATMOS_SIMPLE },
 	{ "1976", BARO_SITL_ATMOS_1976 },
 	{ "water", BARO_SITL_ATMOS_WATER },
+	{ NULL, 0 },
+};
+
+static const struct opt_choice sitl_vehicles[] = {
+	{ "copter", SITL_VEHICLE_COPTER },
+	{ "plane", SITL_VEHICLE_PLANE },
+	{ "rover", SITL_VEHICLE_ROVER },
 	{ NULL, 0 },
 };
 
@@ -73,6 +81,35 @@ static const struct opt_choice drdy_drives[] = {
 #define RATE .parse = opt_parse_rate, .lo = 0, .hi = 1000, \
 	     .expect = "'all' or a rate in Hz from 0 to 1000"
 #define PROCESS .sources = OPT_SRC_ALL, .flags = OPT_PROCESS
+
+/* Given, the atmosphere no longer follows the release's default. */
+static int
+parse_atmosphere(const struct opt_row *r, void *base, const char *key,
+		 const char *value, char *why, size_t whylen)
+{
+	int rc = opt_parse_choice(r, base, key, value, why, whylen);
+
+	if (rc == 0)
+		((struct config *)base)->atmosphere_given = true;
+	return rc;
+}
+
+static int
+parse_ardupilot(const struct opt_row *r, void *base, const char *key,
+		const char *value, char *why, size_t whylen)
+{
+	(void)r, (void)key, (void)why, (void)whylen;
+	return baro_sitl_ardupilot_parse(value,
+					 &((struct config *)base)->ardupilot);
+}
+
+static void
+fmt_ardupilot(const struct opt_row *r, const void *base, FILE *out)
+{
+	fprintf(out, "%s = %s\n", r->key,
+		baro_sitl_ardupilot_name(
+			((const struct config *)base)->ardupilot));
+}
 
 /* The help texts' second and further lines start under the first. */
 const struct opt_row options_table[] = {
@@ -145,9 +182,16 @@ const struct opt_row options_table[] = {
 
 	/* ---- [sim]: the emulator and the truth it sees ---- */
 	{ "sim", "profile", "profile", 0, "SPEC",
-	  "truth: static:H climb:RATE[:H0] step:H0:H1:T sine:A:P[:H0]",
+	  "truth: static:H climb:RATE[:H0] step:H0:H1:T sine:A:P[:H0]\n"
+	  "takeoff:H:RATE:HOLD[:THROTTLE]",
 	  .parse = opt_parse_profile, .format = opt_fmt_profile, CFG(profile),
 	  .sources = OPT_SRC_OWN_TRUTH, .flags = OPT_WHOLE_MSG },
+	{ "sim", "throttle", "throttle", 0, "THROTTLE",
+	  "T or airborne:T (T 0..1): the motors' throttle for the\n"
+	  "ground effect instead of the profile's (0, or takeoff's)",
+	  .parse = opt_parse_throttle, .format = opt_fmt_string,
+	  CFG(throttle), .sources = OPT_SRC(CONFIG_SOURCE_SIM),
+	  .flags = OPT_WHOLE_MSG },
 	{ "sim", "truth", "truth", 0, "FILE.csv",
 	  "truth from a trace (time_us or time_s, alt_m)",
 	  STRING(0), CFG(truth_path),
@@ -158,9 +202,16 @@ const struct opt_row options_table[] = {
 	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(home_alt_m),
 	  .lo = -2.1e7, .hi = 2.1e7, .expect = "metres AMSL",
 	  .sources = OPT_SRC_OWN_TRUTH | OPT_SRC(CONFIG_SOURCE_SITL_PROXY) },
+	{ "sim", "ardupilot", "ardupilot", 0, "VERSION",
+	  "the ArduPilot whose SITL baro to reproduce: 4.5, 4.6,\n"
+	  "4.7 (default) or master (ground effect, SIM_BARO_GEFF_M)",
+	  .parse = parse_ardupilot, .format = fmt_ardupilot, CFG(ardupilot),
+	  .expect = BARO_SITL_AP_CHOICES, .sources = OPT_SRC_EMULATED },
 	{ "sim", "atmosphere", "atmosphere", 0, "MODEL",
-	  "1976 (default, ArduPilot 4.6+), simple (<= 4.5) or water",
-	  CHOICE(atmospheres), CFG(atmosphere),
+	  "1976 (default from ArduPilot 4.6), simple (<= 4.5) or\n"
+	  "water; default: --ardupilot's",
+	  .parse = parse_atmosphere, .format = opt_fmt_choice,
+	  .choices = atmospheres, CFG(atmosphere),
 	  /* Hardware mode too: a glitch or PX4 "wrong" shifts a real
 	   * reading by an altitude through this model. */
 	  .expect = "simple, 1976 or water", .sources = OPT_SRC_ALL },
@@ -192,6 +243,13 @@ const struct opt_row options_table[] = {
 	  .parse = opt_parse_rng, .format = opt_fmt_rng, CFG(sitl.rng),
 	  .lo = 1, .hi = 6, .expect = "a baro instance 0..2 or none",
 	  .sources = OPT_SRC_SITL },
+	{ "sitl", "vehicle", NULL, 0, NULL, NULL,
+	  CHOICE(sitl_vehicles), CFG(sitl.vehicle),
+	  .expect = "copter, plane or rover", .sources = OPT_SRC_SITL },
+	{ "sitl", "motor_mask", NULL, 0, NULL, NULL,
+	  UINT(0, UINT32_MAX), CFG(sitl.motor_mask),
+	  .expect = "SIM_VIB_MOT_MASK's value, 0..4294967295",
+	  .sources = OPT_SRC_SITL },
 
 	/* ---- [px4]: PX4 SITL over TCP ---- */
 	{ "px4", "instances", "px4-instances", 0, "N",
@@ -222,6 +280,10 @@ const struct opt_row options_table[] = {
 	{ "px4", "lockstep_timeout_ms", NULL, 0, NULL, NULL,
 	  UINT(10, 60000), CFG(px4.lockstep_timeout_ms),
 	  .expect = "10..60000", .sources = OPT_SRC(CONFIG_SOURCE_PX4_SIM) },
+	{ "px4", "motor_mask", NULL, 0, NULL, NULL,
+	  UINT(0, 65535), CFG(px4.motor_mask),
+	  .expect = "a mask of HIL_ACTUATOR_CONTROLS channels, 0..65535",
+	  .sources = OPT_SRC_PX4 },
 
 	/* ---- [mavlink] ---- */
 	{ "mavlink", "protocol", NULL, 0, NULL, NULL,

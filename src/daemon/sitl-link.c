@@ -308,6 +308,8 @@ ardupilot_packet(struct sitl_link *l, const uint8_t *buf, size_t n,
 	}
 	l->last_frame = s.frame_count;
 	l->have_frame = true;
+	l->throttle = sitl_servo_throttle(l->cfg.vehicle, s.pwm, s.channels,
+					  l->cfg.motor_mask);
 
 	if (l->cfg.mode == SITL_PROXY) {
 		forward_upstream(l, buf, n);

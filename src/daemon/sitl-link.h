@@ -73,6 +73,9 @@ struct sitl_link_config {
 	struct truth_profile profile;	/* peer: the vehicle's height, */
 	const struct truth_trace *trace;/* or this trace when not NULL */
 	int rng_instance[6];		/* rng_N -> baro instance, -1 none */
+	/* SIM::throttle from the servo packets (sitl_servo_throttle). */
+	enum sitl_vehicle_kind vehicle;
+	uint32_t motor_mask;
 };
 
 struct sitl_link {
@@ -97,6 +100,9 @@ struct sitl_link {
 	uint64_t last_reply_us;
 	uint64_t last_warn_us;
 	struct sitl_truth truth;
+	/* SIM::throttle of the latest servo packet: ArduPilot derives it
+	 * from the outputs it sends for the next physics step. */
+	float throttle;
 	struct sitl_vehicle vehicle;	/* peer: the last state sent */
 	struct sitl_motion motion;	/* peer: the vehicle flown */
 

@@ -554,6 +554,29 @@ scenario_check(const struct scenario *sc, const char *name,
 	return 0;
 }
 
+int
+scenario_check_release(const struct scenario *sc, const char *name,
+		       enum baro_sitl_ardupilot v, char *err, size_t errlen)
+{
+	char why[200];
+
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		if ((a->op != SCENARIO_OP_SET && a->op != SCENARIO_OP_RAMP) ||
+		    a->param < 0)
+			continue;
+		const size_t idx = (size_t)a->param;
+		if (baro_sitl_ardupilot_param_check(v, idx, a->value, why,
+						    sizeof(why)) < 0 ||
+		    (a->op == SCENARIO_OP_RAMP &&
+		     baro_sitl_ardupilot_param_check(v, idx, a->to, why,
+						     sizeof(why)) < 0))
+			return str_errorf(err, errlen, -EINVAL, "%s:%u: %s",
+					  name, a->line, why);
+	}
+	return 0;
+}
+
 /* Why action a cannot act on real readings, into err. */
 static int
 refuse_hw(const struct scenario_action *a, const char *name, char *err,

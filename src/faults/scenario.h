@@ -128,6 +128,15 @@ scenario_check(const struct scenario *sc, const char *name,
 	       size_t errlen);
 
 /*
+ * Refuse a scenario that sets or ramps a parameter ArduPilot release v
+ * does not have (SIM_BARO_GEFF_M before master): it would silently do
+ * nothing.  0, or -EINVAL with "NAME:LINE: reason" in err.
+ */
+int
+scenario_check_release(const struct scenario *sc, const char *name,
+		       enum baro_sitl_ardupilot v, char *err, size_t errlen);
+
+/*
  * Turn a loaded scenario into its hardware form, in place: what can act
  * on real readings becomes a fault overlay action (px4 off, stuck, wrong,
  * delayed, garbage, slow, intermittent; glitch as wrong, disable as off),

@@ -34,6 +34,7 @@ replay_config_defaults(struct replay_config *cfg)
 		.synthetic = true,
 		.logs_enabled = true,
 		.timing = true,
+		.ardupilot = BARO_SITL_AP_DEFAULT,
 	};
 	sim_params_defaults(&cfg->params);
 }
@@ -123,6 +124,41 @@ parse_directive(const char *text, struct scen *s, const char *path)
 	return 0;
 }
 
+/*
+ * Faults go into a stream (a log, or the synthetic one) through the
+ * injector, whose truth is the recording: it has no throttle, so a
+ * ground effect a scenario sets could never act.  Refused with
+ * FILE:LINE; -p SIM_BARO_GEFF_M and --ardupilot master put it in the
+ * synthetic stream itself.
+ */
+static int
+no_ground_effect(const struct scenario *sc, const char *path, char *err,
+		 size_t errlen)
+{
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		if ((a->op != SCENARIO_OP_SET && a->op != SCENARIO_OP_RAMP) ||
+		    a->param < 0)
+			continue;
+		const size_t idx = (size_t)a->param;
+		/* The master check answers "has no ground effect" for
+		 * exactly a positive GEFF_M under a release without it. */
+		if (baro_sitl_ardupilot_param_check(BARO_SITL_AP_4_7, idx,
+						    a->value, NULL, 0) < 0 ||
+		    (a->op == SCENARIO_OP_RAMP &&
+		     baro_sitl_ardupilot_param_check(BARO_SITL_AP_4_7, idx,
+						     a->to, NULL, 0) < 0))
+			return str_errorf(err, errlen, -EINVAL,
+					  "%s:%u: %s: faults are injected into "
+					  "recordings, which carry no throttle, "
+					  "so a ground effect cannot act; give "
+					  "it to the synthetic stream with -p "
+					  "and --ardupilot master", path,
+					  a->line, sim_param_info(idx)->name);
+	}
+	return 0;
+}
+
 static int
 load_scenario_file(const char *path, struct scen *s)
 {
@@ -163,7 +199,9 @@ load_scenario_file(const char *path, struct scen *s)
 		else if ((rc = scenario_parse_for(
 				  s->sc, text, len, path,
 				  (uint64_t)(s->duration_s * 1000.0), err,
-				  sizeof(err))) < 0)
+				  sizeof(err))) < 0 ||
+			 (rc = no_ground_effect(s->sc, path, err,
+						sizeof(err))) < 0)
 			fprintf(stderr, "baro-replay: %s\n", err);
 	}
 	if (rc < 0) {
@@ -627,7 +665,8 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 	char err[512];
 	int rc = replay_stream_synthetic(&st, &s->profile, s->duration_s,
 					 SYNTHETIC_HOME_M, &ctx->cfg->params,
-					 ctx->cfg->seed, err, sizeof(err));
+					 ctx->cfg->ardupilot, ctx->cfg->seed,
+					 err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-replay: %s: %s\n", s->name, err);
 		return rc;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "baro-sitl.h"
 #include "report.h"
 #include "sim-params.h"
 
@@ -43,6 +44,8 @@ struct replay_config {
 	bool quiet;
 	bool strict;		/* unchecked cases, damaged logs: exit 1 */
 	struct sim_params params;	/* the synthetic stream's emulator */
+	enum baro_sitl_ardupilot ardupilot;	/* ... and the release it
+						 * reproduces */
 };
 
 void

@@ -319,11 +319,13 @@ int
 replay_stream_synthetic(struct replay_stream *st,
 			const struct truth_profile *profile,
 			double duration_s, double home_m,
-			const struct sim_params *params, uint32_t seed,
+			const struct sim_params *params,
+			enum baro_sitl_ardupilot ardupilot, uint32_t seed,
 			char *err, size_t errlen)
 {
 	struct sim_params p;
 	struct baro_sitl sim;
+	struct baro_sitl_agl agl;
 
 	*st = (struct replay_stream){ 0 };
 	if (!(duration_s > 0.0) || duration_s > 86400.0)
@@ -341,15 +343,26 @@ replay_stream_synthetic(struct replay_stream *st,
 	else
 		sim_params_defaults(&p);
 	p.baro_count = 1;
-	baro_sitl_init(&sim, &p, BARO_SITL_ATMOS_1976, seed);
+	baro_sitl_init(&sim, &p, baro_sitl_ardupilot_atmosphere(ardupilot),
+		       seed);
+	baro_sitl_set_ardupilot(&sim, ardupilot);
+	baro_sitl_agl_init(&agl);
 
 	const uint64_t end_ms = (uint64_t)llround(duration_s * 1000.0);
 	for (uint64_t ms = BARO_SITL_PERIOD_MS; ms <= end_ms;
 	     ms += BARO_SITL_PERIOD_MS) {
-		const double h = truth_profile_height(profile, (double)ms * 1e-3);
-		struct baro_sitl_truth truth = { 0 };
+		const double t = (double)ms * 1e-3;
+		const double h = truth_profile_height(profile, t);
+		struct baro_sitl_truth truth = {
+			.throttle = (float)truth_profile_throttle(profile, t),
+		};
 		struct baro_sample out[BARO_MAX_INSTANCES];
-		if (baro_sitl_altitude(home_m, h, &truth.alt_amsl_m) < 0) {
+		int32_t alt_cm;
+		if (baro_sitl_altitude_cm(home_m, h, &alt_cm) == 0) {
+			truth.alt_amsl_m = baro_sitl_alt_from_cm(alt_cm);
+			truth.height_agl_m = baro_sitl_agl_update(
+				&agl, baro_sitl_state_altitude(alt_cm));
+		} else {
 			replay_stream_free(st);
 			return str_errorf(err, errlen, -ERANGE,
 				       "synthetic profile leaves the atmosphere at %.3f s",

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "baro-sample.h"
+#include "baro-sitl.h"
 #include "log-reader.h"
 #include "log-segments.h"
 #include "sim-params.h"
@@ -92,14 +93,17 @@ replay_stream_describe_segments(const struct replay_stream *st, char *buf,
  * A synthetic recording: the AP_Baro_SITL emulator with params (NULL:
  * ArduPilot's defaults, 0.2 m noise; only the first baro is used) flown
  * along profile for duration_s from home_m AMSL, one sample per 10 ms,
- * with the profile as the truth reference (AMSL).  Deterministic for a
- * seed.
+ * with the profile as the truth reference (AMSL).  The emulator
+ * reproduces ArduPilot release ardupilot, in that release's atmosphere,
+ * with the profile's throttle and SITL's height above ground (so master's
+ * SIM_BARO_GEFF_M acts).  Deterministic for a seed.
  */
 int
 replay_stream_synthetic(struct replay_stream *st,
 			const struct truth_profile *profile,
 			double duration_s, double home_m,
-			const struct sim_params *params, uint32_t seed,
+			const struct sim_params *params,
+			enum baro_sitl_ardupilot ardupilot, uint32_t seed,
 			char *err, size_t errlen);
 
 /* Reference altitude at time_us by linear interpolation; NaN outside the

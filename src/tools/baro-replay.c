@@ -89,6 +89,10 @@ usage(FILE *out)
 	      "  -p, --param NAME=VALUE a SIM_* parameter of the synthetic "
 	      "stream's emulator\n"
 	      "                         (as baro-sim -p; repeatable)\n"
+	      "      --ardupilot VERSION  the ArduPilot the synthetic stream's "
+	      "emulator\n"
+	      "                         reproduces: 4.5, 4.6, 4.7 (default) or "
+	      "master\n"
 	      "      --plots KIND       png, svg or none (default png)\n"
 	      "      --no-timing        leave the time-per-sample figures out,"
 	      " so reports\n"
@@ -119,6 +123,7 @@ enum {
 	OPT_NO_TIMING,
 	OPT_STRICT,
 	OPT_PLOTS,
+	OPT_ARDUPILOT,
 };
 
 /* Which commands take an option: one elsewhere is a mistake worth a
@@ -142,6 +147,7 @@ static const struct option longopts[] = {
 	{ "param", required_argument, NULL, 'p' },
 	{ "plots", required_argument, NULL, OPT_PLOTS },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "ardupilot", required_argument, NULL, OPT_ARDUPILOT },
 	{ "no-synthetic", no_argument, NULL, OPT_NO_SYNTHETIC },
 	{ "synthetic-only", no_argument, NULL, OPT_SYNTHETIC_ONLY },
 	{ "no-timing", no_argument, NULL, OPT_NO_TIMING },
@@ -333,6 +339,15 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 			}
 			o->cfg.seed = (uint32_t)u;
 			break;
+		case OPT_ARDUPILOT:
+			if (baro_sitl_ardupilot_parse(optarg,
+						      &o->cfg.ardupilot) < 0) {
+				fprintf(stderr, "baro-replay: --ardupilot %s: "
+						"not " BARO_SITL_AP_CHOICES "\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case OPT_NO_SYNTHETIC:
 			o->cfg.synthetic = false;
 			break;
@@ -354,6 +369,16 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 		case 'V':
 			printf("baro-replay %s\n", BAROD_VERSION);
 			exit(0);
+		}
+	}
+	/* A parameter the release does not have could not act. */
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		if (baro_sitl_ardupilot_param_check(
+			    o->cfg.ardupilot, i,
+			    (double)sim_param_get(&o->cfg.params, i), err,
+			    sizeof(err)) < 0) {
+			fprintf(stderr, "baro-replay: %s: %s\n", cmd, err);
+			return EXIT_USAGE;
 		}
 	}
 	return 0;

@@ -450,34 +450,6 @@ struct scenario_state {
 	struct scenario_run run;
 };
 
-/* A scenario that sets or ramps a parameter the chosen release does not
- * have (GEFF_M before master) would silently do nothing: refuse it with
- * FILE:LINE.  0 or -EINVAL. */
-static int
-scenario_check_release(const struct scenario *sc, const char *path,
-		       enum baro_sitl_ardupilot v, char *err, size_t errlen)
-{
-	char why[200];
-
-	for (size_t i = 0; i < sc->count; i++) {
-		const struct scenario_action *a = &sc->actions[i];
-		if (a->op != SCENARIO_OP_SET && a->op != SCENARIO_OP_RAMP)
-			continue;
-		if (a->param < 0)
-			continue;
-		const size_t idx = (size_t)a->param;
-		if (baro_sitl_ardupilot_param_check(v, idx, a->value, why,
-						    sizeof(why)) < 0 ||
-		    (a->op == SCENARIO_OP_RAMP &&
-		     baro_sitl_ardupilot_param_check(v, idx, a->to, why,
-						     sizeof(why)) < 0)) {
-			snprintf(err, errlen, "%s:%u: %s", path, a->line, why);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 /* Load the --scenario file and check it against the emulator it will
  * drive: 0, or the exit status after a message. */
 static int

@@ -565,6 +565,8 @@ test_cli_sources(void **state)
 	} values[] = {
 		{ "profile", "climb:1" },      { "truth", "t.csv" },
 		{ "home-alt", "10" },	       { "atmosphere", "simple" },
+		{ "ardupilot", "4.5" },
+		{ "throttle", "0.5" },
 		{ "seed", "5" },	       { "param", "SIM_BARO_RND=0.5" },
 		{ "sitl-instances", "2" },     { "rng", "2=1" },
 		{ "px4-instances", "2" },      { "sysid", "7" },
@@ -729,8 +731,9 @@ test_unknown_key_lists(void **state)
 	config_defaults(&c);
 	assert_int_equal(config_load_string(&c, "[sim]\nrnd = 1\n", "t.conf",
 					    err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "valid keys are profile, truth, home_alt, "
-				    "atmosphere, seed, SIM_*"));
+	assert_non_null(strstr(err, "valid keys are profile, throttle, truth, "
+				    "home_alt, ardupilot, atmosphere, seed, "
+				    "SIM_*"));
 	config_defaults(&c);
 	assert_int_equal(config_load_string(&c, "[output:x]\nfoo = 1\n",
 					    "t.conf", err, sizeof(err)),

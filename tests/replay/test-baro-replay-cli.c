@@ -543,6 +543,70 @@ test_run_param(void **state)
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
+/* --ardupilot: the synthetic stream's emulator follows the release;
+ * master's ground effect shows against the truth on a take-off, a
+ * GEFF_M the release lacks is refused. */
+static void
+test_run_ardupilot(void **state)
+{
+	(void)state;
+	char dir[256], path[512], scn[400], out[400];
+	temp_dir_make(dir, sizeof(dir), "replay-ardupilot");
+	snprintf(scn, sizeof(scn), "%s/takeoff.scn", dir);
+	snprintf(out, sizeof(out), "%s/report", dir);
+	write_file(scn, "# replay: profile=takeoff:10:2:5:0.6 duration=20\n"
+			"at end end\n");
+	const char *argv[] = { "baro-replay", "run", "--synthetic-only",
+			       "--no-timing", "-q", "--plots", "none", "-f",
+			       "raw", "-s", scn, "-p", "SIM_BARO_RND=0", "-p",
+			       "SIM_BARO_GEFF_M=1", "--ardupilot", "master",
+			       "-o", out, NULL };
+	struct program_result r = run_program(tool(), argv, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.csv", out);
+	char *csv = read_file(path);
+	/* 1 m low on the ground with the motors running, less up to 2 m */
+	const double worst = summary_value(csv, "takeoff", "raw", "max_abs_m");
+	assert_true(worst > 0.99 && worst < 1.01);
+	assert_true(summary_value(csv, "takeoff", "raw", "bias_m") < -0.05);
+	free(csv);
+
+	/* 4.7 (the default) has no GEFF_M: refused, naming both. */
+	argv[16] = "4.7";
+	r = run_program(tool(), argv, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "SIM_BARO_GEFF_M: ArduPilot 4.7"));
+	program_result_free(&r);
+	/* ... and without it the truth is met to the centimetre rounding */
+	argv[14] = "SIM_BARO_GEFF_M=0";
+	r = run_program(tool(), argv, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	csv = read_file(path);
+	assert_true(summary_value(csv, "takeoff", "raw", "max_abs_m") < 0.01);
+	free(csv);
+	argv[16] = "4.8";
+	r = run_program(tool(), argv, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--ardupilot 4.8"));
+	program_result_free(&r);
+	/* A scenario's ground effect could not act on the injector's
+	 * throttle-less truth: FILE:LINE. */
+	argv[16] = "master";
+	write_file(scn, "# replay: profile=takeoff:10:2:5:0.6 duration=20\n"
+			"at 1s set SIM_BARO_GEFF_M 1\nat end end\n");
+	r = run_program(tool(), argv, NULL);
+	assert_int_equal(r.status, 2);
+	char want[512];
+	snprintf(want, sizeof(want), "%s:2: SIM_BARO_GEFF_M: faults are "
+		 "injected into recordings", scn);
+	if (!strstr(r.err, want))
+		fail_msg("stderr: %s", r.err);
+	program_result_free(&r);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
 /* A fault that never ran on the recording is never a pass. */
 static void
 test_run_unchecked(void **state)
@@ -822,6 +886,7 @@ main(void)
 		cmocka_unit_test(test_run_bad_inputs),
 		cmocka_unit_test(test_run_unchecked),
 		cmocka_unit_test(test_run_param),
+		cmocka_unit_test(test_run_ardupilot),
 		cmocka_unit_test(test_list_bundled),
 		cmocka_unit_test(test_run_bundled_logs),
 	};

@@ -144,7 +144,8 @@ test_raw_filter_run_and_synthetic(void **state)
 					     sizeof(err)),
 			 0);
 	assert_int_equal(replay_stream_synthetic(&st, &prof, 60.0, 100.0, NULL,
-						 3, err, sizeof(err)),
+						 BARO_SITL_AP_DEFAULT, 3, err,
+						 sizeof(err)),
 			 0);
 	assert_int_equal(st.n, 6000);
 	assert_int_equal(replay_rows_build(&rows, &st, NULL, 3, err,

@@ -27,6 +27,7 @@
 #include "atmosphere.h"
 #include "mavlink-stream.h"
 #include "px4-link.h"
+#include "px4-throttle.h"
 #include "util-endian.h"
 #include "util-strings.h"
 
@@ -97,6 +98,7 @@ struct px4_proxy {
 	bool clean;			/* no fault touched it */
 	bool garbage;			/* the overlay replaced its values */
 	struct baro_sample out;
+	float throttle;			/* the motors', from PX4's controls */
 	float last_temp;
 	bool have_last_temp;
 	uint64_t warned_us;
@@ -158,6 +160,12 @@ step_emulator(struct px4_proxy *p, uint64_t now_us, float truth_alt)
 	struct daemon *d = p->d;
 	const unsigned v = p->instance;
 	struct baro_sitl_truth truth = { .alt_amsl_m = truth_alt };
+	/* The simulator's vehicle starts on its ground: SITL's rule (the
+	 * first altitude above 0) finds it. */
+	daemon_vehicle_ground(&p->src->fleet, v,
+			      daemon_vehicle_agl(&p->src->fleet, v,
+						 (double)truth_alt),
+			      p->throttle, &truth);
 	struct baro_sample out[BARO_MAX_INSTANCES];
 	bool published[BARO_MAX_INSTANCES];
 	float emulated[BARO_MAX_INSTANCES];	/* before the overlay */
@@ -367,10 +375,28 @@ counted_only(void *user, const uint8_t *data, size_t len)
 	(void)len;
 }
 
+/* PX4's motor outputs, for the ground effect's throttle; the frame is
+ * read, never edited. */
+static bool
+read_controls(void *user, uint8_t *frame, size_t len, size_t hdr,
+	      const struct mavlink_frame *f)
+{
+	struct px4_proxy *p = user;
+	struct mavlink_hil_actuator_controls a;
+
+	(void)frame, (void)len, (void)hdr;
+	mavlink_unpack_hil_actuator_controls(f->payload, &a);
+	/* A non-finite motor output keeps the last throttle. */
+	(void)px4_actuator_throttle(a.controls, a.mode,
+				    (uint16_t)p->d->cfg.px4.motor_mask,
+				    &p->throttle);
+	return false;
+}
+
 /* Nothing from PX4 is edited, so nothing waits for framing: the bytes
  * go on as they came (a stray start byte after PX4's last frame must
  * not sit in barod while PX4 waits for the answer), and are framed
- * only to be counted. */
+ * only to be counted and to read the motor outputs. */
 static void
 on_px4_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
 {
@@ -378,7 +404,8 @@ on_px4_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
 
 	(void)c;
 	to_sim(p, buf, len);
-	mavlink_stream_feed(&p->from_px4, buf, len, NULL, counted_only, p);
+	mavlink_stream_feed(&p->from_px4, buf, len, read_controls,
+			    counted_only, p);
 }
 
 static void
@@ -473,8 +500,10 @@ px4proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
 			 (int)(colon - c->upstream), c->upstream,
 			 (unsigned)up_port + v);
 		mavlink_stream_init(&p->from_sim, MAVLINK_MSG_HIL_SENSOR);
-		/* Nothing from PX4 is edited or held; framed to count. */
-		mavlink_stream_init(&p->from_px4, MAVLINK_MSG_HIL_SENSOR);
+		/* Nothing from PX4 is edited; framed to count, and to
+		 * read HIL_ACTUATOR_CONTROLS. */
+		mavlink_stream_init(&p->from_px4,
+				    MAVLINK_MSG_HIL_ACTUATOR_CONTROLS);
 		src->n++;
 		int rc = px4_listen(&p->listener, &d->loop, c->bind, p->port,
 				    on_accept, p, err, errlen);
@@ -561,6 +590,7 @@ px4proxy_status(struct daemon *d, void *state, FILE *out)
 			s.px4_connects, s.sim_connects, s.bad_crc,
 			s.dropped_bytes);
 	}
+	daemon_vehicles_status(&src->fleet, out);
 }
 
 static void

@@ -29,6 +29,7 @@
 #include "daemon.h"
 #include "mavlink.h"
 #include "px4-link.h"
+#include "px4-throttle.h"
 #include "px4-vehicle.h"
 #include "source.h"
 
@@ -93,6 +94,7 @@ struct px4_sim {
 	int64_t state_interval_us;	/* HIL_STATE_QUATERNION: 0 every
 					 * step, < 0 never (PX4 asks) */
 	float last_alt_m;		/* the baro's last truth */
+	float throttle;			/* the motors', from PX4's controls */
 	struct px4_sim_stats stats;
 };
 
@@ -260,6 +262,10 @@ step(struct px4_sim *s, uint64_t wall_us)
 	}
 	s->last_alt_m = truth.alt_amsl_m;
 	truth.vel_air_bf[2] = (float)-s->vehicle.climb_ms;	/* FRD: down */
+	/* This vehicle's ground is home: its height is the height above
+	 * ground the ground effect sees. */
+	daemon_vehicle_ground(&s->src->fleet, v, s->vehicle.height_m,
+			      s->throttle, &truth);
 
 	bool published[BARO_MAX_INSTANCES];
 	unsigned n = daemon_vehicle_step(d, &s->src->fleet, v, t_us,
@@ -341,6 +347,7 @@ restart(struct px4_sim *s)
 	px4_vehicle_init(&s->vehicle, &vc);
 	s->lockstep = false;
 	s->armed = false;
+	s->throttle = 0.0f;
 	s->step = 0;
 	s->next_gps_us = s->next_state_us = s->next_hb_us = 0;
 	s->state_interval_us = 0;
@@ -465,6 +472,10 @@ on_frame(const struct mavlink_frame *f, void *user)
 	case MAVLINK_MSG_HIL_ACTUATOR_CONTROLS:
 		mavlink_unpack_hil_actuator_controls(f->payload, &a);
 		s->stats.controls++;
+		/* A non-finite motor output keeps the last throttle. */
+		(void)px4_actuator_throttle(a.controls, a.mode,
+					    (uint16_t)s->d->cfg.px4.motor_mask,
+					    &s->throttle);
 		if (!s->lockstep)
 			log_msg(&s->d->log, LOG_LEVEL_INFO,
 				"PX4 instance %u: lockstep from step %" PRIu64,
@@ -604,6 +615,7 @@ px4sim_status(struct daemon *d, void *state, FILE *out)
 			s->parser.stats.bad_crc +
 				s->parser.stats.unknown_msgid);
 	}
+	daemon_vehicles_status(&src->fleet, out);
 }
 
 static void

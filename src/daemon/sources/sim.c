@@ -49,13 +49,32 @@ sim_tick(struct daemon *d, void *state, bool last)
 	const double t = (double)d->ticks * TICK_MS * 1e-3;
 	double h = d->trace.n ? truth_trace_height(&d->trace, t)
 			      : truth_profile_height(&d->cfg.profile, t);
-	if (baro_sitl_altitude(d->cfg.home_alt_m, h, &truth.alt_amsl_m) < 0)
-		truth.alt_amsl_m = 0.0f;
+	float thr = d->trace.n ? truth_trace_throttle(&d->trace, t)
+			       : (float)truth_profile_throttle(&d->cfg.profile, t);
+	int32_t alt_cm = 0;
+	if (baro_sitl_altitude_cm(d->cfg.home_alt_m, h, &alt_cm) == 0)
+		truth.alt_amsl_m = baro_sitl_alt_from_cm(alt_cm);
+	/* Each tick is a physics step: SITL's height above ground follows
+	 * every one. */
+	daemon_vehicle_ground(
+		&s->fleet, 0,
+		daemon_vehicle_agl(&s->fleet, 0,
+				   baro_sitl_state_altitude(alt_cm)),
+		thr, &truth);
 
 	daemon_vehicle_clock(d, &s->fleet, 0, now_us);
 	(void)daemon_vehicle_step(d, &s->fleet, 0, now_us,
 				  (uint32_t)(now_us / 1000u), &truth, out,
 				  published, NULL);
+}
+
+static void
+sim_status(struct daemon *d, void *state, FILE *out)
+{
+	struct sim_source *s = state;
+
+	(void)d;
+	daemon_vehicles_status(&s->fleet, out);
 }
 
 const struct source_ops source_sim = {
@@ -64,5 +83,6 @@ const struct source_ops source_sim = {
 	.open = sim_open,
 	.close = sim_close,
 	.tick = sim_tick,
+	.status = sim_status,
 	.describe = source_describe_emulated,
 };

@@ -48,10 +48,19 @@ on_step(void *user, struct sitl_link *l, uint64_t now_us,
 	/* Instance 0's physics clock starts at its first frame. */
 	daemon_vehicle_clock(d, &s->fleet, v, now_us);
 
+	/* SITL's height above ground follows every physics step; the
+	 * throttle is the servo packet's that asked for this step. */
+	struct baro_sitl_truth t = *truth;
+	daemon_vehicle_ground(
+		&s->fleet, v,
+		daemon_vehicle_agl(&s->fleet, v,
+				   baro_sitl_state_altitude(l->truth.alt_cm)),
+		l->throttle, &t);
+
 	bool published[BARO_MAX_INSTANCES];
 	const unsigned n = daemon_vehicle_step(d, &s->fleet, v, now_us,
 					       (uint32_t)(now_us / 1000u),
-					       truth, out, published, NULL);
+					       &t, out, published, NULL);
 	for (unsigned k = 0; k < n; k++) {
 		if (!published[k] || out[k].instance >= BARO_MAX_INSTANCES)
 			continue;
@@ -116,6 +125,8 @@ sitl_open(struct daemon *d, void **state, enum sitl_mode mode, char *err,
 			.home_alt_m = d->cfg.home_alt_m,
 			.profile = d->cfg.profile,
 			.trace = d->trace.n ? &d->trace : NULL,
+			.vehicle = (enum sitl_vehicle_kind)c->vehicle,
+			.motor_mask = c->motor_mask,
 		};
 		snprintf(lc.bind_host, sizeof(lc.bind_host), "%s", c->bind);
 		memcpy(lc.rng_instance, c->rng, sizeof(lc.rng_instance));
@@ -197,6 +208,7 @@ sitl_status(struct daemon *d, void *state, FILE *out)
 			st->lost_frames, st->restarts, st->replies,
 			st->bad_packets, st->bad_lines);
 	}
+	daemon_vehicles_status(&s->fleet, out);
 }
 
 static void
