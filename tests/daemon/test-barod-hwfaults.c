@@ -421,12 +421,7 @@ baroctl(const char *sock, const char *args, char *out, size_t outlen)
 			   getenv("BAROCTL"), sock, args);
 
 	assert_true(len > 0 && (size_t)len < sizeof(cmd));
-	FILE *p = popen(cmd, "r");
-	assert_non_null(p);
-	size_t n = fread(out, 1, outlen - 1, p);
-	out[n] = '\0';
-	int status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return run_shell(cmd, out, outlen);
 }
 
 struct acks {
