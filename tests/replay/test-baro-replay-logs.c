@@ -16,6 +16,8 @@
 
 #include "mavlink.h"
 #include "replay-cli.h"
+/* after cmocka (replay-cli.h): it asserts */
+#include "logs/byte-buf.h"
 
 /* ---- bytes ---- */
 
@@ -27,13 +29,7 @@ struct buf {
 static void
 put(struct buf *b, const void *p, size_t n)
 {
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 256;
-		b->d = realloc(b->d, b->cap);
-		assert_non_null(b->d);
-	}
-	memcpy(b->d + b->n, p, n);
-	b->n += n;
+	byte_buf_append(&b->d, &b->n, &b->cap, p, n);
 }
 
 static void
