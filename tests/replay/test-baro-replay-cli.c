@@ -98,56 +98,54 @@ static void
 test_list_and_export_csv_log(void **state)
 {
 	(void)state;
-	char dir[256], log[300], out[300];
-	temp_dir_make(dir, sizeof(dir), "replay-cli");
-	snprintf(log, sizeof(log), "%s/in.csv", dir);
-	snprintf(out, sizeof(out), "%s/out.csv", dir);
-	write_file(log, "time_ms,instance,alt_m,pressure_pa,temperature_c\n"
-			"100,0,10.5,101200.5,21.25\n"
-			"200,0,10.6,101199.25,21.5\n"
-			"300,0,10.7,101198,21.75\n");
-	struct program_result r = replay("list", log, NULL);
+	struct replay_case c;
+	replay_case_make(&c, "replay-cli", "in.csv", "out.csv");
+	write_file(c.log, "time_ms,instance,alt_m,pressure_pa,temperature_c\n"
+			  "100,0,10.5,101200.5,21.25\n"
+			  "200,0,10.6,101199.25,21.5\n"
+			  "300,0,10.7,101198,21.75\n");
+	struct program_result r = replay("list", c.log, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "format: csv"));
 	assert_non_null(strstr(r.out, "3 samples"));
 	program_result_free(&r);
 
-	const char *exp[] = { "export", "-o", out, log, NULL };
+	const char *exp[] = { "export", "-o", c.out, c.log, NULL };
 	r = replay_argv(exp);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
-	char *text = read_file(out);
+	char *text = read_file(c.out);
 	assert_int_equal(count_lines(text), 4);
 	assert_non_null(strstr(text, "200000,0,101199.25,21.5,baro[0],10.6,"
 				     "amsl,0\n"));
 	free(text);
 
 	/* Only an altitude: the pressure is marked derived. */
-	write_file(log, "time_ms,alt_m\n100,10.5\n200,10.6\n");
+	write_file(c.log, "time_ms,alt_m\n100,10.5\n200,10.6\n");
 	r = replay_argv(exp);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "derived from the recorded AMSL "
 				      "altitude"));
 	program_result_free(&r);
-	text = read_file(out);
+	text = read_file(c.out);
 	assert_non_null(strstr(text, ",baro[0],10.6,amsl,1\n"));
 	free(text);
 
 	/* A damaged log: what comes before the damage, exit status 1. */
-	write_file(log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
+	write_file(c.log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
 	r = replay_argv(exp);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "1 samples before it were written"));
 	program_result_free(&r);
-	text = read_file(out);
+	text = read_file(c.out);
 	assert_int_equal(count_lines(text), 2);
 	free(text);
 
 	/* One rule: a damaged log is status 1, whether reading stopped at
 	 * the damage or skipped a bad record and went on; the error only
 	 * on stderr. */
-	write_file(log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
-	r = replay("list", log, NULL);
+	write_file(c.log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
+	r = replay("list", c.log, NULL);
 	assert_int_equal(r.status, 1);
 	assert_null(strstr(r.out, "error"));
 	assert_non_null(strstr(r.out, "damage: reading stopped"));
@@ -158,7 +156,7 @@ test_list_and_export_csv_log(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "/nonexistent.bin"));
 	program_result_free(&r);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	replay_case_remove(&c);
 }
 
 /* A failing command leaves the user's files as they were, and nothing
@@ -167,12 +165,12 @@ static void
 test_outputs_survive_failures(void **state)
 {
 	(void)state;
-	char dir[256], log[300], keep[300], rep[300];
-	temp_dir_make(dir, sizeof(dir), "replay-keep");
-	snprintf(log, sizeof(log), "%s/in.csv", dir);
-	snprintf(keep, sizeof(keep), "%s/keep.csv", dir);
-	snprintf(rep, sizeof(rep), "%s/report", dir);
-	write_file(log, "time_ms,pressure_pa\n100,101200\n200,101201\n");
+	char keep[300], rep[300];
+	struct replay_case c;
+	replay_case_make(&c, "replay-keep", "in.csv", NULL);
+	replay_case_path(&c, keep, sizeof(keep), "keep.csv");
+	replay_case_path(&c, rep, sizeof(rep), "report");
+	write_file(c.log, "time_ms,pressure_pa\n100,101200\n200,101201\n");
 	write_file(keep, "precious\n");
 
 	struct program_result r = replay("export", "-o", keep,
@@ -184,27 +182,27 @@ test_outputs_survive_failures(void **state)
 	assert_string_equal(text, "precious\n");
 	free(text);
 
-	r = replay("export", "-c", "nosuch", "-o", keep, log, NULL);
+	r = replay("export", "-c", "nosuch", "-o", keep, c.log, NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "no baro channel 'nosuch'"));
 	program_result_free(&r);
 	text = read_file(keep);
 	assert_string_equal(text, "precious\n");
 	free(text);
-	assert_int_equal(dir_entries(dir), 2);
+	assert_int_equal(dir_entries(c.dir), 2);
 
-	r = replay("run", "--plots", "none", "-o", rep, log,
+	r = replay("run", "--plots", "none", "-o", rep, c.log,
 		   "/nonexistent/nope.bin", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "/nonexistent/nope.bin"));
 	program_result_free(&r);
 	struct stat st;
 	assert_int_equal(stat(rep, &st), -1);
-	assert_int_equal(dir_entries(dir), 2);
+	assert_int_equal(dir_entries(c.dir), 2);
 
 	/* Success replaces it whole, keeping its permissions. */
 	assert_int_equal(chmod(keep, 0640), 0);
-	r = replay("export", "-o", keep, log, NULL);
+	r = replay("export", "-o", keep, c.log, NULL);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
 	text = read_file(keep);
@@ -212,8 +210,8 @@ test_outputs_survive_failures(void **state)
 	free(text);
 	assert_int_equal(stat(keep, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0640);
-	assert_int_equal(dir_entries(dir), 2);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	assert_int_equal(dir_entries(c.dir), 2);
+	replay_case_remove(&c);
 }
 
 static struct program_result
@@ -466,43 +464,42 @@ static void
 test_run_unchecked(void **state)
 {
 	(void)state;
-	char dir[256], log[300], scn[300], out[300];
-	temp_dir_make(dir, sizeof(dir), "replay-unchecked");
-	snprintf(log, sizeof(log), "%s/short.csv", dir);
-	snprintf(scn, sizeof(scn), "%s/s.scn", dir);
-	snprintf(out, sizeof(out), "%s/r", dir);
-	write_short_log(log);
+	char scn[300];
+	struct replay_case c;
+	replay_case_make(&c, "replay-unchecked", "short.csv", "r");
+	replay_case_path(&c, scn, sizeof(scn), "s.scn");
+	write_short_log(c.log);
 
 	/* Due after the recording's end: nothing injected. */
 	write_file(scn, "at 20s glitch 0 30 for 1s\n");
-	struct program_result r = run_one(out, log, scn, NULL);
+	struct program_result r = run_one(c.out, c.log, scn, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "short.csv / s: unchecked, no fault "
 				      "injected: the first is due at 20s and "
 				      "the recording is 9.900 s long"));
 	program_result_free(&r);
-	char *txt = report_file(out, "summary.txt");
+	char *txt = report_file(c.out, "summary.txt");
 	assert_non_null(strstr(txt, "2 runs, 0 pass, 0 warn, 0 fail, 2 "
 				    "unchecked"));
 	free(txt);
-	char *csv = report_file(out, "summary.csv");
+	char *csv = report_file(c.out, "summary.csv");
 	assert_non_null(strstr(csv, "short.csv,s,raw,faults,0,unchecked,"));
 	assert_null(strstr(csv, ",pass,"));
 	assert_null(strstr(csv, ",fail,"));
 	free(csv);
-	char *json = report_file(out, "summary.json");
+	char *json = report_file(c.out, "summary.json");
 	assert_non_null(strstr(json, "\"status\":\"unchecked\""));
 	assert_non_null(strstr(json, "\"unchecked\":\"no fault injected"));
 	free(json);
 	/* --strict makes it an error. */
-	r = run_one(out, log, scn, "--strict");
+	r = run_one(c.out, c.log, scn, "--strict");
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "--strict"));
 	program_result_free(&r);
 
 	/* Started but cut short by the recording's end. */
 	write_file(scn, "at 5s glitch 0 30 for 10s\n");
-	r = run_one(out, log, scn, NULL);
+	r = run_one(c.out, c.log, scn, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "unchecked, cut short: the scenario "
 				      "runs to 15s and the recording is 9.900 "
@@ -512,7 +509,7 @@ test_run_unchecked(void **state)
 	/* A window that falls between samples never happened either. */
 	write_file(scn, "at 3s glitch 0 30 for 1s\nat 5050ms glitch 0 30 "
 			"for 20ms\n");
-	r = run_one(out, log, scn, NULL);
+	r = run_one(c.out, c.log, scn, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "line 2's fault at 5.05s has no "
 				      "recorded sample in its window"));
@@ -521,15 +518,15 @@ test_run_unchecked(void **state)
 	/* Relative times place it on this recording: checked, and raw
 	 * cannot detect it. */
 	write_file(scn, "at 40% glitch 0 30 for 10%\nat end end\n");
-	r = run_one(out, log, scn, NULL);
+	r = run_one(c.out, c.log, scn, NULL);
 	assert_int_equal(r.status, 1);
 	assert_null(strstr(r.err, "unchecked"));
 	program_result_free(&r);
-	csv = report_file(out, "summary.csv");
+	csv = report_file(c.out, "summary.csv");
 	assert_non_null(strstr(csv, "short.csv,s,raw,recall,0,fail,"));
 	assert_non_null(strstr(csv, "short.csv,s,gate,recall,1,pass,"));
 	free(csv);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	replay_case_remove(&c);
 }
 
 /* list and export on real logs: one damage rule, names, event times. */
