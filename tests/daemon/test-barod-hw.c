@@ -78,9 +78,10 @@ struct fixture {
 static void
 put(const char *dir, const char *name, const char *text)
 {
-	char path[256];
+	char path[512];
+	int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_true(n > 0 && (size_t)n < sizeof(path));
 	write_file(path, text);
 }
 
