@@ -5,11 +5,13 @@
  * its CPU time (wait4 rusage), its resident memory in steady state
  * (/proc/PID/status VmRSS) and its epoll wake-ups (its own report).
  * With "msp" the sink is an MSP output (msp-udp) instead of MAVLink.
+ * barod runs through the barod harness: started, its figures taken from
+ * the moment it says it is running, its log in the harness's directory.
  *
  *   bench-barod BAROD [SECONDS [msp]]
  */
+#include <errno.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "barod-harness.h"
+#include "bench-util.h"
 
 struct memory {
 	long rss, pss, private_kib;
@@ -50,13 +55,6 @@ memory_of(pid_t pid)
 	}
 	fclose(f);
 	return m;
-}
-
-static double
-cpu_s(const struct rusage *ru)
-{
-	return (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
-	       (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1e-6;
 }
 
 /* The floor on this machine: a child doing nothing but waking on a
@@ -93,7 +91,7 @@ bare_timer_cpu_per_s(double secs, const struct sockaddr_in *sink, size_t len)
 	int status;
 	struct rusage ru;
 	wait4(pid, &status, 0, &ru);
-	return cpu_s(&ru) / secs;
+	return rusage_cpu_s(&ru) / secs;
 }
 
 int
@@ -115,42 +113,40 @@ main(int argc, char **argv)
 	bind(sink, (struct sockaddr *)&sa, sizeof(sa));
 	getsockname(sink, (struct sockaddr *)&sa, &len);
 
-	char out[64], dur[32], log[] = "/tmp/bench-barod-XXXXXX";
+	char out[64], dur[32];
 	snprintf(out, sizeof(out), "%s:127.0.0.1:%u", msp ? "msp-udp" : "udp",
 		 ntohs(sa.sin_port));
 	snprintf(dur, sizeof(dur), "%g", secs);
-	int logfd = mkstemp(log);
 
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(logfd, 2);
-		execl(argv[1], "barod", "--sim", "-p", "SIM_BARO_COUNT=3",
-		      "--control", "none", "-o", out, "--duration", dur, "-v",
-		      (char *)NULL);
-		_exit(127);
-	}
-	usleep((useconds_t)(secs * 0.5e6));
+	struct harness h;
+	if (harness_init(&h, "bench-barod", argv[1], NULL) < 0)
+		return 1;
+	/* Back once barod runs: its steady state is half its run later. */
+	pid_t pid = harness_start(&h, "barod.log", (const char *[]){
+		"--sim", "-p", "SIM_BARO_COUNT=3", "--control", "none", "-o",
+		out, "--duration", dur, "-v", NULL });
+	const long half_ms = (long)(secs * 500.0);
+	struct timespec half = { half_ms / 1000, half_ms % 1000 * 1000000L };
+	while (nanosleep(&half, &half) != 0 && errno == EINTR)
+		;
 	struct memory mem = memory_of(pid);
 
-	int status;
+	/* It ends by itself after --duration. */
 	struct rusage ru;
-	wait4(pid, &status, 0, &ru);
-	double cpu = cpu_s(&ru);
+	int status = harness_wait_exit(&h, pid, &ru);
+	double cpu = rusage_cpu_s(&ru);
 
 	unsigned long long wakeups = 0;
-	char line[512];
-	FILE *f = fdopen(logfd, "r");
-	rewind(f);
-	while (fgets(line, sizeof(line), f)) {
-		char *w = strstr(line, "wake-ups ");
-		if (w)
-			wakeups = strtoull(w + 9, NULL, 10);
-	}
-	fclose(f);
-	unlink(log);
+	char *log = harness_log(&h, pid);
+	for (char *w = strstr(log, "wake-ups "); w;
+	     w = strstr(w + 1, "wake-ups "))
+		wakeups = strtoull(w + 9, NULL, 10);
+	free(log);
+	harness_fini(&h);
 
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "bench-barod: barod failed\n");
+	if (status != 0) {
+		fprintf(stderr, "bench-barod: barod failed (status %d)\n",
+			status);
 		return 1;
 	}
 	printf("barod, 3 simulated baros at 100 Hz, every sample to UDP as %s, "
@@ -158,10 +154,7 @@ main(int argc, char **argv)
 	printf("  cpu %.4f s per simulated second = %.3f %% of one core "
 	       "(target <= 0.1 %%)\n", cpu / secs, 100.0 * cpu / secs);
 	printf("  of which user %.4f s, system %.4f s per simulated second\n",
-	       ((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6) /
-		       secs,
-	       ((double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6) /
-		       secs);
+	       timeval_s(ru.ru_utime) / secs, timeval_s(ru.ru_stime) / secs);
 	printf("  wake-ups %.1f per second (timer 100 Hz)\n",
 	       (double)wakeups / secs);
 	printf("  memory: RSS %ld KiB (peak %ld), PSS %ld KiB, private %ld KiB "

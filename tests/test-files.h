@@ -184,4 +184,22 @@ program_result_free(struct program_result *r)
 	free(r->err);
 }
 
+/* cmdline run by the shell (its words split there), stdout into out
+ * (len bytes, NUL-terminated, the rest dropped): its exit status, -1
+ * when a signal ended it.  Add 2>&1 to the line for stderr too. */
+static inline int
+run_shell(const char *cmdline, char *out, size_t len)
+{
+	FILE *p = popen(cmdline, "r");
+
+	assert_non_null(p);
+	size_t n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	/* The rest, so the command never blocks on a full pipe. */
+	for (char sink[512]; fread(sink, 1, sizeof(sink), p) > 0;)
+		;
+	int status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 #endif

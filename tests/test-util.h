@@ -23,14 +23,6 @@
 #define EXACT_ULPS 0
 #else
 #define EXACT_ULPS 1
-/* A failure from a helper library that does not know cmocka (the
- * harness's fail hook): fails the running test with msg. */
-static inline void
-test_fail(const char *msg)
-{
-	fail_msg("%s", msg);
-}
-
 #endif
 
 static inline int64_t

@@ -32,12 +32,10 @@
 #include "baro-sample.h"
 #include "bmp280.h"
 #include "bmp388.h"
-#include "emu-bmp280.h"
-#include "emu-bmp388.h"
 #include "emu-dps310.h"
 #include "emu-ms5611.h"
 #include "fake-gpio.h"
-#include "i2c-mock.h"
+#include "hw-testbed.h"
 #include "mavlink.h"
 #include "msp-capture.h"
 #include "test-files.h"
@@ -65,13 +63,11 @@ struct edge_log {
 };
 
 struct fixture {
-	struct i2c_mock *mock;
+	struct hw_testbed tb;		/* its directory: files, the IIO tree */
 	struct emu_bmp280 bmp280;	/* bus 1, 0x76 */
 	struct emu_bmp388 bmp390;	/* bus 2, 0x77 */
 	struct emu_dps310 dps310;	/* bus 3, 0x77 */
-	char dir[64];			/* temporary files and the IIO tree */
-	char iio[128];
-	pid_t child;
+	char iio[320];
 	struct edge_log drdy[2];	/* LINE_DRDY_A, LINE_DRDY_B */
 	struct fake_gpio_line power;
 	bool hung;			/* the BMP390 NACKs until power-cycled */
@@ -79,21 +75,13 @@ struct fixture {
 	int power_seen;			/* power line values looked at */
 };
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void
 put(const char *dir, const char *name, const char *text)
 {
-	char path[256];
+	char path[512];
+	int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_true(n > 0 && (size_t)n < sizeof(path));
 	write_file(path, text);
 }
 
@@ -104,39 +92,30 @@ setup(void **state)
 
 	assert_non_null(f);
 	*state = f;
-	f->mock = i2c_mock_new();
-	if (f->mock == NULL)
+	if (hw_testbed_open(&f->tb, "barod-hw", 3) < 0)
+		return -1;
+	if (f->tb.mock == NULL)
 		return 0;
-	assert_int_equal(i2c_mock_add_bus(f->mock, 1), 0);
-	assert_int_equal(i2c_mock_add_bus(f->mock, 2), 0);
-	emu_bmp280_init(&f->bmp280, 0x76, BMP280_CHIP_ID,
-			emu_bmp280_datasheet_calib);
-	emu_bmp388_init(&f->bmp390, 0x77, BMP390_CHIP_ID,
-			emu_bmp388_sample_calib);
-	emu_bmp280_set(&f->bmp280, PA0, 21.0);
-	emu_bmp388_set(&f->bmp390, PA1, 23.0);
-	i2c_mock_attach(f->mock, 1, &f->bmp280.chip);
-	i2c_mock_attach(f->mock, 2, &f->bmp390.chip);
+	hw_testbed_bmp280(&f->tb, &f->bmp280, 1, PA0, 21.0);
+	hw_testbed_bmp390(&f->tb, &f->bmp390, 2, PA1, 23.0);
 
-	temp_dir_make(f->dir, sizeof(f->dir), "barod-hw");
-	snprintf(f->iio, sizeof(f->iio), "%s/iio:device0", f->dir);
+	hw_testbed_path(&f->tb, f->iio, sizeof(f->iio), "iio:device0");
 	assert_int_equal(mkdir(f->iio, 0700), 0);
 	put(f->iio, "name", "bmp280\n");
 	put(f->iio, "in_pressure_input", "98.765432\n");
 	put(f->iio, "in_temp_input", "24500\n");
 
-	assert_int_equal(i2c_mock_add_bus(f->mock, 3), 0);
 	emu_dps310_init(&f->dps310, 0x77, DPS310_VARIANT_DPS310,
 			emu_dps310_sample_coef);
-	i2c_mock_attach(f->mock, 3, &f->dps310.chip);
-	assert_int_equal(i2c_mock_add_gpiochip(f->mock, 0), 0);
+	i2c_mock_attach(f->tb.mock, 3, &f->dps310.chip);
+	assert_int_equal(i2c_mock_add_gpiochip(f->tb.mock, 0), 0);
 	const char *const lines[N_LINES] = { "GPIO17", "GPIO22", "GPIO27" };
-	assert_int_equal(fake_gpio_chip(f->dir, "gpiochip0", GPIO_CHIP, lines,
+	assert_int_equal(fake_gpio_chip(f->tb.h.dir, "gpiochip0", GPIO_CHIP, lines,
 					N_LINES), 0);
 	for (unsigned i = 0; i < 2; i++)
-		assert_int_equal(fake_gpio_line_open(&f->drdy[i].line, f->dir,
+		assert_int_equal(fake_gpio_line_open(&f->drdy[i].line, f->tb.h.dir,
 						     "gpiochip0", i, false), 0);
-	assert_int_equal(fake_gpio_line_open(&f->power, f->dir, "gpiochip0",
+	assert_int_equal(fake_gpio_line_open(&f->power, f->tb.h.dir, "gpiochip0",
 					     LINE_POWER, false), 0);
 	return 0;
 }
@@ -146,19 +125,13 @@ teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	if (f->child > 0) {
-		kill(f->child, SIGKILL);
-		waitpid(f->child, NULL, 0);
-	}
-	i2c_mock_free(f->mock);
 	for (unsigned i = 0; i < 2; i++)
 		fake_gpio_line_close(&f->drdy[i].line);
 	fake_gpio_line_close(&f->power);
 	/* KEEP_TMP=1 keeps barod's logs and the GPIO files for a look. */
-	if (f->dir[0] && !getenv("KEEP_TMP"))
-		assert_int_equal(temp_dir_remove(f->dir), 0);
+	int rc = hw_testbed_close(&f->tb);
 	free(f);
-	return 0;
+	return rc;
 }
 
 static struct fixture *
@@ -166,8 +139,7 @@ fixture(void **state)
 {
 	struct fixture *f = *state;
 
-	if (f->mock == NULL)
-		skip();
+	hw_testbed_require(&f->tb);
 	return f;
 }
 
@@ -222,10 +194,10 @@ capture_reset(struct capture *c)
 static void
 capture_for(int fd, struct capture *c, unsigned ms)
 {
-	const uint64_t end = now_ms() + ms;
+	const uint64_t end = hw_now_ms() + ms;
 	uint8_t buf[2048];
 
-	for (uint64_t t = now_ms(); t < end; t = now_ms()) {
+	for (uint64_t t = hw_now_ms(); t < end; t = hw_now_ms()) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		ssize_t n;
 
@@ -242,16 +214,16 @@ capture_for(int fd, struct capture *c, unsigned ms)
 static unsigned
 ms_until_published(int fd, struct capture *c, unsigned i, unsigned limit)
 {
-	const uint64_t start = now_ms();
+	const uint64_t start = hw_now_ms();
 
 	capture_reset(c);
 	while (c->count[i] == 0) {
 		capture_for(fd, c, 5);
-		if (now_ms() - start > 3u * limit)
+		if (hw_now_ms() - start > 3u * limit)
 			fail_msg("instance %u did not come back in %u ms", i,
 				 3u * limit);
 	}
-	return (unsigned)(now_ms() - start);
+	return (unsigned)(hw_now_ms() - start);
 }
 
 static void
@@ -264,8 +236,8 @@ assert_pa(float hpa, double pa)
 
 /* ------------------------------------------------------------------ */
 
-/* Children from now on find GPIO lines in f->dir (the test itself
- * keeps the real libgpiod: LD_PRELOAD is read at exec). */
+/* Children from now on find GPIO lines in the testbed's directory (the
+ * test itself keeps the real libgpiod: LD_PRELOAD is read at exec). */
 static void
 fake_gpio_env(struct fixture *f, bool on)
 {
@@ -280,45 +252,24 @@ fake_gpio_env(struct fixture *f, bool on)
 		snprintf(saved, sizeof(saved), "%s", pre ? pre : "");
 		snprintf(value, sizeof(value), "%s:%s", lib, saved);
 		setenv("LD_PRELOAD", value, 1);
-		setenv("FAKE_GPIOD_DIR", f->dir, 1);
+		setenv("FAKE_GPIOD_DIR", f->tb.h.dir, 1);
 	} else {
 		setenv("LD_PRELOAD", saved, 1);
 		unsetenv("FAKE_GPIOD_DIR");
 	}
 }
 
+/* barod -c DIR/barod.conf (holding conf_text), its output in DIR/log. */
 static pid_t
 start_barod(struct fixture *f, const char *conf_text, const char *log)
 {
-	const char *bin = getenv("BAROD");
-	char conf[128], log_path[128];
+	char conf[320];
 
-	assert_non_null(bin);
-	snprintf(conf, sizeof(conf), "%s/barod.conf", f->dir);
-	snprintf(log_path, sizeof(log_path), "%s/%s", f->dir, log);
+	hw_testbed_path(&f->tb, conf, sizeof(conf), "barod.conf");
 	write_file(conf, conf_text);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 2);
-		execl(bin, "barod", "-c", conf, "--control", "none", "-vv",
-		      (char *)NULL);
-		_exit(127);
-	}
-	f->child = pid;
-	return pid;
-}
-
-static int
-stop_barod(struct fixture *f)
-{
-	int status;
-
-	kill(f->child, SIGTERM);
-	assert_int_equal(waitpid(f->child, &status, 0), f->child);
-	f->child = 0;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return hw_testbed_start(&f->tb, log,
+				(const char *[]){ "-c", conf, "--control",
+						  "none", "-vv", NULL });
 }
 
 static unsigned
@@ -409,11 +360,11 @@ test_publish_unplug_recover(void **state)
 	capture_for(fd, &cap, 120);
 	assert_pa(cap.press_hpa[2], 101325.0);
 
-	assert_int_equal(stop_barod(f), 0);
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 	close(fd);
 
 	/* One line per change of state, however many attempts failed. */
-	snprintf(log, sizeof(log), "%s/hw.log", f->dir);
+	hw_testbed_path(&f->tb, log, sizeof(log), "hw.log");
 	char *text = read_file(log);
 	assert_int_equal(occurrences(text, "sensor baro1 (instance 1) unhealthy"),
 			 1);
@@ -470,7 +421,7 @@ test_ms5611_keeps_rate(void **state)
 	emu_ms5611_set(&ms, PA1, 22.0);
 	assert_int_equal(ms.chip.timing, EMU_TIMING_MAX);
 	assert_int_equal(f->bmp280.chip.timing, EMU_TIMING_MAX);
-	i2c_mock_attach(f->mock, 1, &ms.chip);
+	i2c_mock_attach(f->tb.mock, 1, &ms.chip);
 	if (!set_nice(-10))
 		print_message("no higher priority (not root): gaps include "
 			      "the host's load\n");
@@ -548,7 +499,7 @@ test_ms5611_keeps_rate(void **state)
 
 	/* The BMP280 back: both publish again. */
 	ms_until_published(fd, &cap, 0, RECOVER_MS);
-	assert_int_equal(stop_barod(f), 0);
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 	set_nice(0);
 	assert_int_equal(ms.chip.early_reads, 0);
 	assert_int_equal(f->bmp280.chip.early_reads, 0);
@@ -576,8 +527,8 @@ test_msp_output(void **state)
 	assert_int_equal(bind(l, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(listen(l, 1), 0);
 	assert_int_equal(getsockname(l, (struct sockaddr *)&sa, &salen), 0);
-	snprintf(record, sizeof(record), "%s/msp.csv", f->dir);
-	snprintf(iio, sizeof(iio), "%s/iio:device1", f->dir);
+	hw_testbed_path(&f->tb, record, sizeof(record), "msp.csv");
+	hw_testbed_path(&f->tb, iio, sizeof(iio), "iio:device1");
 	assert_int_equal(mkdir(iio, 0700), 0);
 	put(iio, "name", "lps22hb\n");
 	put(iio, "in_pressure_input", "98.765432\n");
@@ -594,7 +545,7 @@ test_msp_output(void **state)
 
 	uint8_t buf[4096];
 	int status = -1, conn = -1;
-	const uint64_t stop_at = now_ms() + 1500, deadline = stop_at + 5000;
+	const uint64_t stop_at = hw_now_ms() + 1500, deadline = stop_at + 5000;
 	bool stopped = false;
 	for (;;) {
 		struct pollfd p[2] = { { l, POLLIN, 0 }, { conn, POLLIN, 0 } };
@@ -604,18 +555,17 @@ test_msp_output(void **state)
 		ssize_t n;
 		while (conn >= 0 && (n = read(conn, buf, sizeof(buf))) > 0)
 			msp_capture_feed(c, buf, (size_t)n);
-		if (!stopped && now_ms() >= stop_at) {
-			kill(f->child, SIGTERM);
+		if (!stopped && hw_now_ms() >= stop_at) {
+			kill(f->tb.child, SIGTERM);
 			stopped = true;
 		}
-		if (status < 0 && waitpid(f->child, &status, WNOHANG) == f->child)
+		if (status < 0 && harness_exited(&f->tb.h, f->tb.child, &status))
 			continue;
-		if (status >= 0 || now_ms() > deadline)
+		if (status >= 0 || hw_now_ms() > deadline)
 			break;
 	}
 	assert_true(status >= 0);
-	f->child = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 
 	ssize_t got;
 	while ((got = read(conn, buf, sizeof(buf))) > 0)
@@ -667,13 +617,6 @@ barod(const char *a1, const char *a2, const char *a3)
 }
 
 static void
-free_result(struct program_result *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-static void
 test_probe(void **state)
 {
 	struct fixture *f = fixture(state);
@@ -694,7 +637,7 @@ test_probe(void **state)
 				      "address = 0x77\ndriver = dps310\n"
 				      "instance = 2\n"));
 	assert_non_null(strstr(r.out, "# 3 barometers found"));
-	free_result(&r);
+	program_result_free(&r);
 
 	/* One bus; the =BUS form too. */
 	r = barod("--probe", "2", NULL);
@@ -702,11 +645,11 @@ test_probe(void **state)
 	assert_null(strstr(r.out, "BMP280"));
 	assert_non_null(strstr(r.out, "source = hardware"));
 	assert_non_null(strstr(r.out, "# 1 barometer found"));
-	free_result(&r);
+	program_result_free(&r);
 	r = barod("--probe=/dev/i2c-1", NULL, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "# BMP280 on /dev/i2c-1 at 0x76"));
-	free_result(&r);
+	program_result_free(&r);
 
 	/* Nothing found: no configuration that cannot run, and a status
 	 * that stops `barod --probe > conf && systemctl restart barod`. */
@@ -718,7 +661,7 @@ test_probe(void **state)
 				      "(/dev/i2c-2)"));
 	assert_non_null(strstr(r.err, "barod: --probe: no supported barometer "
 				      "found (/dev/i2c-2)"));
-	free_result(&r);
+	program_result_free(&r);
 	f->bmp390.chip.unplugged = false;
 
 	/* A kernel driver's address is reported with the way out. */
@@ -726,17 +669,17 @@ test_probe(void **state)
 	r = barod("--probe", "1", NULL);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.out, "# /dev/i2c-1 0x76: a kernel driver"));
-	free_result(&r);
+	program_result_free(&r);
 	f->bmp280.chip.kernel_owned = false;
 
 	r = barod("--probe", "bus1", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "'bus1' is not a bus number"));
-	free_result(&r);
+	program_result_free(&r);
 	r = barod("--probe", "7", NULL);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "/dev/i2c-7"));
-	free_result(&r);
+	program_result_free(&r);
 }
 
 /* What the issue asks a new user to do:
@@ -749,24 +692,15 @@ static void
 test_probe_config_runs(void **state)
 {
 	struct fixture *f = fixture(state);
-	const char *bin = getenv("BAROD");
-	char conf[128], log_path[128], out[64];
+	char conf[320], out[64];
 	struct capture cap;
 	unsigned port = 14550;
-	int status;
 
-	assert_non_null(bin);
-	snprintf(conf, sizeof(conf), "%s/barod.conf", f->dir);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(conf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 1);
-		execl(bin, "barod", "--probe", (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	hw_testbed_path(&f->tb, conf, sizeof(conf), "barod.conf");
+	struct program_result r = barod("--probe", NULL, NULL);
+	assert_int_equal(r.status, 0);
+	write_file(conf, r.out);
+	program_result_free(&r);
 
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET,
@@ -781,22 +715,26 @@ test_probe_config_runs(void **state)
 			      port);
 	}
 	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", port);
-	snprintf(log_path, sizeof(log_path), "%s/probed.log", f->dir);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int lfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(lfd, 2);
-		/* The control socket where a user session puts it. */
-		unsetenv("RUNTIME_DIRECTORY");
-		setenv("XDG_RUNTIME_DIR", f->dir, 1);
-		if (own_port)
-			execl(bin, "barod", "-c", conf, "-o", out, (char *)NULL);
-		else
-			execl(bin, "barod", "-c", conf, (char *)NULL);
-		_exit(127);
-	}
-	f->child = pid;
+	/* The control socket where a user session puts it: barod
+	 * inherits the environment at its start. */
+	char saved_xdg[512], saved_rt[512];
+	const char *xdg_env = getenv("XDG_RUNTIME_DIR");
+	const char *rt_env = getenv("RUNTIME_DIRECTORY");
+	const bool xdg = xdg_env, rt = rt_env;
+	snprintf(saved_xdg, sizeof(saved_xdg), "%s", xdg ? xdg_env : "");
+	snprintf(saved_rt, sizeof(saved_rt), "%s", rt ? rt_env : "");
+	unsetenv("RUNTIME_DIRECTORY");
+	setenv("XDG_RUNTIME_DIR", f->tb.h.dir, 1);
+	hw_testbed_start(&f->tb, "probed.log",
+			 own_port ? (const char *[]){ "-c", conf, "-o", out,
+						      NULL }
+				  : (const char *[]){ "-c", conf, NULL });
+	if (xdg)
+		setenv("XDG_RUNTIME_DIR", saved_xdg, 1);
+	else
+		unsetenv("XDG_RUNTIME_DIR");
+	if (rt)
+		setenv("RUNTIME_DIRECTORY", saved_rt, 1);
 
 	capture_reset(&cap);
 	capture_for(fd, &cap, 1500);
@@ -806,7 +744,7 @@ test_probe_config_runs(void **state)
 	assert_true(cap.count[2] >= 10);
 	assert_pa(cap.press_hpa[0], PA0);
 	assert_pa(cap.press_hpa[1], PA1);
-	assert_int_equal(stop_barod(f), 0);
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 	close(fd);
 }
 
@@ -818,7 +756,7 @@ test_missing_gpio_line(void **state)
 	struct fixture *f = fixture(state);
 	char conf[128];
 
-	snprintf(conf, sizeof(conf), "%s/gpio.conf", f->dir);
+	hw_testbed_path(&f->tb, conf, sizeof(conf), "gpio.conf");
 	write_file(conf, "[barod]\nsource = hardware\n"
 			 "[sensor baro0]\nbus = 1\naddress = 0x76\n"
 			 "drdy = pinctrl-bcm2711:GPIO17\n"
@@ -829,7 +767,7 @@ test_missing_gpio_line(void **state)
 	assert_non_null(strstr(r.err, "sensor baro0: GPIO pinctrl-bcm2711:GPIO17: "
 				      "no GPIO chip labelled or named "
 				      "'pinctrl-bcm2711'"));
-	free_result(&r);
+	program_result_free(&r);
 }
 
 /* ------------------------------------------------------------------ */
@@ -929,10 +867,10 @@ test_drdy_edges(void **state)
 	assert_in_range(cap.count[0], 15, 40);
 	assert_pa(cap.press_hpa[1], PA1 + 49);
 
-	assert_int_equal(stop_barod(f), 0);
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 	close(fd);
 	char log[160];
-	snprintf(log, sizeof(log), "%s/drdy.log", f->dir);
+	hw_testbed_path(&f->tb, log, sizeof(log), "drdy.log");
 	char *text = read_file(log);
 	assert_non_null(strstr(text, "sensor baro1: BMP390 /dev/i2c-2 0x77, "
 				     "instance 1, every 640000 us or DRDY"));
@@ -950,7 +888,7 @@ test_drdy_without_pin(void **state)
 	const char *argv[] = { "barod", "-c", conf, "--control=none", NULL,
 			       NULL };
 
-	snprintf(conf, sizeof(conf), "%s/nopin.conf", f->dir);
+	hw_testbed_path(&f->tb, conf, sizeof(conf), "nopin.conf");
 	write_file(conf, "[barod]\nsource = hardware\n"
 			 "[sensor baro0]\nbus = 1\naddress = 0x76\n"
 			 "drdy = " GPIO_CHIP ":GPIO17\n"
@@ -961,8 +899,7 @@ test_drdy_without_pin(void **state)
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "sensor baro0: BMP280 /dev/i2c-1 0x76: "
 				      "no data-ready pin"));
-	free(r.out);
-	free(r.err);
+	program_result_free(&r);
 
 	write_file(conf, "[barod]\nsource = hardware\n"
 			 "[sensor baro0]\nbus = 1\naddress = 0x76\n"
@@ -974,8 +911,7 @@ test_drdy_without_pin(void **state)
 	assert_non_null(strstr(r.err, "nopin.conf:4: [sensor baro0]: drdy: "
 				      "the bmp280 driver's chips: no data-ready "
 				      "pin"));
-	free(r.out);
-	free(r.err);
+	program_result_free(&r);
 }
 
 /* The BMP390's supply is the power line, whose history is looked at
@@ -1060,9 +996,9 @@ test_power_cycle(void **state)
 	fake_gpio_line_request(&f->power, req, sizeof(req));
 	assert_string_equal(req, "output consumer barod baro1\n");
 
-	assert_int_equal(stop_barod(f), 0);
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 	close(fd);
-	snprintf(log, sizeof(log), "%s/power.log", f->dir);
+	hw_testbed_path(&f->tb, log, sizeof(log), "power.log");
 	char *text = read_file(log);
 	assert_int_equal(occurrences(text, "sensor baro1: power cycle, 150 ms "
 					   "off"), 1);
@@ -1103,7 +1039,7 @@ test_dps310_forced(void **state)
 	assert_in_range(cap.count[2], 14, 20);
 	assert_pa(cap.press_hpa[2], PA0 + 300.0);
 	assert_in_range(cap.cdegc[2], 1890, 1910);
-	assert_int_equal(stop_barod(f), 0);
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 	close(fd);
 }
 
@@ -1121,7 +1057,7 @@ test_reload_sensors(void **state)
 	const char *head = "[barod]\nsource = hardware\n"
 			   "[sensor baro0]\nbus = 1\naddress = 0x76\n";
 
-	snprintf(iio2, sizeof(iio2), "%s/iio:device1", f->dir);
+	hw_testbed_path(&f->tb, iio2, sizeof(iio2), "iio:device1");
 	assert_int_equal(mkdir(iio2, 0700), 0);
 	put(iio2, "name", "lps22hb\n");
 	put(iio2, "in_pressure_input", "97.5\n");
@@ -1146,9 +1082,9 @@ test_reload_sensors(void **state)
 		 "[sensor kernel2]\niio = %s\nrate_hz = 20\n"
 		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
 		 head, iio2, port);
-	snprintf(path, sizeof(path), "%s/barod.conf", f->dir);
+	hw_testbed_path(&f->tb, path, sizeof(path), "barod.conf");
 	write_file(path, conf);
-	kill(f->child, SIGHUP);
+	kill(f->tb.child, SIGHUP);
 	capture_for(fd, &cap, 300);
 	capture_reset(&cap);
 	capture_for(fd, &cap, 1000);
@@ -1170,7 +1106,7 @@ test_reload_sensors(void **state)
 		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
 		 head, iio2, port);
 	write_file(path, conf);
-	kill(f->child, SIGHUP);
+	kill(f->tb.child, SIGHUP);
 	capture_for(fd, &cap, 300);
 	capture_reset(&cap);
 	capture_for(fd, &cap, 500);
@@ -1179,9 +1115,9 @@ test_reload_sensors(void **state)
 	assert_true(cap.count[2] >= 6);
 	assert_int_equal(f->bmp280.resets, resets);
 
-	assert_int_equal(stop_barod(f), 0);
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 	close(fd);
-	snprintf(path, sizeof(path), "%s/reload.log", f->dir);
+	hw_testbed_path(&f->tb, path, sizeof(path), "reload.log");
 	char *text = read_file(path);
 	assert_int_equal(occurrences(text, "sensor baro0: BMP280"), 1);
 	assert_non_null(strstr(text, "reload: sensor baro1 (instance 1) "

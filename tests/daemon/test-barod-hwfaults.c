@@ -37,9 +37,7 @@
 #include "baro-sample.h"
 #include "bmp280.h"
 #include "bmp388.h"
-#include "emu-bmp280.h"
-#include "emu-bmp388.h"
-#include "i2c-mock.h"
+#include "hw-testbed.h"
 #include "mavlink.h"
 #include "msp-capture.h"
 #include "test-files.h"
@@ -50,31 +48,11 @@
 #define MAX_REC 4096
 
 struct fixture {
-	struct i2c_mock *mock;
+	struct hw_testbed tb;
 	struct emu_bmp388 bmp390;	/* bus 1, 0x77: instance 0, 50 Hz */
 	struct emu_bmp280 bmp280;	/* bus 2, 0x76: instance 1 */
-	char dir[64];
-	pid_t child;
 	struct rec_sample rec[MAX_REC];
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static void
-sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000u, (long)(ms % 1000u) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
 
 static int
 setup(void **state)
@@ -83,20 +61,12 @@ setup(void **state)
 
 	assert_non_null(f);
 	*state = f;
-	f->mock = i2c_mock_new();
-	if (f->mock == NULL)
+	if (hw_testbed_open(&f->tb, "barod-hwfaults", 2) < 0)
+		return -1;
+	if (f->tb.mock == NULL)
 		return 0;
-	assert_int_equal(i2c_mock_add_bus(f->mock, 1), 0);
-	assert_int_equal(i2c_mock_add_bus(f->mock, 2), 0);
-	emu_bmp388_init(&f->bmp390, 0x77, BMP390_CHIP_ID,
-			emu_bmp388_sample_calib);
-	emu_bmp280_init(&f->bmp280, 0x76, BMP280_CHIP_ID,
-			emu_bmp280_datasheet_calib);
-	emu_bmp388_set(&f->bmp390, PA1, 23.0);
-	emu_bmp280_set(&f->bmp280, PA0, 21.0);
-	i2c_mock_attach(f->mock, 1, &f->bmp390.chip);
-	i2c_mock_attach(f->mock, 2, &f->bmp280.chip);
-	temp_dir_make(f->dir, sizeof(f->dir), "barod-hwfaults");
+	hw_testbed_bmp390(&f->tb, &f->bmp390, 1, PA1, 23.0);
+	hw_testbed_bmp280(&f->tb, &f->bmp280, 2, PA0, 21.0);
 	return 0;
 }
 
@@ -104,17 +74,10 @@ static int
 teardown(void **state)
 {
 	struct fixture *f = *state;
+	int rc = hw_testbed_close(&f->tb);
 
-	if (f->child > 0) {
-		kill(f->child, SIGKILL);
-		waitpid(f->child, NULL, 0);
-	}
-	i2c_mock_free(f->mock);
-	/* KEEP_TMP=1 keeps barod's log, record and scenario for a look. */
-	if (f->dir[0] && !getenv("KEEP_TMP"))
-		assert_int_equal(temp_dir_remove(f->dir), 0);
 	free(f);
-	return 0;
+	return rc;
 }
 
 static struct fixture *
@@ -122,17 +85,8 @@ fixture(void **state)
 {
 	struct fixture *f = *state;
 
-	if (f->mock == NULL)
-		skip();
+	hw_testbed_require(&f->tb);
 	return f;
-}
-
-static void
-path_in(const struct fixture *f, const char *name, char *out, size_t len)
-{
-	int n = snprintf(out, len, "%s/%s", f->dir, name);
-
-	assert_true(n > 0 && (size_t)n < len);
 }
 
 /* The configuration: both chips, the record file, an output to port. */
@@ -141,7 +95,7 @@ write_conf(const struct fixture *f, unsigned port, char *conf, size_t len)
 {
 	char text[1024], record[128];
 
-	path_in(f, "rec.csv", record, sizeof(record));
+	hw_testbed_path(&f->tb, record, sizeof(record), "rec.csv");
 	snprintf(text, sizeof(text),
 		 "[barod]\nsource = hardware\nrecord = %s\n"
 		 "[sensor fast]\nbus = 1\naddress = 0x77\ndriver = bmp388\n"
@@ -150,45 +104,8 @@ write_conf(const struct fixture *f, unsigned port, char *conf, size_t len)
 		 "instance = 1\n"
 		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
 		 record, port);
-	path_in(f, "barod.conf", conf, len);
+	hw_testbed_path(&f->tb, conf, len, "barod.conf");
 	write_file(conf, text);
-}
-
-/* barod -c conf -vv with more arguments, its stderr in log. */
-static void
-start_barod(struct fixture *f, const char *conf, const char *log,
-	    const char *const *more)
-{
-	const char *bin = getenv("BAROD");
-	const char *argv[16] = { "barod", "-c", conf, "-vv" };
-	char log_path[128];
-	size_t n = 4;
-
-	assert_non_null(bin);
-	for (; more && *more && n < 15; more++)
-		argv[n++] = *more;
-	argv[n] = NULL;
-	path_in(f, log, log_path, sizeof(log_path));
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 2);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	f->child = pid;
-}
-
-static int
-stop_barod(struct fixture *f)
-{
-	int status;
-
-	kill(f->child, SIGTERM);
-	assert_int_equal(waitpid(f->child, &status, 0), f->child);
-	f->child = 0;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* Instance inst's recorded samples, in order, into f->rec. */
@@ -199,7 +116,7 @@ recorded(struct fixture *f, unsigned inst)
 	char record[128];
 	size_t n, k = 0;
 
-	path_in(f, "rec.csv", record, sizeof(record));
+	hw_testbed_path(&f->tb, record, sizeof(record), "rec.csv");
 	n = read_record(record, all, 4 * MAX_REC);
 	assert_true(n <= 4 * MAX_REC);
 	for (size_t i = 0; i < n; i++) {
@@ -246,7 +163,7 @@ drive_chip(void *arg)
 	struct profile *p = arg;
 
 	for (unsigned k = 0; !atomic_load(&p->stop); k++) {
-		const double t = (double)(now_ms() - p->t0) * 1e-3;
+		const double t = (double)(hw_now_ms() - p->t0) * 1e-3;
 		double pa = PA1, c = 23.0;
 		if (p->always || (t >= 2.4 && t < 4.8)) {
 			pa = PA1 + (double)(k % 97) * 1.0;
@@ -255,7 +172,7 @@ drive_chip(void *arg)
 			pa = PA1 + (t - 5.6) * 50.0;
 		}
 		emu_bmp388_set(&p->f->bmp390, pa, c);
-		sleep_ms(10);
+		hw_sleep_ms(10);
 	}
 	return NULL;
 }
@@ -289,21 +206,21 @@ test_scenario_acts(void **state)
 	int fd = udp_loopback(&port, SOCK_NONBLOCK);
 
 	write_conf(f, port, conf, sizeof(conf));
-	path_in(f, "faults.scn", scn, sizeof(scn));
+	hw_testbed_path(&f->tb, scn, sizeof(scn), "faults.scn");
 	write_file(scn, "# real readings, faulted\n"
 			"at 1s glitch 0 50 for 1s\n"
 			"at 3s px4 stuck 0 for 1s\n"
 			"at 5s px4 off 0 for 500ms\n"
 			"at 6s px4 delayed 0 200 for 1s\n"
 			"at 60s end\n");
-	struct profile prof = { .f = f, .t0 = now_ms() };
+	struct profile prof = { .f = f, .t0 = hw_now_ms() };
 	pthread_t th;
-	start_barod(f, conf, "scn.log",
-		    (const char *[]){ "--control", "none", "--scenario", scn,
-				      NULL });
+	hw_testbed_start(&f->tb, "scn.log",
+			 (const char *[]){ "-c", conf, "-vv", "--control",
+					   "none", "--scenario", scn, NULL });
 	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
-	sleep_ms(8000);
-	assert_int_equal(stop_barod(f), 0);
+	hw_sleep_ms(8000);
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 	atomic_store(&prof.stop, true);
 	pthread_join(th, NULL);
 	close(fd);
@@ -428,7 +345,7 @@ test_scenario_acts(void **state)
 
 	/* Logged as it happened, and the exit restores at the real time,
 	 * not at t=0. */
-	path_in(f, "scn.log", log, sizeof(log));
+	hw_testbed_path(&f->tb, log, sizeof(log), "scn.log");
 	char *text = read_file(log);
 	assert_non_null(strstr(text, "t=1s baro 0 fault none -> wrong 50 m "
 				     "for 1s"));
@@ -479,7 +396,7 @@ test_refused_at_load(void **state)
 	int fd = udp_loopback(&port, SOCK_NONBLOCK);
 
 	write_conf(f, port, conf, sizeof(conf));
-	path_in(f, "refused.scn", scn, sizeof(scn));
+	hw_testbed_path(&f->tb, scn, sizeof(scn), "refused.scn");
 	for (size_t i = 0; i < sizeof(tv) / sizeof(tv[0]); i++) {
 		write_file(scn, tv[i].text);
 		const char *argv[] = { "barod", "-c", conf, "--control",
@@ -504,12 +421,7 @@ baroctl(const char *sock, const char *args, char *out, size_t outlen)
 			   getenv("BAROCTL"), sock, args);
 
 	assert_true(len > 0 && (size_t)len < sizeof(cmd));
-	FILE *p = popen(cmd, "r");
-	assert_non_null(p);
-	size_t n = fread(out, 1, outlen - 1, p);
-	out[n] = '\0';
-	int status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return run_shell(cmd, out, outlen);
 }
 
 struct acks {
@@ -552,8 +464,8 @@ inject_failure(int fd, const struct sockaddr_in *barod, float type,
 	assert_int_equal(sendto(fd, frame, (size_t)len, 0,
 				(const struct sockaddr *)barod,
 				sizeof(*barod)), len);
-	for (const uint64_t end = now_ms() + 2000;
-	     a.result < 0 && now_ms() < end;) {
+	for (const uint64_t end = hw_now_ms() + 2000;
+	     a.result < 0 && hw_now_ms() < end;) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		ssize_t n;
 		poll(&p, 1, 20);
@@ -577,19 +489,20 @@ test_control_in_hardware_mode(void **state)
 	int fd = udp_loopback(&port, SOCK_NONBLOCK);
 
 	write_conf(f, port, conf, sizeof(conf));
-	path_in(f, "ctl", sock, sizeof(sock));
-	struct profile prof = { .f = f, .t0 = now_ms(), .always = true };
+	hw_testbed_path(&f->tb, sock, sizeof(sock), "ctl");
+	struct profile prof = { .f = f, .t0 = hw_now_ms(), .always = true };
 	pthread_t th;
-	start_barod(f, conf, "ctl.log",
-		    (const char *[]){ "--control", sock, NULL });
+	hw_testbed_start(&f->tb, "ctl.log",
+			 (const char *[]){ "-c", conf, "-vv", "--control", sock,
+					   NULL });
 	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
 
 	/* barod's address: where its frames come from. */
 	struct sockaddr_in from = { 0 };
 	socklen_t flen = sizeof(from);
 	uint8_t buf[2048];
-	for (const uint64_t end = now_ms() + 3000;
-	     from.sin_port == 0 && now_ms() < end;) {
+	for (const uint64_t end = hw_now_ms() + 3000;
+	     from.sin_port == 0 && hw_now_ms() < end;) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		poll(&p, 1, 50);
 		(void)recvfrom(fd, buf, sizeof(buf), 0,
@@ -610,7 +523,7 @@ test_control_in_hardware_mode(void **state)
 				     sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "baroctl: no baro instance '2': no "
 				      "[sensor] has it"));
-	path_in(f, "noise.scn", scn, sizeof(scn));
+	hw_testbed_path(&f->tb, scn, sizeof(scn), "noise.scn");
 	write_file(scn, "at 1s noise 0 2 for 1s\n");
 	char args[256];
 	snprintf(args, sizeof(args), "scenario load %s", scn);
@@ -628,16 +541,16 @@ test_control_in_hardware_mode(void **state)
 	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "baro 0 overlay stuck withheld 0\n"));
 	assert_non_null(strstr(reply, "baro 1 overlay none withheld 0\n"));
-	sleep_ms(600);
+	hw_sleep_ms(600);
 	assert_int_equal(baroctl(sock, "inject ok 0", reply, sizeof(reply)),
 			 0);
-	sleep_ms(300);
+	hw_sleep_ms(300);
 	/* And through MAVLink, instance 1 of PX4's = baro 0. */
 	assert_int_equal(inject_failure(fd, &from, 1, 1), 0 /* ACCEPTED */);
-	sleep_ms(400);
+	hw_sleep_ms(400);
 	assert_int_equal(inject_failure(fd, &from, 0, 1), 0);
-	sleep_ms(300);
-	assert_int_equal(stop_barod(f), 0);
+	hw_sleep_ms(300);
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 	atomic_store(&prof.stop, true);
 	pthread_join(th, NULL);
 	close(fd);
@@ -656,7 +569,7 @@ test_control_in_hardware_mode(void **state)
 	print_message("MAVLink inject off: no sample for %u ms\n", gap);
 	assert_in_range(gap, 300, 600);
 
-	path_in(f, "ctl.log", log, sizeof(log));
+	hw_testbed_path(&f->tb, log, sizeof(log), "ctl.log");
 	char *text = read_file(log);
 	assert_non_null(strstr(text, "inject stuck on baro 0"));
 	assert_non_null(strstr(text, "inject off on baro 0"));

@@ -250,12 +250,7 @@ run_baroctl(const char *sock, const char *a1, const char *a2, const char *a3,
 			   a3 ? a3 : "");
 
 	assert_true(len > 0 && (size_t)len < sizeof(cmd));
-	FILE *p = popen(cmd, "r");
-	assert_non_null(p);
-	size_t n = fread(out, 1, outlen - 1, p);
-	out[n] = '\0';
-	int status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return run_shell(cmd, out, outlen);
 }
 
 static void
@@ -766,15 +761,10 @@ test_version(void **state)
 	(void)state;
 
 	snprintf(cmd, sizeof(cmd), "%s --version", getenv("BAROD"));
-	FILE *p = popen(cmd, "r");
-	assert_non_null(p);
-	size_t n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	assert_int_equal(pclose(p), 0);
+	assert_int_equal(run_shell(cmd, out, sizeof(out)), 0);
 	assert_string_equal(out, "barod " BAROD_VERSION "\n");
 }
 
-/* Wait (up to 10 s) until baroctl status gets an answer on sock. */
 /* How many names in dir start with prefix. */
 static int
 count_entries(const char *dir, const char *prefix)

@@ -82,9 +82,7 @@ run(const uint8_t *data, size_t size, size_t chunking, bool editing,
 	for (size_t i = 0, k = 0; i < size; i += k) {
 		k = chunking == 0   ? size - i
 		    : chunking == 1 ? 1
-				    : 1 + (size_t)(data[(i * 7) % size] % 64);
-		if (k > size - i)
-			k = size - i;
+				    : fuzz_chunk(data, size, i);
 		mavlink_stream_feed(st, data + i, k, editing ? edit : no_edit,
 				    out, s);
 	}

@@ -21,16 +21,6 @@ struct seen {
 	struct mavlink_frame keep[MAX_KEEP];
 };
 
-static uint32_t
-fnv(uint32_t h, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
 /* Unpack whatever arrived: the unpackers read the zero-filled payload
  * at fixed offsets, so this is where an out-of-bounds read would show. */
 static void
@@ -79,7 +69,7 @@ on_frame(const struct mavlink_frame *f, void *user)
 	}
 	unpack_any(f);
 	s->bytes += (f->version == 2 ? 12u : 8u) + f->len;
-	s->hash = fnv(s->hash, f, sizeof(*f));
+	s->hash = fuzz_fnv(s->hash, f, sizeof(*f));
 	if (s->n < MAX_KEEP)
 		s->keep[s->n] = *f;
 	s->n++;
@@ -142,9 +132,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Chunk sizes from the data itself, so the fuzzer steers them. */
 	mavlink_parser_init(&pc);
 	for (size_t i = 0, k = 0; i < size; i += k) {
-		k = 1 + data[(i * 7) % size] % 64;
-		if (k > size - i)
-			k = size - i;
+		k = fuzz_chunk(data, size, i);
 		mavlink_parser_feed(&pc, data + i, k, on_frame, &chunks);
 	}
 

@@ -19,16 +19,6 @@ struct seen {
 	uint32_t hash;		/* of every delivered frame, in order */
 };
 
-static uint32_t
-fnv(uint32_t h, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
 static void
 on_frame(const struct msp_frame *f, void *user)
 {
@@ -58,7 +48,7 @@ on_frame(const struct msp_frame *f, void *user)
 			abort();
 	}
 	s->bytes += (uint64_t)n;
-	s->hash = fnv(s->hash, out, (size_t)n);
+	s->hash = fuzz_fnv(s->hash, out, (size_t)n);
 	s->n++;
 }
 
@@ -89,9 +79,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Chunk sizes from the data itself, so the fuzzer steers them. */
 	msp_parser_init(&pc);
 	for (size_t i = 0, k = 0; i < size; i += k) {
-		k = 1 + data[(i * 7) % size] % 64;
-		if (k > size - i)
-			k = size - i;
+		k = fuzz_chunk(data, size, i);
 		msp_parser_feed(&pc, data + i, k, on_frame, &chunks);
 	}
 

@@ -10,67 +10,29 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "test-util.h"
-#include "test-files.h"
-
-static const char *
-tool(void)
-{
-	const char *p = getenv("BARO_REPLAY");
-	assert_non_null(p);
-	return p;
-}
-
-static const char *
-scen(const char *name, char *buf, size_t len)
-{
-	const char *dir = getenv("SCENARIO_DIR");
-	assert_non_null(dir);
-	snprintf(buf, len, "%s/%s.scn", dir, name);
-	return buf;
-}
-
-/* The value of metric for filter/scenario in a summary.csv text. */
-static double
-summary_value(const char *csv, const char *scenario, const char *filter,
-	      const char *metric)
-{
-	char key[256];
-	snprintf(key, sizeof(key), ",%s,%s,%s,", scenario, filter, metric);
-	const char *p = strstr(csv, key);
-	if (!p)
-		fail_msg("no %s in summary.csv", key);
-	p += strlen(key);
-	if (*p == ',')
-		return NAN;
-	return strtod(p, NULL);
-}
+#include "replay-cli.h"
 
 static void
 test_help_and_usage_errors(void **state)
 {
 	(void)state;
-	const char *argv[] = { "baro-replay", "--help", NULL };
-	struct program_result r = run_program(tool(), argv, NULL);
+	struct program_result r = replay("--help", NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "Usage: baro-replay"));
 	program_result_free(&r);
 
-	const char *none[] = { "baro-replay", NULL };
-	r = run_program(tool(), none, NULL);
+	r = replay_argv((const char *[]){ NULL });
 	assert_int_equal(r.status, 2);
 	assert_int_equal(count_lines(r.err), 1);
 	assert_non_null(strstr(r.err, "which command?"));
 	program_result_free(&r);
 
-	const char *bad[] = { "baro-replay", "frobnicate", NULL };
-	r = run_program(tool(), bad, NULL);
+	r = replay("frobnicate", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "unknown command 'frobnicate'"));
 	program_result_free(&r);
 
-	const char *noout[] = { "baro-replay", "run", NULL };
-	r = run_program(tool(), noout, NULL);
+	r = replay("run", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "-o DIR"));
 	program_result_free(&r);
@@ -80,9 +42,7 @@ test_help_and_usage_errors(void **state)
 	static const char *const cmds[] = { "list", "export", "run",
 					    "filters" };
 	for (size_t i = 0; i < 4; i++) {
-		const char *unk[] = { "baro-replay", cmds[i], "--frobnicate",
-				      "x.bin", NULL };
-		r = run_program(tool(), unk, NULL);
+		r = replay(cmds[i], "--frobnicate", "x.bin", NULL);
 		assert_int_equal(r.status, 2);
 		assert_int_equal(count_lines(r.err), 1);
 		assert_non_null(strstr(r.err, "unknown option '--frobnicate'"));
@@ -90,56 +50,45 @@ test_help_and_usage_errors(void **state)
 		assert_string_equal(r.out, "");
 		program_result_free(&r);
 	}
-	const char *typo[] = { "baro-replay", "run", "--no-timeing", NULL };
-	r = run_program(tool(), typo, NULL);
+	r = replay("run", "--no-timeing", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "did you mean --no-timing?"));
 	assert_int_equal(count_lines(r.err), 1);
 	program_result_free(&r);
-	const char *shrt[] = { "baro-replay", "export", "-z", NULL };
-	r = run_program(tool(), shrt, NULL);
+	r = replay("export", "-z", NULL);
 	assert_int_equal(r.status, 2);
 	assert_string_equal(r.err, "baro-replay: export: unknown option '-z' "
 				   "(see baro-replay --help)\n");
 	program_result_free(&r);
-	const char *noval[] = { "baro-replay", "export", "x.bin", "-c", NULL };
-	r = run_program(tool(), noval, NULL);
+	r = replay("export", "x.bin", "-c", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "-c/--channel needs a value"));
 	program_result_free(&r);
 	/* An option of another command is not silently ignored. */
-	const char *other[] = { "baro-replay", "list", "-o", "x", "y.bin",
-				NULL };
-	r = run_program(tool(), other, NULL);
+	r = replay("list", "-o", "x", "y.bin", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "-o/--output does not apply to list"));
 	program_result_free(&r);
 
 	/* -p is a parameter as in barod and baro-sim; the old plot type
 	 * value gets a pointer to --plots. */
-	const char *oldp[] = { "baro-replay", "run", "-p", "none", "-o", "x",
-			       NULL };
-	r = run_program(tool(), oldp, NULL);
+	r = replay("run", "-p", "none", "-o", "x", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "the plot type is --plots none"));
 	program_result_free(&r);
-	const char *badp[] = { "baro-replay", "run", "-p", "SIM_BARO_GLICH=1",
-			       "-o", "x", NULL };
-	r = run_program(tool(), badp, NULL);
+	r = replay("run", "-p", "SIM_BARO_GLICH=1", "-o", "x", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "did you mean SIM_BARO_GLITCH?"));
 	program_result_free(&r);
 
 	/* --version: "baro-replay VERSION", the format of every tool, also
 	 * after a command. */
-	const char *ver[] = { "baro-replay", "--version", NULL };
-	r = run_program(tool(), ver, NULL);
+	r = replay("--version", NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(strncmp(r.out, "baro-replay ", 12), 0);
 	assert_int_equal(count_lines(r.out), 1);
 	program_result_free(&r);
-	const char *ver2[] = { "baro-replay", "list", "-V", NULL };
-	r = run_program(tool(), ver2, NULL);
+	r = replay("list", "-V", NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(strncmp(r.out, "baro-replay ", 12), 0);
 	program_result_free(&r);
@@ -149,91 +98,83 @@ static void
 test_list_and_export_csv_log(void **state)
 {
 	(void)state;
-	char dir[256], log[300], out[300];
-	temp_dir_make(dir, sizeof(dir), "replay-cli");
-	snprintf(log, sizeof(log), "%s/in.csv", dir);
-	snprintf(out, sizeof(out), "%s/out.csv", dir);
-	write_file(log, "time_ms,instance,alt_m,pressure_pa,temperature_c\n"
-			"100,0,10.5,101200.5,21.25\n"
-			"200,0,10.6,101199.25,21.5\n"
-			"300,0,10.7,101198,21.75\n");
-	const char *list[] = { "baro-replay", "list", log, NULL };
-	struct program_result r = run_program(tool(), list, NULL);
+	struct replay_case c;
+	replay_case_make(&c, "replay-cli", "in.csv", "out.csv");
+	write_file(c.log, "time_ms,instance,alt_m,pressure_pa,temperature_c\n"
+			  "100,0,10.5,101200.5,21.25\n"
+			  "200,0,10.6,101199.25,21.5\n"
+			  "300,0,10.7,101198,21.75\n");
+	struct program_result r = replay("list", c.log, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "format: csv"));
 	assert_non_null(strstr(r.out, "3 samples"));
 	program_result_free(&r);
 
-	const char *exp[] = { "baro-replay", "export", "-o", out, log, NULL };
-	r = run_program(tool(), exp, NULL);
+	const char *exp[] = { "export", "-o", c.out, c.log, NULL };
+	r = replay_argv(exp);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
-	char *text = read_file(out);
+	char *text = read_file(c.out);
 	assert_int_equal(count_lines(text), 4);
 	assert_non_null(strstr(text, "200000,0,101199.25,21.5,baro[0],10.6,"
 				     "amsl,0\n"));
 	free(text);
 
 	/* Only an altitude: the pressure is marked derived. */
-	write_file(log, "time_ms,alt_m\n100,10.5\n200,10.6\n");
-	r = run_program(tool(), exp, NULL);
+	write_file(c.log, "time_ms,alt_m\n100,10.5\n200,10.6\n");
+	r = replay_argv(exp);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "derived from the recorded AMSL "
 				      "altitude"));
 	program_result_free(&r);
-	text = read_file(out);
+	text = read_file(c.out);
 	assert_non_null(strstr(text, ",baro[0],10.6,amsl,1\n"));
 	free(text);
 
 	/* A damaged log: what comes before the damage, exit status 1. */
-	write_file(log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
-	r = run_program(tool(), exp, NULL);
+	write_file(c.log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
+	r = replay_argv(exp);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "1 samples before it were written"));
 	program_result_free(&r);
-	text = read_file(out);
+	text = read_file(c.out);
 	assert_int_equal(count_lines(text), 2);
 	free(text);
 
 	/* One rule: a damaged log is status 1, whether reading stopped at
 	 * the damage or skipped a bad record and went on; the error only
 	 * on stderr. */
-	write_file(log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
-	const char *lst[] = { "baro-replay", "list", log, NULL };
-	r = run_program(tool(), lst, NULL);
+	write_file(c.log, "time_ms,pressure_pa\n100,101200\n200,oops\n");
+	r = replay("list", c.log, NULL);
 	assert_int_equal(r.status, 1);
 	assert_null(strstr(r.out, "error"));
 	assert_non_null(strstr(r.out, "damage: reading stopped"));
 	assert_non_null(strstr(r.err, "in.csv"));
 	program_result_free(&r);
 
-	const char *missing[] = { "baro-replay", "list", "/nonexistent.bin",
-				  NULL };
-	r = run_program(tool(), missing, NULL);
+	r = replay("list", "/nonexistent.bin", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "/nonexistent.bin"));
 	program_result_free(&r);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	replay_case_remove(&c);
 }
 
-/* How many entries dir holds besides . and .. */
 /* A failing command leaves the user's files as they were, and nothing
  * else behind. */
 static void
 test_outputs_survive_failures(void **state)
 {
 	(void)state;
-	char dir[256], log[300], keep[300], rep[300];
-	temp_dir_make(dir, sizeof(dir), "replay-keep");
-	snprintf(log, sizeof(log), "%s/in.csv", dir);
-	snprintf(keep, sizeof(keep), "%s/keep.csv", dir);
-	snprintf(rep, sizeof(rep), "%s/report", dir);
-	write_file(log, "time_ms,pressure_pa\n100,101200\n200,101201\n");
+	char keep[300], rep[300];
+	struct replay_case c;
+	replay_case_make(&c, "replay-keep", "in.csv", NULL);
+	replay_case_path(&c, keep, sizeof(keep), "keep.csv");
+	replay_case_path(&c, rep, sizeof(rep), "report");
+	write_file(c.log, "time_ms,pressure_pa\n100,101200\n200,101201\n");
 	write_file(keep, "precious\n");
 
-	const char *nolog[] = { "baro-replay", "export", "-o", keep,
-				"/nonexistent/nope.bin", NULL };
-	struct program_result r = run_program(tool(), nolog, NULL);
+	struct program_result r = replay("export", "-o", keep,
+					 "/nonexistent/nope.bin", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "nope.bin"));
 	program_result_free(&r);
@@ -241,31 +182,27 @@ test_outputs_survive_failures(void **state)
 	assert_string_equal(text, "precious\n");
 	free(text);
 
-	const char *nochan[] = { "baro-replay", "export", "-c", "nosuch", "-o",
-				 keep, log, NULL };
-	r = run_program(tool(), nochan, NULL);
+	r = replay("export", "-c", "nosuch", "-o", keep, c.log, NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "no baro channel 'nosuch'"));
 	program_result_free(&r);
 	text = read_file(keep);
 	assert_string_equal(text, "precious\n");
 	free(text);
-	assert_int_equal(dir_entries(dir), 2);
+	assert_int_equal(dir_entries(c.dir), 2);
 
-	const char *norun[] = { "baro-replay", "run", "--plots", "none", "-o",
-				rep, log, "/nonexistent/nope.bin", NULL };
-	r = run_program(tool(), norun, NULL);
+	r = replay("run", "--plots", "none", "-o", rep, c.log,
+		   "/nonexistent/nope.bin", NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "/nonexistent/nope.bin"));
 	program_result_free(&r);
 	struct stat st;
 	assert_int_equal(stat(rep, &st), -1);
-	assert_int_equal(dir_entries(dir), 2);
+	assert_int_equal(dir_entries(c.dir), 2);
 
 	/* Success replaces it whole, keeping its permissions. */
 	assert_int_equal(chmod(keep, 0640), 0);
-	const char *ok[] = { "baro-replay", "export", "-o", keep, log, NULL };
-	r = run_program(tool(), ok, NULL);
+	r = replay("export", "-o", keep, c.log, NULL);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
 	text = read_file(keep);
@@ -273,22 +210,19 @@ test_outputs_survive_failures(void **state)
 	free(text);
 	assert_int_equal(stat(keep, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0640);
-	assert_int_equal(dir_entries(dir), 2);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	assert_int_equal(dir_entries(c.dir), 2);
+	replay_case_remove(&c);
 }
 
 static struct program_result
 run_synthetic(const char *dir, const char *extra1, const char *extra2)
 {
 	char s1[512], s2[512];
-	const char *argv[] = {
-		"baro-replay", "run", "--synthetic-only", "--no-timing", "-q",
-		"--plots", "none", "-f", "raw", "-f", "health", "-f", "gate",
-		"-s", scen("clean", s1, sizeof(s1)),
-		"-s", scen("freeze", s2, sizeof(s2)),
-		"-o", dir, extra1, extra2, NULL,
-	};
-	return run_program(tool(), argv, NULL);
+	return replay(REPLAY_RUN_QUIET, "--synthetic-only",
+		      "-f", "raw", "-f", "health", "-f", "gate",
+		      "-s", replay_scenario("clean", s1, sizeof(s1)),
+		      "-s", replay_scenario("freeze", s2, sizeof(s2)),
+		      "-o", dir, extra1, extra2, NULL);
 }
 
 static void
@@ -302,8 +236,7 @@ test_run_synthetic_report(void **state)
 	assert_int_equal(r.status, 1);
 	program_result_free(&r);
 
-	snprintf(path, sizeof(path), "%s/summary.csv", dir);
-	char *csv = read_file(path);
+	char *csv = report_file(dir, "summary.csv");
 	/* Uniform noise of +-0.2 m (ArduPilot's default SIM_BARO_RND):
 	 * the error's SD about a static truth is 0.2/sqrt(3). */
 	assert_close_abs(summary_value(csv, "clean", "raw", "sd_m"),
@@ -322,14 +255,11 @@ test_run_synthetic_report(void **state)
 	assert_close_abs(summary_value(csv, "freeze", "raw", "recall"), 0.0,
 			 0.0);
 
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	char *json = read_file(path);
+	char *json = report_file(dir, "summary.json");
 	assert_non_null(strstr(json, "\"filter\":\"health\""));
-	snprintf(path, sizeof(path), "%s/summary.txt", dir);
-	char *txt = read_file(path);
+	char *txt = report_file(dir, "summary.txt");
 	assert_non_null(strstr(txt, "synthetic / freeze"));
-	snprintf(path, sizeof(path), "%s/cases/synthetic--freeze.csv", dir);
-	char *cases = read_file(path);
+	char *cases = report_file(dir, "cases/synthetic--freeze.csv");
 	/* 60 s at 100 Hz, plus nothing else: the freeze drops nothing. */
 	assert_int_equal(count_lines(cases), 6001);
 	snprintf(path, sizeof(path), "%s/cases/synthetic--freeze.gp", dir);
@@ -341,8 +271,7 @@ test_run_synthetic_report(void **state)
 	temp_dir_make(dir2, sizeof(dir2), "replay-run2");
 	r = run_synthetic(dir2, NULL, NULL);
 	program_result_free(&r);
-	snprintf(path, sizeof(path), "%s/summary.csv", dir2);
-	char *csv2 = read_file(path);
+	char *csv2 = report_file(dir2, "summary.csv");
 	assert_string_equal(csv, csv2);
 	free(csv2);
 	assert_int_equal(temp_dir_remove(dir2), 0);
@@ -360,8 +289,7 @@ test_run_synthetic_report(void **state)
 			 "tr_amber_pct off\n*/*clean*: tr_red_pct off\n");
 	r = run_synthetic(dir, "-t", path);
 	if (r.status != 0) {
-		snprintf(path, sizeof(path), "%s/summary.txt", dir);
-		char *t = read_file(path);
+		char *t = report_file(dir, "summary.txt");
 		fail_msg("expected a pass:\n%s", t);
 	}
 	program_result_free(&r);
@@ -403,19 +331,16 @@ test_run_plots(void **state)
 	(void)state;
 	char dir[256], path[512], s1[512];
 	temp_dir_make(dir, sizeof(dir), "replay-plots");
-	const char *argv[] = {
-		"baro-replay", "run", "--synthetic-only", "--no-timing", "-q",
+	struct program_result r = replay(
+		"run", "--synthetic-only", "--no-timing", "-q",
 		"-f", "raw", "-f", "lowpass", "-f", "gate",
-		"-s", scen("spike", s1, sizeof(s1)), "-o", dir, NULL,
-	};
-	struct program_result r = run_program(tool(), argv, NULL);
+		"-s", replay_scenario("spike", s1, sizeof(s1)), "-o", dir, NULL);
 	/* 1: a built-in threshold failed (raw misses the spike). */
 	if (r.status > 1)
 		fail_msg("baro-replay run exited %d: %s", r.status, r.err);
 	program_result_free(&r);
 
-	snprintf(path, sizeof(path), "%s/cases/synthetic--spike.gp", dir);
-	char *gp = read_file(path);
+	char *gp = report_file(dir, "cases/synthetic--spike.gp");
 	/* The same filter, the same colour: altitude, error, clipped
 	 * error and flags panels; no two filters alike. */
 	const char *names[] = { "raw", "lowpass", "gate" };
@@ -464,27 +389,23 @@ test_run_bad_inputs(void **state)
 	(void)state;
 	char dir[256], path[512];
 	temp_dir_make(dir, sizeof(dir), "replay-bad");
-	const char *badf[] = { "baro-replay", "run", "--synthetic-only", "-f",
-			       "lowpass:cutoff=banana", "-o", dir, NULL };
-	struct program_result r = run_program(tool(), badf, NULL);
+	struct program_result r = replay("run", "--synthetic-only", "-f",
+					 "lowpass:cutoff=banana", "-o", dir,
+					 NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "cutoff"));
 	program_result_free(&r);
 
 	snprintf(path, sizeof(path), "%s/bad.scn", dir);
 	write_file(path, "at 1s glitch 0 5\nat 0.5s freeze 0\n");
-	const char *bads[] = { "baro-replay", "run", "--synthetic-only", "-s",
-			       path, "-o", dir, NULL };
-	r = run_program(tool(), bads, NULL);
+	r = replay("run", "--synthetic-only", "-s", path, "-o", dir, NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "bad.scn:2:"));
 	program_result_free(&r);
 
 	snprintf(path, sizeof(path), "%s/th.txt", dir);
 	write_file(path, "rms_m <= banana\n");
-	const char *badt[] = { "baro-replay", "run", "--synthetic-only", "-t",
-			       path, "-o", dir, NULL };
-	r = run_program(tool(), badt, NULL);
+	r = replay("run", "--synthetic-only", "-t", path, "-o", dir, NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "th.txt:1:"));
 	program_result_free(&r);
@@ -508,11 +429,8 @@ write_short_log(const char *path)
 static struct program_result
 run_one(const char *dir, const char *log, const char *scn, const char *extra)
 {
-	const char *argv[] = { "baro-replay", "run", "--no-synthetic", "-q",
-			       "--no-timing", "--plots", "none", "-f", "raw",
-			       "-f", "gate", "-s", scn, "-o", dir, log, extra,
-			       NULL };
-	return run_program(tool(), argv, NULL);
+	return replay(REPLAY_RUN_QUIET, "--no-synthetic", "-f", "raw", "-f",
+		      "gate", "-s", scn, "-o", dir, log, extra, NULL);
 }
 
 /* -p sets the synthetic stream's emulator parameters, as baro-sim -p. */
@@ -520,23 +438,21 @@ static void
 test_run_param(void **state)
 {
 	(void)state;
-	char dir[256], path[512], s1[512];
+	char dir[256], s1[512];
 	temp_dir_make(dir, sizeof(dir), "replay-param");
-	const char *argv[] = { "baro-replay", "run", "--synthetic-only",
-			       "--no-timing", "-q", "--plots", "none", "-f",
-			       "raw", "-s", scen("clean", s1, sizeof(s1)),
-			       "-p", "SIM_BARO_RND=0", "-o", dir, NULL };
-	struct program_result r = run_program(tool(), argv, NULL);
+	replay_scenario("clean", s1, sizeof(s1));
+	struct program_result r = replay(REPLAY_RUN_QUIET, "--synthetic-only",
+					 "-f", "raw", "-s", s1, "-p",
+					 "SIM_BARO_RND=0", "-o", dir, NULL);
 	program_result_free(&r);
-	snprintf(path, sizeof(path), "%s/summary.csv", dir);
-	char *csv = read_file(path);
+	char *csv = report_file(dir, "summary.csv");
 	/* No noise: only the emulator's centimetre rounding is left. */
 	assert_true(summary_value(csv, "clean", "raw", "sd_m") < 0.01);
 	free(csv);
-	argv[12] = "SIM_BARO_RND=1";
-	r = run_program(tool(), argv, NULL);
+	r = replay(REPLAY_RUN_QUIET, "--synthetic-only", "-f", "raw", "-s", s1,
+		   "-p", "SIM_BARO_RND=1", "-o", dir, NULL);
 	program_result_free(&r);
-	csv = read_file(path);
+	csv = report_file(dir, "summary.csv");
 	assert_close_abs(summary_value(csv, "clean", "raw", "sd_m"),
 			 1.0 / sqrt(3.0), 0.02);
 	free(csv);
@@ -612,46 +528,42 @@ static void
 test_run_unchecked(void **state)
 {
 	(void)state;
-	char dir[256], log[300], scn[300], out[300], path[400];
-	temp_dir_make(dir, sizeof(dir), "replay-unchecked");
-	snprintf(log, sizeof(log), "%s/short.csv", dir);
-	snprintf(scn, sizeof(scn), "%s/s.scn", dir);
-	snprintf(out, sizeof(out), "%s/r", dir);
-	write_short_log(log);
+	char scn[300];
+	struct replay_case c;
+	replay_case_make(&c, "replay-unchecked", "short.csv", "r");
+	replay_case_path(&c, scn, sizeof(scn), "s.scn");
+	write_short_log(c.log);
 
 	/* Due after the recording's end: nothing injected. */
 	write_file(scn, "at 20s glitch 0 30 for 1s\n");
-	struct program_result r = run_one(out, log, scn, NULL);
+	struct program_result r = run_one(c.out, c.log, scn, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "short.csv / s: unchecked, no fault "
 				      "injected: the first is due at 20s and "
 				      "the recording is 9.900 s long"));
 	program_result_free(&r);
-	snprintf(path, sizeof(path), "%s/summary.txt", out);
-	char *txt = read_file(path);
+	char *txt = report_file(c.out, "summary.txt");
 	assert_non_null(strstr(txt, "2 runs, 0 pass, 0 warn, 0 fail, 2 "
 				    "unchecked"));
 	free(txt);
-	snprintf(path, sizeof(path), "%s/summary.csv", out);
-	char *csv = read_file(path);
+	char *csv = report_file(c.out, "summary.csv");
 	assert_non_null(strstr(csv, "short.csv,s,raw,faults,0,unchecked,"));
 	assert_null(strstr(csv, ",pass,"));
 	assert_null(strstr(csv, ",fail,"));
 	free(csv);
-	snprintf(path, sizeof(path), "%s/summary.json", out);
-	char *json = read_file(path);
+	char *json = report_file(c.out, "summary.json");
 	assert_non_null(strstr(json, "\"status\":\"unchecked\""));
 	assert_non_null(strstr(json, "\"unchecked\":\"no fault injected"));
 	free(json);
 	/* --strict makes it an error. */
-	r = run_one(out, log, scn, "--strict");
+	r = run_one(c.out, c.log, scn, "--strict");
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "--strict"));
 	program_result_free(&r);
 
 	/* Started but cut short by the recording's end. */
 	write_file(scn, "at 5s glitch 0 30 for 10s\n");
-	r = run_one(out, log, scn, NULL);
+	r = run_one(c.out, c.log, scn, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "unchecked, cut short: the scenario "
 				      "runs to 15s and the recording is 9.900 "
@@ -661,7 +573,7 @@ test_run_unchecked(void **state)
 	/* A window that falls between samples never happened either. */
 	write_file(scn, "at 3s glitch 0 30 for 1s\nat 5050ms glitch 0 30 "
 			"for 20ms\n");
-	r = run_one(out, log, scn, NULL);
+	r = run_one(c.out, c.log, scn, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "line 2's fault at 5.05s has no "
 				      "recorded sample in its window"));
@@ -670,16 +582,15 @@ test_run_unchecked(void **state)
 	/* Relative times place it on this recording: checked, and raw
 	 * cannot detect it. */
 	write_file(scn, "at 40% glitch 0 30 for 10%\nat end end\n");
-	r = run_one(out, log, scn, NULL);
+	r = run_one(c.out, c.log, scn, NULL);
 	assert_int_equal(r.status, 1);
 	assert_null(strstr(r.err, "unchecked"));
 	program_result_free(&r);
-	snprintf(path, sizeof(path), "%s/summary.csv", out);
-	csv = read_file(path);
+	csv = report_file(c.out, "summary.csv");
 	assert_non_null(strstr(csv, "short.csv,s,raw,recall,0,fail,"));
 	assert_non_null(strstr(csv, "short.csv,s,gate,recall,1,pass,"));
 	free(csv);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	replay_case_remove(&c);
 }
 
 /* list and export on real logs: one damage rule, names, event times. */
@@ -687,19 +598,16 @@ static void
 test_list_bundled(void **state)
 {
 	(void)state;
-	const char *logs = getenv("LOGS_DIR");
-	struct stat st;
-	if (!logs || stat(logs, &st) < 0) {
-		fprintf(stderr, "no LOGS_DIR with the bundled logs: skipped\n");
+	const char *logs = replay_logs_dir();
+	if (!logs)
 		skip();
-	}
 	char path[512], dir[256], out[300];
 	/* The BAR3 FMT of 3.4.4 (Length 33, format 29 bytes) is a
 	 * firmware quirk that loses nothing: a warning, status 0. */
 	snprintf(path, sizeof(path), "%s/ap_copter-3.4.4-rc1_badajoz_climb.bin",
 		 logs);
-	const char *lst[] = { "baro-replay", "list", path, NULL };
-	struct program_result r = run_program(tool(), lst, NULL);
+	const char *lst[] = { "list", path, NULL };
+	struct program_result r = replay_argv(lst);
 	assert_int_equal(r.status, 0);
 	assert_null(strstr(r.out, "damage"));
 	assert_non_null(strstr(r.out, "  warning: 1 FMT record disagrees with "
@@ -715,8 +623,8 @@ test_list_bundled(void **state)
 	program_result_free(&r);
 	temp_dir_make(dir, sizeof(dir), "replay-list");
 	snprintf(out, sizeof(out), "%s/b.csv", dir);
-	const char *exp[] = { "baro-replay", "export", "-o", out, path, NULL };
-	r = run_program(tool(), exp, NULL);
+	const char *exp[] = { "export", "-o", out, path, NULL };
+	r = replay_argv(exp);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.out, "");
 	assert_non_null(strstr(r.err, "warning: offset 6675: FMT of BAR3"));
@@ -731,7 +639,7 @@ test_list_bundled(void **state)
 	 * level; export keeps the altitude as recorded. */
 	snprintf(path, sizeof(path),
 		 "%s/ap_copter-3.1.3_px4v2_legacy-ctun-only.bin", logs);
-	r = run_program(tool(), lst, NULL);
+	r = replay_argv(lst);
 	assert_non_null(strstr(r.out, "CTUN.BarAlt            baro[0] Pa "
 				      "derived"));
 	assert_non_null(strstr(r.out, "for home at 277.8 m AMSL (from the "
@@ -739,7 +647,7 @@ test_list_bundled(void **state)
 	program_result_free(&r);
 	temp_dir_make(dir, sizeof(dir), "replay-list");
 	snprintf(out, sizeof(out), "%s/b.csv", dir);
-	r = run_program(tool(), exp, NULL);
+	r = replay_argv(exp);
 	assert_int_equal(r.status, 1);	/* it ends inside a record */
 	assert_non_null(strstr(r.err, "note: pressure derived from the "
 				      "recorded altitude for home at 277.8 m"));
@@ -760,7 +668,7 @@ test_list_bundled(void **state)
 	/* tlog types by name, events with their times. */
 	snprintf(path, sizeof(path), "%s/mav_arduplane-quadplane_sitl.tlog",
 		 logs);
-	r = run_program(tool(), lst, NULL);
+	r = replay_argv(lst);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "#1 SYS_STATUS "));
 	assert_non_null(strstr(r.out, "#30 ATTITUDE "));
@@ -775,7 +683,7 @@ static void
 test_run_bundled_logs(void **state)
 {
 	(void)state;
-	const char *logs = getenv("LOGS_DIR");
+	const char *logs = replay_logs_dir();
 	const char *names[] = {
 		"ap_copter-3.1.3_px4v2_legacy-ctun-only.bin",
 		"ap_copter-3.4.4-rc1_badajoz_climb.bin",
@@ -790,24 +698,16 @@ test_run_bundled_logs(void **state)
 	};
 	enum { NLOGS = sizeof(names) / sizeof(names[0]) };
 	char paths[NLOGS][512];
-	struct stat st;
-	if (!logs || stat(logs, &st) < 0) {
-		fprintf(stderr, "no LOGS_DIR with the bundled logs: skipped\n");
+	if (!logs)
 		skip();
-	}
-	char dir[256], path[512];
+	char dir[256];
 	temp_dir_make(dir, sizeof(dir), "replay-all");
-	const char *argv[8 + NLOGS] = { "baro-replay", "run", "--plots",
-					"none", "--no-timing", "-q", "-o",
-					dir };
+	const char *args[7 + NLOGS + 1] = { REPLAY_RUN_QUIET, "-o", dir };
 	for (int i = 0; i < NLOGS; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "%s/%s", logs, names[i]);
-		argv[8 + i] = paths[i];
+		args[7 + i] = paths[i];
 	}
-	const char **args = calloc(9 + NLOGS, sizeof(*args));
-	memcpy(args, argv, sizeof(argv));
-	struct program_result r = run_program(tool(), args, NULL);
-	free(args);
+	struct program_result r = replay_argv(args);
 	/* raw cannot detect anything: the default rules fail it. */
 	assert_int_equal(r.status, 1);
 	/* The damaged logs are used up to the damage, and said so. */
@@ -815,16 +715,14 @@ test_run_bundled_logs(void **state)
 	assert_non_null(strstr(r.err, "the 5 samples before it are used"));
 	program_result_free(&r);
 
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	char *json = read_file(path);
+	char *json = report_file(dir, "summary.json");
 	size_t runs = 0;
 	for (const char *p = json; (p = strstr(p, "\"filter\":")); p++)
 		runs++;
 	/* 12 scenarios apply to logs (truth-step is synthetic only), 13
 	 * to the synthetic stream, 6 built-in filters each. */
 	assert_int_equal(runs, (NLOGS * 12 + 13) * 6);
-	snprintf(path, sizeof(path), "%s/summary.csv", dir);
-	char *csv = read_file(path);
+	char *csv = report_file(dir, "summary.csv");
 	char key[256];
 	for (int i = 0; i < NLOGS; i++) {
 		snprintf(key, sizeof(key), "\n%s,freeze,health,", names[i]);
@@ -860,8 +758,7 @@ test_run_bundled_logs(void **state)
 			fail_msg("%s: raw recall: %zu fail, %zu unchecked, %zu "
 				 "other", names[i], fails, unchecked, other);
 	}
-	snprintf(path, sizeof(path), "%s/summary.txt", dir);
-	char *txt = read_file(path);
+	char *txt = report_file(dir, "summary.txt");
 	const char *d = strstr(txt, "damaged input (used up to the damage): ");
 	assert_non_null(d);
 	assert_non_null(strstr(d, "truncated80k.bin: offset 81918"));

@@ -15,25 +15,9 @@
 #include <zlib.h>
 
 #include "mavlink.h"
-#include "test-util.h"
-#include "test-files.h"
-
-static const char *
-tool(void)
-{
-	const char *p = getenv("BARO_REPLAY");
-	assert_non_null(p);
-	return p;
-}
-
-static const char *
-scen(const char *name, char *buf, size_t len)
-{
-	const char *dir = getenv("SCENARIO_DIR");
-	assert_non_null(dir);
-	snprintf(buf, len, "%s/%s.scn", dir, name);
-	return buf;
-}
+#include "replay-cli.h"
+/* after cmocka (replay-cli.h): it asserts */
+#include "logs/byte-buf.h"
 
 /* ---- bytes ---- */
 
@@ -45,13 +29,7 @@ struct buf {
 static void
 put(struct buf *b, const void *p, size_t n)
 {
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 256;
-		b->d = realloc(b->d, b->cap);
-		assert_non_null(b->d);
-	}
-	memcpy(b->d + b->n, p, n);
-	b->n += n;
+	byte_buf_append(&b->d, &b->n, &b->cap, p, n);
 }
 
 static void
@@ -136,25 +114,6 @@ df_run(struct buf *b, uint64_t t0_us, size_t n)
 		df_baro(b, t0_us + 100000u * i, 0.01 * (double)i);
 }
 
-/* ---- reading results ---- */
-
-static double
-csv_value(const char *csv, const char *key)
-{
-	const char *p = strstr(csv, key);
-	if (!p)
-		fail_msg("no '%s' in summary.csv", key);
-	return strtod(p + strlen(key), NULL);
-}
-
-static char *
-report_file(const char *dir, const char *name)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return read_file(path);
-}
-
 /* Issue 21 item 1: a 26 s logging pause splits the stream; no filler
  * rows, no scored gap time, so the clean health and gate filters raise
  * no alarm (before: 188 and 155 per 1000 on such a log). */
@@ -162,39 +121,32 @@ static void
 test_gap_segments(void **state)
 {
 	(void)state;
-	char dir[256], log[300], out[300], sc[512];
-	temp_dir_make(dir, sizeof(dir), "replay-gaps");
-	snprintf(log, sizeof(log), "%s/gaps.bin", dir);
-	snprintf(out, sizeof(out), "%s/rep", dir);
+	struct replay_case c;
+	replay_case_make(&c, "replay-gaps", "gaps.bin", "rep");
 	struct buf b = { 0 };
 	df_header(&b, false);
 	df_run(&b, 10000000, 300);		/* 10.0 .. 39.9 s */
 	df_run(&b, 66000000, 300);		/* after 26.1 s of nothing */
-	save(log, &b);
+	save(c.log, &b);
 	free(b.d);
 
-	const char *lst[] = { "baro-replay", "list", log, NULL };
-	struct program_result r = run_program(tool(), lst, NULL);
+	struct program_result r = replay("list", c.log, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "  BARO[0]: 2 segments (gap of 26.1 s "
 				      "at 66.000 s)\n"));
 	program_result_free(&r);
 
-	const char *exp[] = { "baro-replay", "export", log, NULL };
-	r = run_program(tool(), exp, NULL);
+	r = replay("export", c.log, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "BARO[0]: 2 segments (gap of 26.1 s"));
 	program_result_free(&r);
 
-	const char *run[] = { "baro-replay", "run", "--no-synthetic",
-			      "--plots", "none", "--no-timing", "-q",
-			      "-f", "health", "-f", "gate", "-s",
-			      scen("clean", sc, sizeof(sc)), "-o", out, log,
-			      NULL };
-	r = run_program(tool(), run, NULL);
+	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "-f", "health", "-f", "gate",
+		   "-s", c.clean, "-o", c.out, c.log,
+		   NULL);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
-	char *csv = report_file(out, "summary.csv");
+	char *csv = report_file(c.out, "summary.csv");
 	assert_true(csv_value(csv, "gaps.bin,clean,health,fp_per_1000,") == 0.0);
 	assert_true(csv_value(csv, "gaps.bin,clean,gate,fp_per_1000,") == 0.0);
 	assert_true(csv_value(csv, "gaps.bin,clean,gate,segments,") == 2.0);
@@ -204,14 +156,14 @@ test_gap_segments(void **state)
 				    "BARO[0]; 2 segments (gap of 26.1 s at "
 				    "66.000 s)\n"));
 	free(csv);
-	char *txt = report_file(out, "summary.txt");
+	char *txt = report_file(c.out, "summary.txt");
 	assert_non_null(strstr(txt, "input gaps.bin: 600 samples of BARO[0], "
 				    "2 segments (gap of 26.1 s at 66.000 s)"));
 	free(txt);
-	char *json = report_file(out, "summary.json");
+	char *json = report_file(c.out, "summary.json");
 	assert_non_null(strstr(json, "\"segments\":2"));
 	free(json);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	replay_case_remove(&c);
 }
 
 /* Item 1: 2 Hz telemetry is slow, not broken: no health alarm by its
@@ -220,10 +172,8 @@ static void
 test_slow_tlog(void **state)
 {
 	(void)state;
-	char dir[256], log[300], out[300], sc[512];
-	temp_dir_make(dir, sizeof(dir), "replay-2hz");
-	snprintf(log, sizeof(log), "%s/slow.tlog", dir);
-	snprintf(out, sizeof(out), "%s/rep", dir);
+	struct replay_case c;
+	replay_case_make(&c, "replay-2hz", "slow.tlog", "rep");
 	struct buf b = { 0 };
 	uint8_t seq = 0;
 	for (int i = 0; i < 240; i++) {
@@ -247,21 +197,19 @@ test_slow_tlog(void **state)
 			put_le(&b, (uint8_t)(stamp >> (56 - 8 * k)), 1);
 		put(&b, f, (size_t)n);
 	}
-	save(log, &b);
+	save(c.log, &b);
 	free(b.d);
-	const char *run[] = { "baro-replay", "run", "--no-synthetic",
-			      "--plots", "none", "--no-timing", "-q",
-			      "-f", "health", "-s",
-			      scen("clean", sc, sizeof(sc)), "-o", out, log,
-			      NULL };
-	struct program_result r = run_program(tool(), run, NULL);
+	struct program_result r = replay(REPLAY_RUN_QUIET, "--no-synthetic",
+					 "-f", "health", "-s",
+					 c.clean,
+					 "-o", c.out, c.log, NULL);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
-	char *csv = report_file(out, "summary.csv");
+	char *csv = report_file(c.out, "summary.csv");
 	assert_true(csv_value(csv, "slow.tlog,clean,health,fp_per_1000,") == 0.0);
 	assert_true(csv_value(csv, "slow.tlog,clean,health,segments,") == 1.0);
 	free(csv);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	replay_case_remove(&c);
 }
 
 /* Item 2: damage in the middle goes into every summary and stderr, and
@@ -270,58 +218,51 @@ static void
 test_damage_inside(void **state)
 {
 	(void)state;
-	char dir[256], log[300], out[300], sc[512];
-	temp_dir_make(dir, sizeof(dir), "replay-damage");
-	snprintf(log, sizeof(log), "%s/dmg.bin", dir);
-	snprintf(out, sizeof(out), "%s/rep", dir);
+	struct replay_case c;
+	replay_case_make(&c, "replay-damage", "dmg.bin", "rep");
 	struct buf b = { 0 };
 	df_header(&b, false);
 	df_run(&b, 10000000, 100);
 	size_t at = b.n;
 	put(&b, "\x01\x02\x03\x04\x05", 5);	/* junk, not a record */
 	df_run(&b, 20000000, 100);
-	save(log, &b);
+	save(c.log, &b);
 	free(b.d);
 	char want[128];
 	snprintf(want, sizeof(want), "5 bytes skipped, 0 bad records, the "
 				     "first at offset %zu", at);
 
-	const char *lst[] = { "baro-replay", "list", log, NULL };
-	struct program_result r = run_program(tool(), lst, NULL);
+	struct program_result r = replay("list", c.log, NULL);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, want));
 	program_result_free(&r);
 
-	const char *run[] = { "baro-replay", "run", "--no-synthetic", "--strict",
-			      "--plots", "none", "--no-timing", "-q",
-			      "-f", "lowpass", "-s",
-			      scen("clean", sc, sizeof(sc)), "-o", out, log,
-			      NULL };
-	r = run_program(tool(), run, NULL);
+	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "--strict", "-f",
+		   "lowpass", "-s", c.clean, "-o", c.out, c.log, NULL);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, want));
 	assert_non_null(strstr(r.err, "--strict: 0 cases unchecked, 1 inputs "
 				      "damaged"));
 	program_result_free(&r);
-	char *txt = report_file(out, "summary.txt");
+	char *txt = report_file(c.out, "summary.txt");
 	assert_non_null(strstr(txt, "damaged input (used up to the damage): "
 				    "dmg.bin: "));
 	assert_non_null(strstr(txt, want));
 	free(txt);
-	char *json = report_file(out, "summary.json");
+	char *json = report_file(c.out, "summary.json");
 	assert_non_null(strstr(json, "\"damage\":"));
 	assert_non_null(strstr(json, want));
 	free(json);
-	char *csv = report_file(out, "summary.csv");
+	char *csv = report_file(c.out, "summary.csv");
 	assert_non_null(strstr(csv, "\ndmg.bin,,,input,1,damaged,"));
 	free(csv);
 	/* Without --strict the run stands on its thresholds. */
-	run[3] = "-q";
-	r = run_program(tool(), run, NULL);
+	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "-f", "lowpass", "-s", c.clean,
+		   "-o", c.out, c.log, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, want));
 	program_result_free(&r);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	replay_case_remove(&c);
 }
 
 /* Item 3: a FMT whose Length exceeds its format is a warning, not
@@ -330,9 +271,8 @@ static void
 test_fmt_quirk(void **state)
 {
 	(void)state;
-	char dir[256], log[300];
-	temp_dir_make(dir, sizeof(dir), "replay-fmt");
-	snprintf(log, sizeof(log), "%s/quirk.bin", dir);
+	struct replay_case c;
+	replay_case_make(&c, "replay-fmt", "quirk.bin", NULL);
 	struct buf b = { 0 };
 	df_header(&b, true);
 	df_run(&b, 10000000, 20);
@@ -345,10 +285,9 @@ test_fmt_quirk(void **state)
 	put_le(&b, 2500, 2);
 	put_le(&b, 0, 4);
 	df_run(&b, 12000000, 20);
-	save(log, &b);
+	save(c.log, &b);
 	free(b.d);
-	const char *lst[] = { "baro-replay", "list", log, NULL };
-	struct program_result r = run_program(tool(), lst, NULL);
+	struct program_result r = replay("list", c.log, NULL);
 	assert_int_equal(r.status, 0);
 	assert_null(strstr(r.out, "damage"));
 	assert_non_null(strstr(r.out, "warning: 1 FMT record disagrees with its "
@@ -358,8 +297,7 @@ test_fmt_quirk(void **state)
 	assert_non_null(strstr(r.out, "BARO[2]"));
 	assert_non_null(strstr(r.out, "    BAR3                         1\n"));
 	program_result_free(&r);
-	const char *exp[] = { "baro-replay", "export", log, NULL };
-	r = run_program(tool(), exp, NULL);
+	r = replay("export", c.log, NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(count_lines(r.out), 42);
 	/* Item 5: BARO.Alt fills alt_m, above the calibration ground. */
@@ -367,7 +305,7 @@ test_fmt_quirk(void **state)
 				      "0.01,home,0\n"));
 	assert_null(strstr(r.out, ",,0\n"));
 	program_result_free(&r);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	replay_case_remove(&c);
 }
 
 /* ---- ULog ---- */
@@ -387,11 +325,10 @@ static void
 test_no_baro(void **state)
 {
 	(void)state;
-	char dir[256], log[300], good[300], out[300], sc[512];
-	temp_dir_make(dir, sizeof(dir), "replay-nobaro");
-	snprintf(log, sizeof(log), "%s/nobaro.ulg", dir);
-	snprintf(good, sizeof(good), "%s/good.bin", dir);
-	snprintf(out, sizeof(out), "%s/rep", dir);
+	char good[300];
+	struct replay_case c;
+	replay_case_make(&c, "replay-nobaro", "nobaro.ulg", "rep");
+	snprintf(good, sizeof(good), "%s/good.bin", c.dir);
 	struct buf b = { 0 };
 	static const uint8_t magic[8] = { 'U', 'L', 'o', 'g', 1, 0x12, 0x35, 1 };
 	put(&b, magic, 8);
@@ -414,7 +351,7 @@ test_no_baro(void **state)
 		ul_msg(&b, 'D', d.d, d.n);
 		free(d.d);
 	}
-	save(log, &b);
+	save(c.log, &b);
 	free(b.d);
 	b = (struct buf){ 0 };
 	df_header(&b, false);
@@ -425,39 +362,35 @@ test_no_baro(void **state)
 	const char *why = "no barometer samples (sensor_combined has "
 			  "baro_alt_meter and baro_temp_celcius but no valid "
 			  "baro_timestamp_relative)";
-	const char *exp[] = { "baro-replay", "export", log, NULL };
-	struct program_result r = run_program(tool(), exp, NULL);
+	struct program_result r = replay("export", c.log, NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(count_lines(r.out), 1);
 	assert_non_null(strstr(r.err, why));
 	assert_non_null(strstr(r.err, "wrote only the header"));
 	program_result_free(&r);
 
-	const char *run[] = { "baro-replay", "run", "--no-synthetic", "--strict",
-			      "--plots", "none", "--no-timing", "-q",
-			      "-f", "lowpass", "-s",
-			      scen("clean", sc, sizeof(sc)), "-o", out, log,
-			      good, NULL };
-	r = run_program(tool(), run, NULL);
+	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "--strict", "-f", "lowpass",
+		   "-s", c.clean, "-o", c.out, c.log,
+		   good, NULL);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, why));
 	assert_non_null(strstr(r.err, "1 inputs without barometer samples"));
 	program_result_free(&r);
-	char *txt = report_file(out, "summary.txt");
+	char *txt = report_file(c.out, "summary.txt");
 	char line[512];
 	snprintf(line, sizeof(line), "input nobaro.ulg: %s\n", why);
 	assert_non_null(strstr(txt, line));
 	assert_non_null(strstr(txt, "input good.bin: 100 samples of BARO[0], "
 				    "1 segment\n"));
 	free(txt);
-	char *csv = report_file(out, "summary.csv");
+	char *csv = report_file(c.out, "summary.csv");
 	assert_non_null(strstr(csv, "\nnobaro.ulg,,,input,,no-data,"));
 	free(csv);
-	char *json = report_file(out, "summary.json");
+	char *json = report_file(c.out, "summary.json");
 	assert_non_null(strstr(json, "\"input\":\"nobaro.ulg\""));
 	assert_non_null(strstr(json, "\"status\":\"no-data\""));
 	free(json);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	replay_case_remove(&c);
 }
 
 /* Item 7: logs joined into one file.  With each one's header: a reboot,
@@ -467,17 +400,16 @@ static void
 test_joined_logs(void **state)
 {
 	(void)state;
-	char dir[256], log[300], cut[300], out[300], sc[512];
-	temp_dir_make(dir, sizeof(dir), "replay-joined");
-	snprintf(log, sizeof(log), "%s/joined.bin", dir);
-	snprintf(cut, sizeof(cut), "%s/cut.bin", dir);
-	snprintf(out, sizeof(out), "%s/rep", dir);
+	char cut[300];
+	struct replay_case c;
+	replay_case_make(&c, "replay-joined", "joined.bin", "rep");
+	snprintf(cut, sizeof(cut), "%s/cut.bin", c.dir);
 	struct buf b = { 0 };
 	df_header(&b, false);
 	df_run(&b, 50000000, 100);		/* 50.0 .. 59.9 s */
 	df_header(&b, false);
 	df_run(&b, 20000000, 100);		/* the next boot: 20 s */
-	save(log, &b);
+	save(c.log, &b);
 	free(b.d);
 	b = (struct buf){ 0 };
 	df_header(&b, false);
@@ -486,8 +418,7 @@ test_joined_logs(void **state)
 	save(cut, &b);
 	free(b.d);
 
-	const char *lst[] = { "baro-replay", "list", log, NULL };
-	struct program_result r = run_program(tool(), lst, NULL);
+	struct program_result r = replay("list", c.log, NULL);
 	assert_int_equal(r.status, 0);
 	/* 59.9 s + 10 s: where the second boot is placed. */
 	assert_non_null(strstr(r.out, "    reboot                 x1     at "
@@ -495,8 +426,7 @@ test_joined_logs(void **state)
 	assert_non_null(strstr(r.out, "  BARO[0]: 2 segments (reboot at "
 				      "69.900 s)\n"));
 	program_result_free(&r);
-	const char *exp[] = { "baro-replay", "export", log, NULL };
-	r = run_program(tool(), exp, NULL);
+	r = replay("export", c.log, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "1 reboot: the clock after each is "
 				      "offset"));
@@ -513,40 +443,35 @@ test_joined_logs(void **state)
 	assert_non_null(strstr(r.out, "\n69900000,0,"));
 	program_result_free(&r);
 
-	lst[2] = cut;
-	r = run_program(tool(), lst, NULL);
+	r = replay("list", cut, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "  BARO[0]: 2 segments (time going back "
 				      "39.900 s at 20.000 s)\n"));
 	program_result_free(&r);
-	exp[2] = cut;
-	r = run_program(tool(), exp, NULL);
+	r = replay("export", cut, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "the times going back are written as "
 				      "recorded"));
 	program_result_free(&r);
 
 	/* run: both segments used, none of the second boot dropped. */
-	const char *run[] = { "baro-replay", "run", "--no-synthetic",
-			      "--plots", "none", "--no-timing", "-q",
-			      "-f", "health", "-s",
-			      scen("clean", sc, sizeof(sc)), "-o", out, log,
-			      cut, NULL };
-	r = run_program(tool(), run, NULL);
+	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "-f", "health", "-s",
+		   c.clean, "-o", c.out, c.log, cut,
+		   NULL);
 	assert_int_equal(r.status, 0);
 	assert_null(strstr(r.err, "left out"));
 	program_result_free(&r);
-	char *txt = report_file(out, "summary.txt");
+	char *txt = report_file(c.out, "summary.txt");
 	assert_non_null(strstr(txt, "input joined.bin: 200 samples of BARO[0], "
 				    "2 segments (reboot at 69.900 s)"));
 	assert_non_null(strstr(txt, "input cut.bin: 200 samples of BARO[0], "
 				    "2 segments (time going back at 20.000 s)"));
 	free(txt);
-	char *csv = report_file(out, "summary.csv");
+	char *csv = report_file(c.out, "summary.csv");
 	assert_true(csv_value(csv, "joined.bin,clean,health,fp_per_1000,") == 0.0);
 	assert_true(csv_value(csv, "cut.bin,clean,health,fp_per_1000,") == 0.0);
 	free(csv);
-	assert_int_equal(temp_dir_remove(dir), 0);
+	replay_case_remove(&c);
 }
 
 /* export FILE -o a.csv, then export a.csv -o b.csv: the same bytes. */
@@ -556,13 +481,11 @@ assert_round_trip(const char *dir, const char *log, size_t min_rows)
 	char a[300], bb[300];
 	snprintf(a, sizeof(a), "%s/a.csv", dir);
 	snprintf(bb, sizeof(bb), "%s/b.csv", dir);
-	const char *e1[] = { "baro-replay", "export", "-o", a, log, NULL };
-	struct program_result r = run_program(tool(), e1, NULL);
+	struct program_result r = replay("export", "-o", a, log, NULL);
 	if (r.status != 0 && r.status != 1)
 		fail_msg("export %s: status %d: %s", log, r.status, r.err);
 	program_result_free(&r);
-	const char *e2[] = { "baro-replay", "export", "-o", bb, a, NULL };
-	r = run_program(tool(), e2, NULL);
+	r = replay("export", "-o", bb, a, NULL);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
 	char *x = read_file(a), *y = read_file(bb);
@@ -598,10 +521,9 @@ test_csv_round_trip(void **state)
 	char *x = read_file(log);
 	free(x);
 
-	const char *logs = getenv("LOGS_DIR");
-	struct stat st;
-	if (!logs || stat(logs, &st) < 0) {
-		fprintf(stderr, "no LOGS_DIR: bundled round trips skipped\n");
+	const char *logs = replay_logs_dir();
+	if (!logs) {
+		fprintf(stderr, "bundled round trips skipped\n");
 		assert_int_equal(temp_dir_remove(dir), 0);
 		return;
 	}
@@ -627,8 +549,7 @@ test_csv_round_trip(void **state)
 	}
 	/* SITL's placeholder temperature 0 is written as recorded. */
 	snprintf(path, sizeof(path), "%s/px4_sitl_hover_barobias.ulg", logs);
-	const char *e0[] = { "baro-replay", "export", path, NULL };
-	struct program_result r0 = run_program(tool(), e0, NULL);
+	struct program_result r0 = replay("export", path, NULL);
 	assert_int_equal(r0.status, 0);
 	assert_non_null(strstr(r0.out, ",0,vehicle_air_data,"));
 	assert_null(strstr(r0.out, ",,vehicle_air_data,"));
@@ -636,29 +557,14 @@ test_csv_round_trip(void **state)
 	/* The CTUN case keeps its datum, its flag and its name's case. */
 	snprintf(log, sizeof(log), "%s/a.csv", dir);
 	snprintf(path, sizeof(path), "%s/%s", logs, bundled[0].name);
-	const char *e1[] = { "baro-replay", "export", "-o", log, path, NULL };
-	struct program_result r = run_program(tool(), e1, NULL);
+	struct program_result r = replay("export", "-o", log, path, NULL);
 	program_result_free(&r);
-	const char *e2[] = { "baro-replay", "export", log, NULL };
-	r = run_program(tool(), e2, NULL);
+	r = replay("export", log, NULL);
 	assert_non_null(strstr(r.out, ",CTUN.BarAlt,0.02,home,1\n"));
 	assert_null(strstr(r.out, ",amsl,"));
 	assert_non_null(strstr(r.err, "(pressure_derived=1), kept as written"));
 	program_result_free(&r);
 	assert_int_equal(temp_dir_remove(dir), 0);
-}
-
-static size_t
-count_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 /* Item 8: -o into an earlier report replaces it; into a directory of
@@ -686,31 +592,27 @@ test_report_dir_and_progress(void **state)
 	/* A CSV with a header and no rows: no barometer samples. */
 	write_file(empty, "time_us,pressure_pa\n");
 
-	const char *run1[] = { "baro-replay", "run", "--no-synthetic",
-			       "--plots", "none", "-f", "raw", "-s",
-			       scen("clean", sc, sizeof(sc)), "-s",
-			       scen("spike", sc2, sizeof(sc2)), "-s",
-			       /* synthetic only: no case on a log */
-			       scen("truth-step", sc3, sizeof(sc3)), "-o", out,
-			       a, empty, b2, NULL };
-	struct program_result r = run_program(tool(), run1, NULL);
+	struct program_result r = replay(
+		"run", "--no-synthetic", "--plots", "none", "-f", "raw",
+		"-s", replay_scenario("clean", sc, sizeof(sc)),
+		"-s", replay_scenario("spike", sc2, sizeof(sc2)),
+		/* synthetic only: no case on a log */
+		"-s", replay_scenario("truth-step", sc3, sizeof(sc3)),
+		"-o", out, a, empty, b2, NULL);
 	assert_int_equal(r.status, 1);	/* raw fails the spike */
 	/* [1/6] .. [6/6], never past the total. */
 	assert_non_null(strstr(r.err, "[6/6] "));
 	assert_null(strstr(r.err, "[7/6]"));
 	assert_non_null(strstr(r.err, "empty.csv: no barometer samples"));
 	program_result_free(&r);
-	assert_int_equal(count_files(cases), 4 * 2);	/* .csv and .gp */
+	assert_int_equal(dir_entries(cases), 4 * 2);	/* .csv and .gp */
 
 	/* The same directory, one log and one scenario: only its case. */
-	const char *run2[] = { "baro-replay", "run", "--no-synthetic", "-q",
-			       "--plots", "none", "-f", "raw", "-s",
-			       scen("clean", sc, sizeof(sc)), "-o", out, a,
-			       NULL };
-	r = run_program(tool(), run2, NULL);
+	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "-f", "raw", "-s", sc,
+		   "-o", out, a, NULL);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
-	assert_int_equal(count_files(cases), 2);
+	assert_int_equal(dir_entries(cases), 2);
 	char *txt = report_file(out, "summary.txt");
 	assert_null(strstr(txt, "b.bin"));
 	free(txt);
@@ -719,13 +621,13 @@ test_report_dir_and_progress(void **state)
 	assert_int_equal(mkdir(other, 0755), 0);
 	snprintf(keep, sizeof(keep), "%s/notes.txt", other);
 	write_file(keep, "mine\n");
-	run2[11] = other;
-	r = run_program(tool(), run2, NULL);
+	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "-f", "raw", "-s", sc,
+		   "-o", other, a, NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "is not empty and holds no baro-replay "
 				      "report"));
 	program_result_free(&r);
-	assert_int_equal(count_files(other), 1);
+	assert_int_equal(dir_entries(other), 1);
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
@@ -784,10 +686,8 @@ test_gzip(void **state)
 	free(z.d);
 	free(b.d);
 
-	const char *e1[] = { "baro-replay", "export", plain, NULL };
-	const char *e2[] = { "baro-replay", "export", gz, NULL };
-	struct program_result r1 = run_program(tool(), e1, NULL);
-	struct program_result r2 = run_program(tool(), e2, NULL);
+	struct program_result r1 = replay("export", plain, NULL);
+	struct program_result r2 = replay("export", gz, NULL);
 	assert_int_equal(r1.status, 0);
 	assert_int_equal(r2.status, 0);
 	assert_int_equal(count_lines(r2.out), 3001);
@@ -795,22 +695,19 @@ test_gzip(void **state)
 	program_result_free(&r1);
 	program_result_free(&r2);
 
-	const char *l2[] = { "baro-replay", "list", two, NULL };
-	r2 = run_program(tool(), l2, NULL);
+	r2 = replay("list", two, NULL);
 	assert_int_equal(r2.status, 0);
 	assert_non_null(strstr(r2.out, "  format: dataflash\n"));
 	assert_non_null(strstr(r2.out, " 6000 samples "));
 	assert_non_null(strstr(r2.out, "    reboot "));
 	program_result_free(&r2);
 
-	l2[2] = bad;
-	r2 = run_program(tool(), l2, NULL);
+	r2 = replay("list", bad, NULL);
 	assert_int_equal(r2.status, 1);
 	assert_non_null(strstr(r2.err, "bad.gz: damaged: "));
 	assert_non_null(strstr(r2.err, "bad.gz: gzip: "));
 	program_result_free(&r2);
-	l2[2] = cut;
-	r2 = run_program(tool(), l2, NULL);
+	r2 = replay("list", cut, NULL);
 	assert_int_equal(r2.status, 1);
 	assert_non_null(strstr(r2.err, "cut.gz: damaged: reading stopped: "));
 	assert_non_null(strstr(r2.err, "gzip: the compressed data is cut off "
@@ -819,11 +716,9 @@ test_gzip(void **state)
 				       "end of the file\n"));
 	program_result_free(&r2);
 
-	const char *run[] = { "baro-replay", "run", "--no-synthetic", "-q",
-			      "--plots", "none", "-f", "raw", "-s",
-			      scen("clean", sc, sizeof(sc)), "-o", out, gz,
-			      NULL };
-	r2 = run_program(tool(), run, NULL);
+	r2 = replay("run", "--no-synthetic", "-q", "--plots", "none", "-f", "raw",
+		    "-s", replay_scenario("clean", sc, sizeof(sc)), "-o", out, gz,
+		    NULL);
 	assert_int_equal(r2.status, 0);
 	program_result_free(&r2);
 	char *txt = report_file(out, "summary.txt");
