@@ -477,7 +477,7 @@ test_run_ardupilot(void **state)
 			       "raw", "-s", scn, "-p", "SIM_BARO_RND=0", "-p",
 			       "SIM_BARO_GEFF_M=1", "--ardupilot", "master",
 			       "-o", out, NULL };
-	struct program_result r = run_program(tool(), argv, NULL);
+	struct program_result r = run_program(replay_tool(), argv, NULL);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
 	snprintf(path, sizeof(path), "%s/summary.csv", out);
@@ -490,20 +490,20 @@ test_run_ardupilot(void **state)
 
 	/* 4.7 (the default) has no GEFF_M: refused, naming both. */
 	argv[16] = "4.7";
-	r = run_program(tool(), argv, NULL);
+	r = run_program(replay_tool(), argv, NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "SIM_BARO_GEFF_M: ArduPilot 4.7"));
 	program_result_free(&r);
 	/* ... and without it the truth is met to the centimetre rounding */
 	argv[14] = "SIM_BARO_GEFF_M=0";
-	r = run_program(tool(), argv, NULL);
+	r = run_program(replay_tool(), argv, NULL);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
 	csv = read_file(path);
 	assert_true(summary_value(csv, "takeoff", "raw", "max_abs_m") < 0.01);
 	free(csv);
 	argv[16] = "4.8";
-	r = run_program(tool(), argv, NULL);
+	r = run_program(replay_tool(), argv, NULL);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--ardupilot 4.8"));
 	program_result_free(&r);
@@ -512,7 +512,7 @@ test_run_ardupilot(void **state)
 	argv[16] = "master";
 	write_file(scn, "# replay: profile=takeoff:10:2:5:0.6 duration=20\n"
 			"at 1s set SIM_BARO_GEFF_M 1\nat end end\n");
-	r = run_program(tool(), argv, NULL);
+	r = run_program(replay_tool(), argv, NULL);
 	assert_int_equal(r.status, 2);
 	char want[512];
 	snprintf(want, sizeof(want), "%s:2: SIM_BARO_GEFF_M: faults are "
