@@ -16,6 +16,14 @@
  * exactly one step (lockstep).  A PX4 that does not reply for
  * lockstep_timeout_ms (default a second) gets the next step anyway,
  * counted as a stall, so a lost reply cannot freeze both sides.
+ *
+ * Over TCP a reply is late, never lost: a PX4 that was stopped answers
+ * every step it was sent, the stall steps too, once it runs again.  The
+ * replies to stall steps are therefore owed, and taken without a step
+ * when they come, so a stall leaves the number of steps in flight as it
+ * was (without this each stall added a step of actuator latency for
+ * good).  Only a PX4 that goes silent again after such a reply, with
+ * nothing in flight, had really lost one: then the debt is forgotten.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -46,6 +54,7 @@ struct px4_sim_stats {
 	uint64_t steps;			/* physics steps sent */
 	uint64_t controls;		/* HIL_ACTUATOR_CONTROLS received */
 	uint64_t stalls;		/* steps sent without a reply */
+	uint64_t late;			/* replies to stall steps: no step */
 	uint64_t restarts;		/* PX4 (re)connected after a run */
 	uint64_t other_frames;		/* anything else PX4 sent */
 	uint64_t bad_baro;		/* baro samples not finite: not sent */
@@ -86,6 +95,10 @@ struct px4_sim {
 	struct px4_vehicle vehicle;
 	bool lockstep;			/* PX4's first reply came */
 	bool armed;			/* PX4 says so in its replies */
+	uint64_t owed;			/* stall steps whose replies are to
+					 * come: each is taken without a step */
+	bool took_late;			/* a reply was taken so since the
+					 * last step */
 	uint64_t step;			/* the next physics step */
 	uint64_t connected_us;		/* wall clock, for freewheeling */
 	uint64_t last_step_us;		/* wall clock of the last step */
@@ -320,6 +333,7 @@ step(struct px4_sim *s, uint64_t wall_us)
 	s->step++;
 	s->stats.steps++;
 	s->last_step_us = wall_us;
+	s->took_late = false;
 }
 
 /* A new PX4: physics from 0, the vehicle at rest, the emulator, and on
@@ -341,6 +355,8 @@ restart(struct px4_sim *s)
 	px4_vehicle_init(&s->vehicle, &vc);
 	s->lockstep = false;
 	s->armed = false;
+	s->owed = 0;
+	s->took_late = false;
 	s->step = 0;
 	s->next_gps_us = s->next_state_us = s->next_hb_us = 0;
 	s->state_interval_us = 0;
@@ -476,6 +492,13 @@ on_frame(const struct mavlink_frame *f, void *user)
 				"PX4 instance %u: %s", index_of(s),
 				s->armed ? "armed" : "disarmed");
 		}
+		if (s->owed) {
+			/* The answer to a stall step: already taken. */
+			s->owed--;
+			s->stats.late++;
+			s->took_late = true;
+			break;
+		}
 		step(s, event_now_us());
 		break;
 	case MAVLINK_MSG_COMMAND_LONG:
@@ -505,6 +528,13 @@ px4sim_tick(struct daemon *d, void *state, bool last)
 			if (wall_us - s->last_step_us >=
 			    1000u * (uint64_t)d->cfg.px4.lockstep_timeout_ms) {
 				s->stats.stalls++;
+				/* Silent again right after a late reply was
+				 * taken: nothing was in flight, PX4 waits
+				 * for this step, so it owes no reply. */
+				if (s->took_late)
+					s->owed = 0;
+				else
+					s->owed++;
 				step(s, wall_us);
 			}
 			continue;
@@ -595,13 +625,14 @@ px4sim_status(struct daemon *d, void *state, FILE *out)
 		fprintf(out,
 			"px4 %zu %s port %u physics %.3f s lockstep %s armed %s "
 			"steps %" PRIu64 " controls %" PRIu64 " stalls %" PRIu64
-			" restarts %" PRIu64 " bad-frames %" PRIu64 "\n",
+			" late %" PRIu64 " restarts %" PRIu64
+			" bad-frames %" PRIu64 "\n",
 			v, on ? "connected" : "waiting", s->port,
 			on ? (double)s->step * STEP_US * 1e-6 : 0.0,
 			on && s->lockstep ? "yes" : "no",
 			on && s->armed ? "yes" : "no", s->stats.steps,
-			s->stats.controls, s->stats.stalls, s->stats.restarts,
-			s->parser.stats.bad_crc +
+			s->stats.controls, s->stats.stalls, s->stats.late,
+			s->stats.restarts, s->parser.stats.bad_crc +
 				s->parser.stats.unknown_msgid);
 	}
 }
@@ -620,13 +651,13 @@ px4sim_report(struct daemon *d, void *state)
 			", disconnects %" PRIu64 ", replaced %" PRIu64
 			", restarts %" PRIu64 ", steps %" PRIu64
 			", controls %" PRIu64 ", stalls %" PRIu64
-			", other frames %" PRIu64 ", frames out %" PRIu64
+			", late %" PRIu64 ", other frames %" PRIu64 ", frames out %" PRIu64
 			", dropped %" PRIu64 ", bad frames %" PRIu64
 			", garbage bytes %" PRIu64 ", bad baro %" PRIu64
 			", out of range %" PRIu64,
 			v, l->connections, l->disconnects, l->replaced,
 			s->stats.restarts, s->stats.steps, s->stats.controls,
-			s->stats.stalls, s->stats.other_frames, l->frames_out,
+			s->stats.stalls, s->stats.late, s->stats.other_frames, l->frames_out,
 			l->frames_dropped, p->bad_crc + p->unknown_msgid +
 						   p->bad_incompat + p->truncated,
 			p->garbage_bytes, s->stats.bad_baro,

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * barod --px4-sim against a scripted PX4 that behaves like the real one
+ * at its worst: it connects to 4560 + N, sends its heartbeat and asks for
+ * ground truth, answers nothing until its first actuator output exists
+ * (the first steps stay unanswered, as they do with PX4 v1.14), then
+ * answers every HIL_SENSOR id 0 with HIL_ACTUATOR_CONTROLS, sends a
+ * heartbeat a second, and can stop dead (kill -STOP: it neither reads
+ * nor answers) and resume late, answering everything it was sent.
+ *
+ * Everything is measured through barod's sockets: its control socket's
+ * status (physics and wall time, steps, controls, stalls) and the
+ * frames on the PX4 connection.  Timed assertions are tolerances over
+ * many seconds, taken from barod's own clocks, so a loaded machine
+ * shifts them little.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mavlink.h"
+#include "test-files.h"
+#include "test-util.h"
+
+#define STEP_US 4000u
+/* Steps PX4 leaves unanswered at start-up (before its first output). */
+#define SILENT_STEPS 10u
+
+static char tmpdir[256];
+static pid_t child;
+
+static void
+path_in_tmp(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Two consecutive TCP ports that were free a moment ago. */
+static unsigned
+free_ports(void)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		int a = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in sa = {
+			.sin_family = AF_INET,
+			.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof(sa);
+		assert_true(a >= 0);
+		assert_int_equal(bind(a, (struct sockaddr *)&sa, sizeof(sa)), 0);
+		assert_int_equal(getsockname(a, (struct sockaddr *)&sa, &len), 0);
+		const unsigned port = ntohs(sa.sin_port);
+		close(a);
+		if (port >= 65000)
+			continue;
+		int b = socket(AF_INET, SOCK_STREAM, 0);
+		sa.sin_port = htons((uint16_t)(port + 1));
+		const int rc = bind(b, (struct sockaddr *)&sa, sizeof(sa));
+		close(b);
+		if (rc == 0)
+			return port;
+	}
+	fail_msg("no two free consecutive TCP ports");
+	return 0;
+}
+
+/* barod -c conf -v [ARGS...] with env (NAME=VALUE or NULL) added. */
+static void
+start(const char *conf, const char *const *args, const char *env)
+{
+	char log[512];
+	const char *argv[16];
+	int n = 0;
+
+	argv[n++] = "barod";
+	argv[n++] = "-c";
+	argv[n++] = conf;
+	argv[n++] = "-v";
+	for (; args && *args && n < 15; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	path_in_tmp(log, sizeof(log), "barod.log");
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		unsetenv("PX4_SIM_SPEED_FACTOR");
+		unsetenv("PX4_HOME_LAT");
+		unsetenv("PX4_HOME_LON");
+		unsetenv("PX4_HOME_ALT");
+		if (env)
+			putenv((char *)env);
+		execv(getenv("BAROD"), (char *const *)argv);
+		_exit(127);
+	}
+}
+
+static char *
+barod_log(void)
+{
+	char log[512];
+
+	path_in_tmp(log, sizeof(log), "barod.log");
+	return read_file(log);
+}
+
+static char *
+stop(void)
+{
+	int status;
+
+	kill(child, SIGTERM);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	child = 0;
+	char *log = barod_log();
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("barod failed:\n%s", log);
+	return log;
+}
+
+static void
+write_conf(const char *path, const char *profile, unsigned port,
+	   const char *px4_extra)
+{
+	char text[1024], sock[512];
+
+	path_in_tmp(sock, sizeof(sock), "control");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = px4-sim\ncontrol = %s\n"
+		 "[sim]\nprofile = %s\natmosphere = 1976\nseed = 7\n"
+		 "SIM_BARO_COUNT = 2\n"
+		 "[px4]\nbind = 127.0.0.1\nport = %u\n%s"
+		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
+		 sock, profile, port, px4_extra ? px4_extra : "");
+	write_file(path, text);
+}
+
+/* One control socket command; the reply up to its "ok" line. */
+static char *
+control(const char *cmd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char path[512];
+	static char reply[8192];
+	size_t n = 0;
+
+	path_in_tmp(path, sizeof(path), "control");
+	for (int k = 0; k < 500; k++) {
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		memcpy(sa.sun_path, path, strlen(path) + 1);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			close(fd);
+			usleep(10000);
+			continue;
+		}
+		reply[0] = '\0';
+		assert_int_equal(write(fd, cmd, strlen(cmd)),
+				 (ssize_t)strlen(cmd));
+		while (n + 1 < sizeof(reply) && !strstr(reply, "ok\n") &&
+		       !strstr(reply, "error")) {
+			struct pollfd pf = { fd, POLLIN, 0 };
+			assert_true(poll(&pf, 1, 5000) > 0);
+			ssize_t r = read(fd, reply + n, sizeof(reply) - 1 - n);
+			assert_true(r > 0);
+			n += (size_t)r;
+			reply[n] = '\0';
+		}
+		close(fd);
+		return reply;
+	}
+	fail_msg("no control socket at %s", path);
+	return NULL;
+}
+
+/* barod's status line of PX4 instance v. */
+struct px4_status {
+	double physics_s, wall_s, factor, achieved;
+	uint64_t steps, controls, stalls, late, pending;
+	bool lockstep;
+};
+
+static double
+field(const char *line, const char *key)
+{
+	char k[64];
+	snprintf(k, sizeof(k), " %s ", key);
+	const char *p = strstr(line, k);
+	if (!p)
+		fail_msg("no '%s' in status line:\n%s", key, line);
+	return strtod(p + strlen(k), NULL);
+}
+
+static struct px4_status
+status_of(unsigned v)
+{
+	char want[32];
+	const char *st = control("status\n");
+	snprintf(want, sizeof(want), "px4 %u ", v);
+	const char *line = strstr(st, want);
+	if (!line)
+		fail_msg("no '%s' in status:\n%s", want, st);
+	char copy[1024];
+	size_t len = strcspn(line, "\n");
+	assert_true(len < sizeof(copy));
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	struct px4_status s = {
+		.physics_s = field(copy, "physics"),
+		.steps = (uint64_t)field(copy, "steps"),
+		.controls = (uint64_t)field(copy, "controls"),
+		.stalls = (uint64_t)field(copy, "stalls"),
+		.late = (uint64_t)field(copy, "late"),
+		.lockstep = strstr(copy, " lockstep yes ") != NULL,
+	};
+	if (strstr(copy, " pending ")) {
+		s.pending = (uint64_t)field(copy, "pending");
+		s.wall_s = field(copy, "wall");
+		s.factor = field(copy, "speed-factor");
+		s.achieved = field(copy, "achieved");
+	}
+	return s;
+}
+
+/* Steps PX4 was sent and owes an answer for; pending: answers barod
+ * holds until their step's time comes. */
+static int64_t
+gap(const struct px4_status *s)
+{
+	return (int64_t)s->steps - (int64_t)s->controls + (int64_t)s->pending;
+}
+
+/* ---- the scripted PX4 ------------------------------------------------ */
+
+struct px4 {
+	int fd;
+	struct mavlink_parser parser;
+	uint8_t seq;
+	bool eof;
+	uint64_t sensors;		/* HIL_SENSOR id 0 received */
+	uint64_t replies;
+	uint64_t last_time;		/* of the last id 0 */
+	bool time_ok;			/* id 0 times one step apart */
+	double next_hb;			/* wall clock */
+	/* The baro fields of every baro-flagged id 0 (for stuck). */
+	float *press, *temp;
+	size_t nbaro, capbaro;
+};
+
+static void
+px4_send(struct px4 *p, uint32_t msgid, const uint8_t *pl)
+{
+	uint8_t f[MAVLINK_MAX_FRAME];
+	int n = mavlink_frame_encode(f, 2, p->seq++, 1, 1, msgid, pl);
+
+	assert_true(n > 0);
+	assert_int_equal(send(p->fd, f, (size_t)n, MSG_NOSIGNAL), n);
+}
+
+static void
+px4_heartbeat(struct px4 *p)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_heartbeat hb = { .autopilot = 12, .mavlink_version = 3 };
+
+	mavlink_pack_heartbeat(&hb, pl);
+	px4_send(p, MAVLINK_MSG_HEARTBEAT, pl);
+	p->next_hb = now_s() + 1.0;
+}
+
+static void
+px4_connect(struct px4 *p, unsigned port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const int one = 1;
+
+	memset(p, 0, sizeof(*p));
+	p->time_ok = true;
+	mavlink_parser_init(&p->parser);
+	for (int k = 0; k < 1000; k++) {
+		p->fd = socket(AF_INET, SOCK_STREAM, 0);
+		assert_true(p->fd >= 0);
+		if (connect(p->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				   sizeof(one));
+			/* What simulator_mavlink sends first. */
+			uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+			struct mavlink_command_long c = {
+				.param = { 115.0f, 5000.0f },
+				.command = MAV_CMD_SET_MESSAGE_INTERVAL,
+			};
+			px4_heartbeat(p);
+			mavlink_pack_command_long(&c, pl);
+			px4_send(p, MAVLINK_MSG_COMMAND_LONG, pl);
+			return;
+		}
+		close(p->fd);
+		usleep(10000);
+	}
+	fail_msg("barod does not accept on port %u", port);
+}
+
+static void
+px4_close(struct px4 *p)
+{
+	close(p->fd);
+	free(p->press);
+	free(p->temp);
+	p->press = p->temp = NULL;
+}
+
+static void
+on_frame(const struct mavlink_frame *f, void *user)
+{
+	struct px4 *p = user;
+	struct mavlink_hil_sensor h;
+
+	if (f->msgid != MAVLINK_MSG_HIL_SENSOR)
+		return;
+	mavlink_unpack_hil_sensor(f->payload, &h);
+	if (h.id != 0)
+		return;
+	if (p->sensors && h.time_usec != p->last_time + STEP_US)
+		p->time_ok = false;
+	p->last_time = h.time_usec;
+	p->sensors++;
+	if ((h.fields_updated & 0x1A00u) == 0x1A00u) {
+		if (p->nbaro == p->capbaro) {
+			p->capbaro = p->capbaro ? 2 * p->capbaro : 1024;
+			p->press = realloc(p->press, p->capbaro * sizeof(float));
+			p->temp = realloc(p->temp, p->capbaro * sizeof(float));
+			assert_non_null(p->press);
+			assert_non_null(p->temp);
+		}
+		p->press[p->nbaro] = h.abs_pressure;
+		p->temp[p->nbaro++] = h.temperature;
+	}
+	/* PX4 answers each step once its outputs exist. */
+	if (p->sensors > SILENT_STEPS) {
+		uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+		struct mavlink_hil_actuator_controls a = {
+			.time_usec = h.time_usec - STEP_US,
+			.flags = HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
+			.mode = 1,
+		};
+		mavlink_pack_hil_actuator_controls(&a, pl);
+		px4_send(p, MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, pl);
+		p->replies++;
+	}
+}
+
+/* Run the PX4s for seconds: read, answer, heartbeats. */
+static void
+run_px4(struct px4 *const *ps, unsigned n, double seconds)
+{
+	const double end = now_s() + seconds;
+	uint8_t buf[65536];
+
+	for (double t = now_s(); t < end; t = now_s()) {
+		struct pollfd pf[8];
+		for (unsigned i = 0; i < n; i++) {
+			pf[i] = (struct pollfd){ ps[i]->fd, POLLIN, 0 };
+			if (t >= ps[i]->next_hb)
+				px4_heartbeat(ps[i]);
+		}
+		int ms = (int)((end - t) * 1000.0) + 1;
+		if (poll(pf, n, ms > 20 ? 20 : ms) <= 0)
+			continue;
+		for (unsigned i = 0; i < n; i++) {
+			if (!(pf[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			ssize_t r = recv(ps[i]->fd, buf, sizeof(buf), 0);
+			if (r <= 0) {
+				ps[i]->eof = true;
+				continue;
+			}
+			mavlink_parser_feed(&ps[i]->parser, buf, (size_t)r,
+					    on_frame, ps[i]);
+		}
+	}
+}
+
+static void
+run_one(struct px4 *p, double seconds)
+{
+	struct px4 *ps[1] = { p };
+
+	run_px4(ps, 1, seconds);
+}
+
+/* ---- the tests -------------------------------------------------------- */
+
+/* kill -STOP PX4 for 3.5 s, then -CONT: barod's stall guard sends a
+ * step a second meanwhile; PX4 answers every one of them late, and
+ * within a second of resuming the steps in flight are as many as
+ * before the stall: no step for good per stall, never two steps for
+ * one answer. */
+static void
+test_stall_gap_returns(void **state)
+{
+	char conf[512];
+	const unsigned port = free_ports();
+	struct px4 p;
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "stall.conf");
+	write_conf(conf, "static:5", port, NULL);
+	start(conf, NULL, NULL);
+	px4_connect(&p, port);
+	run_one(&p, 2.0);
+	const struct px4_status before = status_of(0);
+	assert_true(before.lockstep);
+	assert_int_equal(before.stalls, 0);
+
+	/* Stopped: nothing read, nothing answered. */
+	usleep(3500000);
+	const struct px4_status during = status_of(0);
+	assert_true(during.stalls >= 3);
+
+	run_one(&p, 1.0);
+	const struct px4_status after = status_of(0);
+	print_message("stall: gap %lld before, %lld after 1 s (stalls %llu, "
+		      "late %llu)\n", (long long)gap(&before),
+		      (long long)gap(&after),
+		      (unsigned long long)after.stalls,
+		      (unsigned long long)after.late);
+	assert_int_equal(gap(&after), gap(&before));
+	assert_int_equal(after.stalls, during.stalls);
+	assert_int_equal(after.late, after.stalls);
+	assert_true(after.steps > during.steps + 100);
+	assert_true(p.time_ok);
+
+	/* A second, longer stall changes nothing either. */
+	usleep(5200000);
+	run_one(&p, 1.0);
+	const struct px4_status again = status_of(0);
+	assert_int_equal(gap(&again), gap(&before));
+	assert_true(again.stalls >= after.stalls + 5);
+	assert_int_equal(again.late, again.stalls);
+	px4_close(&p);
+	char *log = stop();
+	assert_non_null(strstr(log, "late "));
+	free(log);
+}
+
+/* A PX4 that really lost an answer (nothing in flight, waiting for a
+ * step) is not starved by the debt of an earlier stall: after one more
+ * stall step it runs again. */
+static void
+test_stall_lost_reply(void **state)
+{
+	char conf[512];
+	const unsigned port = free_ports();
+	struct px4 p;
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "lost.conf");
+	write_conf(conf, "static:5", port, "lockstep_timeout_ms = 300\n");
+	start(conf, NULL, NULL);
+	px4_connect(&p, port);
+	run_one(&p, 1.0);
+	/* Stopped past the guard; then everything in flight is read and
+	 * thrown away unanswered, as a PX4 that lost its answers. */
+	usleep(700000);
+	uint8_t buf[65536];
+	while (recv(p.fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	const struct px4_status lost = status_of(0);
+	assert_true(lost.stalls >= 2);
+	/* From here it answers everything: barod must not wait for owed
+	 * answers that never come longer than a guard or two. */
+	const uint64_t sensors = p.sensors;
+	run_one(&p, 2.0);
+	const struct px4_status later = status_of(0);
+	assert_true(p.sensors > sensors + 100);
+	assert_true(later.stalls <= lost.stalls + 2);
+	px4_close(&p);
+	free(stop());
+}
+
+static int
+kill_child(void **state)
+{
+	(void)state;
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		child = 0;
+	}
+	return 0;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-px4live");
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	kill_child(state);
+	return temp_dir_remove(tmpdir);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_stall_gap_returns, kill_child),
+		cmocka_unit_test_teardown(test_stall_lost_reply, kill_child),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
