@@ -43,6 +43,12 @@
 /* ------------------------------------------------------------------ */
 /* Configuration */
 
+static const char *
+getenv_const(const char *name)
+{
+	return getenv(name);
+}
+
 static int
 apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 {
@@ -75,6 +81,23 @@ apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		strcpy(c->px4.upstream, cli->px4_proxy);
+	}
+	/* PX4's environment, as PX4's own simulators read it: above the
+	 * file, below the options. */
+	if ((c->source == CONFIG_SOURCE_PX4_SIM ||
+	     c->source == CONFIG_SOURCE_PX4_PROXY) &&
+	    config_apply_px4_env(c, getenv_const, err, errlen) < 0)
+		return -EINVAL;
+	if (cli->px4_speed_factor) {
+		if (config_parse_speed_factor(cli->px4_speed_factor,
+					      &c->px4.speed_factor) < 0) {
+			snprintf(err, errlen, "--px4-speed-factor: '%s' is not "
+				 "0 (as fast as PX4 replies) or %g..%g",
+				 cli->px4_speed_factor, CONFIG_PX4_SPEED_MIN,
+				 CONFIG_PX4_SPEED_MAX);
+			return -EINVAL;
+		}
+		c->px4.speed_factor_from = "--px4-speed-factor";
 	}
 	if (cli->px4_instances) {
 		uint64_t n;
@@ -399,6 +422,10 @@ usage(FILE *out)
 	      "4560 + N) and this\n"
 	      "                           simulator (port + N)\n"
 	      "      --px4-instances N    PX4 instances 0..N-1 (default 1)\n"
+	      "      --px4-speed-factor F  --px4-sim: physics seconds per "
+	      "second (default\n"
+	      "                           PX4_SIM_SPEED_FACTOR, else 1; 0: as "
+	      "fast as PX4 replies)\n"
 	      "      --rng N=INSTANCE     rng_N carries this baro's height "
 	      "(default 1=0; none)\n"
 	      "      --duration SECONDS   stop after this long\n"
@@ -420,7 +447,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		OPT_SEED, OPT_SYSID, OPT_COMPID, OPT_RECORD, OPT_DURATION,
 		OPT_CONTROL, OPT_SCENARIO, OPT_SITL_JSON, OPT_SITL_PROXY,
 		OPT_SITL_INSTANCES, OPT_RNG, OPT_TRUTH, OPT_HARDWARE, OPT_PROBE,
-		OPT_LOG_PREFIX, OPT_PX4_SIM, OPT_PX4_PROXY, OPT_PX4_INSTANCES,
+		OPT_LOG_PREFIX, OPT_PX4_SIM, OPT_PX4_PROXY, OPT_PX4_INSTANCES, OPT_PX4_SPEED,
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -446,6 +473,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		{ "px4-sim", no_argument, NULL, OPT_PX4_SIM },
 		{ "px4-sim-proxy", required_argument, NULL, OPT_PX4_PROXY },
 		{ "px4-instances", required_argument, NULL, OPT_PX4_INSTANCES },
+		{ "px4-speed-factor", required_argument, NULL, OPT_PX4_SPEED },
 		{ "rng", required_argument, NULL, OPT_RNG },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -493,6 +521,7 @@ parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_SITL_INSTANCES: cli->sitl_instances = optarg; break;
 		case OPT_PX4_PROXY: cli->px4_proxy = optarg; break;
 		case OPT_PX4_INSTANCES: cli->px4_instances = optarg; break;
+		case OPT_PX4_SPEED: cli->px4_speed_factor = optarg; break;
 		case OPT_RNG:
 			if (optarg[0] < '1' || optarg[0] > '6' ||
 			    optarg[1] != '=') {

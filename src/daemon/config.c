@@ -356,6 +356,13 @@ section_px4(struct parse *p, const char *key, const char *value)
 				    "(baro 0 as HIL_SENSOR id 0) or 2 (baro 1 "
 				    "as id 1 too)", value);
 		x->hil_baros = (unsigned)v;
+	} else if (strcmp(key, "speed_factor") == 0) {
+		if (config_parse_speed_factor(value, &x->speed_factor) < 0)
+			return fail(p, -EINVAL, "speed_factor = '%s': expected "
+				    "0 (as fast as PX4 replies) or %g..%g",
+				    value, CONFIG_PX4_SPEED_MIN,
+				    CONFIG_PX4_SPEED_MAX);
+		x->speed_factor_from = "barod.conf";
 	} else if (strcmp(key, "lockstep_timeout_ms") == 0) {
 		if (parse_uint_range(value, 10, 60000, &v) < 0)
 			return fail(p, -EINVAL, "lockstep_timeout_ms = '%s': "
@@ -364,7 +371,8 @@ section_px4(struct parse *p, const char *key, const char *value)
 	} else {
 		return fail(p, -EINVAL, "unknown key '%s' in [px4] (instances, "
 			    "bind, port, upstream, home_lat, home_lon, "
-			    "hil_baros, lockstep_timeout_ms)", key);
+			    "hil_baros, lockstep_timeout_ms, speed_factor)",
+			    key);
 	}
 	return 1;
 }
@@ -1047,6 +1055,8 @@ config_defaults(struct config *c)
 	c->px4.hil_baros = 1;
 	/* As long as PX4 itself waits before it complains (its poll). */
 	c->px4.lockstep_timeout_ms = 1000;
+	c->px4.speed_factor = 1.0;
+	c->px4.speed_factor_from = "default";
 }
 
 int
@@ -1110,6 +1120,37 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 	}
 	memcpy(o->device, rest, dlen);
 	o->device[dlen] = '\0';
+	return 0;
+}
+
+int
+config_parse_speed_factor(const char *text, double *out)
+{
+	double f;
+
+	if (str_to_double(text, &f) < 0 ||
+	    !(f == 0.0 ||
+	      (f >= CONFIG_PX4_SPEED_MIN && f <= CONFIG_PX4_SPEED_MAX)))
+		return -EINVAL;
+	*out = f;
+	return 0;
+}
+
+int
+config_apply_px4_env(struct config *c, const char *(*get)(const char *),
+		     char *err, size_t errlen)
+{
+	const char *v;
+
+	if ((v = get("PX4_SIM_SPEED_FACTOR")) && *v) {
+		if (config_parse_speed_factor(v, &c->px4.speed_factor) < 0) {
+			snprintf(err, errlen, "PX4_SIM_SPEED_FACTOR='%s': "
+				 "expected 0 or %g..%g", v,
+				 CONFIG_PX4_SPEED_MIN, CONFIG_PX4_SPEED_MAX);
+			return -EINVAL;
+		}
+		c->px4.speed_factor_from = "PX4_SIM_SPEED_FACTOR";
+	}
 	return 0;
 }
 

@@ -11,7 +11,8 @@
  *   [sitl]             instances, bind, port, upstream, rng_1 .. rng_6
  *   [px4]              instances, bind, port (PX4 SITL over TCP, both PX4
  *                      sources); px4-sim: home_lat, home_lon, hil_baros,
- *                      lockstep_timeout_ms; px4-sim-proxy: upstream
+ *                      lockstep_timeout_ms, speed_factor; px4-sim-proxy:
+ *                      upstream
  *   [sim]              profile, home_alt, atmosphere, seed, any SIM_* name
  *   [mavlink]          protocol, heartbeat_hz, scaled_pressure_hz,
  *                      hil_sensor_hz
@@ -73,7 +74,19 @@ struct config_px4 {
 	double home_lat_deg, home_lon_deg;	/* peer */
 	unsigned hil_baros;	/* 1: baro 0 as id 0; 2: also baro 1 as id 1 */
 	unsigned lockstep_timeout_ms;	/* no reply this long: step anyway */
+	/* px4-sim: physics seconds per wall second (PX4's
+	 * PX4_SIM_SPEED_FACTOR); 0: as fast as PX4 replies. */
+	double speed_factor;
+	const char *speed_factor_from;	/* "default", a file, the env... */
 };
+
+/* [px4] speed_factor's bounds (0 is allowed: unpaced). */
+#define CONFIG_PX4_SPEED_MIN 0.01
+#define CONFIG_PX4_SPEED_MAX 1000.0
+
+/* Parse a speed factor: 0 or CONFIG_PX4_SPEED_MIN..MAX. */
+int config_parse_speed_factor(const char *text, double *out);
+
 
 /* One barometer per instance, as MAVLink has SCALED_PRESSURE..3. */
 #define CONFIG_MAX_SENSORS BARO_MAX_INSTANCES
@@ -208,6 +221,13 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
  * default home in the SITL modes, sea level otherwise. */
 double
 config_default_home_alt(enum config_source source);
+
+/* The PX4 modes take what PX4's own simulators take from the
+ * environment (PX4_SIM_SPEED_FACTOR), so both sides of the link agree.
+ * get is getenv (a test passes its own).  Above the file, below the
+ * command line.  -EINVAL with "NAME='VALUE': reason" in err. */
+int config_apply_px4_env(struct config *c, const char *(*get)(const char *),
+			 char *err, size_t errlen);
 
 /* Fill what depends on other settings (the home altitude by source);
  * call once the file and the command line are merged. */

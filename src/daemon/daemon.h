@@ -51,6 +51,7 @@ struct cli {
 	const char *sitl_instances;
 	const char *px4_proxy;		/* the simulator's HOST:PORT */
 	const char *px4_instances;
+	const char *px4_speed_factor;	/* --px4-speed-factor */
 	const char *rng[6];		/* --rng N=INSTANCE */
 	const char *params[64];
 	size_t n_params;

@@ -260,6 +260,7 @@ struct px4 {
 	uint64_t last_time;		/* of the last id 0 */
 	bool time_ok;			/* id 0 times one step apart */
 	double next_hb;			/* wall clock */
+	unsigned think_us;		/* a slow PX4: this long per step */
 	/* The baro fields of every baro-flagged id 0 (for stuck). */
 	float *press, *temp;
 	size_t nbaro, capbaro;
@@ -364,6 +365,8 @@ on_frame(const struct mavlink_frame *f, void *user)
 			.mode = 1,
 		};
 		mavlink_pack_hil_actuator_controls(&a, pl);
+		if (p->think_us)
+			usleep(p->think_us);
 		px4_send(p, MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, pl);
 		p->replies++;
 	}
@@ -498,6 +501,174 @@ test_stall_lost_reply(void **state)
 	free(stop());
 }
 
+
+/* The factor PX4 ran at over seconds, from two status lines of barod:
+ * physics and wall time side by side, both on barod's clocks. */
+static double
+achieved(struct px4 *p, double seconds, struct px4_status *end)
+{
+	const struct px4_status a = status_of(0);
+	run_one(p, seconds);
+	const struct px4_status b = status_of(0);
+	if (end)
+		*end = b;
+	assert_true(b.wall_s > a.wall_s);
+	return (b.physics_s - a.physics_s) / (b.wall_s - a.wall_s);
+}
+
+/* By default physics follows the wall clock (1x, as PX4's own
+ * simulators): within 5 % over 10 s, lockstep exact all along. */
+static void
+test_pacing_real_time(void **state)
+{
+	char conf[512];
+	const unsigned port = free_ports();
+	struct px4 p;
+	struct px4_status end;
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "pace1.conf");
+	write_conf(conf, "static:5", port, NULL);
+	start(conf, NULL, NULL);
+	px4_connect(&p, port);
+	run_one(&p, 1.5);
+	const double f = achieved(&p, 10.0, &end);
+	print_message("pacing 1x: %.4f achieved over 10 s (status: %.3f)\n",
+		      f, end.achieved);
+	assert_true(end.lockstep);
+	assert_true(fabs(f - 1.0) <= 0.05);
+	assert_true(fabs(end.achieved - 1.0) <= 0.05);
+	assert_true(end.factor == 1.0);
+	assert_int_equal(end.stalls, 0);
+	assert_true(p.time_ok);
+	/* Lockstep stays exact: every reply one step, none without. */
+	assert_int_equal(gap(&end), SILENT_STEPS + 1);
+	px4_close(&p);
+	char *log = stop();
+	assert_null(strstr(log, "not held"));
+	free(log);
+}
+
+/* --px4-speed-factor 4: within 10 %; PX4_SIM_SPEED_FACTOR in barod's
+ * environment sets it as PX4 reads it, the option wins over it, and a
+ * bad value is refused naming the variable. */
+static void
+test_pacing_factor(void **state)
+{
+	char conf[512];
+	const unsigned port = free_ports();
+	struct px4 p;
+	struct px4_status end;
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "pace4.conf");
+	write_conf(conf, "static:5", port, "speed_factor = 3\n");
+	start(conf, (const char *const[]){ "--px4-speed-factor", "4", NULL },
+	      "PX4_SIM_SPEED_FACTOR=2");
+	px4_connect(&p, port);
+	run_one(&p, 1.5);
+	const double f = achieved(&p, 10.0, &end);
+	print_message("pacing 4x: %.4f achieved over 10 s (status: %.3f)\n",
+		      f, end.achieved);
+	assert_true(end.factor == 4.0);
+	assert_true(fabs(f - 4.0) <= 0.4);
+	assert_int_equal(end.stalls, 0);
+	assert_true(p.time_ok);
+	px4_close(&p);
+	free(stop());
+
+	/* The environment over the file. */
+	start(conf, NULL, "PX4_SIM_SPEED_FACTOR=2");
+	px4_connect(&p, port);
+	run_one(&p, 0.5);
+	assert_true(status_of(0).factor == 2.0);
+	px4_close(&p);
+	char *log = stop();
+	assert_non_null(strstr(log, "speed factor 2"));
+	free(log);
+
+	/* Refused, naming what was wrong. */
+	struct program_result r = run_program(
+		getenv("BAROD"),
+		(const char *const[]){ "barod", "-c", conf, "--check-config",
+				       NULL },
+		NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	setenv("PX4_SIM_SPEED_FACTOR", "fast", 1);
+	r = run_program(getenv("BAROD"),
+			(const char *const[]){ "barod", "-c", conf,
+					       "--check-config", NULL },
+			NULL);
+	unsetenv("PX4_SIM_SPEED_FACTOR");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "PX4_SIM_SPEED_FACTOR='fast'"));
+	program_result_free(&r);
+	r = run_program(getenv("BAROD"),
+			(const char *const[]){ "barod", "-c", conf,
+					       "--px4-speed-factor", "-1",
+					       "--check-config", NULL },
+			NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--px4-speed-factor: '-1'"));
+	program_result_free(&r);
+}
+
+/* Factor 0: as fast as PX4 replies (batch runs), far above 1x even on
+ * a loaded machine. */
+static void
+test_pacing_unpaced(void **state)
+{
+	char conf[512];
+	const unsigned port = free_ports();
+	struct px4 p;
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "pace0.conf");
+	write_conf(conf, "static:5", port, "speed_factor = 0\n");
+	start(conf, NULL, NULL);
+	px4_connect(&p, port);
+	run_one(&p, 1.0);
+	const double f = achieved(&p, 3.0, NULL);
+	print_message("unpaced: %.2f achieved\n", f);
+	assert_true(f > 3.0);
+	px4_close(&p);
+	free(stop());
+}
+
+/* A PX4 too slow for the factor: barod says so once, with the factor
+ * it achieved, in its log and its status; lockstep stays exact. */
+static void
+test_pacing_not_held(void **state)
+{
+	char conf[512];
+	const unsigned port = free_ports();
+	struct px4 p;
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "slowpx4.conf");
+	write_conf(conf, "static:5", port, "speed_factor = 8\n");
+	start(conf, NULL, NULL);
+	px4_connect(&p, port);
+	/* 8x needs a reply every 0.5 ms; this PX4 takes 2 ms over each
+	 * step (at most 2x). */
+	p.think_us = 2000;
+	run_one(&p, 6.0);
+	const struct px4_status st = status_of(0);
+	print_message("not held: %.3f achieved of 8\n", st.achieved);
+	assert_true(st.achieved > 0.0 && st.achieved < 2.2);
+	assert_true(st.lockstep);
+	assert_true(p.time_ok);
+	char *line = control("status\n");
+	assert_non_null(strstr(line, "(not held)"));
+	px4_close(&p);
+	char *log = stop();
+	const char *w = strstr(log, "speed factor 8 not held: ");
+	assert_non_null(w);
+	assert_null(strstr(w + 1, "speed factor 8 not held: "));
+	free(log);
+}
+
 static int
 kill_child(void **state)
 {
@@ -532,6 +703,10 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_stall_gap_returns, kill_child),
 		cmocka_unit_test_teardown(test_stall_lost_reply, kill_child),
+		cmocka_unit_test_teardown(test_pacing_real_time, kill_child),
+		cmocka_unit_test_teardown(test_pacing_factor, kill_child),
+		cmocka_unit_test_teardown(test_pacing_unpaced, kill_child),
+		cmocka_unit_test_teardown(test_pacing_not_held, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
