@@ -362,13 +362,15 @@ struct expect {
 	struct fault_overlay ov;
 	enum fault_kind ov_kind[2], ov_now;
 	uint32_t ov_from[2], ov_to[2];
-	/* SIM_BARO_FREEZE over [freeze_from, freeze_to): the temperature
-	 * holds too, at the last one PX4 got. */
+	/* SIM_BARO_FREEZE over [freeze_from, freeze_to): ArduPilot's, the
+	 * pressure of the last stored altitude, the temperature live. */
 	uint32_t freeze_from, freeze_to;
-	float last_temp;
 	/* The latest emulator sample and what it means for the frames
-	 * until the next one (the emulator samples every 10 ms at most). */
-	bool have_cur, cur_withheld, cur_garbage, cur_clean;
+	 * until the next one (the emulator samples every 10 ms at most).
+	 * A sample is the frame's own reading where the emulator left it
+	 * alone (its temperature always); cur_held_temp: the overlay set
+	 * the temperature (stuck, garbage). */
+	bool have_cur, cur_withheld, cur_held_temp, cur_clean;
 	struct baro_sample cur;
 };
 
@@ -450,30 +452,29 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 	}
 	/* Baro 0's sample, if it took one (a disabled one does not). */
 	if (got >= 1 && s[0].instance == 0) {
-		const float emulated = s[0].pressure_pa;
+		s[0].temperature_c = m.temperature;
+		if (s[0].alt_m == truth.alt_amsl_m)
+			s[0].pressure_pa = m.abs_pressure * 100.0f;
 		e->have_cur = true;
 		e->cur_withheld = !fault_overlay_apply(&e->ov, &s[0]);
-		e->cur_garbage = !e->cur_withheld && s[0].pressure_pa != emulated;
-		e->cur_clean = !e->cur_withheld && !e->cur_garbage &&
-			       s[0].alt_m == truth.alt_amsl_m;
+		e->cur_held_temp = s[0].temperature_c != m.temperature;
+		e->cur_clean = !e->cur_withheld && !e->cur_held_temp &&
+			       s[0].pressure_pa == m.abs_pressure * 100.0f;
 		e->cur = s[0];
 	}
 	if (e->emu.params.baro[0].disable ||
 	    (e->have_cur && e->cur_withheld)) {
 		m.fields_updated &= ~0x1A00u;
-	} else if (!e->have_cur || (e->cur_clean && !frozen)) {
-		e->last_temp = m.temperature;
+	} else if (!e->have_cur || e->cur_clean) {
 		return false;
 	} else {
 		m.abs_pressure = e->cur.pressure_pa * 0.01f;
 		assert_int_equal(altitude(e->atmos, e->cur.pressure_pa,
 					  &m.pressure_alt), 0);
-		/* garbage: the overlay's temperature; stuck: held */
-		if (e->cur_garbage)
+		/* garbage: the overlay's temperature; stuck: held; else
+		 * (SIM_BARO_FREEZE too) the frame's own, live. */
+		if (e->cur_held_temp)
 			m.temperature = e->cur.temperature_c;
-		else if (frozen)
-			m.temperature = e->last_temp;
-		e->last_temp = m.temperature;
 	}
 	mavlink_pack_hil_sensor(&m, pl);
 	int k = mavlink_frame_encode(out, 2, in[4], in[5], in[6],
@@ -768,8 +769,9 @@ test_px4_failure_types(void **state)
 	free(run.hex);
 }
 
-/* PX4's `stuck` is SIM_BARO_FREEZE: the held altitude's pressure, and
- * the temperature held with it, so PX4's stale check can see it. */
+/* PX4's `stuck` is the overlay's: the last sample before it, pressure
+ * and temperature, held, so PX4's stale check can see it (PX4's own
+ * `failure baro stuck` holds both). */
 static void
 test_stuck(void **state)
 {
@@ -779,8 +781,9 @@ test_stuck(void **state)
 
 	(void)state;
 	expect_init(&e);
-	e.freeze_from = 200;
-	e.freeze_to = 500;
+	e.ov_kind[0] = FAULT_STUCK;
+	e.ov_from[0] = 200;
+	e.ov_to[0] = 500;
 	start(&r, NULL, "at 200ms px4 stuck 0 for 300ms\nat 10min end\n");
 	lockstep(&r, &e, &run, 0, 200);
 	assert_int_equal(run.rewritten, 15);	/* 200 .. 480 ms */

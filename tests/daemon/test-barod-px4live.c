@@ -154,6 +154,20 @@ write_conf(const char *path, const char *profile, unsigned port,
 	write_file(path, text);
 }
 
+/* Whether a reply is complete: its last line starts with ok or error. */
+static bool
+final_line(const char *reply)
+{
+	const size_t n = strlen(reply);
+
+	if (n == 0 || reply[n - 1] != '\n')
+		return false;
+	const char *line = reply + n - 1;
+	while (line > reply && line[-1] != '\n')
+		line--;
+	return strncmp(line, "ok", 2) == 0 || strncmp(line, "error", 5) == 0;
+}
+
 /* One control socket command; the reply up to its "ok" line. */
 static char *
 control(const char *cmd)
@@ -175,8 +189,7 @@ control(const char *cmd)
 		reply[0] = '\0';
 		assert_int_equal(write(fd, cmd, strlen(cmd)),
 				 (ssize_t)strlen(cmd));
-		while (n + 1 < sizeof(reply) && !strstr(reply, "ok\n") &&
-		       !strstr(reply, "error")) {
+		while (n + 1 < sizeof(reply) && !final_line(reply)) {
 			struct pollfd pf = { fd, POLLIN, 0 };
 			assert_true(poll(&pf, 1, 5000) > 0);
 			ssize_t r = read(fd, reply + n, sizeof(reply) - 1 - n);
@@ -669,6 +682,71 @@ test_pacing_not_held(void **state)
 	free(log);
 }
 
+/* Whether the last n baro samples PX4 got are one sample repeated. */
+static bool
+held(const struct px4 *p, size_t n, bool *temp_moved)
+{
+	assert_true(p->nbaro >= n);
+	const size_t k0 = p->nbaro - n;
+	bool same = true;
+	*temp_moved = false;
+	for (size_t k = k0; k < p->nbaro; k++) {
+		same &= p->press[k] == p->press[k0] && p->temp[k] == p->temp[k0];
+		*temp_moved |= p->temp[k] != p->temp[k0];
+	}
+	return same;
+}
+
+/* PX4's stuck (baroctl inject stuck, a scenario's px4 stuck) holds the
+ * whole sample PX4 receives, temperature too, so PX4 can call it STALE;
+ * SIM_BARO_FREEZE keeps ArduPilot's meaning (pressure held, temperature
+ * live). */
+static void
+test_stuck_holds_both(void **state)
+{
+	char conf[512], scn[512];
+	const unsigned port = free_ports();
+	struct px4 p;
+	bool moved;
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "stuck.conf");
+	path_in_tmp(scn, sizeof(scn), "stuck.scn");
+	write_conf(conf, "climb:2", port, NULL);
+	write_file(scn, "at 3s px4 stuck 0 for 2s\n"
+			"at 6s freeze 0 for 2s\n");
+	start(conf, (const char *const[]){ "--scenario", scn, NULL }, NULL);
+	px4_connect(&p, port);
+
+	/* Climbing: every sample differs (25 samples in 300 ms). */
+	run_one(&p, 2.0);
+	assert_false(held(&p, 25, &moved));
+	/* baroctl inject stuck 0 */
+	assert_non_null(strstr(control("inject stuck 0\n"), "ok stuck on baro 0"));
+	run_one(&p, 0.6);
+	assert_true(held(&p, 40, &moved));
+	assert_non_null(strstr(control("inject ok 0\n"), "ok ok on baro 0"));
+	run_one(&p, 0.3);
+	assert_false(held(&p, 20, &moved));
+	/* The scenario's px4 stuck over physics [3 s, 5 s). */
+	while (status_of(0).physics_s < 4.5)
+		run_one(&p, 0.1);
+	assert_true(held(&p, 80, &moved));
+	/* freeze: pressure held, temperature live. */
+	while (status_of(0).physics_s < 7.8)
+		run_one(&p, 0.1);
+	const size_t n = 120, k0 = p.nbaro - n;
+	for (size_t k = k0; k < p.nbaro; k++)
+		assert_true(p.press[k] == p.press[k0]);
+	assert_false(held(&p, n, &moved));
+	assert_true(moved);
+	assert_true(p.time_ok);
+	px4_close(&p);
+	char *log = stop();
+	assert_non_null(strstr(log, "inject stuck on baro 0"));
+	free(log);
+}
+
 static int
 kill_child(void **state)
 {
@@ -707,6 +785,7 @@ main(void)
 		cmocka_unit_test_teardown(test_pacing_factor, kill_child),
 		cmocka_unit_test_teardown(test_pacing_unpaced, kill_child),
 		cmocka_unit_test_teardown(test_pacing_not_held, kill_child),
+		cmocka_unit_test_teardown(test_stuck_holds_both, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
