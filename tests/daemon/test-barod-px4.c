@@ -799,6 +799,96 @@ test_stuck(void **state)
 	free(run.hex);
 }
 
+/* --record holds what PX4 received: each recorded sample's temperature
+ * is the frame's bit for bit, its pressure PX4's (abs_pressure x 100) bit
+ * for bit where no fault touched the frame, and where one did the
+ * pressure barod wrote in hPa (PX4's hPa-to-Pa rounding aside: one
+ * float step).  Clean, glitched, stuck (PX4's), frozen (ArduPilot's,
+ * temperature live) and garbage frames. */
+static void
+test_record_what_px4_got(void **state)
+{
+	struct rig r;
+	char rec[512], extra[700];
+	uint8_t tx[1024], rx[1024];
+	enum { STEPS = 400 };
+	static struct {
+		bool baro;
+		float pa, temp;
+		bool rewritten;
+	} got[STEPS];
+
+	(void)state;
+	path_in_tmp(rec, sizeof(rec), "proxy-record.csv");
+	snprintf(extra, sizeof(extra), "[barod]\nrecord = %s\n[sim]\n", rec);
+	start(&r, extra, "at 200ms glitch 0 5 for 200ms\n"
+			 "at 500ms px4 stuck 0 for 200ms\n"
+			 "at 800ms freeze 0 for 200ms\n"
+			 "at 1100ms px4 garbage 0 for 200ms\n"
+			 "at 10min end\n");
+	for (unsigned k = 0; k < STEPS; k++) {
+		size_t n = hil_sensor(&r, tx, k, T0_US);
+		send_all(r.sim, tx, n);
+		recv_exact(r.px4, rx, n);
+		struct mavlink_hil_sensor m;
+		uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+		memcpy(pl, rx + 10, rx[1]);
+		mavlink_unpack_hil_sensor(pl, &m);
+		got[k].baro = (m.fields_updated & 0x1A00) == 0x1A00;
+		got[k].pa = m.abs_pressure * 100.0f;	/* as PX4 reads it */
+		got[k].temp = m.temperature;
+		got[k].rewritten = memcmp(rx, tx, n) != 0;
+		size_t a = actuators(&r, tx, k);
+		send_all(r.px4, tx, a);
+		recv_exact(r.sim, rx, a);
+	}
+	free(stop(&r));
+
+	char *csv = read_file(rec);
+	unsigned rows = 0, rewritten = 0, held = 0;
+	float stuck_pa = NAN, stuck_temp = NAN;
+	for (char *line = strchr(csv, '\n'); line && line[1];
+	     line = strchr(line + 1, '\n')) {
+		unsigned long long ms;
+		unsigned inst;
+		char alt[32];
+		float pa, temp;
+		if (sscanf(line + 1, "%llu,%u,%31[^,],%f,%f", &ms, &inst, alt,
+			   &pa, &temp) != 5 &&
+		    sscanf(line + 1, "%llu,%u,,%f,%f", &ms, &inst, &pa,
+			   &temp) != 4)
+			fail_msg("record line: %.60s", line + 1);
+		if (inst != 0)
+			continue;
+		assert_int_equal(ms % 4, 0);
+		const unsigned k = (unsigned)(ms / 4);
+		assert_true(k < STEPS);
+		assert_true(got[k].baro);
+		assert_float_exact(temp, got[k].temp);
+		if (got[k].rewritten) {
+			rewritten++;
+			assert_true(float_ulps(pa, got[k].pa) <= 1);
+		} else {
+			assert_float_exact(pa, got[k].pa);
+		}
+		if (ms >= 520 && ms < 700) {
+			if (isnan(stuck_pa)) {
+				stuck_pa = pa;
+				stuck_temp = temp;
+			}
+			assert_float_exact(pa, stuck_pa);
+			assert_float_exact(temp, stuck_temp);
+			held++;
+		}
+		rows++;
+	}
+	free(csv);
+	/* A baro frame every 20 ms, a sample in each. */
+	assert_true(rows >= STEPS / 5 - 2);
+	assert_true(rewritten >= 30);
+	assert_true(held >= 8);
+}
+
 /* The baro in every 250 Hz frame, as jMAVSim sends it: the emulator
  * samples every 12 ms (the first frame 10 ms or more after the last),
  * and the frames in between carry its latest sample. */
@@ -1228,6 +1318,7 @@ main(void)
 		cmocka_unit_test(test_baro_every_frame),
 		cmocka_unit_test(test_disable),
 		cmocka_unit_test(test_stuck),
+		cmocka_unit_test(test_record_what_px4_got),
 		cmocka_unit_test(test_px4_failure_types),
 		cmocka_unit_test(test_restarts),
 		cmocka_unit_test(test_simulator_late),
