@@ -148,6 +148,7 @@ apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
 				 cli->home_alt);
 			return -EINVAL;
 		}
+		c->home_alt_from = "--home-alt";
 	}
 	if (cli->atmosphere &&
 	    config_parse_atmosphere(cli->atmosphere, &c->atmosphere) < 0) {
@@ -391,8 +392,10 @@ usage(FILE *out)
 	      "step:H0:H1:T sine:A:P[:H0]\n"
 	      "      --truth FILE.csv     truth from a trace (time_us or "
 	      "time_s, alt_m)\n"
-	      "      --home-alt METRES    home altitude AMSL (default 584 in "
-	      "the SITL modes, else 0)\n"
+	      "      --home-alt METRES    home altitude AMSL (default: 584 "
+	      "with --sitl-json*;\n"
+	      "                           PX4_HOME_ALT, else 488, with "
+	      "--px4-sim*; else 0)\n"
 	      "      --atmosphere MODEL   1976 (default, ArduPilot 4.6+), "
 	      "simple (<= 4.5) or water\n"
 	      "      --seed N             noise seed\n"

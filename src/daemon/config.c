@@ -239,6 +239,7 @@ section_sim(struct parse *p, const char *key, const char *value)
 				    "home_alt = '%s': expected metres AMSL",
 				    value);
 		c->home_alt_m = h;
+		c->home_alt_from = "barod.conf";
 	} else if (strcmp(key, "atmosphere") == 0) {
 		if (config_parse_atmosphere(value, &c->atmosphere) < 0)
 			return fail(p, -EINVAL,
@@ -350,6 +351,7 @@ section_px4(struct parse *p, const char *key, const char *value)
 			return fail(p, -EINVAL, "%s = '%s': expected degrees "
 				    "from -%g to %g", key, value, lim, lim);
 		*(lat ? &x->home_lat_deg : &x->home_lon_deg) = deg;
+		x->home_latlon_from = "barod.conf";
 	} else if (strcmp(key, "hil_baros") == 0) {
 		if (parse_uint_range(value, 1, 2, &v) < 0)
 			return fail(p, -EINVAL, "hil_baros = '%s': expected 1 "
@@ -1057,6 +1059,7 @@ config_defaults(struct config *c)
 	c->px4.lockstep_timeout_ms = 1000;
 	c->px4.speed_factor = 1.0;
 	c->px4.speed_factor_from = "default";
+	c->px4.home_latlon_from = "default, PX4's Zurich";
 }
 
 int
@@ -1141,6 +1144,7 @@ config_apply_px4_env(struct config *c, const char *(*get)(const char *),
 		     char *err, size_t errlen)
 {
 	const char *v;
+	double x;
 
 	if ((v = get("PX4_SIM_SPEED_FACTOR")) && *v) {
 		if (config_parse_speed_factor(v, &c->px4.speed_factor) < 0) {
@@ -1151,6 +1155,34 @@ config_apply_px4_env(struct config *c, const char *(*get)(const char *),
 		}
 		c->px4.speed_factor_from = "PX4_SIM_SPEED_FACTOR";
 	}
+	/* Each on its own, as Gazebo Classic's plugins and PX4's SIH
+	 * branch (px4-rc.simulator) read them. */
+	static const struct {
+		const char *name;
+		double lim;
+	} home[] = { { "PX4_HOME_LAT", 90.0 }, { "PX4_HOME_LON", 180.0 },
+		     { "PX4_HOME_ALT", 2.1e7 } };
+	for (size_t i = 0; i < 3; i++) {
+		if (!(v = get(home[i].name)) || !*v)
+			continue;
+		if (str_to_double(v, &x) < 0 || !(fabs(x) <= home[i].lim)) {
+			snprintf(err, errlen, "%s='%s': expected %s from -%g "
+				 "to %g", home[i].name, v,
+				 i < 2 ? "degrees" : "metres AMSL",
+				 home[i].lim, home[i].lim);
+			return -EINVAL;
+		}
+		if (i == 0)
+			c->px4.home_lat_deg = x;
+		else if (i == 1)
+			c->px4.home_lon_deg = x;
+		else
+			c->home_alt_m = x;
+		if (i < 2)
+			c->px4.home_latlon_from = "PX4_HOME_LAT/LON";
+		else
+			c->home_alt_from = "PX4_HOME_ALT";
+	}
 	return 0;
 }
 
@@ -1158,18 +1190,28 @@ double
 config_default_home_alt(enum config_source source)
 {
 	/* In the SITL modes the emulator must see the altitude ArduPilot's
-	 * own baro sees, and ArduPilot's default home is CMAC at 584 m. */
-	return source == CONFIG_SOURCE_SITL_JSON ||
-			       source == CONFIG_SOURCE_SITL_PROXY
-		       ? CONFIG_SITL_HOME_ALT_M
-		       : 0.0;
+	 * own baro sees, and ArduPilot's default home is CMAC at 584 m; in
+	 * the PX4 modes PX4's simulators' home, Zurich at 488 m (Gazebo
+	 * Classic's kDefaultHomeAltitude, jMAVSim's DEFAULT_ORIGIN_POS). */
+	switch (source) {
+	case CONFIG_SOURCE_SITL_JSON:
+	case CONFIG_SOURCE_SITL_PROXY:
+		return CONFIG_SITL_HOME_ALT_M;
+	case CONFIG_SOURCE_PX4_SIM:
+	case CONFIG_SOURCE_PX4_PROXY:
+		return CONFIG_PX4_HOME_ALT_M;
+	default:
+		return 0.0;
+	}
 }
 
 void
 config_resolve(struct config *c)
 {
-	if (isnan(c->home_alt_m))
+	if (isnan(c->home_alt_m)) {
 		c->home_alt_m = config_default_home_alt(c->source);
+		c->home_alt_from = "default";
+	}
 }
 
 int

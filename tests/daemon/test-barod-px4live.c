@@ -82,9 +82,10 @@ free_ports(void)
 	return 0;
 }
 
-/* barod -c conf -v [ARGS...] with env (NAME=VALUE or NULL) added. */
+/* barod -c conf -v [ARGS...] with env (NAME=VALUE strings, NULL-ended;
+ * or NULL) added to an environment without PX4's variables. */
 static void
-start(const char *conf, const char *const *args, const char *env)
+start(const char *conf, const char *const *args, const char *const *env)
 {
 	char log[512];
 	const char *argv[16];
@@ -107,8 +108,8 @@ start(const char *conf, const char *const *args, const char *env)
 		unsetenv("PX4_HOME_LAT");
 		unsetenv("PX4_HOME_LON");
 		unsetenv("PX4_HOME_ALT");
-		if (env)
-			putenv((char *)env);
+		for (; env && *env; env++)
+			putenv((char *)*env);
 		execv(getenv("BAROD"), (char *const *)argv);
 		_exit(127);
 	}
@@ -274,6 +275,8 @@ struct px4 {
 	bool time_ok;			/* id 0 times one step apart */
 	double next_hb;			/* wall clock */
 	unsigned think_us;		/* a slow PX4: this long per step */
+	struct mavlink_hil_gps gps;	/* the last HIL_GPS */
+	uint64_t gps_count;
 	/* The baro fields of every baro-flagged id 0 (for stuck). */
 	float *press, *temp;
 	size_t nbaro, capbaro;
@@ -349,6 +352,10 @@ on_frame(const struct mavlink_frame *f, void *user)
 	struct px4 *p = user;
 	struct mavlink_hil_sensor h;
 
+	if (f->msgid == MAVLINK_MSG_HIL_GPS) {
+		mavlink_unpack_hil_gps(f->payload, &p->gps);
+		p->gps_count++;
+	}
 	if (f->msgid != MAVLINK_MSG_HIL_SENSOR)
 		return;
 	mavlink_unpack_hil_sensor(f->payload, &h);
@@ -577,7 +584,7 @@ test_pacing_factor(void **state)
 	path_in_tmp(conf, sizeof(conf), "pace4.conf");
 	write_conf(conf, "static:5", port, "speed_factor = 3\n");
 	start(conf, (const char *const[]){ "--px4-speed-factor", "4", NULL },
-	      "PX4_SIM_SPEED_FACTOR=2");
+	      (const char *const[]){ "PX4_SIM_SPEED_FACTOR=2", NULL });
 	px4_connect(&p, port);
 	run_one(&p, 1.5);
 	const double f = achieved(&p, 10.0, &end);
@@ -591,7 +598,7 @@ test_pacing_factor(void **state)
 	free(stop());
 
 	/* The environment over the file. */
-	start(conf, NULL, "PX4_SIM_SPEED_FACTOR=2");
+	start(conf, NULL, (const char *const[]){ "PX4_SIM_SPEED_FACTOR=2", NULL });
 	px4_connect(&p, port);
 	run_one(&p, 0.5);
 	assert_true(status_of(0).factor == 2.0);
@@ -747,6 +754,73 @@ test_stuck_holds_both(void **state)
 	free(log);
 }
 
+/* Home in the PX4 modes, one rule as PX4's own simulators: --home-alt,
+ * else PX4_HOME_LAT / PX4_HOME_LON / PX4_HOME_ALT, else barod.conf,
+ * else Zurich at 488 m; the start-up log says which. */
+static void
+test_home(void **state)
+{
+	char conf[512];
+	const unsigned port = free_ports();
+	struct px4 p;
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "home.conf");
+	write_conf(conf, "static:10", port, NULL);
+
+	/* Nothing set: PX4's default home, 10 m above it. */
+	start(conf, NULL, NULL);
+	px4_connect(&p, port);
+	run_one(&p, 0.5);
+	assert_true(p.gps_count > 0);
+	assert_int_equal(p.gps.lat, 473977420);
+	assert_int_equal(p.gps.lon, 85455940);
+	assert_int_equal(p.gps.alt, 498000);
+	px4_close(&p);
+	char *log = stop();
+	assert_non_null(strstr(log, "PX4: home 47.3977420, 8.5455940 (default, "
+				    "PX4's Zurich), 488.00 m AMSL (default)"));
+	free(log);
+
+	/* The environment, as Gazebo Classic and SIH read it. */
+	static const char *const env[] = { "PX4_HOME_LAT=-35.363261",
+					   "PX4_HOME_LON=149.165230",
+					   "PX4_HOME_ALT=584", NULL };
+	start(conf, NULL, env);
+	px4_connect(&p, port);
+	run_one(&p, 0.5);
+	assert_int_equal(p.gps.lat, -353632610);
+	assert_int_equal(p.gps.lon, 1491652300);
+	assert_int_equal(p.gps.alt, 594000);
+	px4_close(&p);
+	log = stop();
+	assert_non_null(strstr(log, "(PX4_HOME_LAT/LON), 584.00 m AMSL "
+				    "(PX4_HOME_ALT)"));
+	free(log);
+
+	/* The option over the environment. */
+	start(conf, (const char *const[]){ "--home-alt", "100", NULL }, env);
+	px4_connect(&p, port);
+	run_one(&p, 0.5);
+	assert_int_equal(p.gps.alt, 110000);
+	px4_close(&p);
+	log = stop();
+	assert_non_null(strstr(log, "100.00 m AMSL (--home-alt)"));
+	free(log);
+
+	/* A bad value is refused, named. */
+	setenv("PX4_HOME_LAT", "north", 1);
+	struct program_result r = run_program(
+		getenv("BAROD"),
+		(const char *const[]){ "barod", "-c", conf, "--check-config",
+				       NULL },
+		NULL);
+	unsetenv("PX4_HOME_LAT");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "PX4_HOME_LAT='north'"));
+	program_result_free(&r);
+}
+
 static int
 kill_child(void **state)
 {
@@ -786,6 +860,7 @@ main(void)
 		cmocka_unit_test_teardown(test_pacing_unpaced, kill_child),
 		cmocka_unit_test_teardown(test_pacing_not_held, kill_child),
 		cmocka_unit_test_teardown(test_stuck_holds_both, kill_child),
+		cmocka_unit_test_teardown(test_home, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -503,6 +503,13 @@ px4proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
 		say(p, LOG_LEVEL_INFO, "proxy: PX4 on %s:%u, simulator %s",
 		    c->bind, p->port, p->upstream);
 	}
+	/* The emulator's home bounds its faults' altitudes; the pressure
+	 * comes from the simulator, whose home should be the same. */
+	log_msg(&d->log, LOG_LEVEL_NOTICE,
+		"PX4 proxy: home %.2f m AMSL (%s; PX4 modes: --home-alt, "
+		"else PX4_HOME_ALT, else home_alt, else 488 as PX4's "
+		"simulators)", d->cfg.home_alt_m,
+		d->cfg.home_alt_from ? d->cfg.home_alt_from : "default");
 	return 0;
 }
 

@@ -768,6 +768,13 @@ px4sim_open(struct daemon *d, void **state, char *err, size_t errlen)
 		log_msg(&d->log, LOG_LEVEL_NOTICE,
 			"PX4: speed factor 0 (%s): as fast as PX4 replies",
 			c->speed_factor_from);
+	/* One rule in the PX4 modes, as PX4's own simulators: the option,
+	 * else PX4_HOME_*, else barod.conf, else Zurich at 488 m. */
+	log_msg(&d->log, LOG_LEVEL_NOTICE,
+		"PX4: home %.7f, %.7f (%s), %.2f m AMSL (%s)",
+		c->home_lat_deg, c->home_lon_deg, c->home_latlon_from,
+		d->cfg.home_alt_m,
+		d->cfg.home_alt_from ? d->cfg.home_alt_from : "default");
 	return 0;
 }
 
