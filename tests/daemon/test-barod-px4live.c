@@ -821,6 +821,102 @@ test_home(void **state)
 	program_result_free(&r);
 }
 
+static void
+count_sysid(const struct mavlink_frame *f, void *user)
+{
+	unsigned *counts = user;
+
+	if (f->msgid == MAVLINK_MSG_SCALED_PRESSURE && f->sysid < 4)
+		counts[f->sysid]++;
+}
+
+/* barod's SCALED_PRESSURE on a GCS socket, counted per sysid. */
+static void
+count_sysids(int fd, unsigned counts[4])
+{
+	struct mavlink_parser mp;
+	uint8_t buf[65536];
+	ssize_t n;
+
+	mavlink_parser_init(&mp);
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		mavlink_parser_feed(&mp, buf, (size_t)n, count_sysid, counts);
+		mavlink_parser_flush(&mp);
+	}
+}
+
+/* Two PX4 instances (px4 -i 0 on port, -i 1 on port + 1) in one barod,
+ * in lockstep at once: each paced on its own, a stall of one leaves the
+ * other running at 1x and its gap comes back, a stuck fault on vehicle
+ * 0 leaves vehicle 1 moving, and each vehicle's SCALED_PRESSURE comes
+ * with its own sysid (1 + N). */
+static void
+test_two_instances(void **state)
+{
+	char conf[512], text[1024], sock[512];
+	const unsigned port = free_ports();
+	unsigned gcs_port;
+	const int gcs = udp_loopback(&gcs_port, 0);
+	struct px4 a, b;
+	struct px4 *both[2] = { &a, &b }, *first[1] = { &a };
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "two.conf");
+	path_in_tmp(sock, sizeof(sock), "control");
+	snprintf(text, sizeof(text),
+		 "[barod]\nsource = px4-sim\ncontrol = %s\n"
+		 "[sim]\nprofile = climb:2\natmosphere = 1976\nseed = 7\n"
+		 "[px4]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
+		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		 sock, port, gcs_port);
+	write_file(conf, text);
+	start(conf, NULL, NULL);
+	px4_connect(&a, port);
+	px4_connect(&b, port + 1);
+	run_px4(both, 2, 1.5);
+
+	/* Both paced at 1x, each on its own timer. */
+	struct px4_status a0 = status_of(0), b0 = status_of(1);
+	run_px4(both, 2, 6.0);
+	struct px4_status a1 = status_of(0), b1 = status_of(1);
+	const double fa = (a1.physics_s - a0.physics_s) / (a1.wall_s - a0.wall_s);
+	const double fb = (b1.physics_s - b0.physics_s) / (b1.wall_s - b0.wall_s);
+	print_message("two instances: %.4f and %.4f achieved over 6 s\n", fa,
+		      fb);
+	assert_true(fabs(fa - 1.0) <= 0.05 && fabs(fb - 1.0) <= 0.05);
+	assert_true(a1.lockstep && b1.lockstep);
+
+	/* Instance 1 stops dead for 2.5 s; instance 0 runs on. */
+	const int64_t gap_b = gap(&b1);
+	run_px4(first, 1, 2.5);
+	struct px4_status a2 = status_of(0), b2 = status_of(1);
+	assert_int_equal(a2.stalls, 0);
+	assert_true(b2.stalls >= 2);
+	assert_true(a2.physics_s - a1.physics_s > 2.3);
+	run_px4(both, 2, 1.0);
+	struct px4_status b3 = status_of(1);
+	assert_int_equal(gap(&b3), gap_b);
+	assert_int_equal(b3.late, b3.stalls);
+	assert_int_equal(status_of(0).stalls, 0);
+
+	/* PX4's stuck on vehicle 0: vehicle 1 keeps moving. */
+	assert_non_null(strstr(control("inject stuck 0\n"), "ok stuck"));
+	run_px4(both, 2, 0.6);
+	bool moved;
+	assert_true(held(&a, 40, &moved));
+	assert_false(held(&b, 40, &moved));
+	assert_true(a.time_ok && b.time_ok);
+
+	/* A ground station tells the vehicles apart by sysid. */
+	unsigned counts[4] = { 0 };
+	count_sysids(gcs, counts);
+	assert_true(counts[1] > 0 && counts[2] > 0);
+	px4_close(&a);
+	px4_close(&b);
+	free(stop());
+	close(gcs);
+}
+
 static int
 kill_child(void **state)
 {
@@ -861,6 +957,7 @@ main(void)
 		cmocka_unit_test_teardown(test_pacing_not_held, kill_child),
 		cmocka_unit_test_teardown(test_stuck_holds_both, kill_child),
 		cmocka_unit_test_teardown(test_home, kill_child),
+		cmocka_unit_test_teardown(test_two_instances, kill_child),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
