@@ -29,7 +29,103 @@ baro_sitl_init(struct baro_sitl *sim, const struct sim_params *params,
 	memset(sim, 0, sizeof(*sim));
 	sim->params = *params;
 	sim->atmosphere = atmosphere;
+	baro_sitl_set_ardupilot(sim, BARO_SITL_AP_DEFAULT);
 	sim_random_seed(&sim->rng, seed);
+}
+
+void
+baro_sitl_set_ardupilot(struct baro_sitl *sim, enum baro_sitl_ardupilot v)
+{
+	sim->ardupilot = v;
+	sim->geff = baro_sitl_ardupilot_has_geff(v);
+	sim->true_density = baro_sitl_ardupilot_true_density(v);
+}
+
+static const char *const ardupilot_names[] = {
+	[BARO_SITL_AP_4_5] = "4.5",
+	[BARO_SITL_AP_4_6] = "4.6",
+	[BARO_SITL_AP_4_7] = "4.7",
+	[BARO_SITL_AP_MASTER] = "master",
+};
+
+const char *
+baro_sitl_ardupilot_name(enum baro_sitl_ardupilot v)
+{
+	if ((size_t)v < sizeof(ardupilot_names) / sizeof(ardupilot_names[0]))
+		return ardupilot_names[v];
+	return "?";
+}
+
+int
+baro_sitl_ardupilot_parse(const char *text, enum baro_sitl_ardupilot *v)
+{
+	for (size_t i = 0;
+	     i < sizeof(ardupilot_names) / sizeof(ardupilot_names[0]); i++) {
+		if (strcmp(text, ardupilot_names[i]) == 0) {
+			*v = (enum baro_sitl_ardupilot)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+enum baro_sitl_atmosphere
+baro_sitl_ardupilot_atmosphere(enum baro_sitl_ardupilot v)
+{
+	/* The 1976 table replaced SimpleAtmosphere in PR #26915, merged
+	 * after 4.5.0 shipped. */
+	return v == BARO_SITL_AP_4_5 ? BARO_SITL_ATMOS_SIMPLE
+				     : BARO_SITL_ATMOS_1976;
+}
+
+bool
+baro_sitl_ardupilot_has_geff(enum baro_sitl_ardupilot v)
+{
+	return v == BARO_SITL_AP_MASTER;
+}
+
+bool
+baro_sitl_ardupilot_true_density(enum baro_sitl_ardupilot v)
+{
+	return v == BARO_SITL_AP_MASTER;
+}
+
+int
+baro_sitl_ardupilot_param_check(enum baro_sitl_ardupilot v, size_t idx,
+				double value, char *err, size_t errlen)
+{
+	/* Zero or negative is off in every release, so harmless. */
+	if (sim_param_field(idx) != offsetof(struct sim_baro_params, geff_m) ||
+	    !(value >= (double)FLT_EPSILON) || baro_sitl_ardupilot_has_geff(v))
+		return 0;
+	if (err)
+		snprintf(err, errlen,
+			 "%s: ArduPilot %s has no ground-effect model (it is "
+			 "in master only); use --ardupilot master or 0",
+			 sim_param_info(idx)->name,
+			 baro_sitl_ardupilot_name(v));
+	return -ENOTSUP;
+}
+
+void
+baro_sitl_agl_init(struct baro_sitl_agl *agl)
+{
+	agl->home_alt_m = -1.0f;
+}
+
+double
+baro_sitl_agl_update(struct baro_sitl_agl *agl, double altitude_m)
+{
+	/* is_equal on floats: |a - b| < FLT_EPSILON. */
+	if (fabsf(agl->home_alt_m - -1.0f) < FLT_EPSILON && altitude_m > 0.0)
+		agl->home_alt_m = (float)altitude_m;
+	return altitude_m - (double)agl->home_alt_m;
+}
+
+double
+baro_sitl_state_altitude(int32_t alt_cm)
+{
+	return (double)alt_cm * 0.01;
 }
 
 float
@@ -116,7 +212,7 @@ baro_sitl_params_check(enum baro_sitl_atmosphere atmosphere, double home_m,
 }
 
 int
-baro_sitl_altitude(double home_m, double height_m, float *alt_amsl_m)
+baro_sitl_altitude_cm(double home_m, double height_m, int32_t *alt_cm)
 {
 	if (!isfinite(home_m) || !isfinite(height_m))
 		return -EINVAL;
@@ -124,12 +220,22 @@ baro_sitl_altitude(double home_m, double height_m, float *alt_amsl_m)
 	double home_cm = round(home_m * 100.0);
 	if (home_cm < INT32_MIN || home_cm > INT32_MAX)
 		return -ERANGE;
-	double alt_cm = trunc(home_cm + height_m * 100.0);
-	if (alt_cm < INT32_MIN || alt_cm > INT32_MAX)
+	double cm = trunc(home_cm + height_m * 100.0);
+	if (cm < INT32_MIN || cm > INT32_MAX)
 		return -ERANGE;
-
-	*alt_amsl_m = baro_sitl_alt_from_cm((int32_t)alt_cm);
+	*alt_cm = (int32_t)cm;
 	return 0;
+}
+
+int
+baro_sitl_altitude(double home_m, double height_m, float *alt_amsl_m)
+{
+	int32_t cm;
+	int rc = baro_sitl_altitude_cm(home_m, height_m, &cm);
+
+	if (rc == 0)
+		*alt_amsl_m = baro_sitl_alt_from_cm(cm);
+	return rc;
 }
 
 void
@@ -174,6 +280,27 @@ float
 baro_sitl_wind_correction(float error, float density_ratio)
 {
 	return error * 0.5f * ATMOS_SSL_AIR_DENSITY * density_ratio;
+}
+
+float
+baro_sitl_wind_correction_density(float error, float density)
+{
+	/* Whether ArduPilot's 0.5 is a double or (single-precision-constant)
+	 * a float, the bits are the same: halving is exact and the double
+	 * product of two floats is exact before its one rounding to float. */
+	return (float)((double)error * 0.5 * (double)density);
+}
+
+float
+baro_sitl_ground_effect(float geff_m, float throttle, double height_agl_m)
+{
+	if (!(geff_m >= FLT_EPSILON && throttle >= FLT_EPSILON))
+		return 0.0f;
+	float h = (float)height_agl_m;
+	h = h > 0.0f ? h : 0.0f;
+	float scale = 1.0f - h / 2.0f;
+	scale = scale > 0.0f ? scale : 0.0f;
+	return geff_m * scale;
 }
 
 /* Fold ArduPilot's abs((int32_t)(a - b)) into uint32 without its UB. */
@@ -268,6 +395,8 @@ baro_sitl_update(struct baro_sitl *sim, uint32_t now_ms,
 	bool have_est = sim->have_est;
 	bool inst0_out = false;
 	float inst0_alt = 0.0f;
+	const bool geff = sim->geff;
+	const bool true_density = sim->true_density;
 
 	if (count > BARO_MAX_INSTANCES)
 		count = BARO_MAX_INSTANCES;
@@ -282,8 +411,14 @@ baro_sitl_update(struct baro_sitl *sim, uint32_t now_ms,
 		if (bp->disable)
 			continue;
 
-		float alt = faulted_altitude(sim, s, bp, now_ms,
-					     truth->alt_amsl_m);
+		/* Master lowers the truth here, before drift, noise, glitch
+		 * and the delay buffer, so those act on the lowered value. */
+		float alt = truth->alt_amsl_m;
+		if (geff && bp->geff_m >= FLT_EPSILON)
+			alt -= baro_sitl_ground_effect(bp->geff_m,
+						       truth->throttle,
+						       truth->height_agl_m);
+		alt = faulted_altitude(sim, s, bp, now_ms, alt);
 		float p, t;
 		pressure_temperature(sim, now_ms, alt, &p, &t);
 
@@ -300,7 +435,12 @@ baro_sitl_update(struct baro_sitl *sim, uint32_t now_ms,
 		/* A zero error adds exactly 0 Pa whatever the density, so
 		 * the powf() behind the density ratio is skipped then. */
 		const float werr = baro_sitl_wind_error(bp, truth->vel_air_bf);
-		if (werr != 0.0f) {
+		if (werr != 0.0f && true_density) {
+			/* The true, undelayed, noise-free altitude, as the
+			 * simulation's own state (#33658). */
+			p += baro_sitl_wind_correction_density(
+				werr, atmos_1976_density(truth->alt_amsl_m));
+		} else if (werr != 0.0f) {
 			const float h = have_est ? est : alt;
 			p += baro_sitl_wind_correction(
 				werr, atmos_1976_density_ratio(h));

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * A deterministic re-implementation of ArduPilot's AP_Baro_SITL: the
- * 100 Hz timer, DISABLE, integrated DRIFT, uniform NOISE, GLITCH, FREEZE,
- * the 50-slot delay buffer, temperature warm-up and BFACTOR, and the wind
- * pressure correction, for up to three instances.
+ * 100 Hz timer, DISABLE, ground effect (master), integrated DRIFT, uniform
+ * NOISE, GLITCH, FREEZE, the 50-slot delay buffer, temperature warm-up and
+ * BFACTOR, and the wind pressure correction, for up to three instances,
+ * as a chosen ArduPilot release does them (enum baro_sitl_ardupilot).
  *
  * Pure: no I/O, no clock, no global state.  The caller passes the time
  * and the truth; parameters may be changed between calls (through
@@ -29,6 +30,58 @@ enum baro_sitl_atmosphere {
 	BARO_SITL_ATMOS_WATER,	/* ArduSub's underwater model */
 };
 
+/*
+ * The ArduPilot whose SITL baro the emulator reproduces.  What differs:
+ *
+ *            atmosphere  wind density                  SIM_BARO_GEFF_M
+ *   4.5      simple      1.225 * ratio(estimated alt)  no
+ *   4.6      1976        1.225 * ratio(estimated alt)  no
+ *   4.7      1976        1.225 * ratio(estimated alt)  no
+ *   master   1976        rho_1976(true alt)  (#33658)  yes (#32472)
+ *
+ * The atmosphere is only the default (baro_sitl_init takes it); 4.7 is
+ * the newest stable release and the emulator's default.
+ */
+enum baro_sitl_ardupilot {
+	BARO_SITL_AP_4_5,
+	BARO_SITL_AP_4_6,
+	BARO_SITL_AP_4_7,
+	BARO_SITL_AP_MASTER,
+};
+
+#define BARO_SITL_AP_DEFAULT BARO_SITL_AP_4_7
+#define BARO_SITL_AP_CHOICES "4.5, 4.6, 4.7 or master"
+
+/* "4.5", "4.6", "4.7", "master". */
+const char *
+baro_sitl_ardupilot_name(enum baro_sitl_ardupilot v);
+
+/* One of the names above; 0, or -EINVAL. */
+int
+baro_sitl_ardupilot_parse(const char *text, enum baro_sitl_ardupilot *v);
+
+/* The atmosphere that release's SITL uses (simple up to 4.5). */
+enum baro_sitl_atmosphere
+baro_sitl_ardupilot_atmosphere(enum baro_sitl_ardupilot v);
+
+/* Whether that release has SIM_BARO_GEFF_M (ground effect). */
+bool
+baro_sitl_ardupilot_has_geff(enum baro_sitl_ardupilot v);
+
+/* Whether its wind correction uses the 1976 density at the true altitude
+ * (else 1.225 times the density ratio at the estimated altitude). */
+bool
+baro_sitl_ardupilot_true_density(enum baro_sitl_ardupilot v);
+
+/*
+ * Refuse a parameter value the release cannot act on: a positive GEFF_M
+ * where the release has no ground-effect model (0 or negative is off
+ * everywhere).  0, or -ENOTSUP with "NAME: ..." in err (may be NULL).
+ */
+int
+baro_sitl_ardupilot_param_check(enum baro_sitl_ardupilot v, size_t idx,
+				double value, char *err, size_t errlen);
+
 /* The simulated vehicle at one timer call. */
 struct baro_sitl_truth {
 	/* Altitude AMSL in metres as the SITL baro sees it: already
@@ -36,7 +89,31 @@ struct baro_sitl_truth {
 	float alt_amsl_m;
 	/* Air velocity in the body frame, FRD, m/s (true airspeed). */
 	float vel_air_bf[3];
+	/* SIM::throttle, 0..1: the motors' mean output (sitl-json.h's
+	 * sitl_servo_throttle, px4-throttle.h).  Ground effect acts while it
+	 * is positive. */
+	float throttle;
+	/* sitl_fdm.height_agl, m: baro_sitl_agl_update() without terrain. */
+	double height_agl_m;
 };
+
+/*
+ * SITL's height above ground without terrain data: the altitude minus
+ * the first altitude above 0 m seen (SITL_State::set_height_agl, a float
+ * that starts at -1, so until the vehicle is seen above sea level the
+ * height is altitude + 1 m).
+ */
+struct baro_sitl_agl {
+	float home_alt_m;
+};
+
+void
+baro_sitl_agl_init(struct baro_sitl_agl *agl);
+
+/* altitude_m is sitl_fdm.altitude, the double of baro_sitl_state_altitude;
+ * returns height_agl. */
+double
+baro_sitl_agl_update(struct baro_sitl_agl *agl, double altitude_m);
 
 struct baro_sitl_slot {
 	uint32_t time_ms;
@@ -56,6 +133,10 @@ struct baro_sitl_instance {
 struct baro_sitl {
 	struct sim_params params;
 	enum baro_sitl_atmosphere atmosphere;
+	enum baro_sitl_ardupilot ardupilot;
+	/* What ardupilot implies, decided once (baro_sitl_set_ardupilot)
+	 * rather than on every call. */
+	bool geff, true_density;
 	struct sim_random rng;
 	/* Altitude the wind correction's density ratio is taken at: the
 	 * last output altitude of instance 0, standing in for the
@@ -65,9 +146,15 @@ struct baro_sitl {
 	struct baro_sitl_instance inst[BARO_MAX_INSTANCES];
 };
 
+/* Reproduces BARO_SITL_AP_DEFAULT until baro_sitl_set_ardupilot(). */
 void
 baro_sitl_init(struct baro_sitl *sim, const struct sim_params *params,
 	       enum baro_sitl_atmosphere atmosphere, uint32_t seed);
+
+/* Reproduce release v from the next timer call on (the atmosphere stays
+ * what baro_sitl_init was given). */
+void
+baro_sitl_set_ardupilot(struct baro_sitl *sim, enum baro_sitl_ardupilot v);
 
 /* "simple", "1976" or "water": the word the tools take for it. */
 const char *
@@ -137,6 +224,15 @@ baro_sitl_healthy(const struct baro_sitl *sim, unsigned instance);
 int
 baro_sitl_altitude(double home_m, double height_m, float *alt_amsl_m);
 
+/* The same, giving location.alt in centimetres. */
+int
+baro_sitl_altitude_cm(double home_m, double height_m, int32_t *alt_cm);
+
+/* sitl_fdm.altitude, the double metres of location.alt: alt_cm * 1.0e-2
+ * in double (baro_sitl_alt_from_cm is this rounded to float). */
+double
+baro_sitl_state_altitude(int32_t alt_cm);
+
 /* The float metres of a Location's int32 centimetres, as AP_Baro_SITL
  * sees them: every centimetre-to-metre conversion goes through here. */
 float
@@ -152,8 +248,23 @@ float
 baro_sitl_wind_error(const struct sim_baro_params *bp,
 		     const float vel_air_bf[3]);
 
-/* error * 0.5 * rho_SSL * ratio: the Pa added to the pressure. */
+/* error * 0.5 * rho_SSL * ratio: the Pa added to the pressure (up to
+ * ArduPilot 4.7). */
 float
 baro_sitl_wind_correction(float error, float density_ratio);
+
+/* error * 0.5 * rho: the same with the air density (kg/m^3) itself,
+ * ArduPilot master's form, rho = atmos_1976_density(true altitude). */
+float
+baro_sitl_wind_correction_density(float error, float density);
+
+/*
+ * The metres ground effect takes off the altitude (master only): GEFF_M *
+ * max(0, 1 - max(height_agl, 0) / 2 m) in float while GEFF_M and the
+ * throttle are both positive (ArduPilot's is_positive: >= FLT_EPSILON),
+ * else 0.
+ */
+float
+baro_sitl_ground_effect(float geff_m, float throttle, double height_agl_m);
 
 #endif

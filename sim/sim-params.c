@@ -22,8 +22,10 @@
 #define OFF(field) offsetof(struct sim_params, field)
 
 /*
- * One instance's twelve parameters, in ArduPilot's group order (RND is
- * index 1 ... WCF_DN index 12 of SIM::BaroParm).
+ * One instance's thirteen parameters, in ArduPilot's group order (RND is
+ * index 1 ... WCF_DN index 12, GEFF_M index 13 of SIM::BaroParm).  GEFF_M
+ * exists only in ArduPilot master (PR #32472); the emulator ignores it
+ * when it reproduces an older release (baro_sitl_ardupilot_has_geff).
  */
 #define BARO_PARAMS(prefix, i)                                                \
 	{ prefix "RND", SIM_PARAM_FLOAT, 0.2f, F_MIN, F_MAX, "m",             \
@@ -61,7 +63,11 @@
 	  OFF(baro[i].wcf_up) },                                              \
 	{ prefix "WCF_DN", SIM_PARAM_FLOAT, 0.0f, F_MIN, F_MAX, "",           \
 	  "wind coefficient for body z air velocity <= 0",                    \
-	  OFF(baro[i].wcf_dn) }
+	  OFF(baro[i].wcf_dn) },                                              \
+	{ prefix "GEFF_M", SIM_PARAM_FLOAT, 0.0f, F_MIN, F_MAX, "m",          \
+	  "ground effect: altitude lowered by up to this while motors run, "  \
+	  "to 0 at 2 m AGL; <= 0 off (ArduPilot master)",                     \
+	  OFF(baro[i].geff_m) }
 
 static const struct sim_param_info params[] = {
 	{ "SIM_BARO_COUNT", SIM_PARAM_INT8, 2.0f, 0.0f, 3.0f, "",

@@ -31,6 +31,7 @@ struct sim_baro_params {
 	int8_t freeze;		/* exactly 1 freezes */
 	int16_t delay;		/* ms */
 	float wcf_fwd, wcf_bak, wcf_rgt, wcf_lft, wcf_up, wcf_dn;
+	float geff_m;		/* m, ground-effect altitude error; <= 0 off */
 };
 
 struct sim_params {

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "atmosphere.h"
+#include "barod-harness.h"
 #include "bench-util.h"
 #include "mavlink.h"
 
@@ -112,18 +113,10 @@ frame(uint8_t *out, uint8_t seq, uint8_t compid, uint32_t msgid,
 	return 12 + len;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 enum mode { DIRECT, CLEAN, FAULTED, PACED };
 
 static int
-run(const char *barod, enum mode mode, unsigned frames)
+run(struct harness *h, enum mode mode, unsigned frames)
 {
 	static const char *const names[] = {
 		"straight through (no barod)", "barod, clean emulator",
@@ -132,15 +125,13 @@ run(const char *barod, enum mode mode, unsigned frames)
 	unsigned sim_port, px4_port = 0;
 	int lsim = listener(&sim_port);
 	pid_t pid = -1;
-	char conf[] = "/tmp/bench-px4-XXXXXX";
+	char conf[512];
 
 	if (lsim < 0)
 		return 1;
 	if (mode != DIRECT) {
-		int probe = listener(&px4_port);
-		close(probe);
-		int cfd = mkstemp(conf);
-		dprintf(cfd,
+		px4_port = harness_free_port(h, SOCK_STREAM, false);
+		harness_write(h, conf, sizeof(conf), "barod.conf",
 			"[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
 			"[sim]\natmosphere = 1976\n%s"
 			"[px4]\nbind = 127.0.0.1\nport = %u\n"
@@ -151,12 +142,9 @@ run(const char *barod, enum mode mode, unsigned frames)
 				      : "SIM_BARO_RND = 0.5\n"
 					"SIM_BARO_GLITCH = 3\n",
 			px4_port, sim_port);
-		close(cfd);
-		pid = fork();
-		if (pid == 0) {
-			execl(barod, "barod", "-c", conf, "-q", (char *)NULL);
-			_exit(127);
-		}
+		/* Its log in the harness's directory; back once it runs. */
+		pid = harness_start(h, "barod.log", (const char *[]){
+			"-c", conf, NULL });
 	}
 	int px4 = dial(mode == DIRECT ? sim_port : px4_port);
 	int sim = take(lsim);
@@ -220,13 +208,8 @@ run(const char *barod, enum mode mode, unsigned frames)
 	double cpu = 0.0;
 	if (pid > 0) {
 		struct rusage ru;
-		int status;
-		kill(pid, SIGTERM);
-		wait4(pid, &status, 0, &ru);
-		unlink(conf);
-		cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-		      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
-			      1e-6;
+		harness_stop(h, pid, &ru);
+		cpu = rusage_cpu_s(&ru);
 	}
 	close(px4);
 	close(sim);
@@ -258,10 +241,15 @@ main(int argc, char **argv)
 	}
 	unsigned frames = argc > 2 ? (unsigned)atoi(argv[2]) : 50000;
 	int rc = 0;
+	struct harness h;
+	if (harness_init(&h, "bench-px4", argv[1], NULL) < 0)
+		return 1;
 	for (int m = DIRECT; m <= FAULTED; m++) {
-		rc |= run(argv[1], (enum mode)m, frames);
+		rc |= run(&h, (enum mode)m, frames);
 		printf("\n");
 	}
 	/* Ten simulated seconds at the speed PX4 really runs. */
-	return rc | run(argv[1], PACED, 2500);
+	rc |= run(&h, PACED, 2500);
+	harness_fini(&h);
+	return rc;
 }

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "barod-harness.h"
 #include "bench-util.h"
 #include "mavlink.h"
 
@@ -41,14 +42,6 @@ struct px4 {
 	bool step_seen;
 	uint8_t seq;
 };
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void
 on_frame(const struct mavlink_frame *f, void *user)
@@ -107,34 +100,22 @@ connect_to(unsigned port)
  * the figures if print; *slowest: the lowest factor an instance
  * achieved. */
 static int
-run(const char *barod, int instances, unsigned steps, double factor,
+run(struct harness *h, int instances, unsigned steps, double factor,
     bool print, double *slowest)
 {
-	int probe = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t slen = sizeof(sa);
-	bind(probe, (struct sockaddr *)&sa, sizeof(sa));
-	getsockname(probe, (struct sockaddr *)&sa, &slen);
-	close(probe);
-	const unsigned base = 20000 + ntohs(sa.sin_port) % 20000;
-
-	char conf[] = "/tmp/bench-px4sim-XXXXXX";
-	int cfd = mkstemp(conf);
-	dprintf(cfd,
+	const unsigned base =
+		20000 + harness_free_port(h, SOCK_STREAM, false) % 20000;
+	char conf[512];
+	harness_write(h, conf, sizeof(conf), "barod.conf",
 		"[barod]\nsource = px4-sim\ncontrol = none\n"
 		"[sim]\nSIM_BARO_COUNT = 2\nprofile = climb:1\n"
 		"[px4]\ninstances = %d\nbind = 127.0.0.1\nport = %u\n"
 		"hil_baros = 2\nspeed_factor = %g\n"
 		"[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
 		instances, base, factor);
-	close(cfd);
-
-	pid_t pid = fork();
-	if (pid == 0) {
-		execl(barod, "barod", "-c", conf, "-q", (char *)NULL);
-		_exit(127);
-	}
+	/* Its log in the harness's directory; back once it listens. */
+	pid_t pid = harness_start(h, "barod.log", (const char *[]){
+		"-c", conf, NULL });
 
 	struct px4 px[MAX_INSTANCES];
 	for (int i = 0; i < instances; i++) {
@@ -143,9 +124,7 @@ run(const char *barod, int instances, unsigned steps, double factor,
 		px[i].fd = connect_to(base + (unsigned)i);
 		if (px[i].fd < 0) {
 			fprintf(stderr, "bench-px4sim: barod not listening\n");
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			unlink(conf);
+			harness_kill(h, pid);
 			return 1;
 		}
 	}
@@ -187,13 +166,9 @@ run(const char *barod, int instances, unsigned steps, double factor,
 	}
 	double dt = now_s() - t0;
 
-	kill(pid, SIGTERM);
-	int status;
 	struct rusage ru;
-	wait4(pid, &status, 0, &ru);
-	unlink(conf);
-	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+	harness_stop(h, pid, &ru);
+	double cpu = rusage_cpu_s(&ru);
 
 	/* Each instance from its first to its last step: the steps
 	 * freewheeled before lockstep are few and on the same clock. */
@@ -233,16 +208,19 @@ main(int argc, char **argv)
 		return 2;
 	}
 	unsigned steps = argc > 2 ? (unsigned)atoi(argv[2]) : 20000;
+	struct harness h;
+	if (harness_init(&h, "bench-px4sim", argv[1], NULL) < 0)
+		return 1;
 	int rc = 0;
 	for (int n = 1; n <= MAX_INSTANCES; n += MAX_INSTANCES - 1) {
 		double ceiling, got = 0.0;
-		rc |= run(argv[1], n, steps, 0.0, true, &ceiling);
+		rc |= run(&h, n, steps, 0.0, true, &ceiling);
 		/* Paced: a whole factor at or below the ceiling, 3 s per
 		 * try, 20 % less each time it is not held. */
 		double f = floor(ceiling);
 		for (int k = 0; k < 6 && f >= 1.0; k++) {
 			const unsigned paced = (unsigned)(f * 250.0 * 3.0);
-			rc |= run(argv[1], n, paced, f, false, &got);
+			rc |= run(&h, n, paced, f, false, &got);
 			if (got >= 0.95 * f)
 				break;
 			f = floor(f * 0.8);
@@ -251,5 +229,6 @@ main(int argc, char **argv)
 		       "(slowest instance %.2f)\n\n", n, n > 1 ? "s" : "",
 		       f >= 1.0 ? f : 0.0, got);
 	}
+	harness_fini(&h);
 	return rc;
 }

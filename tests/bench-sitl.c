@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "barod-harness.h"
 #include "bench-util.h"
 #include "sitl-json.h"
 
@@ -51,14 +52,6 @@ udp_socket(unsigned *port)
 	return fd;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void
 to(int fd, unsigned port, const void *buf, size_t len)
 {
@@ -75,7 +68,7 @@ struct result {
 };
 
 static int
-run(const char *barod, bool proxy, unsigned frames, struct result *res)
+run(struct harness *h, bool proxy, unsigned frames, struct result *res)
 {
 	unsigned base = 0;
 	int probe = udp_socket(&base);
@@ -89,9 +82,8 @@ run(const char *barod, bool proxy, unsigned frames, struct result *res)
 		unsigned p = up_port + 10u * (unsigned)i;
 		up[i] = proxy ? udp_socket(&p) : -1;
 	}
-	char conf[] = "/tmp/bench-sitl-XXXXXX";
-	int cfd = mkstemp(conf);
-	dprintf(cfd,
+	char conf[512];
+	harness_write(h, conf, sizeof(conf), "barod.conf",
 		"[barod]\nsource = %s\ncontrol = none\n"
 		"[sim]\nSIM_BARO_COUNT = 3\nprofile = climb:1\n"
 		"[sitl]\ninstances = %d\nbind = 127.0.0.1\nport = %u\n"
@@ -99,14 +91,9 @@ run(const char *barod, bool proxy, unsigned frames, struct result *res)
 		"[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
 		proxy ? "sitl-json-proxy" : "sitl-json", INSTANCES, base,
 		up_port);
-	close(cfd);
-
-	pid_t pid = fork();
-	if (pid == 0) {
-		execl(barod, "barod", "-c", conf, "-q", (char *)NULL);
-		_exit(127);
-	}
-	usleep(300000);
+	/* Its log in the harness's directory; back once it runs. */
+	pid_t pid = harness_start(h, "barod.log", (const char *[]){
+		"-c", conf, NULL });
 
 	unsigned ap_port[INSTANCES];
 	int ap[INSTANCES];
@@ -189,19 +176,13 @@ run(const char *barod, bool proxy, unsigned frames, struct result *res)
 	}
 	double dt = now_s() - t0;
 
-	kill(pid, SIGTERM);
-	int status;
 	struct rusage ru;
-	wait4(pid, &status, 0, &ru);
-	unlink(conf);
-	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+	harness_stop(h, pid, &ru);
+	double cpu = rusage_cpu_s(&ru);
 
 	qsort(lat, nlat, sizeof(double), cmp_double);
-	const double user = (double)ru.ru_utime.tv_sec +
-			    (double)ru.ru_utime.tv_usec * 1e-6;
-	const double sys = (double)ru.ru_stime.tv_sec +
-			   (double)ru.ru_stime.tv_usec * 1e-6;
+	const double user = timeval_s(ru.ru_utime);
+	const double sys = timeval_s(ru.ru_stime);
 	*res = (struct result){ done / dt, 1e6 * cpu / done, 1e6 * user / done,
 				1e6 * sys / done };
 	printf("%s, %d instances in lockstep, %u frames:\n",
@@ -252,12 +233,16 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench-sitl: 1 to 16 rounds\n");
 		return 2;
 	}
+	struct harness h;
+	if (harness_init(&h, "bench-sitl", argv[1], NULL) < 0)
+		return 1;
 	for (unsigned k = 0; k < rounds; k++) {
 		printf("round %u of %u\n", k + 1, rounds);
-		rc |= run(argv[1], false, frames, &peer[k]);
-		rc |= run(argv[1], true, frames, &proxy[k]);
+		rc |= run(&h, false, frames, &peer[k]);
+		rc |= run(&h, true, frames, &proxy[k]);
 		printf("\n");
 	}
+	harness_fini(&h);
 	const size_t fps = offsetof(struct result, fps);
 	const size_t cpu = offsetof(struct result, cpu_us);
 	const size_t user = offsetof(struct result, user_us);

@@ -3,7 +3,7 @@
  * What every frame of barod's built-in SITL vehicle must satisfy, checked
  * on the reply text ArduPilot reads and on the state it came from: every
  * number finite, speed, specific force and height within the limits of
- * sim/sitl-motion.h, and position, velocity and acceleration agreeing
+ * src/vehicles/sitl-motion.h, and position, velocity and acceleration agreeing
  * with the previous frame.  Shared by the unit test and the fuzz target.
  */
 #ifndef BAROD_TEST_SITL_MOTION_CHECK_H

@@ -101,6 +101,48 @@ test_density_ratio(void **state)
 	}
 }
 
+/*
+ * get_air_density_for_alt_amsl, which ArduPilot master's wind correction
+ * uses at the true altitude (PR #33658), in every layer of the 1976
+ * table.  Two independent derivations by python3
+ * (tests/derive-versions-vectors.py): the formula in double, to which float32 agrees
+ * within 1e-6 relative (largest seen 5.4e-7, at 25 km); and the formula
+ * in float32 steps with glibc's powf/expf, which must match to the bit.
+ */
+static void
+test_density_layers(void **state)
+{
+	static const struct {
+		float z;
+		unsigned layer;		/* which formula: see comment */
+		double rho_double;
+		float rho_float;
+	} tv[] = {
+		{ -4000.0f, 0, 1.76972656, 0x1.c50cc2p+0f },
+		{ 0.0f, 0, 1.22499981, 0x1.399996p+0f },
+		{ 584.0f, 0, 1.15778387, 0x1.286486p+0f },
+		{ 5000.0f, 0, 0.736428811, 0x1.790d34p-1f },
+		{ 11000.0f, 0, 0.364801758, 0x1.758e94p-2f },	/* h 10981 */
+		{ 15000.0f, 1, 0.194755166, 0x1.8edbcep-3f },	/* isothermal */
+		{ 25000.0f, 2, 0.0400839306, 0x1.485e24p-5f },
+		{ 40000.0f, 3, 0.00399567825, 0x1.05dc56p-8f },
+		{ 49000.0f, 4, 0.00116276961, 0x1.30d02ap-10f },	/* isothermal */
+		{ 60000.0f, 5, 0.000309678198, 0x1.44b898p-12f },
+		{ 75000.0f, 6, 3.99210816e-05, 0x1.4ee1dep-15f },
+		{ 86000.0f, 7, 6.95782171e-06, 0x1.d2ee72p-18f },	/* isothermal */
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(tv) / sizeof(tv[0]); i++) {
+		const float rho = atmos_1976_density(tv[i].z);
+		assert_float_exact(rho, tv[i].rho_float);
+		assert_close_rel((double)rho, tv[i].rho_double, 1e-6);
+	}
+	/* The ratio the older releases use is this density over 1.225. */
+	assert_close_rel((double)atmos_1976_density_ratio(584.0f),
+			 1.15778387 / 1.225, 1e-6);
+}
+
 /* TV2: the legacy SimpleAtmosphere.  The sheet computed it in double;
  * ArduPilot (and we) use float, so compare to float precision. */
 static void
@@ -211,6 +253,7 @@ main(void)
 		cmocka_unit_test(test_1976_ardupilot_references),
 		cmocka_unit_test(test_1976_inverse),
 		cmocka_unit_test(test_density_ratio),
+		cmocka_unit_test(test_density_layers),
 		cmocka_unit_test(test_simple_vectors),
 		cmocka_unit_test(test_simple_inverse),
 		cmocka_unit_test(test_simple_vs_1976),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* Files written whole or not at all (src/util-atomic-file.c). */
+/* Files written whole or not at all (src/common/util-atomic-file.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>

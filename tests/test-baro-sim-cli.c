@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim-params.h"
 #include "test-files.h"
 #include "test-util.h"
 
@@ -79,7 +80,7 @@ test_help_and_params(void **state)
 
 	r = run((const char *[]){ "--list-params", NULL }, NULL);
 	assert_int_equal(r.status, 0);
-	assert_int_equal(count_lines(r.out), 1 + 41);
+	assert_int_equal(count_lines(r.out), 1 + sim_param_count());
 	assert_non_null(strstr(r.out, "SIM_BAR3_WCF_DN"));
 	assert_non_null(strstr(r.out, "SIM_TEMP_BFACTOR"));
 	program_result_free(&r);
@@ -715,11 +716,260 @@ test_scenario_longer_than_trace(void **state)
 	program_result_free(&r);
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * Ground effect through a trace's throttle column (ArduPilot master,
+ * SIM_BARO_GEFF_M 1.5, home 100 m): heights 0, 0.5, 1.999, 2 and 3 m
+ * with throttle 0, 0.01 and 0.6.  The first row (100 m, the first
+ * altitude above 0 m) is SITL's ground.  Heights reach the baro in whole
+ * centimetres, so 1.999 m is 1.99 m, as in ArduPilot.  python3
+ * (tests/derive-versions-vectors.py): lowered 98.5, 99.375, 101.982498
+ * (0x1.97ee14p+6), 102, 103; unlowered 100, 100.5, 101.989998
+ * (0x1.97f5c2p+6), 102, 103.
+ */
+static void
+test_ground_effect_trace(void **state)
+{
+	static const char *const height[] = { "0", "0.5", "1.999", "2.0", "3" };
+	static const char *const throttle[] = { "0", "0.01", "0.6" };
+	static const float plain[] = { 100.0f, 100.5f, 0x1.97f5c2p+6f, 102.0f,
+				       103.0f };
+	static const float lowered[] = { 98.5f, 99.375f, 0x1.97ee14p+6f,
+					 102.0f, 103.0f };
+	char trace[2048] = "time_ms_unused,time_us,alt_m,throttle\n";
+	struct row rows[32];
+	int t = 10;
+	(void)state;
+
+	for (int k = 0; k < 3; k++) {
+		for (int i = 0; i < 5; i++, t += 10) {
+			char line[80];
+			snprintf(line, sizeof(line), "x,%d,%s,%s\n", t * 1000,
+				 height[i], throttle[k]);
+			strcat(trace, line);
+		}
+	}
+	struct program_result r = run((const char *[]){
+		"--ardupilot", "master", "--home-alt", "100",
+		"-p", "SIM_BARO_GEFF_M=1.5", "-p", "SIM_BARO_RND=0",
+		"-p", "SIM_BARO_COUNT=1", NULL }, trace);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(parse_rows(r.out, rows, 32), 15);
+	for (int k = 0; k < 3; k++) {
+		for (int i = 0; i < 5; i++) {
+			const struct row *w = &rows[5 * k + i];
+			const float want = k == 0 ? plain[i] : lowered[i];
+			if (w->alt != want)
+				fail_msg("height %s throttle %s: %.9g, want "
+					 "%.9g", height[i], throttle[k],
+					 (double)w->alt, (double)want);
+		}
+	}
+	program_result_free(&r);
+
+	/* 4.7 (the default) has no ground effect: the throttle column is
+	 * read and changes nothing, byte for byte. */
+	r = run((const char *[]){ "--home-alt", "100", "-p", "SIM_BARO_RND=0",
+				  "-p", "SIM_BARO_COUNT=1", NULL }, trace);
+	struct program_result r47 = run((const char *[]){
+		"--ardupilot", "4.7", "--home-alt", "100", "-p",
+		"SIM_BARO_RND=0", "-p", "SIM_BARO_COUNT=1", NULL }, trace);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, r47.out);
+	assert_int_equal(parse_rows(r.out, rows, 32), 15);
+	for (int j = 0; j < 15; j++)
+		assert_float_exact(rows[j].alt, plain[j % 5]);
+	program_result_free(&r);
+	program_result_free(&r47);
+}
+
+/* The take-off profile: motors off, spooling on the ground, climbing,
+ * holding, landing; --throttle airborne:T on another profile. */
+static void
+test_ground_effect_profiles(void **state)
+{
+	struct row rows[2048];
+	(void)state;
+
+	struct program_result r = run((const char *[]){
+		"--ardupilot", "master", "--home-alt", "100",
+		"-p", "SIM_BARO_GEFF_M=1.5", "-p", "SIM_BARO_RND=0",
+		"-p", "SIM_BARO_COUNT=1", "-g", "takeoff:5:1:3:0.6",
+		"--duration", "17", "--rate", "100", NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	int n = parse_rows(r.out, rows, 2048);
+	assert_int_equal(n, 1700);
+	static const struct {
+		unsigned ms;
+		float alt;
+	} tv[] = {
+		{ 500, 100.0f },	/* motors off on the ground */
+		{ 1500, 98.5f },	/* spooling: full ground effect */
+		{ 2500, 99.375f },	/* 0.5 m up */
+		{ 4500, 102.5f },	/* 2.5 m: none */
+		{ 8000, 105.0f },	/* holding */
+		{ 14500, 99.375f },	/* landing, 0.5 m up */
+		{ 15500, 98.5f },	/* landed, motors on */
+		{ 16500, 100.0f },	/* motors off */
+	};
+	for (size_t i = 0; i < sizeof(tv) / sizeof(tv[0]); i++) {
+		const struct row *w = &rows[tv[i].ms / 10 - 1];
+		assert_int_equal(w->time_ms, tv[i].ms);
+		if (w->alt != tv[i].alt)
+			fail_msg("%u ms: %.9g, want %.9g", tv[i].ms,
+				 (double)w->alt, (double)tv[i].alt);
+	}
+	program_result_free(&r);
+
+	r = run((const char *[]){
+		"--ardupilot", "master", "--home-alt", "100",
+		"-p", "SIM_BARO_GEFF_M=1.5", "-p", "SIM_BARO_RND=0",
+		"-p", "SIM_BARO_COUNT=1", "-g", "climb:1", "--throttle",
+		"airborne:0.6", "--duration", "1", "--rate", "100", NULL },
+		NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(parse_rows(r.out, rows, 2048), 100);
+	assert_float_exact(rows[49].alt, 99.375f);	/* 500 ms, 0.5 m */
+	program_result_free(&r);
+}
+
+/* A scenario sets and ramps GEFF_M like any SIM_* parameter (master);
+ * before master, one that would is refused with its line. */
+static void
+test_ground_effect_scenario(void **state)
+{
+	char path[32];
+	struct row rows[256];
+	(void)state;
+
+	scenario_file(path, "at 0.5s set SIM_BARO_GEFF_M 1.5 for 0.2s\n"
+			    "at 1s ramp SIM_BARO_GEFF_M 0 to 1 over 0.5s\n");
+	struct program_result r = run((const char *[]){
+		"--ardupilot", "master", "--home-alt", "100", "-g", "static:0",
+		"--throttle", "0.6", "--duration", "2", "-p", "SIM_BARO_RND=0",
+		"-p", "SIM_BARO_COUNT=1", "--scenario", path, NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(parse_rows(r.out, rows, 256), 200);
+	for (int i = 0; i < 200; i++) {
+		const unsigned ms = (unsigned)rows[i].time_ms;
+		if (ms >= 500 && ms < 700)
+			assert_float_exact(rows[i].alt, 98.5f);
+		else if (ms < 1000 || ms >= 1500)	/* the end restores */
+			assert_float_exact(rows[i].alt, 100.0f);
+	}
+	/* The ramp: lowered by 0.4 m at 1.2 s, 0.8 m at 1.4 s (of 1 m). */
+	assert_int_equal(rows[119].time_ms, 1200);
+	assert_close_abs(rows[119].alt, 99.6f, 1e-5f);
+	assert_close_abs(rows[139].alt, 99.2f, 1e-5f);
+	program_result_free(&r);
+
+	expect_usage_error((const char *[]){ "-g", "static:0", "--scenario",
+					     path, NULL },
+			   NULL, ":1: SIM_BARO_GEFF_M: ArduPilot 4.7 has no "
+				 "ground-effect model");
+	unlink(path);
+	scenario_file(path, "at 1s ramp SIM_BAR2_GEFF_M -1 to 2 over 1s\n");
+	expect_usage_error((const char *[]){ "--ardupilot", "4.6", "-g",
+					     "static:0", "--scenario", path,
+					     NULL },
+			   NULL, ":1: SIM_BAR2_GEFF_M: ArduPilot 4.6");
+	unlink(path);
+}
+
+/* --ardupilot: names, defaults, and what a release cannot act on. */
+static void
+test_ardupilot_option(void **state)
+{
+	const char *trace = "time_us,alt_m\n0,10000\n690000000,10000\n";
+	(void)state;
+
+	expect_usage_error((const char *[]){ "--ardupilot", "4.8", NULL }, "",
+			   "--ardupilot: '4.8' is not 4.5, 4.6, 4.7 or master");
+	expect_usage_error((const char *[]){ "-p", "SIM_BARO_GEFF_M=1", NULL },
+			   "", "SIM_BARO_GEFF_M: ArduPilot 4.7 has no "
+			       "ground-effect model");
+	expect_usage_error((const char *[]){ "--ardupilot", "4.6", "-p",
+					     "SIM_BAR3_GEFF_M=0.5", NULL },
+			   "", "SIM_BAR3_GEFF_M: ArduPilot 4.6");
+	expect_usage_error((const char *[]){ "--ardupilot", "master", "-p",
+					     "SIM_BARO_GEFF_M=nan", NULL },
+			   "", "SIM_BARO_GEFF_M");
+	expect_usage_error((const char *[]){ "--throttle", "0.5", NULL }, "",
+			   "--throttle applies to --generate");
+	expect_usage_error((const char *[]){ "-g", "static:1", "--throttle",
+					     "2", NULL },
+			   NULL, "--throttle: throttle '2'");
+	expect_usage_error((const char *[]){ "-g", "takeoff:5:0:1", NULL },
+			   NULL, "the rate must be positive");
+	/* A negative GEFF_M is off, not refused, in any release. */
+	struct program_result r = run((const char *[]){
+		"-p", "SIM_BARO_GEFF_M=-1", "-g", "static:0", "--duration",
+		"0.01", NULL }, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+
+	/* 4.5's default atmosphere is the simple one; an explicit
+	 * --atmosphere still wins. */
+	static const char *const runs[5][5] = {
+		{ "--ardupilot", "4.5", NULL },
+		{ "--atmosphere", "simple", NULL },
+		{ "--ardupilot", "4.5", "--atmosphere", "1976", NULL },
+		{ NULL },
+		{ "--ardupilot", "master", NULL },
+	};
+	char *out[5];
+	for (int i = 0; i < 5; i++) {
+		const char *args[16];
+		int n = 0;
+		for (const char *const *a = runs[i]; *a; a++)
+			args[n++] = *a;
+		static const char *const common[] = {
+			"--home-alt", "584", "-p", "SIM_BARO_RND=0", "-p",
+			"SIM_BARO_COUNT=1", NULL };
+		for (const char *const *a = common; *a; a++)
+			args[n++] = *a;
+		args[n] = NULL;
+		r = run(args, trace);
+		assert_int_equal(r.status, 0);
+		out[i] = strdup(r.out);
+		program_result_free(&r);
+	}
+	assert_string_equal(out[0], out[1]);
+	assert_string_equal(out[2], out[3]);
+	assert_true(strcmp(out[0], out[3]) != 0);
+	/* Without wind or ground effect master's baro is 4.7's. */
+	assert_string_equal(out[3], out[4]);
+	for (int i = 0; i < 5; i++)
+		free(out[i]);
+
+	/* --list-params shows the new names with their units and default. */
+	r = run((const char *[]){ "--list-params", NULL }, NULL);
+	static const char *const names[] = { "SIM_BARO_GEFF_M",
+					     "SIM_BAR2_GEFF_M",
+					     "SIM_BAR3_GEFF_M" };
+	for (int i = 0; i < 3; i++) {
+		const char *line = strstr(r.out, names[i]);
+		char name[32], type[16], units[16];
+		double def;
+		assert_non_null(line);
+		assert_int_equal(sscanf(line, "%31s %15s %lf %15s", name, type,
+					&def, units), 4);
+		assert_string_equal(type, "float");
+		assert_true(def == 0.0);
+		assert_string_equal(units, "m");
+	}
+	program_result_free(&r);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help_and_params),
+		cmocka_unit_test(test_ground_effect_trace),
+		cmocka_unit_test(test_ground_effect_profiles),
+		cmocka_unit_test(test_ardupilot_option),
+		cmocka_unit_test(test_ground_effect_scenario),
 		cmocka_unit_test(test_end_to_end_vector),
 		cmocka_unit_test(test_delay_vector),
 		cmocka_unit_test(test_seed),

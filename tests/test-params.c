@@ -14,27 +14,33 @@ test_names_and_order(void **state)
 	static const char *const suffix[] = {
 		"RND", "DRIFT", "DISABLE", "GLITCH", "FREEZE", "DELAY",
 		"WCF_FWD", "WCF_BAK", "WCF_RGT", "WCF_LFT", "WCF_UP", "WCF_DN",
+		"GEFF_M",
 	};
+	/* SIM_BARO_COUNT, three instances' groups, the four SIM_TEMP_*. */
+	const int per = (int)(sizeof(suffix) / sizeof(suffix[0]));
+	const int temp0 = 1 + 3 * per;
 	static const char *const prefix[] = { "SIM_BARO_", "SIM_BAR2_",
 					      "SIM_BAR3_" };
 	(void)state;
 
-	assert_int_equal(sim_param_count(), 1 + 3 * 12 + 4);
+	assert_int_equal(sim_param_count(), (size_t)temp0 + 4);
 	assert_string_equal(sim_param_info(0)->name, "SIM_BARO_COUNT");
 	for (int i = 0; i < 3; i++) {
-		for (int k = 0; k < 12; k++) {
+		for (int k = 0; k < per; k++) {
 			char want[32];
 			snprintf(want, sizeof(want), "%s%s", prefix[i],
 				 suffix[k]);
 			const struct sim_param_info *p =
-				sim_param_info((size_t)(1 + 12 * i + k));
+				sim_param_info((size_t)(1 + per * i + k));
 			assert_string_equal(p->name, want);
-			assert_int_equal(sim_param_find(want), 1 + 12 * i + k);
+			assert_int_equal(sim_param_find(want), 1 + per * i + k);
 		}
 	}
-	assert_string_equal(sim_param_info(37)->name, "SIM_TEMP_START");
-	assert_string_equal(sim_param_info(40)->name, "SIM_TEMP_BFACTOR");
-	assert_null(sim_param_info(41));
+	assert_string_equal(sim_param_info((size_t)temp0)->name,
+			    "SIM_TEMP_START");
+	assert_string_equal(sim_param_info((size_t)temp0 + 3)->name,
+			    "SIM_TEMP_BFACTOR");
+	assert_null(sim_param_info(sim_param_count()));
 
 	/* MAVLink's param_id holds 16 characters; every name must fit. */
 	for (size_t i = 0; i < sim_param_count(); i++) {
@@ -77,6 +83,14 @@ test_defaults(void **state)
 	assert_string_equal(d->units, "m/s");
 	d = sim_param_info((size_t)sim_param_find("SIM_TEMP_TCONST"));
 	assert_string_equal(d->units, "s");
+	/* Ground effect (ArduPilot master, SITL_Baro.cpp GEFF_M): metres,
+	 * off by default, on every instance. */
+	for (int i = 0; i < 3; i++)
+		assert_float_exact(p.baro[i].geff_m, 0.0f);
+	d = sim_param_info((size_t)sim_param_find("SIM_BAR2_GEFF_M"));
+	assert_int_equal(d->type, SIM_PARAM_FLOAT);
+	assert_string_equal(d->units, "m");
+	assert_float_exact(d->def, 0.0f);
 }
 
 /* Get and set go to the right field of the right instance. */
@@ -101,7 +115,9 @@ test_get_set(void **state)
 		}
 		assert_int_equal(sim_param_set(&p, i, info->def), 0);
 	}
-	assert_int_equal(sim_param_set(&p, 25, 0.1), 0); /* SIM_BAR3_RND */
+	assert_int_equal(sim_param_set(&p,
+				       (size_t)sim_param_find("SIM_BAR3_RND"),
+				       0.1), 0);
 	assert_float_exact(p.baro[2].rnd, 0.1f);
 }
 
@@ -149,6 +165,14 @@ test_assign(void **state)
 	assert_int_equal(sim_param_assign(&p, "SIM_TEMP_BFACTOR=1.2", err,
 					  sizeof(err)), 0);
 	assert_float_exact(p.temp_bfactor, 1.2f);
+	/* GEFF_M is stored like any float; a negative value is kept (it
+	 * means off, as ArduPilot's is_positive() gate reads it). */
+	assert_int_equal(sim_param_assign(&p, "SIM_BAR3_GEFF_M=0.75", err,
+					  sizeof(err)), 0);
+	assert_float_exact(p.baro[2].geff_m, 0.75f);
+	assert_int_equal(sim_param_assign(&p, "SIM_BARO_GEFF_M=-2", err,
+					  sizeof(err)), 0);
+	assert_float_exact(p.baro[0].geff_m, -2.0f);
 }
 
 struct bad_assign {
@@ -176,6 +200,10 @@ test_assign_errors(void **state)
 		{ "SIM_BARO_DELAY=40000", -ERANGE, "SIM_BARO_DELAY" },
 		{ "SIM_BARO_DELAY=2.5", -EINVAL, "not a valid int16" },
 		{ "SIM_BARO_COUNT=5", -ERANGE, "[0, 3]" },
+		{ "SIM_BARO_GEFF_M=nan", -EINVAL, "SIM_BARO_GEFF_M" },
+		{ "SIM_BAR2_GEFF_M=inf", -EINVAL, "SIM_BAR2_GEFF_M" },
+		{ "SIM_BAR3_GEFF_M=-1e999", -ERANGE, "SIM_BAR3_GEFF_M" },
+		{ "SIM_BARO_GEFF=1", -ENOENT, "did you mean SIM_BARO_GEFF_M" },
 	};
 	struct sim_params p, before;
 	char err[256];

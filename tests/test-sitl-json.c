@@ -168,6 +168,96 @@ test_servo_errors(void **state)
 	assert_int_equal(sitl_servo_decode(buf, 2, &d), -EBADMSG);
 }
 
+/* A servo packet's throttle, through the wire format: encode what SITL
+ * sends, decode it, derive SIM::throttle.  python3 in float32 steps.
+ * pwm holds 32 channels; the first `channels` go out. */
+static float
+packet_throttle(enum sitl_vehicle_kind kind, const uint16_t *pwm,
+		unsigned channels, uint32_t mask)
+{
+	struct sitl_servo s = { .channels = channels }, d;
+	uint8_t buf[SITL_SERVO_LEN_32];
+
+	memcpy(s.pwm, pwm, channels * sizeof(pwm[0]));
+	size_t len = sitl_servo_encode(&s, buf);
+	assert_int_equal(sitl_servo_decode(buf, len, &d), 0);
+	return sitl_servo_throttle(kind, d.pwm, d.channels, mask);
+}
+
+static void
+test_servo_throttle_copter(void **state)
+{
+	uint16_t pwm[32] = { 1000, 1500, 2000, 1250 };
+	(void)state;
+
+	/* Motor 1 at 1000 is stopped: (0.5 + 1 + 0.25) / 3 = 0.583333313. */
+	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, pwm, 16, 0xf),
+			   0x1.2aaaaap-1f);
+	/* The issue's throttles: PWM 1010 is 0.00999999978 (10 / 1000.0f),
+	 * 1600 is 0.600000024. */
+	const uint16_t low[32] = { 1010, 1010, 1010, 1010 };
+	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, low, 16, 0xf),
+			   0x1.47ae14p-7f);
+	assert_float_exact(0x1.47ae14p-7f, 0.01f);
+	const uint16_t hover[32] = { 1600, 1600, 1600, 1600 };
+	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, hover, 16,
+					   0xf),
+			   0.6f);
+	/* Below 1000 (and a channel not output, 0) is a stopped motor;
+	 * above 2000 is full. */
+	const uint16_t odd[32] = { 900, 0, 2500, 1500 };
+	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, odd, 16, 0xf),
+			   0.75f);
+	/* The JSON model's mask is SIM_VIB_MOT_MASK, 0 by default: 0. */
+	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, hover, 16, 0),
+			   0.0f);
+	/* Mask bits past a 16-channel packet read PWM 0; a 32-channel
+	 * packet carries them. */
+	pwm[20] = 1800;
+	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, pwm, 16,
+					   UINT32_C(1) << 20),
+			   0.0f);
+	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, pwm, 32,
+					   UINT32_C(1) << 20),
+			   0.8f);
+	/* Every motor idle at 1000: 0. */
+	const uint16_t idle[32] = { 1000, 1000, 1000, 1000 };
+	assert_float_exact(packet_throttle(SITL_VEHICLE_COPTER, idle, 16, 0xf),
+			   0.0f);
+}
+
+static void
+test_servo_throttle_plane_rover(void **state)
+{
+	uint16_t pwm[32] = { 1500, 1500, 1600, 1500, 1700, 1700, 1700, 1700 };
+	(void)state;
+
+	/* Plane: channel 3 when it runs, else the lift motors' mean. */
+	assert_float_exact(packet_throttle(SITL_VEHICLE_PLANE, pwm, 16, 0xf0),
+			   0.6f);
+	pwm[2] = 1000;
+	assert_float_exact(packet_throttle(SITL_VEHICLE_PLANE, pwm, 16, 0xf0),
+			   0.7f);
+	pwm[2] = 0;
+	assert_float_exact(packet_throttle(SITL_VEHICLE_PLANE, pwm, 16, 0),
+			   0.0f);
+
+	/* Rover: |pwm3 - 1500| / 500 with pwm3 in [1000, 2000]; 0 unset. */
+	static const struct {
+		uint16_t pwm3;
+		float thr;
+	} rover[] = {
+		{ 1250, 0.5f }, { 1500, 0.0f }, { 1750, 0.5f }, { 2600, 1.0f },
+		{ 800, 1.0f }, { 0, 0.0f }, { 1501, 0.002f },
+	};
+	for (size_t i = 0; i < sizeof(rover) / sizeof(rover[0]); i++) {
+		pwm[2] = rover[i].pwm3;
+		assert_float_exact(packet_throttle(SITL_VEHICLE_ROVER, pwm, 16,
+						   0xf),
+				   rover[i].thr);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* The table against the facts sheet's section 12.4, written out here
  * independently. */
@@ -883,22 +973,36 @@ test_truth_tv13_altitude(void **state)
 	static const struct {
 		double z;
 		float m; /* the decimal metres of ArduPilot's centimetres */
+		int32_t cm;
 	} tv[] = {
-		{ -10.0, 594.00f },  { -10.004, 594.00f }, { -10.0099, 594.00f },
-		{ 0.005, 583.99f },  { 0.0149, 583.98f },
+		{ -10.0, 594.00f, 59400 },  { -10.004, 594.00f, 59400 },
+		{ -10.0099, 594.00f, 59400 }, { 0.005, 583.99f, 58399 },
+		{ 0.0149, 583.98f, 58398 },
 		/* 151.49 m: the float product 15149 * 0.01f is an ulp low. */
-		{ 432.51, 151.49f },
+		{ 432.51, 151.49f, 15149 },
 	};
+	assert_int_equal(t.alt_cm, 58700);
+	/* SITL's height above ground follows the packets' centimetres: the
+	 * first (587 m) is its ground. */
+	struct baro_sitl_agl agl;
+	baro_sitl_agl_init(&agl);
+	assert_true(baro_sitl_agl_update(&agl, baro_sitl_state_altitude(
+						       t.alt_cm)) == 0.0);
 	for (size_t i = 0; i < ARRAY_LEN(tv); i++) {
 		f.position[2] = tv[i].z;
 		assert_int_equal(sitl_truth_update(&t, &f, 584.0, &alt), 0);
 		assert_float_bits(alt, tv[i].m);
+		assert_int_equal(t.alt_cm, tv[i].cm);
+		assert_true(baro_sitl_agl_update(
+				    &agl, baro_sitl_state_altitude(t.alt_cm)) ==
+			    (double)tv[i].cm * 0.01 - 587.0);
 	}
 
 	f.position[2] = -3e7;
 	assert_int_equal(sitl_truth_update(&t, &f, 584.0, &alt), -ERANGE);
 	f.position[2] = NAN;
 	assert_int_equal(sitl_truth_update(&t, &f, 584.0, &alt), -EINVAL);
+	assert_int_equal(t.alt_cm, 15149);	/* a refused packet: unchanged */
 }
 
 /* Latitude, longitude and altitude all present: the JSON altitude,
@@ -1458,6 +1562,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_servo_layout),
 		cmocka_unit_test(test_servo_errors),
+		cmocka_unit_test(test_servo_throttle_copter),
+		cmocka_unit_test(test_servo_throttle_plane_rover),
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_ap_tv13_basic),
 		cmocka_unit_test(test_ap_tv13_velocity_wind),

@@ -178,6 +178,43 @@ test_too_many_columns(void **state)
 	assert_non_null(strstr(p.err, "more than 256 columns"));
 }
 
+/* The optional throttle column: 0..1, 0 when absent; anything else is
+ * an error naming the line and the value. */
+static void
+test_throttle_column(void **state)
+{
+	(void)state;
+	struct parsed p = parse("time_s,alt_m,throttle\n0,0,0\n0.01,0.5,0.01\n"
+				"0.02,1,0.6\n0.03,2,1\n");
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.rows, 4);
+	assert_float_exact(p.row[0].throttle, 0.0f);
+	assert_float_exact(p.row[1].throttle, 0.01f);
+	assert_float_exact(p.row[2].throttle, 0.6f);
+	assert_float_exact(p.row[3].throttle, 1.0f);
+
+	p = parse("time_s,alt_m\n0,3\n");
+	assert_int_equal(p.rows, 1);
+	assert_float_exact(p.row[0].throttle, 0.0f);
+
+	static const char *const bad[] = { "1.5", "-0.1", "nan", "inf", "x",
+					   "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[128];
+		snprintf(text, sizeof(text),
+			 "time_s,alt_m,throttle\n0,0,0.5\n1,0,%s\n", bad[i]);
+		p = parse(text);
+		assert_int_equal(p.rc, -EINVAL);
+		assert_int_equal(p.rows, 1);
+		if (!strstr(p.err, "line 3: throttle") ||
+		    !strstr(p.err, "from 0 to 1"))
+			fail_msg("'%s': %s", bad[i], p.err);
+	}
+	p = parse("time_s,alt_m,throttle,throttle\n0,0,0,0\n");
+	assert_int_equal(p.rc, -EINVAL);
+	assert_non_null(strstr(p.err, "column 'throttle' appears twice"));
+}
+
 int
 main(void)
 {
@@ -188,6 +225,7 @@ main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_nul_and_long_lines),
 		cmocka_unit_test(test_too_many_columns),
+		cmocka_unit_test(test_throttle_column),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,6 @@
  * GCS's parameter requests.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -39,195 +38,6 @@
 #include "sources/source.h"
 
 #define EXIT_CONFIG 2
-
-/* ------------------------------------------------------------------ */
-/* Configuration */
-
-static const char *
-getenv_const(const char *name)
-{
-	return getenv(name);
-}
-
-static int
-apply_cli(const struct cli *cli, struct config *c, char *err, size_t errlen)
-{
-	char msg[256];
-
-	if (cli->sim)
-		c->source = CONFIG_SOURCE_SIM;
-	if (cli->sitl_json)
-		c->source = CONFIG_SOURCE_SITL_JSON;
-	if (cli->hardware)
-		c->source = CONFIG_SOURCE_HARDWARE;
-	if (cli->px4_sim)
-		c->source = CONFIG_SOURCE_PX4_SIM;
-	if (cli->sitl_proxy) {
-		c->source = CONFIG_SOURCE_SITL_PROXY;
-		if (strlen(cli->sitl_proxy) >= sizeof(c->sitl.upstream) ||
-		    !strrchr(cli->sitl_proxy, ':')) {
-			snprintf(err, errlen, "--sitl-json-proxy: '%s' is not "
-					      "HOST:PORT", cli->sitl_proxy);
-			return -EINVAL;
-		}
-		strcpy(c->sitl.upstream, cli->sitl_proxy);
-	}
-	if (cli->px4_proxy) {
-		c->source = CONFIG_SOURCE_PX4_PROXY;
-		if (strlen(cli->px4_proxy) >= sizeof(c->px4.upstream) ||
-		    !strrchr(cli->px4_proxy, ':')) {
-			snprintf(err, errlen, "--px4-sim-proxy: '%s' is not "
-					      "HOST:PORT", cli->px4_proxy);
-			return -EINVAL;
-		}
-		strcpy(c->px4.upstream, cli->px4_proxy);
-	}
-	/* PX4's environment, as PX4's own simulators read it: above the
-	 * file, below the options. */
-	if ((c->source == CONFIG_SOURCE_PX4_SIM ||
-	     c->source == CONFIG_SOURCE_PX4_PROXY) &&
-	    config_apply_px4_env(c, getenv_const, err, errlen) < 0)
-		return -EINVAL;
-	if (cli->px4_speed_factor) {
-		if (config_parse_speed_factor(cli->px4_speed_factor,
-					      &c->px4.speed_factor) < 0) {
-			snprintf(err, errlen, "--px4-speed-factor: '%s' is not "
-				 "0 (as fast as PX4 replies) or %g..%g",
-				 cli->px4_speed_factor, CONFIG_PX4_SPEED_MIN,
-				 CONFIG_PX4_SPEED_MAX);
-			return -EINVAL;
-		}
-		c->px4.speed_factor_from = "--px4-speed-factor";
-	}
-	if (cli->px4_instances) {
-		uint64_t n;
-		if (str_to_u64(cli->px4_instances, &n) < 0 || n < 1 ||
-		    n > CONFIG_MAX_SITL) {
-			snprintf(err, errlen, "--px4-instances: '%s' is not "
-					      "1..%d", cli->px4_instances,
-				 CONFIG_MAX_SITL);
-			return -EINVAL;
-		}
-		c->px4.instances = (unsigned)n;
-	}
-	if (cli->sitl_instances) {
-		uint64_t n;
-		if (str_to_u64(cli->sitl_instances, &n) < 0 || n < 1 ||
-		    n > CONFIG_MAX_SITL) {
-			snprintf(err, errlen, "--sitl-instances: '%s' is not "
-					      "1..%d", cli->sitl_instances,
-				 CONFIG_MAX_SITL);
-			return -EINVAL;
-		}
-		c->sitl.instances = (unsigned)n;
-		/* The PX4 peer took its count from --sitl-instances before
-		 * --px4-instances existed: still an alias in the PX4 modes. */
-		if (!cli->px4_instances)
-			c->px4.instances = (unsigned)n;
-	}
-	for (int k = 0; k < 6; k++) {
-		if (cli->rng[k] && config_parse_rng(cli->rng[k],
-						    &c->sitl.rng[k]) < 0) {
-			snprintf(err, errlen, "--rng %d=%s: expected a baro "
-					      "instance 0..2 or none", k + 1,
-				 cli->rng[k]);
-			return -EINVAL;
-		}
-	}
-	if (cli->profile &&
-	    truth_profile_parse(cli->profile, &c->profile, msg, sizeof(msg)) < 0) {
-		snprintf(err, errlen, "--profile: %s", msg);
-		return -EINVAL;
-	}
-	if (cli->truth)
-		snprintf(c->truth_path, sizeof(c->truth_path), "%s", cli->truth);
-	if (cli->home_alt) {
-		if (str_to_double(cli->home_alt, &c->home_alt_m) < 0 ||
-		    !(fabs(c->home_alt_m) <= 2.1e7)) {
-			snprintf(err, errlen, "--home-alt: '%s' is not metres",
-				 cli->home_alt);
-			return -EINVAL;
-		}
-		c->home_alt_from = "--home-alt";
-	}
-	if (cli->atmosphere &&
-	    config_parse_atmosphere(cli->atmosphere, &c->atmosphere) < 0) {
-		snprintf(err, errlen,
-			 "--atmosphere: '%s' is not simple, 1976 or water",
-			 cli->atmosphere);
-		return -EINVAL;
-	}
-	struct {
-		const char *text, *opt;
-		uint64_t lo, hi;
-		uint64_t v;
-	} nums[] = {
-		{ cli->seed, "--seed", 0, UINT32_MAX, 0 },
-		{ cli->sysid, "--sysid", 1, 255, 0 },
-		{ cli->compid, "--compid", 1, 255, 0 },
-	};
-	for (size_t i = 0; i < 3; i++) {
-		if (!nums[i].text)
-			continue;
-		if (str_to_u64(nums[i].text, &nums[i].v) < 0 ||
-		    nums[i].v < nums[i].lo || nums[i].v > nums[i].hi) {
-			snprintf(err, errlen, "%s: '%s' is not in %" PRIu64
-					      "..%" PRIu64, nums[i].opt,
-				 nums[i].text, nums[i].lo, nums[i].hi);
-			return -EINVAL;
-		}
-	}
-	if (cli->seed)
-		c->seed = (uint32_t)nums[0].v;
-	if (cli->sysid)
-		c->sysid = (uint8_t)nums[1].v;
-	if (cli->compid)
-		c->compid = (uint8_t)nums[2].v;
-	for (size_t i = 0; i < cli->n_params; i++) {
-		if (sim_param_assign(&c->params, cli->params[i], msg,
-				     sizeof(msg)) < 0) {
-			snprintf(err, errlen, "-p: %s", msg);
-			return -EINVAL;
-		}
-	}
-	if (cli->n_outputs) {
-		memcpy(c->outputs, cli->outputs, sizeof(cli->outputs));
-		c->n_outputs = cli->n_outputs;
-	}
-	if (cli->record)
-		snprintf(c->record_path, sizeof(c->record_path), "%s",
-			 cli->record);
-	if (cli->control)
-		snprintf(c->control_path, sizeof(c->control_path), "%s",
-			 cli->control);
-	/* The ground-station convention: QGroundControl, MAVProxy and
-	 * mavlink-router listen on 14550 with no setup. */
-	if (c->n_outputs == 0) {
-		struct config_output *o = &c->outputs[c->n_outputs++];
-		memset(o, 0, sizeof(*o));
-		strcpy(o->name, "gcs");
-		o->type = OUTPUT_UDP_CLIENT;
-		strcpy(o->address, "127.0.0.1:14550");
-		o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET,
-						  RATE_UNSET };
-	}
-	config_resolve(c);
-	return config_validate(c, err, errlen);
-}
-
-static int
-load_config(const struct cli *cli, struct config *c, char *err, size_t errlen)
-{
-	config_defaults(c);
-	const char *path = cli->config_path ? cli->config_path
-					    : CONFIG_DEFAULT_PATH;
-	if (cli->config_required || access(path, F_OK) == 0) {
-		int rc = config_load_file(c, path, err, errlen);
-		if (rc < 0)
-			return rc;
-	}
-	return apply_cli(cli, c, err, errlen);
-}
 
 /* ------------------------------------------------------------------ */
 /* Events */
@@ -294,7 +104,7 @@ reload(struct daemon *d)
 	struct config next;
 	char err[256];
 
-	if (load_config(&d->cli, &next, err, sizeof(err)) < 0) {
+	if (cli_load_config(&d->cli, &next, err, sizeof(err)) < 0) {
 		log_msg(&d->log, LOG_LEVEL_ERR,
 			"reload: %s; keeping the running configuration", err);
 		return;
@@ -370,229 +180,6 @@ on_signal(struct event_source *src, uint32_t events, void *user)
 
 /* ------------------------------------------------------------------ */
 
-static void
-usage(FILE *out)
-{
-	fputs("Usage: barod [OPTIONS]\n"
-	      "       barod --probe [BUS]\n"
-	      "Barometer daemon: I2C or simulated (AP_Baro_SITL) barometers "
-	      "published as MAVLink\n"
-	      "(or MSP to an ArduPilot flight controller).\n"
-	      "\n"
-	      "  -c, --config FILE        configuration file (default "
-	      CONFIG_DEFAULT_PATH ", if present)\n"
-	      "      --check-config       validate the configuration and exit\n"
-	      "      --sim                simulated barometers (source = sim)\n"
-	      "      --hardware           the [sensor NAME] sections' chips "
-	      "(source = hardware)\n"
-	      "      --probe [BUS]        find supported chips on every I2C "
-	      "bus (or BUS), print\n"
-	      "                           their [sensor] sections and exit\n"
-	      "      --profile SPEC       truth: static:H climb:RATE[:H0] "
-	      "step:H0:H1:T sine:A:P[:H0]\n"
-	      "      --truth FILE.csv     truth from a trace (time_us or "
-	      "time_s, alt_m)\n"
-	      "      --home-alt METRES    home altitude AMSL (default: 584 "
-	      "with --sitl-json*;\n"
-	      "                           PX4_HOME_ALT, else 488, with "
-	      "--px4-sim*; else 0)\n"
-	      "      --atmosphere MODEL   1976 (default, ArduPilot 4.6+), "
-	      "simple (<= 4.5) or water\n"
-	      "      --seed N             noise seed\n"
-	      "  -p, --param NAME=VALUE   set a SIM_* parameter (repeatable)\n"
-	      "  -o, --output SPEC        udp:HOST:PORT, udp-server:HOST:PORT, "
-	      "serial:DEV[:BAUD],\n"
-	      "                           msp:DEV[:BAUD], msp-tcp:HOST:PORT or "
-	      "msp-udp:HOST:PORT\n"
-	      "                           (repeatable; replaces the file's "
-	      "outputs; default udp:127.0.0.1:14550)\n"
-	      "      --sysid N            MAVLink system id (default 1)\n"
-	      "      --compid N           MAVLink component id (default 191)\n"
-	      "      --record FILE.csv    write every sample (baro-sim's "
-	      "columns)\n"
-	      "      --control PATH       control socket for baroctl (none: "
-	      "no socket)\n"
-	      "      --scenario FILE      run a fault scenario from start-up "
-	      "(doc/scenario.md)\n"
-	      "      --sitl-json          be ArduPilot SITL's JSON physics peer "
-	      "(port 9002 + 10 I)\n"
-	      "      --sitl-json-proxy HOST:PORT  sit between ArduPilot and "
-	      "this JSON backend\n"
-	      "      --sitl-instances N   SITL instances 0..N-1 (default 1)\n"
-	      "      --px4-sim            be PX4 SITL's simulator (TCP port "
-	      "4560 + N)\n"
-	      "      --px4-sim-proxy HOST:PORT  sit between PX4 SITL (TCP "
-	      "4560 + N) and this\n"
-	      "                           simulator (port + N)\n"
-	      "      --px4-instances N    PX4 instances 0..N-1 (default 1)\n"
-	      "      --px4-speed-factor F  --px4-sim: physics seconds per "
-	      "second (default\n"
-	      "                           PX4_SIM_SPEED_FACTOR, else 1; 0: as "
-	      "fast as PX4 replies)\n"
-	      "      --rng N=INSTANCE     rng_N carries this baro's height "
-	      "(default 1=0; none)\n"
-	      "      --duration SECONDS   stop after this long\n"
-	      "  -v, --verbose            more log (repeatable)\n"
-	      "  -q, --quiet              errors only\n"
-	      "      --log-prefix         <N> priority prefixes on stderr "
-	      "(automatic when it is\n"
-	      "                           the journal)\n"
-	      "  -h, --help               this text\n"
-	      "  -V, --version            the version\n",
-	      out);
-}
-
-static int
-parse_cli(int argc, char **argv, struct cli *cli)
-{
-	enum {
-		OPT_CHECK = 256, OPT_SIM, OPT_PROFILE, OPT_HOME, OPT_ATMOS,
-		OPT_SEED, OPT_SYSID, OPT_COMPID, OPT_RECORD, OPT_DURATION,
-		OPT_CONTROL, OPT_SCENARIO, OPT_SITL_JSON, OPT_SITL_PROXY,
-		OPT_SITL_INSTANCES, OPT_RNG, OPT_TRUTH, OPT_HARDWARE, OPT_PROBE,
-		OPT_LOG_PREFIX, OPT_PX4_SIM, OPT_PX4_PROXY, OPT_PX4_INSTANCES, OPT_PX4_SPEED,
-	};
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check-config", no_argument, NULL, OPT_CHECK },
-		{ "sim", no_argument, NULL, OPT_SIM },
-		{ "hardware", no_argument, NULL, OPT_HARDWARE },
-		{ "probe", optional_argument, NULL, OPT_PROBE },
-		{ "profile", required_argument, NULL, OPT_PROFILE },
-		{ "truth", required_argument, NULL, OPT_TRUTH },
-		{ "home-alt", required_argument, NULL, OPT_HOME },
-		{ "atmosphere", required_argument, NULL, OPT_ATMOS },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "param", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "sysid", required_argument, NULL, OPT_SYSID },
-		{ "compid", required_argument, NULL, OPT_COMPID },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "control", required_argument, NULL, OPT_CONTROL },
-		{ "scenario", required_argument, NULL, OPT_SCENARIO },
-		{ "sitl-json", no_argument, NULL, OPT_SITL_JSON },
-		{ "sitl-json-proxy", required_argument, NULL, OPT_SITL_PROXY },
-		{ "sitl-instances", required_argument, NULL, OPT_SITL_INSTANCES },
-		{ "px4-sim", no_argument, NULL, OPT_PX4_SIM },
-		{ "px4-sim-proxy", required_argument, NULL, OPT_PX4_PROXY },
-		{ "px4-instances", required_argument, NULL, OPT_PX4_INSTANCES },
-		{ "px4-speed-factor", required_argument, NULL, OPT_PX4_SPEED },
-		{ "rng", required_argument, NULL, OPT_RNG },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "log-prefix", no_argument, NULL, OPT_LOG_PREFIX },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char err[256];
-	int c;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:p:o:vqhV", longopts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'c':
-			cli->config_path = optarg;
-			cli->config_required = true;
-			break;
-		case OPT_CHECK: cli->check_config = true; break;
-		case OPT_SIM: cli->sim = true; break;
-		case OPT_HARDWARE: cli->hardware = true; break;
-		case OPT_PROBE:
-			cli->probe = true;
-			/* getopt takes only --probe=BUS; --probe BUS too. */
-			if (optarg == NULL && optind < argc &&
-			    argv[optind][0] != '-')
-				optarg = argv[optind++];
-			cli->probe_bus = optarg;
-			break;
-		case OPT_PROFILE: cli->profile = optarg; break;
-		case OPT_TRUTH: cli->truth = optarg; break;
-		case OPT_HOME: cli->home_alt = optarg; break;
-		case OPT_ATMOS: cli->atmosphere = optarg; break;
-		case OPT_SEED: cli->seed = optarg; break;
-		case OPT_SYSID: cli->sysid = optarg; break;
-		case OPT_COMPID: cli->compid = optarg; break;
-		case OPT_RECORD: cli->record = optarg; break;
-		case OPT_CONTROL: cli->control = optarg; break;
-		case OPT_SCENARIO: cli->scenario = optarg; break;
-		case OPT_SITL_JSON: cli->sitl_json = true; break;
-		case OPT_PX4_SIM: cli->px4_sim = true; break;
-		case OPT_SITL_PROXY: cli->sitl_proxy = optarg; break;
-		case OPT_SITL_INSTANCES: cli->sitl_instances = optarg; break;
-		case OPT_PX4_PROXY: cli->px4_proxy = optarg; break;
-		case OPT_PX4_INSTANCES: cli->px4_instances = optarg; break;
-		case OPT_PX4_SPEED: cli->px4_speed_factor = optarg; break;
-		case OPT_RNG:
-			if (optarg[0] < '1' || optarg[0] > '6' ||
-			    optarg[1] != '=') {
-				fprintf(stderr, "barod: --rng '%s': expected "
-						"N=INSTANCE with N 1..6\n",
-					optarg);
-				return -EINVAL;
-			}
-			cli->rng[optarg[0] - '1'] = optarg + 2;
-			break;
-		case 'p':
-			if (cli->n_params == sizeof(cli->params) /
-						     sizeof(cli->params[0])) {
-				fprintf(stderr, "barod: too many -p options\n");
-				return -EINVAL;
-			}
-			cli->params[cli->n_params++] = optarg;
-			break;
-		case 'o':
-			if (cli->n_outputs == CONFIG_MAX_OUTPUTS) {
-				fprintf(stderr, "barod: more than %d outputs\n",
-					CONFIG_MAX_OUTPUTS);
-				return -EINVAL;
-			}
-			if (config_parse_output(optarg,
-						&cli->outputs[cli->n_outputs],
-						err, sizeof(err)) < 0) {
-				fprintf(stderr, "barod: %s\n", err);
-				return -EINVAL;
-			}
-			cli->n_outputs++;
-			break;
-		case OPT_DURATION:
-			if (str_to_double(optarg, &cli->duration_s) < 0 ||
-			    !(cli->duration_s > 0.0 && cli->duration_s < 1e9)) {
-				fprintf(stderr,
-					"barod: --duration: '%s' is not a "
-					"positive number of seconds\n",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'v': cli->verbosity++; break;
-		case 'q': cli->verbosity = -1; break;
-		case OPT_LOG_PREFIX: cli->log_prefix = true; break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case 'V':
-			printf("barod %s\n", BAROD_VERSION);
-			return 1;
-		case ':':
-			fprintf(stderr, "barod: option '%s' needs a value\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		default:
-			fprintf(stderr, "barod: unknown option '%s' (see --help)\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "barod: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int
 setup_signals(struct daemon *d)
 {
@@ -638,10 +225,13 @@ main(int argc, char **argv)
 {
 	static struct daemon d;
 	char err[512];
-	int rc = parse_cli(argc, argv, &d.cli);
+	int rc = cli_parse(argc, argv, &d.cli, stdout, err, sizeof(err));
 
-	if (rc != 0)
+	if (rc != 0) {
+		if (rc < 0)
+			fprintf(stderr, "barod: %s\n", err);
 		return rc > 0 ? EXIT_SUCCESS : EXIT_CONFIG;
+	}
 	if (d.cli.probe)
 		return daemon_probe(d.cli.probe_bus, stdout, stderr);
 	log_init(&d.log, d.cli.verbosity < 0	? LOG_LEVEL_ERR
@@ -651,7 +241,7 @@ main(int argc, char **argv)
 	d.log.prefix |= d.cli.log_prefix;
 	notify_init(&d.notify);
 
-	if (load_config(&d.cli, &d.cfg, err, sizeof(err)) < 0) {
+	if (cli_load_config(&d.cli, &d.cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "barod: %s\n", err);
 		return EXIT_CONFIG;
 	}
@@ -671,13 +261,12 @@ main(int argc, char **argv)
 				d.cfg.params.baro_count);
 	}
 	if (d.cli.check_config) {
-		printf("configuration OK: source %s, %zu output(s), sysid %u "
-		       "compid %u, home %.2f m AMSL, atmosphere %s\n",
-		       config_source_name(d.cfg.source), d.cfg.n_outputs,
-		       d.cfg.sysid, d.cfg.compid, d.cfg.home_alt_m,
-		       baro_sitl_atmosphere_name(d.cfg.atmosphere));
+		options_check_report(stdout, &d.cfg);
 		return EXIT_SUCCESS;
 	}
+	if (options_unused(&d.cfg, err, sizeof(err)))
+		log_msg(&d.log, LOG_LEVEL_NOTICE, "not used by source %s: %s",
+			config_source_name(d.cfg.source), err);
 
 	/* One barod per control socket: a second one would take the socket
 	 * over and leave the first unreachable.  Checked before anything

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpio.h"
+#include "options.h"
 #include "px4-vehicle.h"
 #include "sitl-json.h"
 #include "util-strings.h"
@@ -32,8 +32,6 @@ struct parse {
 	 * check_outputs once every key of the section is known. */
 	bool msp_type[CONFIG_MAX_OUTPUTS];
 	const char *msp_key[CONFIG_MAX_OUTPUTS];	/* an MSP-only key set */
-	enum { MSP_LINK_UNSET, MSP_LINK_TCP, MSP_LINK_UDP }
-		msp_link[CONFIG_MAX_OUTPUTS];
 	unsigned sensor_line[CONFIG_MAX_SENSORS];
 };
 
@@ -47,11 +45,9 @@ fail(struct parse *p, int rc, const char *fmt, ...)
 	p->failed = true;
 	p->fail_line = p->line;
 	p->rc = rc;
-	int n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, p->line);
-	if (n < 0 || (size_t)n >= p->errlen)
-		return 0;
 	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	(void)str_line_verrorf(p->err, p->errlen, rc, p->name, p->line, fmt,
+			       ap);
 	va_end(ap);
 	return 0;
 }
@@ -107,162 +103,6 @@ parse_uint_range(const char *v, unsigned long lo, unsigned long hi,
 	return 0;
 }
 
-/* "all" (every sample), or a rate in Hz from 0 (off) to 1000. */
-static int
-parse_rate(const char *v, double *out)
-{
-	if (strcmp(v, "all") == 0) {
-		*out = RATE_EVERY_SAMPLE;
-		return 0;
-	}
-	if (str_to_double(v, out) < 0 || !(*out >= 0.0 && *out <= 1000.0))
-		return -EINVAL;
-	return 0;
-}
-
-static int
-set_rate(struct parse *p, struct config_rates *r, const char *key,
-	 const char *value)
-{
-	double *slot = NULL;
-
-	if (strcmp(key, "heartbeat_hz") == 0)
-		slot = &r->heartbeat_hz;
-	else if (strcmp(key, "scaled_pressure_hz") == 0)
-		slot = &r->scaled_pressure_hz;
-	else if (strcmp(key, "hil_sensor_hz") == 0)
-		slot = &r->hil_sensor_hz;
-	if (!slot)
-		return 1;	/* not a rate key */
-	if (parse_rate(value, slot) < 0)
-		return fail(p, -EINVAL,
-			    "%s = '%s': expected 'all' or a rate in Hz from 0 "
-			    "to 1000", key, value);
-	return 0;
-}
-
-static int
-section_barod(struct parse *p, const char *key, const char *value)
-{
-	struct config *c = p->c;
-	unsigned long v;
-
-	if (strcmp(key, "source") == 0) {
-		if (strcmp(value, "sim") == 0)
-			c->source = CONFIG_SOURCE_SIM;
-		else if (strcmp(value, "sitl-json") == 0)
-			c->source = CONFIG_SOURCE_SITL_JSON;
-		else if (strcmp(value, "sitl-json-proxy") == 0)
-			c->source = CONFIG_SOURCE_SITL_PROXY;
-		else if (strcmp(value, "px4-sim-proxy") == 0)
-			c->source = CONFIG_SOURCE_PX4_PROXY;
-		else if (strcmp(value, "hardware") == 0)
-			c->source = CONFIG_SOURCE_HARDWARE;
-		else if (strcmp(value, "px4-sim") == 0)
-			c->source = CONFIG_SOURCE_PX4_SIM;
-		else
-			return fail(p, -EINVAL,
-				    "source = '%s': supported sources: sim, "
-				    "sitl-json, sitl-json-proxy, px4-sim, "
-				    "px4-sim-proxy, "
-				    "hardware", value);
-	} else if (strcmp(key, "sysid") == 0) {
-		if (parse_uint_range(value, 1, 255, &v) < 0)
-			return fail(p, -EINVAL, "sysid = '%s': expected 1..255",
-				    value);
-		c->sysid = (uint8_t)v;
-	} else if (strcmp(key, "compid") == 0) {
-		if (parse_uint_range(value, 1, 255, &v) < 0)
-			return fail(p, -EINVAL,
-				    "compid = '%s': expected 1..255", value);
-		c->compid = (uint8_t)v;
-	} else if (strcmp(key, "control") == 0) {
-		if (strlen(value) >= sizeof(c->control_path))
-			return fail(p, -EINVAL, "control: path too long");
-		strcpy(c->control_path, value);
-	} else if (strcmp(key, "control_mode") == 0) {
-		char *end;
-		errno = 0;
-		v = strtoul(value, &end, 8);
-		if (*value == '\0' || *end != '\0' || v > 0777)
-			return fail(p, -EINVAL,
-				    "control_mode = '%s': expected octal "
-				    "permissions such as 0600", value);
-		c->control_mode = (unsigned)v;
-	} else if (strcmp(key, "record") == 0) {
-		if (strlen(value) >= sizeof(c->record_path))
-			return fail(p, -EINVAL, "record: path too long");
-		strcpy(c->record_path, value);
-	} else {
-		return fail(p, -EINVAL, "unknown key '%s' in [barod]", key);
-	}
-	return 1;
-}
-
-int
-config_parse_atmosphere(const char *v, enum baro_sitl_atmosphere *out)
-{
-	if (strcmp(v, "simple") == 0)
-		*out = BARO_SITL_ATMOS_SIMPLE;
-	else if (strcmp(v, "1976") == 0)
-		*out = BARO_SITL_ATMOS_1976;
-	else if (strcmp(v, "water") == 0)
-		*out = BARO_SITL_ATMOS_WATER;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static int
-section_sim(struct parse *p, const char *key, const char *value)
-{
-	struct config *c = p->c;
-	char msg[256];
-
-	if (strncmp(key, "SIM_", 4) == 0) {
-		char assignment[256];
-		snprintf(assignment, sizeof(assignment), "%s=%s", key, value);
-		if (sim_param_assign(&c->params, assignment, msg,
-				     sizeof(msg)) < 0)
-			return fail(p, -EINVAL, "%s", msg);
-	} else if (strcmp(key, "profile") == 0) {
-		if (truth_profile_parse(value, &c->profile, msg, sizeof(msg)) < 0)
-			return fail(p, -EINVAL, "%s", msg);
-	} else if (strcmp(key, "truth") == 0) {
-		if (strlen(value) >= sizeof(c->truth_path))
-			return fail(p, -EINVAL, "truth: path too long");
-		strcpy(c->truth_path, value);
-	} else if (strcmp(key, "home_alt") == 0) {
-		double h;
-		if (str_to_double(value, &h) < 0 || !(fabs(h) <= 2.1e7))
-			return fail(p, -EINVAL,
-				    "home_alt = '%s': expected metres AMSL",
-				    value);
-		c->home_alt_m = h;
-		c->home_alt_from = "barod.conf";
-	} else if (strcmp(key, "atmosphere") == 0) {
-		if (config_parse_atmosphere(value, &c->atmosphere) < 0)
-			return fail(p, -EINVAL,
-				    "atmosphere = '%s': expected simple, 1976 "
-				    "or water", value);
-	} else if (strcmp(key, "seed") == 0) {
-		unsigned long s;
-		if (parse_uint_range(value, 0, UINT32_MAX, &s) < 0)
-			return fail(p, -EINVAL,
-				    "seed = '%s': expected 0..4294967295",
-				    value);
-		c->seed = (uint32_t)s;
-	} else {
-		return fail(p, -EINVAL,
-			    "unknown key '%s' in [sim] (SIM_* parameters, "
-			    "profile, truth, home_alt, atmosphere, seed)", key);
-	}
-	return 1;
-}
-
-static int
-check_address(const char *a);
-
 /* rng_N = baro instance 0..2, or none. */
 int
 config_parse_rng(const char *value, int *out)
@@ -277,123 +117,6 @@ config_parse_rng(const char *value, int *out)
 		return -EINVAL;
 	*out = (int)v;
 	return 0;
-}
-
-static int
-section_sitl(struct parse *p, const char *key, const char *value)
-{
-	struct config_sitl *s = &p->c->sitl;
-	unsigned long v;
-
-	if (strcmp(key, "instances") == 0) {
-		if (parse_uint_range(value, 1, CONFIG_MAX_SITL, &v) < 0)
-			return fail(p, -EINVAL, "instances = '%s': expected "
-				    "1..%d", value, CONFIG_MAX_SITL);
-		s->instances = (unsigned)v;
-	} else if (strcmp(key, "bind") == 0) {
-		if (!*value || strlen(value) >= sizeof(s->bind))
-			return fail(p, -EINVAL, "bind = '%s': bad address",
-				    value);
-		strcpy(s->bind, value);
-	} else if (strcmp(key, "port") == 0) {
-		if (parse_uint_range(value, 1, 65535 - 10 * CONFIG_MAX_SITL,
-				     &v) < 0)
-			return fail(p, -EINVAL, "port = '%s': bad port", value);
-		s->port = (unsigned)v;
-	} else if (strcmp(key, "upstream") == 0) {
-		if (check_address(value) < 0)
-			return fail(p, -EINVAL,
-				    "upstream = '%s': expected HOST:PORT", value);
-		strcpy(s->upstream, value);
-	} else if (strncmp(key, "rng_", 4) == 0 && key[4] >= '1' &&
-		   key[4] <= '6' && key[5] == '\0') {
-		if (config_parse_rng(value, &s->rng[key[4] - '1']) < 0)
-			return fail(p, -EINVAL,
-				    "%s = '%s': expected a baro instance 0..2 "
-				    "or none", key, value);
-	} else {
-		return fail(p, -EINVAL, "unknown key '%s' in [sitl]", key);
-	}
-	return 1;
-}
-
-static int
-section_px4(struct parse *p, const char *key, const char *value)
-{
-	struct config_px4 *x = &p->c->px4;
-	unsigned long v;
-	double deg;
-
-	if (strcmp(key, "instances") == 0) {
-		if (parse_uint_range(value, 1, CONFIG_MAX_SITL, &v) < 0)
-			return fail(p, -EINVAL, "instances = '%s': expected "
-				    "1..%d", value, CONFIG_MAX_SITL);
-		x->instances = (unsigned)v;
-	} else if (strcmp(key, "bind") == 0) {
-		if (!*value || strlen(value) >= sizeof(x->bind))
-			return fail(p, -EINVAL, "bind = '%s': bad address",
-				    value);
-		strcpy(x->bind, value);
-	} else if (strcmp(key, "port") == 0) {
-		if (parse_uint_range(value, 1, 65535 - CONFIG_MAX_SITL, &v) < 0)
-			return fail(p, -EINVAL, "port = '%s': bad port", value);
-		x->port = (unsigned)v;
-	} else if (strcmp(key, "upstream") == 0) {
-		if (check_address(value) < 0)
-			return fail(p, -EINVAL,
-				    "upstream = '%s': expected HOST:PORT", value);
-		strcpy(x->upstream, value);
-	} else if (strcmp(key, "home_lat") == 0 ||
-		   strcmp(key, "home_lon") == 0) {
-		const bool lat = key[5] == 'l' && key[6] == 'a';
-		const double lim = lat ? 90.0 : 180.0;
-		if (str_to_double(value, &deg) < 0 || !(fabs(deg) <= lim))
-			return fail(p, -EINVAL, "%s = '%s': expected degrees "
-				    "from -%g to %g", key, value, lim, lim);
-		*(lat ? &x->home_lat_deg : &x->home_lon_deg) = deg;
-		x->home_latlon_from = "barod.conf";
-	} else if (strcmp(key, "hil_baros") == 0) {
-		if (parse_uint_range(value, 1, 2, &v) < 0)
-			return fail(p, -EINVAL, "hil_baros = '%s': expected 1 "
-				    "(baro 0 as HIL_SENSOR id 0) or 2 (baro 1 "
-				    "as id 1 too)", value);
-		x->hil_baros = (unsigned)v;
-	} else if (strcmp(key, "speed_factor") == 0) {
-		if (config_parse_speed_factor(value, &x->speed_factor) < 0)
-			return fail(p, -EINVAL, "speed_factor = '%s': expected "
-				    "0 (as fast as PX4 replies) or %g..%g",
-				    value, CONFIG_PX4_SPEED_MIN,
-				    CONFIG_PX4_SPEED_MAX);
-		x->speed_factor_from = "barod.conf";
-	} else if (strcmp(key, "lockstep_timeout_ms") == 0) {
-		if (parse_uint_range(value, 10, 60000, &v) < 0)
-			return fail(p, -EINVAL, "lockstep_timeout_ms = '%s': "
-				    "expected 10..60000", value);
-		x->lockstep_timeout_ms = (unsigned)v;
-	} else {
-		return fail(p, -EINVAL, "unknown key '%s' in [px4] (instances, "
-			    "bind, port, upstream, home_lat, home_lon, "
-			    "hil_baros, lockstep_timeout_ms, speed_factor)",
-			    key);
-	}
-	return 1;
-}
-
-static int
-section_mavlink(struct parse *p, const char *key, const char *value)
-{
-	if (strcmp(key, "protocol") == 0) {
-		if (strcmp(value, "1") == 0 || strcmp(value, "2") == 0)
-			p->c->mavlink_version = value[0] - '0';
-		else
-			return fail(p, -EINVAL, "protocol = '%s': expected 1 or 2",
-				    value);
-		return 1;
-	}
-	int rc = set_rate(p, &p->c->rates, key, value);
-	if (rc == 1)
-		return fail(p, -EINVAL, "unknown key '%s' in [mavlink]", key);
-	return rc == 0 && !p->failed;
 }
 
 static struct config_output *
@@ -422,7 +145,6 @@ output_for(struct parse *p, const char *name)
 	p->output_line[c->n_outputs] = p->line;
 	p->msp_type[c->n_outputs] = false;
 	p->msp_key[c->n_outputs] = NULL;
-	p->msp_link[c->n_outputs] = MSP_LINK_UNSET;
 	c->n_outputs++;
 	return o;
 }
@@ -434,6 +156,7 @@ config_msp_defaults(struct config_msp *m)
 		m->map[i] = (int8_t)i;
 	m->rate_hz = RATE_EVERY_SAMPLE;
 	m->vehicle = 0;
+	m->transport = 0;
 }
 
 int
@@ -493,8 +216,8 @@ config_parse_msp_instances(const char *value, struct config_msp *m,
 static const unsigned bauds[] = { 9600,	  19200,  38400,  57600,  115200,
 				  230400, 460800, 500000, 576000, 921600 };
 
-static int
-parse_baud(const char *v, unsigned *out)
+int
+config_parse_baud(const char *v, unsigned *out)
 {
 	unsigned long b;
 
@@ -510,8 +233,8 @@ parse_baud(const char *v, unsigned *out)
 }
 
 /* HOST:PORT, with [v6]:PORT for IPv6 literals; port 1..65535. */
-static int
-check_address(const char *a)
+int
+config_check_address(const char *a)
 {
 	const char *colon = strrchr(a, ':');
 	unsigned long port;
@@ -519,82 +242,6 @@ check_address(const char *a)
 	if (!colon || colon == a || strlen(a) >= 128)
 		return -EINVAL;
 	return parse_uint_range(colon + 1, 1, 65535, &port);
-}
-
-static int
-section_output(struct parse *p, const char *name, const char *key,
-	       const char *value)
-{
-	struct config_output *o = output_for(p, name);
-
-	if (!o)
-		return 0;
-	if (strcmp(key, "type") == 0) {
-		if (strcmp(value, "udp-client") == 0)
-			o->type = OUTPUT_UDP_CLIENT;
-		else if (strcmp(value, "udp-server") == 0)
-			o->type = OUTPUT_UDP_SERVER;
-		else if (strcmp(value, "serial") == 0)
-			o->type = OUTPUT_SERIAL;
-		else if (strcmp(value, "msp") == 0)
-			o->type = OUTPUT_MSP_SERIAL;	/* until checked */
-		else
-			return fail(p, -EINVAL,
-				    "type = '%s': expected udp-client, "
-				    "udp-server, serial or msp", value);
-		p->msp_type[o - p->c->outputs] = o->type == OUTPUT_MSP_SERIAL;
-	} else if (strcmp(key, "transport") == 0) {
-		size_t k = (size_t)(o - p->c->outputs);
-		if (strcmp(value, "tcp") == 0)
-			p->msp_link[k] = MSP_LINK_TCP;
-		else if (strcmp(value, "udp") == 0)
-			p->msp_link[k] = MSP_LINK_UDP;
-		else
-			return fail(p, -EINVAL, "transport = '%s': expected "
-				    "tcp or udp", value);
-		p->msp_key[k] = "transport";
-	} else if (strcmp(key, "instances") == 0) {
-		char why[160];
-		if (config_parse_msp_instances(value, &o->msp, why,
-					       sizeof(why)) < 0)
-			return fail(p, -EINVAL, "%s", why);
-		p->msp_key[o - p->c->outputs] = "instances";
-	} else if (strcmp(key, "rate_hz") == 0) {
-		if (parse_rate(value, &o->msp.rate_hz) < 0)
-			return fail(p, -EINVAL,
-				    "rate_hz = '%s': expected 'all' or a rate "
-				    "in Hz from 0 to 1000", value);
-		p->msp_key[o - p->c->outputs] = "rate_hz";
-	} else if (strcmp(key, "vehicle") == 0) {
-		unsigned long v;
-		if (parse_uint_range(value, 0, CONFIG_MAX_SITL - 1, &v) < 0)
-			return fail(p, -EINVAL, "vehicle = '%s': expected a "
-				    "SITL instance 0..%d", value,
-				    CONFIG_MAX_SITL - 1);
-		o->msp.vehicle = (unsigned)v;
-		p->msp_key[o - p->c->outputs] = "vehicle";
-	} else if (strcmp(key, "address") == 0) {
-		if (check_address(value) < 0)
-			return fail(p, -EINVAL,
-				    "address = '%s': expected HOST:PORT", value);
-		strcpy(o->address, value);
-	} else if (strcmp(key, "device") == 0) {
-		if (!*value || strlen(value) >= sizeof(o->device))
-			return fail(p, -EINVAL, "device = '%s': bad path",
-				    value);
-		strcpy(o->device, value);
-	} else if (strcmp(key, "baud") == 0) {
-		if (parse_baud(value, &o->baud) < 0)
-			return fail(p, -EINVAL,
-				    "baud = '%s': expected one of 9600 ... "
-				    "921600", value);
-	} else {
-		int rc = set_rate(p, &o->rates, key, value);
-		if (rc == 1)
-			return fail(p, -EINVAL, "unknown key '%s' in [output %s]",
-				    key, name);
-	}
-	return !p->failed;
 }
 
 static struct config_sensor *
@@ -642,8 +289,8 @@ config_parse_bus(const char *value, char *path, size_t len)
 }
 
 /* 0x76 or 118: a 7-bit address outside the reserved ranges. */
-static int
-parse_i2c_address(const char *v, uint8_t *out)
+int
+config_parse_i2c_address(const char *v, uint8_t *out)
 {
 	unsigned long a;
 
@@ -664,139 +311,7 @@ parse_i2c_address(const char *v, uint8_t *out)
 	return 0;
 }
 
-/* The names a driver key may take, for the message. */
-static void
-driver_names(char *buf, size_t len)
-{
-	size_t n = 0;
 
-	buf[0] = '\0';
-	for (size_t i = 0; baro_drivers[i] != NULL && n < len; i++) {
-		int w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
-				 baro_drivers[i]->name);
-		if (w < 0)
-			break;
-		n += (size_t)w;
-	}
-}
-
-/* Oversampling 1..128 and the IIR coefficient 0..128: powers of two
- * (0 = the driver's default), as every family's registers count them. */
-static int
-parse_pow2(const char *v, unsigned long lo, uint8_t *out)
-{
-	unsigned long x;
-
-	if (parse_uint_range(v, lo, 128, &x) < 0 || (x & (x - 1)) != 0)
-		return -EINVAL;
-	*out = (uint8_t)x;
-	return 0;
-}
-
-static int
-section_sensor(struct parse *p, const char *name, const char *key,
-	       const char *value)
-{
-	struct config_sensor *s = sensor_for(p, name);
-	struct baro_sensor_config *set;
-	unsigned long v;
-
-	if (!s)
-		return 0;
-	set = &s->settings;
-	if (strcmp(key, "bus") == 0) {
-		if (config_parse_bus(value, s->bus, sizeof(s->bus)) < 0)
-			return fail(p, -EINVAL, "bus = '%s': expected a bus "
-				    "number (1 for /dev/i2c-1) or a /dev path",
-				    value);
-	} else if (strcmp(key, "address") == 0) {
-		if (parse_i2c_address(value, &s->address) < 0)
-			return fail(p, -EINVAL, "address = '%s': expected a "
-				    "7-bit I2C address 0x03..0x77", value);
-	} else if (strcmp(key, "driver") == 0) {
-		char names[256];
-		if (baro_driver_find(value) == NULL ||
-		    strlen(value) >= sizeof(s->driver)) {
-			driver_names(names, sizeof(names));
-			return fail(p, -EINVAL, "driver = '%s': known drivers: "
-				    "%s", value, names);
-		}
-		strcpy(s->driver, value);
-	} else if (strcmp(key, "osr_p") == 0 || strcmp(key, "osr_t") == 0) {
-		if (parse_pow2(value, 1, key[4] == 'p' ? &set->osr_p
-						     : &set->osr_t) < 0)
-			return fail(p, -EINVAL, "%s = '%s': expected 1, 2, 4, "
-				    "... 128", key, value);
-	} else if (strcmp(key, "iir") == 0) {
-		if (parse_pow2(value, 0, &set->iir) < 0)
-			return fail(p, -EINVAL, "iir = '%s': expected 0 (off) "
-				    "or 1, 2, 4, ... 128", value);
-	} else if (strcmp(key, "rate_hz") == 0) {
-		if (parse_uint_range(value, 0, 1000, &v) < 0)
-			return fail(p, -EINVAL, "rate_hz = '%s': expected 0 "
-				    "(as fast as the oversampling allows) to "
-				    "1000", value);
-		set->rate_hz = (uint32_t)v;
-	} else if (strcmp(key, "mode") == 0) {
-		if (strcmp(value, "normal") == 0)
-			set->mode = BARO_MODE_NORMAL;
-		else if (strcmp(value, "forced") == 0)
-			set->mode = BARO_MODE_FORCED;
-		else
-			return fail(p, -EINVAL, "mode = '%s': expected normal "
-				    "or forced", value);
-	} else if (strcmp(key, "instance") == 0) {
-		if (parse_uint_range(value, 0, BARO_MAX_INSTANCES - 1, &v) < 0)
-			return fail(p, -EINVAL, "instance = '%s': expected "
-				    "0..%d", value, BARO_MAX_INSTANCES - 1);
-		s->instance = (int)v;
-	} else if (strcmp(key, "iio") == 0) {
-		if (value[0] != '/' || strlen(value) >= sizeof(s->iio))
-			return fail(p, -EINVAL, "iio = '%s': expected the "
-				    "device's sysfs directory, "
-				    "/sys/bus/iio/devices/iio:deviceN", value);
-		strcpy(s->iio, value);
-	} else if (strcmp(key, "drdy") == 0 || strcmp(key, "power") == 0) {
-		char *dst = key[0] == 'd' ? s->drdy : s->power;
-		if (baro_gpio_parse_spec(value, NULL, 0, NULL, 0) < 0 ||
-		    strlen(value) >= CONFIG_LINE_MAX)
-			return fail(p, -EINVAL, "%s = '%s': expected "
-				    "CHIPLABEL:LINENAME (gpiodetect and "
-				    "gpioinfo show them)", key, value);
-		strcpy(dst, value);
-		/* The chip drives its pin as drdy_active says, high unless
-		 * told otherwise. */
-		if (key[0] == 'd' && set->drdy == BARO_DRDY_OFF)
-			set->drdy = BARO_DRDY_ACTIVE_HIGH;
-	} else if (strcmp(key, "drdy_active") == 0) {
-		if (strcmp(value, "high") == 0)
-			set->drdy = BARO_DRDY_ACTIVE_HIGH;
-		else if (strcmp(value, "low") == 0)
-			set->drdy = BARO_DRDY_ACTIVE_LOW;
-		else
-			return fail(p, -EINVAL, "drdy_active = '%s': expected "
-				    "high or low", value);
-	} else if (strcmp(key, "drdy_drive") == 0) {
-		if (strcmp(value, "push-pull") == 0)
-			set->drdy_open_drain = false;
-		else if (strcmp(value, "open-drain") == 0)
-			set->drdy_open_drain = true;
-		else
-			return fail(p, -EINVAL, "drdy_drive = '%s': expected "
-				    "push-pull or open-drain", value);
-	} else if (strcmp(key, "power_off_ms") == 0) {
-		if (parse_uint_range(value, 1, 60000, &v) < 0)
-			return fail(p, -EINVAL, "power_off_ms = '%s': expected "
-				    "1 to 60000", value);
-		s->power_off_ms = (unsigned)v;
-	} else {
-		return fail(p, -EINVAL, "unknown key '%s' in [sensor %s]", key,
-			    name);
-	}
-	return !p->failed;
-}
-
-/* "output NAME" or "output:NAME" -> NAME, else NULL. */
 static const char *
 section_name(const char *section, const char *kind)
 {
@@ -811,34 +326,59 @@ section_name(const char *section, const char *kind)
 	return section;
 }
 
+/* Every key goes through its row of the option table: the table knows
+ * the sections, the keys, their ranges and their messages. */
 static int
 handler(void *user, const char *section, const char *key, const char *value)
 {
 	struct parse *p = user;
+	const char *kind = section, *name = NULL;
+	char list[512];
 
 	if (p->failed)
 		return 1;
-	if (strcmp(section, "barod") == 0)
-		return section_barod(p, key, value);
-	if (strcmp(section, "sim") == 0)
-		return section_sim(p, key, value);
-	if (strcmp(section, "mavlink") == 0)
-		return section_mavlink(p, key, value);
-	if (strcmp(section, "sitl") == 0)
-		return section_sitl(p, key, value);
-	if (strcmp(section, "px4") == 0)
-		return section_px4(p, key, value);
-	const char *name;
 	if ((name = section_name(section, "output")) != NULL)
-		return section_output(p, name, key, value);
-	if ((name = section_name(section, "sensor")) != NULL)
-		return section_sensor(p, name, key, value);
-	if (*section == '\0')
+		kind = "output";
+	else if ((name = section_name(section, "sensor")) != NULL)
+		kind = "sensor";
+	else if (*section == '\0')
 		return fail(p, -EINVAL, "'%s' outside any [section]", key);
-	return fail(p, -EINVAL,
-		    "unknown section [%s] (barod, sim, sitl, px4, mavlink, "
-		    "output NAME, sensor NAME)",
-		    section);
+	else if (!options_section_known(section)) {
+		options_section_list(list, sizeof(list));
+		return fail(p, -EINVAL, "unknown section [%s] (%s)", section,
+			    list);
+	}
+
+	void *base = p->c;
+	if (name) {
+		base = kind[0] == 'o' ? (void *)output_for(p, name)
+				      : (void *)sensor_for(p, name);
+		if (!base)
+			return 0;
+	}
+	const struct opt_row *r = options_find_key(kind, key);
+	if (!r) {
+		options_key_list(kind, list, sizeof(list));
+		if (name)
+			return fail(p, -EINVAL, "unknown key '%s' in [%s %s]; "
+				    "valid keys are %s", key, kind, name, list);
+		return fail(p, -EINVAL, "unknown key '%s' in [%s]; valid keys "
+			    "are %s", key, section, list);
+	}
+	char msg[512];
+	if (options_set(r, base, key, value, NULL, msg, sizeof(msg)) < 0)
+		return fail(p, -EINVAL, "%s", msg);
+	const size_t row = options_index(r);
+	p->c->given[row / 8] |= (uint8_t)(1u << (row % 8));
+	if (kind[0] == 'o') {
+		const struct config_output *o = base;
+		const size_t i = (size_t)(o - p->c->outputs);
+		if (r->flags & OPT_MSP)
+			p->msp_key[i] = r->key;
+		if (r->flags & OPT_OUTPUT_TYPE)
+			p->msp_type[i] = o->type == OUTPUT_MSP_SERIAL;
+	}
+	return 1;
 }
 
 /* type = msp: a device (serial) or an address (tcp, the default, or
@@ -870,7 +410,7 @@ check_msp_output(struct parse *p, size_t i)
 			    "(serial) or an address (transport tcp or udp)",
 			    o->name);
 	if (o->device[0]) {
-		if (p->msp_link[i] != MSP_LINK_UNSET)
+		if (o->msp.transport)
 			return fail(p, -EINVAL, "[output %s]: transport is for "
 				    "an address; a device is serial", o->name);
 		o->type = OUTPUT_MSP_SERIAL;
@@ -880,8 +420,8 @@ check_msp_output(struct parse *p, size_t i)
 		if (o->baud)
 			return fail(p, -EINVAL, "[output %s]: baud is for a "
 				    "device", o->name);
-		o->type = p->msp_link[i] == MSP_LINK_UDP ? OUTPUT_MSP_UDP
-							 : OUTPUT_MSP_TCP;
+		o->type = o->msp.transport == 2 ? OUTPUT_MSP_UDP
+						: OUTPUT_MSP_TCP;
 	}
 	p->msp_type[i] = false;
 	return 0;
@@ -1100,7 +640,7 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 	snprintf(o->name, sizeof(o->name), "%.*s", CONFIG_NAME_MAX - 1, spec);
 
 	if (o->type != OUTPUT_SERIAL && o->type != OUTPUT_MSP_SERIAL) {
-		if (check_address(rest) < 0) {
+		if (config_check_address(rest) < 0) {
 			snprintf(err, errlen, "output '%s': expected HOST:PORT",
 				 spec);
 			return -EINVAL;
@@ -1112,7 +652,7 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 	const char *colon = strrchr(rest, ':');
 	size_t dlen = colon ? (size_t)(colon - rest) : strlen(rest);
 	o->baud = 115200;
-	if (colon && parse_baud(colon + 1, &o->baud) < 0) {
+	if (colon && config_parse_baud(colon + 1, &o->baud) < 0) {
 		snprintf(err, errlen, "output '%s': baud '%s' is not one of "
 				      "9600 ... 921600", spec, colon + 1);
 		return -EINVAL;

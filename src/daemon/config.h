@@ -1,28 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * barod's configuration: an INI file (parsed with libinih) overlaid by
- * command-line options.  Every SIM_* key goes through the simulator's
- * parameter table, so the config file knows exactly the names the CLI and
- * MAVLink know.
- *
- *   [barod]            source = sim | sitl-json | sitl-json-proxy | px4-sim
- *                      | px4-sim-proxy | hardware, sysid, compid, control
- *                      socket, record
- *   [sitl]             instances, bind, port, upstream, rng_1 .. rng_6
- *   [px4]              instances, bind, port (PX4 SITL over TCP, both PX4
- *                      sources); px4-sim: home_lat, home_lon, hil_baros,
- *                      lockstep_timeout_ms, speed_factor; px4-sim-proxy:
- *                      upstream
- *   [sim]              profile, home_alt, atmosphere, seed, any SIM_* name
- *   [mavlink]          protocol, heartbeat_hz, scaled_pressure_hz,
- *                      hil_sensor_hz
- *   [output NAME]      type = udp-client | udp-server | serial, address,
- *                      device, baud, and per-output *_hz overrides;
- *                      type = msp: device + baud, or address + transport
- *                      (tcp, udp), instances, rate_hz, vehicle
- *   [sensor NAME]      hardware mode: bus + address (or iio), driver,
- *                      osr_p, osr_t, iir, rate_hz, mode, instance, drdy
- *                      (drdy_active, drdy_drive), power (power_off_ms)
+ * command-line options.  The sections and keys, their ranges and the
+ * sources they act on are the rows of the option table (options.c,
+ * documented in barod.conf(5)); this file holds what they fill in, the
+ * INI reader and the checks that span keys (an output's or a sensor's
+ * keys together, the source's requirements).  Every SIM_* key goes
+ * through the simulator's parameter table, so the config file knows
+ * exactly the names the CLI and MAVLink know.
  */
 #ifndef BAROD_CONFIG_H
 #define BAROD_CONFIG_H
@@ -40,6 +25,8 @@
 #define CONFIG_DEFAULT_PATH "/etc/barod/barod.conf"
 #define CONFIG_MAX_OUTPUTS 8
 #define CONFIG_NAME_MAX 32
+/* Rows of the option table (options.h) struct config can mark. */
+#define CONFIG_ROWS_MAX 128
 
 enum config_source {
 	CONFIG_SOURCE_NONE,
@@ -149,6 +136,9 @@ struct config_msp {
 					 * 0..7, -1: not carried */
 	double rate_hz;		/* RATE_EVERY_SAMPLE, or Hz per instance */
 	unsigned vehicle;	/* SITL modes: that ArduPilot instance's baros */
+	/* The file's transport (1 tcp, 2 udp, 0 not given) until
+	 * type = msp settles into OUTPUT_MSP_TCP or OUTPUT_MSP_UDP. */
+	int8_t transport;
 };
 
 struct config_output {
@@ -188,6 +178,10 @@ struct config {
 	char control_path[108];	/* "" = no control socket */
 	unsigned control_mode;	/* permission bits of the socket */
 	char record_path[256];	/* "" = no recording */
+
+	/* Which rows of options_table the file set (bit i: row i), so what
+	 * the source does not use can be told (options_unused). */
+	uint8_t given[CONFIG_ROWS_MAX / 8];
 };
 
 /* Built-in defaults: no source, sysid 1, compid 191, MAVLink 2, heartbeat
@@ -275,8 +269,16 @@ config_parse_rng(const char *value, int *out);
 int
 config_parse_bus(const char *value, char *path, size_t len);
 
-/* simple | 1976 | water */
+/* A 7-bit I2C address outside the reserved ranges: 0x76 or 118. */
 int
-config_parse_atmosphere(const char *v, enum baro_sitl_atmosphere *out);
+config_parse_i2c_address(const char *v, uint8_t *out);
+
+/* A serial line's rate: one of 9600 ... 921600. */
+int
+config_parse_baud(const char *v, unsigned *out);
+
+/* HOST:PORT, with [v6]:PORT for IPv6 literals; port 1..65535. */
+int
+config_check_address(const char *a);
 
 #endif

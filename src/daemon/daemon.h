@@ -23,47 +23,13 @@
 #include "log.h"
 #include "mavlink.h"
 #include "notify.h"
+#include "options.h"
 #include "param-service.h"
 #include "scenario.h"
 #include "sinks/sink.h"
 #include "truth-trace.h"
 
 #define TICK_MS 10u
-
-/* Command-line settings, kept so SIGHUP can lay them over the re-read file. */
-struct cli {
-	const char *config_path;
-	bool config_required;
-	bool sim;
-	const char *profile;
-	const char *truth;		/* --truth FILE.csv */
-	const char *home_alt;
-	const char *atmosphere;
-	const char *seed;
-	const char *sysid, *compid;
-	const char *record;
-	const char *control;
-	const char *scenario;
-	bool sitl_json;
-	bool px4_sim;			/* --px4-sim */
-	bool hardware;
-	const char *sitl_proxy;		/* upstream HOST:PORT */
-	const char *sitl_instances;
-	const char *px4_proxy;		/* the simulator's HOST:PORT */
-	const char *px4_instances;
-	const char *px4_speed_factor;	/* --px4-speed-factor */
-	const char *rng[6];		/* --rng N=INSTANCE */
-	const char *params[64];
-	size_t n_params;
-	struct config_output outputs[CONFIG_MAX_OUTPUTS];
-	size_t n_outputs;
-	bool check_config;
-	bool probe;
-	const char *probe_bus;		/* --probe BUS, NULL: every bus */
-	double duration_s;
-	int verbosity;
-	bool log_prefix;		/* --log-prefix: "<N>" on every line */
-};
 
 struct daemon;
 struct source_ops;

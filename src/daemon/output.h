@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * MAVLink outputs: UDP client (send to a GCS address, hear its replies),
- * UDP server (bind, send to every peer heard from) and serial (a flight
- * controller's TELEM port).  MSP outputs (MSP2_SENSOR_BAROMETER for
- * ArduPilot's AP_Baro_MSP) over serial, a TCP connection barod makes and
- * keeps making, or UDP datagrams.  Sending never blocks: a full socket
- * buffer, a dead peer or a full serial line drops the frame and counts it.
+ * An output: a transport (transports/: UDP client, UDP server, serial,
+ * TCP) and the parser for what its peer sends back.  MAVLink outputs go
+ * to a GCS address (udp-client), every peer heard from (udp-server) or a
+ * flight controller's TELEM port (serial); MSP outputs
+ * (MSP2_SENSOR_BAROMETER for ArduPilot's AP_Baro_MSP) over serial, a TCP
+ * connection barod makes and keeps making, or UDP datagrams.  A loop
+ * pass's frames leave in one system call per output at output_flush().
+ * Sending never blocks: a full socket buffer, a dead peer or a full line
+ * drops the frame and counts it.
  */
 #ifndef BAROD_OUTPUT_H
 #define BAROD_OUTPUT_H
@@ -19,38 +22,18 @@
 #include "event-loop.h"
 #include "mavlink.h"
 #include "msp.h"
+#include "transports/transport.h"
 
-#define OUTPUT_MAX_PEERS 8
-#define OUTPUT_SERIAL_BUFFER 8192
-/* Frames queued in one loop iteration leave as one datagram (several
- * MAVLink frames per datagram is normal on UDP), keeping syscalls, and so
- * CPU time, per tick constant.  1472 bytes fit a 1500-byte MTU. */
-#define OUTPUT_DATAGRAM_MAX 1472
+#define OUTPUT_MAX_PEERS TRANSPORT_MAX_PEERS
+#define OUTPUT_SERIAL_BUFFER TRANSPORT_STREAM_BUFFER
+#define OUTPUT_DATAGRAM_MAX TRANSPORT_DATAGRAM_MAX
 /* An MSP output queues at most this much behind a full line: ArduPilot
  * averages whatever arrives between its baro updates as current, so a
  * backlog drained late would feed it stale pressures.  512 bytes is 25
  * barometer frames, a few ticks of three baros. */
 #define OUTPUT_MSP_BACKLOG 512
-/* Reconnection (TCP) and reopening (a serial device that hung up, such
- * as a USB adapter unplugged) backoff, doubling between these. */
-#define OUTPUT_RETRY_MIN_MS 100u
-#define OUTPUT_RETRY_MAX_MS 2000u
-
-struct output_stats {
-	uint64_t frames_sent;
-	uint64_t frames_dropped;	/* buffer full, peer gone, I/O error */
-	uint64_t frames_no_peer;	/* udp-server with nobody to send to,
-					 * msp-tcp not connected */
-	uint64_t bytes_sent;
-	uint64_t frames_received;
-	/* MSP: samples not sent because their values are not physically
-	 * possible (msp_baro_from_sample). */
-	uint64_t frames_invalid;
-	uint64_t bytes_lost;		/* backlog discarded at a disconnect
-					 * or a hangup */
-	uint64_t connects;		/* msp-tcp connections made */
-	uint64_t hangups;		/* serial: the device went away */
-};
+#define OUTPUT_RETRY_MIN_MS TRANSPORT_RETRY_MIN_MS
+#define OUTPUT_RETRY_MAX_MS TRANSPORT_RETRY_MAX_MS
 
 struct output;
 
@@ -59,39 +42,24 @@ typedef void (*output_frame_cb)(struct output *o,
 
 struct output {
 	struct config_output cfg;
-	struct event_source src;
+	struct event_source src;	/* the transport's fd */
 	struct event_loop *loop;
 	struct output_stats stats;
 	struct mavlink_parser parser;
 	struct msp_parser msp_in;	/* MSP outputs: what the peer sends */
 	uint8_t seq;
 
-	bool connected;			/* msp-tcp */
-	/* msp-tcp between connections, serial after a hangup: when to try
-	 * again, and the next wait. */
-	bool line_full;			/* msp: dropping, logged once */
-	uint64_t retry_at_us;
-	unsigned backoff_ms;
-
-	struct sockaddr_storage peers[OUTPUT_MAX_PEERS];
-	socklen_t peer_len[OUTPUT_MAX_PEERS];
-	size_t n_peers;
-
-	uint8_t tx[OUTPUT_SERIAL_BUFFER];	/* serial backlog */
+	/* Copies of the transport's state for the daemon, current after
+	 * every output_* call: msp-tcp connected; bytes a full line left
+	 * waiting (EPOLLOUT). */
+	bool connected;
 	size_t tx_len;
+	bool line_full;			/* msp: dropping, logged once */
 
-	uint8_t dgram[OUTPUT_DATAGRAM_MAX];	/* UDP frames not yet sent */
-	size_t dgram_len;
-	unsigned dgram_frames;
+	struct transport transport;
 
 	output_frame_cb on_frame;
 	void *user;
-
-	/* Publication schedule, owned by the daemon. */
-	uint64_t next_heartbeat_us;
-	uint64_t next_pressure_us[3];
-	uint64_t next_hil_us[3];
-	uint64_t next_msp_us[3];
 };
 
 /*
@@ -113,16 +81,18 @@ output_is_msp(const struct output *o)
 }
 
 /*
- * Queue one frame; never blocks.  UDP frames wait for output_flush() (or
- * a full datagram); serial and TCP frames go to the line as soon as it
- * takes them.  Returns 0, -EAGAIN when the frame was dropped, -ENOTCONN
- * when a TCP output is not connected (counted as no peer).
+ * Queue one frame for output_flush(); never blocks.  Returns 0, -EAGAIN
+ * when the frame was dropped (a full backlog, a device gone), -ENOTCONN
+ * when a TCP output is not connected (counted as no peer).  UDP frames
+ * are counted when they are sent.
  */
 int
 output_send(struct output *o, const uint8_t *frame, size_t len);
 
-/* Send what is queued: one datagram per peer; a disconnected TCP output
- * whose backoff has passed connects again.  Call once per loop pass. */
+/* Send what is queued in one system call: sendmmsg (each datagram to
+ * each peer) or one write; a disconnected TCP output or a hung-up serial
+ * device whose backoff has passed is tried again.  Call once per loop
+ * pass. */
 void
 output_flush(struct output *o);
 

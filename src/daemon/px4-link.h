@@ -6,7 +6,7 @@
  * outgoing connection (to a real simulator, for the proxy), and for each
  * connected stream a non-blocking writer whose backlog is bounded
  * (bytes that do not fit are dropped and counted, never waited for).
- * MAVLink framing is the caller's (src/mavlink/mavlink-stream.h).
+ * MAVLink framing is the caller's (src/proto/mavlink-stream.h).
  */
 #ifndef BAROD_PX4_LINK_H
 #define BAROD_PX4_LINK_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * Barometer samples in CSV: baro-sim's output (time_ms,instance,alt_m,
- * pressure_pa,temperature_c; src/sample-csv.h) or any text file whose
+ * pressure_pa,temperature_c; src/common/sample-csv.h) or any text file whose
  * header names the columns.  Columns are matched by name, unknown ones
  * ignored:
  *
@@ -16,7 +16,21 @@
  *   truth_alt_m                  optional: a LOG_REF_TRUTH reference
  *   instance                     optional: 0..2, else 0
  *   temperature_c                optional
+ *   channel                      optional: the baro channel's name, as
+ *                                baro-replay export writes it
+ *                                ("BARO[0]", "CTUN.BarAlt"); empty: the
+ *                                default name below
+ *   alt_datum                    optional: amsl (HAS_ALTITUDE), home
+ *                                (LOG_SAMPLE_ALT_HOME: above home, not
+ *                                AMSL) or empty (amsl)
+ *   pressure_derived             optional: 1 when the pressure was
+ *                                computed from alt_m
+ *                                (LOG_SAMPLE_PRESSURE_FROM_ALT, the
+ *                                pressure kept as written), 0 or empty
+ *                                when measured
  *
+ * So baro-replay export's CSV reads back to the same samples: export,
+ * read back, export gives the same bytes.
  * alt_m and truth_alt_m are taken as AMSL, which is what baro-sim writes
  * (its alt_m is the altitude behind the pressure, home altitude
  * included).  Empty alt_m, truth_alt_m or temperature_c fields mean "not
@@ -26,7 +40,8 @@
  * Times are passed through as written, backwards steps included: the
  * consumer counts them.  Every sample is HEALTHY (a CSV has no health).
  *
- * Channels: "baro[I]", "alt_m[I]" and "truth_alt_m[I]" per instance I.
+ * Channels: "baro[I]", "alt_m[I]" and "truth_alt_m[I]" per instance I,
+ * or the channel column's name, "NAME.alt_m" and "NAME.truth_alt_m".
  */
 #include "log-reader.h"
 
@@ -57,6 +72,9 @@ enum col {
 	COL_TRUTH,
 	COL_INSTANCE,
 	COL_TEMPERATURE,
+	COL_CHANNEL,
+	COL_ALT_DATUM,
+	COL_DERIVED,
 	COL_COUNT,
 };
 
@@ -70,7 +88,12 @@ static const char *const col_names[COL_COUNT] = {
 	[COL_TRUTH] = "truth_alt_m",
 	[COL_INSTANCE] = "instance",
 	[COL_TEMPERATURE] = "temperature_c",
+	[COL_CHANNEL] = "channel",
+	[COL_ALT_DATUM] = "alt_datum",
+	[COL_DERIVED] = "pressure_derived",
 };
+
+#define CSV_CHAN_NAME 64
 
 enum stream {
 	ST_BARO,
@@ -93,9 +116,8 @@ struct csv {
 	int col[COL_COUNT];	/* field index, -1 if absent */
 	int time_col, pressure_col;
 
-	int chan_of[ST_COUNT][BARO_MAX_INSTANCES];
-	char chan_name[ST_COUNT * BARO_MAX_INSTANCES][24];
-	uint64_t chan_count[ST_COUNT * BARO_MAX_INSTANCES];
+	char chan_name[LOG_MAX_CHANNELS][CSV_CHAN_NAME];
+	uint64_t chan_count[LOG_MAX_CHANNELS];
 	unsigned nchan;
 
 	struct log_record queue[QUEUE_LEN];
@@ -296,30 +318,42 @@ parse_time(const struct csv *c, char **fields, uint64_t *us, char *err,
 	return 0;
 }
 
-static uint16_t
-channel(struct csv *c, enum stream st, unsigned instance)
+/* The channel of a stream: named by the row's channel field (base, may
+ * be empty) or by the stream and instance.  -E2BIG past
+ * LOG_MAX_CHANNELS. */
+static int
+channel(struct csv *c, enum stream st, unsigned instance, const char *base)
 {
-	if (c->chan_of[st][instance] < 0) {
-		c->chan_of[st][instance] = (int)c->nchan;
-		snprintf(c->chan_name[c->nchan], sizeof(c->chan_name[0]),
-			 "%s[%u]", stream_prefix[st], instance);
-		c->nchan++;
+	char name[CSV_CHAN_NAME];
+	if (base && base[0])
+		snprintf(name, sizeof(name), "%.40s%s%s", base,
+			 st == ST_BARO ? "" : ".", st == ST_BARO ? ""
+							: stream_prefix[st]);
+	else
+		snprintf(name, sizeof(name), "%s[%u]", stream_prefix[st],
+			 instance);
+	unsigned ch;
+	for (ch = 0; ch < c->nchan; ch++)
+		if (strcmp(c->chan_name[ch], name) == 0)
+			break;
+	if (ch == c->nchan) {
+		if (c->nchan >= LOG_MAX_CHANNELS)
+			return -E2BIG;
+		memcpy(c->chan_name[c->nchan++], name, sizeof(name));
 	}
-	unsigned ch = (unsigned)c->chan_of[st][instance];
 	c->chan_count[ch]++;
-	return (uint16_t)ch;
+	return (int)ch;
 }
 
 static struct log_record *
-push(struct csv *c, enum log_record_kind kind, enum stream st,
-     unsigned instance)
+push(struct csv *c, enum log_record_kind kind, int ch)
 {
 	struct log_record *r = &c->queue[(c->qhead + c->qlen) % QUEUE_LEN];
 
 	c->qlen++;
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
-	r->channel = channel(c, st, instance);
+	r->channel = (uint16_t)ch;
 	return r;
 }
 
@@ -389,7 +423,44 @@ parse_row(struct csv *c, char *err, size_t errlen)
 			return rc;
 	}
 
-	struct log_record *r = push(c, LOG_REC_BARO, ST_BARO, instance);
+	const char *base = c->col[COL_CHANNEL] >= 0 ? fields[c->col[COL_CHANNEL]]
+						    : NULL;
+	bool home = false, derived = false;
+	if (c->col[COL_ALT_DATUM] >= 0) {
+		const char *text = fields[c->col[COL_ALT_DATUM]];
+		if (strcmp(text, "home") == 0)
+			home = true;
+		else if (text[0] && strcmp(text, "amsl") != 0)
+			return field_error(c, COL_ALT_DATUM, text,
+					   "is not amsl, home or empty", err,
+					   errlen);
+	}
+	if (c->col[COL_DERIVED] >= 0) {
+		const char *text = fields[c->col[COL_DERIVED]];
+		if (strcmp(text, "1") == 0)
+			derived = true;
+		else if (text[0] && strcmp(text, "0") != 0)
+			return field_error(c, COL_DERIVED, text,
+					   "is not 0, 1 or empty", err, errlen);
+		if (derived && !have_alt)
+			return field_error(c, COL_DERIVED, text,
+					   "says derived, but alt_m is empty",
+					   err, errlen);
+	}
+	int chans[ST_COUNT] = { 0 };
+	for (int st = 0; st < ST_COUNT; st++) {
+		if ((st == ST_ALT && !(have_p && have_alt && !derived)) ||
+		    (st == ST_TRUTH && !have_truth))
+			continue;
+		chans[st] = channel(c, (enum stream)st, instance, base);
+		if (chans[st] < 0)
+			return str_errorf(err, errlen, -E2BIG,
+				    "line %" PRIu64 " (offset %" PRIu64 "): "
+				    "more than %d channels", c->lineno,
+				    c->line_offset, LOG_MAX_CHANNELS);
+	}
+
+	struct log_record *r = push(c, LOG_REC_BARO, chans[ST_BARO]);
 	r->baro = (struct baro_sample){
 		.time_us = time_us,
 		.instance = (uint8_t)instance,
@@ -400,22 +471,26 @@ parse_row(struct csv *c, char *err, size_t errlen)
 	};
 	if (!have_p) {
 		r->baro.pressure_pa = (float)log_pressure_from_alt(alt);
-		r->baro.flags |= LOG_SAMPLE_PRESSURE_FROM_ALT;
+		derived = true;
 	}
+	if (derived)
+		r->baro.flags |= LOG_SAMPLE_PRESSURE_FROM_ALT;
 	if (have_temp)
 		r->baro.flags |= BARO_SAMPLE_HAS_TEMPERATURE;
 	if (have_alt)
-		r->baro.flags |= BARO_SAMPLE_HAS_ALTITUDE;
+		r->baro.flags |= home ? LOG_SAMPLE_ALT_HOME
+				      : BARO_SAMPLE_HAS_ALTITUDE;
 
-	if (have_p && have_alt) {
-		r = push(c, LOG_REC_REFERENCE, ST_ALT, instance);
+	/* A derived pressure's altitude is its source, not a reference. */
+	if (have_p && have_alt && !derived) {
+		r = push(c, LOG_REC_REFERENCE, chans[ST_ALT]);
 		r->ref = (struct log_reference){
 			.time_us = time_us, .source = LOG_REF_LOG_BARO_ALT,
-			.datum = LOG_DATUM_AMSL, .instance = (uint8_t)instance,
-			.alt_m = alt };
+			.datum = home ? LOG_DATUM_HOME : LOG_DATUM_AMSL,
+			.instance = (uint8_t)instance, .alt_m = alt };
 	}
 	if (have_truth) {
-		r = push(c, LOG_REC_REFERENCE, ST_TRUTH, instance);
+		r = push(c, LOG_REC_REFERENCE, chans[ST_TRUTH]);
 		r->ref = (struct log_reference){
 			.time_us = time_us, .source = LOG_REF_TRUTH,
 			.datum = LOG_DATUM_AMSL, .instance = (uint8_t)instance,
@@ -491,9 +566,6 @@ open_(void **priv, struct log_input *in, struct log_info *info, char *err,
 		return str_errorf(err, errlen, -ENOMEM, "out of memory");
 	for (int k = 0; k < COL_COUNT; k++)
 		c->col[k] = -1;
-	for (int s = 0; s < ST_COUNT; s++)
-		for (int i = 0; i < BARO_MAX_INSTANCES; i++)
-			c->chan_of[s][i] = -1;
 	*priv = c;
 
 	int rc = read_line(c, in, err, errlen);

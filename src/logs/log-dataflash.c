@@ -6,10 +6,14 @@
  * length given by an FMT record (type 128, itself fixed at 89 bytes).
  * Nothing in a record says how long it is, so the FMT table is the only
  * way to walk the file: a FMT is used only when its format characters
- * are all known, their sizes plus the 3 header bytes equal its Length
- * and its name is 1-4 letters, digits or '_'.  Any other FMT is counted
- * in records_bad and ignored (3.4.4 logs carry such a BAR3 FMT), so its
- * type stays unknown.  Bytes that do not start a record of a known type
+ * are all known and its name is 1-4 letters, digits or '_'.  Any other
+ * FMT is counted in records_bad and ignored, so its type stays unknown.
+ * A FMT whose Length differs from its format's size (3.4.4 logs carry
+ * such a BAR3 FMT: Length 33, "QffcfI" 29 bytes) is a firmware quirk,
+ * not damage: its records are framed by the Length, as the writer framed
+ * them, the bytes past the format ignored, and it is counted in
+ * info->fmt_warnings.  A Length shorter than the format would lose
+ * columns: that FMT is bad, as above.  Bytes that do not start a record of a known type
  * are skipped one at a time (bytes_skipped, first_bad_offset).  A record
  * cut off by the end of the file is an error (-ENODATA, naming its
  * offset) returned after every record before it; so is a header cut off
@@ -34,9 +38,11 @@
  *    or TimeMS): baro samples on channels "BARO[i]" (BAR2 and BAR3 are
  *    instances 1 and 2, so one sensor has one name across firmware
  *    versions); HEALTHY unless the Health column says 0 or the pressure
- *    is not a positive number; AltAMSL, when logged, as alt_m.  BARO.Alt
- *    also comes out as a LOG_REF_LOG_BARO_ALT reference ("BARO[i].Alt",
- *    datum HOME).
+ *    is not a positive number; AltAMSL, when logged, as alt_m, else Alt
+ *    with LOG_SAMPLE_ALT_HOME (AP_Baro logs get_altitude(), relative to
+ *    the ground pressure of its calibration: ArduPilot's
+ *    libraries/AP_Baro/AP_Baro_Logging.cpp).  BARO.Alt also comes out as
+ *    a LOG_REF_LOG_BARO_ALT reference ("BARO[i].Alt", datum HOME).
  *  - CTUN.BAlt / CTUN.BarAlt: 2014 logs define BARO but never write it,
  *    and the stream cannot be read twice (it may be a pipe), so the
  *    choice is made in the stream.  From the first CTUN record, while no
@@ -66,7 +72,15 @@
  *  - EV 10/11/28/18/60: armed, disarmed, take-off, landed, EKF altitude
  *    reset (value = the id); ERR subsystem 18 (baro): code 0 healthy,
  *    else unhealthy (value = the code).
+ *  - Joined logs (cat a.bin b.bin): every log starts with the FMT of
+ *    FMT (type 128), so one after data records starts another boot: a
+ *    LOG_EVENT_REBOOT (value: the offset in ms) at its first timed
+ *    record, and its times are offset to start DF_BOOT_GAP_US after the
+ *    latest time returned (not at all if they already do), so time
+ *    keeps increasing as in the tlog reader.  Only the joined parts'
+ *    times change; a single log's are as recorded.
  *  - info: firmware from the first MSG of the form "<name> V<digit>..."
+ *    or "<name> v<digit>..." (ArduRover v2.46beta2)
  *    (without the trailing " (git hash)"), hardware from the MSG of the
  *    form "<board> XXXXXXXX XXXXXXXX XXXXXXXX" (board id words).
  *
@@ -98,6 +112,11 @@
 #define DF_PEEK 256		/* more than any record (Length is a uint8) */
 #define DF_NAME_LEN 32
 #define DF_BASE_LEN 16		/* so "BASE[i].Alt" fits DF_NAME_LEN */
+/* Where a joined log's next boot starts after the last time returned:
+ * the real pause is not in the file; this one is long enough that the
+ * break stays a gap (log-segments.h) when the samples are exported and
+ * read back. */
+#define DF_BOOT_GAP_US 10000000u
 
 enum df_role {
 	ROLE_NONE,
@@ -213,6 +232,10 @@ struct df_reader {
 
 	uint64_t now_us;
 	bool time_seen;
+	/* Joined logs: a FMT of FMT after data starts another boot. */
+	bool data_seen, boot_pending;
+	uint64_t offset_us;	/* added to this boot's times */
+	uint64_t max_us;	/* latest time returned */
 	bool firmware_set, hardware_set;
 	bool at_end;
 	int pending_rc;		/* error to return once the queue is empty */
@@ -594,11 +617,12 @@ define_type(struct df_reader *s, const uint8_t *rec, uint64_t offset,
 			ok = false;
 		sum += sz;
 	}
-	if (ok && sum != length)
-		ok = false;
 	/* FMT itself is fixed: the framing depends on it. */
 	if (ok && type == DF_FMT_TYPE &&
 	    (strcmp(format, "BBnNZ") != 0 || length != DF_FMT_LEN))
+		ok = false;
+	/* Shorter than its format: columns would be lost, so damage. */
+	if (ok && sum > length)
 		ok = false;
 	if (!ok) {
 		note_bad(info, offset);
@@ -606,6 +630,17 @@ define_type(struct df_reader *s, const uint8_t *rec, uint64_t offset,
 	}
 	if (type == DF_FMT_TYPE)
 		return;
+	if (sum != length) {
+		/* A firmware quirk (Copter 3.4's BAR3: Length 33, "QffcfI"
+		 * 29 bytes): the writer framed its records by the Length,
+		 * so they are read by it, the bytes past the format
+		 * ignored. */
+		if (info->fmt_warnings++ == 0)
+			snprintf(info->fmt_warning, sizeof(info->fmt_warning),
+				 "offset %" PRIu64 ": FMT of %s (type %u) "
+				 "declares %u bytes, its format %s is %d",
+				 offset, name, type, length, format, sum);
+	}
 
 	struct df_type *t = &s->types[type];
 	bool same = t->length == length && strcmp(t->name, name) == 0 &&
@@ -693,6 +728,7 @@ push(struct df_reader *s, struct df_type *t, unsigned sub,
 	e->slot = slot;
 	e->ctun = ctun;
 	e->unplaced = rec->kind == LOG_REC_BARO &&
+		      (rec->baro.flags & LOG_SAMPLE_PRESSURE_FROM_ALT) &&
 		      (rec->baro.flags & LOG_SAMPLE_ALT_HOME) &&
 		      !s->ground_decided;
 	e->untimed = !s->time_seen;
@@ -874,6 +910,11 @@ on_baro(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 	if (slot_value(s, t, S_BARO_AMSL, rec, &amsl) && isfinite(amsl)) {
 		r.baro.alt_m = to_float(amsl);
 		r.baro.flags |= BARO_SAMPLE_HAS_ALTITUDE;
+	} else if (slot_value(s, t, S_BARO_ALT, rec, &alt) && isfinite(alt)) {
+		/* AP_Baro logs get_altitude(): above the ground pressure
+		 * of its last calibration, i.e. home. */
+		r.baro.alt_m = to_float(alt);
+		r.baro.flags |= LOG_SAMPLE_ALT_HOME;
 	}
 	if (s->state == DF_WAIT || s->state == DF_HOLD)
 		decide(s, DF_BARO, info, NULL);
@@ -935,8 +976,10 @@ on_msg(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 	if (w == 0 || !text[w])
 		return;
 	const char *rest = text + w + 1;
-	if (!s->firmware_set && rest[0] == 'V' && rest[1] >= '0' &&
-	    rest[1] <= '9') {
+	/* "ArduCopter V4.6.2", "APM:Plane V3.1.0", "ArduRover v2.46beta2"
+	 * (Rover's 2.x wrote a small v). */
+	if (!s->firmware_set && (rest[0] == 'V' || rest[0] == 'v') &&
+	    rest[1] >= '0' && rest[1] <= '9') {
 		size_t len = strlen(text);
 		const char *paren = strstr(text, " (");
 		if (paren)
@@ -991,8 +1034,20 @@ on_record(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 	long n;
 
 	t->count++;
+	s->data_seen = true;
 	if (t->time_field >= 0) {
-		s->now_us = record_time(t, rec);
+		uint64_t raw = record_time(t, rec);
+		if (s->boot_pending) {
+			/* The new boot follows on after the old one. */
+			uint64_t base = s->max_us + DF_BOOT_GAP_US;
+			s->offset_us = raw >= base ? 0 : base - raw;
+			s->boot_pending = false;
+			emit_event(s, t, raw + s->offset_us, LOG_EVENT_REBOOT,
+				   (double)s->offset_us * 1e-3);
+		}
+		s->now_us = raw + s->offset_us;
+		if (s->now_us > s->max_us)
+			s->max_us = s->now_us;
 		if (!s->time_seen)
 			set_untimed(s, s->now_us);
 		s->time_seen = true;
@@ -1125,6 +1180,12 @@ step(struct df_reader *s, struct log_input *in, struct log_info *info)
 				 offset, t->name, got, t->length);
 	if (p[2] == DF_FMT_TYPE) {
 		t->count++;
+		/* Every log starts with the FMT of FMT: after data it is
+		 * another log joined on (cat a.bin b.bin). */
+		if (p[3] == DF_FMT_TYPE && s->data_seen) {
+			s->boot_pending = true;
+			s->data_seen = false;
+		}
 		define_type(s, p, offset, info);
 	} else {
 		on_record(s, t, p, offset, info);

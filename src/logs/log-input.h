@@ -5,10 +5,15 @@
  * next n bytes (n <= LOG_INPUT_WINDOW) without copying, then consume
  * them, so every reader runs in constant memory whatever the file size,
  * and every error can name the file offset where it happened.
+ *
+ * A gzip'd source (.gz, read with zlib) is inflated on the way, so the
+ * readers see the log itself; offsets are then offsets in the inflated
+ * log.  Concatenated gzip members are read one after the other.
  */
 #ifndef BAROD_LOG_INPUT_H
 #define BAROD_LOG_INPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,7 +30,26 @@ struct log_input {
 	uint64_t offset;	/* file offset of data[0] */
 	int eof;		/* no more bytes will come */
 	int error;		/* negative errno of a failed read, else 0 */
+	struct log_gz *gz;	/* inflating a gzip source; NULL: plain */
 };
+
+/* Does head (len bytes) start a gzip stream? */
+bool
+log_input_is_gzip(const uint8_t *head, size_t len);
+
+/*
+ * Inflate the rest of the source: the bytes not yet consumed are the
+ * start of a gzip stream.  Call before anything is consumed.  0, -ENOMEM,
+ * -EINVAL when already inflating.  A corrupt stream later fails reads
+ * with -EBADMSG, one cut off with -EPIPE (log_input_error_text() says
+ * which).
+ */
+int
+log_input_gunzip(struct log_input *in);
+
+/* What went wrong with a gzip source, for messages; "" otherwise. */
+const char *
+log_input_error_text(const struct log_input *in);
 
 /* Read from fd (not closed by log_input_fini).  -ENOMEM. */
 int

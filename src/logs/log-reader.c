@@ -2,10 +2,12 @@
 #include "log-reader.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static const struct log_format_ops *const formats[] = {
 	&log_format_dataflash,
@@ -45,6 +47,19 @@ open_common(struct log_reader *r, const char *format)
 	long got = log_input_peek(&r->in, 64, &head);
 	if (got < 0)
 		return fail(r, (int)got, "read failed: %s", strerror((int)-got));
+	/* A gzip'd log is read through zlib, whatever the name says. */
+	if (log_input_is_gzip(head, (size_t)got)) {
+		int rc = log_input_gunzip(&r->in);
+		if (rc < 0)
+			return fail(r, rc, "gzip: %s", strerror(-rc));
+		got = log_input_peek(&r->in, 64, &head);
+		if (got < 0)
+			return fail(r, (int)got, "gzip: %s",
+				    log_input_error_text(&r->in));
+		if (got == 0 && !format)
+			return fail(r, -EPROTONOSUPPORT,
+				    "gzip: empty once inflated");
+	}
 	if (format) {
 		r->ops = log_format_by_name(format);
 		if (!r->ops)
@@ -98,7 +113,16 @@ log_reader_next(struct log_reader *r, struct log_record *rec)
 	if (!r->priv)
 		return fail(r, -EINVAL, "reader not open");
 	char err[LOG_ERR_LEN] = "";
+	*rec = (struct log_record){ 0 };
 	int rc = r->ops->next(r->priv, &r->in, rec, &r->info, err, sizeof(err));
+	/* A broken gzip stream is the cause, whatever the reader made of
+	 * the bytes inflated before the break. */
+	if (rc < 0 && r->in.gz && r->in.error)
+		return fail(r, rc, "gzip: %s after %" PRIu64 " bytes inflated"
+				   "%s%s",
+			    log_input_error_text(&r->in),
+			    log_input_offset(&r->in) + r->in.avail,
+			    err[0] ? "; " : "", err);
 	if (rc < 0)
 		return fail(r, rc, "%s", err[0] ? err : strerror(-rc));
 	return rc;
@@ -126,6 +150,74 @@ log_reader_list_types(const struct log_reader *r, log_type_cb cb, void *ud)
 {
 	if (r->ops && r->priv)
 		r->ops->list_types(r->priv, cb, ud);
+}
+
+bool
+log_reader_damage(const struct log_reader *r, int rc, char *buf, size_t len)
+{
+	const struct log_info *i = &r->info;
+	int n = 0;
+	buf[0] = '\0';
+	if (i->bytes_skipped || i->records_bad)
+		n = snprintf(buf, len, "%" PRIu64 " bytes skipped, %" PRIu64
+				       " bad records, the first at offset %"
+				       PRIu64,
+			     i->bytes_skipped, i->records_bad,
+			     i->first_bad_offset);
+	if (n < 0 || (size_t)n >= len)
+		n = 0;
+	if (rc < 0)
+		snprintf(buf + n, len - (size_t)n, "%sreading stopped: %s",
+			 n ? "; " : "", r->err);
+	return rc < 0 || i->bytes_skipped || i->records_bad;
+}
+
+struct baro_like {
+	char *buf;
+	size_t len, used;
+};
+
+static bool
+contains_ci(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *s; s++)
+		if (strncasecmp(s, w, n) == 0)
+			return true;
+	return false;
+}
+
+static void
+baro_like_cb(const char *name, uint64_t count, void *ud)
+{
+	struct baro_like *b = ud;
+	static const char *const words[] = { "baro", "bar2", "bar3",
+					     "air_data", "pressure", "#29",
+					     "#137", "#143" };
+	bool hit = false;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strncmp(words[i], "#", 1) == 0
+			    ? strncmp(name, words[i], strlen(words[i])) == 0 &&
+				      (name[strlen(words[i])] == ' ' ||
+				       !name[strlen(words[i])])
+			    : contains_ci(name, words[i]))
+			hit = true;
+	if (!hit || b->used >= b->len)
+		return;
+	int n = snprintf(b->buf + b->used, b->len - b->used, "%s%s x%" PRIu64,
+			 b->used ? ", " : "", name, count);
+	if (n > 0)
+		b->used += (size_t)n;
+}
+
+void
+log_reader_baro_like(const struct log_reader *r, char *buf, size_t len)
+{
+	struct baro_like b = { buf, len, 0 };
+	buf[0] = '\0';
+	log_reader_list_types(r, baro_like_cb, &b);
+	if (b.used >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
 }
 
 const char *

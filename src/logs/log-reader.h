@@ -89,11 +89,20 @@ struct log_record {
 	 * "sensor_baro[1]", "SCALED_PRESSURE2", "GPS", "XKF1.PD", "RFND",
 	 * "distance_sensor", "EV".  Events may use any channel. */
 	uint16_t channel;
+	uint8_t notes;		/* enum log_record_notes */
 	union {
 		struct baro_sample baro;
 		struct log_reference ref;
 		struct log_event event;
 	};
+};
+
+/* What a record says about how it was read, beyond its fields. */
+enum log_record_notes {
+	/* The sample's temperature_c is the 0 the log recorded, which is a
+	 * placeholder rather than a reading (PX4 SITL): no HAS_TEMPERATURE,
+	 * so nothing uses it, but export writes it as recorded. */
+	LOG_NOTE_TEMP_PLACEHOLDER = 1u << 0,
 };
 
 /* Flags the readers add to baro_sample.flags (beyond baro-sample.h's). */
@@ -102,8 +111,9 @@ enum log_sample_flags {
 	 * (e.g. CTUN.BarAlt in 2014 ArduCopter logs): pressure_pa was
 	 * computed from it with log_pressure_from_alt(). */
 	LOG_SAMPLE_PRESSURE_FROM_ALT = 1u << 8,
-	/* alt_m is the log's altitude above home (CTUN.BarAlt) as
-	 * recorded, not AMSL, so HAS_ALTITUDE is not set. */
+	/* alt_m is the log's altitude above home (CTUN.BarAlt, a
+	 * DataFlash BARO.Alt) as recorded, not AMSL, so HAS_ALTITUDE is
+	 * not set. */
 	LOG_SAMPLE_ALT_HOME = 1u << 9,
 };
 
@@ -124,6 +134,15 @@ struct log_info {
 	 * derived_ground_known, else at sea level. */
 	bool derived_ground_known;
 	double derived_ground_m;
+	/* Why baro-like data gave no samples, when a reader can tell
+	 * ("sensor_combined has baro_alt_meter but no valid
+	 * baro_timestamp_relative"); "" otherwise. */
+	char baro_note[128];
+	/* Format definitions that disagree with themselves but lose
+	 * nothing (a DataFlash FMT whose Length is not its format's size:
+	 * its records are read by the declared Length). */
+	uint64_t fmt_warnings;
+	char fmt_warning[128];	/* the first, for messages */
 };
 
 /* Most channels a reader numbers; records of further ones are counted in
@@ -193,6 +212,24 @@ log_reader_next(struct log_reader *r, struct log_record *rec);
 
 void
 log_reader_close(struct log_reader *r);
+
+/*
+ * Whether the log is damaged (bytes skipped, records dropped, or reading
+ * stopped with rc < 0 before the end), with a one-line description
+ * ("12 bytes skipped, 2 bad records, the first at offset 6675; reading
+ * stopped: offset 81918: ...") in buf.  One rule for every command.
+ */
+bool
+log_reader_damage(const struct log_reader *r, int rc, char *buf, size_t len);
+
+/*
+ * Message types whose names look like a barometer's ("BARO", "BAR2",
+ * "sensor_baro", "vehicle_air_data", "SCALED_PRESSURE", "#29" ...) with
+ * their counts, "BARO x0, BAR2 x0"; "" when none.  For saying what a log
+ * without baro samples did have.
+ */
+void
+log_reader_baro_like(const struct log_reader *r, char *buf, size_t len);
 
 /* Name of a channel the reader has returned a record of, or NULL. */
 const char *

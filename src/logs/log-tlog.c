@@ -57,7 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mavlink/mavlink.h"
+#include "mavlink.h"
 #include "util-endian.h"
 #include "util-strings.h"
 

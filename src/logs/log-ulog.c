@@ -23,14 +23,19 @@
  *   beyond BARO_MAX_INSTANCES are counted in list_types, not returned.
  * - In a SITL log (ver_hw contains "SITL") samples are flagged SIMULATED,
  *   and a temperature of exactly 0 is PX4 SITL's placeholder, not a
- *   reading, so it gets no HAS_TEMPERATURE.
+ *   reading, so it gets no HAS_TEMPERATURE (the record is noted
+ *   LOG_NOTE_TEMP_PLACEHOLDER, so export still writes the 0 recorded).
+ * - vehicle_air_data is timed by timestamp_sample (when the sensor was
+ *   read), as pyulog's field of that name, not by timestamp (when the
+ *   topic was published, a few ms later).
  * - GPS altitudes only with fix_type >= 3; vehicle_local_position only
  *   when z_valid (where logged); distance_sensor only facing down
  *   (orientation 25, where logged).
  * - Arming comes from actuator_armed and vehicle_status (arming_state 2)
  *   through one state, take-off/landing from vehicle_land_detected.landed;
  *   an event is a change of state, the first value only sets it.
- *   Dropouts ('O') are stamped with the last data timestamp before them.
+ *   Dropouts ('O') are stamped as pyulog stamps them: the largest non-zero
+ *   'timestamp' of any data message before them.
  *
  * Damage (ULog has no checksums, so only framing can be checked): a
  * header with an unknown type or a size too small for it, data for an
@@ -718,7 +723,8 @@ push_baro(struct ulog *u, unsigned ti, struct baro_sample *s, bool has_temp,
 	s->flags |= BARO_SAMPLE_HEALTHY;
 	if (u->sitl)
 		s->flags |= BARO_SAMPLE_SIMULATED;
-	if (has_temp && !(u->sitl && s->temperature_c == 0.0f))
+	bool placeholder = has_temp && u->sitl && s->temperature_c == 0.0f;
+	if (has_temp && !placeholder)
 		s->flags |= BARO_SAMPLE_HAS_TEMPERATURE;
 	else
 		s->temperature_c = 0.0f;
@@ -726,6 +732,8 @@ push_baro(struct ulog *u, unsigned ti, struct baro_sample *s, bool has_temp,
 	if (!r)
 		return;
 	r->baro = *s;
+	if (placeholder)
+		r->notes |= LOG_NOTE_TEMP_PLACEHOLDER;
 	if (prio > u->baro_prio) {
 		u->baro_prio = prio;
 		snprintf(info->baro_stream, sizeof(info->baro_stream), "%s",
@@ -792,8 +800,20 @@ decode(struct ulog *u, unsigned ti, const struct fmt *f, const uint8_t *pl,
 				/* Only records that carry a new baro reading. */
 				int64_t rel = (int64_t)c;
 				if (c == RELATIVE_TIMESTAMP_INVALID ||
-				    (rel < 0 && t < (uint64_t)-rel))
+				    (rel < 0 && t < (uint64_t)-rel)) {
+					if (!info->baro_note[0])
+						snprintf(info->baro_note,
+							 sizeof(info->baro_note),
+							 "sensor_combined has "
+							 "baro_alt_meter%s but "
+							 "no valid "
+							 "baro_timestamp_relative",
+							 f->loc[S_B].present
+								 ? " and "
+								   "baro_temp_celcius"
+								 : "");
 					break;
+				}
 				t = rel < 0 ? t - (uint64_t)-rel
 					    : t + (uint64_t)rel;
 				if (t == u->topics[ti].last_baro_us)
@@ -1221,8 +1241,13 @@ on_data(struct ulog *u, const uint8_t *q, size_t size, struct log_info *info,
 		note_bad(info, off);
 		return;
 	}
-	if (f->ts_first && len >= 8)
-		u->last_us = le_get64(pl);
+	/* As pyulog stamps dropouts: the largest non-zero timestamp of
+	 * any data message so far (a topic logging 0 does not reset it). */
+	if (f->ts_first && len >= 8) {
+		uint64_t ts = le_get64(pl);
+		if (ts != 0 && ts > u->last_us)
+			u->last_us = ts;
+	}
 	if (f->def)
 		decode(u, ti, f, pl, len, info);
 }

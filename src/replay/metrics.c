@@ -739,8 +739,12 @@ metrics_detect(const struct metrics_series *s,
 		double ti = s->t[i];
 		if (!isfinite(ti))
 			continue;
-		if (isnan(warm_until))
+		if (isnan(warm_until) ||
+		    (s->segment_start && s->segment_start[i])) {
 			warm_until = ti + p->warmup_s;
+			/* The gap before a segment is nobody's time. */
+			t_prev = NAN;
+		}
 		out->usable++;
 		if (!isnan(t_prev) && ti > t_prev) {
 			if (prev_flagged)

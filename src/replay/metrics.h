@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "filters/baro-filter.h"
+#include "baro-filter.h"
 
 struct metrics_series {
 	size_t n;
@@ -40,6 +40,10 @@ struct metrics_series {
 	const double *test_ratio;	/* NaN: none; may be NULL */
 	const uint32_t *fault;		/* injected faults: 0 clean, else bits */
 	const uint32_t *flags;		/* BARO_FILTER_OUT_* */
+	/* 1 where a new segment starts (the filter restarted after a
+	 * recording gap or a reboot); may be NULL.  Detection warms up
+	 * again there and never counts the time before it. */
+	const uint8_t *segment_start;
 };
 
 /* What the detection metrics count as the filter raising a flag. */

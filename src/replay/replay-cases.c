@@ -268,26 +268,21 @@ struct run_ctx {
 	struct results res;
 	size_t done, total;
 	size_t unchecked;	/* cases whose scenario did not run */
-	char **damaged;		/* "LOG: what", logs read up to damage */
-	size_t ndamaged;
+	struct report_input *inputs;	/* one per log given */
+	size_t ninputs;
+	size_t ndamaged, nempty;	/* damaged logs, logs without samples */
 	bool plot_warned;
 };
 
-/* The mean sample spacing, the lag's resampling grid: 10 ms for the
- * emulator, 100 ms for most logs. */
+/* The median sample spacing inside segments, the lag's resampling grid:
+ * 10 ms for the emulator, 100 ms for most logs; a recording gap does not
+ * stretch it. */
 static double
-typical_interval(const struct replay_rows *rows)
+typical_interval(const struct replay_stream *st)
 {
-	double first = NAN, last = NAN;
-	size_t n = 0;
-	for (size_t i = 0; i < rows->n; i++)
-		if (rows->is_sample[i]) {
-			if (n == 0)
-				first = rows->t_s[i];
-			last = rows->t_s[i];
-			n++;
-		}
-	double dt = n > 1 ? (last - first) / (double)(n - 1) : 0.1;
+	double dt = st->n > 1
+			    ? (double)replay_stream_median_interval(st) * 1e-6
+			    : 0.1;
 	return dt < 0.001 ? 0.001 : dt > 1.0 ? 1.0 : dt;
 }
 
@@ -454,7 +449,7 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		}
 	}
 	const bool synthetic = strncmp(st->reference, "truth", 5) == 0;
-	const double dt = typical_interval(&rows);
+	const double dt = typical_interval(st);
 	if (sc)
 		unchecked_reason(&rows, st, sc, dt, why, sizeof(why));
 	if (why[0]) {
@@ -503,6 +498,30 @@ out:
 	return rc;
 }
 
+/* Copy a note, cut to fit. */
+static void
+note_copy(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static struct report_input *
+input_add(struct run_ctx *ctx, const char *name)
+{
+	void *p = realloc(ctx->inputs, (ctx->ninputs + 1) * sizeof(*ctx->inputs));
+	if (!p)
+		return NULL;
+	ctx->inputs = p;
+	struct report_input *in = &ctx->inputs[ctx->ninputs++];
+	memset(in, 0, sizeof(*in));
+	snprintf(in->source, sizeof(in->source), "%s", name);
+	return in;
+}
+
 static int
 run_log(struct run_ctx *ctx, const char *path, const struct scen *scens,
 	size_t nscen)
@@ -511,6 +530,9 @@ run_log(struct run_ctx *ctx, const char *path, const struct scen *scens,
 	struct log_reader r;
 	struct replay_stream st;
 	char err[512];
+	size_t nlogscen = 0;
+	for (size_t i = 0; i < nscen; i++)
+		nlogscen += scens[i].logs;
 
 	int fd = open(path, O_RDONLY);
 	if (fd < 0) {
@@ -525,32 +547,64 @@ run_log(struct run_ctx *ctx, const char *path, const struct scen *scens,
 		return -EINVAL;
 	}
 	const char *base = strrchr(path, '/');
-	rc = replay_stream_from_log(&st, &r, base ? base + 1 : path,
-				    cfg->channel, cfg->reference, err,
-				    sizeof(err));
+	base = base ? base + 1 : path;
+	struct report_input *in = input_add(ctx, base);
+	if (!in) {
+		log_reader_close(&r);
+		close(fd);
+		return -ENOMEM;
+	}
+	rc = replay_stream_from_log(&st, &r, base, cfg->channel, cfg->reference,
+				    err, sizeof(err));
+	if (rc == -ENODATA) {
+		/* Said in every summary, with what baro-like data it had. */
+		char like[160];
+		log_reader_baro_like(&r, like, sizeof(like));
+		char why[320];
+		if (r.info.baro_note[0])
+			snprintf(why, sizeof(why), "no barometer samples (%s)",
+				 r.info.baro_note);
+		else if (like[0])
+			snprintf(why, sizeof(why), "no barometer samples "
+				 "(baro-like messages: %s)", like);
+		else
+			snprintf(why, sizeof(why), "no barometer samples");
+		note_copy(in->outcome, sizeof(in->outcome), why);
+		fprintf(stderr, "baro-replay: %s: %s\n", path, in->outcome);
+		ctx->nempty++;
+	}
+	char dmg[LOG_ERR_LEN + 96];
+	if (rc == 0 && log_reader_damage(&r, st.damage[0] ? -1 : 0, dmg,
+					 sizeof(dmg)))
+		note_copy(in->damage, sizeof(in->damage), dmg);
 	log_reader_close(&r);
 	close(fd);
 	if (rc < 0) {
-		fprintf(stderr, "baro-replay: %s\n", err);
+		if (rc != -ENODATA) {
+			fprintf(stderr, "baro-replay: %s\n", err);
+			note_copy(in->outcome, sizeof(in->outcome), err);
+			ctx->nempty++;
+		}
 		/* A log without baro data is reported, not fatal. */
-		ctx->done += nscen;
+		ctx->done += nlogscen;
 		return rc == -ENOMEM ? rc : 0;
 	}
-	if (st.damage[0]) {
-		fprintf(stderr, "baro-replay: warning: %s (the %zu samples "
-				"before it are used)\n",
-			st.damage, st.n);
-		char **d = realloc(ctx->damaged,
-				   (ctx->ndamaged + 1) * sizeof(*d));
-		if (!d || !(d[ctx->ndamaged] = strdup(st.damage))) {
-			if (d)
-				ctx->damaged = d;
-			replay_stream_free(&st);
-			return -ENOMEM;
-		}
-		ctx->damaged = d;
+	in->used = true;
+	in->segments = st.nseg ? st.nseg : 1;
+	snprintf(in->outcome, sizeof(in->outcome), "%zu samples of %s", st.n,
+		 st.channel);
+	replay_stream_describe_segments(&st, in->segment_note,
+					sizeof(in->segment_note));
+	if (in->damage[0]) {
+		fprintf(stderr, "baro-replay: warning: %s: damaged: %s (the %zu "
+				"samples %s are used)\n",
+			path, in->damage, st.n,
+			st.damage[0] ? "before it" : "read around it");
 		ctx->ndamaged++;
 	}
+	if (in->segments > 1 && !cfg->quiet)
+		fprintf(stderr, "baro-replay: %s: %s; filters restart in each\n",
+			path, in->segment_note);
 	if (st.dropped_backwards || st.dropped_invalid)
 		fprintf(stderr, "baro-replay: %s: left out %llu samples "
 				"earlier than their predecessor and %llu "
@@ -634,9 +688,10 @@ replay_cases_run(const struct replay_config *cfg)
 		if (rc < 0)
 			goto out;
 	}
-	if (report_prepare(cfg->report_dir, err, sizeof(err)) < 0) {
+	int prc = report_prepare(cfg->report_dir, err, sizeof(err));
+	if (prc < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
-		status = EXIT_IO;
+		status = prc == -EEXIST ? EXIT_USAGE : EXIT_IO;
 		goto out;
 	}
 	size_t nlogscen = 0;
@@ -659,8 +714,7 @@ replay_cases_run(const struct replay_config *cfg)
 		goto out;
 	}
 	if (report_write_summary(cfg->report_dir, ctx.res.r, ctx.res.n,
-				 (const char *const *)ctx.damaged,
-				 ctx.ndamaged, err,
+				 ctx.inputs, ctx.ninputs, err,
 				 sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		status = EXIT_IO;
@@ -676,15 +730,17 @@ replay_cases_run(const struct replay_config *cfg)
 				"%s/summary.txt\n",
 			ctx.res.n, counts[REPORT_PASS], counts[REPORT_WARN],
 			fails, counts[REPORT_NONE], cfg->report_dir);
-	for (size_t i = 0; i < ctx.ndamaged; i++)
-		fprintf(stderr, "baro-replay: damaged input, used up to the "
-				"damage: %s\n",
-			ctx.damaged[i]);
+	for (size_t i = 0; i < ctx.ninputs; i++)
+		if (ctx.inputs[i].damage[0])
+			fprintf(stderr, "baro-replay: damaged input, used up to "
+					"the damage: %s: %s\n",
+				ctx.inputs[i].source, ctx.inputs[i].damage);
 	status = fails ? EXIT_FAILED : 0;
-	if (cfg->strict && (ctx.unchecked || ctx.ndamaged)) {
+	if (cfg->strict && (ctx.unchecked || ctx.ndamaged || ctx.nempty)) {
 		fprintf(stderr, "baro-replay: --strict: %zu cases unchecked, "
-				"%zu inputs damaged\n",
-			ctx.unchecked, ctx.ndamaged);
+				"%zu inputs damaged, %zu inputs without "
+				"barometer samples\n",
+			ctx.unchecked, ctx.ndamaged, ctx.nempty);
 		status = EXIT_FAILED;
 	}
 out:
@@ -696,9 +752,7 @@ out:
 	replay_filter_set_close(ctx.filters);
 	replay_thresholds_free(ctx.th);
 	free(ctx.res.r);
-	for (size_t i = 0; i < ctx.ndamaged; i++)
-		free(ctx.damaged[i]);
-	free(ctx.damaged);
+	free(ctx.inputs);
 	return status;
 }
 

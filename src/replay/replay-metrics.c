@@ -28,7 +28,9 @@
 /* Ours on top of metrics_names(), for the report and for rules. */
 static const struct metrics_name extra_names[] = {
 	{ "samples", "", "sample rows fed to the filter" },
-	{ "polls", "", "rows without a sample (gaps), for timeouts" },
+	{ "polls", "", "rows without a sample (dropouts), for timeouts" },
+	{ "segments", "", "parts of the stream between recording gaps and "
+			  "reboots; filters restart in each" },
 	{ "rejected_pct", "%", "samples the filter rejected" },
 	{ "unhealthy_pct", "%", "rows the filter called unhealthy" },
 	{ "ref_n", "", "samples with a reference altitude" },
@@ -76,6 +78,7 @@ replay_metrics_fill(const struct replay_rows *rows,
 		.test_ratio = out->test_ratio,
 		.fault = rows->label,
 		.flags = out->flags,
+		.segment_start = rows->seg_start,
 	};
 	bool *sample = malloc(n ? n : 1);
 	bool *clean = malloc(n ? n : 1);
@@ -101,6 +104,7 @@ replay_metrics_fill(const struct replay_rows *rows,
 	}
 	report_result_add(r, "samples", (double)nsamples);
 	report_result_add(r, "polls", (double)(n - nsamples));
+	report_result_add(r, "segments", (double)rows->segments);
 
 	struct metrics_error e;
 	rc = metrics_error(&s, sample, &e);

@@ -25,6 +25,7 @@ replay_rows_free(struct replay_rows *rows)
 	free(rows->truth_m);
 	free(rows->reference_m);
 	free(rows->label);
+	free(rows->seg_start);
 	free(rows->win);
 	*rows = (struct replay_rows){ 0 };
 }
@@ -53,6 +54,7 @@ rows_reserve(struct replay_rows *r, size_t need)
 	GROW(truth_m);
 	GROW(reference_m);
 	GROW(label);
+	GROW(seg_start);
 #undef GROW
 	r->cap = cap;
 	return 0;
@@ -111,6 +113,7 @@ add_row(struct replay_rows *r, uint64_t t_us, bool sample, double p,
 	r->truth_m[i] = truth;
 	r->reference_m[i] = ref;
 	r->label[i] = label;
+	r->seg_start[i] = 0;
 	if (sample)
 		r->samples_out++;
 	return note_window(r, r->t_s[i], label);
@@ -165,12 +168,23 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 		inject_start_scenario(&inj, run, sc);
 	}
 
+	uint64_t med = replay_stream_median_interval(st);
+	uint64_t poll_over = med * REPLAY_POLL_FACTOR;
+	if (poll_over < REPLAY_POLL_AFTER_US)
+		poll_over = REPLAY_POLL_AFTER_US;
+	rows->segments = st->nseg ? st->nseg : 1;
+	size_t seg = 1;		/* the next segment to start */
+	bool seg_pending = false;
 	uint64_t last_row_us = rows->t0_us;
 	for (size_t i = 0; i < st->n && rc == 0; i++) {
 		const struct baro_sample *s = &st->samples[i];
-		/* Polls in the gap since the last row, labelled with the
-		 * faults in force then. */
-		if (i > 0 && s->time_us > last_row_us + REPLAY_POLL_AFTER_US) {
+		if (seg < st->nseg && st->seg[seg].first == i) {
+			seg++;
+			seg_pending = true;
+		}
+		/* Polls in a dropout since the last row, labelled with the
+		 * faults in force then; none across a segment break. */
+		if (i > 0 && !seg_pending && s->time_us > last_row_us + poll_over) {
 			for (uint64_t t = last_row_us + REPLAY_POLL_AFTER_US;
 			     t < s->time_us && rc == 0; t += REPLAY_POLL_US)
 				rc = add_row(rows, t, false, NAN, NAN, NAN,
@@ -213,6 +227,9 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 		rc = add_row(rows, out.time_us, true, (double)out.pressure_pa,
 			     temp, rel_alt((double)out.pressure_pa, alt_p0),
 			     truth, reference, label);
+		if (rc == 0 && seg_pending && rows->n > 1)
+			rows->seg_start[rows->n - 1] = 1;
+		seg_pending = false;
 		last_row_us = out.time_us;
 	}
 	rows->passthrough = inj.passthrough;
@@ -262,6 +279,8 @@ replay_run_filter(const struct replay_rows *rows,
 	const double start = now_ns();
 	for (size_t i = 0; i < rows->n; i++) {
 		struct baro_filter_output o;
+		if (rows->seg_start[i])
+			baro_filter_instance_reset(fi);
 		if (rows->is_sample[i]) {
 			struct baro_filter_input in = {
 				.time_us = rows->t_us[i],

@@ -25,9 +25,14 @@
 #include "scenario.h"
 
 #define REPLAY_CAL_SAMPLES 5
-/* A gap longer than this gets polls, every REPLAY_POLL_US. */
+/* An interval longer than this and than REPLAY_POLL_FACTOR times the
+ * stream's median interval gets polls, from REPLAY_POLL_AFTER_US after
+ * the last row, every REPLAY_POLL_US: a dropout the filters may time out
+ * in.  Slow telemetry (a 2 Hz tlog) gets none by its spacing alone, and
+ * the time between segments (replay-stream.h) gets none at all. */
 #define REPLAY_POLL_AFTER_US 100000u
 #define REPLAY_POLL_US 50000u
+#define REPLAY_POLL_FACTOR 3u
 /* Reference points further apart than this are not interpolated. */
 #define REPLAY_REF_MAX_GAP_US 5000000u
 
@@ -42,10 +47,13 @@ struct replay_rows {
 	double *truth_m;	/* NaN when unknown */
 	double *reference_m;	/* NaN when none */
 	uint32_t *label;	/* enum inject_label */
+	uint8_t *seg_start;	/* 1: the first row of a segment after the
+				   first; filters restart there */
 	double p0_pa;
 	uint64_t t0_us;
 	size_t samples_in;	/* clean samples fed to the injector */
 	size_t samples_out;	/* sample rows */
+	size_t segments;	/* the stream's segments (at least 1) */
 	uint64_t passthrough;	/* too close together to fault */
 	/* Fault windows as the scenario ran them, for plots. */
 	size_t nwin, capwin;
@@ -80,7 +88,8 @@ void
 replay_output_free(struct replay_output *out);
 
 /*
- * Reset fi and step it over every row.  0, or -ENOMEM with a message.
+ * Reset fi and step it over every row, resetting it again at each
+ * segment start.  0, or -ENOMEM with a message.
  */
 int
 replay_run_filter(const struct replay_rows *rows,

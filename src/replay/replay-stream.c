@@ -34,6 +34,7 @@ replay_stream_free(struct replay_stream *st)
 	free(st->samples);
 	free(st->ref);
 	free(st->events);
+	free(st->seg);
 	*st = (struct replay_stream){ 0 };
 }
 
@@ -44,7 +45,17 @@ push_sample(struct replay_stream *st, const struct baro_sample *s)
 		st->dropped_invalid++;
 		return 0;
 	}
-	if (st->n && s->time_us < st->samples[st->n - 1].time_us) {
+	uint64_t gap_us;
+	enum log_seg_break why =
+		log_segmenter_push(&st->segmenter, s->time_us, &gap_us);
+	struct baro_sample b = *s;
+	if (why == LOG_SEG_BACKWARDS && st->n) {
+		/* Follow on after the last sample, a visible gap later. */
+		uint64_t last = st->samples[st->n - 1].time_us;
+		st->shift_us = last + LOG_SEG_GAP_MIN_US + 1u - s->time_us;
+	}
+	b.time_us += st->shift_us;
+	if (st->n && b.time_us < st->samples[st->n - 1].time_us) {
 		st->dropped_backwards++;
 		return 0;
 	}
@@ -52,8 +63,63 @@ push_sample(struct replay_stream *st, const struct baro_sample *s)
 		      sizeof(*st->samples));
 	if (rc < 0)
 		return rc;
-	st->samples[st->n++] = *s;
+	if (why != LOG_SEG_NONE) {
+		rc = grow((void **)&st->seg, &st->capseg, st->nseg,
+			  sizeof(*st->seg));
+		if (rc < 0)
+			return rc;
+		st->seg[st->nseg++] = (struct replay_segment){
+			.first = st->n, .why = why, .gap_us = gap_us,
+			.log_us = s->time_us,
+		};
+	}
+	st->samples[st->n++] = b;
 	return 0;
+}
+
+uint64_t
+replay_stream_median_interval(const struct replay_stream *st)
+{
+	if (st->n < 2)
+		return 0;
+	uint64_t *v = malloc((st->n - 1) * sizeof(*v));
+	if (!v)
+		return 0;
+	size_t m = 0, k = 0;
+	for (size_t i = 1; i < st->n; i++) {
+		while (k < st->nseg && st->seg[k].first < i)
+			k++;
+		if (k < st->nseg && st->seg[k].first == i)
+			continue;	/* across a segment break */
+		v[m++] = st->samples[i].time_us - st->samples[i - 1].time_us;
+	}
+	uint64_t med = log_seg_median(v, m);
+	free(v);
+	return med;
+}
+
+void
+replay_stream_describe_segments(const struct replay_stream *st, char *buf,
+				size_t len)
+{
+	size_t nseg = st->nseg ? st->nseg : 1;
+	int n = snprintf(buf, len, "%zu segment%s", nseg, nseg == 1 ? "" : "s");
+	const char *sep = " (";
+	for (size_t i = 1; i < st->nseg && n >= 0 && (size_t)n < len; i++) {
+		const struct replay_segment *g = &st->seg[i];
+		if (g->why == LOG_SEG_GAP)
+			n += snprintf(buf + n, len - (size_t)n,
+				      "%sgap of %.1f s at %.3f s", sep,
+				      (double)g->gap_us * 1e-6,
+				      (double)g->log_us * 1e-6);
+		else
+			n += snprintf(buf + n, len - (size_t)n, "%s%s at %.3f s",
+				      sep, log_seg_break_name(g->why),
+				      (double)g->log_us * 1e-6);
+		sep = ", ";
+	}
+	if (st->nseg > 1 && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ")");
 }
 
 static int
@@ -127,6 +193,9 @@ gather_record(struct gather *g, struct replay_stream *st,
 				rec->ref.alt_m);
 	}
 	case LOG_REC_EVENT:
+		if (rec->event.kind == LOG_EVENT_REBOOT)
+			for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++)
+				log_segmenter_reboot(&g->chan[i].segmenter);
 		return push_event(st, &rec->event);
 	}
 	return 0;
@@ -140,8 +209,13 @@ take(struct replay_stream *dst, struct replay_stream *src)
 	dst->cap = src->cap;
 	dst->dropped_backwards = src->dropped_backwards;
 	dst->dropped_invalid = src->dropped_invalid;
+	dst->seg = src->seg;
+	dst->nseg = src->nseg;
+	dst->capseg = src->capseg;
 	src->samples = NULL;
 	src->n = src->cap = 0;
+	src->seg = NULL;
+	src->nseg = src->capseg = 0;
 }
 
 int

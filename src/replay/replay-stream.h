@@ -15,12 +15,22 @@
 
 #include "baro-sample.h"
 #include "log-reader.h"
+#include "log-segments.h"
 #include "sim-params.h"
 #include "truth-profile.h"
 
 struct replay_point {
 	uint64_t time_us;
 	double alt_m;
+};
+
+/* Where a segment starts (log-segments.h): filters restart there, no
+ * poll fills the time before it, and that time is never scored. */
+struct replay_segment {
+	size_t first;		/* index of its first sample */
+	enum log_seg_break why;
+	uint64_t gap_us;	/* the interval before it (see log-segments.h) */
+	uint64_t log_us;	/* its first sample's time as the log has it */
 };
 
 struct replay_stream {
@@ -40,6 +50,14 @@ struct replay_stream {
 	uint64_t dropped_backwards, dropped_invalid;
 	/* The reader's error after the samples, if the log is damaged. */
 	char damage[LOG_ERR_LEN];
+	/* Segments, the first at sample 0.  A segment whose clock went
+	 * back (a restart the log did not mark) is moved to start
+	 * LOG_SEG_GAP_MIN_US after the one before, by shift_us, so the
+	 * stream's time keeps increasing. */
+	size_t nseg, capseg;
+	struct replay_segment *seg;
+	struct log_segmenter segmenter;
+	uint64_t shift_us;
 };
 
 void
@@ -59,6 +77,16 @@ int
 replay_stream_from_log(struct replay_stream *st, struct log_reader *r,
 		       const char *name, const char *channel,
 		       const char *reference, char *err, size_t errlen);
+
+/* The median interval between samples inside segments (µs); 0 for fewer
+ * than two samples. */
+uint64_t
+replay_stream_median_interval(const struct replay_stream *st);
+
+/* "2 segments (gap of 627.9 s at 251.4 s)" into buf. */
+void
+replay_stream_describe_segments(const struct replay_stream *st, char *buf,
+				size_t len);
 
 /*
  * A synthetic recording: the AP_Baro_SITL emulator with params (NULL:

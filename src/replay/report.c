@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -63,11 +64,98 @@ make_dir(const char *path, char *err, size_t errlen)
 	return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
 }
 
+/* Is path a file whose first line starts with "baro-replay summary:"? */
+static bool
+is_our_summary(const char *path)
+{
+	char line[32] = "";
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool ok = fgets(line, sizeof(line), f) &&
+		  strncmp(line, "baro-replay summary:", 20) == 0;
+	fclose(f);
+	return ok;
+}
+
+static bool
+has_suffix(const char *name, const char *const *suffixes)
+{
+	size_t n = strlen(name);
+	for (; *suffixes; suffixes++) {
+		size_t k = strlen(*suffixes);
+		if (n > k && strcmp(name + n - k, *suffixes) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * dir may hold an older report: its files go, so no case of an earlier
+ * run is left beside the new summary.  A directory holding anything else
+ * is refused (-EEXIST) rather than mixed into or cleaned.
+ */
+static int
+clear_old_report(const char *dir, char *err, size_t errlen)
+{
+	static const char *const report_files[] = { ".csv", ".gp", ".png",
+						    ".svg", NULL };
+	char path[4096];
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0
+				       : str_errorf(err, errlen, -errno, "%s: %s",
+						    dir, strerror(errno));
+	bool empty = true;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			empty = false;
+	closedir(d);
+	if (empty)
+		return 0;
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	if (!is_our_summary(path))
+		return str_errorf(err, errlen, -EEXIST,
+			       "%s is not empty and holds no baro-replay "
+			       "report: give -o a new or empty directory, or "
+			       "one an earlier run wrote (its report is "
+			       "replaced)", dir);
+	snprintf(path, sizeof(path), "%s/cases", dir);
+	if ((d = opendir(path))) {
+		while ((e = readdir(d))) {
+			if (!has_suffix(e->d_name, report_files))
+				continue;
+			char f[4096 + 256];
+			snprintf(f, sizeof(f), "%s/%s", path, e->d_name);
+			if (unlink(f) < 0 && errno != ENOENT) {
+				int en = errno;
+				closedir(d);
+				return str_errorf(err, errlen, -en, "%s: %s", f,
+					       strerror(en));
+			}
+		}
+		closedir(d);
+	}
+	static const char *const summaries[] = { "summary.csv", "summary.json",
+						 "summary.txt" };
+	for (size_t i = 0; i < sizeof(summaries) / sizeof(summaries[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, summaries[i]);
+		if (unlink(path) < 0 && errno != ENOENT)
+			return str_errorf(err, errlen, -errno, "%s: %s", path,
+				       strerror(errno));
+	}
+	return 0;
+}
+
 int
 report_prepare(const char *dir, char *err, size_t errlen)
 {
 	char sub[4096];
-	int rc = make_dir(dir, err, errlen);
+	int rc = clear_old_report(dir, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = make_dir(dir, err, errlen);
 	if (rc < 0)
 		return rc;
 	snprintf(sub, sizeof(sub), "%s/cases", dir);
@@ -362,9 +450,16 @@ report_plot_case(const char *dir, const char *name, enum report_plot plot,
 	return 0;
 }
 
+static const char *
+input_status(const struct report_input *in)
+{
+	return !in->used ? "no-data" : in->damage[0] ? "damaged" : "used";
+}
+
 static int
 write_csv(const char *dir, const struct report_result *res, size_t n,
-	  char *err, size_t errlen)
+	  const struct report_input *inputs, size_t ninputs, char *err,
+	  size_t errlen)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.csv", dir);
@@ -391,12 +486,26 @@ write_csv(const char *dir, const struct report_result *res, size_t n,
 					report_status_name(m->status),
 					m->rule);
 		}
+	for (size_t i = 0; i < ninputs; i++) {
+		const struct report_input *in = &inputs[i];
+		char note[2 * REPORT_NOTE_LEN + 16];
+		snprintf(note, sizeof(note), "%s%s%s%s%s", in->outcome,
+			 in->segment_note[0] ? "; " : "", in->segment_note,
+			 in->damage[0] ? "; damaged: " : "", in->damage);
+		fprintf(f, "%s,,,input,", in->source);
+		if (in->used)
+			fprintf(f, "%zu", in->segments);
+		fprintf(f, ",%s,", input_status(in));
+		put_text(f, note);
+		fputc('\n', f);
+	}
 	return atomic_file_commit(&af, err, errlen);
 }
 
 static int
 write_json(const char *dir, const struct report_result *res, size_t n,
-	   char *err, size_t errlen)
+	   const struct report_input *inputs, size_t ninputs, char *err,
+	   size_t errlen)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
@@ -440,6 +549,28 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 		json_object_object_add(o, "checks", st);
 		json_object_array_add(root, o);
 	}
+	for (size_t i = 0; i < ninputs; i++) {
+		const struct report_input *in = &inputs[i];
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "input",
+				       json_object_new_string(in->source));
+		json_object_object_add(o, "status",
+				       json_object_new_string(input_status(in)));
+		json_object_object_add(o, "outcome",
+				       json_object_new_string(in->outcome));
+		if (in->used) {
+			json_object_object_add(
+				o, "segments",
+				json_object_new_int64((int64_t)in->segments));
+			json_object_object_add(
+				o, "segment_note",
+				json_object_new_string(in->segment_note));
+		}
+		if (in->damage[0])
+			json_object_object_add(
+				o, "damage", json_object_new_string(in->damage));
+		json_object_array_add(root, o);
+	}
 	struct atomic_file af;
 	FILE *f = atomic_file_open(&af, path, err, errlen);
 	if (!f) {
@@ -474,7 +605,7 @@ put_cell(FILE *f, double v, int width, int prec)
 
 static int
 write_text(const char *dir, const struct report_result *res, size_t n,
-	   const char *const *damaged, size_t ndamaged, char *err,
+	   const struct report_input *inputs, size_t ninputs, char *err,
 	   size_t errlen)
 {
 	/* The columns people look at first; everything is in the CSV. */
@@ -505,9 +636,18 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		   "%zu fail, %zu unchecked\n",
 		n, counts[REPORT_PASS], counts[REPORT_WARN],
 		counts[REPORT_FAIL], counts[REPORT_NONE]);
-	for (size_t i = 0; i < ndamaged; i++)
-		fprintf(f, "damaged input (used up to the damage): %s\n",
-			damaged[i]);
+	for (size_t i = 0; i < ninputs; i++) {
+		const struct report_input *in = &inputs[i];
+		fprintf(f, "input %s: %s", in->source, in->outcome);
+		if (in->segment_note[0])
+			fprintf(f, ", %s", in->segment_note);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < ninputs; i++)
+		if (inputs[i].damage[0])
+			fprintf(f, "damaged input (used up to the damage): "
+				   "%s: %s\n",
+				inputs[i].source, inputs[i].damage);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || strcmp(res[i].source, res[i - 1].source) != 0 ||
 		    strcmp(res[i].scenario, res[i - 1].scenario) != 0) {
@@ -536,13 +676,13 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 
 int
 report_write_summary(const char *dir, const struct report_result *res,
-		     size_t n, const char *const *damaged, size_t ndamaged,
-		     char *err, size_t errlen)
+		     size_t n, const struct report_input *inputs,
+		     size_t ninputs, char *err, size_t errlen)
 {
-	int rc = write_csv(dir, res, n, err, errlen);
+	int rc = write_csv(dir, res, n, inputs, ninputs, err, errlen);
 	if (rc == 0)
-		rc = write_json(dir, res, n, err, errlen);
+		rc = write_json(dir, res, n, inputs, ninputs, err, errlen);
 	if (rc == 0)
-		rc = write_text(dir, res, n, damaged, ndamaged, err, errlen);
+		rc = write_text(dir, res, n, inputs, ninputs, err, errlen);
 	return rc;
 }

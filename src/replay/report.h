@@ -64,7 +64,10 @@ report_status_name(enum report_status s);
 const char *
 report_run_status_name(const struct report_result *r);
 
-/* Create dir and dir/cases.  0 or a negative errno with a message. */
+/* Create dir and dir/cases.  A dir holding an earlier report has that
+ * report's files removed first (no stale case beside the new summary);
+ * a non-empty dir holding anything else is -EEXIST.  0 or a negative
+ * errno with a message. */
 int
 report_prepare(const char *dir, char *err, size_t errlen);
 
@@ -103,11 +106,27 @@ int
 report_plot_case(const char *dir, const char *name, enum report_plot plot,
 		 char *err, size_t errlen);
 
-/* summary.csv, summary.json and summary.txt; damaged (ndamaged lines,
- * "LOG: what") lists the inputs read only up to damage in summary.txt. */
+/* What became of one input log: every log given is listed in the
+ * summaries, used or not. */
+struct report_input {
+	char source[REPORT_NAME_LEN];
+	bool used;		/* its samples were run */
+	/* "1501 samples of BARO[0]", or why it was not used: "no barometer
+	 * samples (sensor_combined has ...)" */
+	char outcome[REPORT_NOTE_LEN];
+	size_t segments;	/* 0 when not used */
+	char segment_note[REPORT_NOTE_LEN];	/* "2 segments (gap of ...)" */
+	char damage[REPORT_NOTE_LEN];	/* "" when none */
+};
+
+/* summary.csv, summary.json and summary.txt, with one entry per input
+ * (summary.csv: a row "SOURCE,,,input,SEGMENTS,STATUS,OUTCOME" where
+ * STATUS is used, damaged or no-data; summary.json: an object with
+ * "input"; summary.txt: a line each, and "damaged input (used up to the
+ * damage): ..." for damaged ones). */
 int
 report_write_summary(const char *dir, const struct report_result *res,
-		     size_t n, const char *const *damaged, size_t ndamaged,
-		     char *err, size_t errlen);
+		     size_t n, const struct report_input *inputs,
+		     size_t ninputs, char *err, size_t errlen);
 
 #endif

@@ -55,14 +55,11 @@ static int
 fail(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, p->line);
-
-	if (n < 0 || (size_t)n >= p->errlen)
-		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	int rc = str_line_verrorf(p->err, p->errlen, -EINVAL, p->name,
+				  p->line, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
+	return rc;
 }
 
 void

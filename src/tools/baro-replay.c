@@ -7,8 +7,9 @@
  *   baro-replay run -o DIR [LOG...]  filters x scenarios x logs (and the
  *                                    synthetic stream) -> a report
  *
- * Exit status: 0 success, 1 a threshold failed (run) or the log is
- * damaged (list/export: everything before the damage was still
+ * Exit status: 0 success, 1 a threshold failed (run; with --strict also
+ * an unchecked case, a damaged log or one without baro samples) or the
+ * log is damaged (list/export: everything before the damage was still
  * written), 2 bad usage or unreadable input, 3 I/O failure.
  */
 #include <dirent.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "log-reader.h"
+#include "log-segments.h"
 #include "replay-cases.h"
 #include "sim-params.h"
 #include "util-atomic-file.h"
@@ -56,7 +58,8 @@ usage(FILE *out)
 	      "\n"
 	      "LOG is an ArduPilot DataFlash .bin, a PX4 .ulg, a MAVLink "
 	      ".tlog or a CSV\n"
-	      "file (recognised by content; -F FORMAT to insist).\n"
+	      "file (recognised by content; -F FORMAT to insist), gzip'd or "
+	      "not.\n"
 	      "\n"
 	      "Options:\n"
 	      "  -c, --channel NAME     baro channel (see list; default: the "
@@ -92,8 +95,9 @@ usage(FILE *out)
 	      "                         of equal inputs are byte-identical\n"
 	      "      --strict           exit 1 when a case is unchecked (its "
 	      "faults did not\n"
-	      "                         run on the recording) or a log is "
-	      "damaged\n"
+	      "                         run on the recording), a log is "
+	      "damaged or has no\n"
+	      "                         baro samples\n"
 	      "  -q, --quiet            no progress on stderr\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          the version\n",
@@ -385,7 +389,51 @@ struct chan_stats {
 	uint64_t first_us, last_us;
 	double lo, hi;
 	char what[32];
+	/* Baro channels: where the stream breaks (log-segments.h). */
+	struct log_segmenter seg;
+	char breaks[256];
+	size_t nbreaks;
 };
+
+#define LIST_BREAKS 6
+
+/* Feed a baro sample's time to its channel's segmenter; note a break. */
+static enum log_seg_break
+note_segment(struct chan_stats *c, uint64_t t)
+{
+	uint64_t gap;
+	enum log_seg_break b = log_segmenter_push(&c->seg, t, &gap);
+	if (b == LOG_SEG_NONE || b == LOG_SEG_FIRST)
+		return b;
+	size_t len = strlen(c->breaks);
+	if (c->nbreaks < LIST_BREAKS && len < sizeof(c->breaks)) {
+		const char *sep = c->nbreaks ? ", " : "";
+		if (b == LOG_SEG_GAP)
+			snprintf(c->breaks + len, sizeof(c->breaks) - len,
+				 "%sgap of %.1f s at %.3f s", sep,
+				 (double)gap * 1e-6, (double)t * 1e-6);
+		else if (b == LOG_SEG_BACKWARDS)
+			snprintf(c->breaks + len, sizeof(c->breaks) - len,
+				 "%stime going back %.3f s at %.3f s", sep,
+				 (double)gap * 1e-6, (double)t * 1e-6);
+		else
+			snprintf(c->breaks + len, sizeof(c->breaks) - len,
+				 "%s%s at %.3f s", sep, log_seg_break_name(b),
+				 (double)t * 1e-6);
+	} else if (c->nbreaks == LIST_BREAKS && len + 5 < sizeof(c->breaks)) {
+		strcat(c->breaks, ", ...");
+	}
+	c->nbreaks++;
+	return b;
+}
+
+/* A reboot the reader reported: every baro channel breaks there. */
+static void
+note_reboot(struct chan_stats *cs)
+{
+	for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++)
+		log_segmenter_reboot(&cs[i].seg);
+}
 
 /* Message types the log defines but never wrote are left out. */
 static void
@@ -396,23 +444,20 @@ print_type(const char *name, uint64_t count, void *ud)
 		printf("    %-28s %" PRIu64 "\n", name, count);
 }
 
-/* Whether the log was damaged: bytes skipped, records dropped, or
- * reading stopped before its end (rc < 0).  One rule for list, export
- * and run. */
-static bool
-log_damaged(const struct log_reader *r, int rc)
-{
-	return rc < 0 || r->info.bytes_skipped || r->info.records_bad;
-}
 
 #define LIST_EVENT_TIMES 8
 
 /* How a derived pressure was derived, for list and export. */
 static void
-derived_note(const struct log_info *info, bool above_home, char *buf,
+derived_note(const struct log_reader *r, bool above_home, char *buf,
 	     size_t len)
 {
-	if (!above_home)
+	const struct log_info *info = &r->info;
+	if (strcmp(r->ops->name, "csv") == 0 && above_home)
+		snprintf(buf, len, "pressure derived from the recorded "
+				   "altitude when the CSV was written "
+				   "(pressure_derived=1), kept as written");
+	else if (!above_home)
 		snprintf(buf, len, "pressure derived from the recorded AMSL "
 				   "altitude through the ISA atmosphere");
 	else if (info->derived_ground_known)
@@ -436,6 +481,7 @@ cmd_list_one(const char *path, const struct options *o)
 	uint64_t events[LOG_EVENT_KIND_COUNT] = { 0 };
 	/* The first few times of each kind, in seconds on the log's clock. */
 	double ev_t[LOG_EVENT_KIND_COUNT][LIST_EVENT_TIMES];
+	double ev_v[LOG_EVENT_KIND_COUNT][LIST_EVENT_TIMES];
 
 	if (!cs) {
 		fprintf(stderr, "baro-replay: out of memory\n");
@@ -448,10 +494,14 @@ cmd_list_one(const char *path, const struct options *o)
 	while ((rc = log_reader_next(&r, &rec)) > 0) {
 		if (rec.kind == LOG_REC_EVENT) {
 			unsigned k = (unsigned)rec.event.kind;
+			if (rec.event.kind == LOG_EVENT_REBOOT)
+				note_reboot(cs);
 			if (k < LOG_EVENT_KIND_COUNT) {
-				if (events[k] < LIST_EVENT_TIMES)
+				if (events[k] < LIST_EVENT_TIMES) {
 					ev_t[k][events[k]] =
 						(double)rec.event.time_us * 1e-6;
+					ev_v[k][events[k]] = rec.event.value;
+				}
 				events[k]++;
 			}
 			continue;
@@ -477,6 +527,8 @@ cmd_list_one(const char *path, const struct options *o)
 		}
 		c->count++;
 		c->last_us = t;
+		if (rec.kind == LOG_REC_BARO)
+			note_segment(c, t);
 		if (rec.kind == LOG_REC_BARO &&
 		    (rec.baro.flags & LOG_SAMPLE_PRESSURE_FROM_ALT) &&
 		    !c->derived) {
@@ -508,11 +560,20 @@ cmd_list_one(const char *path, const struct options *o)
 		       c->lo, c->hi);
 	}
 	for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++) {
+		if (!cs[i].seen || cs[i].kind != LOG_REC_BARO)
+			continue;
+		const char *name = log_reader_channel_name(&r, i);
+		size_t nseg = cs[i].seg.segments;
+		printf("  %s: %zu segment%s%s%s%s\n", name ? name : "?", nseg,
+		       nseg == 1 ? "" : "s", nseg > 1 ? " (" : "",
+		       cs[i].breaks, nseg > 1 ? ")" : "");
+	}
+	for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++) {
 		if (!cs[i].derived)
 			continue;
 		const char *name = log_reader_channel_name(&r, i);
 		char why[160];
-		derived_note(&r.info, cs[i].above_home, why, sizeof(why));
+		derived_note(&r, cs[i].above_home, why, sizeof(why));
 		printf("  %s: the log has no pressure; %s\n", name ? name : "?",
 		       why);
 	}
@@ -526,29 +587,36 @@ cmd_list_one(const char *path, const struct options *o)
 		printf("    %-22s x%-5" PRIu64 " at", log_event_kind_name(k),
 		       events[k]);
 		for (uint64_t j = 0; j < events[k] && j < LIST_EVENT_TIMES; j++)
-			printf("%s %.3f", j ? "," : "", ev_t[k][j]);
+			if (k == LOG_EVENT_DROPOUT)
+				printf("%s %.3f (%.0f ms)", j ? "," : "",
+				       ev_t[k][j], ev_v[k][j]);
+			else
+				printf("%s %.3f", j ? "," : "", ev_t[k][j]);
 		printf(events[k] > LIST_EVENT_TIMES ? ", ... s\n" : " s\n");
 	}
 	printf("  message types:\n");
 	log_reader_list_types(&r, print_type, NULL);
 	/* The facts go with the listing on stdout, the reader's error
 	 * only to stderr, so redirected output never interleaves. */
-	int status = log_damaged(&r, rc) ? EXIT_DAMAGED : 0;
+	char dmg[LOG_ERR_LEN + 96];
+	int status = log_reader_damage(&r, rc, dmg, sizeof(dmg)) ? EXIT_DAMAGED
+								  : 0;
+	if (r.info.fmt_warnings)
+		printf("  warning: %" PRIu64 " FMT record%s disagree%s with "
+		       "%s format, nothing lost (%s)\n",
+		       r.info.fmt_warnings, r.info.fmt_warnings == 1 ? "" : "s",
+		       r.info.fmt_warnings == 1 ? "s" : "",
+		       r.info.fmt_warnings == 1 ? "its" : "their",
+		       r.info.fmt_warning);
 	if (r.info.bytes_skipped || r.info.records_bad)
 		printf("  damage: %" PRIu64 " bytes skipped, %" PRIu64
 		       " bad records, first at offset %" PRIu64 "\n",
 		       r.info.bytes_skipped, r.info.records_bad,
 		       r.info.first_bad_offset);
-	if (rc < 0) {
+	if (rc < 0)
 		printf("  damage: reading stopped before the end of the file\n");
-		fprintf(stderr, "baro-replay: %s\n", r.err);
-	} else if (status) {
-		fprintf(stderr, "baro-replay: %s: damaged: %" PRIu64
-				" bytes skipped, %" PRIu64 " bad records, the "
-				"first at offset %" PRIu64 "\n",
-			path, r.info.bytes_skipped, r.info.records_bad,
-			r.info.first_bad_offset);
-	}
+	if (status)
+		fprintf(stderr, "baro-replay: %s: damaged: %s\n", path, dmg);
 	log_reader_close(&r);
 	if (fd != STDIN_FILENO)
 		close(fd);
@@ -606,7 +674,25 @@ cmd_export(int argc, char **argv, const struct options *o)
 	fprintf(out, "time_us,instance,pressure_pa,temperature_c,channel,"
 		     "alt_m,alt_datum,pressure_derived\n");
 	bool derived = false, derived_home = false;
+	/* Segments per channel written, told on stderr (list shows the
+	 * same); a time going back is written as recorded and said. */
+	struct chan_stats *cs = calloc(LOG_MAX_CHANNELS, sizeof(*cs));
+	if (!cs) {
+		fprintf(stderr, "baro-replay: out of memory\n");
+		log_reader_close(&r);
+		if (fd != STDIN_FILENO)
+			close(fd);
+		if (out != stdout)
+			atomic_file_abort(&af);
+		return EXIT_IO;
+	}
+	uint64_t reboots = 0;
 	while ((rc = log_reader_next(&r, &rec)) > 0) {
+		if (rec.kind == LOG_REC_EVENT &&
+		    rec.event.kind == LOG_EVENT_REBOOT) {
+			note_reboot(cs);
+			reboots++;
+		}
 		if (rec.kind != LOG_REC_BARO)
 			continue;
 		const char *name = log_reader_channel_name(&r, rec.channel);
@@ -615,9 +701,16 @@ cmd_export(int argc, char **argv, const struct options *o)
 		if (o->channel && strcmp(name, o->channel) != 0)
 			continue;
 		channel_seen = true;
+		if (rec.channel < LOG_MAX_CHANNELS) {
+			cs[rec.channel].seen = true;
+			note_segment(&cs[rec.channel], rec.baro.time_us);
+		}
 		fprintf(out, "%" PRIu64 ",%u,%.9g,", rec.baro.time_us,
 			rec.baro.instance, (double)rec.baro.pressure_pa);
-		if (baro_sample_has(&rec.baro, BARO_SAMPLE_HAS_TEMPERATURE))
+		/* A placeholder 0 is written as recorded (a temperature of
+		 * exactly 0 is a value, not a missing field). */
+		if (baro_sample_has(&rec.baro, BARO_SAMPLE_HAS_TEMPERATURE) ||
+		    (rec.notes & LOG_NOTE_TEMP_PLACEHOLDER))
 			fprintf(out, "%.9g", (double)rec.baro.temperature_c);
 		const bool amsl =
 			baro_sample_has(&rec.baro, BARO_SAMPLE_HAS_ALTITUDE);
@@ -635,7 +728,42 @@ cmd_export(int argc, char **argv, const struct options *o)
 		fprintf(out, ",%d\n", from_alt ? 1 : 0);
 		written++;
 	}
-	int status = log_damaged(&r, rc) ? EXIT_DAMAGED : 0;
+	char dmg[LOG_ERR_LEN + 96];
+	int status = log_reader_damage(&r, rc, dmg, sizeof(dmg)) ? EXIT_DAMAGED
+								  : 0;
+	for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++) {
+		if (!cs[i].seen || cs[i].seg.segments < 2)
+			continue;
+		const char *name = log_reader_channel_name(&r, i);
+		fprintf(stderr, "baro-replay: %s: %s: %zu segments (%s)%s\n",
+			argv[optind], name ? name : "?", cs[i].seg.segments,
+			cs[i].breaks,
+			strstr(cs[i].breaks, "time going back")
+				? "; the times going back are written as "
+				  "recorded"
+				: "");
+	}
+	if (reboots)
+		fprintf(stderr, "baro-replay: %s: %" PRIu64 " reboot%s: the "
+				"clock after each is offset to follow on from "
+				"the boot before, so time_us keeps increasing\n",
+			argv[optind], reboots, reboots == 1 ? "" : "s");
+	if (written == 0 && channel_seen) {
+		/* Only a header: say why. */
+		char like[160];
+		log_reader_baro_like(&r, like, sizeof(like));
+		if (r.info.baro_note[0])
+			fprintf(stderr, "baro-replay: %s: no barometer samples "
+					"(%s): wrote only the header\n",
+				argv[optind], r.info.baro_note);
+		else
+			fprintf(stderr, "baro-replay: %s: no barometer samples"
+					"%s%s%s: wrote only the header\n",
+				argv[optind],
+				like[0] ? " (baro-like messages: " : "", like,
+				like[0] ? ")" : "");
+	}
+	free(cs);
 	if (rc < 0)
 		fprintf(stderr, "baro-replay: %s (%" PRIu64
 				" samples before it were written)\n",
@@ -648,7 +776,7 @@ cmd_export(int argc, char **argv, const struct options *o)
 	}
 	if (derived) {
 		char why[160];
-		derived_note(&r.info, derived_home, why, sizeof(why));
+		derived_note(&r, derived_home, why, sizeof(why));
 		fprintf(stderr, "baro-replay: %s: note: %s\n", argv[optind],
 			why);
 	}
@@ -658,6 +786,10 @@ cmd_export(int argc, char **argv, const struct options *o)
 				"first at offset %" PRIu64 "\n",
 			argv[optind], r.info.bytes_skipped,
 			r.info.records_bad, r.info.first_bad_offset);
+	if (r.info.fmt_warnings)
+		fprintf(stderr, "baro-replay: %s: warning: %s (nothing "
+				"lost)\n",
+			argv[optind], r.info.fmt_warning);
 	log_reader_close(&r);
 	if (fd != STDIN_FILENO)
 		close(fd);

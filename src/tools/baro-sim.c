@@ -30,6 +30,7 @@ struct options {
 	struct sim_params params;
 	double home_m;
 	enum baro_sitl_atmosphere atmosphere;
+	enum baro_sitl_ardupilot ardupilot;
 	uint32_t seed;
 	bool generate;
 	struct truth_profile profile;
@@ -49,8 +50,10 @@ usage(FILE *out)
 	      "\n"
 	      "TRACE is a CSV file with a header: time_us (or time_s), alt_m "
 	      "(height above\n"
-	      "home, m), optional vx,vy,vz (body air velocity, m/s); absent "
-	      "or - is stdin.\n"
+	      "home, m), optional vx,vy,vz (body air velocity, m/s) and "
+	      "throttle (0..1, the\n"
+	      "motors' mean output, for ground effect); absent or - is "
+	      "stdin.\n"
 	      "Output (stdout): time_ms,instance,alt_m,pressure_pa,"
 	      "temperature_c\n"
 	      "\n"
@@ -58,9 +61,15 @@ usage(FILE *out)
 	      "SIM_BAR3_*/SIM_TEMP_*\n"
 	      "                           parameter (repeatable)\n"
 	      "      --home-alt METRES    home altitude AMSL (default 0)\n"
-	      "      --atmosphere MODEL   1976 (default, ArduPilot 4.6+), "
-	      "simple (<= 4.5) or\n"
-	      "                           water (ArduSub's underwater model)\n"
+	      "      --ardupilot VERSION  the ArduPilot to reproduce: 4.5, 4.6, "
+	      "4.7 (default)\n"
+	      "                           or master (ground effect "
+	      "SIM_BARO_GEFF_M, wind at\n"
+	      "                           the true air density)\n"
+	      "      --atmosphere MODEL   1976 (ArduPilot 4.6+), simple (<= 4.5) "
+	      "or water\n"
+	      "                           (ArduSub's); default: the "
+	      "--ardupilot's\n"
 	      "      --water              the same as --atmosphere water\n"
 	      "      --seed N             noise seed, as srandom(N) "
 	      "(default 1)\n"
@@ -68,6 +77,11 @@ usage(FILE *out)
 	      "                           static:H  climb:RATE[:H0]  "
 	      "step:H0:H1:T\n"
 	      "                           sine:AMPLITUDE:PERIOD[:H0]\n"
+	      "                           takeoff:HEIGHT:RATE:HOLD[:THROTTLE]\n"
+	      "      --throttle T|airborne:T  throttle of the generated trace "
+	      "(0..1): always,\n"
+	      "                           or only above 0 m (default 0; "
+	      "takeoff: its own)\n"
 	      "      --duration SECONDS   length of the generated trace "
 	      "(default 10)\n"
 	      "      --rate HZ            physics rate of the generated trace "
@@ -153,12 +167,15 @@ parse_options(int argc, char **argv, struct options *o)
 {
 	enum {
 		OPT_HOME = 256, OPT_ATMOS, OPT_WATER, OPT_SEED, OPT_DURATION,
-		OPT_RATE, OPT_AIRVEL, OPT_LIST, OPT_SCENARIO,
+		OPT_RATE, OPT_AIRVEL, OPT_LIST, OPT_SCENARIO, OPT_ARDUPILOT,
+		OPT_THROTTLE,
 	};
 	static const struct option longopts[] = {
 		{ "param", required_argument, NULL, 'p' },
 		{ "home-alt", required_argument, NULL, OPT_HOME },
 		{ "atmosphere", required_argument, NULL, OPT_ATMOS },
+		{ "ardupilot", required_argument, NULL, OPT_ARDUPILOT },
+		{ "throttle", required_argument, NULL, OPT_THROTTLE },
 		{ "water", no_argument, NULL, OPT_WATER },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "generate", required_argument, NULL, 'g' },
@@ -171,12 +188,13 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool airvel = false;
+	bool airvel = false, atmos_given = false;
+	const char *throttle = NULL;
 	char err[256];
 	int c;
 
 	sim_params_defaults(&o->params);
-	o->atmosphere = BARO_SITL_ATMOS_1976;	/* ArduPilot 4.6 and newer */
+	o->ardupilot = BARO_SITL_AP_DEFAULT;
 	o->seed = 1;
 	o->duration_s = 10.0;
 	o->rate_hz = 1200.0;
@@ -205,9 +223,19 @@ parse_options(int argc, char **argv, struct options *o)
 			else
 				return bad("--atmosphere: '%s' is not simple, "
 					   "1976 or water", optarg);
+			atmos_given = true;
 			break;
 		case OPT_WATER:
 			o->atmosphere = BARO_SITL_ATMOS_WATER;
+			atmos_given = true;
+			break;
+		case OPT_ARDUPILOT:
+			if (baro_sitl_ardupilot_parse(optarg, &o->ardupilot) < 0)
+				return bad("--ardupilot: '%s' is not "
+					   BARO_SITL_AP_CHOICES, optarg);
+			break;
+		case OPT_THROTTLE:
+			throttle = optarg;
 			break;
 		case OPT_SEED: {
 			uint64_t s;
@@ -268,6 +296,21 @@ parse_options(int argc, char **argv, struct options *o)
 	if (airvel && !o->generate)
 		return bad("%s", "--air-velocity applies to --generate; a "
 				 "TRACE carries vx,vy,vz columns");
+	if (throttle && !o->generate)
+		return bad("%s", "--throttle applies to --generate; a TRACE "
+				 "carries a throttle column");
+	if (throttle && truth_profile_parse_throttle(throttle, &o->profile,
+						     err, sizeof(err)) < 0)
+		return bad("--throttle: %s", err);
+	if (!atmos_given)
+		o->atmosphere = baro_sitl_ardupilot_atmosphere(o->ardupilot);
+	/* A parameter the chosen release does not have cannot act. */
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		if (baro_sitl_ardupilot_param_check(
+			    o->ardupilot, i, (double)sim_param_get(&o->params, i),
+			    err, sizeof(err)) < 0)
+			return bad("%s", err);
+	}
 	/* After every option: the atmosphere and home bound a glitch. */
 	if (baro_sitl_params_check(o->atmosphere, o->home_m, &o->params, err,
 				   sizeof(err)) < 0)
@@ -286,6 +329,7 @@ parse_options(int argc, char **argv, struct options *o)
 
 struct run {
 	struct baro_sitl sim;
+	struct baro_sitl_agl agl;	/* SITL's height above ground */
 	const struct options *o;
 	FILE *out;
 	struct scenario_run *scenario;	/* NULL without --scenario */
@@ -320,12 +364,13 @@ run_scenario(struct run *r, uint64_t now_ms)
 /* One timer call; -EINVAL (message printed) if the height is unusable. */
 static int
 step(struct run *r, uint64_t time_us, double height_m, const float vel[3],
-     unsigned long lineno)
+     float throttle, unsigned long lineno)
 {
-	struct baro_sitl_truth truth;
+	struct baro_sitl_truth truth = { .throttle = throttle };
 	struct baro_sample s[BARO_MAX_INSTANCES];
+	int32_t alt_cm;
 
-	if (baro_sitl_altitude(r->o->home_m, height_m, &truth.alt_amsl_m) < 0) {
+	if (baro_sitl_altitude_cm(r->o->home_m, height_m, &alt_cm) < 0) {
 		if (lineno)
 			fprintf(stderr, "baro-sim: line %lu: ", lineno);
 		else
@@ -334,6 +379,11 @@ step(struct run *r, uint64_t time_us, double height_m, const float vel[3],
 				"range\n", height_m, r->o->home_m);
 		return -EINVAL;
 	}
+	truth.alt_amsl_m = baro_sitl_alt_from_cm(alt_cm);
+	/* SITL updates the height above ground every physics step, also
+	 * between baro samples, so its "first altitude above 0" is too. */
+	truth.height_agl_m = baro_sitl_agl_update(
+		&r->agl, baro_sitl_state_altitude(alt_cm));
 	memcpy(truth.vel_air_bf, vel, sizeof(truth.vel_air_bf));
 
 	/* The scenario's clock is the trace's: its actions land on the
@@ -365,8 +415,10 @@ run_generated(struct run *r)
 		uint64_t t = (uint64_t)llround((double)k * 1e6 / o->rate_hz);
 		if (t > end_us)
 			break;
-		double h = truth_profile_height(&o->profile, (double)t * 1e-6);
-		int rc = step(r, t, h, o->air_velocity, 0);
+		const double ts = (double)t * 1e-6;
+		double h = truth_profile_height(&o->profile, ts);
+		float thr = (float)truth_profile_throttle(&o->profile, ts);
+		int rc = step(r, t, h, o->air_velocity, thr, 0);
 		if (rc < 0)
 			return rc;
 	}
@@ -381,7 +433,8 @@ run_trace(struct run *r, FILE *in)
 	int rc = trace_csv_open(&csv, in);
 
 	while (rc == 0 && (rc = trace_csv_next(&csv, &row)) > 0)
-		rc = step(r, row.time_us, row.alt_m, row.vel_air_bf, csv.lineno);
+		rc = step(r, row.time_us, row.alt_m, row.vel_air_bf,
+			  row.throttle, csv.lineno);
 	if (rc < 0 && rc != -EIO && csv.err[0])
 		fprintf(stderr, "baro-sim: %s: %s\n",
 			r->o->trace ? r->o->trace : "stdin", csv.err);
@@ -396,6 +449,34 @@ struct scenario_state {
 	struct scenario sc;
 	struct scenario_run run;
 };
+
+/* A scenario that sets or ramps a parameter the chosen release does not
+ * have (GEFF_M before master) would silently do nothing: refuse it with
+ * FILE:LINE.  0 or -EINVAL. */
+static int
+scenario_check_release(const struct scenario *sc, const char *path,
+		       enum baro_sitl_ardupilot v, char *err, size_t errlen)
+{
+	char why[200];
+
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		if (a->op != SCENARIO_OP_SET && a->op != SCENARIO_OP_RAMP)
+			continue;
+		if (a->param < 0)
+			continue;
+		const size_t idx = (size_t)a->param;
+		if (baro_sitl_ardupilot_param_check(v, idx, a->value, why,
+						    sizeof(why)) < 0 ||
+		    (a->op == SCENARIO_OP_RAMP &&
+		     baro_sitl_ardupilot_param_check(v, idx, a->to, why,
+						     sizeof(why)) < 0)) {
+			snprintf(err, errlen, "%s:%u: %s", path, a->line, why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
 
 /* Load the --scenario file and check it against the emulator it will
  * drive: 0, or the exit status after a message. */
@@ -417,6 +498,9 @@ load_scenario(const char *path, const struct options *o,
 	if (rc == 0)
 		rc = scenario_check(&st->sc, path, &o->params, o->atmosphere,
 				    o->home_m, err, sizeof(err));
+	if (rc == 0)
+		rc = scenario_check_release(&st->sc, path, o->ardupilot, err,
+					    sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-sim: %s\n", err);
 		free(st);
@@ -467,6 +551,8 @@ main(int argc, char **argv)
 	struct run r = { .o = &o, .out = stdout };
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	baro_sitl_init(&r.sim, &o.params, o.atmosphere, o.seed);
+	baro_sitl_set_ardupilot(&r.sim, o.ardupilot);
+	baro_sitl_agl_init(&r.agl);
 	if (scen) {
 		/* The overlay shares the noise seed: one --seed, one run. */
 		fault_overlay_init(&r.overlay, o.seed);

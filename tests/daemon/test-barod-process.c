@@ -20,17 +20,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness-cmocka.h"
 #include "mavlink.h"
 #include "msp-capture.h"
+#include "sim-params.h"
 #include "test-files.h"
 #include "test-util.h"
 
-static char tmpdir[256];
-
-/* Every barod started, so a failed assertion does not leave one running
- * (it would hold the test's output open and hang the run). */
-static pid_t children[16];
-static size_t n_children;
+static struct harness harness;
 
 static void
 msleep(unsigned ms)
@@ -44,49 +41,28 @@ msleep(unsigned ms)
 static void
 path_in_tmp(char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/%s", tmpdir, name);
+	harness_path(&harness, buf, len, name);
 }
 
-/* Start barod with args; stderr and stdout go to a file in tmpdir. */
+/* Start barod with args, back at once (a barod meant to fail, or a
+ * race); stderr and stdout go to log_name in the temporary directory. */
+static pid_t
+spawn_barod(const char *const *args, const char *log_name)
+{
+	return harness_spawn(&harness, log_name, args);
+}
+
+/* The same, back once barod logs that it is running. */
 static pid_t
 start_barod(const char *const *args, const char *log_name)
 {
-	const char *bin = getenv("BAROD");
-	const char *argv[48] = { "barod" };
-	int n = 1;
-	char log[512];
-
-	assert_non_null(bin);
-	for (; args[n - 1]; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	path_in_tmp(log, sizeof(log), log_name);
-
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 2);
-		dup2(fd, 1);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	if (n_children < 16)
-		children[n_children++] = pid;
-	return pid;
+	return harness_start(&harness, log_name, args);
 }
 
 static int
 wait_exit(pid_t pid)
 {
-	int status;
-
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	for (size_t i = 0; i < n_children; i++) {
-		if (children[i] == pid)
-			children[i] = 0;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return harness_wait_exit(&harness, pid, NULL);
 }
 
 struct capture {
@@ -189,6 +165,41 @@ capture_for(int fd, struct capture *c, unsigned ms)
 	}
 }
 
+/*
+ * Read a line (a pty) until barod has exited and the line is quiet, or
+ * until deadline (now_ms()); every read goes to on_read.  barod's exit
+ * code, -1 when it was still running at the deadline.
+ */
+static int
+read_line_until_exit(pid_t pid, int fd, uint64_t deadline,
+		     void (*on_read)(const uint8_t *b, size_t n, void *user),
+		     void *user)
+{
+	uint8_t buf[4096];
+	int status = -1;
+
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t n = poll(&p, 1, 50) > 0 ? read(fd, buf, sizeof(buf)) : 0;
+		if (n > 0) {
+			on_read(buf, (size_t)n, user);
+			continue;	/* more may be waiting */
+		}
+		if (status < 0 && harness_exited(&harness, pid, &status))
+			continue;
+		if (status >= 0 || now_ms() > deadline)
+			return status;
+	}
+}
+
+static void
+feed_capture(const uint8_t *b, size_t n, void *user)
+{
+	struct capture *c = user;
+
+	mavlink_parser_feed(&c->parser, b, n, on_frame, c);
+}
+
 /* ------------------------------------------------------------------ */
 
 static void
@@ -281,7 +292,7 @@ test_control_socket(void **state)
 	assert_string_equal(reply, "SIM_BARO_GLITCH 0\n");
 	assert_int_equal(run_baroctl(sock, "get", NULL, NULL, reply,
 				     sizeof(reply)), 0);
-	assert_int_equal(count_lines(reply), 41);
+	assert_int_equal(count_lines(reply), sim_param_count());
 
 	float before = cap.last_press_abs[0];
 	assert_int_equal(run_baroctl(sock, "set", "SIM_BARO_GLITCH", "100",
@@ -404,7 +415,7 @@ test_faults_through_control(void **state)
 
 	/* A bad --scenario stops barod at start-up with FILE:LINE. */
 	write_file(scn, "at 1s frobnicate 0\n");
-	pid = start_barod((const char *[]){ "--sim", "--control", "none",
+	pid = spawn_barod((const char *[]){ "--sim", "--control", "none",
 					    "--scenario", scn, NULL },
 			  "badscn.log");
 	assert_int_equal(wait_exit(pid), 2);
@@ -517,7 +528,7 @@ test_sighup_reload(void **state)
 		 pa, pc);
 	write_file(conf, text);
 	kill(pid, SIGHUP);
-	msleep(100);
+	harness_wait_log(&harness, pid, "SIM_BARO_GLITCH 0 -> 50", 1);
 	drain(fb, &cb);
 	unsigned b_frames = cb.frames;
 	capture_for(fa, &ca, 400);
@@ -569,7 +580,6 @@ test_udp_server(void **state)
 	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
 						  "-o", out, "--duration", "2",
 						  NULL }, "server.log");
-	msleep(300);
 
 	/* A client makes itself known with any MAVLink frame. */
 	unsigned myport;
@@ -611,29 +621,11 @@ test_serial_pty(void **state)
 						  "-o", out, "--duration", "1",
 						  NULL }, "serial.log");
 	capture_init(&cap);
-	uint8_t buf[4096];
 	/* Read until barod has exited and the line is quiet. */
-	const uint64_t deadline = now_ms() + 5000;
-	int status = -1;
-	for (;;) {
-		struct pollfd p = { master, POLLIN, 0 };
-		int ready = poll(&p, 1, 50);
-		if (ready > 0) {
-			ssize_t n = read(master, buf, sizeof(buf));
-			if (n > 0) {
-				mavlink_parser_feed(&cap.parser, buf, (size_t)n,
-						    on_frame, &cap);
-				continue;
-			}
-		}
-		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
-			continue;
-		if (status >= 0 || now_ms() > deadline)
-			break;
-	}
+	int status = read_line_until_exit(pid, master, now_ms() + 5000,
+					  feed_capture, &cap);
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 	assert_true(cap.count[MAVLINK_MSG_HEARTBEAT] >= 1);
 	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 50);
 	assert_int_equal(cap.parser.stats.bad_crc, 0);
@@ -693,19 +685,19 @@ test_config_errors(void **state)
 	path_in_tmp(conf, sizeof(conf), "bad.conf");
 	path_in_tmp(log, sizeof(log), "bad.log");
 	write_file(conf, "[barod]\nsource = sim\n\n[sim]\nSIM_BAR2_DELAY = x\n");
-	pid_t pid = start_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
+	pid_t pid = spawn_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 	char *l = read_file(log);
 	assert_non_null(strstr(l, "bad.conf:5: SIM_BAR2_DELAY: 'x' is not a "
 				  "number"));
 	free(l);
 
-	pid = start_barod((const char *[]){ "-c", conf, "--check-config", NULL },
+	pid = spawn_barod((const char *[]){ "-c", conf, "--check-config", NULL },
 			  "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 
 	write_file(conf, "[barod]\nsource = sim\n");
-	pid = start_barod((const char *[]){ "-c", conf, "--check-config", NULL },
+	pid = spawn_barod((const char *[]){ "-c", conf, "--check-config", NULL },
 			  "good.log");
 	assert_int_equal(wait_exit(pid), 0);
 	path_in_tmp(log, sizeof(log), "good.log");
@@ -716,7 +708,7 @@ test_config_errors(void **state)
 
 	/* The SITL modes default to ArduPilot's home (CMAC, 584 m), and
 	 * an explicit home or model wins. */
-	pid = start_barod((const char *[]){ "--sitl-json", "--check-config",
+	pid = spawn_barod((const char *[]){ "--sitl-json", "--check-config",
 					    "-c", "/dev/null", NULL },
 			  "good.log");
 	assert_int_equal(wait_exit(pid), 0);
@@ -724,7 +716,7 @@ test_config_errors(void **state)
 	assert_non_null(strstr(l, "source sitl-json"));
 	assert_non_null(strstr(l, "home 584.00 m AMSL, atmosphere 1976"));
 	free(l);
-	pid = start_barod((const char *[]){ "--sitl-json-proxy", "127.0.0.1:9012",
+	pid = spawn_barod((const char *[]){ "--sitl-json-proxy", "127.0.0.1:9012",
 					    "--home-alt", "12.5", "--atmosphere",
 					    "simple", "--check-config", "-c",
 					    "/dev/null", NULL },
@@ -735,14 +727,14 @@ test_config_errors(void **state)
 	free(l);
 	path_in_tmp(log, sizeof(log), "bad.log");
 
-	pid = start_barod((const char *[]){ "-c", "/nonexistent.conf", NULL },
+	pid = spawn_barod((const char *[]){ "-c", "/nonexistent.conf", NULL },
 			  "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
-	pid = start_barod((const char *[]){ "--sim", "-o", "tcp:1:2", NULL },
+	pid = spawn_barod((const char *[]){ "--sim", "-o", "tcp:1:2", NULL },
 			  "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 	/* No source at all. */
-	pid = start_barod((const char *[]){ "-c", "/dev/null", NULL },
+	pid = spawn_barod((const char *[]){ "-c", "/dev/null", NULL },
 			  "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 	l = read_file(log);
@@ -751,14 +743,14 @@ test_config_errors(void **state)
 
 	/* The first error in the file is the one reported. */
 	write_file(conf, "[barod]\nsource = sim\nnot ini\n[sim]\nfoo = 1\n");
-	pid = start_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
+	pid = spawn_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 	l = read_file(log);
 	assert_non_null(strstr(l, "bad.conf:3: syntax error"));
 	free(l);
 
 	/* An unknown option is one line naming it, not the usage. */
-	pid = start_barod((const char *[]){ "--sim", "--frobnicate", NULL },
+	pid = spawn_barod((const char *[]){ "--sim", "--frobnicate", NULL },
 			  "bad.log");
 	assert_int_equal(wait_exit(pid), 2);
 	l = read_file(log);
@@ -783,20 +775,6 @@ test_version(void **state)
 }
 
 /* Wait (up to 10 s) until baroctl status gets an answer on sock. */
-static void
-wait_control(const char *sock)
-{
-	char reply[4096];
-
-	for (int i = 0; i < 200; i++) {
-		if (run_baroctl(sock, "status", NULL, NULL, reply,
-				sizeof(reply)) == 0)
-			return;
-		msleep(50);
-	}
-	fail_msg("no barod answered on %s", sock);
-}
-
 /* How many names in dir start with prefix. */
 static int
 count_entries(const char *dir, const char *prefix)
@@ -832,9 +810,8 @@ test_one_barod_per_socket(void **state)
 	pid_t a = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
 		"--record", rec_a, NULL }, "first.log");
-	wait_control(sock);
 
-	pid_t b = start_barod((const char *[]){
+	pid_t b = spawn_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
 		"--record", rec_b, NULL }, "second.log");
 	assert_int_equal(wait_exit(b), 2);
@@ -848,12 +825,12 @@ test_one_barod_per_socket(void **state)
 	l = read_file(rec_b);
 	assert_string_equal(l, "keep b\n");
 	free(l);
-	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
+	assert_int_equal(count_entries(harness.dir, ".rec-b.csv"), 0);
 	/* The running one writes aside: the old file is whole meanwhile. */
 	l = read_file(rec_a);
 	assert_string_equal(l, "keep a\n");
 	free(l);
-	assert_int_equal(count_entries(tmpdir, ".rec-a.csv."), 1);
+	assert_int_equal(count_entries(harness.dir, ".rec-a.csv."), 1);
 
 	/* Killed: its socket stays behind, nobody listening; its
 	 * unfinished record never takes the name. */
@@ -868,14 +845,13 @@ test_one_barod_per_socket(void **state)
 	pid_t c = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
 		"--record", rec_b, "--duration", "3", NULL }, "third.log");
-	wait_control(sock);
 	assert_int_equal(wait_exit(c), 0);
 	assert_int_equal(stat(sock, &st), -1);
 	l = read_file(rec_b);
 	assert_true(strncmp(l, "time_ms,instance,", 17) == 0);
 	assert_int_equal(count_lines(l), 1 + 2 * 300);
 	free(l);
-	assert_int_equal(count_entries(tmpdir, ".rec-b.csv"), 0);
+	assert_int_equal(count_entries(harness.dir, ".rec-b.csv"), 0);
 }
 
 /* Two barods started together on one path: one gets the socket, the
@@ -891,26 +867,17 @@ test_two_barods_at_once(void **state)
 	for (int round = 0; round < 5; round++) {
 		pid_t p[2];
 		for (int k = 0; k < 2; k++)
-			p[k] = start_barod((const char *[]){
+			p[k] = spawn_barod((const char *[]){
 				"--sim", "--control", sock, "-o",
 				"udp:127.0.0.1:9", NULL },
 				k ? "race-b.log" : "race-a.log");
-		int refused = -1, status;
-		for (int i = 0; i < 400 && refused < 0; i++) {
-			for (int k = 0; k < 2 && refused < 0; k++) {
-				if (waitpid(p[k], &status, WNOHANG) == p[k])
-					refused = k;
-			}
-			msleep(25);
-		}
+		int status;
+		const int refused = harness_wait_first_exit(&harness, p, 2,
+							    10000, &status);
 		if (refused < 0)
 			fail_msg("round %d: both barods run on one socket",
 				 round);
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
-		for (size_t i = 0; i < n_children; i++) {
-			if (children[i] == p[refused])
-				children[i] = 0;
-		}
+		assert_int_equal(status, 2);
 		assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
 					     sizeof(reply)), 0);
 		kill(p[!refused], SIGTERM);
@@ -1026,7 +993,7 @@ test_faults_that_cannot_act(void **state)
 	path_in_tmp(scn, sizeof(scn), "cannot-act.scn");
 	path_in_tmp(log, sizeof(log), "act.log");
 
-	pid_t pid = start_barod((const char *[]){
+	pid_t pid = spawn_barod((const char *[]){
 		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9", "-p",
 		"SIM_BARO_GLITCH=1e9", NULL }, "act.log");
 	assert_int_equal(wait_exit(pid), 2);
@@ -1034,7 +1001,7 @@ test_faults_that_cannot_act(void **state)
 	assert_non_null(strstr(l, "SIM_BARO_GLITCH: 1e+09 is out of range "
 				  "[-5000, 86000]"));
 	free(l);
-	pid = start_barod((const char *[]){
+	pid = spawn_barod((const char *[]){
 		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
 		"--atmosphere", "water", "--home-alt", "-100", "-p",
 		"SIM_BAR2_GLITCH=120", NULL }, "act.log");
@@ -1044,7 +1011,7 @@ test_faults_that_cannot_act(void **state)
 				  "[-10900, 110] (the water atmosphere"));
 	free(l);
 
-	pid = start_barod((const char *[]){
+	pid = spawn_barod((const char *[]){
 		"--sim", "-p", "SIM_BAR3_GLITCH=5", "--check-config", NULL },
 		"act.log");
 	assert_int_equal(wait_exit(pid), 0);
@@ -1054,7 +1021,7 @@ test_faults_that_cannot_act(void **state)
 	free(l);
 
 	write_file(scn, "at 1s glitch 0 5 for 1s\nat 2s px4 stuck 2 for 1s\n");
-	pid = start_barod((const char *[]){
+	pid = spawn_barod((const char *[]){
 		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
 		"--scenario", scn, NULL }, "act.log");
 	assert_int_equal(wait_exit(pid), 2);
@@ -1067,7 +1034,6 @@ test_faults_that_cannot_act(void **state)
 	pid = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9", NULL },
 		"act-run.log");
-	wait_control(sock);
 	assert_int_equal(run_baroctl(sock, "scenario", "load", scn, reply,
 				     sizeof(reply)), 1);
 	assert_non_null(strstr(reply, want));
@@ -1145,6 +1111,64 @@ send_fc_noise(int fd)
 	assert_int_equal(write(fd, buf, n), (ssize_t)n);
 }
 
+static void
+feed_msp(const uint8_t *b, size_t n, void *user)
+{
+	msp_capture_feed(user, b, n);
+}
+
+/* A flight controller that talks back once barod has set the line raw. */
+struct noisy_fc {
+	struct msp_capture *c;
+	int fd;
+	bool noisy;
+};
+
+static void
+feed_noisy_fc(const uint8_t *b, size_t n, void *user)
+{
+	struct noisy_fc *fc = user;
+
+	msp_capture_feed(fc->c, b, n);
+	/* barod has set the line raw by now. */
+	if (!fc->noisy && fc->c->n > 30) {
+		send_fc_noise(fc->fd);
+		fc->noisy = true;
+	}
+}
+
+/* The MSP capture, and once 20 frames are in, barod's MSP counters
+ * through baroctl while it runs. */
+struct invalid_watch {
+	struct msp_capture *c;
+	const char *sock;
+	bool asked;
+};
+
+static void
+feed_invalid_watch(const uint8_t *b, size_t n, void *user)
+{
+	struct invalid_watch *w = user;
+	char reply[4096];
+
+	msp_capture_feed(w->c, b, n);
+	/* baroctl status shows the MSP counters while it runs. */
+	if (w->asked || w->c->n < 20)
+		return;
+	w->asked = true;
+	int rc = run_baroctl(w->sock, "status", NULL, NULL, reply,
+			     sizeof(reply));
+	if (rc != 0)
+		fail_msg("baroctl status: %d: %s", rc, reply);
+	const char *l = strstr(reply, "msp-serial");
+	assert_non_null(l);
+	unsigned long long inv = 0;
+	assert_non_null(strstr(l, " invalid "));
+	assert_int_equal(sscanf(strstr(l, " invalid "), " invalid %llu", &inv),
+			 1);
+	assert_true(inv >= 20);
+}
+
 /* "output NAME...: sent S, dropped D, not connected Z, invalid I,
  * received R, lost bytes L, connects C, hangups H" from barod's final
  * report. */
@@ -1201,32 +1225,11 @@ test_msp_serial_every_sample(void **state)
 						  "--record", record,
 						  "--duration", "2", "-v", NULL },
 				"msp-serial.log");
-	uint8_t buf[4096];
-	bool noisy = false;
-	int status = -1;
-	const uint64_t deadline = now_ms() + 10000;
-	for (;;) {
-		struct pollfd p = { master, POLLIN, 0 };
-		if (poll(&p, 1, 50) > 0) {
-			ssize_t n = read(master, buf, sizeof(buf));
-			if (n > 0) {
-				msp_capture_feed(c, buf, (size_t)n);
-				/* barod has set the line raw by now. */
-				if (!noisy && c->n > 30) {
-					send_fc_noise(master);
-					noisy = true;
-				}
-				continue;
-			}
-		}
-		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
-			continue;
-		if (status >= 0 || now_ms() > deadline)
-			break;
-	}
+	struct noisy_fc fc = { .c = c, .fd = master };
+	int status = read_line_until_exit(pid, master, now_ms() + 10000,
+					  feed_noisy_fc, &fc);
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 
 	size_t n = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(n, 3 * 200);	/* 2 s of three 100 Hz baros */
@@ -1267,26 +1270,10 @@ test_msp_instances_and_rate(void **state)
 	pid_t pid = start_barod((const char *[]){ "-c", conf, "--duration",
 						  "2", "-v", NULL },
 				"msp-map.log");
-	uint8_t buf[4096];
-	int status = -1;
-	const uint64_t deadline = now_ms() + 10000;
-	for (;;) {
-		struct pollfd p = { master, POLLIN, 0 };
-		if (poll(&p, 1, 50) > 0) {
-			ssize_t n = read(master, buf, sizeof(buf));
-			if (n > 0) {
-				msp_capture_feed(c, buf, (size_t)n);
-				continue;
-			}
-		}
-		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
-			continue;
-		if (status >= 0 || now_ms() > deadline)
-			break;
-	}
+	int status = read_line_until_exit(pid, master, now_ms() + 10000,
+					  feed_msp, c);
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 
 	size_t n = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(n, 600);
@@ -1378,8 +1365,7 @@ test_msp_invalid_counted(void **state)
 	struct msp_capture *c = msp_capture_new();
 	(void)state;
 
-	char sock[512], reply[4096];
-	bool asked = false;
+	char sock[512];
 	int master = open_pty();
 	snprintf(out, sizeof(out), "msp:%s", ptsname(master));
 	snprintf(name, sizeof(name), "%.31s", out);
@@ -1393,41 +1379,11 @@ test_msp_invalid_counted(void **state)
 						  "--record", record,
 						  "--duration", "1", "-v", NULL },
 				"msp-invalid.log");
-	uint8_t buf[4096];
-	int status = -1;
-	const uint64_t deadline = now_ms() + 10000;
-	for (;;) {
-		struct pollfd p = { master, POLLIN, 0 };
-		ssize_t n = poll(&p, 1, 50) > 0 ? read(master, buf, sizeof(buf))
-						 : 0;
-		if (n > 0)
-			msp_capture_feed(c, buf, (size_t)n);
-		/* baroctl status shows the MSP counters while it runs. */
-		if (!asked && c->n >= 20) {
-			asked = true;
-			int rc = run_baroctl(sock, "status", NULL, NULL, reply,
-					     sizeof(reply));
-			if (rc != 0)
-				fail_msg("baroctl status: %d: %s", rc, reply);
-			const char *l = strstr(reply, "msp-serial");
-			assert_non_null(l);
-			unsigned long long inv = 0;
-			assert_non_null(strstr(l, " invalid "));
-			assert_int_equal(sscanf(strstr(l, " invalid "),
-						" invalid %llu", &inv),
-					 1);
-			assert_true(inv >= 20);
-		}
-		if (n > 0)
-			continue;	/* more may be waiting */
-		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
-			continue;
-		if (status >= 0 || now_ms() > deadline)
-			break;
-	}
+	struct invalid_watch w = { .c = c, .sock = sock };
+	int status = read_line_until_exit(pid, master, now_ms() + 10000,
+					  feed_invalid_watch, &w);
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 
 	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(total, 200);
@@ -1446,7 +1402,7 @@ test_msp_invalid_counted(void **state)
 	assert_int_equal(m.sent, 100);
 	assert_int_equal(m.invalid, 100);
 	assert_int_equal(m.dropped, 0);
-	assert_true(asked);
+	assert_true(w.asked);
 	close(master);
 	free(c);
 }
@@ -1489,22 +1445,9 @@ test_msp_serial_hangup_reopen(void **state)
 	assert_int_equal(rename(tmp_link, link_path), 0);
 	close(m1);
 
-	int status = -1;
-	for (;;) {
-		struct pollfd p = { m2, POLLIN, 0 };
-		ssize_t n = poll(&p, 1, 50) > 0 ? read(m2, buf, sizeof(buf)) : 0;
-		if (n > 0) {
-			msp_capture_feed(c, buf, (size_t)n);
-			continue;
-		}
-		if (status < 0 && waitpid(pid, &status, WNOHANG) == pid)
-			continue;
-		if (status >= 0 || now_ms() > deadline)
-			break;
-	}
+	int status = read_line_until_exit(pid, m2, deadline, feed_msp, c);
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 	if (!(c->n > first + 200)) {
 		path_in_tmp(log, sizeof(log), "msp-hangup.log");
 		char *t = read_file(log);
@@ -1613,12 +1556,11 @@ test_msp_tcp_stalled_receiver(void **state)
 			send_fc_noise(cgfd);
 			noisy = true;
 		}
-		if (waitpid(pid, &status, WNOHANG) != pid)
+		if (!harness_exited(&harness, pid, &status))
 			status = -1;
 	}
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 	/* 5 s of simulation in about 5 s: nothing waited on the stall. */
 	assert_true(now_ms() - t0 < 6500);
 	/* What the good reader has not read yet is in its socket. */
@@ -1679,6 +1621,7 @@ test_msp_tcp_reconnects(void **state)
 	pid_t pid = start_barod((const char *[]){
 		"--sim", "--control", "none", "--record", record,
 		"--duration", "3", "-v", "-o", out, NULL }, "msp-re.log");
+	/* Running with nobody listening: samples published to no peer. */
 	msleep(400);
 	int l = tcp_listener(&port, 0);
 
@@ -1701,12 +1644,11 @@ test_msp_tcp_reconnects(void **state)
 			conn = -1;
 			accepted++;	/* the next one is the reconnection */
 		}
-		if (waitpid(pid, &status, WNOHANG) != pid)
+		if (!harness_exited(&harness, pid, &status))
 			status = -1;
 	}
 	assert_true(status >= 0);
-	children[--n_children] = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(wait_exit(pid), 0);
 	assert_int_equal(accepted, 3);
 
 	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
@@ -1780,9 +1722,8 @@ test_msp_tcp_reload(void **state)
 	pid_t pid = start_barod((const char *[]){ "-c", conf, "-v", NULL },
 				"msp-reload.log");
 	/* Reloaded while it has no connection to keep. */
-	msleep(300);
 	kill(pid, SIGHUP);
-	msleep(100);
+	harness_wait_log(&harness, pid, "configuration reloaded", 1);
 	int l = tcp_listener(&port, 0);
 	int conn = accept_within(l, 5000);
 	assert_true(conn >= 0);
@@ -1871,7 +1812,7 @@ test_msp_config_errors(void **state)
 			 "[barod]\nsource = sim\n[output fc]\n%s",
 			 bad[k].section);
 		write_file(conf, text);
-		pid_t pid = start_barod((const char *[]){ "-c", conf,
+		pid_t pid = spawn_barod((const char *[]){ "-c", conf,
 							  "--check-config",
 							  NULL },
 					"msp-bad.log");
@@ -1885,7 +1826,7 @@ test_msp_config_errors(void **state)
 	static const char *const specs[] = { "msp:", "msp:/dev/x:1234",
 					     "msp-tcp:nohost", "msp-udp:h:0" };
 	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
-		pid_t pid = start_barod((const char *[]){ "--sim", "-o",
+		pid_t pid = spawn_barod((const char *[]){ "--sim", "-o",
 							  specs[k], NULL },
 					"msp-bad.log");
 		assert_int_equal(wait_exit(pid), 2);
@@ -1896,79 +1837,58 @@ test_msp_config_errors(void **state)
 			 "address = 127.0.0.1:5760\n[output c]\ntype = msp\n"
 			 "address = 127.0.0.1:5761\ntransport = udp\n"
 			 "instances = 2=0\nrate_hz = 50\n");
-	pid_t pid = start_barod((const char *[]){ "-c", conf, "--check-config",
+	pid_t pid = spawn_barod((const char *[]){ "-c", conf, "--check-config",
 						  NULL },
 				"msp-good.log");
 	assert_int_equal(wait_exit(pid), 0);
 }
 
-static int
-kill_children(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < n_children; i++) {
-		if (children[i] > 0) {
-			kill(children[i], SIGKILL);
-			waitpid(children[i], NULL, 0);
-		}
-	}
-	n_children = 0;
-	return 0;
-}
-
-static int
-setup(void **state)
-{
-	(void)state;
-	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-test");
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	return temp_dir_remove(tmpdir);
-}
-
+/*
+ * Two groups, so meson runs them side by side (most of the time is
+ * barod running for its --duration): "mavlink" (signals, the control
+ * socket, MAVLink outputs, configuration) and "msp"; no argument: both.
+ */
 int
-main(void)
+main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_sigterm_completes_record, kill_children),
-		cmocka_unit_test_teardown(test_control_socket, kill_children),
-		cmocka_unit_test_teardown(test_faults_through_control,
-					  kill_children),
-		cmocka_unit_test_teardown(test_rates_hil_and_v1, kill_children),
-		cmocka_unit_test_teardown(test_sighup_reload, kill_children),
-		cmocka_unit_test_teardown(test_udp_server, kill_children),
-		cmocka_unit_test_teardown(test_serial_pty, kill_children),
-		cmocka_unit_test_teardown(test_blocked_serial_counts_drops,
-					  kill_children),
-		cmocka_unit_test_teardown(test_config_errors, kill_children),
-		cmocka_unit_test_teardown(test_one_barod_per_socket,
-					  kill_children),
+	const struct CMUnitTest mavlink[] = {
+		harness_unit_test(test_sigterm_completes_record, &harness),
+		harness_unit_test(test_control_socket, &harness),
+		harness_unit_test(test_faults_through_control, &harness),
+		harness_unit_test(test_rates_hil_and_v1, &harness),
+		harness_unit_test(test_sighup_reload, &harness),
+		harness_unit_test(test_udp_server, &harness),
+		harness_unit_test(test_serial_pty, &harness),
+		harness_unit_test(test_blocked_serial_counts_drops, &harness),
+		harness_unit_test(test_config_errors, &harness),
+		harness_unit_test(test_one_barod_per_socket, &harness),
 		cmocka_unit_test(test_version),
-		cmocka_unit_test_teardown(test_faults_that_cannot_act,
-					  kill_children),
-		cmocka_unit_test_teardown(test_mavlink_param_domain,
-					  kill_children),
-		cmocka_unit_test_teardown(test_two_barods_at_once,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_serial_every_sample,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_instances_and_rate,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_blocked_serial, kill_children),
-		cmocka_unit_test_teardown(test_msp_serial_hangup_reopen,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_invalid_counted,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_tcp_stalled_receiver,
-					  kill_children),
-		cmocka_unit_test_teardown(test_msp_tcp_reconnects, kill_children),
-		cmocka_unit_test_teardown(test_msp_tcp_reload, kill_children),
-		cmocka_unit_test_teardown(test_msp_config_errors, kill_children),
+		harness_unit_test(test_faults_that_cannot_act, &harness),
+		harness_unit_test(test_mavlink_param_domain, &harness),
+		harness_unit_test(test_two_barods_at_once, &harness),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	const struct CMUnitTest msp[] = {
+		harness_unit_test(test_msp_serial_every_sample, &harness),
+		harness_unit_test(test_msp_instances_and_rate, &harness),
+		harness_unit_test(test_msp_blocked_serial, &harness),
+		harness_unit_test(test_msp_serial_hangup_reopen, &harness),
+		harness_unit_test(test_msp_invalid_counted, &harness),
+		harness_unit_test(test_msp_tcp_stalled_receiver, &harness),
+		harness_unit_test(test_msp_tcp_reconnects, &harness),
+		harness_unit_test(test_msp_tcp_reload, &harness),
+		harness_unit_test(test_msp_config_errors, &harness),
+	};
+	const char *part = argc > 1 ? argv[1] : "";
+	const bool all = !*part;
+	int rc = 0;
+
+	if (!all && strcmp(part, "mavlink") && strcmp(part, "msp")) {
+		fprintf(stderr, "usage: test-barod-process [mavlink|msp]\n");
+		return 2;
+	}
+	if (all || !strcmp(part, "mavlink"))
+		rc |= harness_run_tests(&harness, "barod-test", mavlink);
+	if (all || !strcmp(part, "msp"))
+		rc |= harness_run_tests(&harness, "barod-test", msp);
+	return rc;
 }

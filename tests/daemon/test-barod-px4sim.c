@@ -26,68 +26,37 @@
 
 #include "atmosphere.h"
 #include "baro-sitl.h"
+#include "harness-cmocka.h"
 #include "mavlink.h"
 #include "test-files.h"
 #include "test-util.h"
 
 #define STEP_US 4000u
 
-static char tmpdir[256];
+static struct harness harness;
 static pid_t child;
 
 static void
 path_in_tmp(char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/%s", tmpdir, name);
+	harness_path(&harness, buf, len, name);
 }
 
 /* A TCP port that was free a moment ago, for barod to listen on. */
 static unsigned
 free_tcp_port(void)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	close(fd);
-	return ntohs(sa.sin_port);
+	return harness_free_port(&harness, SOCK_STREAM, false);
 }
 
-/* Two consecutive ports that were free a moment ago (instances 0, 1). */
-static unsigned
-free_tcp_port_pair(void)
-{
-	for (int tries = 0; tries < 50; tries++) {
-		const unsigned port = free_tcp_port();
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
-		struct sockaddr_in sa = {
-			.sin_family = AF_INET,
-			.sin_port = htons((uint16_t)(port + 1)),
-			.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-		assert_true(fd >= 0);
-		const int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-		close(fd);
-		if (rc == 0)
-			return port;
-	}
-	fail_msg("no two free consecutive TCP ports");
-	return 0;
-}
-
-/* barod -c conf -v [--scenario FILE] [OPTION VALUE]. */
+/* barod -c conf -v [--scenario FILE] [OPTION VALUE]; back once it runs. */
 static void
 start_with(const char *conf, const char *scenario, const char *opt,
 	   const char *val)
 {
-	char log[512];
 	const char *argv[10];
 	int n = 0;
 
-	argv[n++] = "barod";
 	argv[n++] = "-c";
 	argv[n++] = conf;
 	argv[n++] = "-v";
@@ -100,15 +69,7 @@ start_with(const char *conf, const char *scenario, const char *opt,
 		argv[n++] = val;
 	}
 	argv[n] = NULL;
-	path_in_tmp(log, sizeof(log), "barod.log");
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 2);
-		execv(getenv("BAROD"), (char *const *)argv);
-		_exit(127);
-	}
+	child = harness_start(&harness, "barod.log", argv);
 }
 
 static void
@@ -120,38 +81,20 @@ start(const char *conf, const char *scenario)
 static char *
 barod_log(void)
 {
-	char log[512];
-
-	path_in_tmp(log, sizeof(log), "barod.log");
-	return read_file(log);
+	return harness_log(&harness, child);
 }
 
-/* Wait (up to 10 s) until barod's log holds text n times. */
+/* Wait until barod's log holds text n times. */
 static void
 wait_log(const char *text, int n)
 {
-	for (int k = 0; k < 1000; k++) {
-		char *log = barod_log();
-		int found = 0;
-		for (const char *p = log; (p = strstr(p, text)); p++)
-			found++;
-		free(log);
-		if (found >= n)
-			return;
-		usleep(10000);
-	}
-	fail_msg("barod never logged '%s' %d times", text, n);
+	harness_wait_log(&harness, child, text, n);
 }
 
 static char *
 stop(void)
 {
-	int status;
-
-	kill(child, SIGTERM);
-	assert_int_equal(waitpid(child, &status, 0), child);
-	child = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(harness_stop(&harness, child, NULL), 0);
 	return barod_log();
 }
 
@@ -500,6 +443,9 @@ first_step(struct px4 *p, struct seen *s)
 static void
 node_check(const struct px4 *p, const struct seen *s)
 {
+	if (harness_node_peer_skip(&harness))
+		return;
+
 	const char *script = getenv("MAVLINK_PEER");
 	char *hex = malloc(2 * p->raw_len + 2);
 
@@ -965,7 +911,7 @@ test_instances_option(void **state)
 
 	for (size_t k = 0; k < 2; k++) {
 		char conf[512], sock[512], want[128];
-		unsigned mav_port, port = free_tcp_port_pair();
+		unsigned mav_port, port = harness_free_port(&harness, SOCK_STREAM, true);
 		int mav = udp_loopback(&mav_port, 0);
 		struct px4 p;
 		struct seen *s = calloc(1, sizeof(*s));
@@ -1056,44 +1002,16 @@ test_stall(void **state)
 	close(mav);
 }
 
-static int
-kill_child(void **state)
-{
-	(void)state;
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		child = 0;
-	}
-	return 0;
-}
-
-static int
-setup(void **state)
-{
-	(void)state;
-	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-px4sim");
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	kill_child(state);
-	return temp_dir_remove(tmpdir);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_lockstep, kill_child),
-		cmocka_unit_test_teardown(test_reconnect_and_garbage,
-					  kill_child),
-		cmocka_unit_test_teardown(test_step_profile, kill_child),
-		cmocka_unit_test_teardown(test_stall, kill_child),
-		cmocka_unit_test_teardown(test_instances_option, kill_child),
-		cmocka_unit_test_teardown(test_slow_reader, kill_child),
+		harness_unit_test(test_lockstep, &harness),
+		harness_unit_test(test_reconnect_and_garbage, &harness),
+		harness_unit_test(test_step_profile, &harness),
+		harness_unit_test(test_stall, &harness),
+		harness_unit_test(test_instances_option, &harness),
+		harness_unit_test(test_slow_reader, &harness),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return harness_run_tests(&harness, "barod-px4sim", tests);
 }

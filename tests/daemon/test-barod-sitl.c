@@ -22,19 +22,20 @@
 
 #include "atmosphere.h"
 #include "baro-sitl.h"
+#include "harness-cmocka.h"
 #include "mavlink.h"
 #include "msp-capture.h"
 #include "sitl-json.h"
 #include "test-files.h"
 #include "test-util.h"
 
-static char tmpdir[256];
+static struct harness harness;
 static pid_t child;
 
 static void
 path_in_tmp(char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/%s", tmpdir, name);
+	harness_path(&harness, buf, len, name);
 }
 
 static int
@@ -43,34 +44,13 @@ udp_socket(unsigned *port)
 	return udp_loopback(port, 0);
 }
 
-/* A port that was free a moment ago, for barod to bind. */
-static unsigned
-free_port(void)
-{
-	unsigned port;
-	int fd = udp_socket(&port);
-
-	close(fd);
-	return port;
-}
-
-/* barod -c conf -v, then opt and its value when opt is not NULL. */
+/* barod -c conf -v, then opt and its value when opt is not NULL; back
+ * once it is running. */
 static void
 start_with(const char *conf, const char *opt, const char *value)
 {
-	char log[512];
-
-	path_in_tmp(log, sizeof(log), "barod.log");
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 2);
-		execl(getenv("BAROD"), "barod", "-c", conf, "-v", opt, value,
-		      (char *)NULL);
-		_exit(127);
-	}
-	usleep(200000);
+	child = harness_start(&harness, "barod.log", (const char *[]){
+		"-c", conf, "-v", opt, value, NULL });
 }
 
 static void
@@ -83,15 +63,8 @@ start(const char *conf, const char *scenario)
 static char *
 stop(void)
 {
-	char log[512];
-	int status;
-
-	kill(child, SIGTERM);
-	assert_int_equal(waitpid(child, &status, 0), child);
-	child = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	path_in_tmp(log, sizeof(log), "barod.log");
-	return read_file(log);
+	assert_int_equal(harness_stop(&harness, child, NULL), 0);
+	return harness_log(&harness, child);
 }
 
 static void
@@ -215,7 +188,7 @@ test_peer(void **state)
 
 	int ap = udp_socket(&ap_port);
 	int mav = udp_socket(&mav_port);
-	unsigned port = free_port();
+	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
 	path_in_tmp(conf, sizeof(conf), "peer.conf");
 	path_in_tmp(scn, sizeof(scn), "glitch.scn");
 	write_conf(conf, "sitl-json", port, NULL, mav_port);
@@ -360,7 +333,7 @@ test_proxy(void **state)
 	int ap = udp_socket(&ap_port);
 	int up = udp_socket(&up_port);
 	int mav = udp_socket(&mav_port);
-	unsigned port = free_port();
+	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
 	snprintf(up_addr, sizeof(up_addr), "127.0.0.1:%u", up_port);
 	path_in_tmp(conf, sizeof(conf), "proxy.conf");
 	write_conf(conf, "sitl-json-proxy", port, up_addr, mav_port);
@@ -487,7 +460,7 @@ proxy_epoch(double epoch)
 	int ap = udp_socket(&ap_port);
 	int up = udp_socket(&up_port);
 	int mav = udp_socket(&mav_port);
-	unsigned port = free_port();
+	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
 	snprintf(up_addr, sizeof(up_addr), "127.0.0.1:%u", up_port);
 	path_in_tmp(conf, sizeof(conf), "epoch.conf");
 	path_in_tmp(scn, sizeof(scn), "epoch.scn");
@@ -572,7 +545,7 @@ test_two_instances(void **state)
 
 	int ap = udp_socket(&ap_port);
 	int mav = udp_socket(&mav_port);
-	unsigned port = free_port();
+	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
 	path_in_tmp(conf, sizeof(conf), "two.conf");
 	snprintf(text, sizeof(text),
 		 "[barod]\nsource = sitl-json\ncontrol = none\n"
@@ -635,7 +608,7 @@ test_msp_vehicles(void **state)
 
 	int ap = udp_socket(&ap_port);
 	int fd[2] = { udp_socket(&u0), udp_socket(&u1) };
-	unsigned port = free_port();
+	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
 	path_in_tmp(conf, sizeof(conf), "msp.conf");
 	snprintf(text, sizeof(text),
 		 "[barod]\nsource = sitl-json\ncontrol = none\n"
@@ -710,7 +683,7 @@ test_peer_truth_trace(void **state)
 
 	int ap = udp_socket(&ap_port);
 	int mav = udp_socket(&mav_port);
-	unsigned port = free_port();
+	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
 	path_in_tmp(trace, sizeof(trace), "truth.csv");
 	write_file(trace, "time_s,alt_m\n0,0\n4,20\n");
 	path_in_tmp(conf, sizeof(conf), "trace.conf");
@@ -756,7 +729,7 @@ test_peer_step_profile(void **state)
 
 	int ap = udp_socket(&ap_port);
 	int mav = udp_socket(&mav_port);
-	unsigned port = free_port();
+	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
 	path_in_tmp(conf, sizeof(conf), "step.conf");
 	write_conf(conf, "sitl-json", port, NULL, mav_port);
 	start_with(conf, "--profile", "step:0:37.77:10");
@@ -800,45 +773,18 @@ test_peer_step_profile(void **state)
 	close(mav);
 }
 
-static int
-kill_child(void **state)
-{
-	(void)state;
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		child = 0;
-	}
-	return 0;
-}
-
-static int
-setup(void **state)
-{
-	(void)state;
-	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-sitl");
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	kill_child(state);
-	return temp_dir_remove(tmpdir);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_peer, kill_child),
-		cmocka_unit_test_teardown(test_proxy, kill_child),
-		cmocka_unit_test_teardown(test_proxy_epoch_zero, kill_child),
-		cmocka_unit_test_teardown(test_proxy_epoch_unix, kill_child),
-		cmocka_unit_test_teardown(test_two_instances, kill_child),
-		cmocka_unit_test_teardown(test_msp_vehicles, kill_child),
-		cmocka_unit_test_teardown(test_peer_truth_trace, kill_child),
-		cmocka_unit_test_teardown(test_peer_step_profile, kill_child),
+		harness_unit_test(test_peer, &harness),
+		harness_unit_test(test_proxy, &harness),
+		harness_unit_test(test_proxy_epoch_zero, &harness),
+		harness_unit_test(test_proxy_epoch_unix, &harness),
+		harness_unit_test(test_two_instances, &harness),
+		harness_unit_test(test_msp_vehicles, &harness),
+		harness_unit_test(test_peer_truth_trace, &harness),
+		harness_unit_test(test_peer_step_profile, &harness),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return harness_run_tests(&harness, "barod-sitl", tests);
 }

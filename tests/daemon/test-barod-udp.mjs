@@ -20,6 +20,19 @@ import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 
+// Without node-mavlink (a clean clone before 'npm ci'): skip, saying why,
+// unless it is required (-Dnode_peer=enabled).
+const peerModule = path.join(process.env.MAVLINK_PEER_DIR, 'node_modules', 'node-mavlink');
+if (!fs.existsSync(peerModule)) {
+	const why = `node-mavlink is not installed (${peerModule}); ` +
+		"'npm ci --prefix tests/mavlink/peer' or './dev deps' installs it";
+	if (process.env.MAVLINK_PEER_REQUIRED === '1') {
+		console.error(`required (-Dnode_peer=enabled): ${why}`);
+		process.exit(1);
+	}
+	console.error(`skipped: ${why}`);
+	process.exit(77);
+}
 const require = createRequire(path.join(process.env.MAVLINK_PEER_DIR, 'package.json'));
 const mav = require('node-mavlink');
 const REGISTRY = { ...mav.minimal.REGISTRY, ...mav.common.REGISTRY };

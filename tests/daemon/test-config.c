@@ -486,7 +486,6 @@ test_px4_speed_factor(void **state)
 	assert_int_equal(load(&c, "[px4]\nspeed_factor = 2.5\n", err,
 			      sizeof(err)), 0);
 	assert_true(c.px4.speed_factor == 2.5);
-	assert_string_equal(c.px4.speed_factor_from, "barod.conf");
 	assert_int_equal(load(&c, "[px4]\nspeed_factor = 0\n", err,
 			      sizeof(err)), 0);
 	assert_true(c.px4.speed_factor == 0.0);

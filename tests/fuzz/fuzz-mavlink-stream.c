@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mavlink/mavlink-stream.h"
+#include "mavlink-stream.h"
 
 #define OUT_MAX (1u << 20)
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mavlink/mavlink.h"
+#include "mavlink.h"
 
 #define MAX_KEEP 64
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "msp/msp.h"
+#include "msp.h"
 
 struct seen {
 	size_t n;

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "replay/thresholds.h"
+#include "thresholds.h"
 
 static void
 check(bool ok)

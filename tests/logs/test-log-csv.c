@@ -410,6 +410,87 @@ test_bad_fields(void **state)
 	free(res);
 }
 
+/* baro-replay export's own columns: channel names kept as written,
+ * alt_datum and pressure_derived read back (issue 21 item 6), and bad
+ * values refused with their line and column. */
+static void
+test_export_columns(void **state)
+{
+	(void)state;
+	struct result *res = parse(
+		"time_us,instance,pressure_pa,temperature_c,channel,alt_m,"
+		"alt_datum,pressure_derived\n"
+		"1000,0,97797.5,,CTUN.BarAlt,0.02,home,1\n"
+		"2000,1,100000,25,BARO[1],12.5,amsl,0\n"
+		"3000,0,100001,0,,,,\n",
+		NULL);
+	assert_int_equal(res->rc, 0);
+	assert_int_equal(res->n, 4);	/* the amsl row adds its reference */
+	assert_string_equal(res->chan[0], "CTUN.BarAlt");
+	assert_int_equal(res->rec[0].baro.flags,
+			 BARO_SAMPLE_HEALTHY | LOG_SAMPLE_PRESSURE_FROM_ALT |
+				 LOG_SAMPLE_ALT_HOME);
+	/* Derived pressure kept as written, not derived again. */
+	assert_float_exact(res->rec[0].baro.pressure_pa, 97797.5f);
+	assert_string_equal(res->chan[1], "BARO[1]");
+	assert_int_equal(res->rec[1].baro.flags,
+			 BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE |
+				 BARO_SAMPLE_HAS_ALTITUDE);
+	assert_string_equal(res->chan[2], "BARO[1].alt_m");
+	assert_int_equal(res->rec[2].kind, LOG_REC_REFERENCE);
+	assert_string_equal(res->chan[3], "baro[0]");
+	assert_int_equal(res->rec[3].baro.flags,
+			 BARO_SAMPLE_HEALTHY | BARO_SAMPLE_HAS_TEMPERATURE);
+	free(res);
+
+	static const char *const head =
+		"time_us,pressure_pa,channel,alt_m,alt_datum,pressure_derived\n"
+		"1,100000,B,1,amsl,0\n";
+	static const struct {
+		const char *row;
+		const char *parts[3];
+	} cases[] = {
+		{ "2,100000,B,1,agl,0", { "line 3", "column 5 (alt_datum)",
+					  "'agl' is not amsl, home or empty" } },
+		{ "2,100000,B,1,home,2", { "column 6 (pressure_derived)",
+					   "not 0, 1 or empty" } },
+		{ "2,100000,B,,home,1", { "column 6 (pressure_derived)",
+					  "alt_m is empty" } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "%s%s\n", head, cases[i].row);
+		res = parse(text, "csv");
+		assert_int_equal(res->rc, -EINVAL);
+		assert_int_equal(res->n, 2);
+		for (int k = 0; k < 3 && cases[i].parts[k]; k++)
+			if (!strstr(res->err, cases[i].parts[k]))
+				fail_msg("'%s' lacks '%s'", res->err,
+					 cases[i].parts[k]);
+		free(res);
+	}
+	/* More channel names than a reader numbers: an error, not a
+	 * silent merge. */
+	char *text = malloc(8192);
+	assert_non_null(text);
+	strcpy(text, "time_us,pressure_pa,channel\n");
+	for (int i = 0; i < 70; i++)
+		sprintf(text + strlen(text), "%d,100000,C%d\n", i, i);
+	struct log_reader r;
+	struct log_record rec;
+	assert_int_equal(log_reader_open_mem(&r, text, strlen(text), "t.csv",
+					     "csv"), 0);
+	int rc, n = 0;
+	while ((rc = log_reader_next(&r, &rec)) > 0)
+		n++;
+	assert_int_equal(rc, -E2BIG);
+	assert_int_equal(n, 64);
+	assert_non_null(strstr(r.err, "line 66"));
+	assert_non_null(strstr(r.err, "more than 64 channels"));
+	log_reader_close(&r);
+	free(text);
+}
+
 /* A line of exactly the maximum (with or without CR) is read; one byte
  * more is an error naming it, not a truncation. */
 static void
@@ -531,6 +612,7 @@ main(void)
 		cmocka_unit_test(test_bad_headers),
 		cmocka_unit_test(test_bad_fields),
 		cmocka_unit_test(test_long_lines),
+		cmocka_unit_test(test_export_columns),
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_large_file),
 	};

@@ -16,7 +16,7 @@
 #include "../test-util.h"
 #include "byte-buf.h"
 #include "log-reader.h"
-#include "mavlink/mavlink.h"
+#include "mavlink.h"
 #include "util-endian.h"
 
 /* ---- building tlogs ------------------------------------------------- */

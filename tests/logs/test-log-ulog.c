@@ -621,12 +621,14 @@ test_small_log(void **state)
 	assert_true(r->baro.temperature_c == 25.79f);
 	assert_int_equal(r->baro.instance, 1);
 
-	/* The dropout, stamped with the last data before it. */
+	/* The dropout, stamped as pyulog stamps it: the largest timestamp
+	 * of the data before it (airs[1] at 1.05 s), not the last one
+	 * (sensor_baro[1] at 1.011 s; issue 21 item 8). */
 	assert_int_equal(count(g, "dropout", LOG_REC_EVENT), 1);
 	r = nth(g, "dropout", LOG_REC_EVENT, 0);
 	assert_int_equal(r->event.kind, LOG_EVENT_DROPOUT);
 	assert_true(r->event.value == 30.0);
-	assert_int_equal(r->event.time_us, 1011000);
+	assert_int_equal(r->event.time_us, 1050000);
 
 	assert_int_equal(g->n_types, 3);
 	assert_int_equal(type_count(g, "vehicle_air_data"), AIR_N);
@@ -1400,6 +1402,42 @@ test_sensor_baro_units(void **state)
 	}
 }
 
+/* Dropouts after data stamped 0 and after earlier data: each at the
+ * largest non-zero timestamp so far, as pyulog, never at 0. */
+static void
+test_dropout_times(void **state)
+{
+	(void)state;
+	struct ub b;
+	ub_header(&b, 1);
+	ub_format(&b, "vehicle_air_data:uint64_t timestamp;float baro_alt_meter;"
+		  "float baro_temp_celcius;float baro_pressure_pa;");
+	ub_add(&b, 0, 1, "vehicle_air_data");
+	static const uint64_t ts[] = { 112575000, 0, 112500000, 112614000, 0 };
+	static const uint16_t ms[] = { 0, 26, 31, 62, 5 };
+	for (size_t i = 0; i < 5; i++) {
+		struct pb p = { .n = 0 };
+		pb_u64(&p, ts[i]);
+		pb_f32(&p, 100.0f);
+		pb_f32(&p, 20.0f);
+		pb_f32(&p, 100000.0f);
+		ub_data(&b, 1, p.d, p.n);
+		ub_dropout(&b, ms[i]);
+	}
+	struct got *g = read_mem(b.buf, b.n, NULL);
+	assert_int_equal(g->rc, 0);
+	static const uint64_t want[] = { 112575000, 112575000, 112575000,
+					 112614000, 112614000 };
+	assert_int_equal(count(g, "dropout", LOG_REC_EVENT), 5);
+	for (size_t i = 0; i < 5; i++) {
+		const struct log_record *r = nth(g, "dropout", LOG_REC_EVENT, i);
+		assert_int_equal(r->event.time_us, want[i]);
+		assert_true(r->event.value == (double)ms[i]);
+	}
+	free(g);
+	ub_free(&b);
+}
+
 /* PX4 up to about 1.7: the baro altitude inside sensor_combined. */
 static void
 test_sensor_combined(void **state)
@@ -1925,6 +1963,7 @@ main(void)
 		cmocka_unit_test(test_references),
 		cmocka_unit_test(test_sensor_baro_units),
 		cmocka_unit_test(test_sensor_combined),
+		cmocka_unit_test(test_dropout_times),
 		cmocka_unit_test(test_remove_logged),
 		cmocka_unit_test(test_fmuv3),
 		cmocka_unit_test(test_cubeorange),

@@ -3,7 +3,7 @@
  * barod as PX4 SITL's simulator ("Simulator MAVLink API"): each PX4
  * instance connects to port 4560 + N and gets a level multicopter that
  * follows the profile or truth trace, with IMU, magnetometer, GPS and
- * ground truth from sim/px4-vehicle.c and the baro from the AP_Baro_SITL
+ * ground truth from src/vehicles/px4-vehicle.c and the baro from the AP_Baro_SITL
  * emulator with its faults.
  *
  * Time is physics time in 4 ms steps (PX4's 250 Hz IMU).  Step k is at

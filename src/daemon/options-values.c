@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The option table's value types: each parser checks a value against its
+ * row (range, choices, size) and stores it; each printer writes the
+ * row's "key = value" lines back (options-values.h). */
+#include "options-values.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpio.h"
+#include "util-strings.h"
+
+/* ------------------------------------------------------------------ */
+/* Storing */
+
+static void *
+field(const struct opt_row *r, void *base)
+{
+	return (char *)base + r->offset;
+}
+
+static const void *
+cfield(const struct opt_row *r, const void *base)
+{
+	return (const char *)base + r->offset;
+}
+
+/* Integers of any width the table's fields have. */
+static void
+store_int(void *dst, size_t size, long long v)
+{
+	switch (size) {
+	case 1: {
+		uint8_t x = (uint8_t)v;
+		memcpy(dst, &x, 1);
+		break;
+	}
+	case 2: {
+		uint16_t x = (uint16_t)v;
+		memcpy(dst, &x, 2);
+		break;
+	}
+	case 8: {
+		uint64_t x = (uint64_t)v;
+		memcpy(dst, &x, 8);
+		break;
+	}
+	default: {
+		uint32_t x = (uint32_t)v;
+		memcpy(dst, &x, 4);
+		break;
+	}
+	}
+}
+
+/* Read back as stored: signed for 1-byte and 4-byte fields that hold
+ * enums or -1, which the table's unsigned fields never reach. */
+static long long
+load_int(const void *src, size_t size)
+{
+	switch (size) {
+	case 1: {
+		int8_t x;
+		memcpy(&x, src, 1);
+		return x;
+	}
+	case 2: {
+		uint16_t x;
+		memcpy(&x, src, 2);
+		return x;
+	}
+	case 8: {
+		uint64_t x;
+		memcpy(&x, src, 8);
+		return (long long)x;
+	}
+	default: {
+		int32_t x;
+		memcpy(&x, src, 4);
+		return x;
+	}
+	}
+}
+
+static long long
+load_uint(const void *src, size_t size)
+{
+	if (size == 1) {
+		uint8_t x;
+		memcpy(&x, src, 1);
+		return x;
+	}
+	if (size == 4) {
+		uint32_t x;
+		memcpy(&x, src, 4);
+		return x;
+	}
+	return load_int(src, size);
+}
+
+/* The shortest of %.15g and %.17g that reads back the same double. */
+static void
+fmt_double_value(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, len, "%.17g", v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Parsers and their printers */
+
+int
+opt_parse_uint(const struct opt_row *r, void *base, const char *key,
+	   const char *value, char *why, size_t whylen)
+{
+	uint64_t x;
+
+	(void)key, (void)why, (void)whylen;
+	if (str_to_u64(value, &x) < 0 || (double)x < r->lo ||
+	    (double)x > r->hi)
+		return -EINVAL;
+	store_int(field(r, base), r->size, (long long)x);
+	return 0;
+}
+
+void
+opt_fmt_uint(const struct opt_row *r, const void *base, FILE *out)
+{
+	fprintf(out, "%s = %lld\n", r->key,
+		load_uint(cfield(r, base), r->size));
+}
+
+/* 0 is the field's "not set" (a driver's default): nothing to print. */
+void
+opt_fmt_uint_set(const struct opt_row *r, const void *base, FILE *out)
+{
+	if (load_uint(cfield(r, base), r->size) != 0)
+		opt_fmt_uint(r, base, out);
+}
+
+/* A port with room for every instance above it (port + N). */
+int
+opt_parse_port(const struct opt_row *r, void *base, const char *key,
+	   const char *value, char *why, size_t whylen)
+{
+	if (opt_parse_uint(r, base, key, value, why, whylen) == 0)
+		return 0;
+	snprintf(why, whylen, "bad port, expected 1..%.0f (the last "
+		 "instance's port must be one too)", r->hi);
+	return -EINVAL;
+}
+
+int
+opt_parse_double(const struct opt_row *r, void *base, const char *key,
+	     const char *value, char *why, size_t whylen)
+{
+	double x;
+
+	(void)key, (void)why, (void)whylen;
+	if (str_to_double(value, &x) < 0 || !(x >= r->lo && x <= r->hi))
+		return -EINVAL;
+	memcpy(field(r, base), &x, sizeof(x));
+	return 0;
+}
+
+/* A speed factor: 0 (unpaced), or lo..hi. */
+int
+opt_parse_speed_factor(const struct opt_row *r, void *base, const char *key,
+		       const char *value, char *why, size_t whylen)
+{
+	double x;
+
+	(void)key, (void)why, (void)whylen;
+	if (str_to_double(value, &x) < 0 ||
+	    !(x == 0.0 || (x >= r->lo && x <= r->hi)))
+		return -EINVAL;
+	memcpy(field(r, base), &x, sizeof(x));
+	return 0;
+}
+
+void
+opt_fmt_double(const struct opt_row *r, const void *base, FILE *out)
+{
+	double x;
+	char buf[32];
+
+	memcpy(&x, cfield(r, base), sizeof(x));
+	if (isnan(x))
+		return;
+	fmt_double_value(x, buf, sizeof(buf));
+	fprintf(out, "%s = %s\n", r->key, buf);
+}
+
+/* A string of at least lo characters that fits the field. */
+int
+opt_parse_string(const struct opt_row *r, void *base, const char *key,
+	     const char *value, char *why, size_t whylen)
+{
+	size_t n = strlen(value);
+
+	(void)key, (void)why, (void)whylen;
+	if ((double)n < r->lo || n >= r->size)
+		return -EINVAL;
+	memcpy(field(r, base), value, n + 1);
+	return 0;
+}
+
+void
+opt_fmt_string(const struct opt_row *r, const void *base, FILE *out)
+{
+	const char *s = cfield(r, base);
+
+	if (*s)
+		fprintf(out, "%s = %s\n", r->key, s);
+}
+
+/* A directory under /: [sensor] iio. */
+int
+opt_parse_abs_path(const struct opt_row *r, void *base, const char *key,
+	       const char *value, char *why, size_t whylen)
+{
+	if (value[0] != '/')
+		return -EINVAL;
+	return opt_parse_string(r, base, key, value, why, whylen);
+}
+
+int
+opt_parse_address(const struct opt_row *r, void *base, const char *key,
+	      const char *value, char *why, size_t whylen)
+{
+	if (config_check_address(value) < 0)
+		return -EINVAL;
+	return opt_parse_string(r, base, key, value, why, whylen);
+}
+
+int
+opt_parse_choice(const struct opt_row *r, void *base, const char *key,
+	     const char *value, char *why, size_t whylen)
+{
+	(void)key, (void)why, (void)whylen;
+	for (const struct opt_choice *c = r->choices; c->name; c++) {
+		if (strcmp(value, c->name) == 0) {
+			store_int(field(r, base), r->size, c->value);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static const char *
+choice_name(const struct opt_row *r, long long v)
+{
+	for (const struct opt_choice *c = r->choices; c->name; c++) {
+		if (c->value == v)
+			return c->name;
+	}
+	return NULL;
+}
+
+void
+opt_fmt_choice(const struct opt_row *r, const void *base, FILE *out)
+{
+	long long v = r->size == sizeof(bool)
+			      ? load_uint(cfield(r, base), r->size)
+			      : load_int(cfield(r, base), r->size);
+	const char *name = choice_name(r, v);
+
+	if (name)
+		fprintf(out, "%s = %s\n", r->key, name);
+}
+
+/* "all" (every sample), or a rate in Hz from 0 (off) to 1000. */
+int
+opt_parse_rate(const struct opt_row *r, void *base, const char *key,
+	   const char *value, char *why, size_t whylen)
+{
+	double x = RATE_EVERY_SAMPLE;
+
+	(void)key, (void)why, (void)whylen;
+	if (strcmp(value, "all") != 0 &&
+	    (str_to_double(value, &x) < 0 || !(x >= r->lo && x <= r->hi)))
+		return -EINVAL;
+	memcpy(field(r, base), &x, sizeof(x));
+	return 0;
+}
+
+void
+opt_fmt_rate(const struct opt_row *r, const void *base, FILE *out)
+{
+	double x;
+	char buf[32];
+
+	memcpy(&x, cfield(r, base), sizeof(x));
+	if (x == RATE_UNSET)
+		return;
+	if (x == RATE_EVERY_SAMPLE)
+		snprintf(buf, sizeof(buf), "all");
+	else
+		fmt_double_value(x, buf, sizeof(buf));
+	fprintf(out, "%s = %s\n", r->key, buf);
+}
+
+int
+opt_parse_octal(const struct opt_row *r, void *base, const char *key,
+	    const char *value, char *why, size_t whylen)
+{
+	char *end;
+	unsigned long v;
+
+	(void)key, (void)why, (void)whylen;
+	if (!*value || strspn(value, "01234567") != strlen(value))
+		return -EINVAL;
+	v = strtoul(value, &end, 8);
+	if (*end != '\0' || (double)v > r->hi)
+		return -EINVAL;
+	store_int(field(r, base), r->size, (long long)v);
+	return 0;
+}
+
+void
+opt_fmt_octal(const struct opt_row *r, const void *base, FILE *out)
+{
+	fprintf(out, "%s = 0%llo\n", r->key,
+		(unsigned long long)load_uint(cfield(r, base), r->size));
+}
+
+
+int
+opt_parse_source(const struct opt_row *r, void *base, const char *key,
+	     const char *value, char *why, size_t whylen)
+{
+	struct config *c = base;
+	char names[160];
+
+	(void)r, (void)key;
+	for (int s = CONFIG_SOURCE_NONE + 1;; s++) {
+		const char *name = config_source_name((enum config_source)s);
+		if (strcmp(name, "none") == 0)
+			break;
+		if (strcmp(name, value) == 0) {
+			c->source = (enum config_source)s;
+			return 0;
+		}
+	}
+	options_sources_text(OPT_SRC_ALL, names, sizeof(names));
+	snprintf(why, whylen, "supported sources: %s", names);
+	return -EINVAL;
+}
+
+void
+opt_fmt_source(const struct opt_row *r, const void *base, FILE *out)
+{
+	const struct config *c = base;
+
+	if (c->source != CONFIG_SOURCE_NONE)
+		fprintf(out, "%s = %s\n", r->key, config_source_name(c->source));
+}
+
+/* --sim, --hardware ...; the proxies' value is their upstream. */
+int
+opt_parse_source_flag(const struct opt_row *r, void *base, const char *key,
+		  const char *value, char *why, size_t whylen)
+{
+	struct config *c = base;
+
+	if (r->metavar && opt_parse_address(r, base, key, value, why, whylen) < 0)
+		return -EINVAL;
+	c->source = (enum config_source)r->arg;
+	return 0;
+}
+
+int
+opt_parse_profile(const struct opt_row *r, void *base, const char *key,
+	      const char *value, char *why, size_t whylen)
+{
+	(void)key;
+	return truth_profile_parse(value, field(r, base), why, whylen);
+}
+
+void
+opt_fmt_profile(const struct opt_row *r, const void *base, FILE *out)
+{
+	static const char *const kinds[] = { "static", "climb", "step",
+					     "sine" };
+	static const int nargs[] = { 1, 2, 3, 3 };
+	const struct truth_profile *p = cfield(r, base);
+	const double v[3] = { p->a, p->b, p->c };
+	char buf[32];
+
+	if ((unsigned)p->kind >= 4)
+		return;
+	fprintf(out, "%s = %s", r->key, kinds[p->kind]);
+	for (int k = 0; k < nargs[p->kind]; k++) {
+		fmt_double_value(v[k], buf, sizeof(buf));
+		fprintf(out, ":%s", buf);
+	}
+	fputc('\n', out);
+}
+
+/* rng_N = INSTANCE in the file, --rng N=INSTANCE on the command line. */
+int
+opt_parse_rng(const struct opt_row *r, void *base, const char *key,
+	  const char *value, char *why, size_t whylen)
+{
+	int *rng = field(r, base);
+	int n;
+
+	if (key) {
+		n = key[4] - '1';
+	} else {
+		if (value[0] < '1' || value[0] > '6' || value[1] != '=') {
+			snprintf(why, whylen, "expected N=INSTANCE with N "
+				 "1..6");
+			return -EINVAL;
+		}
+		n = value[0] - '1';
+		value += 2;
+	}
+	return config_parse_rng(value, &rng[n]);
+}
+
+void
+opt_fmt_rng(const struct opt_row *r, const void *base, FILE *out)
+{
+	const int *rng = cfield(r, base);
+
+	for (int n = 0; n < 6; n++) {
+		if (rng[n] < 0)
+			fprintf(out, "rng_%d = none\n", n + 1);
+		else
+			fprintf(out, "rng_%d = %d\n", n + 1, rng[n]);
+	}
+}
+
+/* SIM_NAME = VALUE in the file, -p SIM_NAME=VALUE on the command line. */
+int
+opt_parse_sim_param(const struct opt_row *r, void *base, const char *key,
+		const char *value, char *why, size_t whylen)
+{
+	char assignment[256];
+
+	if (key) {
+		snprintf(assignment, sizeof(assignment), "%s=%s", key, value);
+		value = assignment;
+	}
+	return sim_param_assign(field(r, base), value, why, whylen);
+}
+
+/* Those that differ from ArduPilot's defaults. */
+void
+opt_fmt_sim_params(const struct opt_row *r, const void *base, FILE *out)
+{
+	const struct sim_params *p = cfield(r, base);
+	struct sim_params def;
+
+	sim_params_defaults(&def);
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		float v = sim_param_get(p, i), d = sim_param_get(&def, i);
+		if (memcmp(&v, &d, sizeof(v)) != 0)
+			fprintf(out, "%s = %.9g\n", sim_param_info(i)->name,
+				(double)v);
+	}
+}
+
+/* -o SPEC: one more output, after the others the command line gave. */
+int
+opt_parse_output_spec(const struct opt_row *r, void *base, const char *key,
+		  const char *value, char *why, size_t whylen)
+{
+	struct config *c = base;
+
+	(void)r, (void)key;
+	if (c->n_outputs == CONFIG_MAX_OUTPUTS) {
+		snprintf(why, whylen, "more than %d outputs",
+			 CONFIG_MAX_OUTPUTS);
+		return -EINVAL;
+	}
+	if (config_parse_output(value, &c->outputs[c->n_outputs], why,
+				whylen) < 0)
+		return -EINVAL;
+	c->n_outputs++;
+	return 0;
+}
+
+
+void
+opt_fmt_output_type(const struct opt_row *r, const void *base, FILE *out)
+{
+	const struct config_output *o = base;
+
+	(void)r;
+	fprintf(out, "type = %s\n", output_type_is_msp(o->type)
+					    ? "msp"
+					    : config_output_type_name(o->type));
+}
+
+static bool
+is_msp(const void *base)
+{
+	return output_type_is_msp(((const struct config_output *)base)->type);
+}
+
+/* An MSP output's keys are printed for MSP outputs only, and the MAVLink
+ * rates for the others. */
+void
+opt_fmt_msp_uint(const struct opt_row *r, const void *base, FILE *out)
+{
+	if (is_msp(base))
+		opt_fmt_uint(r, base, out);
+}
+
+void
+opt_fmt_msp_rate(const struct opt_row *r, const void *base, FILE *out)
+{
+	if (is_msp(base))
+		opt_fmt_rate(r, base, out);
+}
+
+void
+opt_fmt_mavlink_rate(const struct opt_row *r, const void *base, FILE *out)
+{
+	if (!is_msp(base))
+		opt_fmt_rate(r, base, out);
+}
+
+void
+opt_fmt_transport(const struct opt_row *r, const void *base, FILE *out)
+{
+	const struct config_output *o = base;
+
+	(void)r;
+	if (o->type == OUTPUT_MSP_TCP || o->type == OUTPUT_MSP_UDP)
+		fprintf(out, "transport = %s\n",
+			o->type == OUTPUT_MSP_TCP ? "tcp" : "udp");
+}
+
+void
+opt_fmt_baud(const struct opt_row *r, const void *base, FILE *out)
+{
+	const struct config_output *o = base;
+
+	if (o->device[0])
+		opt_fmt_uint(r, base, out);
+}
+
+int
+opt_parse_baud(const struct opt_row *r, void *base, const char *key,
+	   const char *value, char *why, size_t whylen)
+{
+	(void)key, (void)why, (void)whylen;
+	return config_parse_baud(value, field(r, base));
+}
+
+int
+opt_parse_msp_instances(const struct opt_row *r, void *base, const char *key,
+		    const char *value, char *why, size_t whylen)
+{
+	(void)r, (void)key;
+	return config_parse_msp_instances(value, &((struct config_output *)
+						   base)->msp, why, whylen);
+}
+
+void
+opt_fmt_msp_instances(const struct opt_row *r, const void *base, FILE *out)
+{
+	const struct config_output *o = base;
+	bool all = true, first = true;
+
+	(void)r;
+	if (!output_type_is_msp(o->type))
+		return;
+	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
+		all &= o->msp.map[i] == i;
+	if (all) {
+		fputs("instances = all\n", out);
+		return;
+	}
+	fputs("instances = ", out);
+	for (int i = 0; i < BARO_MAX_INSTANCES; i++) {
+		if (o->msp.map[i] < 0)
+			continue;
+		fprintf(out, "%s%d=%d", first ? "" : ",", i, o->msp.map[i]);
+		first = false;
+	}
+	fputc('\n', out);
+}
+
+int
+opt_parse_bus(const struct opt_row *r, void *base, const char *key,
+	  const char *value, char *why, size_t whylen)
+{
+	(void)key, (void)why, (void)whylen;
+	return config_parse_bus(value, field(r, base), r->size);
+}
+
+int
+opt_parse_i2c_address(const struct opt_row *r, void *base, const char *key,
+		  const char *value, char *why, size_t whylen)
+{
+	(void)key, (void)why, (void)whylen;
+	return config_parse_i2c_address(value, field(r, base));
+}
+
+void
+opt_fmt_i2c_address(const struct opt_row *r, const void *base, FILE *out)
+{
+	const uint8_t *a = cfield(r, base);
+
+	if (*a)
+		fprintf(out, "%s = 0x%02x\n", r->key, *a);
+}
+
+int
+opt_parse_driver(const struct opt_row *r, void *base, const char *key,
+	     const char *value, char *why, size_t whylen)
+{
+	size_t n = 0;
+
+	(void)key;
+	if (baro_driver_find(value) != NULL && strlen(value) < r->size) {
+		strcpy(field(r, base), value);
+		return 0;
+	}
+	n = (size_t)snprintf(why, whylen, "known drivers: ");
+	for (size_t i = 0; baro_drivers[i] != NULL && n < whylen; i++) {
+		int w = snprintf(why + n, whylen - n, "%s%s", i ? ", " : "",
+				 baro_drivers[i]->name);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	return -EINVAL;
+}
+
+/* Oversampling 1..128 and the IIR coefficient 0..128: powers of two
+ * (0 = the driver's default), as every family's registers count them. */
+int
+opt_parse_pow2(const struct opt_row *r, void *base, const char *key,
+	   const char *value, char *why, size_t whylen)
+{
+	uint64_t x;
+
+	(void)key, (void)why, (void)whylen;
+	if (str_to_u64(value, &x) < 0 || (double)x < r->lo ||
+	    (double)x > r->hi || (x & (x - 1)) != 0)
+		return -EINVAL;
+	store_int(field(r, base), r->size, (long long)x);
+	return 0;
+}
+
+/* drdy and power: CHIPLABEL:LINENAME.  A drdy line makes the chip drive
+ * its pin, active high unless drdy_active says otherwise. */
+int
+opt_parse_gpio_line(const struct opt_row *r, void *base, const char *key,
+		const char *value, char *why, size_t whylen)
+{
+	struct config_sensor *s = base;
+
+	(void)key, (void)why, (void)whylen;
+	if (baro_gpio_parse_spec(value, NULL, 0, NULL, 0) < 0 ||
+	    strlen(value) >= r->size)
+		return -EINVAL;
+	strcpy(field(r, base), value);
+	if (r->arg && s->settings.drdy == BARO_DRDY_OFF)
+		s->settings.drdy = BARO_DRDY_ACTIVE_HIGH;
+	return 0;
+}
+
+/* drdy_active and drdy_drive say something only with a drdy line. */
+void
+opt_fmt_drdy_choice(const struct opt_row *r, const void *base, FILE *out)
+{
+	if (((const struct config_sensor *)base)->drdy[0])
+		opt_fmt_choice(r, base, out);
+}
+
+/* ---- struct cli: this run of the process -------------------------- */
+
+int
+opt_parse_flag(const struct opt_row *r, void *base, const char *key,
+	   const char *value, char *why, size_t whylen)
+{
+	(void)key, (void)value, (void)why, (void)whylen;
+	*(bool *)field(r, base) = true;
+	return 0;
+}
+
+/* A value kept as the command line gave it (a path, a bus). */
+int
+opt_parse_arg(const struct opt_row *r, void *base, const char *key,
+	  const char *value, char *why, size_t whylen)
+{
+	(void)key, (void)why, (void)whylen;
+	*(const char **)field(r, base) = value;
+	return 0;
+}
+
+int
+opt_parse_config_path(const struct opt_row *r, void *base, const char *key,
+		  const char *value, char *why, size_t whylen)
+{
+	struct cli *cli = base;
+
+	(void)r, (void)key, (void)why, (void)whylen;
+	cli->config_path = value;
+	cli->config_required = true;
+	return 0;
+}
+
+int
+opt_parse_probe(const struct opt_row *r, void *base, const char *key,
+	    const char *value, char *why, size_t whylen)
+{
+	struct cli *cli = base;
+
+	(void)r, (void)key, (void)why, (void)whylen;
+	cli->probe = true;
+	cli->probe_bus = value;
+	return 0;
+}
+
+int
+opt_parse_verbose(const struct opt_row *r, void *base, const char *key,
+	      const char *value, char *why, size_t whylen)
+{
+	struct cli *cli = base;
+
+	(void)key, (void)value, (void)why, (void)whylen;
+	cli->verbosity = r->arg < 0 ? -1 : cli->verbosity + 1;
+	return 0;
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A TCP connection barod makes and keeps making (SITL's --serialN
+ * tcp:PORT): non-blocking connects with a backoff, frames counted as "no
+ * peer" while there is no connection, the backlog lost (and counted)
+ * when it drops. */
+#include "transport.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+/* Start a non-blocking connect to the address resolved at open (a name
+ * lookup could block the loop); EPOLLOUT says how it ended.  A flight
+ * controller (or SITL) that is not listening yet is retried. */
+static int
+tcp_connect(struct transport *t, char *err, size_t errlen)
+{
+	const struct transport_stream *s = &t->u.stream;
+
+	int fd = socket(s->addr.ss_family,
+			SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: socket: %s", t->cfg->address,
+			 strerror(e));
+		return -e;
+	}
+	int one = 1;
+	/* 20-byte frames, each due now: no Nagle delay. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* Keep the kernel's queue short too (the kernel doubles it): a
+	 * stalled receiver gets drops, not seconds of stale samples. */
+	int sndbuf = 4096;
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	t->connected = false;
+	if (connect(fd, (const struct sockaddr *)&s->addr, s->addr_len) < 0 &&
+	    errno != EINPROGRESS) {
+		close(fd);
+		transport_retry_later(t);
+		return 0;
+	}
+	t->src->fd = fd;
+	int rc = transport_watch(t, EPOLLOUT);
+	if (rc < 0) {
+		snprintf(err, errlen, "epoll: %s", strerror(-rc));
+		close(fd);
+		t->src->fd = -1;
+	}
+	return rc;
+}
+
+static int
+tcp_open(struct transport *t, char *err, size_t errlen)
+{
+	struct transport_stream *s = &t->u.stream;
+
+	stream_init(t, true);
+	/* Only an address that does not resolve is an error here. */
+	int rc = transport_resolve(t->cfg->address, SOCK_STREAM, false,
+				   &s->addr, &s->addr_len, err, errlen);
+	if (rc < 0)
+		return rc;
+	t->backoff_ms = TRANSPORT_RETRY_MIN_MS;
+	return tcp_connect(t, err, errlen);
+}
+
+/* The connection is gone (or never came): what was queued for it is
+ * lost and counted, and the next attempt waits for the backoff. */
+static void
+disconnect(struct transport *t)
+{
+	transport_close_fd(t);
+	stream_discard(t);
+	t->connected = false;
+	t->rx(t->rx_user, TRANSPORT_RX_RESET, NULL, 0);
+	transport_retry_later(t);
+}
+
+/* EPOLLOUT on a connecting socket: connect() finished, one way or the
+ * other. */
+static void
+connect_done(struct transport *t)
+{
+	int e = 0;
+	socklen_t len = sizeof(e);
+
+	if (getsockopt(t->src->fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 || e) {
+		disconnect(t);
+		return;
+	}
+	t->connected = true;
+	t->backoff_ms = TRANSPORT_RETRY_MIN_MS;
+	t->stats->connects++;
+	(void)transport_watch(t, EPOLLIN);
+}
+
+static int
+tcp_queue(struct transport *t, const uint8_t *frame, size_t len)
+{
+	if (!t->connected) {
+		t->stats->frames_no_peer++;
+		return -ENOTCONN;
+	}
+	return stream_queue(t, frame, len);
+}
+
+static void
+tcp_flush(struct transport *t)
+{
+	if (t->src->fd < 0 && t->retry_at_us &&
+	    event_now_us() >= t->retry_at_us) {
+		char err[160];
+		/* No socket or no epoll slot: a failed attempt like any
+		 * other. */
+		if (tcp_connect(t, err, sizeof(err)) < 0)
+			transport_retry_later(t);
+	}
+	if (t->connected && !(t->events & EPOLLOUT) && stream_write(t) < 0)
+		disconnect(t);
+}
+
+static void
+tcp_on_event(struct transport *t, uint32_t events)
+{
+	if (!t->connected) {
+		if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+			connect_done(t);
+		return;
+	}
+	if ((events & EPOLLOUT) && stream_write(t) < 0) {
+		disconnect(t);
+		return;
+	}
+	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR) && stream_read(t) < 0)
+		disconnect(t);
+}
+
+static void
+tcp_describe(const struct transport *t, const struct config_output *cfg,
+	     const struct event_source *src, char *buf, size_t len)
+{
+	(void)src;
+	snprintf(buf, len, "%s %s", cfg->address,
+		 t->connected ? "connected" : "not connected");
+}
+
+const struct transport_ops transport_tcp = {
+	.open = tcp_open,
+	.close = transport_close_fd,
+	.queue = tcp_queue,
+	.flush = tcp_flush,
+	.on_event = tcp_on_event,
+	.describe = tcp_describe,
+	.pending = stream_pending,
+};

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Transports: how an output's bytes reach its peer and come back.  One
+ * ops table per kind (UDP client, UDP server, serial line, TCP
+ * connection), chosen by the output's type; the output above it only
+ * encodes frames and parses what comes back.
+ *
+ * Sending is batched: queue() keeps a loop pass's frames and flush()
+ * hands them to the kernel in one system call (sendmmsg for UDP, one
+ * datagram per peer and per 1472 bytes; one write for a byte stream).
+ * Nothing blocks: a full socket buffer, a dead peer or a full line drops
+ * the frame and counts it.
+ *
+ * Adding a transport: one file defining a struct transport_ops, its row
+ * in transport_ops_for() (transport.c), its source in meson.build, and
+ * the output type's configuration rows (config.h's enum output_type,
+ * config.c's type names and checks).
+ */
+#ifndef BAROD_TRANSPORT_H
+#define BAROD_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "config.h"
+#include "event-loop.h"
+
+#define TRANSPORT_MAX_PEERS 8
+/* 1472 bytes fit a 1500-byte MTU; several MAVLink frames per datagram
+ * is normal on UDP. */
+#define TRANSPORT_DATAGRAM_MAX 1472
+/* Datagrams one flush sends in its one sendmmsg: a parameter list or a
+ * burst of status texts fits without an early flush. */
+#define TRANSPORT_DATAGRAMS 8
+#define TRANSPORT_STREAM_BUFFER 8192
+/* Reconnection (TCP) and reopening (a serial device that hung up, such
+ * as a USB adapter unplugged) backoff, doubling between these. */
+#define TRANSPORT_RETRY_MIN_MS 100u
+#define TRANSPORT_RETRY_MAX_MS 2000u
+
+/* An output's counters (its status line and exit report).  The transport
+ * keeps all of them but frames_invalid, which the encoder above counts;
+ * named for the outputs that show them. */
+struct output_stats {
+	uint64_t frames_sent;
+	uint64_t frames_dropped;	/* buffer full, peer gone, I/O error */
+	uint64_t frames_no_peer;	/* udp-server with nobody to send to,
+					 * msp-tcp not connected */
+	uint64_t bytes_sent;
+	uint64_t frames_received;
+	/* MSP: samples not sent because their values are not physically
+	 * possible (msp_baro_from_sample). */
+	uint64_t frames_invalid;
+	uint64_t bytes_lost;		/* backlog discarded at a disconnect
+					 * or a hangup */
+	uint64_t connects;		/* msp-tcp connections made */
+	uint64_t hangups;		/* serial: the device went away */
+};
+
+/* What the transport tells the parser above about received bytes. */
+enum transport_rx {
+	TRANSPORT_RX_DATA,	/* buf, n: bytes as they came */
+	TRANSPORT_RX_END,	/* a datagram ended: no frame continues */
+	TRANSPORT_RX_RESET,	/* the line or connection is new */
+};
+
+typedef void (*transport_rx_cb)(void *user, enum transport_rx what,
+				const uint8_t *buf, size_t n);
+
+struct transport;
+
+struct transport_ops {
+	/* Open the socket or device and register it; a TCP transport only
+	 * starts connecting.  0 or a negative errno with a message. */
+	int (*open)(struct transport *t, char *err, size_t errlen);
+	void (*close)(struct transport *t);
+	/* Take one whole frame for the next flush; counts it.  0, -EAGAIN
+	 * when it was dropped, -ENOTCONN when there is no connection. */
+	int (*queue)(struct transport *t, const uint8_t *frame, size_t len);
+	/* Hand what is queued to the kernel (one system call), and reopen
+	 * or reconnect once the backoff has passed. */
+	void (*flush)(struct transport *t);
+	/* src's epoll events. */
+	void (*on_event)(struct transport *t, uint32_t events);
+	/* "ADDRESS" or "DEVICE BAUD baud", with its state.  Given the
+	 * embedding object's cfg and src: it is const, so not bound. */
+	void (*describe)(const struct transport *t,
+			 const struct config_output *cfg,
+			 const struct event_source *src, char *buf,
+			 size_t len);
+	/* Bytes waiting in barod for the line to take them (after a
+	 * flush: what a full line left); NULL: never any. */
+	size_t (*pending)(const struct transport *t);
+};
+
+struct transport_datagram {
+	struct sockaddr_storage peers[TRANSPORT_MAX_PEERS];
+	socklen_t peer_len[TRANSPORT_MAX_PEERS];
+	size_t n_peers;
+	struct {
+		uint16_t len;
+		uint16_t frames;
+		uint8_t data[TRANSPORT_DATAGRAM_MAX];
+	} q[TRANSPORT_DATAGRAMS];
+	unsigned n;			/* datagrams queued, the last open */
+};
+
+struct transport_stream {
+	struct sockaddr_storage addr;	/* TCP: resolved at open */
+	socklen_t addr_len;
+	bool is_socket;
+	size_t max;			/* backlog limit, <= sizeof(buf) */
+	size_t len;
+	uint8_t buf[TRANSPORT_STREAM_BUFFER];
+};
+
+struct transport {
+	const struct transport_ops *ops;
+	struct event_loop *loop;
+
+	/* The embedding object's, bound by it before each call: it may
+	 * have moved since (barod's reload moves its outputs). */
+	const struct config_output *cfg;
+	struct event_source *src;	/* fd, -1 while closed */
+	struct output_stats *stats;
+	transport_rx_cb rx;
+	void *rx_user;
+	/* Byte streams: at most this much waits in barod (0: the whole
+	 * buffer), set before open. */
+	size_t backlog_max;
+
+	uint32_t events;		/* what src is registered for */
+	bool connected;			/* TCP */
+	/* TCP between connections, serial after a hangup: when to try
+	 * again, and the next wait. */
+	uint64_t retry_at_us;
+	unsigned backoff_ms;
+
+	union {
+		struct transport_datagram dgram;
+		struct transport_stream stream;
+	} u;
+};
+
+/* The ops for an output type (udp-client carries msp-udp too). */
+const struct transport_ops *
+transport_ops_for(enum output_type type);
+
+extern const struct transport_ops transport_udp_client;
+extern const struct transport_ops transport_udp_server;
+extern const struct transport_ops transport_serial;
+extern const struct transport_ops transport_tcp;
+
+/* ---- Shared by the transports ---- */
+
+/* Register, change or drop (0) src's epoll events; no system call when
+ * they are what they were. */
+int
+transport_watch(struct transport *t, uint32_t events);
+
+/* Unregister and close src's fd, if open. */
+void
+transport_close_fd(struct transport *t);
+
+/* Schedule the next attempt after the backoff, and double it. */
+void
+transport_retry_later(struct transport *t);
+
+/* Split "host:port" / "[v6]:port" and resolve it (numeric port). */
+int
+transport_resolve(const char *address, int socktype, bool passive,
+		  struct sockaddr_storage *ss, socklen_t *len, char *err,
+		  size_t errlen);
+
+/* UDP (datagram.c): queue into datagrams, send them with sendmmsg to
+ * every peer, read what peers send. */
+int
+datagram_open(struct transport *t, bool server, char *err, size_t errlen);
+int
+datagram_queue(struct transport *t, const uint8_t *frame, size_t len);
+void
+datagram_flush(struct transport *t);
+void
+datagram_readable(struct transport *t, bool learn_peers);
+void
+datagram_describe(const struct transport *t, const struct config_output *cfg,
+		  const struct event_source *src, char *buf, size_t len);
+
+/* Byte streams (stream.c): a backlog of whole frames written in one
+ * call per flush, and what the peer sends. */
+void
+stream_init(struct transport *t, bool is_socket);
+int
+stream_queue(struct transport *t, const uint8_t *frame, size_t len);
+/* Write the backlog once.  0, or a negative errno when the line or
+ * connection failed (other than "not now"). */
+int
+stream_write(struct transport *t);
+/* Read what there is.  0, or -EPIPE when the peer or device is gone. */
+int
+stream_read(struct transport *t);
+/* Forget the backlog, counted as lost. */
+void
+stream_discard(struct transport *t);
+size_t
+stream_pending(const struct transport *t);
+
+#endif

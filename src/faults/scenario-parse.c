@@ -1,0 +1,683 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Scenario text -> struct scenario.  Every line is checked completely:
+ * a line is either an action, blank, or a comment, or the file is
+ * rejected with NAME:LINE and the reason.  The grammar is in
+ * doc/scenario.md.
+ */
+#include "scenario.h"
+
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "util-strings.h"
+
+/* The longest line has fewer words than this. */
+#define MAX_WORDS 12
+
+struct parser {
+	struct scenario *sc;
+	const char *name;
+	unsigned line;
+	unsigned end_line;	/* the `end` line, 0 before one */
+	uint64_t length_ms;	/* the recording's, SCENARIO_LENGTH_NONE */
+	char *err;
+	size_t errlen;
+};
+
+static int
+fail(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = str_line_verrorf(p->err, p->errlen, -EINVAL, p->name,
+				  p->line, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/*
+ * A time or duration: a plain decimal number and a unit (ms, s or min),
+ * with no blank between, that comes to whole milliseconds.  what names it
+ * in messages ("time", "'for' duration").
+ */
+static int
+parse_ms(struct parser *p, const char *word, const char *what, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		double ms;
+	} units[] = { { "ms", 1.0 }, { "s", 1000.0 }, { "min", 60000.0 } };
+	char num[32];
+	size_t n = strspn(word, "0123456789.");
+
+	if (n == 0 || n >= sizeof(num))
+		return fail(p, "%s '%s' is not a number with a unit such as "
+			       "30s or 1500ms", what, word);
+	memcpy(num, word, n);
+	num[n] = '\0';
+	const char *unit = word + n;
+	double scale = 0.0;
+	for (size_t k = 0; k < sizeof(units) / sizeof(units[0]); k++) {
+		if (strcmp(unit, units[k].unit) == 0)
+			scale = units[k].ms;
+	}
+	if (unit[0] == '\0')
+		return fail(p, "%s '%s' needs a unit: ms, s or min", what,
+			    word);
+	if (strcmp(unit, "%") == 0)
+		return fail(p, "%s '%s': a percentage is not allowed here",
+			    what, word);
+	if (scale == 0.0)
+		return fail(p, "%s '%s': unknown unit '%s' (use ms, s or min)",
+			    what, word, unit);
+
+	double v;
+	if (str_to_double(num, &v) < 0)
+		return fail(p, "%s '%s' is not a number with a unit such as "
+			       "30s or 1500ms", what, word);
+	double ms = v * scale;
+	if (!(ms <= (double)SCENARIO_MAX_MS))
+		return fail(p, "%s '%s' is more than 1000000000s", what, word);
+	double whole = nearbyint(ms);
+	/* Decimal fractions of a second are not exact in binary, so "0.3s"
+	 * lands a few ulps off 300 ms; anything further off is a fraction. */
+	if (fabs(ms - whole) > 4.0 * DBL_EPSILON * whole)
+		return fail(p, "%s '%s' is not a whole number of milliseconds",
+			    what, word);
+	*out = (uint64_t)whole;
+	return 0;
+}
+
+/*
+ * parse_ms(), or a time relative to the recording: "40%" of its length
+ * (to the nearest millisecond), "end", or "end-10s" before its end.
+ * Only a caller that knows the length (baro-replay) accepts these.
+ */
+static int
+parse_time(struct parser *p, const char *word, const char *what,
+	   bool from_end, uint64_t *out)
+{
+	size_t n = strspn(word, "0123456789.");
+	bool pct = n > 0 && strcmp(word + n, "%") == 0;
+	bool end = from_end && strncmp(word, "end", 3) == 0 &&
+		   (word[3] == '\0' || word[3] == '-');
+
+	if (!pct && !end)
+		return parse_ms(p, word, what, out);
+	p->sc->relative = true;
+	if (p->length_ms == SCENARIO_LENGTH_NONE)
+		return fail(p, "%s '%s' is relative to a recording's length: "
+			       "only baro-replay can place it", what, word);
+	char len[32];
+	scenario_format_ms(p->length_ms, len, sizeof(len));
+	if (end) {
+		uint64_t before = 0;
+		if (word[3] == '-' && parse_ms(p, word + 4, what, &before) < 0)
+			return -EINVAL;
+		if (before > p->length_ms)
+			return fail(p, "%s '%s' is before the start of this "
+				       "%s recording", what, word, len);
+		*out = p->length_ms - before;
+		return 0;
+	}
+	char num[32];
+	double v;
+	if (n >= sizeof(num))
+		return fail(p, "%s '%s' is not a percentage such as 40%%",
+			    what, word);
+	memcpy(num, word, n);
+	num[n] = '\0';
+	if (str_to_double(num, &v) < 0 || !(v <= 100.0))
+		return fail(p, "%s '%s' is not a percentage from 0%% to 100%%",
+			    what, word);
+	*out = (uint64_t)nearbyint((double)p->length_ms * v / 100.0);
+	return 0;
+}
+
+static int
+parse_duration(struct parser *p, const char *word, const char *what,
+	       uint64_t *out)
+{
+	int rc = parse_time(p, word, what, false, out);
+
+	if (rc == 0 && *out == 0)
+		return fail(p, "%s '%s' must be more than 0", what, word);
+	return rc;
+}
+
+static int
+parse_instance(struct parser *p, const char *word, int *out)
+{
+	if (strlen(word) != 1 || word[0] < '0' ||
+	    word[0] >= '0' + BARO_MAX_INSTANCES)
+		return fail(p, "instance '%s' is not 0, 1 or 2", word);
+	*out = word[0] - '0';
+	return 0;
+}
+
+/* Index of the parameter stored at offset in struct sim_params. */
+static int
+param_at(size_t offset)
+{
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		if (sim_param_info(i)->offset == offset)
+			return (int)i;
+	}
+	return -ENOENT;
+}
+
+/* The parameter for field (an offset in struct sim_baro_params) of one
+ * instance: found through the table, so no name is spelled out here. */
+static int
+instance_param(int instance, size_t field)
+{
+	return param_at(offsetof(struct sim_params, baro) +
+			(size_t)instance * sizeof(struct sim_baro_params) +
+			field);
+}
+
+static int
+find_param(struct parser *p, const char *name, int *idx)
+{
+	*idx = sim_param_find(name);
+	if (*idx < 0)
+		return fail(p, "unknown parameter '%s' (did you mean %s?)",
+			    name, sim_param_closest(name));
+	return 0;
+}
+
+/* A value for parameter idx, checked and rounded by the table exactly as
+ * -p NAME=VALUE is, so the messages are the same too. */
+static int
+param_value(struct parser *p, int idx, const char *text, double *out)
+{
+	struct sim_params scratch;
+	char assign[SCENARIO_MAX_LINE + 32];
+	char why[256];
+
+	sim_params_defaults(&scratch);
+	snprintf(assign, sizeof(assign), "%s=%s",
+		 sim_param_info((size_t)idx)->name, text);
+	if (sim_param_assign(&scratch, assign, why, sizeof(why)) < 0)
+		return fail(p, "%s", why);
+	*out = sim_param_get(&scratch, (size_t)idx);
+	return 0;
+}
+
+static int
+delay_in_range(struct parser *p, double ms)
+{
+	if (ms < 0.0 || ms > SCENARIO_DELAY_MAX_MS)
+		return fail(p, "delay %g ms is outside 0..%d ms, what the "
+			       "emulator's 50 x 10 ms buffer can delay (`set "
+			       "SIM_BARx_DELAY` takes ArduPilot's raw values)",
+			    ms, SCENARIO_DELAY_MAX_MS);
+	return 0;
+}
+
+static int
+parse_set(struct parser *p, char **w, int n, struct scenario_action *a)
+{
+	if (n != 2)
+		return fail(p, "expected 'set NAME VALUE [for DURATION]'");
+	if (find_param(p, w[0], &a->param) < 0)
+		return -EINVAL;
+	a->op = SCENARIO_OP_SET;
+	return param_value(p, a->param, w[1], &a->value);
+}
+
+static int
+parse_ramp(struct parser *p, char **w, int n, struct scenario_action *a)
+{
+	if (n != 6 || strcmp(w[2], "to") != 0 || strcmp(w[4], "over") != 0)
+		return fail(p, "expected 'ramp NAME FROM to TO over DURATION'");
+	if (find_param(p, w[0], &a->param) < 0)
+		return -EINVAL;
+	const struct sim_param_info *info = sim_param_info((size_t)a->param);
+	if (info->type != SIM_PARAM_FLOAT)
+		return fail(p, "ramp needs a float parameter; %s is %s",
+			    info->name, sim_param_type_name(info->type));
+	a->op = SCENARIO_OP_RAMP;
+	if (param_value(p, a->param, w[1], &a->value) < 0 ||
+	    param_value(p, a->param, w[3], &a->to) < 0)
+		return -EINVAL;
+	return parse_duration(p, w[5], "ramp duration", &a->dur_ms);
+}
+
+/* The convenience verbs: one instance's parameter, with a value or a
+ * fixed one; in hardware mode an overlay fault (hw) or refused. */
+static const struct {
+	const char *verb;
+	size_t field;		/* in struct sim_baro_params */
+	bool takes_value;
+	double fixed;
+	const char *usage;
+	enum fault_kind hw;	/* FAULT_NONE: needs the emulator */
+	const char *hw_hint;
+} verbs[] = {
+	{ "freeze", offsetof(struct sim_baro_params, freeze), false, 1.0,
+	  "freeze INSTANCE", FAULT_NONE,
+	  "'px4 stuck INSTANCE' holds real readings" },
+	{ "disable", offsetof(struct sim_baro_params, disable), false, 1.0,
+	  "disable INSTANCE", FAULT_OFF, NULL },
+	{ "glitch", offsetof(struct sim_baro_params, glitch), true, 0.0,
+	  "glitch INSTANCE METRES", FAULT_WRONG, NULL },
+	{ "drift", offsetof(struct sim_baro_params, drift), true, 0.0,
+	  "drift INSTANCE M_PER_S", FAULT_NONE, NULL },
+	{ "delay", offsetof(struct sim_baro_params, delay), true, 0.0,
+	  "delay INSTANCE MS", FAULT_NONE,
+	  "'px4 delayed INSTANCE MS' delays real readings" },
+	{ "noise", offsetof(struct sim_baro_params, rnd), true, 0.0,
+	  "noise INSTANCE METRES", FAULT_NONE, NULL },
+};
+
+#define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+/* The hardware form of a SET by a verb or px4 type: kind with the
+ * value the line set. */
+static void
+set_hw(struct scenario_action *a, enum fault_kind kind)
+{
+	a->hw = (struct fault_spec){ .kind = kind };
+	if (kind == FAULT_WRONG)
+		a->hw.offset_m = (float)a->value;
+	if (kind == FAULT_DELAYED)
+		a->hw.delay_ms = (uint32_t)a->value;
+}
+
+/* SET of one instance's field to text, or to fixed when text is NULL. */
+static int
+set_field(struct parser *p, int instance, size_t field, const char *text,
+	  double fixed, struct scenario_action *a)
+{
+	a->op = SCENARIO_OP_SET;
+	a->param = instance_param(instance, field);
+	if (a->param < 0)
+		return fail(p, "internal error: no parameter for the field");
+	if (!text) {
+		a->value = fixed;
+		return 0;
+	}
+	if (param_value(p, a->param, text, &a->value) < 0)
+		return -EINVAL;
+	if (field == offsetof(struct sim_baro_params, delay))
+		return delay_in_range(p, a->value);
+	return 0;
+}
+
+static int
+parse_verb(struct parser *p, size_t v, char **w, int n,
+	   struct scenario_action *a)
+{
+	int inst = 0;
+
+	if (n != (verbs[v].takes_value ? 2 : 1))
+		return fail(p, "expected '%s [for DURATION]'", verbs[v].usage);
+	if (parse_instance(p, w[0], &inst) < 0)
+		return -EINVAL;
+	if (set_field(p, inst, verbs[v].field,
+		      verbs[v].takes_value ? w[1] : NULL, verbs[v].fixed, a) < 0)
+		return -EINVAL;
+	set_hw(a, verbs[v].hw);
+	a->hw_needs = verbs[v].verb;
+	a->hw_hint = verbs[v].hw_hint;
+	return 0;
+}
+
+/*
+ * PX4's failure types (FAILURE_TYPE_* in vehicle_command, in this order),
+ * mapped onto the emulator's parameters where ArduPilot has one with
+ * PX4's meaning and onto the fault overlay otherwise.  stuck is the
+ * overlay's in every source: PX4 holds pressure and temperature (and
+ * calls a baro stale only when both stop), while SIM_BARO_FREEZE is
+ * ArduPilot's (pressure from the last stored altitude, temperature live).
+ */
+enum px4_how { PX4_CLEAR, PX4_PARAM, PX4_FAULT };
+
+static const struct {
+	const char *name;
+	enum px4_how how;
+	size_t field;		/* PX4_PARAM */
+	enum fault_kind fault;	/* PX4_FAULT; PX4_PARAM: in hardware mode */
+	bool takes_value;
+	double def;		/* the value when none is given */
+} px4_types[] = {
+	{ "ok", PX4_CLEAR, 0, FAULT_NONE, false, 0.0 },
+	{ "off", PX4_PARAM, offsetof(struct sim_baro_params, disable),
+	  FAULT_OFF, false, 1.0 },
+	{ "stuck", PX4_FAULT, 0, FAULT_STUCK, false, 0.0 },
+	{ "garbage", PX4_FAULT, 0, FAULT_GARBAGE, false, 0.0 },
+	{ "wrong", PX4_PARAM, offsetof(struct sim_baro_params, glitch),
+	  FAULT_WRONG, true, SCENARIO_PX4_WRONG_M },
+	{ "slow", PX4_FAULT, 0, FAULT_SLOW, true, FAULT_SLOW_DEFAULT },
+	{ "delayed", PX4_PARAM, offsetof(struct sim_baro_params, delay),
+	  FAULT_DELAYED, true, SCENARIO_PX4_DELAYED_MS },
+	{ "intermittent", PX4_FAULT, 0, FAULT_INTERMITTENT, false, 0.0 },
+};
+
+#define N_PX4 (sizeof(px4_types) / sizeof(px4_types[0]))
+
+static int
+px4_type(struct parser *p, const char *word, size_t *out)
+{
+	for (size_t t = 0; t < N_PX4; t++) {
+		if (strcmp(word, px4_types[t].name) == 0) {
+			*out = t;
+			return 0;
+		}
+	}
+	if (strlen(word) == 1 && word[0] >= '0' && word[0] < '0' + (int)N_PX4) {
+		*out = (size_t)(word[0] - '0');
+		return 0;
+	}
+	return fail(p, "unknown px4 failure type '%s' (use ok, off, stuck, "
+		       "garbage, wrong, slow, delayed, intermittent or 0-7)",
+		    word);
+}
+
+static int
+parse_px4(struct parser *p, char **w, int n, bool has_for,
+	  struct scenario_action *a)
+{
+	size_t t = 0;
+
+	if (n < 2 || n > 3)
+		return fail(p, "expected 'px4 TYPE INSTANCE [VALUE] "
+			       "[for DURATION]'");
+	if (px4_type(p, w[0], &t) < 0 ||
+	    parse_instance(p, w[1], &a->instance) < 0)
+		return -EINVAL;
+	const char *name = px4_types[t].name;
+	const char *value = n == 3 ? w[2] : NULL;
+	if (value && !px4_types[t].takes_value)
+		return fail(p, "px4 %s takes no value ('%s')", name, value);
+
+	switch (px4_types[t].how) {
+	case PX4_CLEAR:
+		if (has_for)
+			return fail(p, "px4 ok takes no 'for': it ends the "
+				       "instance's faults");
+		a->op = SCENARIO_OP_CLEAR;
+		return 0;
+	case PX4_PARAM: {
+		int inst = a->instance;
+		a->instance = -1;
+		if (set_field(p, inst, px4_types[t].field, value,
+			      px4_types[t].def, a) < 0)
+			return -EINVAL;
+		set_hw(a, px4_types[t].fault);
+		return 0;
+	}
+	case PX4_FAULT:
+		break;
+	}
+
+	a->op = SCENARIO_OP_FAULT;
+	a->fault = (struct fault_spec){ px4_types[t].fault, 0 };
+	if (px4_types[t].fault == FAULT_SLOW) {
+		uint64_t every = FAULT_SLOW_DEFAULT;
+		if (value && (str_to_u64(value, &every) < 0 ||
+			      every < FAULT_SLOW_MIN || every > FAULT_SLOW_MAX))
+			return fail(p, "px4 slow: '%s' is not a whole number "
+				       "of samples from %u to %u", value,
+				    FAULT_SLOW_MIN, FAULT_SLOW_MAX);
+		a->fault.every = (uint32_t)every;
+	}
+	return 0;
+}
+
+/* The action words w[0..n) (without `at TIME` and `for D`) into *a. */
+static int
+parse_action(struct parser *p, char **w, int n, bool has_for,
+	     struct scenario_action *a)
+{
+	const char *verb = w[0];
+
+	w++;
+	n--;
+	if (strcmp(verb, "set") == 0)
+		return parse_set(p, w, n, a);
+	if (strcmp(verb, "ramp") == 0) {
+		if (has_for)
+			return fail(p, "ramp takes no 'for': it holds its end "
+				       "value until a restore or the end");
+		return parse_ramp(p, w, n, a);
+	}
+	if (strcmp(verb, "px4") == 0)
+		return parse_px4(p, w, n, has_for, a);
+	for (size_t v = 0; v < N_VERBS; v++) {
+		if (strcmp(verb, verbs[v].verb) == 0)
+			return parse_verb(p, v, w, n, a);
+	}
+	if (strcmp(verb, "restore") == 0 || strcmp(verb, "end") == 0) {
+		if (n > 0)
+			return fail(p, "unexpected '%s' after '%s'", w[0],
+				    verb);
+		if (has_for)
+			return fail(p, "%s takes no 'for'", verb);
+		a->op = verb[0] == 'r' ? SCENARIO_OP_RESTORE : SCENARIO_OP_END;
+		return 0;
+	}
+	return fail(p, "unknown action '%s' (use set, ramp, freeze, disable, "
+		       "glitch, drift, delay, noise, px4, restore or end)",
+		    verb);
+}
+
+/* Split on blanks in place, dropping a '#' comment; -1 if too many. */
+static int
+split_words(char *line, char **w, int max)
+{
+	char *hash = strchr(line, '#');
+	int n = 0;
+
+	if (hash)
+		*hash = '\0';
+	for (char *s = line;;) {
+		s += strspn(s, " \t\r\f\v");
+		if (*s == '\0')
+			return n;
+		if (n == max)
+			return -1;
+		w[n++] = s;
+		s += strcspn(s, " \t\r\f\v");
+		if (*s != '\0')
+			*s++ = '\0';
+	}
+}
+
+static int
+parse_line(struct parser *p, char *line)
+{
+	struct scenario *sc = p->sc;
+	char *w[MAX_WORDS];
+	int n = split_words(line, w, MAX_WORDS);
+
+	if (n == 0)
+		return 0;
+	if (n < 0)
+		return fail(p, "too many words for an action");
+	if (strcmp(w[0], "at") != 0)
+		return fail(p, "'%s': expected 'at TIME ACTION'", w[0]);
+	if (n < 2)
+		return fail(p, "'at' needs a time such as 30s or 1500ms");
+
+	struct scenario_action a = { .line = p->line, .instance = -1,
+				     .param = -1 };
+	if (parse_time(p, w[1], "time", true, &a.at_ms) < 0)
+		return -EINVAL;
+	if (p->end_line)
+		return fail(p, "nothing may follow 'end' (line %u)",
+			    p->end_line);
+	const struct scenario_action *prev =
+		sc->count > 0 ? &sc->actions[sc->count - 1] : NULL;
+	if (prev && a.at_ms < prev->at_ms) {
+		char t[32];
+		scenario_format_ms(prev->at_ms, t, sizeof(t));
+		return fail(p, "%s is before line %u's %s: keep the lines in "
+			       "time order", w[1], prev->line, t);
+	}
+	if (n < 3)
+		return fail(p, "missing action after 'at %s'", w[1]);
+
+	bool has_for = false;
+	uint64_t for_ms = 0;
+	if (strcmp(w[n - 1], "for") == 0)
+		return fail(p, "'for' needs a duration such as 5s");
+	if (n >= 5 && strcmp(w[n - 2], "for") == 0) {
+		if (parse_duration(p, w[n - 1], "'for' duration", &for_ms) < 0)
+			return -EINVAL;
+		has_for = true;
+		n -= 2;
+	}
+	if (parse_action(p, w + 2, n - 2, has_for, &a) < 0)
+		return -EINVAL;
+	if (has_for)
+		a.dur_ms = for_ms;
+
+	if (sc->count == SCENARIO_MAX_ACTIONS)
+		return fail(p, "more than %d actions", SCENARIO_MAX_ACTIONS);
+	if (a.op == SCENARIO_OP_END)
+		p->end_line = p->line;
+	sc->actions[sc->count++] = a;
+	return 0;
+}
+
+/* When the scenario is over, and no action in force only at that very
+ * moment: it would be undone in the same step, a silent no-op. */
+static int
+finish(struct parser *p)
+{
+	struct scenario *sc = p->sc;
+
+	if (sc->count == 0) {
+		if (p->line == 0)
+			p->line = 1;
+		return fail(p, "no actions: a scenario needs at least one "
+			       "'at TIME ACTION' line");
+	}
+
+	uint64_t end = 0;
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		uint64_t done = a->at_ms + a->dur_ms;
+		end = done > end ? done : end;
+	}
+	if (p->end_line)
+		end = sc->actions[sc->count - 1].at_ms;
+	sc->end_ms = end;
+
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		bool lasting = a->op == SCENARIO_OP_SET ||
+			       a->op == SCENARIO_OP_RAMP ||
+			       a->op == SCENARIO_OP_FAULT;
+		if (!lasting || a->at_ms != end)
+			continue;
+		char t[32];
+		scenario_format_ms(end, t, sizeof(t));
+		p->line = a->line;
+		if (p->end_line)
+			return fail(p, "this action is at the same time as "
+				       "'end' (line %u, %s) and would be "
+				       "undone at once", p->end_line, t);
+		return fail(p, "this action is at the scenario's end (%s) and "
+			       "would be undone at once: give it 'for "
+			       "DURATION' or end the scenario later with 'at "
+			       "TIME end'", t);
+	}
+	return 0;
+}
+
+static void
+parser_init(struct parser *p, struct scenario *sc, const char *name,
+	    uint64_t length_ms, char *err, size_t errlen)
+{
+	memset(sc, 0, offsetof(struct scenario, actions));
+	*p = (struct parser){ .sc = sc, .name = name, .err = err,
+			      .errlen = errlen, .length_ms = length_ms };
+	if (errlen > 0)
+		err[0] = '\0';
+}
+
+/* One raw line (without its '\n') of n bytes into the parser. */
+static int
+take_line(struct parser *p, const char *raw, size_t n)
+{
+	char line[SCENARIO_MAX_LINE + 1];
+
+	p->line++;
+	if (n > SCENARIO_MAX_LINE)
+		return fail(p, "line longer than %d bytes", SCENARIO_MAX_LINE);
+	if (memchr(raw, '\0', n))
+		return fail(p, "NUL byte in text");
+	memcpy(line, raw, n);
+	line[n] = '\0';
+	return parse_line(p, line);
+}
+
+int
+scenario_parse(struct scenario *sc, const char *text, size_t len,
+	       const char *name, char *err, size_t errlen)
+{
+	return scenario_parse_for(sc, text, len, name, SCENARIO_LENGTH_NONE,
+				  err, errlen);
+}
+
+int
+scenario_parse_for(struct scenario *sc, const char *text, size_t len,
+		   const char *name, uint64_t length_ms, char *err,
+		   size_t errlen)
+{
+	struct parser p;
+	size_t pos = 0;
+
+	parser_init(&p, sc, name, length_ms, err, errlen);
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		if (take_line(&p, text + pos, n) < 0)
+			return -EINVAL;
+		pos += n + 1;
+	}
+	return finish(&p);
+}
+
+int
+scenario_load(struct scenario *sc, FILE *in, const char *name, char *err,
+	      size_t errlen)
+{
+	struct parser p;
+	char buf[SCENARIO_MAX_LINE + 1];
+	size_t n = 0;
+	int c;
+
+	parser_init(&p, sc, name, SCENARIO_LENGTH_NONE, err, errlen);
+	for (;;) {
+		c = getc(in);
+		if (c != EOF && c != '\n') {
+			/* One byte past the limit is enough to reject it. */
+			if (n == sizeof(buf))
+				return take_line(&p, buf, n);
+			buf[n++] = (char)c;
+			continue;
+		}
+		if (ferror(in)) {
+			snprintf(err, errlen, "%s: read error: %s", name,
+				 strerror(errno));
+			return -EIO;
+		}
+		if (c == EOF && n == 0)
+			break;
+		if (take_line(&p, buf, n) < 0)
+			return -EINVAL;
+		n = 0;
+		if (c == EOF)
+			break;
+	}
+	return finish(&p);
+}

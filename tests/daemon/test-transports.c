@@ -1,0 +1,673 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Outputs on their transports, through output.h on real sockets, ptys and
+ * the real event loop: what one pass queued leaves in one system call
+ * (counted by wrapping the send calls), UDP clients and servers with
+ * several peers, a serial line through a pty (full, hung up), and a TCP
+ * connection that drops and is made again.  Nothing queued is lost
+ * without being counted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "test-util.h"
+
+/* ---- System calls per fd: these wrap the C library's for the whole
+ * test program, barod's transports included. */
+
+#define MAX_FD 1024
+static unsigned calls[MAX_FD];
+
+static void
+count(int fd)
+{
+	if (fd >= 0 && fd < MAX_FD)
+		calls[fd]++;
+}
+
+ssize_t
+write(int fd, const void *buf, size_t n)
+{
+	count(fd);
+	return syscall(SYS_write, fd, buf, n);
+}
+
+ssize_t
+send(int fd, const void *buf, size_t n, int flags)
+{
+	count(fd);
+	return syscall(SYS_sendto, fd, buf, n, flags, NULL, 0);
+}
+
+ssize_t
+sendto(int fd, const void *buf, size_t n, int flags,
+       const struct sockaddr *to, socklen_t tolen)
+{
+	count(fd);
+	return syscall(SYS_sendto, fd, buf, n, flags, to, tolen);
+}
+
+int
+sendmmsg(int fd, struct mmsghdr *m, unsigned int vlen, int flags)
+{
+	count(fd);
+	return (int)syscall(SYS_sendmmsg, fd, m, vlen, flags);
+}
+
+/* ---- Helpers */
+
+/* Dispatch the loop's events for ms milliseconds, as event_loop_run
+ * does, flushing the outputs after each batch and at least every 5 ms
+ * (barod's 100 Hz tick wakes it that often). */
+static void
+pump(struct event_loop *l, struct output *o, size_t n, int ms)
+{
+	const uint64_t end = event_now_us() + (uint64_t)ms * 1000u;
+
+	for (;;) {
+		uint64_t now = event_now_us();
+		if (now >= end)
+			break;
+		struct epoll_event ev[16];
+		int k = epoll_wait(l->epfd, ev, 16, 5);
+		for (int i = 0; i < k; i++) {
+			struct event_source *src = ev[i].data.ptr;
+			src->cb(src, ev[i].events, src->user);
+		}
+		for (size_t j = 0; j < n; j++)
+			output_flush(&o[j]);
+	}
+}
+
+static int
+udp_socket(unsigned *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* A port nothing is bound to (at the time). */
+static unsigned
+free_port(int type)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, type, 0);
+
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+static void
+open_output(struct output *o, struct event_loop *l, enum output_type type,
+	    const char *where)
+{
+	struct config_output c = { .type = type, .baud = 921600 };
+	char err[256];
+
+	snprintf(c.name, sizeof(c.name), "t");
+	if (type == OUTPUT_SERIAL || type == OUTPUT_MSP_SERIAL)
+		snprintf(c.device, sizeof(c.device), "%s", where);
+	else
+		snprintf(c.address, sizeof(c.address), "%s", where);
+	int rc = output_open(o, &c, l, NULL, NULL, err, sizeof(err));
+	if (rc < 0)
+		fail_msg("output_open %s: %s", where, err);
+}
+
+/* Frame k: len bytes, the first four k, the rest a pattern of k: what
+ * arrives shows whether frames came whole and in order. */
+static void
+make_frame(uint8_t *f, size_t len, uint32_t k)
+{
+	memcpy(f, &k, sizeof(k));
+	for (size_t i = sizeof(k); i < len; i++)
+		f[i] = (uint8_t)(k * 7u + i);
+}
+
+/* Check buf holds whole frames of len bytes with increasing numbers
+ * (gaps allowed, a dropped frame); returns how many. */
+static size_t
+check_frames(const uint8_t *buf, size_t n, size_t len, uint32_t *next)
+{
+	uint8_t f[512];
+
+	assert_int_equal(n % len, 0);
+	for (size_t off = 0; off < n; off += len) {
+		uint32_t k;
+		memcpy(&k, buf + off, sizeof(k));
+		assert_true(k >= *next);
+		make_frame(f, len, k);
+		assert_memory_equal(buf + off, f, len);
+		*next = k + 1;
+	}
+	return n / len;
+}
+
+static int
+open_pty(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+	struct termios t;
+
+	assert_true(m >= 0);
+	assert_int_equal(grantpt(m), 0);
+	assert_int_equal(unlockpt(m), 0);
+	/* Raw: the bytes as sent, no echo back into barod. */
+	assert_int_equal(tcgetattr(m, &t), 0);
+	cfmakeraw(&t);
+	assert_int_equal(tcsetattr(m, TCSANOW, &t), 0);
+	return m;
+}
+
+/* ---- UDP */
+
+/* One flush, one call: three frames in one datagram; more than a
+ * datagram holds leaves as several datagrams of the same call. */
+static void
+test_udp_client_one_call(void **state)
+{
+	struct event_loop l;
+	struct output o;
+	char addr[64];
+	unsigned port;
+	uint8_t f[100], buf[2048];
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	int sink = udp_socket(&port);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	open_output(&o, &l, OUTPUT_UDP_CLIENT, addr);
+
+	for (uint32_t k = 0; k < 3; k++) {
+		make_frame(f, 26, k);
+		assert_int_equal(output_send(&o, f, 26), 0);
+	}
+	calls[o.src.fd] = 0;
+	output_flush(&o);
+	assert_int_equal(calls[o.src.fd], 1);
+	assert_int_equal(recv(sink, buf, sizeof(buf), 0), 78);
+	uint32_t next = 0;
+	assert_int_equal(check_frames(buf, 78, 26, &next), 3);
+	assert_true(recv(sink, buf, sizeof(buf), 0) < 0);
+	assert_int_equal(o.stats.frames_sent, 3);
+	assert_int_equal(o.stats.bytes_sent, 78);
+	/* Nothing queued: no call. */
+	output_flush(&o);
+	assert_int_equal(calls[o.src.fd], 1);
+
+	/* 40 frames of 100 bytes: 14 a datagram, three datagrams. */
+	for (uint32_t k = 0; k < 40; k++) {
+		make_frame(f, 100, k);
+		assert_int_equal(output_send(&o, f, 100), 0);
+	}
+	calls[o.src.fd] = 0;
+	output_flush(&o);
+	assert_int_equal(calls[o.src.fd], 1);
+	next = 0;
+	size_t frames = 0, datagrams = 0;
+	ssize_t n;
+	while ((n = recv(sink, buf, sizeof(buf), 0)) > 0) {
+		assert_true(n <= OUTPUT_DATAGRAM_MAX);
+		frames += check_frames(buf, (size_t)n, 100, &next);
+		datagrams++;
+	}
+	assert_int_equal(frames, 40);
+	assert_int_equal(datagrams, 3);
+	assert_int_equal(next, 40);
+	assert_int_equal(o.stats.frames_sent, 43);
+	assert_int_equal(o.stats.frames_dropped, 0);
+
+	output_close(&o);
+	close(sink);
+	event_loop_fini(&l);
+}
+
+/* A udp-server sends to nobody until a peer talks, then each flush to
+ * every peer in one call; the ninth peer pushes the first out. */
+static void
+test_udp_server_peers(void **state)
+{
+	enum { N = OUTPUT_MAX_PEERS + 1 };
+	struct event_loop l;
+	struct output o;
+	char addr[64];
+	unsigned sport = free_port(SOCK_DGRAM), port[N];
+	int peer[N];
+	uint8_t f[64], buf[2048];
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", sport);
+	open_output(&o, &l, OUTPUT_UDP_SERVER, addr);
+	for (int i = 0; i < N; i++)
+		peer[i] = udp_socket(&port[i]);
+
+	make_frame(f, 30, 0);
+	assert_int_equal(output_send(&o, f, 30), 0);
+	calls[o.src.fd] = 0;
+	output_flush(&o);
+	assert_int_equal(calls[o.src.fd], 0);
+	assert_int_equal(o.stats.frames_no_peer, 1);
+
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)sport),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(sendto(peer[i], "hi", 2, 0,
+					(struct sockaddr *)&to, sizeof(to)), 2);
+	pump(&l, &o, 1, 50);
+	for (uint32_t k = 1; k <= 2; k++) {
+		make_frame(f, 30, k);
+		assert_int_equal(output_send(&o, f, 30), 0);
+	}
+	calls[o.src.fd] = 0;
+	output_flush(&o);
+	assert_int_equal(calls[o.src.fd], 1);
+	for (int i = 0; i < 3; i++) {
+		uint32_t next = 1;
+		assert_int_equal(recv(peer[i], buf, sizeof(buf), 0), 60);
+		assert_int_equal(check_frames(buf, 60, 30, &next), 2);
+	}
+	assert_int_equal(o.stats.frames_sent, 2);
+	assert_int_equal(o.stats.bytes_sent, 3 * 60);
+
+	/* Six more peers: the ninth forgets the first. */
+	for (int i = 3; i < N; i++)
+		assert_int_equal(sendto(peer[i], "hi", 2, 0,
+					(struct sockaddr *)&to, sizeof(to)), 2);
+	pump(&l, &o, 1, 50);
+	make_frame(f, 30, 3);
+	assert_int_equal(output_send(&o, f, 30), 0);
+	calls[o.src.fd] = 0;
+	output_flush(&o);
+	assert_int_equal(calls[o.src.fd], 1);
+	assert_true(recv(peer[0], buf, sizeof(buf), 0) < 0);
+	for (int i = 1; i < N; i++)
+		assert_int_equal(recv(peer[i], buf, sizeof(buf), 0), 30);
+	assert_int_equal(o.stats.frames_sent, 3);
+	assert_int_equal(o.stats.frames_received, 0);	/* "hi" is no frame */
+
+	/* A peer gone (its port closed): the others still get theirs. */
+	close(peer[1]);
+	make_frame(f, 30, 4);
+	assert_int_equal(output_send(&o, f, 30), 0);
+	output_flush(&o);
+	for (int i = 2; i < N; i++)
+		assert_int_equal(recv(peer[i], buf, sizeof(buf), 0), 30);
+	assert_int_equal(o.stats.frames_sent + o.stats.frames_dropped, 4);
+
+	output_close(&o);
+	for (int i = 0; i < N; i++)
+		if (i != 1)
+			close(peer[i]);
+	event_loop_fini(&l);
+}
+
+/* ---- Serial */
+
+/* A pty as the flight controller: a pass's frames in one write, read
+ * back whole and in order; a frame the peer sends is parsed. */
+static void
+test_serial_pty_one_write(void **state)
+{
+	struct event_loop l;
+	struct output o;
+	uint8_t f[64], buf[4096];
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	int m = open_pty();
+	open_output(&o, &l, OUTPUT_SERIAL, ptsname(m));
+	for (uint32_t k = 0; k < 5; k++) {
+		make_frame(f, 40, k);
+		assert_int_equal(output_send(&o, f, 40), 0);
+	}
+	calls[o.src.fd] = 0;
+	output_flush(&o);
+	assert_int_equal(calls[o.src.fd], 1);
+	assert_int_equal(o.tx_len, 0);
+	usleep(20000);
+	uint32_t next = 0;
+	assert_int_equal(read(m, buf, sizeof(buf)), 200);
+	assert_int_equal(check_frames(buf, 200, 40, &next), 5);
+	assert_int_equal(o.stats.frames_sent, 5);
+	assert_int_equal(o.stats.bytes_sent, 200);
+
+	char d[256];
+	output_describe(&o, d, sizeof(d));
+	char want[256];
+	snprintf(want, sizeof(want), "t serial %s 921600 baud", ptsname(m));
+	assert_string_equal(d, want);
+
+	output_close(&o);
+	close(m);
+	event_loop_fini(&l);
+}
+
+/* Nobody reads the line: never more than one write per flush, the
+ * backlog bounded, every frame sent or dropped and counted, and what
+ * the line carried is whole frames in order, all that was counted sent
+ * once the reader drains it. */
+static void
+test_serial_full_line(void **state)
+{
+	struct event_loop l;
+	struct output o;
+	uint8_t f[64];
+	static uint8_t buf[1 << 20];
+	size_t got = 0;
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	int m = open_pty();
+	open_output(&o, &l, OUTPUT_MSP_SERIAL, ptsname(m));
+	uint32_t k = 0;
+	for (int pass = 0; pass < 3000; pass++) {
+		for (int i = 0; i < 3; i++, k++) {
+			make_frame(f, 20, k);
+			(void)output_send(&o, f, 20);
+			assert_true(o.tx_len <= OUTPUT_MSP_BACKLOG);
+		}
+		calls[o.src.fd] = 0;
+		output_flush(&o);
+		assert_true(calls[o.src.fd] <= 1);
+		assert_true(o.tx_len <= OUTPUT_MSP_BACKLOG);
+	}
+	assert_int_equal(o.stats.frames_sent + o.stats.frames_dropped, k);
+	assert_true(o.stats.frames_dropped > 0);
+	assert_true(o.tx_len > 0);
+	/* The reader wakes up: the backlog follows on EPOLLOUT. */
+	for (int i = 0; i < 200 && (o.tx_len > 0 || i < 5); i++) {
+		ssize_t n = read(m, buf + got, sizeof(buf) - got);
+		if (n > 0)
+			got += (size_t)n;
+		pump(&l, &o, 1, 5);
+	}
+	ssize_t n;
+	while ((n = read(m, buf + got, sizeof(buf) - got)) > 0)
+		got += (size_t)n;
+	assert_int_equal(o.tx_len, 0);
+	uint32_t next = 0;
+	assert_int_equal(check_frames(buf, got, 20, &next),
+			 o.stats.frames_sent);
+	assert_int_equal(got, o.stats.bytes_sent);
+
+	output_close(&o);
+	close(m);
+	event_loop_fini(&l);
+}
+
+/* The device goes away: closed, counted, the backlog counted lost,
+ * sends dropped, said in the description. */
+static void
+test_serial_hangup(void **state)
+{
+	struct event_loop l;
+	struct output o;
+	uint8_t f[64];
+	char d[256];
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	int m = open_pty();
+	open_output(&o, &l, OUTPUT_MSP_SERIAL, ptsname(m));
+	make_frame(f, 20, 0);
+	assert_int_equal(output_send(&o, f, 20), 0);
+	close(m);
+	pump(&l, &o, 1, 50);
+	assert_int_equal(o.stats.hangups, 1);
+	assert_true(o.src.fd < 0);
+	assert_int_equal(o.stats.frames_sent, 1);
+	assert_int_equal(o.stats.bytes_sent + o.stats.bytes_lost, 20);
+	assert_int_equal(output_send(&o, f, 20), -EAGAIN);
+	assert_int_equal(o.stats.frames_dropped, 1);
+	output_describe(&o, d, sizeof(d));
+	assert_non_null(strstr(d, "(hung up)"));
+	output_close(&o);
+	event_loop_fini(&l);
+}
+
+/* ---- TCP */
+
+static int
+tcp_listener(unsigned *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* Connected: a pass's frames in one send; the peer closes: counted as
+ * no peer until barod connects again, which it does after the backoff. */
+static void
+test_tcp_reconnect(void **state)
+{
+	struct event_loop l;
+	struct output o;
+	char addr[64], d[256];
+	unsigned port;
+	uint8_t f[64], buf[4096];
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	int ls = tcp_listener(&port);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	open_output(&o, &l, OUTPUT_MSP_TCP, addr);
+	make_frame(f, 20, 0);
+	/* Before the connection: no peer. */
+	assert_int_equal(output_send(&o, f, 20), -ENOTCONN);
+	assert_int_equal(o.stats.frames_no_peer, 1);
+	pump(&l, &o, 1, 50);
+	assert_true(o.connected);
+	assert_int_equal(o.stats.connects, 1);
+	output_describe(&o, d, sizeof(d));
+	snprintf((char *)buf, sizeof(buf), "t msp-tcp %s connected", addr);
+	assert_string_equal(d, (char *)buf);
+	int c = accept(ls, NULL, NULL);
+	assert_true(c >= 0);
+
+	for (uint32_t k = 1; k <= 3; k++) {
+		make_frame(f, 20, k);
+		assert_int_equal(output_send(&o, f, 20), 0);
+	}
+	calls[o.src.fd] = 0;
+	output_flush(&o);
+	assert_int_equal(calls[o.src.fd], 1);
+	size_t got = 0;
+	while (got < 60) {
+		ssize_t n = read(c, buf + got, sizeof(buf) - got);
+		assert_true(n > 0);
+		got += (size_t)n;
+	}
+	uint32_t next = 1;
+	assert_int_equal(check_frames(buf, got, 20, &next), 3);
+
+	/* The peer goes away. */
+	close(c);
+	pump(&l, &o, 1, 30);
+	assert_false(o.connected);
+	assert_int_equal(output_send(&o, f, 20), -ENOTCONN);
+	assert_int_equal(o.stats.frames_no_peer, 2);
+	/* Back after the first backoff (100 ms). */
+	pump(&l, &o, 1, 300);
+	assert_true(o.connected);
+	assert_int_equal(o.stats.connects, 2);
+	c = accept(ls, NULL, NULL);
+	assert_true(c >= 0);
+	make_frame(f, 20, 9);
+	assert_int_equal(output_send(&o, f, 20), 0);
+	output_flush(&o);
+	assert_int_equal(read(c, buf, sizeof(buf)), 20);
+	next = 9;
+	assert_int_equal(check_frames(buf, 20, 20, &next), 1);
+	assert_int_equal(o.stats.frames_sent, 4);
+	assert_int_equal(o.stats.bytes_lost, 0);
+
+	output_close(&o);
+	close(c);
+	close(ls);
+	event_loop_fini(&l);
+}
+
+/* Nobody listening: refused, retried with a growing wait, never an
+ * error, every frame counted as no peer. */
+static void
+test_tcp_refused(void **state)
+{
+	struct event_loop l;
+	struct output o;
+	char addr[64];
+	uint8_t f[20] = { 0 };
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", free_port(SOCK_STREAM));
+	open_output(&o, &l, OUTPUT_MSP_TCP, addr);
+	for (int i = 0; i < 30; i++) {
+		(void)output_send(&o, f, sizeof(f));
+		pump(&l, &o, 1, 10);
+	}
+	assert_false(o.connected);
+	assert_int_equal(o.stats.connects, 0);
+	assert_int_equal(o.stats.frames_no_peer, 30);
+	assert_int_equal(o.stats.frames_sent, 0);
+	output_close(&o);
+	event_loop_fini(&l);
+}
+
+/* barod's reload keeps an output by copying it elsewhere and registering
+ * the copy's src again: the copy works on (the old place is poisoned),
+ * its backlog, connection and counters with it. */
+static void
+test_output_moved(void **state)
+{
+	struct event_loop l;
+	static struct output o[2];
+	char addr[64];
+	unsigned port;
+	uint8_t f[64], buf[4096];
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	int ls = tcp_listener(&port);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	open_output(&o[0], &l, OUTPUT_MSP_TCP, addr);
+	pump(&l, &o[0], 1, 50);
+	assert_true(o[0].connected);
+	int c = accept(ls, NULL, NULL);
+	assert_true(c >= 0);
+	make_frame(f, 20, 0);
+	assert_int_equal(output_send(&o[0], f, 20), 0);
+
+	/* As barod's reload does it. */
+	output_flush(&o[0]);
+	event_loop_remove(&l, &o[0].src);
+	o[1] = o[0];
+	memset(&o[0], 0xa5, sizeof(o[0]));
+	o[1].src.user = &o[1];
+	assert_int_equal(event_loop_add(&l, &o[1].src,
+					EPOLLIN | (o[1].tx_len ? EPOLLOUT : 0u)),
+			 0);
+
+	make_frame(f, 20, 1);
+	assert_int_equal(output_send(&o[1], f, 20), 0);
+	calls[o[1].src.fd] = 0;
+	output_flush(&o[1]);
+	assert_int_equal(calls[o[1].src.fd], 1);
+	size_t got = 0;
+	while (got < 40) {
+		ssize_t n = read(c, buf + got, sizeof(buf) - got);
+		assert_true(n > 0);
+		got += (size_t)n;
+	}
+	uint32_t next = 0;
+	assert_int_equal(check_frames(buf, got, 20, &next), 2);
+	/* What the peer sends reaches the copy's parser (a frame's start
+	 * waits there for the rest); its leaving resets it. */
+	assert_int_equal(write(c, "$X>", 3), 3);
+	pump(&l, &o[1], 1, 30);
+	assert_int_equal(o[1].msp_in.have, 3);
+	close(c);
+	pump(&l, &o[1], 1, 30);
+	assert_false(o[1].connected);
+	assert_int_equal(o[1].msp_in.have, 0);
+	assert_int_equal(o[1].stats.frames_sent, 2);
+	assert_int_equal(o[1].stats.connects, 1);
+	output_describe(&o[1], (char *)buf, sizeof(buf));
+	assert_non_null(strstr((char *)buf, "not connected"));
+
+	output_close(&o[1]);
+	close(ls);
+	event_loop_fini(&l);
+}
+
+/* Bad addresses and devices: refused with what was wrong. */
+static void
+test_open_errors(void **state)
+{
+	struct event_loop l;
+	struct output o;
+	struct config_output c = { .type = OUTPUT_UDP_CLIENT };
+	char err[256];
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	snprintf(c.address, sizeof(c.address), "nocolon");
+	assert_int_equal(output_open(&o, &c, &l, NULL, NULL, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "'nocolon': expected HOST:PORT"));
+	c.type = OUTPUT_SERIAL;
+	snprintf(c.device, sizeof(c.device), "/nonexistent/tty");
+	assert_int_equal(output_open(&o, &c, &l, NULL, NULL, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/tty: "));
+	event_loop_fini(&l);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_udp_client_one_call),
+		cmocka_unit_test(test_udp_server_peers),
+		cmocka_unit_test(test_serial_pty_one_write),
+		cmocka_unit_test(test_serial_full_line),
+		cmocka_unit_test(test_serial_hangup),
+		cmocka_unit_test(test_tcp_reconnect),
+		cmocka_unit_test(test_tcp_refused),
+		cmocka_unit_test(test_output_moved),
+		cmocka_unit_test(test_open_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
