@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness-cmocka.h"
 #include "mavlink.h"
 #include "test-files.h"
 #include "test-util.h"
@@ -36,13 +37,13 @@
 /* Steps PX4 leaves unanswered at start-up (before its first output). */
 #define SILENT_STEPS 10u
 
-static char tmpdir[256];
+static struct harness harness;
 static pid_t child;
 
 static void
 path_in_tmp(char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/%s", tmpdir, name);
+	harness_path(&harness, buf, len, name);
 }
 
 static double
@@ -58,83 +59,48 @@ now_s(void)
 static unsigned
 free_ports(void)
 {
-	for (int tries = 0; tries < 50; tries++) {
-		int a = socket(AF_INET, SOCK_STREAM, 0);
-		struct sockaddr_in sa = {
-			.sin_family = AF_INET,
-			.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-		socklen_t len = sizeof(sa);
-		assert_true(a >= 0);
-		assert_int_equal(bind(a, (struct sockaddr *)&sa, sizeof(sa)), 0);
-		assert_int_equal(getsockname(a, (struct sockaddr *)&sa, &len), 0);
-		const unsigned port = ntohs(sa.sin_port);
-		close(a);
-		if (port >= 65000)
-			continue;
-		int b = socket(AF_INET, SOCK_STREAM, 0);
-		sa.sin_port = htons((uint16_t)(port + 1));
-		const int rc = bind(b, (struct sockaddr *)&sa, sizeof(sa));
-		close(b);
-		if (rc == 0)
-			return port;
-	}
-	fail_msg("no two free consecutive TCP ports");
-	return 0;
+	return harness_free_port(&harness, SOCK_STREAM, true);
 }
 
-/* barod -c conf -v [ARGS...] with env (NAME=VALUE strings, NULL-ended;
- * or NULL) added to an environment without PX4's variables. */
+/* barod -c conf -v [ARGS...], ready, with env (NAME=VALUE strings,
+ * NULL-ended; or NULL) in its environment, which holds none of PX4's
+ * variables otherwise (main() clears them). */
 static void
 start(const char *conf, const char *const *args, const char *const *env)
 {
-	char log[512];
 	const char *argv[16];
-	int n = 0;
+	char names[8][64];
+	int n = 0, ne = 0;
 
-	argv[n++] = "barod";
 	argv[n++] = "-c";
 	argv[n++] = conf;
 	argv[n++] = "-v";
 	for (; args && *args && n < 15; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
-	path_in_tmp(log, sizeof(log), "barod.log");
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fd, 2);
-		unsetenv("PX4_SIM_SPEED_FACTOR");
-		unsetenv("PX4_HOME_LAT");
-		unsetenv("PX4_HOME_LON");
-		unsetenv("PX4_HOME_ALT");
-		for (; env && *env; env++)
-			putenv((char *)*env);
-		execv(getenv("BAROD"), (char *const *)argv);
-		_exit(127);
+	for (; env && *env && ne < 8; env++, ne++) {
+		const char *eq = strchr(*env, '=');
+		assert_non_null(eq);
+		snprintf(names[ne], sizeof(names[ne]), "%.*s",
+			 (int)(eq - *env), *env);
+		assert_int_equal(setenv(names[ne], eq + 1, 1), 0);
 	}
-}
-
-static char *
-barod_log(void)
-{
-	char log[512];
-
-	path_in_tmp(log, sizeof(log), "barod.log");
-	return read_file(log);
+	/* Forked with them; ours goes back to none. */
+	child = harness_spawn(&harness, "barod.log", argv);
+	for (int i = 0; i < ne; i++)
+		unsetenv(names[i]);
+	harness_wait_ready(&harness, child);
 }
 
 static char *
 stop(void)
 {
-	int status;
+	const int status = harness_stop(&harness, child, NULL);
+	char *log = harness_log(&harness, child);
 
-	kill(child, SIGTERM);
-	assert_int_equal(waitpid(child, &status, 0), child);
 	child = 0;
-	char *log = barod_log();
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		fail_msg("barod failed:\n%s", log);
+	if (status != 0)
+		fail_msg("barod failed (%d):\n%s", status, log);
 	return log;
 }
 
@@ -917,47 +883,26 @@ test_two_instances(void **state)
 	close(gcs);
 }
 
-static int
-kill_child(void **state)
-{
-	(void)state;
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		child = 0;
-	}
-	return 0;
-}
-
-static int
-setup(void **state)
-{
-	(void)state;
-	signal(SIGPIPE, SIG_IGN);
-	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-px4live");
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	kill_child(state);
-	return temp_dir_remove(tmpdir);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_stall_gap_returns, kill_child),
-		cmocka_unit_test_teardown(test_stall_lost_reply, kill_child),
-		cmocka_unit_test_teardown(test_pacing_real_time, kill_child),
-		cmocka_unit_test_teardown(test_pacing_factor, kill_child),
-		cmocka_unit_test_teardown(test_pacing_unpaced, kill_child),
-		cmocka_unit_test_teardown(test_pacing_not_held, kill_child),
-		cmocka_unit_test_teardown(test_stuck_holds_both, kill_child),
-		cmocka_unit_test_teardown(test_home, kill_child),
-		cmocka_unit_test_teardown(test_two_instances, kill_child),
+		harness_unit_test(test_stall_gap_returns, &harness),
+		harness_unit_test(test_stall_lost_reply, &harness),
+		harness_unit_test(test_pacing_real_time, &harness),
+		harness_unit_test(test_pacing_factor, &harness),
+		harness_unit_test(test_pacing_unpaced, &harness),
+		harness_unit_test(test_pacing_not_held, &harness),
+		harness_unit_test(test_stuck_holds_both, &harness),
+		harness_unit_test(test_home, &harness),
+		harness_unit_test(test_two_instances, &harness),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+
+	signal(SIGPIPE, SIG_IGN);
+	/* The tests set PX4's variables themselves. */
+	unsetenv("PX4_SIM_SPEED_FACTOR");
+	unsetenv("PX4_HOME_LAT");
+	unsetenv("PX4_HOME_LON");
+	unsetenv("PX4_HOME_ALT");
+	return harness_run_tests(&harness, "barod-px4live", tests);
 }
