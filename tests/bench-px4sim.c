@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * barod as PX4 SITL's simulator, in lockstep as fast as replies come:
- * this program plays PX4 for 1 and then 8 instances, answering each
- * HIL_SENSOR id 0 at once with HIL_ACTUATOR_CONTROLS.
+ * barod as PX4 SITL's simulator, in lockstep: this program plays PX4
+ * for 1 and then 8 instances, answering each HIL_SENSOR id 0 at once
+ * with HIL_ACTUATOR_CONTROLS.
  *
  *   bench-px4sim BAROD [STEPS_PER_INSTANCE]
  *
- * Prints steps per second, the round trip barod adds per step (median,
- * p99: PX4's 250 Hz leaves 4000 us per step for everything), and barod's
- * CPU time per simulated second (250 steps).
+ * First as fast as replies come (speed_factor = 0): steps per second,
+ * the round trip barod adds per step (median, p99: PX4's 250 Hz leaves
+ * 4000 us per step for everything), and barod's CPU time per simulated
+ * second (250 steps).  Then paced: the highest speed factor barod
+ * sustains for every instance at once (within 5 % over 3 s), starting
+ * from what the unpaced run reached and stepping down.
  */
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +37,7 @@ struct px4 {
 	int fd;
 	struct mavlink_parser parser;
 	unsigned steps;
+	double last_step_at;
 	uint64_t last_time;
 	bool step_seen;
 	uint8_t seq;
@@ -47,6 +53,7 @@ on_frame(const struct mavlink_frame *f, void *user)
 		mavlink_unpack_hil_sensor(f->payload, &h);
 		p->last_time = h.time_usec;
 		p->steps++;
+		p->last_step_at = now_s();
 		p->step_seen = true;
 	}
 }
@@ -89,8 +96,12 @@ connect_to(unsigned port)
 	return -1;
 }
 
+/* One run of steps per instance at speed factor (0: unpaced); prints
+ * the figures if print; *slowest: the lowest factor an instance
+ * achieved. */
 static int
-run(struct harness *h, int instances, unsigned steps)
+run(struct harness *h, int instances, unsigned steps, double factor,
+    bool print, double *slowest)
 {
 	const unsigned base =
 		20000 + harness_free_port(h, SOCK_STREAM, false) % 20000;
@@ -99,9 +110,9 @@ run(struct harness *h, int instances, unsigned steps)
 		"[barod]\nsource = px4-sim\ncontrol = none\n"
 		"[sim]\nSIM_BARO_COUNT = 2\nprofile = climb:1\n"
 		"[px4]\ninstances = %d\nbind = 127.0.0.1\nport = %u\n"
-		"hil_baros = 2\n"
+		"hil_baros = 2\nspeed_factor = %g\n"
 		"[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
-		instances, base);
+		instances, base, factor);
 	/* Its log in the harness's directory; back once it listens. */
 	pid_t pid = harness_start(h, "barod.log", (const char *[]){
 		"-c", conf, NULL });
@@ -159,7 +170,19 @@ run(struct harness *h, int instances, unsigned steps)
 	harness_stop(h, pid, &ru);
 	double cpu = rusage_cpu_s(&ru);
 
+	/* Each instance from its first to its last step: the steps
+	 * freewheeled before lockstep are few and on the same clock. */
+	*slowest = 1e9;
+	for (int i = 0; i < instances; i++) {
+		const double f = px[i].steps > 1 && px[i].last_step_at > t0
+					 ? (px[i].steps - 1) * 0.004 /
+						   (px[i].last_step_at - t0)
+					 : 0.0;
+		if (f < *slowest)
+			*slowest = f;
+	}
 	qsort(lat, nlat, sizeof(double), cmp_double);
+	if (print) {
 	printf("px4-sim, %d instance%s in lockstep, %u steps:\n", instances,
 	       instances > 1 ? "s" : "", done);
 	printf("  %.0f steps/s (%.0fx PX4's 250 Hz real time)\n", done / dt,
@@ -170,6 +193,7 @@ run(struct harness *h, int instances, unsigned steps)
 	       nlat ? lat[nlat * 99 / 100] * 1e6 : 0.0);
 	printf("  barod cpu %.3f ms per simulated second (%.1f us per step)\n",
 	       1e3 * cpu / (done / 250.0), 1e6 * cpu / done);
+	}
 	free(lat);
 	for (int i = 0; i < instances; i++)
 		close(px[i].fd);
@@ -187,9 +211,24 @@ main(int argc, char **argv)
 	struct harness h;
 	if (harness_init(&h, "bench-px4sim", argv[1], NULL) < 0)
 		return 1;
-	int rc = run(&h, 1, steps);
-	printf("\n");
-	rc |= run(&h, MAX_INSTANCES, steps);
+	int rc = 0;
+	for (int n = 1; n <= MAX_INSTANCES; n += MAX_INSTANCES - 1) {
+		double ceiling, got = 0.0;
+		rc |= run(&h, n, steps, 0.0, true, &ceiling);
+		/* Paced: a whole factor at or below the ceiling, 3 s per
+		 * try, 20 % less each time it is not held. */
+		double f = floor(ceiling);
+		for (int k = 0; k < 6 && f >= 1.0; k++) {
+			const unsigned paced = (unsigned)(f * 250.0 * 3.0);
+			rc |= run(&h, n, paced, f, false, &got);
+			if (got >= 0.95 * f)
+				break;
+			f = floor(f * 0.8);
+		}
+		printf("  highest speed factor sustained, %d instance%s: %g "
+		       "(slowest instance %.2f)\n\n", n, n > 1 ? "s" : "",
+		       f >= 1.0 ? f : 0.0, got);
+	}
 	harness_fini(&h);
 	return rc;
 }

@@ -232,8 +232,11 @@ test_parse_px4(void **state)
 	assert_int_equal(s->count, 14);
 	assert_string_equal(param_name(&a[0]), "SIM_BARO_DISABLE");
 	assert_true(a[0].value == 1.0);
-	assert_string_equal(param_name(&a[1]), "SIM_BAR2_FREEZE");
-	assert_true(a[1].value == 1.0);
+	/* stuck is the overlay's (pressure and temperature held), not
+	 * SIM_BARO_FREEZE (ArduPilot's: the temperature stays live). */
+	assert_int_equal(a[1].op, SCENARIO_OP_FAULT);
+	assert_int_equal(a[1].instance, 1);
+	assert_int_equal(a[1].fault.kind, FAULT_STUCK);
 	assert_int_equal(a[2].op, SCENARIO_OP_FAULT);
 	assert_int_equal(a[2].instance, 2);
 	assert_int_equal(a[2].fault.kind, FAULT_GARBAGE);
@@ -1171,11 +1174,25 @@ test_px4_types(void **state)
 	assert_int_equal(b.n, 0);
 	assert_false(b.healthy);
 
-	/* stuck: the altitude stored at 990 ms, held. */
+	/* stuck: the sample read at 990 ms, held whole: pressure and
+	 * temperature bit-identical (PX4 calls a baro stale only then). */
 	px4_run("at 1s px4 stuck 0 for 1s\n", 1, &a);
 	assert_int_equal(a.n, 100);
-	for (unsigned i = 0; i < a.n; i++)
+	for (unsigned i = 0; i < a.n; i++) {
 		assert_float_exact(a.s[i].alt_m, truth(990) + 0.0f + 0.0f);
+		assert_float_exact(a.s[i].pressure_pa, a.s[0].pressure_pa);
+		assert_float_exact(a.s[i].temperature_c, a.s[0].temperature_c);
+	}
+	/* SIM_BARO_FREEZE, ArduPilot's: the pressure of the last stored
+	 * altitude, the temperature live (it moves: not stale for PX4). */
+	px4_run("at 1s freeze 0 for 1s\n", 1, &b);
+	assert_int_equal(b.n, 100);
+	bool moved = false;
+	for (unsigned i = 0; i < b.n; i++) {
+		assert_float_exact(b.s[i].pressure_pa, b.s[0].pressure_pa);
+		moved |= b.s[i].temperature_c != b.s[0].temperature_c;
+	}
+	assert_true(moved);
 
 	/* garbage: random in-range values, no altitude, every sample. */
 	px4_run("at 1s px4 garbage 0 for 1s\n", 1, &a);

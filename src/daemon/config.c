@@ -604,6 +604,9 @@ config_defaults(struct config *c)
 	/* As long as PX4 itself waits before it complains (its poll). */
 	c->px4.lockstep_timeout_ms = 1000;
 	c->px4.motor_mask = PX4_THROTTLE_QUAD_MOTORS;
+	c->px4.speed_factor = 1.0;
+	c->px4.speed_factor_from = "default";
+	c->px4.home_latlon_from = "default, PX4's Zurich";
 }
 
 int
@@ -670,15 +673,83 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 	return 0;
 }
 
+int
+config_parse_speed_factor(const char *text, double *out)
+{
+	double f;
+
+	if (str_to_double(text, &f) < 0 ||
+	    !(f == 0.0 ||
+	      (f >= CONFIG_PX4_SPEED_MIN && f <= CONFIG_PX4_SPEED_MAX)))
+		return -EINVAL;
+	*out = f;
+	return 0;
+}
+
+int
+config_apply_px4_env(struct config *c, const char *(*get)(const char *),
+		     char *err, size_t errlen)
+{
+	const char *v;
+	double x;
+
+	if ((v = get("PX4_SIM_SPEED_FACTOR")) && *v) {
+		if (config_parse_speed_factor(v, &c->px4.speed_factor) < 0) {
+			snprintf(err, errlen, "PX4_SIM_SPEED_FACTOR='%s': "
+				 "expected 0 or %g..%g", v,
+				 CONFIG_PX4_SPEED_MIN, CONFIG_PX4_SPEED_MAX);
+			return -EINVAL;
+		}
+		c->px4.speed_factor_from = "PX4_SIM_SPEED_FACTOR";
+	}
+	/* Each on its own, as Gazebo Classic's plugins and PX4's SIH
+	 * branch (px4-rc.simulator) read them. */
+	static const struct {
+		const char *name;
+		double lim;
+	} home[] = { { "PX4_HOME_LAT", 90.0 }, { "PX4_HOME_LON", 180.0 },
+		     { "PX4_HOME_ALT", 2.1e7 } };
+	for (size_t i = 0; i < 3; i++) {
+		if (!(v = get(home[i].name)) || !*v)
+			continue;
+		if (str_to_double(v, &x) < 0 || !(fabs(x) <= home[i].lim)) {
+			snprintf(err, errlen, "%s='%s': expected %s from -%g "
+				 "to %g", home[i].name, v,
+				 i < 2 ? "degrees" : "metres AMSL",
+				 home[i].lim, home[i].lim);
+			return -EINVAL;
+		}
+		if (i == 0)
+			c->px4.home_lat_deg = x;
+		else if (i == 1)
+			c->px4.home_lon_deg = x;
+		else
+			c->home_alt_m = x;
+		if (i < 2)
+			c->px4.home_latlon_from = "PX4_HOME_LAT/LON";
+		else
+			c->home_alt_from = "PX4_HOME_ALT";
+	}
+	return 0;
+}
+
 double
 config_default_home_alt(enum config_source source)
 {
 	/* In the SITL modes the emulator must see the altitude ArduPilot's
-	 * own baro sees, and ArduPilot's default home is CMAC at 584 m. */
-	return source == CONFIG_SOURCE_SITL_JSON ||
-			       source == CONFIG_SOURCE_SITL_PROXY
-		       ? CONFIG_SITL_HOME_ALT_M
-		       : 0.0;
+	 * own baro sees, and ArduPilot's default home is CMAC at 584 m; in
+	 * the PX4 modes PX4's simulators' home, Zurich at 488 m (Gazebo
+	 * Classic's kDefaultHomeAltitude, jMAVSim's DEFAULT_ORIGIN_POS). */
+	switch (source) {
+	case CONFIG_SOURCE_SITL_JSON:
+	case CONFIG_SOURCE_SITL_PROXY:
+		return CONFIG_SITL_HOME_ALT_M;
+	case CONFIG_SOURCE_PX4_SIM:
+	case CONFIG_SOURCE_PX4_PROXY:
+		return CONFIG_PX4_HOME_ALT_M;
+	default:
+		return 0.0;
+	}
 }
 
 enum baro_sitl_atmosphere
@@ -692,8 +763,10 @@ config_atmosphere(const struct config *c)
 void
 config_resolve(struct config *c)
 {
-	if (isnan(c->home_alt_m))
+	if (isnan(c->home_alt_m)) {
 		c->home_alt_m = config_default_home_alt(c->source);
+		c->home_alt_from = "default";
+	}
 	c->atmosphere = config_atmosphere(c);
 	/* Checked when given. */
 	if (c->throttle[0])

@@ -69,7 +69,20 @@ struct config_px4 {
 	/* HIL_ACTUATOR_CONTROLS channels that are motors (bit i: controls[i]),
 	 * for the ground effect's throttle (px4-throttle.h). */
 	unsigned motor_mask;
+	/* px4-sim: physics seconds per wall second (PX4's
+	 * PX4_SIM_SPEED_FACTOR); 0: as fast as PX4 replies. */
+	double speed_factor;
+	const char *speed_factor_from;	/* "default", a file, the env... */
+	const char *home_latlon_from;	/* likewise */
 };
+
+/* [px4] speed_factor's bounds (0 is allowed: unpaced). */
+#define CONFIG_PX4_SPEED_MIN 0.01
+#define CONFIG_PX4_SPEED_MAX 1000.0
+
+/* Parse a speed factor: 0 or CONFIG_PX4_SPEED_MIN..MAX. */
+int config_parse_speed_factor(const char *text, double *out);
+
 
 /* One barometer per instance, as MAVLink has SCALED_PRESSURE..3. */
 #define CONFIG_MAX_SENSORS BARO_MAX_INSTANCES
@@ -158,6 +171,7 @@ struct config {
 	char throttle[32];	/* a throttle term over the profile's, or "" */
 	char truth_path[256];	/* "" = the profile; else a CSV trace */
 	double home_alt_m;	/* NAN until set: config_resolve() */
+	const char *home_alt_from;	/* "default", "barod.conf", ... */
 	enum baro_sitl_atmosphere atmosphere;
 	bool atmosphere_given;	/* else the release's: config_resolve() */
 	enum baro_sitl_ardupilot ardupilot;	/* the release reproduced */
@@ -209,11 +223,21 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 
 /* ArduPilot SITL's default home (CMAC, -35.363261,149.165230,584,353). */
 #define CONFIG_SITL_HOME_ALT_M 584.0
+/* PX4's simulators' default home altitude (PX4_HOME_ALT unset). */
+#define CONFIG_PX4_HOME_ALT_M 488.0
 
 /* The home altitude a source gets when none is configured: ArduPilot's
  * default home in the SITL modes, sea level otherwise. */
 double
 config_default_home_alt(enum config_source source);
+
+/* The PX4 modes take what PX4's own simulators take from the
+ * environment (PX4_SIM_SPEED_FACTOR, PX4_HOME_LAT, PX4_HOME_LON,
+ * PX4_HOME_ALT), so both sides of the link agree.
+ * get is getenv (a test passes its own).  Above the file, below the
+ * command line.  -EINVAL with "NAME='VALUE': reason" in err. */
+int config_apply_px4_env(struct config *c, const char *(*get)(const char *),
+			 char *err, size_t errlen);
 
 /* The atmosphere in use: the one given, else the release's default. */
 enum baro_sitl_atmosphere

@@ -178,9 +178,6 @@ inject_hw(struct daemon *d, unsigned type, unsigned i, double value,
 	case 1:
 		spec.kind = FAULT_OFF;
 		break;
-	case 2:
-		spec.kind = FAULT_STUCK;
-		break;
 	case 4: {
 		const double m = isnan(value) ? SCENARIO_PX4_WRONG_M : value;
 		if (!(fabs(m) <= FAULT_WRONG_MAX_M)) {
@@ -240,8 +237,11 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
 			 FAULT_SLOW_MIN, FAULT_SLOW_MAX);
 		return -EINVAL;
 	}
-	/* garbage, slow and intermittent are overlay faults in any mode. */
-	if (!daemon_emulated(d) && type != 3 && type != 5 && type != 7) {
+	/* stuck, garbage, slow and intermittent are overlay faults in any
+	 * mode: PX4's stuck holds the whole sample, temperature too, which
+	 * SIM_BARO_FREEZE (ArduPilot's meaning) does not. */
+	if (!daemon_emulated(d) && type != 2 && type != 3 && type != 5 &&
+	    type != 7) {
 		int rc = inject_hw(d, type, i, value, err, errlen);
 		if (rc < 0)
 			return rc;
@@ -255,9 +255,6 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
 		break;
 	case 1:
 		b->disable = 1;
-		break;
-	case 2:
-		b->freeze = 1;
 		break;
 	case 4: {
 		const double m = isnan(value) ? SCENARIO_PX4_WRONG_M : value;
@@ -275,7 +272,8 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
 		break;
 	default: {
 		struct fault_spec spec = {
-			type == 3 ? FAULT_GARBAGE
+			type == 2   ? FAULT_STUCK
+			: type == 3 ? FAULT_GARBAGE
 			: type == 5 ? FAULT_SLOW
 				    : FAULT_INTERMITTENT,
 			type == 5 ? (isnan(value) ? FAULT_SLOW_DEFAULT

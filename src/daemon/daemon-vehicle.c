@@ -105,12 +105,29 @@ daemon_vehicle_step(struct daemon *d, struct vehicles *fleet, unsigned v,
 		    struct baro_sample out[BARO_MAX_INSTANCES],
 		    bool published[BARO_MAX_INSTANCES], float *emulated_pa)
 {
+	return daemon_vehicle_step_measured(d, fleet, v, now_us, emulator_ms,
+					    truth, NULL, NULL, out, published,
+					    emulated_pa);
+}
+
+unsigned
+daemon_vehicle_step_measured(struct daemon *d, struct vehicles *fleet,
+			     unsigned v, uint64_t now_us, uint32_t emulator_ms,
+			     const struct baro_sitl_truth *truth,
+			     void (*measured)(struct baro_sample *s, void *user),
+			     void *user,
+			     struct baro_sample out[BARO_MAX_INSTANCES],
+			     bool published[BARO_MAX_INSTANCES],
+			     float *emulated_pa)
+{
 	const struct emit_ctx ctx = { .vehicle = v, .now_us = now_us };
 	unsigned n = baro_sitl_update(daemon_vehicle_sim(d, fleet, v),
 				      emulator_ms, truth, out);
 
 	for (unsigned k = 0; k < n; k++) {
 		out[k].time_us = now_us;
+		if (measured)
+			measured(&out[k], user);
 		if (emulated_pa)
 			emulated_pa[k] = out[k].pressure_pa;
 		published[k] = daemon_emit(d, &ctx, &out[k]);

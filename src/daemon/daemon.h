@@ -151,6 +151,16 @@ unsigned daemon_vehicle_step(struct daemon *d, struct vehicles *fleet,
 			     struct baro_sample out[BARO_MAX_INSTANCES],
 			     bool published[BARO_MAX_INSTANCES],
 			     float *emulated_pa);
+/* The same, with what the source itself measured laid over each
+ * emulator sample before the fault overlay (measured, when not NULL):
+ * the PX4 proxy's samples carry the simulator's temperature, so a stuck
+ * fault holds and the record file shows what PX4 was sent. */
+unsigned daemon_vehicle_step_measured(
+	struct daemon *d, struct vehicles *fleet, unsigned v, uint64_t now_us,
+	uint32_t emulator_ms, const struct baro_sitl_truth *truth,
+	void (*measured)(struct baro_sample *s, void *user), void *user,
+	struct baro_sample out[BARO_MAX_INSTANCES],
+	bool published[BARO_MAX_INSTANCES], float *emulated_pa);
 
 /* daemon-commands.c: whether value for SIM_* parameter idx keeps the
  * emulator's atmosphere in its domain (baro_sitl_param_check() at the

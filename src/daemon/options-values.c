@@ -166,6 +166,21 @@ opt_parse_double(const struct opt_row *r, void *base, const char *key,
 	return 0;
 }
 
+/* A speed factor: 0 (unpaced), or lo..hi. */
+int
+opt_parse_speed_factor(const struct opt_row *r, void *base, const char *key,
+		       const char *value, char *why, size_t whylen)
+{
+	double x;
+
+	(void)key, (void)why, (void)whylen;
+	if (str_to_double(value, &x) < 0 ||
+	    !(x == 0.0 || (x >= r->lo && x <= r->hi)))
+		return -EINVAL;
+	memcpy(field(r, base), &x, sizeof(x));
+	return 0;
+}
+
 void
 opt_fmt_double(const struct opt_row *r, const void *base, FILE *out)
 {

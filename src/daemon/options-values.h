@@ -40,6 +40,7 @@ OPT_PARSER(opt_parse_rng);
 OPT_PARSER(opt_parse_sim_param);
 OPT_PARSER(opt_parse_source);
 OPT_PARSER(opt_parse_source_flag);
+OPT_PARSER(opt_parse_speed_factor);
 OPT_PARSER(opt_parse_string);
 OPT_PARSER(opt_parse_uint);
 OPT_PARSER(opt_parse_verbose);

@@ -198,10 +198,14 @@ const struct opt_row options_table[] = {
 	  .expect = "a path of at most 255 bytes",
 	  .sources = OPT_SRC_OWN_TRUTH },
 	{ "sim", "home_alt", "home-alt", 0, "METRES",
-	  "home altitude AMSL (default 584 in the SITL modes, else 0)",
+	  "home altitude AMSL (default: 584 with --sitl-json*;\n"
+	  "PX4_HOME_ALT, else 488, with --px4-sim*; else 0)",
 	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(home_alt_m),
 	  .lo = -2.1e7, .hi = 2.1e7, .expect = "metres AMSL",
-	  .sources = OPT_SRC_OWN_TRUTH | OPT_SRC(CONFIG_SOURCE_SITL_PROXY) },
+	  /* The PX4 proxy's too: its emulator's home bounds the faults,
+	   * as PX4_HOME_ALT does there. */
+	  .sources = OPT_SRC_OWN_TRUTH | OPT_SRC(CONFIG_SOURCE_SITL_PROXY) |
+		     OPT_SRC(CONFIG_SOURCE_PX4_PROXY) },
 	{ "sim", "ardupilot", "ardupilot", 0, "VERSION",
 	  "the ArduPilot whose SITL baro to reproduce: 4.5, 4.6,\n"
 	  "4.7 (default) or master (ground effect, SIM_BARO_GEFF_M)",
@@ -284,6 +288,14 @@ const struct opt_row options_table[] = {
 	  UINT(0, 65535), CFG(px4.motor_mask),
 	  .expect = "a mask of HIL_ACTUATOR_CONTROLS channels, 0..65535",
 	  .sources = OPT_SRC_PX4 },
+	{ "px4", "speed_factor", "px4-speed-factor", 0, "F",
+	  "physics seconds per second (default\n"
+	  "PX4_SIM_SPEED_FACTOR, else 1; 0: as fast as PX4 replies)",
+	  .parse = opt_parse_speed_factor, .format = opt_fmt_double,
+	  CFG(px4.speed_factor), .lo = CONFIG_PX4_SPEED_MIN,
+	  .hi = CONFIG_PX4_SPEED_MAX,
+	  .expect = "0 (as fast as PX4 replies) or 0.01..1000",
+	  .sources = OPT_SRC(CONFIG_SOURCE_PX4_SIM) },
 
 	/* ---- [mavlink] ---- */
 	{ "mavlink", "protocol", NULL, 0, NULL, NULL,

@@ -331,8 +331,11 @@ parse_verb(struct parser *p, size_t v, char **w, int n,
 
 /*
  * PX4's failure types (FAILURE_TYPE_* in vehicle_command, in this order),
- * mapped onto the emulator's parameters where ArduPilot has one and onto
- * the fault overlay otherwise.
+ * mapped onto the emulator's parameters where ArduPilot has one with
+ * PX4's meaning and onto the fault overlay otherwise.  stuck is the
+ * overlay's in every source: PX4 holds pressure and temperature (and
+ * calls a baro stale only when both stop), while SIM_BARO_FREEZE is
+ * ArduPilot's (pressure from the last stored altitude, temperature live).
  */
 enum px4_how { PX4_CLEAR, PX4_PARAM, PX4_FAULT };
 
@@ -347,8 +350,7 @@ static const struct {
 	{ "ok", PX4_CLEAR, 0, FAULT_NONE, false, 0.0 },
 	{ "off", PX4_PARAM, offsetof(struct sim_baro_params, disable),
 	  FAULT_OFF, false, 1.0 },
-	{ "stuck", PX4_PARAM, offsetof(struct sim_baro_params, freeze),
-	  FAULT_STUCK, false, 1.0 },
+	{ "stuck", PX4_FAULT, 0, FAULT_STUCK, false, 0.0 },
 	{ "garbage", PX4_FAULT, 0, FAULT_GARBAGE, false, 0.0 },
 	{ "wrong", PX4_PARAM, offsetof(struct sim_baro_params, glitch),
 	  FAULT_WRONG, true, SCENARIO_PX4_WRONG_M },

@@ -347,13 +347,15 @@ struct expect {
 	struct fault_overlay ov;
 	enum fault_kind ov_kind[2], ov_now;
 	uint32_t ov_from[2], ov_to[2];
-	/* SIM_BARO_FREEZE over [freeze_from, freeze_to): the temperature
-	 * holds too, at the last one PX4 got. */
+	/* SIM_BARO_FREEZE over [freeze_from, freeze_to): ArduPilot's, the
+	 * pressure of the last stored altitude, the temperature live. */
 	uint32_t freeze_from, freeze_to;
-	float last_temp;
 	/* The latest emulator sample and what it means for the frames
-	 * until the next one (the emulator samples every 10 ms at most). */
-	bool have_cur, cur_withheld, cur_garbage, cur_clean;
+	 * until the next one (the emulator samples every 10 ms at most).
+	 * A sample is the frame's own reading where the emulator left it
+	 * alone (its temperature always); cur_held_temp: the overlay set
+	 * the temperature (stuck, garbage). */
+	bool have_cur, cur_withheld, cur_held_temp, cur_clean;
 	struct baro_sample cur;
 };
 
@@ -435,30 +437,29 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 	}
 	/* Baro 0's sample, if it took one (a disabled one does not). */
 	if (got >= 1 && s[0].instance == 0) {
-		const float emulated = s[0].pressure_pa;
+		s[0].temperature_c = m.temperature;
+		if (s[0].alt_m == truth.alt_amsl_m)
+			s[0].pressure_pa = m.abs_pressure * 100.0f;
 		e->have_cur = true;
 		e->cur_withheld = !fault_overlay_apply(&e->ov, &s[0]);
-		e->cur_garbage = !e->cur_withheld && s[0].pressure_pa != emulated;
-		e->cur_clean = !e->cur_withheld && !e->cur_garbage &&
-			       s[0].alt_m == truth.alt_amsl_m;
+		e->cur_held_temp = s[0].temperature_c != m.temperature;
+		e->cur_clean = !e->cur_withheld && !e->cur_held_temp &&
+			       s[0].pressure_pa == m.abs_pressure * 100.0f;
 		e->cur = s[0];
 	}
 	if (e->emu.params.baro[0].disable ||
 	    (e->have_cur && e->cur_withheld)) {
 		m.fields_updated &= ~0x1A00u;
-	} else if (!e->have_cur || (e->cur_clean && !frozen)) {
-		e->last_temp = m.temperature;
+	} else if (!e->have_cur || e->cur_clean) {
 		return false;
 	} else {
 		m.abs_pressure = e->cur.pressure_pa * 0.01f;
 		assert_int_equal(altitude(e->atmos, e->cur.pressure_pa,
 					  &m.pressure_alt), 0);
-		/* garbage: the overlay's temperature; stuck: held */
-		if (e->cur_garbage)
+		/* garbage: the overlay's temperature; stuck: held; else
+		 * (SIM_BARO_FREEZE too) the frame's own, live. */
+		if (e->cur_held_temp)
 			m.temperature = e->cur.temperature_c;
-		else if (frozen)
-			m.temperature = e->last_temp;
-		e->last_temp = m.temperature;
 	}
 	mavlink_pack_hil_sensor(&m, pl);
 	int k = mavlink_frame_encode(out, 2, in[4], in[5], in[6],
@@ -757,8 +758,9 @@ test_px4_failure_types(void **state)
 	free(run.hex);
 }
 
-/* PX4's `stuck` is SIM_BARO_FREEZE: the held altitude's pressure, and
- * the temperature held with it, so PX4's stale check can see it. */
+/* PX4's `stuck` is the overlay's: the last sample before it, pressure
+ * and temperature, held, so PX4's stale check can see it (PX4's own
+ * `failure baro stuck` holds both). */
 static void
 test_stuck(void **state)
 {
@@ -768,8 +770,9 @@ test_stuck(void **state)
 
 	(void)state;
 	expect_init(&e);
-	e.freeze_from = 200;
-	e.freeze_to = 500;
+	e.ov_kind[0] = FAULT_STUCK;
+	e.ov_from[0] = 200;
+	e.ov_to[0] = 500;
 	start(&r, NULL, "at 200ms px4 stuck 0 for 300ms\nat 10min end\n");
 	lockstep(&r, &e, &run, 0, 200);
 	assert_int_equal(run.rewritten, 15);	/* 200 .. 480 ms */
@@ -783,6 +786,96 @@ test_stuck(void **state)
 	char *log = stop(&r);
 	free(log);
 	free(run.hex);
+}
+
+/* --record holds what PX4 received: each recorded sample's temperature
+ * is the frame's bit for bit, its pressure PX4's (abs_pressure x 100) bit
+ * for bit where no fault touched the frame, and where one did the
+ * pressure barod wrote in hPa (PX4's hPa-to-Pa rounding aside: one
+ * float step).  Clean, glitched, stuck (PX4's), frozen (ArduPilot's,
+ * temperature live) and garbage frames. */
+static void
+test_record_what_px4_got(void **state)
+{
+	struct rig r;
+	char rec[512], extra[700];
+	uint8_t tx[1024], rx[1024];
+	enum { STEPS = 400 };
+	static struct {
+		bool baro;
+		float pa, temp;
+		bool rewritten;
+	} got[STEPS];
+
+	(void)state;
+	path_in_tmp(rec, sizeof(rec), "proxy-record.csv");
+	snprintf(extra, sizeof(extra), "[barod]\nrecord = %s\n[sim]\n", rec);
+	start(&r, extra, "at 200ms glitch 0 5 for 200ms\n"
+			 "at 500ms px4 stuck 0 for 200ms\n"
+			 "at 800ms freeze 0 for 200ms\n"
+			 "at 1100ms px4 garbage 0 for 200ms\n"
+			 "at 10min end\n");
+	for (unsigned k = 0; k < STEPS; k++) {
+		size_t n = hil_sensor(&r, tx, k, T0_US);
+		send_all(r.sim, tx, n);
+		recv_exact(r.px4, rx, n);
+		struct mavlink_hil_sensor m;
+		uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+		memcpy(pl, rx + 10, rx[1]);
+		mavlink_unpack_hil_sensor(pl, &m);
+		got[k].baro = (m.fields_updated & 0x1A00) == 0x1A00;
+		got[k].pa = m.abs_pressure * 100.0f;	/* as PX4 reads it */
+		got[k].temp = m.temperature;
+		got[k].rewritten = memcmp(rx, tx, n) != 0;
+		size_t a = actuators(&r, tx, k);
+		send_all(r.px4, tx, a);
+		recv_exact(r.sim, rx, a);
+	}
+	free(stop(&r));
+
+	char *csv = read_file(rec);
+	unsigned rows = 0, rewritten = 0, held = 0;
+	float stuck_pa = NAN, stuck_temp = NAN;
+	for (char *line = strchr(csv, '\n'); line && line[1];
+	     line = strchr(line + 1, '\n')) {
+		unsigned long long ms;
+		unsigned inst;
+		char alt[32];
+		float pa, temp;
+		if (sscanf(line + 1, "%llu,%u,%31[^,],%f,%f", &ms, &inst, alt,
+			   &pa, &temp) != 5 &&
+		    sscanf(line + 1, "%llu,%u,,%f,%f", &ms, &inst, &pa,
+			   &temp) != 4)
+			fail_msg("record line: %.60s", line + 1);
+		if (inst != 0)
+			continue;
+		assert_int_equal(ms % 4, 0);
+		const unsigned k = (unsigned)(ms / 4);
+		assert_true(k < STEPS);
+		assert_true(got[k].baro);
+		assert_float_exact(temp, got[k].temp);
+		if (got[k].rewritten) {
+			rewritten++;
+			assert_true(float_ulps(pa, got[k].pa) <= 1);
+		} else {
+			assert_float_exact(pa, got[k].pa);
+		}
+		if (ms >= 520 && ms < 700) {
+			if (isnan(stuck_pa)) {
+				stuck_pa = pa;
+				stuck_temp = temp;
+			}
+			assert_float_exact(pa, stuck_pa);
+			assert_float_exact(temp, stuck_temp);
+			held++;
+		}
+		rows++;
+	}
+	free(csv);
+	/* A baro frame every 20 ms, a sample in each. */
+	assert_true(rows >= STEPS / 5 - 2);
+	assert_true(rewritten >= 30);
+	assert_true(held >= 8);
 }
 
 /* The baro in every 250 Hz frame, as jMAVSim sends it: the emulator
@@ -1206,6 +1299,7 @@ main(void)
 		harness_unit_test(test_baro_every_frame, &harness),
 		harness_unit_test(test_disable, &harness),
 		harness_unit_test(test_stuck, &harness),
+		harness_unit_test(test_record_what_px4_got, &harness),
 		harness_unit_test(test_px4_failure_types, &harness),
 		harness_unit_test(test_restarts, &harness),
 		harness_unit_test(test_simulator_late, &harness),

@@ -459,6 +459,70 @@ test_sitl_section(void **state)
 	assert_non_null(strstr(err, "upstream"));
 }
 
+/* A fake environment for config_apply_px4_env(). */
+static const char *const *fake_env;
+
+static const char *
+fake_getenv(const char *name)
+{
+	for (const char *const *e = fake_env; e && *e; e += 2) {
+		if (strcmp(e[0], name) == 0)
+			return e[1];
+	}
+	return NULL;
+}
+
+/* [px4] speed_factor, and PX4_SIM_SPEED_FACTOR above it. */
+static void
+test_px4_speed_factor(void **state)
+{
+	struct config c;
+	char err[256];
+	(void)state;
+
+	config_defaults(&c);
+	assert_true(c.px4.speed_factor == 1.0);
+	assert_string_equal(c.px4.speed_factor_from, "default");
+	assert_int_equal(load(&c, "[px4]\nspeed_factor = 2.5\n", err,
+			      sizeof(err)), 0);
+	assert_true(c.px4.speed_factor == 2.5);
+	assert_int_equal(load(&c, "[px4]\nspeed_factor = 0\n", err,
+			      sizeof(err)), 0);
+	assert_true(c.px4.speed_factor == 0.0);
+	static const char *const bad[] = { "-1", "fast", "2000", "0.001",
+					   "nan", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[64], want[64];
+		snprintf(text, sizeof(text), "[px4]\nspeed_factor = %s\n",
+			 bad[i]);
+		snprintf(want, sizeof(want), "test.conf:2: speed_factor = '%s'",
+			 bad[i]);
+		assert_int_equal(load(&c, text, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, want))
+			fail_msg("'%s': %s", bad[i], err);
+	}
+
+	/* The environment, as PX4 reads it. */
+	config_defaults(&c);
+	fake_env = (const char *const[]){ "PX4_SIM_SPEED_FACTOR", "4", NULL };
+	assert_int_equal(config_apply_px4_env(&c, fake_getenv, err,
+					      sizeof(err)), 0);
+	assert_true(c.px4.speed_factor == 4.0);
+	assert_string_equal(c.px4.speed_factor_from, "PX4_SIM_SPEED_FACTOR");
+	/* Set but empty: as unset. */
+	config_defaults(&c);
+	fake_env = (const char *const[]){ "PX4_SIM_SPEED_FACTOR", "", NULL };
+	assert_int_equal(config_apply_px4_env(&c, fake_getenv, err,
+					      sizeof(err)), 0);
+	assert_true(c.px4.speed_factor == 1.0);
+	fake_env = (const char *const[]){ "PX4_SIM_SPEED_FACTOR", "4x", NULL };
+	assert_int_equal(config_apply_px4_env(&c, fake_getenv, err,
+					      sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "PX4_SIM_SPEED_FACTOR='4x'"));
+	assert_true(c.px4.speed_factor == 1.0);
+	fake_env = NULL;
+}
+
 static void
 test_px4_section(void **state)
 {
@@ -695,6 +759,7 @@ main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sitl_section),
 		cmocka_unit_test(test_px4_section),
+		cmocka_unit_test(test_px4_speed_factor),
 		cmocka_unit_test(test_sensor_sections),
 		cmocka_unit_test(test_gpio_spec),
 		cmocka_unit_test(test_gpio_no_chip),

@@ -570,6 +570,7 @@ test_cli_sources(void **state)
 		{ "seed", "5" },	       { "param", "SIM_BARO_RND=0.5" },
 		{ "sitl-instances", "2" },     { "rng", "2=1" },
 		{ "px4-instances", "2" },      { "sysid", "7" },
+		{ "px4-speed-factor", "2" },
 		{ "compid", "8" },	       { "control", "none" },
 		{ "record", "r.csv" },	       { "output", "udp:127.0.0.1:9" },
 	};

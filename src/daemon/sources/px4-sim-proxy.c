@@ -13,8 +13,16 @@
  * frontend reading a 100 Hz sensor, every baro frame carries the latest
  * emulator sample: the frame's own bytes while that sample is untouched
  * by any fault (so a clean emulator changes nothing at all), the
- * sample's pressure while it is faulted, and no baro bits while the
- * sensor is disabled or the overlay withholds its sample.
+ * sample's pressure while it is faulted (its temperature too when the
+ * fault set that: stuck, garbage; else the frame's, which is live), and
+ * no baro bits while the sensor is disabled or the overlay withholds its
+ * sample.
+ *
+ * A sample is the simulator's own reading wherever the emulator left it
+ * alone: its temperature always (the emulator models none that PX4's
+ * simulator would not), its pressure while the emulator did not move
+ * the altitude.  So the overlay's stuck holds what PX4 was sent, and the
+ * record file and the GCS get exactly the values PX4 received.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -96,11 +104,10 @@ struct px4_proxy {
 	bool have_out;
 	bool withheld;			/* overlay held it back */
 	bool clean;			/* no fault touched it */
-	bool garbage;			/* the overlay replaced its values */
+	bool held_temp;			/* the overlay set its temperature
+					 * (stuck, garbage) */
 	struct baro_sample out;
 	float throttle;			/* the motors', from PX4's controls */
-	float last_temp;
-	bool have_last_temp;
 	uint64_t warned_us;
 };
 
@@ -141,7 +148,6 @@ new_epoch(struct px4_proxy *p)
 {
 	p->have_t0 = false;
 	p->have_out = false;
-	p->have_last_temp = false;
 	daemon_vehicle_restart(p->d, &p->src->fleet, p->instance);
 }
 
@@ -153,33 +159,52 @@ restart(struct px4_proxy *p, const char *why)
 	new_epoch(p);
 }
 
-/* One emulator call at physics time now_us for the frame's pressure. */
+/* The simulator's reading of this frame, for the emulator's samples. */
+struct reading {
+	float pressure_pa;		/* abs_pressure x 100, as PX4 reads it */
+	float temperature_c;
+	float truth_alt;		/* behind pressure_pa */
+};
+
+/* Before the overlay: what the emulator did not change is the
+ * simulator's own reading. */
 static void
-step_emulator(struct px4_proxy *p, uint64_t now_us, float truth_alt)
+measured(struct baro_sample *s, void *user)
+{
+	const struct reading *r = user;
+
+	s->temperature_c = r->temperature_c;
+	if (s->alt_m == r->truth_alt)
+		s->pressure_pa = r->pressure_pa;
+}
+
+/* One emulator call at physics time now_us for the frame's reading. */
+static void
+step_emulator(struct px4_proxy *p, uint64_t now_us, struct reading *r)
 {
 	struct daemon *d = p->d;
 	const unsigned v = p->instance;
-	struct baro_sitl_truth truth = { .alt_amsl_m = truth_alt };
+	struct baro_sitl_truth truth = { .alt_amsl_m = r->truth_alt };
 	/* The simulator's vehicle starts on its ground: SITL's rule (the
 	 * first altitude above 0) finds it. */
 	daemon_vehicle_ground(&p->src->fleet, v,
 			      daemon_vehicle_agl(&p->src->fleet, v,
-						 (double)truth_alt),
+						 (double)r->truth_alt),
 			      p->throttle, &truth);
 	struct baro_sample out[BARO_MAX_INSTANCES];
 	bool published[BARO_MAX_INSTANCES];
-	float emulated[BARO_MAX_INSTANCES];	/* before the overlay */
-	unsigned n = daemon_vehicle_step(d, &p->src->fleet, v, now_us,
-					 (uint32_t)(now_us / 1000u + SIM_OFFSET_MS),
-					 &truth, out, published, emulated);
+	unsigned n = daemon_vehicle_step_measured(
+		d, &p->src->fleet, v, now_us,
+		(uint32_t)(now_us / 1000u + SIM_OFFSET_MS), &truth, measured, r,
+		out, published, NULL);
 	for (unsigned k = 0; k < n; k++) {
 		if (out[k].instance != 0)
 			continue;
 		p->have_out = true;
 		p->withheld = !published[k];
-		p->garbage = out[k].pressure_pa != emulated[k];
-		p->clean = published[k] && !p->garbage &&
-			   out[k].alt_m == truth_alt;
+		p->held_temp = out[k].temperature_c != r->temperature_c;
+		p->clean = published[k] && !p->held_temp &&
+			   out[k].pressure_pa == r->pressure_pa;
 		p->out = out[k];
 	}
 }
@@ -229,14 +254,16 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	if ((m.fields_updated & HS_BARO_BITS) != HS_BARO_BITS)
 		return false;
 
-	float truth_alt;
-	if (altitude_of(d->cfg.atmosphere, m.abs_pressure * 100.0f,
-			&truth_alt) < 0) {
+	struct reading r = {
+		.pressure_pa = m.abs_pressure * 100.0f,
+		.temperature_c = m.temperature,
+	};
+	if (altitude_of(d->cfg.atmosphere, r.pressure_pa, &r.truth_alt) < 0) {
 		complain(p, "HIL_SENSOR abs_pressure is not an air pressure; "
 			    "frame passed unchanged");
 		return false;
 	}
-	step_emulator(p, now_us, truth_alt);
+	step_emulator(p, now_us, &r);
 	p->stats.baro_frames++;
 
 	const struct sim_baro_params *bp =
@@ -249,26 +276,19 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 		p->stats.baro_cleared++;
 		return true;
 	}
-	/* A stuck sensor repeats its whole reading, temperature too. */
-	const bool frozen = bp->freeze == 1;
-	if (!p->have_out || (p->clean && !frozen)) {
-		p->last_temp = m.temperature;
-		p->have_last_temp = true;
+	/* Untouched: the frame as the simulator sent it.  Otherwise the
+	 * sample: a stuck sensor (the overlay's, PX4's meaning) repeats its
+	 * whole reading, SIM_BARO_FREEZE (ArduPilot's) only the pressure,
+	 * its temperature staying live. */
+	if (!p->have_out || p->clean)
 		return false;
-	}
-	float temp = m.temperature;
-	if (p->garbage)
-		temp = p->out.temperature_c;
-	else if (frozen && p->have_last_temp)
-		temp = p->last_temp;
 	float alt;
 	if (altitude_of(d->cfg.atmosphere, p->out.pressure_pa, &alt) < 0)
 		alt = p->out.alt_m;
 	le_put_f32(pl + HS_ABS_PRESSURE, p->out.pressure_pa * 0.01f);
 	le_put_f32(pl + HS_PRESSURE_ALT, alt);
-	le_put_f32(pl + HS_TEMPERATURE, temp);
-	p->last_temp = temp;
-	p->have_last_temp = true;
+	le_put_f32(pl + HS_TEMPERATURE,
+		   p->held_temp ? p->out.temperature_c : m.temperature);
 	p->stats.rewritten++;
 	return true;
 }
@@ -512,6 +532,13 @@ px4proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
 		say(p, LOG_LEVEL_INFO, "proxy: PX4 on %s:%u, simulator %s",
 		    c->bind, p->port, p->upstream);
 	}
+	/* The emulator's home bounds its faults' altitudes; the pressure
+	 * comes from the simulator, whose home should be the same. */
+	log_msg(&d->log, LOG_LEVEL_NOTICE,
+		"PX4 proxy: home %.2f m AMSL (%s; PX4 modes: --home-alt, "
+		"else PX4_HOME_ALT, else home_alt, else 488 as PX4's "
+		"simulators)", d->cfg.home_alt_m,
+		d->cfg.home_alt_from ? d->cfg.home_alt_from : "default");
 	return 0;
 }
 

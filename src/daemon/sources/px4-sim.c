@@ -11,11 +11,31 @@
  * SCALED_PRESSURE run on it, so scenario time 0 is the first step.  PX4
  * sets its clock from HIL_SENSOR id 0 and takes only differences, so
  * time_usec is the step's time plus one step (never 0).  Until PX4's
- * first HIL_ACTUATOR_CONTROLS the steps run in real time (PX4 sends none
+ * first HIL_ACTUATOR_CONTROLS the steps run on their own (PX4 sends none
  * before its first actuator output); after it, each reply advances
- * exactly one step (lockstep).  A PX4 that does not reply for
+ * exactly one step (lockstep).
+ *
+ * Pacing: physics time follows the monotonic clock times the speed
+ * factor ([px4] speed_factor, --px4-speed-factor, PX4_SIM_SPEED_FACTOR;
+ * 1 by default, as PX4's own simulators run), so PX4's link-loss and
+ * disarm timers, which count simulated time, agree with a ground
+ * station's wall clock.  Lockstep stays exact: pacing only holds a
+ * reply's step until its time (a timerfd per instance), never sends a
+ * step without a reply.  A step more than PACE_SLACK_US late moves the
+ * schedule rather than being caught up in a burst (after a stall, or
+ * while PX4 is too slow, which is measured over PACE_WINDOW_US windows
+ * and reported once per connection).  Factor 0 steps as fast as PX4
+ * replies, for batch runs; freewheeling then runs at 1.  A PX4 that does not reply for
  * lockstep_timeout_ms (default a second) gets the next step anyway,
  * counted as a stall, so a lost reply cannot freeze both sides.
+ *
+ * Over TCP a reply is late, never lost: a PX4 that was stopped answers
+ * every step it was sent, the stall steps too, once it runs again.  The
+ * replies to stall steps are therefore owed, and taken without a step
+ * when they come, so a stall leaves the number of steps in flight as it
+ * was (without this each stall added a step of actuator latency for
+ * good).  Only a PX4 that goes silent again after such a reply, with
+ * nothing in flight, had really lost one: then the debt is forgotten.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,7 +43,10 @@
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "atmosphere.h"
 #include "daemon.h"
@@ -36,8 +59,12 @@
 #define STEP_US 4000u
 #define GPS_PERIOD_US 100000u	/* 10 Hz: between Gazebo's 5 and jMAVSim's 20 */
 #define HEARTBEAT_US 1000000u
-/* Freewheeling catches up at most this many steps per timer tick. */
-#define FREEWHEEL_BURST 8u
+/* A step later than this is not caught up: the schedule moves. */
+#define PACE_SLACK_US 100000u
+/* The achieved speed factor is measured over windows this long. */
+#define PACE_WINDOW_US 2000000u
+/* Held below this share of the factor over a window: reported. */
+#define PACE_HELD 0.9
 /* HIL_ACTUATOR_CONTROLS mode bit: PX4 is armed. */
 #define MODE_ARMED 128u
 #define MSG_HIL_STATE_QUATERNION_ID 115.0f
@@ -47,6 +74,7 @@ struct px4_sim_stats {
 	uint64_t steps;			/* physics steps sent */
 	uint64_t controls;		/* HIL_ACTUATOR_CONTROLS received */
 	uint64_t stalls;		/* steps sent without a reply */
+	uint64_t late;			/* replies to stall steps: no step */
 	uint64_t restarts;		/* PX4 (re)connected after a run */
 	uint64_t other_frames;		/* anything else PX4 sent */
 	uint64_t bad_baro;		/* baro samples not finite: not sent */
@@ -87,9 +115,22 @@ struct px4_sim {
 	struct px4_vehicle vehicle;
 	bool lockstep;			/* PX4's first reply came */
 	bool armed;			/* PX4 says so in its replies */
+	uint64_t owed;			/* stall steps whose replies are to
+					 * come: each is taken without a step */
+	bool took_late;			/* a reply was taken so since the
+					 * last step */
 	uint64_t step;			/* the next physics step */
-	uint64_t connected_us;		/* wall clock, for freewheeling */
+	uint64_t connected_us;		/* wall clock of the connection */
 	uint64_t last_step_us;		/* wall clock of the last step */
+	/* Pacing: step anchor_step is due at anchor_us, each next one
+	 * STEP_US / factor later. */
+	struct event_source pace;	/* timerfd: the next step's time */
+	uint64_t credits;		/* replies whose step waits for it */
+	uint64_t anchor_us, anchor_step;
+	double anchor_factor;
+	uint64_t window_us, window_step;	/* the achieved factor's */
+	double achieved;		/* over the last window; 0: none yet */
+	bool slow_reported;
 	uint64_t next_gps_us, next_state_us, next_hb_us;	/* physics */
 	int64_t state_interval_us;	/* HIL_STATE_QUATERNION: 0 every
 					 * step, < 0 never (PX4 asks) */
@@ -238,6 +279,126 @@ send_heartbeat(struct px4_sim *s)
 	send_px4(s, MAVLINK_MSG_HEARTBEAT, pl);
 }
 
+/* The factor steps follow now: the configured one in lockstep; before
+ * it, at least real time (PX4 starts up on it). */
+static double
+pace_factor(const struct px4_sim *s)
+{
+	const double f = s->d->cfg.px4.speed_factor;
+
+	return !s->lockstep && !(f > 0.0) ? 1.0 : f;
+}
+
+/* From now on, the next step is due now. */
+static void
+reanchor(struct px4_sim *s, uint64_t now_us)
+{
+	s->anchor_us = now_us;
+	s->anchor_step = s->step;
+	s->anchor_factor = pace_factor(s);
+}
+
+static uint64_t
+due_us(const struct px4_sim *s)
+{
+	return s->anchor_us +
+	       (uint64_t)llround((double)(s->step - s->anchor_step) *
+				 STEP_US / s->anchor_factor);
+}
+
+/* One timer expiry at absolute monotonic time at_us. */
+static void
+arm(struct px4_sim *s, uint64_t at_us)
+{
+	struct itimerspec its = {
+		.it_value = { (time_t)(at_us / 1000000u),
+			      (long)(at_us % 1000000u) * 1000 },
+	};
+
+	if (at_us == 0)	/* a zero expiry would disarm it */
+		its.it_value.tv_nsec = 1000;
+	(void)timerfd_settime(s->pace.fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* The achieved factor, per window of lockstep; a factor PX4 cannot
+ * keep up with is said once per connection. */
+static void
+measure(struct px4_sim *s, uint64_t wall_us)
+{
+	const double f = s->d->cfg.px4.speed_factor;
+
+	if (!s->lockstep)
+		return;
+	if (s->window_us == 0 || wall_us < s->window_us) {
+		s->window_us = wall_us;
+		s->window_step = s->step;
+		return;
+	}
+	const uint64_t dt = wall_us - s->window_us;
+	if (dt < PACE_WINDOW_US)
+		return;
+	s->achieved = (double)((s->step - s->window_step) * STEP_US) /
+		      (double)dt;
+	s->window_us = wall_us;
+	s->window_step = s->step;
+	if (f > 0.0 && s->achieved < PACE_HELD * f && !s->slow_reported) {
+		s->slow_reported = true;
+		log_msg(&s->d->log, LOG_LEVEL_WARNING,
+			"PX4 instance %u: speed factor %g not held: %.3f "
+			"achieved over %.1f s (PX4 answers too slowly)",
+			s->index, f, s->achieved, (double)dt * 1e-6);
+	}
+}
+
+static void step(struct px4_sim *s, uint64_t wall_us);
+
+/* Send what is due: in lockstep one step per reply held (credits), each
+ * at its time; before it, steps on the clock as PX4 reads them.  Arms
+ * the timer for the next one that must wait. */
+static void
+pump(struct px4_sim *s, uint64_t now_us)
+{
+	if (!px4_conn_is_open(&s->conn))
+		return;
+	if (pace_factor(s) != s->anchor_factor)
+		reanchor(s, now_us);
+	for (;;) {
+		if (s->lockstep ? s->credits == 0
+				: px4_conn_backlog(&s->conn) != 0)
+			return;	/* no reply yet, or PX4 is not reading */
+		if (!s->lockstep && s->out_len != 0) {
+			/* One freewheeling step per flush, so the backlog
+			 * check sees it: again right after the flush. */
+			arm(s, now_us);
+			return;
+		}
+		if (s->anchor_factor > 0.0) {
+			const uint64_t due = due_us(s);
+			if (now_us < due) {
+				arm(s, due);
+				return;
+			}
+			if (now_us - due > PACE_SLACK_US)
+				reanchor(s, now_us);
+		}
+		if (s->lockstep)
+			s->credits--;
+		step(s, now_us);
+	}
+}
+
+static void
+on_pace(struct event_source *src, uint32_t events, void *user)
+{
+	struct px4_sim *s = user;
+	uint64_t n;
+
+	(void)events;
+	if (read(src->fd, &n, sizeof(n)) < 0)
+		return;	/* EAGAIN: nothing expired */
+	pump(s, event_now_us());
+}
+
 /* One physics step: vehicle, emulator, scenario, and what PX4 gets. */
 static void
 step(struct px4_sim *s, uint64_t wall_us)
@@ -326,6 +487,8 @@ step(struct px4_sim *s, uint64_t wall_us)
 	s->step++;
 	s->stats.steps++;
 	s->last_step_us = wall_us;
+	s->took_late = false;
+	measure(s, wall_us);
 }
 
 /* A new PX4: physics from 0, the vehicle at rest, the emulator, and on
@@ -348,6 +511,12 @@ restart(struct px4_sim *s)
 	s->lockstep = false;
 	s->armed = false;
 	s->throttle = 0.0f;
+	s->owed = 0;
+	s->took_late = false;
+	s->credits = 0;
+	s->window_us = 0;
+	s->achieved = 0.0;
+	s->slow_reported = false;
 	s->step = 0;
 	s->next_gps_us = s->next_state_us = s->next_hb_us = 0;
 	s->state_interval_us = 0;
@@ -436,7 +605,8 @@ on_accept(struct px4_listener *l, int fd, void *user)
 		index_of(s), s->peer);
 	/* PX4's start-up waits for this first sample. */
 	s->connected_us = event_now_us();
-	step(s, s->connected_us);
+	reanchor(s, s->connected_us);
+	pump(s, s->connected_us);
 }
 
 static void
@@ -476,18 +646,29 @@ on_frame(const struct mavlink_frame *f, void *user)
 		(void)px4_actuator_throttle(a.controls, a.mode,
 					    (uint16_t)s->d->cfg.px4.motor_mask,
 					    &s->throttle);
-		if (!s->lockstep)
+		if (!s->lockstep) {
 			log_msg(&s->d->log, LOG_LEVEL_INFO,
-				"PX4 instance %u: lockstep from step %" PRIu64,
-				index_of(s), s->step);
-		s->lockstep = true;
+				"PX4 instance %u: lockstep from step %" PRIu64
+				" at speed factor %g",
+				index_of(s), s->step, s->d->cfg.px4.speed_factor);
+			s->lockstep = true;
+			reanchor(s, event_now_us());
+		}
 		if (((a.mode & MODE_ARMED) != 0) != s->armed) {
 			s->armed = !s->armed;
 			log_msg(&s->d->log, LOG_LEVEL_INFO,
 				"PX4 instance %u: %s", index_of(s),
 				s->armed ? "armed" : "disarmed");
 		}
-		step(s, event_now_us());
+		if (s->owed) {
+			/* The answer to a stall step: already taken. */
+			s->owed--;
+			s->stats.late++;
+			s->took_late = true;
+			break;
+		}
+		s->credits++;
+		pump(s, event_now_us());
 		break;
 	case MAVLINK_MSG_COMMAND_LONG:
 		on_command(s, f);
@@ -498,8 +679,8 @@ on_frame(const struct mavlink_frame *f, void *user)
 	}
 }
 
-/* From the 10 ms timer, once per wake-up: freewheel until PX4's first
- * reply, and step a stalled lockstep. */
+/* From the 10 ms timer, once per wake-up: step a stalled lockstep, and
+ * freewheel on if PX4 had stopped reading. */
 static void
 px4sim_tick(struct daemon *d, void *state, bool last)
 {
@@ -512,21 +693,22 @@ px4sim_tick(struct daemon *d, void *state, bool last)
 		struct px4_sim *s = &src->sims[v];
 		if (!px4_conn_is_open(&s->conn))
 			continue;
-		if (s->lockstep) {
+		if (s->lockstep && s->credits == 0) {
 			if (wall_us - s->last_step_us >=
 			    1000u * (uint64_t)d->cfg.px4.lockstep_timeout_ms) {
 				s->stats.stalls++;
+				/* Silent again right after a late reply was
+				 * taken: nothing was in flight, PX4 waits
+				 * for this step, so it owes no reply. */
+				if (s->took_late)
+					s->owed = 0;
+				else
+					s->owed++;
 				step(s, wall_us);
 			}
 			continue;
 		}
-		/* Real time until PX4 replies, and only as fast as it
-		 * reads. */
-		const uint64_t due = (wall_us - s->connected_us) / STEP_US + 1u;
-		for (unsigned k = 0; k < FREEWHEEL_BURST && s->step < due &&
-				     s->out_len == 0 &&
-				     px4_conn_backlog(&s->conn) == 0; k++)
-			step(s, wall_us);
+		pump(s, wall_us);
 	}
 }
 
@@ -559,12 +741,28 @@ px4sim_open(struct daemon *d, void **state, char *err, size_t errlen)
 		s->index = v;
 		s->port = c->port + v;
 		s->conn.src.fd = -1;
+		s->pace.fd = timerfd_create(CLOCK_MONOTONIC,
+					    TFD_NONBLOCK | TFD_CLOEXEC);
+		s->pace.cb = on_pace;
+		s->pace.user = s;
+		if (s->pace.fd < 0 ||
+		    event_loop_add(&d->loop, &s->pace, EPOLLIN) < 0) {
+			const int rc = -errno;
+			snprintf(err, errlen, "PX4 instance %u: pacing timer: %s",
+				 v, strerror(errno));
+			if (s->pace.fd >= 0)
+				close(s->pace.fd);
+			s->pace.fd = -1;
+			return rc;
+		}
 		mavlink_parser_init(&s->parser);
 		char why[200];
 		int rc = px4_listen(&s->listener, &d->loop, c->bind, s->port,
 				    on_accept, s, why, sizeof(why));
 		if (rc < 0) {
 			snprintf(err, errlen, "PX4 instance %u: %s", v, why);
+			event_loop_remove(&d->loop, &s->pace);
+			close(s->pace.fd);
 			return rc;
 		}
 		src->n++;
@@ -572,6 +770,22 @@ px4sim_open(struct daemon *d, void **state, char *err, size_t errlen)
 			"PX4 instance %u: simulator on TCP %s:%u", v, c->bind,
 			c->port + v);
 	}
+	if (c->speed_factor > 0.0)
+		log_msg(&d->log, LOG_LEVEL_NOTICE,
+			"PX4: speed factor %g (%s): physics follows the wall "
+			"clock; PX4 must see the same PX4_SIM_SPEED_FACTOR",
+			c->speed_factor, c->speed_factor_from);
+	else
+		log_msg(&d->log, LOG_LEVEL_NOTICE,
+			"PX4: speed factor 0 (%s): as fast as PX4 replies",
+			c->speed_factor_from);
+	/* One rule in the PX4 modes, as PX4's own simulators: the option,
+	 * else PX4_HOME_*, else barod.conf, else Zurich at 488 m. */
+	log_msg(&d->log, LOG_LEVEL_NOTICE,
+		"PX4: home %.7f, %.7f (%s), %.2f m AMSL (%s)",
+		c->home_lat_deg, c->home_lon_deg, c->home_latlon_from,
+		d->cfg.home_alt_m,
+		d->cfg.home_alt_from ? d->cfg.home_alt_from : "default");
 	return 0;
 }
 
@@ -580,11 +794,12 @@ px4sim_close(struct daemon *d, void *state)
 {
 	struct px4_sim_source *src = state;
 
-	(void)d;
 	if (!src)
 		return;
 	for (size_t v = 0; v < src->n; v++) {
 		struct px4_sim *s = &src->sims[v];
+		event_loop_remove(&d->loop, &s->pace);
+		close(s->pace.fd);
 		px4_conn_close(&s->conn);
 		free(s->conn.tx);
 		s->conn.tx = NULL;
@@ -599,21 +814,30 @@ px4sim_status(struct daemon *d, void *state, FILE *out)
 {
 	struct px4_sim_source *src = state;
 
-	(void)d;
+	const uint64_t now = event_now_us();
 	for (size_t v = 0; v < src->n; v++) {
 		const struct px4_sim *s = &src->sims[v];
 		const bool on = px4_conn_is_open(&s->conn);
 		fprintf(out,
 			"px4 %zu %s port %u physics %.3f s lockstep %s armed %s "
 			"steps %" PRIu64 " controls %" PRIu64 " stalls %" PRIu64
-			" restarts %" PRIu64 " bad-frames %" PRIu64 "\n",
+			" late %" PRIu64 " restarts %" PRIu64
+			" bad-frames %" PRIu64,
 			v, on ? "connected" : "waiting", s->port,
 			on ? (double)s->step * STEP_US * 1e-6 : 0.0,
 			on && s->lockstep ? "yes" : "no",
 			on && s->armed ? "yes" : "no", s->stats.steps,
-			s->stats.controls, s->stats.stalls, s->stats.restarts,
-			s->parser.stats.bad_crc +
+			s->stats.controls, s->stats.stalls, s->stats.late,
+			s->stats.restarts, s->parser.stats.bad_crc +
 				s->parser.stats.unknown_msgid);
+		/* Wall time at the same instant as physics, so the factor
+		 * PX4 ran at is measured on barod's own clocks. */
+		fprintf(out,
+			" speed-factor %g achieved %.3f%s wall %.3f pending %"
+			PRIu64 "\n", d->cfg.px4.speed_factor, s->achieved,
+			s->slow_reported ? " (not held)" : "",
+			on ? (double)(now - s->connected_us) * 1e-6 : 0.0,
+			s->credits);
 	}
 	daemon_vehicles_status(&src->fleet, out);
 }
@@ -632,13 +856,13 @@ px4sim_report(struct daemon *d, void *state)
 			", disconnects %" PRIu64 ", replaced %" PRIu64
 			", restarts %" PRIu64 ", steps %" PRIu64
 			", controls %" PRIu64 ", stalls %" PRIu64
-			", other frames %" PRIu64 ", frames out %" PRIu64
+			", late %" PRIu64 ", other frames %" PRIu64 ", frames out %" PRIu64
 			", dropped %" PRIu64 ", bad frames %" PRIu64
 			", garbage bytes %" PRIu64 ", bad baro %" PRIu64
 			", out of range %" PRIu64,
 			v, l->connections, l->disconnects, l->replaced,
 			s->stats.restarts, s->stats.steps, s->stats.controls,
-			s->stats.stalls, s->stats.other_frames, l->frames_out,
+			s->stats.stalls, s->stats.late, s->stats.other_frames, l->frames_out,
 			l->frames_dropped, p->bad_crc + p->unknown_msgid +
 						   p->bad_incompat + p->truncated,
 			p->garbage_bytes, s->stats.bad_baro,
