@@ -733,23 +733,49 @@ config_apply_px4_env(struct config *c, const char *(*get)(const char *),
 	return 0;
 }
 
+/* One row per source, in enum config_source's order.  The default
+ * homes: in the SITL modes the emulator must see the altitude ArduPilot's
+ * own baro sees, and ArduPilot's default home is CMAC at 584 m; in the
+ * PX4 modes PX4's simulators' home, Zurich at 488 m (Gazebo Classic's
+ * kDefaultHomeAltitude, jMAVSim's DEFAULT_ORIGIN_POS). */
+static const struct config_source_info source_info[] = {
+	[CONFIG_SOURCE_NONE] = { "none", 0.0, 0 },
+	[CONFIG_SOURCE_SIM] = { "sim", 0.0, CONFIG_SRC_EMULATED },
+	[CONFIG_SOURCE_SITL_JSON] = {
+		"sitl-json", CONFIG_SITL_HOME_ALT_M,
+		CONFIG_SRC_EMULATED | CONFIG_SRC_SITL_VEHICLES },
+	[CONFIG_SOURCE_SITL_PROXY] = {
+		"sitl-json-proxy", CONFIG_SITL_HOME_ALT_M,
+		CONFIG_SRC_EMULATED | CONFIG_SRC_SITL_VEHICLES |
+			CONFIG_SRC_SITL_UPSTREAM },
+	[CONFIG_SOURCE_HARDWARE] = { "hardware", 0.0, CONFIG_SRC_SENSORS },
+	[CONFIG_SOURCE_PX4_SIM] = {
+		"px4-sim", CONFIG_PX4_HOME_ALT_M,
+		CONFIG_SRC_EMULATED | CONFIG_SRC_PX4_ENV },
+	[CONFIG_SOURCE_PX4_PROXY] = {
+		"px4-sim-proxy", CONFIG_PX4_HOME_ALT_M,
+		CONFIG_SRC_EMULATED | CONFIG_SRC_PX4_ENV |
+			CONFIG_SRC_PX4_UPSTREAM },
+};
+
+const struct config_source_info *
+config_source_info(enum config_source s)
+{
+	if ((unsigned)s >= sizeof(source_info) / sizeof(source_info[0]))
+		return &source_info[CONFIG_SOURCE_NONE];
+	return &source_info[s];
+}
+
+static bool
+source_has(const struct config *c, unsigned traits)
+{
+	return (config_source_info(c->source)->traits & traits) != 0;
+}
+
 double
 config_default_home_alt(enum config_source source)
 {
-	/* In the SITL modes the emulator must see the altitude ArduPilot's
-	 * own baro sees, and ArduPilot's default home is CMAC at 584 m; in
-	 * the PX4 modes PX4's simulators' home, Zurich at 488 m (Gazebo
-	 * Classic's kDefaultHomeAltitude, jMAVSim's DEFAULT_ORIGIN_POS). */
-	switch (source) {
-	case CONFIG_SOURCE_SITL_JSON:
-	case CONFIG_SOURCE_SITL_PROXY:
-		return CONFIG_SITL_HOME_ALT_M;
-	case CONFIG_SOURCE_PX4_SIM:
-	case CONFIG_SOURCE_PX4_PROXY:
-		return CONFIG_PX4_HOME_ALT_M;
-	default:
-		return 0.0;
-	}
+	return config_source_info(source)->home_alt_m;
 }
 
 enum baro_sitl_atmosphere
@@ -784,25 +810,27 @@ config_validate(const struct config *c, char *err, size_t errlen)
 			 "--hardware, or set source in [barod]");
 		return -EINVAL;
 	}
-	if (c->source == CONFIG_SOURCE_HARDWARE && c->n_sensors == 0) {
-		snprintf(err, errlen, "source = hardware needs a [sensor NAME] "
-				      "section (barod --probe prints them)");
+	if (source_has(c, CONFIG_SRC_SENSORS) && c->n_sensors == 0) {
+		snprintf(err, errlen, "source = %s needs a [sensor NAME] "
+				      "section (barod --probe prints them)",
+			 config_source_name(c->source));
 		return -EINVAL;
 	}
-	if (c->source == CONFIG_SOURCE_SITL_PROXY && !c->sitl.upstream[0]) {
-		snprintf(err, errlen, "sitl-json-proxy needs an upstream "
-				      "HOST:PORT (--sitl-json-proxy or upstream "
-				      "in [sitl])");
+	if (source_has(c, CONFIG_SRC_SITL_UPSTREAM) && !c->sitl.upstream[0]) {
+		snprintf(err, errlen, "%s needs an upstream HOST:PORT (--%s or "
+				      "upstream in [sitl])",
+			 config_source_name(c->source),
+			 config_source_name(c->source));
 		return -EINVAL;
 	}
-	if (c->source == CONFIG_SOURCE_PX4_PROXY && !c->px4.upstream[0]) {
-		snprintf(err, errlen, "px4-sim-proxy needs the simulator's "
-				      "HOST:PORT (--px4-sim-proxy or upstream "
-				      "in [px4])");
+	if (source_has(c, CONFIG_SRC_PX4_UPSTREAM) && !c->px4.upstream[0]) {
+		snprintf(err, errlen, "%s needs the simulator's HOST:PORT (--%s "
+				      "or upstream in [px4])",
+			 config_source_name(c->source),
+			 config_source_name(c->source));
 		return -EINVAL;
 	}
-	const bool sitl = c->source == CONFIG_SOURCE_SITL_JSON ||
-			  c->source == CONFIG_SOURCE_SITL_PROXY;
+	const bool sitl = source_has(c, CONFIG_SRC_SITL_VEHICLES);
 	for (size_t i = 0; i < c->n_outputs; i++) {
 		const struct config_output *o = &c->outputs[i];
 		if (output_type_is_msp(o->type) && o->msp.vehicle != 0 &&
@@ -828,13 +856,13 @@ config_validate(const struct config *c, char *err, size_t errlen)
 	const double home = isnan(c->home_alt_m)
 				    ? config_default_home_alt(c->source)
 				    : c->home_alt_m;
-	if (c->source != CONFIG_SOURCE_HARDWARE &&
+	if (source_has(c, CONFIG_SRC_EMULATED) &&
 	    baro_sitl_params_check(config_atmosphere(c), home, &c->params,
 				   err, errlen) < 0)
 		return -EINVAL;
 	/* A parameter the release does not have (GEFF_M before master)
 	 * would do nothing. */
-	for (size_t i = 0; c->source != CONFIG_SOURCE_HARDWARE &&
+	for (size_t i = 0; source_has(c, CONFIG_SRC_EMULATED) &&
 			   i < sim_param_count(); i++) {
 		if (baro_sitl_ardupilot_param_check(
 			    c->ardupilot, i, (double)sim_param_get(&c->params, i),
@@ -880,21 +908,5 @@ config_output_type_name(enum output_type t)
 const char *
 config_source_name(enum config_source s)
 {
-	switch (s) {
-	case CONFIG_SOURCE_SIM:
-		return "sim";
-	case CONFIG_SOURCE_SITL_JSON:
-		return "sitl-json";
-	case CONFIG_SOURCE_SITL_PROXY:
-		return "sitl-json-proxy";
-	case CONFIG_SOURCE_PX4_PROXY:
-		return "px4-sim-proxy";
-	case CONFIG_SOURCE_HARDWARE:
-		return "hardware";
-	case CONFIG_SOURCE_PX4_SIM:
-		return "px4-sim";
-	case CONFIG_SOURCE_NONE:
-		break;
-	}
-	return "none";
+	return config_source_info(s)->name;
 }

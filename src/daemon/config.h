@@ -264,6 +264,28 @@ config_output_type_name(enum output_type t);
 const char *
 config_source_name(enum config_source s);
 
+/* What the configuration knows of each source: one row per source in
+ * config.c, so no check asks which mode runs, only what it has. */
+enum config_source_traits {
+	CONFIG_SRC_EMULATED = 1u << 0,	/* the emulator: SIM_* checked */
+	CONFIG_SRC_SENSORS = 1u << 1,	/* reads [sensor NAME] sections */
+	CONFIG_SRC_SITL_UPSTREAM = 1u << 2,	/* [sitl] upstream needed */
+	CONFIG_SRC_PX4_UPSTREAM = 1u << 3,	/* [px4] upstream needed */
+	CONFIG_SRC_SITL_VEHICLES = 1u << 4,	/* [sitl] instances: an MSP
+						 * output's vehicle */
+	CONFIG_SRC_PX4_ENV = 1u << 5,	/* PX4_SIM_SPEED_FACTOR, PX4_HOME_* */
+};
+
+struct config_source_info {
+	const char *name;		/* source = NAME */
+	double home_alt_m;		/* the default home altitude */
+	unsigned traits;		/* enum config_source_traits */
+};
+
+/* The row of source s (CONFIG_SOURCE_NONE has one too: "none"). */
+const struct config_source_info *
+config_source_info(enum config_source s);
+
 /* An MSP output's defaults (see struct config_msp). */
 void
 config_msp_defaults(struct config_msp *m);

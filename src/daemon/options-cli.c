@@ -227,8 +227,7 @@ cli_apply(const struct cli *cli, struct config *c, char *err, size_t errlen)
 	note_origins(c);
 	/* PX4's environment, as PX4's own simulators read it: above the
 	 * file, below the options. */
-	if ((c->source == CONFIG_SOURCE_PX4_SIM ||
-	     c->source == CONFIG_SOURCE_PX4_PROXY) &&
+	if ((config_source_info(c->source)->traits & CONFIG_SRC_PX4_ENV) &&
 	    (rc = config_apply_px4_env(c, getenv_const, err, errlen)) < 0)
 		return rc;
 	/* -o replaces the file's outputs, as a whole. */
