@@ -31,7 +31,9 @@
 #include "atmosphere.h"
 #include "baro-sitl.h"
 #include "mavlink.h"
+#include "px4-peer.h"
 #include "sitl-json.h"
+#include "sitl-peer.h"
 #include "test-files.h"
 #include "test-util.h"
 #include "truth-profile.h"
@@ -188,46 +190,19 @@ send_servo(int fd, unsigned port, uint32_t frame, float throttle)
 	struct sitl_servo s = { .magic = SITL_SERVO_MAGIC_16,
 				.frame_rate = 1000, .frame_count = frame,
 				.channels = 16 };
-	uint8_t buf[SITL_SERVO_LEN_32];
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 
 	for (unsigned k = 0; k < 4; k++)
 		s.pwm[k] = (uint16_t)lroundf(1000.0f + 1000.0f * throttle);
 	for (unsigned k = 4; k < 16; k++)
 		s.pwm[k] = 1500;	/* not motors: no say in the throttle */
-	size_t n = sitl_servo_encode(&s, buf);
-	assert_int_equal(sendto(fd, buf, n, 0, (struct sockaddr *)&sa,
-				sizeof(sa)), (ssize_t)n);
+	sitl_peer_send_servo(fd, port, &s);
 }
 
-static ssize_t
-receive(int fd, char *buf, size_t cap, int ms)
-{
-	struct pollfd p = { fd, POLLIN, 0 };
-
-	if (poll(&p, 1, ms) <= 0)
-		return 0;
-	ssize_t n = recv(fd, buf, cap - 1, 0);
-	assert_true(n > 0);
-	buf[n] = '\0';
-	return n;
-}
-
-/* ArduPilot's reading of a reply: the last complete line. */
+/* ArduPilot's reading of a reply: the last complete line, accepted. */
 static void
 ap_read(const char *datagram, struct sitl_fdm *fdm)
 {
-	static char copy[8192];
-	size_t n = strlen(datagram);
-
-	assert_true(n >= 2 && n < sizeof(copy));
-	memcpy(copy, datagram, n + 1);
-	copy[n - 1] = '\0';
-	char *line = strrchr(copy, '\n') + 1;
-	memset(fdm, 0, sizeof(*fdm));
-	assert_true(sitl_json_ap_accepts(sitl_json_ap_parse(line, fdm)));
+	assert_true(sitl_json_ap_accepts(sitl_peer_ap_read(datagram, fdm)));
 }
 
 static void
@@ -319,7 +294,7 @@ proxy_vectors(const char *release, bool geff_acts)
 			int n = backend_line(text, sizeof(text), t, h);
 			sendto(up, text, (size_t)n, 0,
 			       (struct sockaddr *)&from, flen);
-			assert_true(receive(ap, buf, sizeof(buf), 2000) > 0);
+			assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 2000) > 0);
 			ap_read(buf, &fdm);
 			rng = fdm.rng[0];
 		}
@@ -387,7 +362,7 @@ test_peer_geff(void **state)
 		/* 2 s of climbing at 2 g at most: there and at rest. */
 		for (int k = 0; k < 2000; k++) {
 			send_servo(ap, port, frame++, 0.0f);
-			assert_true(receive(ap, buf, sizeof(buf), 2000) > 0);
+			assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 2000) > 0);
 		}
 		ap_read(buf, &fdm);
 		if (!(fabs(-fdm.position[2] - heights[i]) < 1e-6))
@@ -397,7 +372,7 @@ test_peer_geff(void **state)
 		for (size_t j = 0; j < N_T; j++) {
 			for (int k = 0; k < 40; k++) {
 				send_servo(ap, port, frame++, throttles[j]);
-				assert_true(receive(ap, buf, sizeof(buf),
+				assert_true(sitl_peer_receive(ap, buf, sizeof(buf),
 						    2000) > 0);
 			}
 			ap_read(buf, &fdm);
@@ -453,7 +428,7 @@ test_default_mask_no_throttle(void **state)
 	start(conf);
 	for (uint32_t f = 1; f <= 100; f++) {
 		send_servo(ap, port, f, 0.6f);
-		assert_true(receive(ap, buf, sizeof(buf), 2000) > 0);
+		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 2000) > 0);
 	}
 	ap_read(buf, &fdm);
 	/* static:0: on the ground, rng_1 0 m: no ground effect */
@@ -475,7 +450,7 @@ test_default_mask_no_throttle(void **state)
 	start(conf);
 	for (uint32_t f = 1; f <= 100; f++) {
 		send_servo(ap, port, f, 0.6f);
-		assert_true(receive(ap, buf, sizeof(buf), 2000) > 0);
+		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 2000) > 0);
 	}
 	ap_read(buf, &fdm);
 	/* on the ground, motors running: 1.5 m low */
@@ -505,95 +480,27 @@ free_tcp_port(void)
 	return ntohs(sa.sin_port);
 }
 
-#define QUEUE 64
-
-struct px4 {
-	int fd;
-	struct mavlink_parser parser;
-	struct mavlink_frame q[QUEUE];
-	unsigned head, n;
-	uint8_t seq;
-};
-
 static void
-enqueue(const struct mavlink_frame *f, void *user)
+px4_connect(struct px4_peer *p, unsigned port)
 {
-	struct px4 *p = user;
-
-	assert_true(p->n < QUEUE);
-	p->q[(p->head + p->n++) % QUEUE] = *f;
-}
-
-static void
-px4_connect(struct px4 *p, unsigned port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	const int one = 1;
-
-	memset(p, 0, sizeof(*p));
-	mavlink_parser_init(&p->parser);
-	for (int k = 0; k < 500; k++) {
-		p->fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (connect(p->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one,
-				   sizeof(one));
-			return;
-		}
-		close(p->fd);
-		usleep(10000);
-	}
-	fail_msg("barod does not accept on port %u", port);
-}
-
-static bool
-px4_next(struct px4 *p, struct mavlink_frame *f, int ms)
-{
-	while (p->n == 0) {
-		struct pollfd pf = { p->fd, POLLIN, 0 };
-		uint8_t buf[8192];
-		if (poll(&pf, 1, ms) <= 0)
-			return false;
-		ssize_t n = recv(p->fd, buf, sizeof(buf), 0);
-		if (n <= 0)
-			return false;
-		mavlink_parser_feed(&p->parser, buf, (size_t)n, enqueue, p);
-	}
-	*f = p->q[p->head];
-	p->head = (p->head + 1) % QUEUE;
-	p->n--;
-	return true;
+	px4_peer_connect(p, port, 500);
 }
 
 /* PX4's reply to a step: armed, four motors at throttle. */
 static void
-px4_controls(struct px4 *p, uint64_t t_us, float throttle)
+px4_controls(struct px4_peer *p, uint64_t t_us, float throttle)
 {
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, f[MAVLINK_MAX_FRAME];
-	struct mavlink_hil_actuator_controls a = {
-		.time_usec = t_us,
-		.flags = HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
-		.mode = 128 | 1,
-	};
-
-	for (int k = 0; k < 4; k++)
-		a.controls[k] = throttle;
-	mavlink_pack_hil_actuator_controls(&a, pl);
-	int n = mavlink_frame_encode(f, 2, p->seq++, 1, 1,
-				     MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, pl);
-	assert_true(n > 0);
-	assert_int_equal(send(p->fd, f, (size_t)n, MSG_NOSIGNAL), n);
+	px4_peer_controls(p->fd, &p->seq, t_us, 128 | 1, throttle);
 }
 
 /* Frames up to the next HIL_SENSOR id 0 (one physics step). */
 static void
-px4_step(struct px4 *p, struct mavlink_hil_sensor *h)
+px4_step(struct px4_peer *p, struct mavlink_hil_sensor *h)
 {
 	struct mavlink_frame f;
 
 	for (;;) {
-		if (!px4_next(p, &f, 5000))
+		if (!px4_peer_next(p, &f, 5000))
 			fail_msg("no HIL_SENSOR from barod");
 		if (f.msgid != MAVLINK_MSG_HIL_SENSOR)
 			continue;
@@ -605,12 +512,12 @@ px4_step(struct px4 *p, struct mavlink_hil_sensor *h)
 
 /* Frames until none comes for 300 ms; h is the last HIL_SENSOR id 0. */
 static void
-px4_drain(struct px4 *p, struct mavlink_hil_sensor *h)
+px4_drain(struct px4_peer *p, struct mavlink_hil_sensor *h)
 {
 	struct mavlink_frame f;
 	struct mavlink_hil_sensor m;
 
-	while (px4_next(p, &f, 300)) {
+	while (px4_peer_next(p, &f, 300)) {
 		if (f.msgid != MAVLINK_MSG_HIL_SENSOR)
 			continue;
 		mavlink_unpack_hil_sensor(f.payload, &m);
@@ -638,7 +545,7 @@ test_px4_geff(void **state)
 	for (size_t i = 0; i < N_H; i++) {
 		char conf[512], text[1024], sock[512];
 		unsigned port = free_tcp_port();
-		struct px4 p;
+		struct px4_peer p;
 		struct mavlink_hil_sensor h;
 		unsigned compared = 0, lowered = 0;
 
@@ -699,7 +606,7 @@ test_px4_geff(void **state)
 		const char *st = control(sock, "status\n");
 		if (!strstr(st, want))
 			fail_msg("no '%s' in status:\n%s", want, st);
-		close(p.fd);
+		px4_peer_close(&p);
 		free(stop());
 	}
 }
@@ -748,7 +655,7 @@ test_px4_proxy_geff(void **state)
 	char conf[512], text[1024];
 	unsigned sim_port, px4_port = free_tcp_port();
 	int lfd = tcp_listener(&sim_port);
-	struct px4 p;
+	struct px4_peer p;
 	struct mavlink_hil_sensor h;
 	uint8_t pl[MAVLINK_MAX_PAYLOAD], f[MAVLINK_MAX_FRAME];
 	uint8_t seq = 0;
@@ -840,7 +747,7 @@ test_px4_proxy_geff(void **state)
 	/* 0, 0.5 and 1.999 m with either running throttle; 2 m too when
 	 * the pressure's altitude comes back a hair under it */
 	assert_true(lowered >= 6 && lowered <= 8);
-	close(p.fd);
+	px4_peer_close(&p);
 	close(sim);
 	close(lfd);
 	free(stop());

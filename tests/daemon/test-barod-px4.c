@@ -29,6 +29,7 @@
 #include "faults.h"
 #include "harness-cmocka.h"
 #include "mavlink.h"
+#include "px4-peer.h"
 #include "test-files.h"
 #include "test-util.h"
 #include "util-endian.h"
@@ -123,22 +124,7 @@ accept_barod(struct rig *r)
 static int
 connect_px4(unsigned port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int one = 1;
-
-	for (int i = 0; i < TIMEOUT_MS / 10; i++) {
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		assert_true(fd >= 0);
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-			return fd;
-		close(fd);
-		usleep(10000);
-	}
-	fail_msg("barod never listened on TCP %u", port);
-	return -1;
+	return px4_peer_dial(port, TIMEOUT_MS / 10);
 }
 
 static void

@@ -30,6 +30,7 @@
 
 #include "harness-cmocka.h"
 #include "mavlink.h"
+#include "px4-peer.h"
 #include "test-files.h"
 #include "test-util.h"
 
@@ -249,58 +250,21 @@ struct px4 {
 };
 
 static void
-px4_send(struct px4 *p, uint32_t msgid, const uint8_t *pl)
-{
-	uint8_t f[MAVLINK_MAX_FRAME];
-	int n = mavlink_frame_encode(f, 2, p->seq++, 1, 1, msgid, pl);
-
-	assert_true(n > 0);
-	assert_int_equal(send(p->fd, f, (size_t)n, MSG_NOSIGNAL), n);
-}
-
-static void
 px4_heartbeat(struct px4 *p)
 {
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
-	struct mavlink_heartbeat hb = { .autopilot = 12, .mavlink_version = 3 };
-
-	mavlink_pack_heartbeat(&hb, pl);
-	px4_send(p, MAVLINK_MSG_HEARTBEAT, pl);
+	px4_peer_heartbeat(p->fd, &p->seq);
 	p->next_hb = now_s() + 1.0;
 }
 
 static void
 px4_connect(struct px4 *p, unsigned port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	const int one = 1;
-
 	memset(p, 0, sizeof(*p));
 	p->time_ok = true;
 	mavlink_parser_init(&p->parser);
-	for (int k = 0; k < 1000; k++) {
-		p->fd = socket(AF_INET, SOCK_STREAM, 0);
-		assert_true(p->fd >= 0);
-		if (connect(p->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one,
-				   sizeof(one));
-			/* What simulator_mavlink sends first. */
-			uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
-			struct mavlink_command_long c = {
-				.param = { 115.0f, 5000.0f },
-				.command = MAV_CMD_SET_MESSAGE_INTERVAL,
-			};
-			px4_heartbeat(p);
-			mavlink_pack_command_long(&c, pl);
-			px4_send(p, MAVLINK_MSG_COMMAND_LONG, pl);
-			return;
-		}
-		close(p->fd);
-		usleep(10000);
-	}
-	fail_msg("barod does not accept on port %u", port);
+	p->fd = px4_peer_dial(port, 1000);
+	px4_peer_hello(p->fd, &p->seq);
+	p->next_hb = now_s() + 1.0;
 }
 
 static void
@@ -344,16 +308,10 @@ on_frame(const struct mavlink_frame *f, void *user)
 	}
 	/* PX4 answers each step once its outputs exist. */
 	if (p->sensors > SILENT_STEPS) {
-		uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
-		struct mavlink_hil_actuator_controls a = {
-			.time_usec = h.time_usec - STEP_US,
-			.flags = HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
-			.mode = 1,
-		};
-		mavlink_pack_hil_actuator_controls(&a, pl);
 		if (p->think_us)
 			usleep(p->think_us);
-		px4_send(p, MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, pl);
+		px4_peer_controls(p->fd, &p->seq, h.time_usec - STEP_US, 1,
+				  0.0f);
 		p->replies++;
 	}
 }

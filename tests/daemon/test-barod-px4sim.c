@@ -28,6 +28,7 @@
 #include "baro-sitl.h"
 #include "harness-cmocka.h"
 #include "mavlink.h"
+#include "px4-peer.h"
 #include "test-files.h"
 #include "test-util.h"
 
@@ -100,101 +101,21 @@ stop(void)
 
 /* ---- the PX4 side --------------------------------------------------- */
 
-#define QUEUE 64
-
-struct px4 {
-	int fd;
-	bool eof;
-	struct mavlink_parser parser;
-	struct mavlink_frame q[QUEUE];
-	unsigned head, n;
-	uint8_t seq;
-	/* Everything barod sent, for node-mavlink. */
-	uint8_t *raw;
-	size_t raw_len, raw_cap;
-};
-
-static void
-enqueue(const struct mavlink_frame *f, void *user)
-{
-	struct px4 *p = user;
-
-	assert_true(p->n < QUEUE);
-	p->q[(p->head + p->n++) % QUEUE] = *f;
-}
-
 /* PX4's simulator_mavlink: connect, retrying, as it does at start-up. */
 static void
-px4_connect(struct px4 *p, unsigned port)
+px4_connect(struct px4_peer *p, unsigned port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	const int one = 1;
-
-	memset(p, 0, sizeof(*p));
-	mavlink_parser_init(&p->parser);
-	for (int k = 0; k < 1000; k++) {
-		p->fd = socket(AF_INET, SOCK_STREAM, 0);
-		assert_true(p->fd >= 0);
-		if (connect(p->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one,
-				   sizeof(one));
-			return;
-		}
-		close(p->fd);
-		usleep(10000);
-	}
-	fail_msg("barod does not accept on port %u", port);
+	px4_peer_connect(p, port, 1000);
 }
 
 static void
-px4_close(struct px4 *p)
-{
-	close(p->fd);
-	free(p->raw);
-	p->raw = NULL;
-}
-
-/* The next frame from barod within ms; false on timeout or EOF. */
-static bool
-px4_next(struct px4 *p, struct mavlink_frame *f, int ms)
-{
-	while (p->n == 0 && !p->eof) {
-		struct pollfd pf = { p->fd, POLLIN, 0 };
-		uint8_t buf[8192];
-		if (poll(&pf, 1, ms) <= 0)
-			return false;
-		ssize_t n = recv(p->fd, buf, sizeof(buf), 0);
-		if (n <= 0) {
-			p->eof = true;
-			break;
-		}
-		if (p->raw_len + (size_t)n > p->raw_cap) {
-			p->raw_cap = 2 * (p->raw_cap + (size_t)n);
-			p->raw = realloc(p->raw, p->raw_cap);
-			assert_non_null(p->raw);
-		}
-		memcpy(p->raw + p->raw_len, buf, (size_t)n);
-		p->raw_len += (size_t)n;
-		mavlink_parser_feed(&p->parser, buf, (size_t)n, enqueue, p);
-	}
-	if (p->n == 0)
-		return false;
-	*f = p->q[p->head];
-	p->head = (p->head + 1) % QUEUE;
-	p->n--;
-	return true;
-}
-
-static void
-px4_write(struct px4 *p, const void *buf, size_t len)
+px4_write(struct px4_peer *p, const void *buf, size_t len)
 {
 	assert_int_equal(send(p->fd, buf, len, MSG_NOSIGNAL), (ssize_t)len);
 }
 
 static size_t
-px4_frame(struct px4 *p, uint8_t *out, uint32_t msgid, const uint8_t *pl)
+px4_frame(struct px4_peer *p, uint8_t *out, uint32_t msgid, const uint8_t *pl)
 {
 	int n = mavlink_frame_encode(out, 2, p->seq++, 1, 1, msgid, pl);
 
@@ -204,36 +125,9 @@ px4_frame(struct px4 *p, uint8_t *out, uint32_t msgid, const uint8_t *pl)
 
 /* What PX4 sends after each step: its outputs, lockstep flag, mode. */
 static void
-px4_controls(struct px4 *p, uint64_t px4_time_us)
+px4_controls(struct px4_peer *p, uint64_t px4_time_us)
 {
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, f[MAVLINK_MAX_FRAME];
-	struct mavlink_hil_actuator_controls a = {
-		.time_usec = px4_time_us,
-		.flags = HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
-		.mode = 1,
-	};
-
-	mavlink_pack_hil_actuator_controls(&a, pl);
-	px4_write(p, f, px4_frame(p, f, MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, pl));
-}
-
-/* What PX4 sends right after connecting: a heartbeat, and a request for
- * HIL_STATE_QUATERNION every 5000 us. */
-static void
-px4_hello(struct px4 *p)
-{
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, f[MAVLINK_MAX_FRAME];
-	struct mavlink_heartbeat hb = { .autopilot = 12, .mavlink_version = 3 };
-	struct mavlink_command_long c = {
-		.param = { 115.0f, 5000.0f },
-		.command = MAV_CMD_SET_MESSAGE_INTERVAL,
-	};
-
-	mavlink_pack_heartbeat(&hb, pl);
-	px4_write(p, f, px4_frame(p, f, MAVLINK_MSG_HEARTBEAT, pl));
-	memset(pl, 0, sizeof(pl));
-	mavlink_pack_command_long(&c, pl);
-	px4_write(p, f, px4_frame(p, f, MAVLINK_MSG_COMMAND_LONG, pl));
+	px4_peer_controls(p->fd, &p->seq, px4_time_us, 1, 0.0f);
 }
 
 /* ---- what barod sent, checked as it arrives ------------------------- */
@@ -387,26 +281,26 @@ on_frame(struct seen *s, const struct mavlink_frame *f)
 
 /* Read frames until none comes for quiet_ms; the steps seen. */
 static uint64_t
-drain(struct px4 *p, struct seen *s, int quiet_ms)
+drain(struct px4_peer *p, struct seen *s, int quiet_ms)
 {
 	struct mavlink_frame f;
 	uint64_t steps = 0;
 
-	while (px4_next(p, &f, quiet_ms))
+	while (px4_peer_next(p, &f, quiet_ms))
 		steps += on_frame(s, &f);
 	return steps;
 }
 
 /* Reply and wait for exactly the one step that answers it. */
 static void
-lockstep(struct px4 *p, struct seen *s)
+lockstep(struct px4_peer *p, struct seen *s)
 {
 	struct mavlink_frame f;
 	const uint64_t before = s->steps;
 
 	px4_controls(p, s->last_time - STEP_US);
 	while (s->steps == before) {
-		if (!px4_next(p, &f, 5000))
+		if (!px4_peer_next(p, &f, 5000))
 			fail_msg("no step after PX4's reply (step %llu)",
 				 (unsigned long long)before);
 		on_frame(s, &f);
@@ -418,7 +312,7 @@ lockstep(struct px4 *p, struct seen *s)
  * steps per reply; what it freewheeled before comes first.  Returns the
  * steps drained. */
 static uint64_t
-engage(struct px4 *p, struct seen *s, int nth)
+engage(struct px4_peer *p, struct seen *s, int nth)
 {
 	px4_controls(p, 0);
 	wait_log("lockstep from step", nth);
@@ -427,12 +321,12 @@ engage(struct px4 *p, struct seen *s, int nth)
 
 /* The first HIL_SENSOR after connecting (freewheeling). */
 static void
-first_step(struct px4 *p, struct seen *s)
+first_step(struct px4_peer *p, struct seen *s)
 {
 	struct mavlink_frame f;
 
 	while (s->steps == 0) {
-		if (!px4_next(p, &f, 5000))
+		if (!px4_peer_next(p, &f, 5000))
 			fail_msg("no HIL_SENSOR from barod");
 		on_frame(s, &f);
 	}
@@ -441,7 +335,7 @@ first_step(struct px4 *p, struct seen *s)
 /* ---- node-mavlink reads the same bytes ------------------------------ */
 
 static void
-node_check(const struct px4 *p, const struct seen *s)
+node_check(const struct px4_peer *p, const struct seen *s)
 {
 	if (harness_node_peer_skip(&harness))
 		return;
@@ -585,7 +479,7 @@ test_lockstep(void **state)
 	char conf[512], scn[512];
 	unsigned mav_port, port = free_tcp_port();
 	int mav = udp_loopback(&mav_port, 0);
-	struct px4 p;
+	struct px4_peer p;
 	struct baro_sitl emu;
 	struct sim_params params;
 	struct seen *s = calloc(1, sizeof(*s));
@@ -605,7 +499,7 @@ test_lockstep(void **state)
 	assert_int_equal(baro_sitl_altitude(488.0, 10.0, &s->truth_alt), 0);
 
 	px4_connect(&p, port);
-	px4_hello(&p);
+	px4_peer_hello(p.fd, &p.seq);
 	first_step(&p, s);
 	const uint64_t freewheel = s->steps + engage(&p, s, 1);
 	assert_true(freewheel >= 2);
@@ -675,7 +569,7 @@ test_reconnect_and_garbage(void **state)
 	char conf[512];
 	unsigned mav_port, port = free_tcp_port();
 	int mav = udp_loopback(&mav_port, 0);
-	struct px4 a, b, c;
+	struct px4_peer a, b, c;
 	struct seen *s = calloc(1, sizeof(*s));
 	(void)state;
 
@@ -713,7 +607,7 @@ test_reconnect_and_garbage(void **state)
 	assert_int_equal(s->last_time, (s->steps) * STEP_US);
 
 	/* PX4 stops and starts again: physics from 0. */
-	px4_close(&a);
+	px4_peer_close(&a);
 	wait_log("disconnected after", 1);
 	memset(s, 0, sizeof(*s));
 	px4_connect(&b, port);
@@ -728,11 +622,11 @@ test_reconnect_and_garbage(void **state)
 	first_step(&c, s);
 	assert_int_equal(s->last_time, STEP_US);
 	struct mavlink_frame fr;
-	while (px4_next(&b, &fr, 5000))
+	while (px4_peer_next(&b, &fr, 5000))
 		;
 	assert_true(b.eof);
-	px4_close(&b);
-	px4_close(&c);
+	px4_peer_close(&b);
+	px4_peer_close(&c);
 	wait_log("disconnected after", 3);
 
 	char *log = stop();
@@ -759,7 +653,7 @@ test_step_profile(void **state)
 	char conf[512];
 	unsigned mav_port, port = free_tcp_port();
 	int mav = udp_loopback(&mav_port, 0);
-	struct px4 p;
+	struct px4_peer p;
 	struct seen *s = calloc(1, sizeof(*s));
 	(void)state;
 
@@ -804,7 +698,7 @@ test_step_profile(void **state)
 	const char *st = control(sock, "status\n");
 	if (!strstr(st, want))
 		fail_msg("no '%s' in status:\n%s", want, st);
-	px4_close(&p);
+	px4_peer_close(&p);
 	free(stop());
 	free(s);
 	close(mav);
@@ -826,7 +720,7 @@ test_slow_reader(void **state)
 	char conf[512], sock[512];
 	unsigned mav_port, port = free_tcp_port();
 	int mav = udp_loopback(&mav_port, 0);
-	struct px4 p;
+	struct px4_peer p;
 	struct seen *s = calloc(1, sizeof(*s));
 	const int small = 4096;
 	(void)state;
@@ -884,7 +778,7 @@ test_slow_reader(void **state)
 	assert_int_equal(rx.stats.garbage_bytes, 0);
 	assert_int_equal(rx.stats.unknown_msgid, 0);
 	assert_int_equal(rx.stats.truncated, 0);
-	px4_close(&p);
+	px4_peer_close(&p);
 	wait_log("disconnected after", 1);
 
 	char *log = stop();
@@ -913,7 +807,7 @@ test_instances_option(void **state)
 		char conf[512], sock[512], want[128];
 		unsigned mav_port, port = harness_free_port(&harness, SOCK_STREAM, true);
 		int mav = udp_loopback(&mav_port, 0);
-		struct px4 p;
+		struct px4_peer p;
 		struct seen *s = calloc(1, sizeof(*s));
 
 		assert_non_null(s);
@@ -937,7 +831,7 @@ test_instances_option(void **state)
 		if (!strstr(st, want))
 			fail_msg("%s: no '%s' in status:\n%s", opts[k], want,
 				 st);
-		px4_close(&p);
+		px4_peer_close(&p);
 		free(stop());
 		free(s);
 		close(mav);
@@ -961,7 +855,7 @@ test_stall(void **state)
 	char conf[512], sock[512];
 	unsigned mav_port, port = free_tcp_port();
 	int mav = udp_loopback(&mav_port, 0);
-	struct px4 p;
+	struct px4_peer p;
 	struct mavlink_frame f;
 	struct seen *s = calloc(1, sizeof(*s));
 	(void)state;
@@ -980,7 +874,7 @@ test_stall(void **state)
 		const uint64_t before = s->steps;
 		const double t0 = now_s();
 		while (s->steps == before) {
-			if (!px4_next(&p, &f, 5000))
+			if (!px4_peer_next(&p, &f, 5000))
 				fail_msg("no step after a stall");
 			on_frame(s, &f);
 		}

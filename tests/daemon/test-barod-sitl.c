@@ -26,6 +26,7 @@
 #include "mavlink.h"
 #include "msp-capture.h"
 #include "sitl-json.h"
+#include "sitl-peer.h"
 #include "test-files.h"
 #include "test-util.h"
 
@@ -76,49 +77,21 @@ send_servo(int fd, unsigned port, uint32_t frame, bool wide)
 		.frame_count = frame,
 		.channels = wide ? 32 : 16,
 	};
-	uint8_t buf[SITL_SERVO_LEN_32];
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 
 	for (unsigned k = 0; k < s.channels; k++)
 		s.pwm[k] = (uint16_t)(1000 + k);
-	size_t n = sitl_servo_encode(&s, buf);
-	assert_int_equal(sendto(fd, buf, n, 0, (struct sockaddr *)&sa,
-				sizeof(sa)), (ssize_t)n);
+	sitl_peer_send_servo(fd, port, &s);
 }
 
-/* One datagram within ms, or 0 bytes. */
-static ssize_t
-receive(int fd, char *buf, size_t cap, int ms)
-{
-	struct pollfd p = { fd, POLLIN, 0 };
-
-	if (poll(&p, 1, ms) <= 0)
-		return 0;
-	ssize_t n = recv(fd, buf, cap - 1, 0);
-	assert_true(n > 0);
-	buf[n] = '\0';
-	return n;
-}
-
-/*
- * ArduPilot's framing: every '\n' ends a line and the last complete line
- * is the one parsed.  Returns ArduPilot's mask for it.
- */
+/* A reply as barod frames it: a line of its own, '\n' before and after;
+ * ArduPilot's mask for it. */
 static uint64_t
 ap_read(const char *datagram, struct sitl_fdm *fdm)
 {
-	char copy[8192];
-	size_t n = strlen(datagram);
+	const size_t n = strlen(datagram);
 
-	assert_true(n < sizeof(copy));
-	memcpy(copy, datagram, n + 1);
-	assert_true(n >= 2 && copy[0] == '\n' && copy[n - 1] == '\n');
-	copy[n - 1] = '\0';
-	char *line = strrchr(copy, '\n') + 1;
-	memset(fdm, 0, sizeof(*fdm));
-	return sitl_json_ap_parse(line, fdm);
+	assert_true(n >= 2 && datagram[0] == '\n' && datagram[n - 1] == '\n');
+	return sitl_peer_ap_read(datagram, fdm);
 }
 
 static const uint64_t vehicle_keys =
@@ -200,7 +173,7 @@ test_peer(void **state)
 	unsigned glitched = 0;
 	for (uint32_t f = 1; f <= 1200; f++) {
 		send_servo(ap, port, f, f > 600);	/* 32 channels later */
-		ssize_t n = receive(ap, buf, sizeof(buf), 1000);
+		ssize_t n = sitl_peer_receive(ap, buf, sizeof(buf), 1000);
 		assert_true(n > 0);
 		uint64_t mask = ap_read(buf, &fdm);
 		assert_int_equal(mask & vehicle_keys, vehicle_keys);
@@ -226,7 +199,7 @@ test_peer(void **state)
 		/* A resend of frame 100 gets the same answer, no step. */
 		if (f == 100) {
 			send_servo(ap, port, f, false);
-			assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+			assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 			assert_string_equal(buf, first);
 		}
 	}
@@ -234,7 +207,7 @@ test_peer(void **state)
 
 	/* Lost frames: 1206 follows 1200. */
 	send_servo(ap, port, 1206, false);
-	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 	ap_read(buf, &fdm);
 	assert_close_abs(fdm.timestamp, 1201 / 1200.0, 1e-9);
 
@@ -247,11 +220,11 @@ test_peer(void **state)
 	uint8_t short_pkt[39] = { 0x1a, 0x48 };	/* magic 18458, 39 bytes */
 	sendto(ap, short_pkt, sizeof(short_pkt), 0, (struct sockaddr *)&sa,
 	       sizeof(sa));
-	assert_int_equal(receive(ap, buf, sizeof(buf), 100), 0);
+	assert_int_equal(sitl_peer_receive(ap, buf, sizeof(buf), 100), 0);
 
 	/* ArduPilot restarted: frame_count back to 1, physics from 0. */
 	send_servo(ap, port, 1, false);
-	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 	ap_read(buf, &fdm);
 	assert_close_abs(fdm.timestamp, 1 / 1200.0, 1e-9);
 
@@ -287,7 +260,7 @@ test_peer(void **state)
 	glitched = 0;
 	for (uint32_t f = 2; f <= 900; f++) {
 		send_servo(ap, port, f, false);
-		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 		ap_read(buf, &fdm);
 		const unsigned ms = (unsigned)(f * 1000u / 1200u);
 		if (ms >= 10)
@@ -360,7 +333,7 @@ test_proxy(void **state)
 
 		int tl = upstream_line(text, sizeof(text), f * 0.001);
 		sendto(up, text, (size_t)tl, 0, (struct sockaddr *)&from, flen);
-		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 
 		/* Upstream text, byte for byte, behind barod's fields. */
 		assert_memory_equal(buf, "\n{\"rng_1\":", 10);
@@ -386,20 +359,20 @@ test_proxy(void **state)
 	uint8_t tmp[256];
 	recvfrom(up, tmp, sizeof(tmp), 0, (struct sockaddr *)&barod_up, &blen);
 	sendto(up, "\n{oops\n", 7, 0, (struct sockaddr *)&barod_up, blen);
-	assert_int_equal(receive(ap, buf, sizeof(buf), 1000), 7);
+	assert_int_equal(sitl_peer_receive(ap, buf, sizeof(buf), 1000), 7);
 	assert_string_equal(buf, "\n{oops\n");
 
 	/* The backend restarted: its timestamp went back. */
 	int tl = upstream_line(text, sizeof(text), 0.0005);
 	sendto(up, text, (size_t)tl, 0, (struct sockaddr *)&barod_up, blen);
-	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 
 	/* A silent backend: ArduPilot gets nothing, barod says so. */
 	for (int k = 0; k < 125; k++) {
 		send_servo(ap, port, 102 + (uint32_t)k, false);
 		usleep(20000);
 	}
-	assert_int_equal(receive(ap, buf, sizeof(buf), 50), 0);
+	assert_int_equal(sitl_peer_receive(ap, buf, sizeof(buf), 50), 0);
 
 	char *log = stop();
 	if (!strstr(log, "bad lines 1"))
@@ -437,7 +410,7 @@ proxy_frame(int ap, int up, unsigned port, uint32_t frame, double t)
 			     &flen) > 0);
 	int tl = upstream_line(text, sizeof(text), t);
 	sendto(up, text, (size_t)tl, 0, (struct sockaddr *)&from, flen);
-	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 	assert_true(sitl_json_ap_accepts(ap_read(buf, &fdm)));
 	return fdm.rng[0];
 }
@@ -560,17 +533,17 @@ test_two_instances(void **state)
 	/* Instance 1 runs ahead of instance 0: separate clocks. */
 	for (uint32_t f = 1; f <= 240; f++) {
 		send_servo(ap, port + 10, f, false);
-		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 		if (f > 120)
 			continue;
 		send_servo(ap, port, f, false);
-		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 	}
 	ap_read(buf, &fdm);
 	assert_close_abs(fdm.timestamp, 240 / 1200.0, 1e-9);
 	/* A resend to instance 0 shows its own clock, 100 ms behind. */
 	send_servo(ap, port, 120, false);
-	assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+	assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 	ap_read(buf, &fdm);
 	assert_close_abs(fdm.timestamp, 120 / 1200.0, 1e-9);
 	assert_float_exact(fdm.rng[0], 4.0f);
@@ -625,11 +598,11 @@ test_msp_vehicles(void **state)
 	/* 100 ms of physics for instance 0, 200 ms for instance 1. */
 	for (uint32_t f = 1; f <= 240; f++) {
 		send_servo(ap, port + 10, f, false);
-		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 		if (f > 120)
 			continue;
 		send_servo(ap, port, f, false);
-		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 	}
 	free(stop());
 	for (int v = 0; v < 2; v++) {
@@ -698,7 +671,7 @@ test_peer_truth_trace(void **state)
 
 	for (uint32_t f = 1; f <= 3000; f++) {
 		send_servo(ap, port, f, false);
-		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 	}
 	ap_read(buf, &fdm);
 	assert_close_abs(fdm.position[2], -12.5, 1e-9);
@@ -739,7 +712,7 @@ test_peer_step_profile(void **state)
 	float last_rng = 0.0f;
 	for (uint32_t f = 1; f < 16000; f++) {
 		send_servo(ap, port, f, false);
-		assert_true(receive(ap, buf, sizeof(buf), 1000) > 0);
+		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 		assert_int_equal(ap_read(buf, &fdm) & vehicle_keys,
 				 vehicle_keys);
 		h[f] = -fdm.position[2];
