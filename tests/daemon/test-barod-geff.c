@@ -30,6 +30,7 @@
 
 #include "atmosphere.h"
 #include "baro-sitl.h"
+#include "control-client.h"
 #include "mavlink.h"
 #include "px4-peer.h"
 #include "sitl-json.h"
@@ -122,53 +123,14 @@ stop(void)
 	return log;
 }
 
-/* A reply ends with a line that starts "ok" or "error". */
-static bool
-reply_done(const char *r)
-{
-	size_t n = strlen(r);
-
-	if (n == 0 || r[n - 1] != '\n')
-		return false;
-	const char *last = r + n - 1;
-	while (last > r && last[-1] != '\n')
-		last--;
-	return strncmp(last, "ok", 2) == 0 || strncmp(last, "error", 5) == 0;
-}
-
 /* One control socket command; the reply up to its "ok" or "error". */
 static char *
 control(const char *path, const char *cmd)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static const struct control_wait w = { 200, 20000, true };
 	static char reply[8192];
-	size_t n = 0;
 
-	for (int k = 0; k < 200; k++) {
-		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-		memcpy(sa.sun_path, path, strlen(path) + 1);
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-			close(fd);
-			usleep(20000);
-			continue;
-		}
-		assert_int_equal(write(fd, cmd, strlen(cmd)),
-				 (ssize_t)strlen(cmd));
-		reply[0] = '\0';
-		while (n + 1 < sizeof(reply) && !reply_done(reply)) {
-			struct pollfd pf = { fd, POLLIN, 0 };
-			assert_true(poll(&pf, 1, 5000) > 0);
-			ssize_t r = read(fd, reply + n, sizeof(reply) - 1 - n);
-			if (r <= 0)
-				break;
-			n += (size_t)r;
-			reply[n] = '\0';
-		}
-		close(fd);
-		return reply;
-	}
-	fail_msg("no control socket at %s", path);
-	return NULL;
+	return control_request(path, cmd, reply, sizeof(reply), &w);
 }
 
 /* ---- SITL JSON ------------------------------------------------------ */

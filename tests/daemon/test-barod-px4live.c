@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control-client.h"
 #include "harness-cmocka.h"
 #include "mavlink.h"
 #include "px4-peer.h"
@@ -122,54 +123,16 @@ write_conf(const char *path, const char *profile, unsigned port,
 	write_file(path, text);
 }
 
-/* Whether a reply is complete: its last line starts with ok or error. */
-static bool
-final_line(const char *reply)
-{
-	const size_t n = strlen(reply);
-
-	if (n == 0 || reply[n - 1] != '\n')
-		return false;
-	const char *line = reply + n - 1;
-	while (line > reply && line[-1] != '\n')
-		line--;
-	return strncmp(line, "ok", 2) == 0 || strncmp(line, "error", 5) == 0;
-}
-
 /* One control socket command; the reply up to its "ok" line. */
 static char *
 control(const char *cmd)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char path[512];
+	static const struct control_wait w = { 500, 10000, false };
 	static char reply[8192];
-	size_t n = 0;
+	char path[512];
 
 	path_in_tmp(path, sizeof(path), "control");
-	for (int k = 0; k < 500; k++) {
-		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-		memcpy(sa.sun_path, path, strlen(path) + 1);
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-			close(fd);
-			usleep(10000);
-			continue;
-		}
-		reply[0] = '\0';
-		assert_int_equal(write(fd, cmd, strlen(cmd)),
-				 (ssize_t)strlen(cmd));
-		while (n + 1 < sizeof(reply) && !final_line(reply)) {
-			struct pollfd pf = { fd, POLLIN, 0 };
-			assert_true(poll(&pf, 1, 5000) > 0);
-			ssize_t r = read(fd, reply + n, sizeof(reply) - 1 - n);
-			assert_true(r > 0);
-			n += (size_t)r;
-			reply[n] = '\0';
-		}
-		close(fd);
-		return reply;
-	}
-	fail_msg("no control socket at %s", path);
-	return NULL;
+	return control_request(path, cmd, reply, sizeof(reply), &w);
 }
 
 /* barod's status line of PX4 instance v. */
