@@ -50,6 +50,10 @@ open_common(struct log_reader *r, const char *format)
 	/* A gzip'd log is read through zlib, whatever the name says. */
 	if (log_input_is_gzip(head, (size_t)got)) {
 		int rc = log_input_gunzip(&r->in);
+		if (rc == -ENOTSUP)
+			return fail(r, rc, "gzip'd log, and this baro-replay "
+					   "was built without zlib (zlib1g-dev): "
+					   "gunzip it first");
 		if (rc < 0)
 			return fail(r, rc, "gzip: %s", strerror(-rc));
 		got = log_input_peek(&r->in, 64, &head);
