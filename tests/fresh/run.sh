@@ -23,7 +23,8 @@
 # installing ca-certificates there keeps it) and NODE_EXTRA_CA_CERTS:
 # the machines reach the npm registry through a CA only they trust.  The
 # real flight logs the tests read are bind-mounted read-only from
-# /work/shared/data/logs when this machine has them.
+# ../shared/data/logs beside the source tree, when it has them, to the
+# same place beside the chroot's clone.
 set -eu
 
 # Inside the chroot: this script again, from the copied clone.
@@ -70,7 +71,7 @@ if [ "${1:-}" = --inside ]; then
 	say "PASS baroctl status against ./dev run, clean stop on SIGTERM"
 
 	# Plots out of the box: ./dev run/test installed gnuplot-nox.
-	log=/work/shared/data/logs/ap_copter-3.4.4-rc1_badajoz_climb.bin
+	log=../shared/data/logs/ap_copter-3.4.4-rc1_badajoz_climb.bin
 	if [ -f "$log" ]; then
 		rm -rf /tmp/fresh-replay
 		# 1: a built-in threshold failed, as raw's detection checks do.
@@ -199,10 +200,12 @@ mount --bind /dev/pts "$root/dev/pts"
 mount -t tmpfs tmpfs "$root/dev/shm"
 mount -t tmpfs tmpfs "$root/run"
 mount -t tmpfs tmpfs "$root/tmp"
-if [ -d /work/shared/data/logs ]; then
-	mkdir -p "$root/work/shared/data/logs"
-	mount --bind /work/shared/data/logs "$root/work/shared/data/logs"
-	mount -o remount,bind,ro "$root/work/shared/data/logs"
+# The flight logs beside the source tree (../shared/data/logs, where the
+# build looks for them), at the same place beside the chroot's clone.
+if [ -d ../shared/data/logs ]; then
+	mkdir -p "$root/root/shared/data/logs"
+	mount --bind ../shared/data/logs "$root/root/shared/data/logs"
+	mount -o remount,bind,ro "$root/root/shared/data/logs"
 fi
 
 # A login's environment, with no XDG_RUNTIME_DIR (as root on a console).
