@@ -4,6 +4,8 @@
 #            BENCH_LOGS BENCH_FILTERS LOGS_DIR BENCH_DRIVERS BENCH_PX4SIM
 #            BENCH_MSP BENCH_PX4
 # BENCH_DRIVERS is '-' when the build found no umockdev.
+# bench-barod runs $BAROD_BENCH_ROUNDS (3) rounds of barod and its two
+# floors, BAROD_BENCH_SECONDS (10) each.
 set -eu
 "$1"
 echo
@@ -11,9 +13,9 @@ echo
 echo
 "${11}"
 echo
-"$2" "$3" "${BAROD_BENCH_SECONDS:-20}"
+"$2" "$3" "${BAROD_BENCH_SECONDS:-10}"
 echo
-"$2" "$3" "${BAROD_BENCH_SECONDS:-20}" msp
+"$2" "$3" "${BAROD_BENCH_SECONDS:-10}" msp
 echo
 "$5" "$3" "${BAROD_BENCH_SITL_FRAMES:-20000}"
 echo
