@@ -44,14 +44,7 @@ datagram_open(struct transport *t, bool server, char *err, size_t errlen)
 		g->peer_len[0] = len;
 		g->n_peers = 1;
 	}
-	t->src->fd = fd;
-	rc = transport_watch(t, EPOLLIN);
-	if (rc < 0) {
-		snprintf(err, errlen, "epoll: %s", strerror(-rc));
-		close(fd);
-		t->src->fd = -1;
-	}
-	return rc;
+	return transport_attach(t, fd, EPOLLIN, err, errlen);
 }
 
 int

@@ -68,14 +68,7 @@ attach(struct transport *t, char *err, size_t errlen)
 
 	if (fd < 0)
 		return fd;
-	t->src->fd = fd;
-	int rc = transport_watch(t, EPOLLIN);
-	if (rc < 0) {
-		snprintf(err, errlen, "epoll: %s", strerror(-rc));
-		close(fd);
-		t->src->fd = -1;
-	}
-	return rc;
+	return transport_attach(t, fd, EPOLLIN, err, errlen);
 }
 
 static int

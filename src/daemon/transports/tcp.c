@@ -43,14 +43,7 @@ tcp_connect(struct transport *t, char *err, size_t errlen)
 		transport_retry_later(t);
 		return 0;
 	}
-	t->src->fd = fd;
-	int rc = transport_watch(t, EPOLLOUT);
-	if (rc < 0) {
-		snprintf(err, errlen, "epoll: %s", strerror(-rc));
-		close(fd);
-		t->src->fd = -1;
-	}
-	return rc;
+	return transport_attach(t, fd, EPOLLOUT, err, errlen);
 }
 
 static int

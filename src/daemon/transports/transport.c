@@ -44,6 +44,20 @@ transport_watch(struct transport *t, uint32_t events)
 	return rc;
 }
 
+int
+transport_attach(struct transport *t, int fd, uint32_t events, char *err,
+		 size_t errlen)
+{
+	t->src->fd = fd;
+	int rc = transport_watch(t, events);
+	if (rc < 0) {
+		snprintf(err, errlen, "epoll: %s", strerror(-rc));
+		close(fd);
+		t->src->fd = -1;
+	}
+	return rc;
+}
+
 void
 transport_close_fd(struct transport *t)
 {

@@ -160,6 +160,12 @@ extern const struct transport_ops transport_tcp;
 int
 transport_watch(struct transport *t, uint32_t events);
 
+/* Take fd as src's and watch it for events; on failure fd is closed and
+ * err says why (-errno). */
+int
+transport_attach(struct transport *t, int fd, uint32_t events, char *err,
+		 size_t errlen);
+
 /* Unregister and close src's fd, if open. */
 void
 transport_close_fd(struct transport *t);
