@@ -609,6 +609,28 @@ config_defaults(struct config *c)
 	c->px4.home_latlon_from = "default, PX4's Zurich";
 }
 
+/* In the order -o's error message lists them. */
+static const struct config_output_info output_info[] = {
+	{ OUTPUT_UDP_CLIENT, "udp", "udp-client", "udp:HOST:PORT", false,
+	  false },
+	{ OUTPUT_UDP_SERVER, "udp-server", "udp-server", "udp-server:HOST:PORT",
+	  false, false },
+	{ OUTPUT_SERIAL, "serial", "serial", "serial:DEVICE[:BAUD]", true,
+	  false },
+	{ OUTPUT_MSP_SERIAL, "msp", "msp-serial", "msp:DEVICE[:BAUD]", true,
+	  true },
+	{ OUTPUT_MSP_TCP, "msp-tcp", "msp-tcp", "msp-tcp:HOST:PORT", false,
+	  true },
+	{ OUTPUT_MSP_UDP, "msp-udp", "msp-udp", "msp-udp:HOST:PORT", false,
+	  true },
+};
+
+#define N_OUTPUT_TYPES (sizeof(output_info) / sizeof(output_info[0]))
+
+static const struct config_output_info output_unknown = {
+	.prefix = "?", .name = "?", .form = "?",
+};
+
 int
 config_parse_output(const char *spec, struct config_output *o, char *err,
 		    size_t errlen)
@@ -617,36 +639,33 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 	o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET, RATE_UNSET };
 	config_msp_defaults(&o->msp);
 
-	const char *rest;
-	if (strncmp(spec, "msp:", 4) == 0) {
-		o->type = OUTPUT_MSP_SERIAL;
-		rest = spec + 4;
-	} else if (strncmp(spec, "msp-tcp:", 8) == 0) {
-		o->type = OUTPUT_MSP_TCP;
-		rest = spec + 8;
-	} else if (strncmp(spec, "msp-udp:", 8) == 0) {
-		o->type = OUTPUT_MSP_UDP;
-		rest = spec + 8;
-	} else if (strncmp(spec, "udp:", 4) == 0) {
-		o->type = OUTPUT_UDP_CLIENT;
-		rest = spec + 4;
-	} else if (strncmp(spec, "udp-server:", 11) == 0) {
-		o->type = OUTPUT_UDP_SERVER;
-		rest = spec + 11;
-	} else if (strncmp(spec, "serial:", 7) == 0) {
-		o->type = OUTPUT_SERIAL;
-		rest = spec + 7;
-	} else {
-		snprintf(err, errlen,
-			 "output '%s': expected udp:HOST:PORT, "
-			 "udp-server:HOST:PORT, serial:DEVICE[:BAUD], "
-			 "msp:DEVICE[:BAUD], msp-tcp:HOST:PORT or "
-			 "msp-udp:HOST:PORT", spec);
+	const struct config_output_info *info = NULL;
+	const char *rest = NULL;
+	for (size_t k = 0; k < N_OUTPUT_TYPES && !info; k++) {
+		size_t n = strlen(output_info[k].prefix);
+		if (strncmp(spec, output_info[k].prefix, n) == 0 &&
+		    spec[n] == ':') {
+			info = &output_info[k];
+			rest = spec + n + 1;
+		}
+	}
+	if (!info) {
+		int len = snprintf(err, errlen, "output '%s': expected ", spec);
+		for (size_t k = 0; k < N_OUTPUT_TYPES; k++) {
+			if (len < 0 || (size_t)len >= errlen)
+				break;
+			len += snprintf(err + len, errlen - (size_t)len,
+					"%s%s", k == 0 ? ""
+					: k + 1 < N_OUTPUT_TYPES
+						? ", " : " or ",
+					output_info[k].form);
+		}
 		return -EINVAL;
 	}
+	o->type = info->type;
 	snprintf(o->name, sizeof(o->name), "%.*s", CONFIG_NAME_MAX - 1, spec);
 
-	if (o->type != OUTPUT_SERIAL && o->type != OUTPUT_MSP_SERIAL) {
+	if (!info->device) {
 		if (config_check_address(rest) < 0) {
 			snprintf(err, errlen, "output '%s': expected HOST:PORT",
 				 spec);
@@ -885,24 +904,20 @@ config_output_equal(const struct config_output *a,
 	       a->msp.vehicle == b->msp.vehicle;
 }
 
+const struct config_output_info *
+config_output_info(enum output_type t)
+{
+	for (size_t k = 0; k < N_OUTPUT_TYPES; k++) {
+		if (output_info[k].type == t)
+			return &output_info[k];
+	}
+	return &output_unknown;
+}
+
 const char *
 config_output_type_name(enum output_type t)
 {
-	switch (t) {
-	case OUTPUT_UDP_CLIENT:
-		return "udp-client";
-	case OUTPUT_UDP_SERVER:
-		return "udp-server";
-	case OUTPUT_SERIAL:
-		return "serial";
-	case OUTPUT_MSP_SERIAL:
-		return "msp-serial";
-	case OUTPUT_MSP_TCP:
-		return "msp-tcp";
-	case OUTPUT_MSP_UDP:
-		return "msp-udp";
-	}
-	return "?";
+	return config_output_info(t)->name;
 }
 
 const char *

@@ -116,11 +116,25 @@ enum output_type {
 	OUTPUT_MSP_UDP,
 };
 
+/* An output type's row: adding a type is one row here, its sink (and
+ * transport, for a new wire) and its option rows. */
+struct config_output_info {
+	enum output_type type;
+	const char *prefix;	/* -o PREFIX:... */
+	const char *name;	/* as logs and --check-config print it */
+	const char *form;	/* -o's form, for messages */
+	bool device;		/* a serial DEVICE[:BAUD], not HOST:PORT */
+	bool msp;		/* MSP frames, not MAVLink */
+};
+
+/* The row of output type t. */
+const struct config_output_info *
+config_output_info(enum output_type t);
+
 static inline bool
 output_type_is_msp(enum output_type t)
 {
-	return t == OUTPUT_MSP_SERIAL || t == OUTPUT_MSP_TCP ||
-	       t == OUTPUT_MSP_UDP;
+	return config_output_info(t)->msp;
 }
 
 /* The highest MSP instance ArduPilot takes (AP_Baro::handle_msp). */
