@@ -442,10 +442,12 @@ check_outputs(struct parse *p)
 			return p->rc;
 		if (output_type_is_msp(o->type))
 			continue;
-		if (o->type != OUTPUT_SERIAL && !o->address[0])
+		const bool serial = config_output_info(o->type)->wire ==
+				    WIRE_SERIAL;
+		if (!serial && !o->address[0])
 			return fail(p, -EINVAL, "[output %s] needs an address",
 				    o->name);
-		if (o->type == OUTPUT_SERIAL && !o->device[0])
+		if (serial && !o->device[0])
 			return fail(p, -EINVAL, "[output %s] needs a device",
 				    o->name);
 	}
@@ -611,24 +613,25 @@ config_defaults(struct config *c)
 
 /* In the order -o's error message lists them. */
 static const struct config_output_info output_info[] = {
-	{ OUTPUT_UDP_CLIENT, "udp", "udp-client", "udp:HOST:PORT", false,
-	  false },
+	{ OUTPUT_UDP_CLIENT, "udp", "udp-client", "udp:HOST:PORT",
+	  WIRE_UDP_CLIENT, false },
 	{ OUTPUT_UDP_SERVER, "udp-server", "udp-server", "udp-server:HOST:PORT",
-	  false, false },
-	{ OUTPUT_SERIAL, "serial", "serial", "serial:DEVICE[:BAUD]", true,
-	  false },
-	{ OUTPUT_MSP_SERIAL, "msp", "msp-serial", "msp:DEVICE[:BAUD]", true,
+	  WIRE_UDP_SERVER, false },
+	{ OUTPUT_SERIAL, "serial", "serial", "serial:DEVICE[:BAUD]",
+	  WIRE_SERIAL, false },
+	{ OUTPUT_MSP_SERIAL, "msp", "msp-serial", "msp:DEVICE[:BAUD]",
+	  WIRE_SERIAL, true },
+	{ OUTPUT_MSP_TCP, "msp-tcp", "msp-tcp", "msp-tcp:HOST:PORT", WIRE_TCP,
 	  true },
-	{ OUTPUT_MSP_TCP, "msp-tcp", "msp-tcp", "msp-tcp:HOST:PORT", false,
-	  true },
-	{ OUTPUT_MSP_UDP, "msp-udp", "msp-udp", "msp-udp:HOST:PORT", false,
-	  true },
+	{ OUTPUT_MSP_UDP, "msp-udp", "msp-udp", "msp-udp:HOST:PORT",
+	  WIRE_UDP_CLIENT, true },
 };
 
 #define N_OUTPUT_TYPES (sizeof(output_info) / sizeof(output_info[0]))
 
+/* Never a type's: its type matches none. */
 static const struct config_output_info output_unknown = {
-	.prefix = "?", .name = "?", .form = "?",
+	.type = (enum output_type)-1, .prefix = "?", .name = "?", .form = "?",
 };
 
 int
@@ -665,7 +668,7 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 	o->type = info->type;
 	snprintf(o->name, sizeof(o->name), "%.*s", CONFIG_NAME_MAX - 1, spec);
 
-	if (!info->device) {
+	if (info->wire != WIRE_SERIAL) {
 		if (config_check_address(rest) < 0) {
 			snprintf(err, errlen, "output '%s': expected HOST:PORT",
 				 spec);

@@ -116,14 +116,22 @@ enum output_type {
 	OUTPUT_MSP_UDP,
 };
 
-/* An output type's row: adding a type is one row here, its sink (and
+/* The wire an output's frames travel on (transports/). */
+enum output_wire {
+	WIRE_UDP_CLIENT,	/* datagrams to HOST:PORT */
+	WIRE_UDP_SERVER,	/* bound to HOST:PORT, to whoever writes */
+	WIRE_SERIAL,		/* DEVICE[:BAUD] */
+	WIRE_TCP,		/* a connection to HOST:PORT */
+};
+
+/* An output type's row: adding a type is one row here, its sink (and a
  * transport, for a new wire) and its option rows. */
 struct config_output_info {
 	enum output_type type;
 	const char *prefix;	/* -o PREFIX:... */
 	const char *name;	/* as logs and --check-config print it */
 	const char *form;	/* -o's form, for messages */
-	bool device;		/* a serial DEVICE[:BAUD], not HOST:PORT */
+	enum output_wire wire;
 	bool msp;		/* MSP frames, not MAVLink */
 };
 

@@ -11,16 +11,18 @@
 const struct transport_ops *
 transport_ops_for(enum output_type type)
 {
-	switch (type) {
-	case OUTPUT_UDP_CLIENT:
-	case OUTPUT_MSP_UDP:
+	const struct config_output_info *info = config_output_info(type);
+
+	if (info->type != type)
+		return NULL;
+	switch (info->wire) {
+	case WIRE_UDP_CLIENT:
 		return &transport_udp_client;
-	case OUTPUT_UDP_SERVER:
+	case WIRE_UDP_SERVER:
 		return &transport_udp_server;
-	case OUTPUT_SERIAL:
-	case OUTPUT_MSP_SERIAL:
+	case WIRE_SERIAL:
 		return &transport_serial;
-	case OUTPUT_MSP_TCP:
+	case WIRE_TCP:
 		return &transport_tcp;
 	}
 	return NULL;

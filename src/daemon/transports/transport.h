@@ -11,10 +11,10 @@
  * Nothing blocks: a full socket buffer, a dead peer or a full line drops
  * the frame and counts it.
  *
- * Adding a transport: one file defining a struct transport_ops, its row
- * in transport_ops_for() (transport.c), its source in meson.build, and
- * the output type's configuration rows (config.h's enum output_type,
- * config.c's type names and checks).
+ * Adding a transport: one file defining a struct transport_ops, its wire
+ * in config.h's enum output_wire and in transport_ops_for()
+ * (transport.c), its source in meson.build, and the output types that
+ * use it (rows of config.c's output table).
  */
 #ifndef BAROD_TRANSPORT_H
 #define BAROD_TRANSPORT_H
@@ -144,7 +144,8 @@ struct transport {
 	} u;
 };
 
-/* The ops for an output type (udp-client carries msp-udp too). */
+/* The ops for an output type's wire (config.c's output table), NULL for
+ * no type. */
 const struct transport_ops *
 transport_ops_for(enum output_type type);
 
