@@ -614,17 +614,17 @@ config_defaults(struct config *c)
 /* In the order -o's error message lists them. */
 static const struct config_output_info output_info[] = {
 	{ OUTPUT_UDP_CLIENT, "udp", "udp-client", "udp:HOST:PORT",
-	  WIRE_UDP_CLIENT, false },
+	  FORMAT_MAVLINK, WIRE_UDP_CLIENT },
 	{ OUTPUT_UDP_SERVER, "udp-server", "udp-server", "udp-server:HOST:PORT",
-	  WIRE_UDP_SERVER, false },
+	  FORMAT_MAVLINK, WIRE_UDP_SERVER },
 	{ OUTPUT_SERIAL, "serial", "serial", "serial:DEVICE[:BAUD]",
-	  WIRE_SERIAL, false },
+	  FORMAT_MAVLINK, WIRE_SERIAL },
 	{ OUTPUT_MSP_SERIAL, "msp", "msp-serial", "msp:DEVICE[:BAUD]",
-	  WIRE_SERIAL, true },
-	{ OUTPUT_MSP_TCP, "msp-tcp", "msp-tcp", "msp-tcp:HOST:PORT", WIRE_TCP,
-	  true },
-	{ OUTPUT_MSP_UDP, "msp-udp", "msp-udp", "msp-udp:HOST:PORT",
-	  WIRE_UDP_CLIENT, true },
+	  FORMAT_MSP, WIRE_SERIAL },
+	{ OUTPUT_MSP_TCP, "msp-tcp", "msp-tcp", "msp-tcp:HOST:PORT", FORMAT_MSP,
+	  WIRE_TCP },
+	{ OUTPUT_MSP_UDP, "msp-udp", "msp-udp", "msp-udp:HOST:PORT", FORMAT_MSP,
+	  WIRE_UDP_CLIENT },
 };
 
 #define N_OUTPUT_TYPES (sizeof(output_info) / sizeof(output_info[0]))

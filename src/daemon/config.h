@@ -116,6 +116,12 @@ enum output_type {
 	OUTPUT_MSP_UDP,
 };
 
+/* What an output's frames are: the sink that makes them (sinks/). */
+enum output_format {
+	FORMAT_MAVLINK,
+	FORMAT_MSP,		/* MSP2_SENSOR_BAROMETER only */
+};
+
 /* The wire an output's frames travel on (transports/). */
 enum output_wire {
 	WIRE_UDP_CLIENT,	/* datagrams to HOST:PORT */
@@ -131,8 +137,8 @@ struct config_output_info {
 	const char *prefix;	/* -o PREFIX:... */
 	const char *name;	/* as logs and --check-config print it */
 	const char *form;	/* -o's form, for messages */
+	enum output_format format;
 	enum output_wire wire;
-	bool msp;		/* MSP frames, not MAVLink */
 };
 
 /* The row of output type t. */
@@ -142,7 +148,7 @@ config_output_info(enum output_type t);
 static inline bool
 output_type_is_msp(enum output_type t)
 {
-	return config_output_info(t)->msp;
+	return config_output_info(t)->format == FORMAT_MSP;
 }
 
 /* The highest MSP instance ArduPilot takes (AP_Baro::handle_msp). */

@@ -204,12 +204,6 @@ static const struct sink_ops mavlink_ops = {
 	.close = output_sink_close,
 };
 
-static bool
-takes(const struct config_output *cfg)
-{
-	return !output_type_is_msp(cfg->type);
-}
-
 static struct sink *
 open_mavlink(const struct sink_env *env, const struct config_output *cfg,
 	     char *err, size_t errlen)
@@ -217,4 +211,4 @@ open_mavlink(const struct sink_env *env, const struct config_output *cfg,
 	return output_sink_open(env, &mavlink_ops, cfg, err, errlen);
 }
 
-const struct sink_type sink_mavlink_type = { takes, open_mavlink };
+const struct sink_type sink_mavlink_type = { FORMAT_MAVLINK, open_mavlink };

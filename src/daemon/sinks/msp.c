@@ -122,12 +122,6 @@ static const struct sink_ops msp_ops = {
 	.close = output_sink_close,
 };
 
-static bool
-takes(const struct config_output *cfg)
-{
-	return output_type_is_msp(cfg->type);
-}
-
 static struct sink *
 open_msp(const struct sink_env *env, const struct config_output *cfg,
 	 char *err, size_t errlen)
@@ -135,4 +129,4 @@ open_msp(const struct sink_env *env, const struct config_output *cfg,
 	return output_sink_open(env, &msp_ops, cfg, err, errlen);
 }
 
-const struct sink_type sink_msp_type = { takes, open_msp };
+const struct sink_type sink_msp_type = { FORMAT_MSP, open_msp };

@@ -80,10 +80,11 @@ struct sink {
 	const struct sink_env *env;
 };
 
-/* An output type: which configured outputs it takes, and how it opens
- * one.  NULL and a message in err on failure. */
+/* An output format (config.c's output table names each type's): how a
+ * sink for one configured output opens.  NULL and a message in err on
+ * failure. */
 struct sink_type {
-	bool (*takes)(const struct config_output *cfg);
+	enum output_format format;
 	struct sink *(*open)(const struct sink_env *env,
 			     const struct config_output *cfg, char *err,
 			     size_t errlen);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The daemon's sinks, in order, and the output types that make them. */
+/* The daemon's sinks, in order, and the output formats that make them. */
 #include <errno.h>
 #include <string.h>
 
@@ -8,7 +8,7 @@
 /* Each defined in its own file. */
 extern const struct sink_type sink_mavlink_type, sink_msp_type;
 
-/* An output type is one line here (and its file). */
+/* An output format is one line here (and its file). */
 static const struct sink_type *const output_types[] = {
 	&sink_msp_type,
 	&sink_mavlink_type,
@@ -38,11 +38,12 @@ open_output(struct sinks *set, const struct config_output *cfg, char *err,
 {
 	for (size_t t = 0; t < sizeof(output_types) / sizeof(output_types[0]);
 	     t++) {
-		if (output_types[t]->takes(cfg))
+		if (output_types[t]->format ==
+		    config_output_info(cfg->type)->format)
 			return output_types[t]->open(&set->env, cfg, err,
 						     errlen);
 	}
-	snprintf(err, errlen, "no sink takes this output type");
+	snprintf(err, errlen, "no sink makes this output type's frames");
 	return NULL;
 }
 
