@@ -94,6 +94,30 @@ udp_loopback(unsigned *port, int type)
 	return fd;
 }
 
+/* A non-blocking TCP listener on 127.0.0.1:*port (0: an ephemeral
+ * port), the port it got back in *port; rcvbuf > 0 sets its receive
+ * buffer (small, to make a stalled reader fill up fast). */
+static inline int
+tcp_loopback(unsigned *port, int rcvbuf)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons((uint16_t)*port) };
+	socklen_t len = sizeof(sa);
+	int one = 1;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (rcvbuf > 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
 /* A fresh directory /tmp/PREFIX-XXXXXX in dir (len bytes). */
 static inline void
 temp_dir_make(char *dir, size_t len, const char *prefix)

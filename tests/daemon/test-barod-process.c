@@ -65,6 +65,79 @@ wait_exit(pid_t pid)
 	return harness_wait_exit(&harness, pid, NULL);
 }
 
+/* SIGTERM: its exit code. */
+static int
+stop_barod(pid_t pid)
+{
+	return harness_stop(&harness, pid, NULL);
+}
+
+/* What barod wrote to name in the temporary directory (free it). */
+static char *
+read_tmp(const char *name)
+{
+	char path[512];
+
+	path_in_tmp(path, sizeof(path), name);
+	return read_file(path);
+}
+
+/* barod with args, run to its end: its exit code. */
+static int
+run_to_end(const char *const *args, const char *log_name)
+{
+	return wait_exit(spawn_barod(args, log_name));
+}
+
+/* The same once it has said it is running (it got that far). */
+static int
+start_to_end(const char *const *args, const char *log_name)
+{
+	return wait_exit(start_barod(args, log_name));
+}
+
+/* The same: it must exit with code; its log (free it). */
+static char *
+run_barod(const char *const *args, const char *log_name, int code)
+{
+	assert_int_equal(run_to_end(args, log_name), code);
+	return read_tmp(log_name);
+}
+
+/* The same, and its log must hold want. */
+static void
+expect_exit(const char *const *args, const char *log_name, int code,
+	    const char *want)
+{
+	char *l = run_barod(args, log_name, code);
+
+	if (!strstr(l, want))
+		fail_msg("%s: expected '%s', got: %s", log_name, want, l);
+	free(l);
+}
+
+/* barod ended within the time allowed (status >= 0) and with 0. */
+static void
+assert_exited_zero(pid_t pid, int status)
+{
+	assert_true(status >= 0);
+	assert_int_equal(wait_exit(pid), 0);
+}
+
+/* A pty for barod's serial outputs: its master, non-blocking. */
+static int
+open_pty(void)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+
+	assert_true(master >= 0);
+	/* Not inherited by barod: closing it here must hang the line up. */
+	assert_int_equal(fcntl(master, F_SETFD, FD_CLOEXEC), 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	return master;
+}
+
 struct capture {
 	struct mavlink_parser parser;
 	unsigned v1_frames;
@@ -165,15 +238,73 @@ capture_for(int fd, struct capture *c, unsigned ms)
 	}
 }
 
-/*
- * Read a line (a pty) until barod has exited and the line is quiet, or
- * until deadline (now_ms()); every read goes to on_read.  barod's exit
- * code, -1 when it was still running at the deadline.
- */
+/* A fresh capture, then ms of draining into it. */
+static void
+recapture(int fd, struct capture *c, unsigned ms)
+{
+	capture_init(c);
+	capture_for(fd, c, ms);
+}
+
+/* A loopback UDP socket to capture barod's MAVLink with, and its -o
+ * into out. */
 static int
-read_line_until_exit(pid_t pid, int fd, uint64_t deadline,
-		     void (*on_read)(const uint8_t *b, size_t n, void *user),
-		     void *user)
+udp_output(char *out, size_t len)
+{
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+
+	snprintf(out, len, "udp:127.0.0.1:%u", port);
+	return fd;
+}
+
+/* Send one frame from a GCS (255/190) to barod's udp-server at port. */
+static void
+gcs_send(int fd, unsigned port, uint32_t msgid, const uint8_t *pl)
+{
+	uint8_t frame[MAVLINK_MAX_FRAME];
+	static uint8_t seq;
+	int n = mavlink_frame_encode(frame, 2, seq++, 255, 190, msgid, pl);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	assert_int_equal(sendto(fd, frame, (size_t)n, 0,
+				(struct sockaddr *)&sa, sizeof(sa)), n);
+}
+
+/* A GCS's heartbeat: what makes it a udp-server's client. */
+static void
+gcs_heartbeat(int fd, unsigned port)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	const struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
+					      .mavlink_version = 3 };
+
+	mavlink_pack_heartbeat(&hb, pl);
+	gcs_send(fd, port, MAVLINK_MSG_HEARTBEAT, pl);
+}
+
+/* A port that was free a moment ago for barod's udp-server, and the -o
+ * for it into out. */
+static unsigned
+udp_server_output(char *out, size_t len)
+{
+	const unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
+
+	snprintf(out, len, "udp-server:127.0.0.1:%u", port);
+	return port;
+}
+
+/*
+ * Read a line (a pty) until barod has exited and the line is quiet;
+ * every read goes to on_read.  barod must have exited by deadline
+ * (now_ms()), and with 0.
+ */
+static void
+read_line_to_exit(pid_t pid, int fd, uint64_t deadline,
+		  void (*on_read)(const uint8_t *b, size_t n, void *user),
+		  void *user)
 {
 	uint8_t buf[4096];
 	int status = -1;
@@ -188,8 +319,9 @@ read_line_until_exit(pid_t pid, int fd, uint64_t deadline,
 		if (status < 0 && harness_exited(&harness, pid, &status))
 			continue;
 		if (status >= 0 || now_ms() > deadline)
-			return status;
+			break;
 	}
+	assert_exited_zero(pid, status);
 }
 
 static void
@@ -206,12 +338,10 @@ static void
 test_sigterm_completes_record(void **state)
 {
 	char record[512], out[64];
-	unsigned port;
 	struct capture cap;
 	(void)state;
 
-	int fd = udp_loopback(&port, SOCK_NONBLOCK);
-	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", port);
+	int fd = udp_output(out, sizeof(out));
 	path_in_tmp(record, sizeof(record), "record.csv");
 	capture_init(&cap);
 
@@ -257,13 +387,11 @@ static void
 test_control_socket(void **state)
 {
 	char sock[512], out[64], reply[4096];
-	unsigned port;
 	struct capture cap;
 	struct stat st;
 	(void)state;
 
-	int fd = udp_loopback(&port, SOCK_NONBLOCK);
-	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", port);
+	int fd = udp_output(out, sizeof(out));
 	path_in_tmp(sock, sizeof(sock), "control");
 	capture_init(&cap);
 	pid_t pid = start_barod((const char *[]){
@@ -293,8 +421,7 @@ test_control_socket(void **state)
 	assert_int_equal(run_baroctl(sock, "set", "SIM_BARO_GLITCH", "100",
 				     reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "SIM_BARO_GLITCH 0 -> 100"));
-	capture_init(&cap);
-	capture_for(fd, &cap, 200);
+	recapture(fd, &cap, 200);
 	/* 100 m higher: about 12 hPa less. */
 	assert_true(before - cap.last_press_abs[0] > 11.5f);
 	assert_true(cap.count[MAVLINK_MSG_STATUSTEXT & 0xff] == 0 ||
@@ -310,8 +437,7 @@ test_control_socket(void **state)
 				     sizeof(reply)), 2);
 	assert_non_null(strstr(reply, "unknown command"));
 
-	kill(pid, SIGTERM);
-	assert_int_equal(wait_exit(pid), 0);
+	assert_int_equal(stop_barod(pid), 0);
 	/* The socket goes away with barod. */
 	assert_int_equal(stat(sock, &st), -1);
 	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
@@ -325,18 +451,15 @@ static void
 test_faults_through_control(void **state)
 {
 	char sock[512], out[64], reply[4096], scn[512];
-	unsigned port;
 	struct capture cap;
 	(void)state;
 
-	int fd = udp_loopback(&port, SOCK_NONBLOCK);
-	snprintf(out, sizeof(out), "udp:127.0.0.1:%u", port);
+	int fd = udp_output(out, sizeof(out));
 	path_in_tmp(sock, sizeof(sock), "control-faults");
 	pid_t pid = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", out, "-p", "SIM_BARO_RND=0",
 		"-p", "SIM_BAR2_RND=0", "--duration", "8", NULL }, "faults.log");
-	capture_init(&cap);
-	capture_for(fd, &cap, 300);
+	recapture(fd, &cap, 300);
 	const float normal = cap.last_press_abs[0];
 
 	/* slow: instance 0 publishes every 10th sample, instance 1 all.
@@ -345,8 +468,7 @@ test_faults_through_control(void **state)
 	assert_int_equal(run_baroctl(sock, "inject", "slow", "0", reply,
 				     sizeof(reply)), 0);
 	capture_for(fd, &cap, 200);
-	capture_init(&cap);
-	capture_for(fd, &cap, 1000);
+	recapture(fd, &cap, 1000);
 	unsigned p0 = cap.count[MAVLINK_MSG_SCALED_PRESSURE];
 	unsigned p1 = cap.count[MAVLINK_MSG_SCALED_PRESSURE2];
 	assert_true(p0 >= 5 && p1 >= 50);
@@ -361,8 +483,7 @@ test_faults_through_control(void **state)
 				     sizeof(reply)), 0);
 	assert_int_equal(run_baroctl(sock, "inject", "ok", "0", reply,
 				     sizeof(reply)), 0);
-	capture_init(&cap);
-	capture_for(fd, &cap, 300);
+	recapture(fd, &cap, 300);
 	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] >= 25);
 	assert_float_exact(cap.last_press_abs[0], normal);
 
@@ -377,8 +498,7 @@ test_faults_through_control(void **state)
 	write_file(scn, "# test\nat 300ms glitch 0 50 for 400ms\n");
 	assert_int_equal(run_baroctl(sock, "scenario load", scn, NULL, reply,
 				     sizeof(reply)), 0);
-	capture_init(&cap);
-	capture_for(fd, &cap, 1500);
+	recapture(fd, &cap, 1500);
 	/* On barod's clock: exactly 40 samples (400 ms) glitched, one run,
 	 * and the normal pressure before and after it. */
 	unsigned glitched = 0, first = 0, last = 0;
@@ -404,49 +524,41 @@ test_faults_through_control(void **state)
 	assert_int_equal(run_baroctl(sock, "scenario", "stop", NULL, reply,
 				     sizeof(reply)), 0);
 
-	kill(pid, SIGTERM);
-	assert_int_equal(wait_exit(pid), 0);
+	assert_int_equal(stop_barod(pid), 0);
 	close(fd);
 
 	/* A bad --scenario stops barod at start-up with FILE:LINE. */
 	write_file(scn, "at 1s frobnicate 0\n");
-	pid = spawn_barod((const char *[]){ "--sim", "--control", "none",
-					    "--scenario", scn, NULL },
-			  "badscn.log");
-	assert_int_equal(wait_exit(pid), 2);
-	char log[512];
-	path_in_tmp(log, sizeof(log), "badscn.log");
-	char *l = read_file(log);
-	assert_non_null(strstr(l, "glitch.scn:1:"));
-	free(l);
+	expect_exit((const char *[]){ "--sim", "--control", "none",
+				      "--scenario", scn, NULL },
+		    "badscn.log", 2, "glitch.scn:1:");
 }
 
 /* Per-message rates from the file, HIL_SENSOR, MAVLink 1. */
 static void
 test_rates_hil_and_v1(void **state)
 {
-	char conf[512], text[1024];
+	char conf[512];
 	unsigned pa, pb;
 	struct capture ca, cb;
 	(void)state;
 
 	int fa = udp_loopback(&pa, SOCK_NONBLOCK), fb = udp_loopback(&pb, SOCK_NONBLOCK);
-	path_in_tmp(conf, sizeof(conf), "rates.conf");
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sim\ncontrol = none\n"
-		 "[sim]\nSIM_BARO_RND = 0\nSIM_BARO_COUNT = 1\n"
-		 "profile = static:100\n"
-		 "[mavlink]\nscaled_pressure_hz = 10\nhil_sensor_hz = all\n"
-		 "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
-		 "[output b]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
-		 "scaled_pressure_hz = 0\nhil_sensor_hz = 0\nheartbeat_hz = 5\n",
-		 pa, pb);
-	write_file(conf, text);
+	harness_write(&harness, conf, sizeof(conf), "rates.conf",
+		      "[barod]\nsource = sim\ncontrol = none\n"
+		      "[sim]\nSIM_BARO_RND = 0\nSIM_BARO_COUNT = 1\n"
+		      "profile = static:100\n"
+		      "[mavlink]\nscaled_pressure_hz = 10\nhil_sensor_hz = all\n"
+		      "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
+		      "[output b]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
+		      "scaled_pressure_hz = 0\nhil_sensor_hz = 0\n"
+		      "heartbeat_hz = 5\n", pa, pb);
 	capture_init(&ca);
 	capture_init(&cb);
-	pid_t pid = start_barod((const char *[]){ "-c", conf, "--duration",
-						  "2", NULL }, "rates.log");
-	assert_int_equal(wait_exit(pid), 0);
+	assert_int_equal(start_to_end((const char *[]){ "-c", conf,
+							"--duration", "2",
+							NULL }, "rates.log"),
+			 0);
 	drain(fa, &ca);
 	drain(fb, &cb);
 
@@ -465,16 +577,16 @@ test_rates_hil_and_v1(void **state)
 	assert_int_equal(cb.frames, 10);
 
 	/* protocol = 1: every frame goes out as MAVLink 1. */
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sim\ncontrol = none\n"
-		 "[mavlink]\nprotocol = 1\n"
-		 "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 pa);
-	write_file(conf, text);
+	harness_write(&harness, conf, sizeof(conf), "rates.conf",
+		      "[barod]\nsource = sim\ncontrol = none\n"
+		      "[mavlink]\nprotocol = 1\n"
+		      "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		      pa);
 	capture_init(&ca);
-	pid = start_barod((const char *[]){ "-c", conf, "--duration", "0.5",
-					    NULL }, "v1.log");
-	assert_int_equal(wait_exit(pid), 0);
+	assert_int_equal(start_to_end((const char *[]){ "-c", conf,
+							"--duration", "0.5",
+							NULL }, "v1.log"),
+			 0);
 	drain(fa, &ca);
 	assert_true(ca.frames >= 100);
 	assert_int_equal(ca.v1_frames, ca.frames);
@@ -488,21 +600,19 @@ test_rates_hil_and_v1(void **state)
 static void
 test_sighup_reload(void **state)
 {
-	char conf[512], text[1024];
+	char conf[512];
 	unsigned pa, pb, pc;
 	struct capture ca, cb, cc;
 	(void)state;
 
 	int fa = udp_loopback(&pa, SOCK_NONBLOCK), fb = udp_loopback(&pb, SOCK_NONBLOCK),
 	    fc = udp_loopback(&pc, SOCK_NONBLOCK);
-	path_in_tmp(conf, sizeof(conf), "reload.conf");
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sim\ncontrol = none\n"
-		 "[sim]\nSIM_BARO_RND = 0\nSIM_BARO_COUNT = 1\n"
-		 "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
-		 "[output b]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 pa, pb);
-	write_file(conf, text);
+	harness_write(&harness, conf, sizeof(conf), "reload.conf",
+		      "[barod]\nsource = sim\ncontrol = none\n"
+		      "[sim]\nSIM_BARO_RND = 0\nSIM_BARO_COUNT = 1\n"
+		      "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
+		      "[output b]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		      pa, pb);
 	capture_init(&ca);
 	capture_init(&cb);
 	capture_init(&cc);
@@ -514,14 +624,13 @@ test_sighup_reload(void **state)
 	float before = ca.last_press_abs[0];
 	assert_true(cb.frames > 20);
 
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sim\ncontrol = none\n"
-		 "[sim]\nSIM_BARO_RND = 0\nSIM_BARO_COUNT = 1\n"
-		 "SIM_BARO_GLITCH = 50\n"
-		 "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
-		 "[output b]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 pa, pc);
-	write_file(conf, text);
+	harness_write(&harness, conf, sizeof(conf), "reload.conf",
+		      "[barod]\nsource = sim\ncontrol = none\n"
+		      "[sim]\nSIM_BARO_RND = 0\nSIM_BARO_COUNT = 1\n"
+		      "SIM_BARO_GLITCH = 50\n"
+		      "[output a]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
+		      "[output b]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
+		      pa, pc);
 	kill(pid, SIGHUP);
 	harness_wait_log(&harness, pid, "SIM_BARO_GLITCH 0 -> 50", 1);
 	drain(fb, &cb);
@@ -540,15 +649,11 @@ test_sighup_reload(void **state)
 	/* A broken file on reload keeps the running configuration. */
 	write_file(conf, "[barod]\nsource = nothing\n");
 	kill(pid, SIGHUP);
-	capture_init(&ca);
-	capture_for(fa, &ca, 300);
+	recapture(fa, &ca, 300);
 	assert_true(ca.frames > 20);
 
-	kill(pid, SIGTERM);
-	assert_int_equal(wait_exit(pid), 0);
-	char log[512];
-	path_in_tmp(log, sizeof(log), "reload.log");
-	char *l = read_file(log);
+	assert_int_equal(stop_barod(pid), 0);
+	char *l = read_tmp("reload.log");
 	/* The file's change is told like a GCS's or baroctl's. */
 	assert_non_null(strstr(l, "SIM_BARO_GLITCH 0 -> 50 (configuration)"));
 	assert_null(strstr(l, "SIM_BARO_RND 0 -> 0"));
@@ -563,15 +668,11 @@ test_sighup_reload(void **state)
 static void
 test_udp_server(void **state)
 {
-	unsigned port;
 	char out[64];
 	struct capture cap;
 	(void)state;
 
-	/* Find a free port, then let barod bind it. */
-	int probe = udp_loopback(&port, SOCK_NONBLOCK);
-	close(probe);
-	snprintf(out, sizeof(out), "udp-server:127.0.0.1:%u", port);
+	const unsigned port = udp_server_output(out, sizeof(out));
 	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
 						  "-o", out, "--duration", "2",
 						  NULL }, "server.log");
@@ -579,24 +680,10 @@ test_udp_server(void **state)
 	/* A client makes itself known with any MAVLink frame. */
 	unsigned myport;
 	int fd = udp_loopback(&myport, SOCK_NONBLOCK);
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, frame[MAVLINK_MAX_FRAME];
-	struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
-					.mavlink_version = 3 };
-	mavlink_pack_heartbeat(&hb, pl);
-	int n = mavlink_frame_encode(frame, 2, 0, 255, 190,
-				     MAVLINK_MSG_HEARTBEAT, pl);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	assert_int_equal(sendto(fd, frame, (size_t)n, 0,
-				(struct sockaddr *)&sa, sizeof(sa)), n);
-	capture_init(&cap);
-	capture_for(fd, &cap, 500);
+	gcs_heartbeat(fd, port);
+	recapture(fd, &cap, 500);
 	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 30);
 	assert_int_equal(wait_exit(pid), 0);
-
-	char log[512];
-	path_in_tmp(log, sizeof(log), "server.log");
 	close(fd);
 }
 
@@ -607,20 +694,13 @@ test_serial_pty(void **state)
 	char out[128];
 	(void)state;
 
-	int master = posix_openpt(O_RDWR | O_NOCTTY);
-	assert_true(master >= 0);
-	assert_int_equal(grantpt(master), 0);
-	assert_int_equal(unlockpt(master), 0);
+	int master = open_pty();
 	snprintf(out, sizeof(out), "serial:%s:921600", ptsname(master));
 	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
 						  "-o", out, "--duration", "1",
 						  NULL }, "serial.log");
 	capture_init(&cap);
-	/* Read until barod has exited and the line is quiet. */
-	int status = read_line_until_exit(pid, master, now_ms() + 5000,
-					  feed_capture, &cap);
-	assert_true(status >= 0);
-	assert_int_equal(wait_exit(pid), 0);
+	read_line_to_exit(pid, master, now_ms() + 5000, feed_capture, &cap);
 	assert_true(cap.count[MAVLINK_MSG_HEARTBEAT] >= 1);
 	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 50);
 	assert_int_equal(cap.parser.stats.bad_crc, 0);
@@ -633,32 +713,26 @@ test_serial_pty(void **state)
 static void
 test_blocked_serial_counts_drops(void **state)
 {
-	char conf[512], text[512], log[512];
+	char conf[512];
 	unsigned long long sent = 0, dropped = 0;
 	(void)state;
 
-	int master = posix_openpt(O_RDWR | O_NOCTTY);
-	assert_true(master >= 0);
-	assert_int_equal(grantpt(master), 0);
-	assert_int_equal(unlockpt(master), 0);
-	path_in_tmp(conf, sizeof(conf), "blocked.conf");
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sim\ncontrol = none\n"
-		 "[sim]\nSIM_BARO_COUNT = 3\n"
-		 "[mavlink]\nhil_sensor_hz = all\n"
-		 "[output fc]\ntype = serial\ndevice = %s\nbaud = 921600\n",
-		 ptsname(master));
-	write_file(conf, text);
+	int master = open_pty();
+	harness_write(&harness, conf, sizeof(conf), "blocked.conf",
+		      "[barod]\nsource = sim\ncontrol = none\n"
+		      "[sim]\nSIM_BARO_COUNT = 3\n"
+		      "[mavlink]\nhil_sensor_hz = all\n"
+		      "[output fc]\ntype = serial\ndevice = %s\n"
+		      "baud = 921600\n", ptsname(master));
 	const uint64_t t0 = now_ms();
-	pid_t pid = start_barod((const char *[]){ "-c", conf, "--duration",
-						  "4", "-v", NULL },
-				"blocked.log");
-	assert_int_equal(wait_exit(pid), 0);
+	assert_int_equal(start_to_end((const char *[]){ "-c", conf,
+							"--duration", "4", "-v",
+							NULL }, "blocked.log"),
+			 0);
 	/* 4 s of simulation in about 4 s of wall time. */
 	assert_true(now_ms() - t0 < 5500);
 
-	path_in_tmp(log, sizeof(log), "blocked.log");
-	char *l = read_file(log);
+	char *l = read_tmp("blocked.log");
 	char *r = strstr(l, "output fc serial");
 	r = r ? strstr(r + 1, "output fc serial") : NULL;
 	assert_non_null(r);
@@ -674,81 +748,52 @@ test_blocked_serial_counts_drops(void **state)
 static void
 test_config_errors(void **state)
 {
-	char conf[512], log[512];
+	char conf[512];
 	(void)state;
 
 	path_in_tmp(conf, sizeof(conf), "bad.conf");
-	path_in_tmp(log, sizeof(log), "bad.log");
 	write_file(conf, "[barod]\nsource = sim\n\n[sim]\nSIM_BAR2_DELAY = x\n");
-	pid_t pid = spawn_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
-	assert_int_equal(wait_exit(pid), 2);
-	char *l = read_file(log);
-	assert_non_null(strstr(l, "bad.conf:5: SIM_BAR2_DELAY: 'x' is not a "
-				  "number"));
-	free(l);
-
-	pid = spawn_barod((const char *[]){ "-c", conf, "--check-config", NULL },
-			  "bad.log");
-	assert_int_equal(wait_exit(pid), 2);
+	expect_exit((const char *[]){ "-c", conf, NULL }, "bad.log", 2,
+		    "bad.conf:5: SIM_BAR2_DELAY: 'x' is not a number");
+	assert_int_equal(run_to_end((const char *[]){ "-c", conf,
+						      "--check-config", NULL },
+				    "bad.log"), 2);
 
 	write_file(conf, "[barod]\nsource = sim\n");
-	pid = spawn_barod((const char *[]){ "-c", conf, "--check-config", NULL },
-			  "good.log");
-	assert_int_equal(wait_exit(pid), 0);
-	path_in_tmp(log, sizeof(log), "good.log");
-	l = read_file(log);
 	/* ArduPilot 4.6's atmosphere by default; sea-level home. */
-	assert_non_null(strstr(l, "home 0.00 m AMSL, atmosphere 1976"));
-	free(l);
+	expect_exit((const char *[]){ "-c", conf, "--check-config", NULL },
+		    "good.log", 0, "home 0.00 m AMSL, atmosphere 1976");
 
 	/* The SITL modes default to ArduPilot's home (CMAC, 584 m), and
 	 * an explicit home or model wins. */
-	pid = spawn_barod((const char *[]){ "--sitl-json", "--check-config",
-					    "-c", "/dev/null", NULL },
-			  "good.log");
-	assert_int_equal(wait_exit(pid), 0);
-	l = read_file(log);
+	char *l = run_barod((const char *[]){ "--sitl-json", "--check-config",
+					      "-c", "/dev/null", NULL },
+			    "good.log", 0);
 	assert_non_null(strstr(l, "source sitl-json"));
 	assert_non_null(strstr(l, "home 584.00 m AMSL, atmosphere 1976"));
 	free(l);
-	pid = spawn_barod((const char *[]){ "--sitl-json-proxy", "127.0.0.1:9012",
-					    "--home-alt", "12.5", "--atmosphere",
-					    "simple", "--check-config", "-c",
-					    "/dev/null", NULL },
-			  "good.log");
-	assert_int_equal(wait_exit(pid), 0);
-	l = read_file(log);
-	assert_non_null(strstr(l, "home 12.50 m AMSL, atmosphere simple"));
-	free(l);
-	path_in_tmp(log, sizeof(log), "bad.log");
+	expect_exit((const char *[]){ "--sitl-json-proxy", "127.0.0.1:9012",
+				      "--home-alt", "12.5", "--atmosphere",
+				      "simple", "--check-config", "-c",
+				      "/dev/null", NULL },
+		    "good.log", 0, "home 12.50 m AMSL, atmosphere simple");
 
-	pid = spawn_barod((const char *[]){ "-c", "/nonexistent.conf", NULL },
-			  "bad.log");
-	assert_int_equal(wait_exit(pid), 2);
-	pid = spawn_barod((const char *[]){ "--sim", "-o", "tcp:1:2", NULL },
-			  "bad.log");
-	assert_int_equal(wait_exit(pid), 2);
+	assert_int_equal(run_to_end((const char *[]){ "-c", "/nonexistent.conf",
+						      NULL }, "bad.log"), 2);
+	assert_int_equal(run_to_end((const char *[]){ "--sim", "-o", "tcp:1:2",
+						      NULL }, "bad.log"), 2);
 	/* No source at all. */
-	pid = spawn_barod((const char *[]){ "-c", "/dev/null", NULL },
-			  "bad.log");
-	assert_int_equal(wait_exit(pid), 2);
-	l = read_file(log);
-	assert_non_null(strstr(l, "no source"));
-	free(l);
+	expect_exit((const char *[]){ "-c", "/dev/null", NULL }, "bad.log", 2,
+		    "no source");
 
 	/* The first error in the file is the one reported. */
 	write_file(conf, "[barod]\nsource = sim\nnot ini\n[sim]\nfoo = 1\n");
-	pid = spawn_barod((const char *[]){ "-c", conf, NULL }, "bad.log");
-	assert_int_equal(wait_exit(pid), 2);
-	l = read_file(log);
-	assert_non_null(strstr(l, "bad.conf:3: syntax error"));
-	free(l);
+	expect_exit((const char *[]){ "-c", conf, NULL }, "bad.log", 2,
+		    "bad.conf:3: syntax error");
 
 	/* An unknown option is one line naming it, not the usage. */
-	pid = spawn_barod((const char *[]){ "--sim", "--frobnicate", NULL },
-			  "bad.log");
-	assert_int_equal(wait_exit(pid), 2);
-	l = read_file(log);
+	l = run_barod((const char *[]){ "--sim", "--frobnicate", NULL },
+		      "bad.log", 2);
 	assert_string_equal(l, "barod: unknown option '--frobnicate' (see "
 			       "--help)\n");
 	free(l);
@@ -780,57 +825,55 @@ count_entries(const char *dir, const char *prefix)
 	return n;
 }
 
+/* path holds text, exactly. */
+static void
+assert_file_is(const char *path, const char *text)
+{
+	char *l = read_file(path);
+
+	assert_string_equal(l, text);
+	free(l);
+}
+
 /* A second barod on a live control socket is refused and changes
  * nothing; a socket left by a killed barod is taken over.  Record files
  * take their name only when barod stops cleanly. */
 static void
 test_one_barod_per_socket(void **state)
 {
-	char sock[512], rec_a[512], rec_b[512], log[512], reply[4096];
+	char sock[512], rec_a[512], rec_b[512], reply[4096];
 	struct stat st;
 	(void)state;
 
 	path_in_tmp(sock, sizeof(sock), "control-one");
-	path_in_tmp(rec_a, sizeof(rec_a), "rec-a.csv");
-	path_in_tmp(rec_b, sizeof(rec_b), "rec-b.csv");
-	path_in_tmp(log, sizeof(log), "second.log");
-	write_file(rec_a, "keep a\n");
-	write_file(rec_b, "keep b\n");
+	harness_write(&harness, rec_a, sizeof(rec_a), "rec-a.csv", "keep a\n");
+	harness_write(&harness, rec_b, sizeof(rec_b), "rec-b.csv", "keep b\n");
 
 	pid_t a = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
 		"--record", rec_a, NULL }, "first.log");
 
-	pid_t b = spawn_barod((const char *[]){
+	char *l = run_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
-		"--record", rec_b, NULL }, "second.log");
-	assert_int_equal(wait_exit(b), 2);
-	char *l = read_file(log);
+		"--record", rec_b, NULL }, "second.log", 2);
 	assert_non_null(strstr(l, "another barod is answering on it"));
 	assert_int_equal(count_lines(l), 1);
 	free(l);
 	/* The refused barod touched neither the socket nor its record. */
 	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
 				     sizeof(reply)), 0);
-	l = read_file(rec_b);
-	assert_string_equal(l, "keep b\n");
-	free(l);
+	assert_file_is(rec_b, "keep b\n");
 	assert_int_equal(count_entries(harness.dir, ".rec-b.csv"), 0);
 	/* The running one writes aside: the old file is whole meanwhile. */
-	l = read_file(rec_a);
-	assert_string_equal(l, "keep a\n");
-	free(l);
+	assert_file_is(rec_a, "keep a\n");
 	assert_int_equal(count_entries(harness.dir, ".rec-a.csv."), 1);
 
 	/* Killed: its socket stays behind, nobody listening; its
 	 * unfinished record never takes the name. */
-	kill(a, SIGKILL);
-	assert_int_equal(wait_exit(a), 128 + SIGKILL);
+	assert_int_equal(harness_kill(&harness, a), 128 + SIGKILL);
 	assert_int_equal(stat(sock, &st), 0);
 	assert_true(S_ISSOCK(st.st_mode));
-	l = read_file(rec_a);
-	assert_string_equal(l, "keep a\n");
-	free(l);
+	assert_file_is(rec_a, "keep a\n");
 
 	pid_t c = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9",
@@ -870,25 +913,24 @@ test_two_barods_at_once(void **state)
 		assert_int_equal(status, 2);
 		assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
 					     sizeof(reply)), 0);
-		kill(p[!refused], SIGTERM);
-		assert_int_equal(wait_exit(p[!refused]), 0);
+		assert_int_equal(stop_barod(p[!refused]), 0);
 		assert_int_equal(stat(sock, &st), -1);
 	}
 }
 
-/* Send one frame from a GCS (255/190) to barod's udp-server at port. */
+/* The GCS at fd sends barod's udp-server (port) ps; cap starts afresh
+ * and takes in what comes until barod's PARAM_VALUE (5 s at the most). */
 static void
-gcs_send(int fd, unsigned port, uint32_t msgid, const uint8_t *pl)
+gcs_param_set(int fd, unsigned port, const struct mavlink_param_set *ps,
+	      struct capture *cap)
 {
-	uint8_t frame[MAVLINK_MAX_FRAME];
-	static uint8_t seq;
-	int n = mavlink_frame_encode(frame, 2, seq++, 255, 190, msgid, pl);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
 
-	assert_int_equal(sendto(fd, frame, (size_t)n, 0,
-				(struct sockaddr *)&sa, sizeof(sa)), n);
+	mavlink_pack_param_set(ps, pl);
+	capture_init(cap);
+	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
+	for (int i = 0; i < 50 && !cap->count[MAVLINK_MSG_PARAM_VALUE]; i++)
+		capture_for(fd, cap, 100);
 }
 
 /* A GCS's PARAM_SET outside the atmosphere's domain is refused as one
@@ -896,27 +938,21 @@ gcs_send(int fd, unsigned port, uint32_t msgid, const uint8_t *pl)
 static void
 test_mavlink_param_domain(void **state)
 {
-	unsigned port, myport;
+	unsigned myport;
 	char out[64];
 	struct capture cap;
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
 	(void)state;
 
-	int probe = udp_loopback(&port, SOCK_NONBLOCK);
-	close(probe);
-	snprintf(out, sizeof(out), "udp-server:127.0.0.1:%u", port);
+	const unsigned port = udp_server_output(out, sizeof(out));
 	pid_t pid = start_barod((const char *[]){
 		"--sim", "--control", "none", "-o", out, "-p",
 		"SIM_BARO_RND=0", NULL }, "param-domain.log");
 	int fd = udp_loopback(&myport, SOCK_NONBLOCK);
-	struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
-					.mavlink_version = 3 };
-	mavlink_pack_heartbeat(&hb, pl);
 	capture_init(&cap);
 	/* Until barod has bound its port and taken us as its peer. */
 	for (int i = 0; i < 100 && cap.count[MAVLINK_MSG_SCALED_PRESSURE] < 5;
 	     i++) {
-		gcs_send(fd, port, MAVLINK_MSG_HEARTBEAT, pl);
+		gcs_heartbeat(fd, port);
 		capture_for(fd, &cap, 100);
 	}
 	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] >= 5);
@@ -927,11 +963,7 @@ test_mavlink_param_domain(void **state)
 					.target_component = 191,
 					.param_id = "SIM_BARO_GLITCH",
 					.param_type = 9 };
-	mavlink_pack_param_set(&ps, pl);
-	capture_init(&cap);
-	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
-	for (int i = 0; i < 50 && !cap.count[MAVLINK_MSG_PARAM_VALUE]; i++)
-		capture_for(fd, &cap, 100);
+	gcs_param_set(fd, port, &ps, &cap);
 	assert_int_equal(cap.count[MAVLINK_MSG_PARAM_VALUE], 1);
 	assert_string_equal(cap.last_pv.param_id, "SIM_BARO_GLITCH");
 	assert_float_exact(cap.last_pv.param_value, 0.0f);
@@ -941,29 +973,18 @@ test_mavlink_param_domain(void **state)
 
 	/* In the domain: taken. */
 	ps.param_value = 100.0f;
-	mavlink_pack_param_set(&ps, pl);
-	capture_init(&cap);
-	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
-	for (int i = 0; i < 50 && !cap.count[MAVLINK_MSG_PARAM_VALUE]; i++)
-		capture_for(fd, &cap, 100);
+	gcs_param_set(fd, port, &ps, &cap);
 	assert_float_exact(cap.last_pv.param_value, 100.0f);
 	capture_for(fd, &cap, 200);
 	assert_true(before - cap.last_press_abs[0] > 11.5f);
 
 	/* A baro SIM_BARO_COUNT leaves out: taken, and the log says so. */
 	snprintf(ps.param_id, sizeof(ps.param_id), "SIM_BAR3_GLITCH");
-	mavlink_pack_param_set(&ps, pl);
-	capture_init(&cap);
-	gcs_send(fd, port, MAVLINK_MSG_PARAM_SET, pl);
-	for (int i = 0; i < 50 && !cap.count[MAVLINK_MSG_PARAM_VALUE]; i++)
-		capture_for(fd, &cap, 100);
+	gcs_param_set(fd, port, &ps, &cap);
 	assert_float_exact(cap.last_pv.param_value, 100.0f);
-	kill(pid, SIGTERM);
-	assert_int_equal(wait_exit(pid), 0);
+	assert_int_equal(stop_barod(pid), 0);
 	close(fd);
-	char log[512];
-	path_in_tmp(log, sizeof(log), "param-domain.log");
-	char *l = read_file(log);
+	char *l = read_tmp("param-domain.log");
 	assert_non_null(strstr(l, "SIM_BAR3_GLITCH 0 -> 100 (MAVLink)"));
 	assert_non_null(strstr(l, "SIM_BAR3_GLITCH acts only on baro instance "
 				  "2, which SIM_BARO_COUNT 2 leaves out"));
@@ -976,52 +997,40 @@ test_mavlink_param_domain(void **state)
 static void
 test_faults_that_cannot_act(void **state)
 {
-	char sock[512], scn[512], log[512], reply[4096], want[600];
+	char sock[512], scn[512], reply[4096], want[600];
 	(void)state;
 
 	path_in_tmp(sock, sizeof(sock), "control-act");
 	path_in_tmp(scn, sizeof(scn), "cannot-act.scn");
-	path_in_tmp(log, sizeof(log), "act.log");
 
-	pid_t pid = spawn_barod((const char *[]){
-		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9", "-p",
-		"SIM_BARO_GLITCH=1e9", NULL }, "act.log");
-	assert_int_equal(wait_exit(pid), 2);
-	char *l = read_file(log);
-	assert_non_null(strstr(l, "SIM_BARO_GLITCH: 1e+09 is out of range "
-				  "[-5000, 86000]"));
-	free(l);
-	pid = spawn_barod((const char *[]){
-		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
-		"--atmosphere", "water", "--home-alt", "-100", "-p",
-		"SIM_BAR2_GLITCH=120", NULL }, "act.log");
-	assert_int_equal(wait_exit(pid), 2);
-	l = read_file(log);
-	assert_non_null(strstr(l, "SIM_BAR2_GLITCH: 120 is out of range "
-				  "[-10900, 110] (the water atmosphere"));
-	free(l);
+	expect_exit((const char *[]){ "--sim", "--control", "none", "-o",
+				      "udp:127.0.0.1:9", "-p",
+				      "SIM_BARO_GLITCH=1e9", NULL },
+		    "act.log", 2,
+		    "SIM_BARO_GLITCH: 1e+09 is out of range [-5000, 86000]");
+	expect_exit((const char *[]){ "--sim", "--control", "none", "-o",
+				      "udp:127.0.0.1:9", "--atmosphere",
+				      "water", "--home-alt", "-100", "-p",
+				      "SIM_BAR2_GLITCH=120", NULL },
+		    "act.log", 2,
+		    "SIM_BAR2_GLITCH: 120 is out of range [-10900, 110] "
+		    "(the water atmosphere");
 
-	pid = spawn_barod((const char *[]){
-		"--sim", "-p", "SIM_BAR3_GLITCH=5", "--check-config", NULL },
-		"act.log");
-	assert_int_equal(wait_exit(pid), 0);
-	l = read_file(log);
-	assert_non_null(strstr(l, "SIM_BAR3_GLITCH acts only on baro instance "
-				  "2, which SIM_BARO_COUNT 2 leaves out"));
-	free(l);
+	expect_exit((const char *[]){ "--sim", "-p", "SIM_BAR3_GLITCH=5",
+				      "--check-config", NULL },
+		    "act.log", 0,
+		    "SIM_BAR3_GLITCH acts only on baro instance 2, which "
+		    "SIM_BARO_COUNT 2 leaves out");
 
 	write_file(scn, "at 1s glitch 0 5 for 1s\nat 2s px4 stuck 2 for 1s\n");
-	pid = spawn_barod((const char *[]){
-		"--sim", "--control", "none", "-o", "udp:127.0.0.1:9",
-		"--scenario", scn, NULL }, "act.log");
-	assert_int_equal(wait_exit(pid), 2);
-	l = read_file(log);
 	snprintf(want, sizeof(want), "%s:2: baro instance 2 does not exist "
 				     "(SIM_BARO_COUNT is 2)", scn);
-	assert_non_null(strstr(l, want));
-	free(l);
+	expect_exit((const char *[]){ "--sim", "--control", "none", "-o",
+				      "udp:127.0.0.1:9", "--scenario", scn,
+				      NULL },
+		    "act.log", 2, want);
 
-	pid = start_barod((const char *[]){
+	pid_t pid = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9", NULL },
 		"act-run.log");
 	assert_int_equal(run_baroctl(sock, "scenario", "load", scn, reply,
@@ -1059,25 +1068,11 @@ test_faults_that_cannot_act(void **state)
 	assert_int_equal(run_baroctl(sock, "set", "SIM_BAR2_GLITCH", "5",
 				     reply, sizeof(reply)), 0);
 	assert_null(strstr(reply, "warning"));
-	kill(pid, SIGTERM);
-	assert_int_equal(wait_exit(pid), 0);
+	assert_int_equal(stop_barod(pid), 0);
 }
 
 /* ------------------------------------------------------------------ */
 /* MSP outputs: the test plays the flight controller */
-
-static int
-open_pty(void)
-{
-	int master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
-
-	assert_true(master >= 0);
-	/* Not inherited by barod: closing it here must hang the line up. */
-	assert_int_equal(fcntl(master, F_SETFD, FD_CLOEXEC), 0);
-	assert_int_equal(grantpt(master), 0);
-	assert_int_equal(unlockpt(master), 0);
-	return master;
-}
 
 /* Junk, MSP v1, a cut frame and three good replies: what a confused or
  * chatty flight controller could send back.  barod must count the three
@@ -1105,6 +1100,19 @@ static void
 feed_msp(const uint8_t *b, size_t n, void *user)
 {
 	msp_capture_feed(user, b, n);
+}
+
+/* Feed c all that fd holds for now: the last read's result (0: the peer
+ * has closed it). */
+static ssize_t
+feed_available(int fd, struct msp_capture *c)
+{
+	uint8_t buf[4096];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		msp_capture_feed(c, buf, (size_t)n);
+	return n;
 }
 
 /* A flight controller that talks back once barod has set the line raw. */
@@ -1168,20 +1176,20 @@ struct msp_counts {
 };
 
 static struct msp_counts
-msp_report(const char *log_name, const char *output_name)
+msp_report(const char *log_name, const char *output)
 {
-	char log[512], key[160];
+	char key[160];
 	struct msp_counts c;
+	char *l = read_tmp(log_name);
 
-	path_in_tmp(log, sizeof(log), log_name);
-	char *l = read_file(log);
-	snprintf(key, sizeof(key), "output %s ", output_name);
+	/* barod names an -o output by its first 31 characters. */
+	snprintf(key, sizeof(key), "output %.31s ", output);
 	const char *r = NULL;
 	for (const char *p = strstr(l, key); p; p = strstr(p + 1, key))
 		if (strstr(p, ": sent ") && strchr(p, '\n') > strstr(p, ": sent "))
 			r = p;
 	if (!r)
-		fail_msg("no report for output %s in %s", output_name, log_name);
+		fail_msg("no report for output %s in %s", output, log_name);
 	assert_int_equal(sscanf(strstr(r, ": sent "),
 				": sent %llu, dropped %llu, not connected %llu, "
 				"invalid %llu, received %llu, lost bytes %llu, "
@@ -1195,19 +1203,29 @@ msp_report(const char *log_name, const char *output_name)
 
 static struct rec_sample rec[MSP_CAPTURE_MAX];
 
+/* From rec[r] on, the recorded sample frame b carries (its time and
+ * instance): its index, total when there is none. */
+static size_t
+find_published(size_t r, size_t total, const struct msp_baro *b)
+{
+	while (r < total && (rec[r].time_ms != b->time_ms ||
+			     rec[r].instance != b->instance))
+		r++;
+	return r;
+}
+
 /* A pty as the flight controller's UART: every published sample arrives
  * once, in order, with its instance, and nothing else does (no MAVLink
  * on an MSP line); bytes the controller sends back do not disturb it. */
 static void
 test_msp_serial_every_sample(void **state)
 {
-	char out[128], record[512], name[64];
+	char out[128], record[512];
 	struct msp_capture *c = msp_capture_new();
 	(void)state;
 
 	int master = open_pty();
 	snprintf(out, sizeof(out), "msp:%s:921600", ptsname(master));
-	snprintf(name, sizeof(name), "%.31s", out);
 	path_in_tmp(record, sizeof(record), "msp-serial.csv");
 	pid_t pid = start_barod((const char *[]){ "--sim", "-p",
 						  "SIM_BARO_COUNT=3",
@@ -1216,10 +1234,7 @@ test_msp_serial_every_sample(void **state)
 						  "--duration", "2", "-v", NULL },
 				"msp-serial.log");
 	struct noisy_fc fc = { .c = c, .fd = master };
-	int status = read_line_until_exit(pid, master, now_ms() + 10000,
-					  feed_noisy_fc, &fc);
-	assert_true(status >= 0);
-	assert_int_equal(wait_exit(pid), 0);
+	read_line_to_exit(pid, master, now_ms() + 10000, feed_noisy_fc, &fc);
 
 	size_t n = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(n, 3 * 200);	/* 2 s of three 100 Hz baros */
@@ -1229,7 +1244,7 @@ test_msp_serial_every_sample(void **state)
 	for (size_t k = 0; k < n; k++)
 		assert_msp_matches(&c->b[k], &rec[k], rec[k].instance, k);
 
-	struct msp_counts m = msp_report("msp-serial.log", name);
+	struct msp_counts m = msp_report("msp-serial.log", out);
 	assert_int_equal(m.sent, n);
 	assert_int_equal(m.dropped + m.no_peer + m.invalid, 0);
 	assert_int_equal(m.received, 3);
@@ -1243,27 +1258,22 @@ test_msp_serial_every_sample(void **state)
 static void
 test_msp_instances_and_rate(void **state)
 {
-	char conf[512], text[1024], record[512];
+	char conf[512], record[512];
 	struct msp_capture *c = msp_capture_new();
 	(void)state;
 
 	int master = open_pty();
-	path_in_tmp(conf, sizeof(conf), "msp-map.conf");
 	path_in_tmp(record, sizeof(record), "msp-map.csv");
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sim\ncontrol = none\nrecord = %s\n"
-		 "[sim]\nSIM_BARO_COUNT = 3\n"
-		 "[output fc]\ntype = msp\ndevice = %s\nbaud = 115200\n"
-		 "instances = 1=0, 2=5\nrate_hz = 25\n",
-		 record, ptsname(master));
-	write_file(conf, text);
+	harness_write(&harness, conf, sizeof(conf), "msp-map.conf",
+		      "[barod]\nsource = sim\ncontrol = none\nrecord = %s\n"
+		      "[sim]\nSIM_BARO_COUNT = 3\n"
+		      "[output fc]\ntype = msp\ndevice = %s\nbaud = 115200\n"
+		      "instances = 1=0, 2=5\nrate_hz = 25\n",
+		      record, ptsname(master));
 	pid_t pid = start_barod((const char *[]){ "-c", conf, "--duration",
 						  "2", "-v", NULL },
 				"msp-map.log");
-	int status = read_line_until_exit(pid, master, now_ms() + 10000,
-					  feed_msp, c);
-	assert_true(status >= 0);
-	assert_int_equal(wait_exit(pid), 0);
+	read_line_to_exit(pid, master, now_ms() + 10000, feed_msp, c);
 
 	size_t n = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(n, 600);
@@ -1300,32 +1310,27 @@ test_msp_instances_and_rate(void **state)
 static void
 test_msp_blocked_serial(void **state)
 {
-	char out[128], name[64], record[512];
+	char out[128], record[512];
 	(void)state;
 
 	int master = open_pty();
 	snprintf(out, sizeof(out), "msp:%s:921600", ptsname(master));
-	snprintf(name, sizeof(name), "%.31s", out);
 	path_in_tmp(record, sizeof(record), "msp-blocked.csv");
 	const uint64_t t0 = now_ms();
-	pid_t pid = start_barod((const char *[]){ "--sim", "-p",
-						  "SIM_BARO_COUNT=3",
-						  "--control", "none", "-o", out,
-						  "--record", record,
-						  "--duration", "4", "-v", NULL },
-				"msp-blocked.log");
-	assert_int_equal(wait_exit(pid), 0);
+	assert_int_equal(start_to_end((const char *[]){
+				 "--sim", "-p", "SIM_BARO_COUNT=3",
+				 "--control", "none", "-o", out, "--record",
+				 record, "--duration", "4", "-v", NULL },
+				 "msp-blocked.log"), 0);
 	assert_true(now_ms() - t0 < 5500);
 
 	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(total, 3 * 400);
-	struct msp_counts m = msp_report("msp-blocked.log", name);
+	struct msp_counts m = msp_report("msp-blocked.log", out);
 	assert_int_equal(m.sent + m.dropped, total);
 	assert_true(m.dropped > 0);
 	/* Said once, not once per drop. */
-	char log[512];
-	path_in_tmp(log, sizeof(log), "msp-blocked.log");
-	char *l = read_file(log);
+	char *l = read_tmp("msp-blocked.log");
 	const char *w = strstr(l, "the line is full, dropping samples");
 	assert_non_null(w);
 	assert_null(strstr(w + 1, "the line is full"));
@@ -1333,10 +1338,7 @@ test_msp_blocked_serial(void **state)
 
 	/* What the line holds is whole frames, the oldest first. */
 	struct msp_capture *c = msp_capture_new();
-	uint8_t buf[4096];
-	ssize_t n;
-	while ((n = read(master, buf, sizeof(buf))) > 0)
-		msp_capture_feed(c, buf, (size_t)n);
+	feed_available(master, c);
 	assert_true(c->n > 0 && c->n <= m.sent);
 	assert_int_equal(c->parser.stats.bad_crc, 0);
 	assert_msp_matches(&c->b[0], &rec[0], rec[0].instance, 0);
@@ -1351,14 +1353,12 @@ test_msp_blocked_serial(void **state)
 static void
 test_msp_invalid_counted(void **state)
 {
-	char out[128], name[64], record[512];
+	char out[128], record[512], sock[512];
 	struct msp_capture *c = msp_capture_new();
 	(void)state;
 
-	char sock[512];
 	int master = open_pty();
 	snprintf(out, sizeof(out), "msp:%s", ptsname(master));
-	snprintf(name, sizeof(name), "%.31s", out);
 	path_in_tmp(record, sizeof(record), "msp-invalid.csv");
 	path_in_tmp(sock, sizeof(sock), "msp.sock");
 	pid_t pid = start_barod((const char *[]){ "--sim", "-p",
@@ -1370,10 +1370,8 @@ test_msp_invalid_counted(void **state)
 						  "--duration", "1", "-v", NULL },
 				"msp-invalid.log");
 	struct invalid_watch w = { .c = c, .sock = sock };
-	int status = read_line_until_exit(pid, master, now_ms() + 10000,
-					  feed_invalid_watch, &w);
-	assert_true(status >= 0);
-	assert_int_equal(wait_exit(pid), 0);
+	read_line_to_exit(pid, master, now_ms() + 10000, feed_invalid_watch,
+			  &w);
 
 	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(total, 200);
@@ -1388,7 +1386,7 @@ test_msp_invalid_counted(void **state)
 		k++;
 	}
 	assert_int_equal(k, c->n);
-	struct msp_counts m = msp_report("msp-invalid.log", name);
+	struct msp_counts m = msp_report("msp-invalid.log", out);
 	assert_int_equal(m.sent, 100);
 	assert_int_equal(m.invalid, 100);
 	assert_int_equal(m.dropped, 0);
@@ -1404,9 +1402,8 @@ test_msp_invalid_counted(void **state)
 static void
 test_msp_serial_hangup_reopen(void **state)
 {
-	char out[600], link_path[512], tmp_link[512], record[512], log[512];
+	char out[600], link_path[512], tmp_link[512], record[512];
 	struct msp_capture *c = msp_capture_new();
-	uint8_t buf[4096];
 	(void)state;
 
 	int m1 = open_pty();
@@ -1422,9 +1419,8 @@ test_msp_serial_hangup_reopen(void **state)
 	const uint64_t deadline = now_ms() + 15000;
 	while (c->n < 40 && now_ms() < deadline) {
 		struct pollfd p = { m1, POLLIN, 0 };
-		ssize_t n = poll(&p, 1, 50) > 0 ? read(m1, buf, sizeof(buf)) : 0;
-		if (n > 0)
-			msp_capture_feed(c, buf, (size_t)n);
+		poll(&p, 1, 50);
+		feed_available(m1, c);
 	}
 	const size_t first = c->n;
 	assert_true(first >= 40);
@@ -1435,37 +1431,27 @@ test_msp_serial_hangup_reopen(void **state)
 	assert_int_equal(rename(tmp_link, link_path), 0);
 	close(m1);
 
-	int status = read_line_until_exit(pid, m2, deadline, feed_msp, c);
-	assert_true(status >= 0);
-	assert_int_equal(wait_exit(pid), 0);
-	if (!(c->n > first + 200)) {
-		path_in_tmp(log, sizeof(log), "msp-hangup.log");
-		char *t = read_file(log);
+	read_line_to_exit(pid, m2, deadline, feed_msp, c);
+	if (!(c->n > first + 200))
 		fail_msg("%zu frames before the hangup, %zu after; log:\n%s",
-			 first, c->n - first, t);
-	}
+			 first, c->n - first, read_tmp("msp-hangup.log"));
 
 	/* Frames from both lines are published samples, in order. */
 	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
 	size_t r = 0;
 	for (size_t k = 0; k < c->n; k++) {
-		while (r < total && (rec[r].time_ms != c->b[k].time_ms ||
-				     rec[r].instance != c->b[k].instance))
-			r++;
+		r = find_published(r, total, &c->b[k]);
 		if (r == total)
 			fail_msg("frame %zu is not a published sample in order",
 				 k);
 	}
-	char name[64];
-	snprintf(name, sizeof(name), "%.31s", out);
-	struct msp_counts m = msp_report("msp-hangup.log", name);
+	struct msp_counts m = msp_report("msp-hangup.log", out);
 	assert_int_equal(m.hangups, 1);
 	assert_int_equal(m.sent + m.dropped, total);
 	assert_true(c->n <= m.sent);
 
 	/* No busy loop on the dead line: 4 s cost a fraction of a second. */
-	path_in_tmp(log, sizeof(log), "msp-hangup.log");
-	char *l = read_file(log);
+	char *l = read_tmp("msp-hangup.log");
 	const char *cpu = strstr(l, ", cpu ");
 	assert_non_null(cpu);
 	double cpu_s = atof(cpu + 6);
@@ -1474,29 +1460,6 @@ test_msp_serial_hangup_reopen(void **state)
 	free(l);
 	close(m2);
 	free(c);
-}
-
-/* A TCP listener on 127.0.0.1 (rcvbuf > 0: that receive buffer, small
- * to make a stalled reader fill up fast). */
-static int
-tcp_listener(unsigned *port, int rcvbuf)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-				  .sin_port = htons((uint16_t)*port) };
-	socklen_t len = sizeof(sa);
-	int one = 1;
-
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (rcvbuf > 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	*port = ntohs(sa.sin_port);
-	return fd;
 }
 
 /* Three MSP outputs at once: a TCP receiver that reads (and sends
@@ -1511,7 +1474,7 @@ test_msp_tcp_stalled_receiver(void **state)
 	struct msp_capture *cg = msp_capture_new(), *cu = msp_capture_new();
 	(void)state;
 
-	int lg = tcp_listener(&pg, 0), ls = tcp_listener(&ps, 1024);
+	int lg = tcp_loopback(&pg, 0), ls = tcp_loopback(&ps, 1024);
 	int fu = udp_loopback(&pu, SOCK_NONBLOCK);
 	snprintf(good, sizeof(good), "msp-tcp:127.0.0.1:%u", pg);
 	snprintf(stalled, sizeof(stalled), "msp-tcp:127.0.0.1:%u", ps);
@@ -1527,7 +1490,7 @@ test_msp_tcp_stalled_receiver(void **state)
 	bool noisy = false;
 	uint8_t buf[4096];
 	const uint64_t deadline = now_ms() + 15000;
-	while (status < 0 && now_ms() < deadline) {
+	do {
 		struct pollfd p[4] = { { lg, POLLIN, 0 }, { ls, POLLIN, 0 },
 				       { fu, POLLIN, 0 }, { cgfd, POLLIN, 0 } };
 		poll(p, 4, 50);
@@ -1540,23 +1503,19 @@ test_msp_tcp_stalled_receiver(void **state)
 			msp_capture_feed(cu, buf, (size_t)n);
 			msp_parser_flush(&cu->parser);
 		}
-		while (cgfd >= 0 && (n = read(cgfd, buf, sizeof(buf))) > 0)
-			msp_capture_feed(cg, buf, (size_t)n);
+		if (cgfd >= 0)
+			feed_available(cgfd, cg);
 		if (!noisy && cg->n > 30) {
 			send_fc_noise(cgfd);
 			noisy = true;
 		}
-		if (!harness_exited(&harness, pid, &status))
-			status = -1;
-	}
-	assert_true(status >= 0);
-	assert_int_equal(wait_exit(pid), 0);
+	} while (!harness_exited(&harness, pid, &status) &&
+		 now_ms() < deadline);
+	assert_exited_zero(pid, status);
 	/* 5 s of simulation in about 5 s: nothing waited on the stall. */
 	assert_true(now_ms() - t0 < 6500);
 	/* What the good reader has not read yet is in its socket. */
-	ssize_t n;
-	while ((n = read(cgfd, buf, sizeof(buf))) > 0)
-		msp_capture_feed(cg, buf, (size_t)n);
+	feed_available(cgfd, cg);
 
 	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
 	assert_int_equal(total, 3 * 500);
@@ -1599,13 +1558,11 @@ static void
 test_msp_tcp_reconnects(void **state)
 {
 	char out[64], record[512];
-	unsigned port = 0;
 	struct msp_capture *c = msp_capture_new();
 	(void)state;
 
 	/* A free port nobody listens on yet. */
-	int probe = tcp_listener(&port, 0);
-	close(probe);
+	unsigned port = harness_free_port(&harness, SOCK_STREAM, false);
 	snprintf(out, sizeof(out), "msp-tcp:127.0.0.1:%u", port);
 	path_in_tmp(record, sizeof(record), "msp-re.csv");
 	pid_t pid = start_barod((const char *[]){
@@ -1613,32 +1570,28 @@ test_msp_tcp_reconnects(void **state)
 		"--duration", "3", "-v", "-o", out, NULL }, "msp-re.log");
 	/* Running with nobody listening: samples published to no peer. */
 	msleep(400);
-	int l = tcp_listener(&port, 0);
+	int l = tcp_loopback(&port, 0);
 
-	uint8_t buf[4096];
 	int conn = -1, status = -1;
 	unsigned accepted = 0;
 	const uint64_t deadline = now_ms() + 15000;
-	while (status < 0 && now_ms() < deadline) {
+	do {
 		struct pollfd p[2] = { { l, POLLIN, 0 }, { conn, POLLIN, 0 } };
 		poll(p, 2, 50);
 		if (conn < 0 && (conn = accept4(l, NULL, NULL,
 						SOCK_NONBLOCK)) >= 0)
 			accepted++;
-		ssize_t n;
-		while (conn >= 0 && (n = read(conn, buf, sizeof(buf))) > 0)
-			msp_capture_feed(c, buf, (size_t)n);
+		if (conn >= 0)
+			feed_available(conn, c);
 		/* Hang up once, after some samples. */
 		if (accepted == 1 && c->n >= 50) {
 			close(conn);
 			conn = -1;
 			accepted++;	/* the next one is the reconnection */
 		}
-		if (!harness_exited(&harness, pid, &status))
-			status = -1;
-	}
-	assert_true(status >= 0);
-	assert_int_equal(wait_exit(pid), 0);
+	} while (!harness_exited(&harness, pid, &status) &&
+		 now_ms() < deadline);
+	assert_exited_zero(pid, status);
 	assert_int_equal(accepted, 3);
 
 	size_t total = read_record(record, rec, MSP_CAPTURE_MAX);
@@ -1651,9 +1604,7 @@ test_msp_tcp_reconnects(void **state)
 	assert_true(c->n > 50 && c->n <= m.sent);
 	size_t r = 0;
 	for (size_t k = 0; k < c->n; k++) {
-		while (r < total && (rec[r].time_ms != c->b[k].time_ms ||
-				     rec[r].instance != c->b[k].instance))
-			r++;
+		r = find_published(r, total, &c->b[k]);
 		assert_true(r < total);
 		assert_msp_matches(&c->b[k], &rec[r], rec[r].instance, k);
 	}
@@ -1678,18 +1629,26 @@ static int
 read_for(int conn, struct msp_capture *c, unsigned ms)
 {
 	const uint64_t end = now_ms() + ms;
-	uint8_t buf[4096];
 
 	for (uint64_t t = now_ms(); t < end; t = now_ms()) {
 		struct pollfd p = { conn, POLLIN, 0 };
 		poll(&p, 1, (int)(end - t));
-		ssize_t n;
-		while ((n = read(conn, buf, sizeof(buf))) > 0)
-			msp_capture_feed(c, buf, (size_t)n);
-		if (n == 0)
+		if (feed_available(conn, c) == 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* msp-reload.conf: barod's one output fc, MSP to 127.0.0.1:port, with
+ * the lines extra. */
+static void
+write_msp_reload_conf(char *conf, size_t len, unsigned port,
+		      const char *extra)
+{
+	harness_write(&harness, conf, len, "msp-reload.conf",
+		      "[barod]\nsource = sim\ncontrol = none\n"
+		      "[output fc]\ntype = msp\naddress = 127.0.0.1:%u\n%s",
+		      port, extra);
 }
 
 /* SIGHUP: an MSP output whose section did not change keeps its TCP
@@ -1697,24 +1656,18 @@ read_for(int conn, struct msp_capture *c, unsigned ms)
 static void
 test_msp_tcp_reload(void **state)
 {
-	char conf[512], text[512], log[512];
-	unsigned port = 0;
+	char conf[512];
+	unsigned port = harness_free_port(&harness, SOCK_STREAM, false);
 	struct msp_capture *c = msp_capture_new();
 	(void)state;
 
-	int probe = tcp_listener(&port, 0);
-	close(probe);
-	path_in_tmp(conf, sizeof(conf), "msp-reload.conf");
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sim\ncontrol = none\n"
-		 "[output fc]\ntype = msp\naddress = 127.0.0.1:%u\n", port);
-	write_file(conf, text);
+	write_msp_reload_conf(conf, sizeof(conf), port, "");
 	pid_t pid = start_barod((const char *[]){ "-c", conf, "-v", NULL },
 				"msp-reload.log");
 	/* Reloaded while it has no connection to keep. */
 	kill(pid, SIGHUP);
 	harness_wait_log(&harness, pid, "configuration reloaded", 1);
-	int l = tcp_listener(&port, 0);
+	int l = tcp_loopback(&port, 0);
 	int conn = accept_within(l, 5000);
 	assert_true(conn >= 0);
 	assert_int_equal(read_for(conn, c, 300), 0);
@@ -1728,11 +1681,7 @@ test_msp_tcp_reload(void **state)
 	assert_true(accept_within(l, 0) < 0);
 
 	/* Changed: the old connection ends, a new one comes. */
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sim\ncontrol = none\n"
-		 "[output fc]\ntype = msp\naddress = 127.0.0.1:%u\n"
-		 "rate_hz = 10\n", port);
-	write_file(conf, text);
+	write_msp_reload_conf(conf, sizeof(conf), port, "rate_hz = 10\n");
 	kill(pid, SIGHUP);
 	assert_int_equal(read_for(conn, c, 2000), -1);
 	close(conn);
@@ -1744,10 +1693,8 @@ test_msp_tcp_reload(void **state)
 	assert_in_range(slow->n, 12, 28);
 	assert_int_equal(slow->not_baro + c->not_baro, 0);
 
-	kill(pid, SIGTERM);
-	assert_int_equal(wait_exit(pid), 0);
-	path_in_tmp(log, sizeof(log), "msp-reload.log");
-	char *t = read_file(log);
+	assert_int_equal(stop_barod(pid), 0);
+	char *t = read_tmp("msp-reload.log");
 	const char *r = strstr(t, "configuration reloaded");
 	for (int k = 0; k < 3; k++, r = strstr(r + 1, "configuration reloaded"))
 		assert_non_null(r);
@@ -1792,22 +1739,16 @@ test_msp_config_errors(void **state)
 		{ "type = udp-client\naddress = 127.0.0.1:5\nrate_hz = 5\n",
 		  "rate_hz applies to type = msp only" },
 	};
-	char conf[512], text[512], log[512];
+	char conf[512];
 	(void)state;
 
-	path_in_tmp(conf, sizeof(conf), "msp-bad.conf");
-	path_in_tmp(log, sizeof(log), "msp-bad.log");
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-		snprintf(text, sizeof(text),
-			 "[barod]\nsource = sim\n[output fc]\n%s",
-			 bad[k].section);
-		write_file(conf, text);
-		pid_t pid = spawn_barod((const char *[]){ "-c", conf,
-							  "--check-config",
-							  NULL },
-					"msp-bad.log");
-		assert_int_equal(wait_exit(pid), 2);
-		char *l = read_file(log);
+		harness_write(&harness, conf, sizeof(conf), "msp-bad.conf",
+			      "[barod]\nsource = sim\n[output fc]\n%s",
+			      bad[k].section);
+		char *l = run_barod((const char *[]){ "-c", conf,
+						      "--check-config", NULL },
+				    "msp-bad.log", 2);
 		if (!strstr(l, bad[k].message))
 			fail_msg("case %zu: expected '%s', got: %s", k,
 				 bad[k].message, l);
@@ -1815,22 +1756,19 @@ test_msp_config_errors(void **state)
 	}
 	static const char *const specs[] = { "msp:", "msp:/dev/x:1234",
 					     "msp-tcp:nohost", "msp-udp:h:0" };
-	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
-		pid_t pid = spawn_barod((const char *[]){ "--sim", "-o",
-							  specs[k], NULL },
-					"msp-bad.log");
-		assert_int_equal(wait_exit(pid), 2);
-	}
+	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++)
+		assert_int_equal(run_to_end((const char *[]){ "--sim", "-o",
+							      specs[k], NULL },
+					    "msp-bad.log"), 2);
 	/* And the good forms. */
 	write_file(conf, "[barod]\nsource = sim\n[output a]\ntype = msp\n"
 			 "device = /dev/null\n[output b]\ntype = msp\n"
 			 "address = 127.0.0.1:5760\n[output c]\ntype = msp\n"
 			 "address = 127.0.0.1:5761\ntransport = udp\n"
 			 "instances = 2=0\nrate_hz = 50\n");
-	pid_t pid = spawn_barod((const char *[]){ "-c", conf, "--check-config",
-						  NULL },
-				"msp-good.log");
-	assert_int_equal(wait_exit(pid), 0);
+	assert_int_equal(run_to_end((const char *[]){ "-c", conf,
+						      "--check-config", NULL },
+				    "msp-good.log"), 0);
 }
 
 /*

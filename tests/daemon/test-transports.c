@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "output.h"
-#include "test-util.h"
+#include "test-files.h"
 
 /* ---- System calls per fd: these wrap the C library's for the whole
  * test program, barod's transports included. */
@@ -89,34 +89,16 @@ pump(struct event_loop *l, struct output *o, size_t n, int ms)
 	}
 }
 
-static int
-udp_socket(unsigned *port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
-
 /* A port nothing is bound to (at the time). */
 static unsigned
 free_port(int type)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, type, 0);
+	unsigned port = 0;
+	int fd = type == SOCK_DGRAM ? udp_loopback(&port, 0)
+				    : tcp_loopback(&port, 0);
 
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
 	close(fd);
-	return ntohs(sa.sin_port);
+	return port;
 }
 
 static void
@@ -136,6 +118,19 @@ open_output(struct output *o, struct event_loop *l, enum output_type type,
 		fail_msg("output_open %s: %s", where, err);
 }
 
+#define ADDR_LEN 64
+
+/* A fresh loop l, and on it o of type sending to 127.0.0.1:port (that
+ * address in addr, ADDR_LEN bytes). */
+static void
+open_on_port(struct event_loop *l, struct output *o, enum output_type type,
+	     unsigned port, char *addr)
+{
+	assert_int_equal(event_loop_init(l), 0);
+	snprintf(addr, ADDR_LEN, "127.0.0.1:%u", port);
+	open_output(o, l, type, addr);
+}
+
 /* Frame k: len bytes, the first four k, the rest a pattern of k: what
  * arrives shows whether frames came whole and in order. */
 static void
@@ -144,6 +139,31 @@ make_frame(uint8_t *f, size_t len, uint32_t k)
 	memcpy(f, &k, sizeof(k));
 	for (size_t i = sizeof(k); i < len; i++)
 		f[i] = (uint8_t)(k * 7u + i);
+}
+
+/* Frames first .. first + n - 1 of len bytes queued on o, each taken. */
+static void
+send_frames(struct output *o, size_t len, uint32_t first, uint32_t n)
+{
+	uint8_t f[512];
+
+	assert_true(len <= sizeof(f));
+	for (uint32_t k = first; k < first + n; k++) {
+		make_frame(f, len, k);
+		assert_int_equal(output_send(o, f, len), 0);
+	}
+}
+
+/* Flush o: how many system calls that made on its fd. */
+static unsigned
+flush_calls(struct output *o)
+{
+	const int fd = o->src.fd;
+
+	assert_true(fd >= 0 && fd < MAX_FD);
+	calls[fd] = 0;
+	output_flush(o);
+	return calls[fd];
 }
 
 /* Check buf holds whole frames of len bytes with increasing numbers
@@ -165,12 +185,14 @@ check_frames(const uint8_t *buf, size_t n, size_t len, uint32_t *next)
 	return n / len;
 }
 
+/* A fresh loop l, a raw pty, and o of type on it: the pty's master. */
 static int
-open_pty(void)
+open_on_pty(struct event_loop *l, struct output *o, enum output_type type)
 {
 	int m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
 	struct termios t;
 
+	assert_int_equal(event_loop_init(l), 0);
 	assert_true(m >= 0);
 	assert_int_equal(grantpt(m), 0);
 	assert_int_equal(unlockpt(m), 0);
@@ -178,7 +200,34 @@ open_pty(void)
 	assert_int_equal(tcgetattr(m, &t), 0);
 	cfmakeraw(&t);
 	assert_int_equal(tcsetattr(m, TCSANOW, &t), 0);
+	open_output(o, l, type, ptsname(m));
 	return m;
+}
+
+/* Read stream fd into buf (size bytes) until it holds at least want:
+ * how many it holds. */
+static size_t
+read_at_least(int fd, uint8_t *buf, size_t size, size_t want)
+{
+	size_t got = 0;
+
+	while (got < want) {
+		ssize_t n = read(fd, buf + got, size - got);
+		assert_true(n > 0);
+		got += (size_t)n;
+	}
+	return got;
+}
+
+/* The loop run for ms: o has connected to listener ls; the accepted end. */
+static int
+accept_connected(struct event_loop *l, struct output *o, int ls, int ms)
+{
+	pump(l, o, 1, ms);
+	assert_true(o->connected);
+	int c = accept(ls, NULL, NULL);
+	assert_true(c >= 0);
+	return c;
 }
 
 /* ---- UDP */
@@ -190,23 +239,16 @@ test_udp_client_one_call(void **state)
 {
 	struct event_loop l;
 	struct output o;
-	char addr[64];
+	char addr[ADDR_LEN];
 	unsigned port;
-	uint8_t f[100], buf[2048];
+	uint8_t buf[2048];
 	(void)state;
 
-	assert_int_equal(event_loop_init(&l), 0);
-	int sink = udp_socket(&port);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
-	open_output(&o, &l, OUTPUT_UDP_CLIENT, addr);
+	int sink = udp_loopback(&port, SOCK_NONBLOCK);
+	open_on_port(&l, &o, OUTPUT_UDP_CLIENT, port, addr);
 
-	for (uint32_t k = 0; k < 3; k++) {
-		make_frame(f, 26, k);
-		assert_int_equal(output_send(&o, f, 26), 0);
-	}
-	calls[o.src.fd] = 0;
-	output_flush(&o);
-	assert_int_equal(calls[o.src.fd], 1);
+	send_frames(&o, 26, 0, 3);
+	assert_int_equal(flush_calls(&o), 1);
 	assert_int_equal(recv(sink, buf, sizeof(buf), 0), 78);
 	uint32_t next = 0;
 	assert_int_equal(check_frames(buf, 78, 26, &next), 3);
@@ -214,17 +256,11 @@ test_udp_client_one_call(void **state)
 	assert_int_equal(o.stats.frames_sent, 3);
 	assert_int_equal(o.stats.bytes_sent, 78);
 	/* Nothing queued: no call. */
-	output_flush(&o);
-	assert_int_equal(calls[o.src.fd], 1);
+	assert_int_equal(flush_calls(&o), 0);
 
 	/* 40 frames of 100 bytes: 14 a datagram, three datagrams. */
-	for (uint32_t k = 0; k < 40; k++) {
-		make_frame(f, 100, k);
-		assert_int_equal(output_send(&o, f, 100), 0);
-	}
-	calls[o.src.fd] = 0;
-	output_flush(&o);
-	assert_int_equal(calls[o.src.fd], 1);
+	send_frames(&o, 100, 0, 40);
+	assert_int_equal(flush_calls(&o), 1);
 	next = 0;
 	size_t frames = 0, datagrams = 0;
 	ssize_t n;
@@ -244,6 +280,22 @@ test_udp_client_one_call(void **state)
 	event_loop_fini(&l);
 }
 
+/* Peers first .. end - 1 say "hi" to the udp-server at 127.0.0.1:port,
+ * and the loop runs long enough to hear them. */
+static void
+peers_talk(struct event_loop *l, struct output *o, const int *peer, int first,
+	   int end, unsigned port)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	for (int i = first; i < end; i++)
+		assert_int_equal(sendto(peer[i], "hi", 2, 0,
+					(struct sockaddr *)&to, sizeof(to)), 2);
+	pump(l, o, 1, 50);
+}
+
 /* A udp-server sends to nobody until a peer talks, then each flush to
  * every peer in one call; the ninth peer pushes the first out. */
 static void
@@ -252,39 +304,23 @@ test_udp_server_peers(void **state)
 	enum { N = OUTPUT_MAX_PEERS + 1 };
 	struct event_loop l;
 	struct output o;
-	char addr[64];
+	char addr[ADDR_LEN];
 	unsigned sport = free_port(SOCK_DGRAM), port[N];
 	int peer[N];
-	uint8_t f[64], buf[2048];
+	uint8_t buf[2048];
 	(void)state;
 
-	assert_int_equal(event_loop_init(&l), 0);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%u", sport);
-	open_output(&o, &l, OUTPUT_UDP_SERVER, addr);
+	open_on_port(&l, &o, OUTPUT_UDP_SERVER, sport, addr);
 	for (int i = 0; i < N; i++)
-		peer[i] = udp_socket(&port[i]);
+		peer[i] = udp_loopback(&port[i], SOCK_NONBLOCK);
 
-	make_frame(f, 30, 0);
-	assert_int_equal(output_send(&o, f, 30), 0);
-	calls[o.src.fd] = 0;
-	output_flush(&o);
-	assert_int_equal(calls[o.src.fd], 0);
+	send_frames(&o, 30, 0, 1);
+	assert_int_equal(flush_calls(&o), 0);
 	assert_int_equal(o.stats.frames_no_peer, 1);
 
-	struct sockaddr_in to = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)sport),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	for (int i = 0; i < 3; i++)
-		assert_int_equal(sendto(peer[i], "hi", 2, 0,
-					(struct sockaddr *)&to, sizeof(to)), 2);
-	pump(&l, &o, 1, 50);
-	for (uint32_t k = 1; k <= 2; k++) {
-		make_frame(f, 30, k);
-		assert_int_equal(output_send(&o, f, 30), 0);
-	}
-	calls[o.src.fd] = 0;
-	output_flush(&o);
-	assert_int_equal(calls[o.src.fd], 1);
+	peers_talk(&l, &o, peer, 0, 3, sport);
+	send_frames(&o, 30, 1, 2);
+	assert_int_equal(flush_calls(&o), 1);
 	for (int i = 0; i < 3; i++) {
 		uint32_t next = 1;
 		assert_int_equal(recv(peer[i], buf, sizeof(buf), 0), 60);
@@ -294,15 +330,9 @@ test_udp_server_peers(void **state)
 	assert_int_equal(o.stats.bytes_sent, 3 * 60);
 
 	/* Six more peers: the ninth forgets the first. */
-	for (int i = 3; i < N; i++)
-		assert_int_equal(sendto(peer[i], "hi", 2, 0,
-					(struct sockaddr *)&to, sizeof(to)), 2);
-	pump(&l, &o, 1, 50);
-	make_frame(f, 30, 3);
-	assert_int_equal(output_send(&o, f, 30), 0);
-	calls[o.src.fd] = 0;
-	output_flush(&o);
-	assert_int_equal(calls[o.src.fd], 1);
+	peers_talk(&l, &o, peer, 3, N, sport);
+	send_frames(&o, 30, 3, 1);
+	assert_int_equal(flush_calls(&o), 1);
 	assert_true(recv(peer[0], buf, sizeof(buf), 0) < 0);
 	for (int i = 1; i < N; i++)
 		assert_int_equal(recv(peer[i], buf, sizeof(buf), 0), 30);
@@ -311,8 +341,7 @@ test_udp_server_peers(void **state)
 
 	/* A peer gone (its port closed): the others still get theirs. */
 	close(peer[1]);
-	make_frame(f, 30, 4);
-	assert_int_equal(output_send(&o, f, 30), 0);
+	send_frames(&o, 30, 4, 1);
 	output_flush(&o);
 	for (int i = 2; i < N; i++)
 		assert_int_equal(recv(peer[i], buf, sizeof(buf), 0), 30);
@@ -334,19 +363,12 @@ test_serial_pty_one_write(void **state)
 {
 	struct event_loop l;
 	struct output o;
-	uint8_t f[64], buf[4096];
+	uint8_t buf[4096];
 	(void)state;
 
-	assert_int_equal(event_loop_init(&l), 0);
-	int m = open_pty();
-	open_output(&o, &l, OUTPUT_SERIAL, ptsname(m));
-	for (uint32_t k = 0; k < 5; k++) {
-		make_frame(f, 40, k);
-		assert_int_equal(output_send(&o, f, 40), 0);
-	}
-	calls[o.src.fd] = 0;
-	output_flush(&o);
-	assert_int_equal(calls[o.src.fd], 1);
+	int m = open_on_pty(&l, &o, OUTPUT_SERIAL);
+	send_frames(&o, 40, 0, 5);
+	assert_int_equal(flush_calls(&o), 1);
 	assert_int_equal(o.tx_len, 0);
 	usleep(20000);
 	uint32_t next = 0;
@@ -380,9 +402,7 @@ test_serial_full_line(void **state)
 	size_t got = 0;
 	(void)state;
 
-	assert_int_equal(event_loop_init(&l), 0);
-	int m = open_pty();
-	open_output(&o, &l, OUTPUT_MSP_SERIAL, ptsname(m));
+	int m = open_on_pty(&l, &o, OUTPUT_MSP_SERIAL);
 	uint32_t k = 0;
 	for (int pass = 0; pass < 3000; pass++) {
 		for (int i = 0; i < 3; i++, k++) {
@@ -390,9 +410,7 @@ test_serial_full_line(void **state)
 			(void)output_send(&o, f, 20);
 			assert_true(o.tx_len <= OUTPUT_MSP_BACKLOG);
 		}
-		calls[o.src.fd] = 0;
-		output_flush(&o);
-		assert_true(calls[o.src.fd] <= 1);
+		assert_true(flush_calls(&o) <= 1);
 		assert_true(o.tx_len <= OUTPUT_MSP_BACKLOG);
 	}
 	assert_int_equal(o.stats.frames_sent + o.stats.frames_dropped, k);
@@ -430,9 +448,7 @@ test_serial_hangup(void **state)
 	char d[256];
 	(void)state;
 
-	assert_int_equal(event_loop_init(&l), 0);
-	int m = open_pty();
-	open_output(&o, &l, OUTPUT_MSP_SERIAL, ptsname(m));
+	int m = open_on_pty(&l, &o, OUTPUT_MSP_SERIAL);
 	make_frame(f, 20, 0);
 	assert_int_equal(output_send(&o, f, 20), 0);
 	close(m);
@@ -451,23 +467,6 @@ test_serial_hangup(void **state)
 
 /* ---- TCP */
 
-static int
-tcp_listener(unsigned *port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	int one = 1;
-
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
-
 /* Connected: a pass's frames in one send; the peer closes: counted as
  * no peer until barod connects again, which it does after the backoff. */
 static void
@@ -475,41 +474,26 @@ test_tcp_reconnect(void **state)
 {
 	struct event_loop l;
 	struct output o;
-	char addr[64], d[256];
-	unsigned port;
+	char addr[ADDR_LEN], d[256];
+	unsigned port = 0;
 	uint8_t f[64], buf[4096];
 	(void)state;
 
-	assert_int_equal(event_loop_init(&l), 0);
-	int ls = tcp_listener(&port);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
-	open_output(&o, &l, OUTPUT_MSP_TCP, addr);
+	int ls = tcp_loopback(&port, 0);
+	open_on_port(&l, &o, OUTPUT_MSP_TCP, port, addr);
 	make_frame(f, 20, 0);
 	/* Before the connection: no peer. */
 	assert_int_equal(output_send(&o, f, 20), -ENOTCONN);
 	assert_int_equal(o.stats.frames_no_peer, 1);
-	pump(&l, &o, 1, 50);
-	assert_true(o.connected);
+	int c = accept_connected(&l, &o, ls, 50);
 	assert_int_equal(o.stats.connects, 1);
 	output_describe(&o, d, sizeof(d));
 	snprintf((char *)buf, sizeof(buf), "t msp-tcp %s connected", addr);
 	assert_string_equal(d, (char *)buf);
-	int c = accept(ls, NULL, NULL);
-	assert_true(c >= 0);
 
-	for (uint32_t k = 1; k <= 3; k++) {
-		make_frame(f, 20, k);
-		assert_int_equal(output_send(&o, f, 20), 0);
-	}
-	calls[o.src.fd] = 0;
-	output_flush(&o);
-	assert_int_equal(calls[o.src.fd], 1);
-	size_t got = 0;
-	while (got < 60) {
-		ssize_t n = read(c, buf + got, sizeof(buf) - got);
-		assert_true(n > 0);
-		got += (size_t)n;
-	}
+	send_frames(&o, 20, 1, 3);
+	assert_int_equal(flush_calls(&o), 1);
+	size_t got = read_at_least(c, buf, sizeof(buf), 60);
 	uint32_t next = 1;
 	assert_int_equal(check_frames(buf, got, 20, &next), 3);
 
@@ -520,13 +504,9 @@ test_tcp_reconnect(void **state)
 	assert_int_equal(output_send(&o, f, 20), -ENOTCONN);
 	assert_int_equal(o.stats.frames_no_peer, 2);
 	/* Back after the first backoff (100 ms). */
-	pump(&l, &o, 1, 300);
-	assert_true(o.connected);
+	c = accept_connected(&l, &o, ls, 300);
 	assert_int_equal(o.stats.connects, 2);
-	c = accept(ls, NULL, NULL);
-	assert_true(c >= 0);
-	make_frame(f, 20, 9);
-	assert_int_equal(output_send(&o, f, 20), 0);
+	send_frames(&o, 20, 9, 1);
 	output_flush(&o);
 	assert_int_equal(read(c, buf, sizeof(buf)), 20);
 	next = 9;
@@ -547,13 +527,11 @@ test_tcp_refused(void **state)
 {
 	struct event_loop l;
 	struct output o;
-	char addr[64];
+	char addr[ADDR_LEN];
 	uint8_t f[20] = { 0 };
 	(void)state;
 
-	assert_int_equal(event_loop_init(&l), 0);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%u", free_port(SOCK_STREAM));
-	open_output(&o, &l, OUTPUT_MSP_TCP, addr);
+	open_on_port(&l, &o, OUTPUT_MSP_TCP, free_port(SOCK_STREAM), addr);
 	for (int i = 0; i < 30; i++) {
 		(void)output_send(&o, f, sizeof(f));
 		pump(&l, &o, 1, 10);
@@ -574,21 +552,15 @@ test_output_moved(void **state)
 {
 	struct event_loop l;
 	static struct output o[2];
-	char addr[64];
-	unsigned port;
-	uint8_t f[64], buf[4096];
+	char addr[ADDR_LEN];
+	unsigned port = 0;
+	uint8_t buf[4096];
 	(void)state;
 
-	assert_int_equal(event_loop_init(&l), 0);
-	int ls = tcp_listener(&port);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
-	open_output(&o[0], &l, OUTPUT_MSP_TCP, addr);
-	pump(&l, &o[0], 1, 50);
-	assert_true(o[0].connected);
-	int c = accept(ls, NULL, NULL);
-	assert_true(c >= 0);
-	make_frame(f, 20, 0);
-	assert_int_equal(output_send(&o[0], f, 20), 0);
+	int ls = tcp_loopback(&port, 0);
+	open_on_port(&l, &o[0], OUTPUT_MSP_TCP, port, addr);
+	int c = accept_connected(&l, &o[0], ls, 50);
+	send_frames(&o[0], 20, 0, 1);
 
 	/* As barod's reload does it. */
 	output_flush(&o[0]);
@@ -600,17 +572,9 @@ test_output_moved(void **state)
 					EPOLLIN | (o[1].tx_len ? EPOLLOUT : 0u)),
 			 0);
 
-	make_frame(f, 20, 1);
-	assert_int_equal(output_send(&o[1], f, 20), 0);
-	calls[o[1].src.fd] = 0;
-	output_flush(&o[1]);
-	assert_int_equal(calls[o[1].src.fd], 1);
-	size_t got = 0;
-	while (got < 40) {
-		ssize_t n = read(c, buf + got, sizeof(buf) - got);
-		assert_true(n > 0);
-		got += (size_t)n;
-	}
+	send_frames(&o[1], 20, 1, 1);
+	assert_int_equal(flush_calls(&o[1]), 1);
+	size_t got = read_at_least(c, buf, sizeof(buf), 40);
 	uint32_t next = 0;
 	assert_int_equal(check_frames(buf, got, 20, &next), 2);
 	/* What the peer sends reaches the copy's parser (a frame's start
