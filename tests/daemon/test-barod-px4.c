@@ -18,6 +18,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -166,6 +167,24 @@ expect_eof(int fd)
 		if (k <= 0)
 			return;
 	}
+}
+
+/* n bytes of tx sent on `from`, as many received on `to` into rx. */
+static void
+relay(int from, int to, const uint8_t *tx, size_t n, uint8_t *rx)
+{
+	send_all(from, tx, n);
+	recv_exact(to, rx, n);
+}
+
+/* A frame's HIL_SENSOR payload, unpacked. */
+static void
+unpack_hil_sensor(const uint8_t *frame, struct mavlink_hil_sensor *m)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+
+	memcpy(pl, frame + 10, frame[1]);
+	mavlink_unpack_hil_sensor(pl, m);
 }
 
 /* A frame for a message the codec does not know (HIL_GPS, actuators):
@@ -376,6 +395,15 @@ expect_init(struct expect *e)
 	expect_init_atmos(e, BARO_SITL_ATMOS_1976);
 }
 
+/* expect_init, with SIM_BARO_GLITCH `glitch` m from at_ms on. */
+static void
+expect_glitch(struct expect *e, float glitch, uint32_t at_ms)
+{
+	expect_init(e);
+	e->glitch = glitch;
+	e->glitch_at_ms = at_ms;
+}
+
 /*
  * What PX4 must receive for the HIL_SENSOR frame `in`: the same frame
  * with the baro of this emulator, the CRC recomputed (with the codec's
@@ -388,8 +416,7 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
 
 	memcpy(out, in, n);
-	memcpy(pl, in + 10, in[1]);
-	mavlink_unpack_hil_sensor(pl, &m);
+	unpack_hil_sensor(in, &m);
 	if (!e->started) {
 		e->t0 = m.time_usec;
 		e->started = true;
@@ -484,9 +511,19 @@ keep_hex(struct run *run, const uint8_t *f, size_t n)
 						"%02x", f[i]);
 	run->hex[run->hex_len++] = '\n';
 	run->hex[run->hex_len] = '\0';
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
-	memcpy(pl, f + 10, f[1]);
-	mavlink_unpack_hil_sensor(pl, &run->want[run->n_want++]);
+	unpack_hil_sensor(f, &run->want[run->n_want++]);
+}
+
+/* PX4's HIL_ACTUATOR_CONTROLS for step k: the simulator receives it
+ * unchanged. */
+static void
+answer(struct rig *r, unsigned k)
+{
+	uint8_t tx[128], rx[128];
+	size_t a = actuators(r, tx, k);
+
+	relay(r->px4, r->sim, tx, a, rx);
+	assert_memory_equal(rx, tx, a);
 }
 
 /*
@@ -509,8 +546,7 @@ lockstep(struct rig *r, struct expect *e, struct run *run, unsigned from,
 		if (k % 2 == 0)
 			total += state_quaternion(r, tx + total, k, run->t0);
 		memcpy(want + n, tx + n, total - n);
-		send_all(r->sim, tx, total);
-		recv_exact(r->px4, rx, total);
+		relay(r->sim, r->px4, tx, total, rx);
 		if (memcmp(rx, want, total) != 0) {
 			for (size_t i = 0; i < total; i++)
 				if (rx[i] != want[i])
@@ -525,12 +561,28 @@ lockstep(struct rig *r, struct expect *e, struct run *run, unsigned from,
 				run->rewritten++;
 			keep_hex(run, rx, n);
 		}
-		size_t a = actuators(r, tx, k);
-		send_all(r->px4, tx, a);
-		recv_exact(r->sim, rx, a);
-		assert_memory_equal(rx, tx, a);
+		answer(r, k);
 		run->steps++;
 	}
+}
+
+/* stop, then each string that follows (up to a NULL) must be in
+ * barod's log; run's frames (when run is not NULL) are freed. */
+static void
+finish(struct rig *r, struct run *run, ...)
+{
+	char *log = stop(r);
+	const char *want;
+	va_list ap;
+
+	va_start(ap, run);
+	while ((want = va_arg(ap, const char *)))
+		if (!strstr(log, want))
+			fail_msg("barod's log lacks \"%s\":\n%s", want, log);
+	va_end(ap);
+	free(log);
+	if (run)
+		free(run->hex);
 }
 
 /* barod's own SCALED_PRESSURE (sysid 1): how many, the latest. */
@@ -563,8 +615,10 @@ count_sysid(const struct mavlink_frame *f, void *user)
 		n[f->sysid]++;
 }
 
+/* Every MAVLink frame barod has sent the GCS socket fd, to on_frame. */
 static void
-drain_gcs(struct rig *r, struct gcs_log *g)
+drain_gcs(int fd, void (*on_frame)(const struct mavlink_frame *f, void *user),
+	  void *user)
 {
 	uint8_t buf[4096];
 	struct mavlink_parser p;
@@ -573,9 +627,8 @@ drain_gcs(struct rig *r, struct gcs_log *g)
 	mavlink_parser_init(&p);
 	/* Datagrams sent before the last step have arrived on loopback
 	 * by the time its answer did; a short wait covers scheduling. */
-	while (readable(r->gcs, 200) &&
-	       (n = recv(r->gcs, buf, sizeof(buf), 0)) > 0) {
-		mavlink_parser_feed(&p, buf, (size_t)n, on_gcs, g);
+	while (readable(fd, 200) && (n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		mavlink_parser_feed(&p, buf, (size_t)n, on_frame, user);
 		mavlink_parser_flush(&p);
 	}
 }
@@ -605,16 +658,13 @@ test_clean_passthrough(void **state)
 	/* ... and bytes no parser would take, which pass all the same. */
 	memcpy(tx + n, "\xfd\x01\x00", 3);
 	n += 3;
-	send_all(r.px4, tx, n);
-	recv_exact(r.sim, rx, n);
+	relay(r.px4, r.sim, tx, n, rx);
 	assert_memory_equal(rx, tx, n);
 	lockstep(&r, &e, &run, 0, 500);
 	/* A clean emulator changes nothing: the whole stream is equal. */
 	assert_int_equal(run.rewritten + run.cleared, 0);
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "HIL_SENSOR 500, baro 100, rewritten 0"));
-	assert_non_null(strstr(log, "PX4 connects 1"));
-	free(log);
+	finish(&r, &run, "HIL_SENSOR 500, baro 100, rewritten 0",
+	       "PX4 connects 1", NULL);
 }
 
 /* A scheduled glitch moves abs_pressure from its simulator time on;
@@ -629,9 +679,7 @@ test_glitch(void **state)
 	struct gcs_log g = { 0 };
 
 	(void)state;
-	expect_init(&e);
-	e.glitch = 20.0f;
-	e.glitch_at_ms = 1000;
+	expect_glitch(&e, 20.0f, 1000);
 	start(&r, NULL, "at 1s set SIM_BARO_GLITCH 20 for 60min\n");
 	lockstep(&r, &e, &run, 0, 500);
 	/* Baro frames every 20 ms; from 1000 ms on: steps 250, 255 .. 495. */
@@ -640,16 +688,14 @@ test_glitch(void **state)
 	/* The first rewritten frame is 20 m up (1976 model, ~2.3 hPa). */
 	assert_close_abs(run.want[0].abs_pressure, sim_pressure_hpa(250) -
 			 2.3, 0.1);
-	drain_gcs(&r, &g);
+	drain_gcs(r.gcs, on_gcs, &g);
 	/* One sample per baro frame, stamped with physics time (2 s of it
 	 * went by in far less wall time). */
 	assert_int_equal(g.count, 100);
 	assert_int_equal(g.last_ms, 495 * STEP_US / 1000);
 	assert_float_exact(g.last_hpa, run.want[run.n_want - 1].abs_pressure);
 
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "rewritten 50, baro cleared 0"));
-	free(log);
+	finish(&r, NULL, "rewritten 50, baro cleared 0", NULL);
 
 	/* node-mavlink: CRCs good, fields as we expect. */
 	if (harness_node_peer_skip(&harness)) {
@@ -708,9 +754,7 @@ test_glitch_simple_atmosphere(void **state)
 	      "at 200ms set SIM_BARO_GLITCH 20 for 60min\n");
 	lockstep(&r, &e, &run, 0, 200);
 	assert_int_equal(run.rewritten, 30);	/* 200, 220 .. 780 ms */
-	char *log = stop(&r);
-	free(log);
-	free(run.hex);
+	finish(&r, &run, NULL);
 }
 
 /* PX4's failure types that ArduPilot's parameters cannot express go
@@ -738,10 +782,7 @@ test_px4_failure_types(void **state)
 	lockstep(&r, &e, &run, 0, 250);
 	assert_int_equal(run.cleared, 9);	/* 220 .. 380 ms */
 	assert_int_equal(run.rewritten, 10);	/* 600 .. 780 ms */
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "rewritten 10, baro cleared 9"));
-	free(log);
-	free(run.hex);
+	finish(&r, &run, "rewritten 10, baro cleared 9", NULL);
 }
 
 /* PX4's `stuck` is the overlay's: the last sample before it, pressure
@@ -769,9 +810,7 @@ test_stuck(void **state)
 		assert_float_exact(run.want[i].temperature,
 				   run.want[0].temperature);
 	}
-	char *log = stop(&r);
-	free(log);
-	free(run.hex);
+	finish(&r, &run, NULL);
 }
 
 /* --record holds what PX4 received: each recorded sample's temperature
@@ -803,19 +842,14 @@ test_record_what_px4_got(void **state)
 			 "at 10min end\n");
 	for (unsigned k = 0; k < STEPS; k++) {
 		size_t n = hil_sensor(&r, tx, k, T0_US);
-		send_all(r.sim, tx, n);
-		recv_exact(r.px4, rx, n);
+		relay(r.sim, r.px4, tx, n, rx);
 		struct mavlink_hil_sensor m;
-		uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
-		memcpy(pl, rx + 10, rx[1]);
-		mavlink_unpack_hil_sensor(pl, &m);
+		unpack_hil_sensor(rx, &m);
 		got[k].baro = (m.fields_updated & 0x1A00) == 0x1A00;
 		got[k].pa = m.abs_pressure * 100.0f;	/* as PX4 reads it */
 		got[k].temp = m.temperature;
 		got[k].rewritten = memcmp(rx, tx, n) != 0;
-		size_t a = actuators(&r, tx, k);
-		send_all(r.px4, tx, a);
-		recv_exact(r.sim, rx, a);
+		answer(&r, k);
 	}
 	free(stop(&r));
 
@@ -875,9 +909,7 @@ test_baro_every_frame(void **state)
 	struct run run = { .t0 = T0_US };
 
 	(void)state;
-	expect_init(&e);
-	e.glitch = 8.0f;
-	e.glitch_at_ms = 100;
+	expect_glitch(&e, 8.0f, 100);
 	start(&r, NULL, "at 100ms set SIM_BARO_GLITCH 8 for 60min\n");
 	r.baro_every = 1;
 	lockstep(&r, &e, &run, 0, 100);
@@ -885,10 +917,7 @@ test_baro_every_frame(void **state)
 	 * first glitched, and every frame from it on carries a glitch:
 	 * steps 27 .. 99. */
 	assert_int_equal(run.rewritten, 73);
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "HIL_SENSOR 100, baro 100, rewritten 73"));
-	free(log);
-	free(run.hex);
+	finish(&r, &run, "HIL_SENSOR 100, baro 100, rewritten 73", NULL);
 }
 
 /* A disabled baro: the frames stay (IMU and clock) without baro bits. */
@@ -907,12 +936,9 @@ test_disable(void **state)
 	lockstep(&r, &e, &run, 0, 300);
 	assert_int_equal(run.rewritten, 0);
 	assert_int_equal(run.cleared, 35);	/* steps 125, 130 .. 295 */
-	drain_gcs(&r, &g);
+	drain_gcs(r.gcs, on_gcs, &g);
 	assert_int_equal(g.count, 25);		/* steps 0 .. 120 */
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "baro cleared 35"));
-	free(log);
-	free(run.hex);
+	finish(&r, &run, "baro cleared 35", NULL);
 }
 
 /* Simulator restart, PX4 restart, time going back: each detected,
@@ -928,9 +954,7 @@ test_restarts(void **state)
 	start(&r, NULL, "at 200ms set SIM_BARO_GLITCH 10 for 100ms\n"
 			 "at 10min end\n");
 	for (int round = 0; round < 4; round++) {
-		expect_init(&e);
-		e.glitch = 10.0f;
-		e.glitch_at_ms = 200;
+		expect_glitch(&e, 10.0f, 200);
 		e.glitch_end_ms = 300;
 		run.rewritten = 0;
 		lockstep(&r, &e, &run, 0, 100);
@@ -956,15 +980,11 @@ test_restarts(void **state)
 			break;
 		}
 	}
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "restarts 3, PX4 connects 2, PX4 "
-				    "disconnects 1, simulator connects 3, "
-				    "simulator disconnects 1"));
-	assert_non_null(strstr(log, "simulator connection lost: physics "
-				    "restarted"));
-	assert_non_null(strstr(log, "HIL_SENSOR time went back"));
-	free(log);
-	free(run.hex);
+	finish(&r, &run,
+	       "restarts 3, PX4 connects 2, PX4 disconnects 1, simulator "
+	       "connects 3, simulator disconnects 1",
+	       "simulator connection lost: physics restarted",
+	       "HIL_SENSOR time went back", NULL);
 }
 
 /* PX4 first, the simulator later: barod holds PX4's connection and
@@ -1018,9 +1038,7 @@ test_malformed(void **state)
 	uint8_t tx[1024], rx[1024], want[1024];
 
 	(void)state;
-	expect_init(&e);
-	e.glitch = 20.0f;
-	e.glitch_at_ms = 0;
+	expect_glitch(&e, 20.0f, 0);
 	start(&r, NULL, "at 0s set SIM_BARO_GLITCH 20 for 60min\n");
 	lockstep(&r, &e, &run, 0, 10);
 	assert_int_equal(run.rewritten, 2);
@@ -1046,8 +1064,7 @@ test_malformed(void **state)
 	mavlink_pack_hil_sensor(&m, pl);
 	n += (size_t)mavlink_frame_encode(tx + n, 2, r.seq_sim++, 1, 200,
 					  MAVLINK_MSG_HIL_SENSOR, pl);
-	send_all(r.sim, tx, n);
-	recv_exact(r.px4, rx, n);
+	relay(r.sim, r.px4, tx, n, rx);
 	assert_memory_equal(rx, tx, n);
 
 	/* Oversized: LEN 255, the bytes past the message non-zero, CRC
@@ -1066,8 +1083,7 @@ test_malformed(void **state)
 	crc = mavlink_crc(&extra, 1, crc);
 	big[265] = (uint8_t)crc;
 	big[266] = (uint8_t)(crc >> 8);
-	send_all(r.sim, big, 267);
-	recv_exact(r.px4, rx, 267);
+	relay(r.sim, r.px4, big, 267, rx);
 	assert_memory_equal(rx, big, 10 + 44);
 	assert_memory_equal(rx + 10 + 44, want + 10 + 44, 16);
 	assert_memory_equal(rx + 10 + 60, big + 10 + 60, 255 - 60);
@@ -1085,16 +1101,11 @@ test_malformed(void **state)
 	send_all(r.sim, tx, k / 2);
 	close(r.sim);
 	r.sim = accept_barod(&r);
-	expect_init(&e);
-	e.glitch = 20.0f;
-	e.glitch_at_ms = 0;
+	expect_glitch(&e, 20.0f, 0);
 	run.t0 = 0;
 	lockstep(&r, &e, &run, 0, 20);
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "bad CRC 1, signed 0, bad baro 1"));
-	assert_non_null(strstr(log, "abs_pressure is not an air pressure"));
-	free(log);
-	free(run.hex);
+	finish(&r, &run, "bad CRC 1, signed 0, bad baro 1",
+	       "abs_pressure is not an air pressure", NULL);
 }
 
 static void
@@ -1140,9 +1151,7 @@ test_live_params(void **state)
 			 "simulator-connects 1 bad-crc 0 dropped-bytes 0"))
 		fail_msg("status:\n%s", out);
 	control_path[0] = '\0';
-	char *log = stop(&r);
-	free(log);
-	free(run.hex);
+	finish(&r, &run, NULL);
 }
 
 /* Two listeners on consecutive ports. */
@@ -1211,14 +1220,7 @@ test_two_instances(void **state)
 	assert_int_equal(run[1].rewritten, 20);
 
 	unsigned by_sysid[3] = { 0 };
-	uint8_t buf[4096];
-	ssize_t n;
-	struct mavlink_parser p;
-	mavlink_parser_init(&p);
-	while (readable(gcs, 200) && (n = recv(gcs, buf, sizeof(buf), 0)) > 0) {
-		mavlink_parser_feed(&p, buf, (size_t)n, count_sysid, by_sysid);
-		mavlink_parser_flush(&p);
-	}
+	drain_gcs(gcs, count_sysid, by_sysid);
 	assert_int_equal(by_sysid[1], 20);
 	assert_int_equal(by_sysid[2], 20);
 
@@ -1227,11 +1229,8 @@ test_two_instances(void **state)
 	close(r[1].sim);
 	close(r[1].listen_fd);
 	r[1].px4 = r[1].sim = -1;
-	char *text_log = stop(&r[0]);
-	assert_non_null(strstr(text_log, "PX4 instance 1: HIL_SENSOR 100, "
-					 "baro 20, rewritten 20"));
-	free(text_log);
-	free(run[0].hex);
+	finish(&r[0], &run[0], "PX4 instance 1: HIL_SENSOR 100, baro 20, "
+	       "rewritten 20", NULL);
 	free(run[1].hex);
 }
 
