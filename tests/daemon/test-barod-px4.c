@@ -30,6 +30,7 @@
 #include "faults.h"
 #include "harness-cmocka.h"
 #include "mavlink.h"
+#include "mavlink-raw.h"
 #include "px4-peer.h"
 #include "test-files.h"
 #include "test-util.h"
@@ -187,29 +188,6 @@ unpack_hil_sensor(const uint8_t *frame, struct mavlink_hil_sensor *m)
 	mavlink_unpack_hil_sensor(pl, m);
 }
 
-/* A frame for a message the codec does not know (HIL_GPS, actuators):
- * framed here with its CRC_EXTRA. */
-static size_t
-raw_frame(uint8_t *out, uint8_t seq, uint8_t sysid, uint8_t compid,
-	  uint32_t msgid, uint8_t crc_extra, const uint8_t *pl, size_t len)
-{
-	out[0] = MAVLINK_STX_V2;
-	out[1] = (uint8_t)len;
-	out[2] = out[3] = 0;
-	out[4] = seq;
-	out[5] = sysid;
-	out[6] = compid;
-	out[7] = (uint8_t)msgid;
-	out[8] = (uint8_t)(msgid >> 8);
-	out[9] = (uint8_t)(msgid >> 16);
-	memcpy(out + 10, pl, len);
-	uint16_t crc = mavlink_crc(out + 1, 9 + len, 0xFFFF);
-	crc = mavlink_crc(&crc_extra, 1, crc);
-	out[10 + len] = (uint8_t)crc;
-	out[11 + len] = (uint8_t)(crc >> 8);
-	return 12 + len;
-}
-
 /* The simulator's truth: climbing 1 m/s from 488 m, with a little
  * deterministic wobble so every baro value differs. */
 static float
@@ -255,7 +233,7 @@ hil_gps(struct rig *r, uint8_t *out, unsigned k)
 	le_put32(pl + 16, 488000u);
 	pl[34] = 3;
 	pl[35] = 10;
-	return raw_frame(out, r->seq_sim++, 1, 200, 113, 124, pl, 36);
+	return mavlink_raw_frame(out, r->seq_sim++, 1, 200, 113, 124, pl, 36);
 }
 
 static size_t
@@ -268,7 +246,7 @@ state_quaternion(struct rig *r, uint8_t *out, unsigned k, uint64_t t0)
 	le_put32(pl + 36, 473977420u);
 	le_put32(pl + 40, 85455940u);
 	le_put32(pl + 44, 488000u + k);
-	return raw_frame(out, r->seq_sim++, 1, 200, 115, 4, pl, 64);
+	return mavlink_raw_frame(out, r->seq_sim++, 1, 200, 115, 4, pl, 64);
 }
 
 static size_t
@@ -279,7 +257,7 @@ actuators(struct rig *r, uint8_t *out, unsigned k)
 	le_put64(pl, (uint64_t)k * STEP_US);
 	le_put64(pl + 8, 1);	/* HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP */
 	pl[80] = 1;
-	return raw_frame(out, r->seq_px4++, 1, 1, 93, 47, pl, 81);
+	return mavlink_raw_frame(out, r->seq_px4++, 1, 1, 93, 47, pl, 81);
 }
 
 static void
