@@ -28,6 +28,7 @@
 #include "atmosphere.h"
 #include "baro-sitl.h"
 #include "faults.h"
+#include "gcs-peer.h"
 #include "harness-cmocka.h"
 #include "mavlink.h"
 #include "mavlink-raw.h"
@@ -37,6 +38,9 @@
 #include "util-endian.h"
 
 #define TIMEOUT_MS 10000
+/* Datagrams barod sent the GCS before the last step have arrived on
+ * loopback by the time its answer did; a short wait covers scheduling. */
+#define GCS_WAIT_MS 200
 #define STEP_US 4000u
 #define T0_US 1700000000000000ull	/* jMAVSim-style Unix-epoch µs */
 
@@ -60,25 +64,8 @@ path_in_tmp(char *buf, size_t len, const char *name)
 	harness_path(&harness, buf, len, name);
 }
 
-static int
-tcp_listener(unsigned *port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	int one = 1;
-
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
-
-/* A listener on exactly this port, or -1 when it is taken. */
+/* A listener on 127.0.0.1:port (0: a free one), or -1 when it is
+ * taken. */
 static int
 tcp_listener_at(unsigned port)
 {
@@ -95,6 +82,20 @@ tcp_listener_at(unsigned port)
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/* A listener on a free port, which goes into *port. */
+static int
+tcp_listener(unsigned *port)
+{
+	int fd = tcp_listener_at(0);
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+
+	assert_true(fd >= 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
 	return fd;
 }
 
@@ -260,39 +261,46 @@ actuators(struct rig *r, uint8_t *out, unsigned k)
 	return mavlink_raw_frame(out, r->seq_px4++, 1, 1, 93, 47, pl, 81);
 }
 
+/* barod as a proxy for `instances` PX4s from px4_port on, to simulators
+ * from sim_port on, SCALED_PRESSURE to gcs_port, extra in its [sim]
+ * section, with the scenario when not NULL; back once it runs. */
 static void
-write_conf(const char *path, const struct rig *r, const char *extra)
+start_barod(unsigned px4_port, unsigned sim_port, unsigned gcs_port,
+	    unsigned instances, const char *extra, const char *scenario)
 {
-	char text[1024];
+	char conf[512], scn[512], count[32] = "";
 
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = px4-sim-proxy\ncontrol = %s\n"
-		 "[sim]\natmosphere = 1976\nSIM_BARO_RND = 0\n"
-		 "SIM_BAR2_RND = 0\n%s"
-		 "[px4]\nbind = 127.0.0.1\nport = %u\n"
-		 "upstream = 127.0.0.1:%u\n"
-		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 control_path[0] ? control_path : "none", extra ? extra : "",
-		 r->px4_port, r->sim_port, r->gcs_port);
-	write_file(path, text);
+	/* One: the default, left out. */
+	if (instances > 1)
+		snprintf(count, sizeof(count), "instances = %u\n", instances);
+	harness_write(&harness, conf, sizeof(conf), "barod.conf",
+		      "[barod]\nsource = px4-sim-proxy\ncontrol = %s\n"
+		      "[sim]\natmosphere = 1976\nSIM_BARO_RND = 0\n"
+		      "SIM_BAR2_RND = 0\n%s"
+		      "[px4]\n%sbind = 127.0.0.1\nport = %u\n"
+		      "upstream = 127.0.0.1:%u\n"
+		      "[output gcs]\ntype = udp-client\n"
+		      "address = 127.0.0.1:%u\n",
+		      control_path[0] ? control_path : "none",
+		      extra ? extra : "", count, px4_port, sim_port,
+		      gcs_port);
+	if (scenario)
+		harness_write(&harness, scn, sizeof(scn), "faults.scn", "%s",
+			      scenario);
+	child = harness_start(&harness, "barod.log", (const char *[]){
+		"-c", conf, "-v", scenario ? "--scenario" : NULL, scn, NULL });
 }
 
+/* barod for one PX4 on r's fresh sockets, both of its connections up. */
 static void
 start(struct rig *r, const char *extra_conf, const char *scenario)
 {
-	char conf[512], scn[512];
-
 	memset(r, 0, sizeof(*r));
 	r->listen_fd = tcp_listener(&r->sim_port);
 	r->px4_port = free_tcp_port();
 	r->gcs = udp_loopback(&r->gcs_port, SOCK_NONBLOCK);
-	path_in_tmp(conf, sizeof(conf), "barod.conf");
-	path_in_tmp(scn, sizeof(scn), "faults.scn");
-	write_conf(conf, r, extra_conf);
-	if (scenario)
-		write_file(scn, scenario);
-	child = harness_start(&harness, "barod.log", (const char *[]){
-		"-c", conf, "-v", scenario ? "--scenario" : NULL, scn, NULL });
+	start_barod(r->px4_port, r->sim_port, r->gcs_port, 1, extra_conf,
+		    scenario);
 	r->px4 = connect_px4(r->px4_port);
 	r->sim = accept_barod(r);
 }
@@ -585,33 +593,6 @@ on_gcs(const struct mavlink_frame *f, void *user)
 }
 
 static void
-count_sysid(const struct mavlink_frame *f, void *user)
-{
-	unsigned *n = user;
-
-	if (f->msgid == MAVLINK_MSG_SCALED_PRESSURE && f->sysid <= 2)
-		n[f->sysid]++;
-}
-
-/* Every MAVLink frame barod has sent the GCS socket fd, to on_frame. */
-static void
-drain_gcs(int fd, void (*on_frame)(const struct mavlink_frame *f, void *user),
-	  void *user)
-{
-	uint8_t buf[4096];
-	struct mavlink_parser p;
-	ssize_t n;
-
-	mavlink_parser_init(&p);
-	/* Datagrams sent before the last step have arrived on loopback
-	 * by the time its answer did; a short wait covers scheduling. */
-	while (readable(fd, 200) && (n = recv(fd, buf, sizeof(buf), 0)) > 0) {
-		mavlink_parser_feed(&p, buf, (size_t)n, on_frame, user);
-		mavlink_parser_flush(&p);
-	}
-}
-
-static void
 test_clean_passthrough(void **state)
 {
 	struct rig r;
@@ -666,7 +647,7 @@ test_glitch(void **state)
 	/* The first rewritten frame is 20 m up (1976 model, ~2.3 hPa). */
 	assert_close_abs(run.want[0].abs_pressure, sim_pressure_hpa(250) -
 			 2.3, 0.1);
-	drain_gcs(r.gcs, on_gcs, &g);
+	assert_int_equal(gcs_peer_drain(r.gcs, GCS_WAIT_MS, on_gcs, &g), 0);
 	/* One sample per baro frame, stamped with physics time (2 s of it
 	 * went by in far less wall time). */
 	assert_int_equal(g.count, 100);
@@ -914,7 +895,7 @@ test_disable(void **state)
 	lockstep(&r, &e, &run, 0, 300);
 	assert_int_equal(run.rewritten, 0);
 	assert_int_equal(run.cleared, 35);	/* steps 125, 130 .. 295 */
-	drain_gcs(r.gcs, on_gcs, &g);
+	assert_int_equal(gcs_peer_drain(r.gcs, GCS_WAIT_MS, on_gcs, &g), 0);
 	assert_int_equal(g.count, 25);		/* steps 0 .. 120 */
 	finish(&r, &run, "baro cleared 35", NULL);
 }
@@ -1157,7 +1138,6 @@ test_two_instances(void **state)
 	struct run run[2] = { { .t0 = T0_US }, { .t0 = 5000000 } };
 	int lsim[2], lpx4[2];
 	unsigned sim_port, px4_port, gcs_port;
-	char conf[512], scn[512], text[1024];
 
 	(void)state;
 	listener_pair(lsim, &sim_port);
@@ -1165,20 +1145,8 @@ test_two_instances(void **state)
 	close(lpx4[0]);
 	close(lpx4[1]);
 	int gcs = udp_loopback(&gcs_port, SOCK_NONBLOCK);
-	path_in_tmp(conf, sizeof(conf), "barod.conf");
-	path_in_tmp(scn, sizeof(scn), "faults.scn");
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
-		 "[sim]\natmosphere = 1976\nSIM_BARO_RND = 0\n"
-		 "SIM_BAR2_RND = 0\n"
-		 "[px4]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
-		 "upstream = 127.0.0.1:%u\n"
-		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 px4_port, sim_port, gcs_port);
-	write_file(conf, text);
-	write_file(scn, "at 100ms set SIM_BARO_GLITCH 5 for 60min\n");
-	child = harness_start(&harness, "barod.log", (const char *[]){
-		"-c", conf, "-v", "--scenario", scn, NULL });
+	start_barod(px4_port, sim_port, gcs_port, 2, NULL,
+		    "at 100ms set SIM_BARO_GLITCH 5 for 60min\n");
 	for (int v = 0; v < 2; v++) {
 		memset(&r[v], 0, sizeof(r[v]));
 		r[v].listen_fd = lsim[v];
@@ -1198,7 +1166,8 @@ test_two_instances(void **state)
 	assert_int_equal(run[1].rewritten, 20);
 
 	unsigned by_sysid[3] = { 0 };
-	drain_gcs(gcs, count_sysid, by_sysid);
+	assert_int_equal(gcs_peer_drain(gcs, GCS_WAIT_MS, gcs_peer_count_sysid,
+					by_sysid), 0);
 	assert_int_equal(by_sysid[1], 20);
 	assert_int_equal(by_sysid[2], 20);
 

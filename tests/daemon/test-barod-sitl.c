@@ -22,6 +22,7 @@
 
 #include "atmosphere.h"
 #include "baro-sitl.h"
+#include "gcs-peer.h"
 #include "harness-cmocka.h"
 #include "mavlink.h"
 #include "msp-capture.h"
@@ -167,25 +168,6 @@ exchange_read(const struct rig *r, unsigned port, uint32_t frame, bool wide,
 	return ap_read(buf, fdm);
 }
 
-/* Every MAVLink frame barod has sent r's GCS so far, to on_frame; none
- * with a bad CRC. */
-static void
-drain_mav(const struct rig *r,
-	  void (*on_frame)(const struct mavlink_frame *f, void *user),
-	  void *user)
-{
-	struct mavlink_parser mp;
-	uint8_t d[4096];
-	ssize_t n;
-
-	mavlink_parser_init(&mp);
-	while ((n = recv(r->mav, d, sizeof(d), MSG_DONTWAIT)) > 0) {
-		mavlink_parser_feed(&mp, d, (size_t)n, on_frame, user);
-		mavlink_parser_flush(&mp);
-	}
-	assert_int_equal(mp.stats.bad_crc, 0);
-}
-
 /* Instance 1 (port + 10) runs ahead of instance 0: 240 frames (200 ms
  * of physics) to it, 120 (100 ms) to instance 0.  buf: instance 1's
  * last reply. */
@@ -218,16 +200,6 @@ on_pressure(const struct mavlink_frame *f, void *user)
 	mavlink_unpack_scaled_pressure(f->payload, &m);
 	pl->t[pl->n] = m.time_boot_ms;
 	pl->p[pl->n++] = m.press_abs;
-}
-
-/* SCALED_PRESSURE count by sysid (1..2). */
-static void
-on_sysid(const struct mavlink_frame *f, void *user)
-{
-	unsigned *n = user;
-
-	if (f->msgid == MAVLINK_MSG_SCALED_PRESSURE && f->sysid <= 2)
-		n[f->sysid]++;
 }
 
 /* ------------------------------------------------------------------ */
@@ -301,7 +273,7 @@ test_peer(void **state)
 	/* barod's SCALED_PRESSURE carry the physics time: the glitch shows
 	 * in exactly the samples from time_boot_ms 500 to 690. */
 	struct pressure_log pl = { 0 };
-	drain_mav(&r, on_pressure, &pl);
+	assert_int_equal(gcs_peer_drain(r.mav, 0, on_pressure, &pl), 0);
 	assert_true(pl.n >= 99);
 	unsigned shifted = 0;
 	for (unsigned k = 0; k < pl.n; k++) {
@@ -531,7 +503,7 @@ proxy_epoch(double epoch)
 
 	/* Baro 0's SCALED_PRESSURE, on the same clock. */
 	struct pressure_log pl = { 0 };
-	drain_mav(&r, on_pressure, &pl);
+	assert_int_equal(gcs_peer_drain(r.mav, 0, on_pressure, &pl), 0);
 	assert_true(pl.n >= 20);
 	for (unsigned k = 0; k < pl.n; k++) {
 		if (pl.t[k] < 10 || pl.t[k] > 150 || pl.t[k] % 10 != 0)
@@ -592,11 +564,12 @@ test_two_instances(void **state)
 	assert_close_abs(fdm.timestamp, 120 / 1200.0, 1e-9);
 	assert_float_exact(fdm.rng[0], 4.0f);
 
-	struct sysid_count { unsigned n[3]; } c = { { 0 } };
-	drain_mav(&r, on_sysid, &c);
+	unsigned by_sysid[3] = { 0 };
+	assert_int_equal(gcs_peer_drain(r.mav, 0, gcs_peer_count_sysid,
+					by_sysid), 0);
 	/* 100 ms of physics for instance 0, 200 ms for instance 1. */
-	assert_int_equal(c.n[1], 10);
-	assert_int_equal(c.n[2], 20);
+	assert_int_equal(by_sysid[1], 10);
+	assert_int_equal(by_sysid[2], 20);
 
 	char *log = rig_stop(&r);
 	assert_non_null(strstr(log, "SITL instance 1: servo packets 240"));
