@@ -29,6 +29,7 @@
 #include "barod-harness.h"
 #include "bench-util.h"
 #include "mavlink.h"
+#include "mavlink-raw.h"
 
 static int
 listener(unsigned *port)
@@ -90,27 +91,6 @@ recv_exact(int fd, uint8_t *b, size_t n)
 		n -= (size_t)k;
 	}
 	return true;
-}
-
-static size_t
-frame(uint8_t *out, uint8_t seq, uint8_t compid, uint32_t msgid,
-      uint8_t extra, const uint8_t *pl, size_t len)
-{
-	out[0] = MAVLINK_STX_V2;
-	out[1] = (uint8_t)len;
-	out[2] = out[3] = 0;
-	out[4] = seq;
-	out[5] = 1;
-	out[6] = compid;
-	out[7] = (uint8_t)msgid;
-	out[8] = (uint8_t)(msgid >> 8);
-	out[9] = (uint8_t)(msgid >> 16);
-	memcpy(out + 10, pl, len);
-	uint16_t crc = mavlink_crc(out + 1, 9 + len, 0xFFFF);
-	crc = mavlink_crc(&extra, 1, crc);
-	out[10 + len] = (uint8_t)crc;
-	out[11 + len] = (uint8_t)(crc >> 8);
-	return 12 + len;
 }
 
 enum mode { DIRECT, CLEAN, FAULTED, PACED };
@@ -188,7 +168,8 @@ run(struct harness *h, enum mode mode, unsigned frames)
 			memset(pl, 0, 36);
 			pl[34] = 3;
 			pl[35] = 10;
-			n += frame(tx + n, seq++, 200, 113, 124, pl, 36);
+			n += mavlink_raw_frame(tx + n, seq++, 1, 200, 113, 124,
+					       pl, 36);
 		}
 		double a = now_s();
 		send(sim, tx, n, 0);
@@ -198,7 +179,8 @@ run(struct harness *h, enum mode mode, unsigned frames)
 		memset(pl, 0, 81);
 		pl[8] = 1;
 		pl[80] = 1;
-		size_t an = frame(tx, aseq++, 1, 93, 47, pl, 81);
+		size_t an = mavlink_raw_frame(tx, aseq++, 1, 1, 93, 47, pl,
+					      81);
 		send(px4, tx, an, 0);
 		if (!recv_exact(sim, rx, an))
 			break;

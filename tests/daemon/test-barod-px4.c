@@ -18,6 +18,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -27,14 +28,19 @@
 #include "atmosphere.h"
 #include "baro-sitl.h"
 #include "faults.h"
+#include "gcs-peer.h"
 #include "harness-cmocka.h"
 #include "mavlink.h"
+#include "mavlink-raw.h"
 #include "px4-peer.h"
 #include "test-files.h"
 #include "test-util.h"
 #include "util-endian.h"
 
 #define TIMEOUT_MS 10000
+/* Datagrams barod sent the GCS before the last step have arrived on
+ * loopback by the time its answer did; a short wait covers scheduling. */
+#define GCS_WAIT_MS 200
 #define STEP_US 4000u
 #define T0_US 1700000000000000ull	/* jMAVSim-style Unix-epoch µs */
 
@@ -58,25 +64,8 @@ path_in_tmp(char *buf, size_t len, const char *name)
 	harness_path(&harness, buf, len, name);
 }
 
-static int
-tcp_listener(unsigned *port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	int one = 1;
-
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
-
-/* A listener on exactly this port, or -1 when it is taken. */
+/* A listener on 127.0.0.1:port (0: a free one), or -1 when it is
+ * taken. */
 static int
 tcp_listener_at(unsigned port)
 {
@@ -93,6 +82,20 @@ tcp_listener_at(unsigned port)
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/* A listener on a free port, which goes into *port. */
+static int
+tcp_listener(unsigned *port)
+{
+	int fd = tcp_listener_at(0);
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+
+	assert_true(fd >= 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
 	return fd;
 }
 
@@ -168,27 +171,22 @@ expect_eof(int fd)
 	}
 }
 
-/* A frame for a message the codec does not know (HIL_GPS, actuators):
- * framed here with its CRC_EXTRA. */
-static size_t
-raw_frame(uint8_t *out, uint8_t seq, uint8_t sysid, uint8_t compid,
-	  uint32_t msgid, uint8_t crc_extra, const uint8_t *pl, size_t len)
+/* n bytes of tx sent on `from`, as many received on `to` into rx. */
+static void
+relay(int from, int to, const uint8_t *tx, size_t n, uint8_t *rx)
 {
-	out[0] = MAVLINK_STX_V2;
-	out[1] = (uint8_t)len;
-	out[2] = out[3] = 0;
-	out[4] = seq;
-	out[5] = sysid;
-	out[6] = compid;
-	out[7] = (uint8_t)msgid;
-	out[8] = (uint8_t)(msgid >> 8);
-	out[9] = (uint8_t)(msgid >> 16);
-	memcpy(out + 10, pl, len);
-	uint16_t crc = mavlink_crc(out + 1, 9 + len, 0xFFFF);
-	crc = mavlink_crc(&crc_extra, 1, crc);
-	out[10 + len] = (uint8_t)crc;
-	out[11 + len] = (uint8_t)(crc >> 8);
-	return 12 + len;
+	send_all(from, tx, n);
+	recv_exact(to, rx, n);
+}
+
+/* A frame's HIL_SENSOR payload, unpacked. */
+static void
+unpack_hil_sensor(const uint8_t *frame, struct mavlink_hil_sensor *m)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+
+	memcpy(pl, frame + 10, frame[1]);
+	mavlink_unpack_hil_sensor(pl, m);
 }
 
 /* The simulator's truth: climbing 1 m/s from 488 m, with a little
@@ -236,7 +234,7 @@ hil_gps(struct rig *r, uint8_t *out, unsigned k)
 	le_put32(pl + 16, 488000u);
 	pl[34] = 3;
 	pl[35] = 10;
-	return raw_frame(out, r->seq_sim++, 1, 200, 113, 124, pl, 36);
+	return mavlink_raw_frame(out, r->seq_sim++, 1, 200, 113, 124, pl, 36);
 }
 
 static size_t
@@ -249,7 +247,7 @@ state_quaternion(struct rig *r, uint8_t *out, unsigned k, uint64_t t0)
 	le_put32(pl + 36, 473977420u);
 	le_put32(pl + 40, 85455940u);
 	le_put32(pl + 44, 488000u + k);
-	return raw_frame(out, r->seq_sim++, 1, 200, 115, 4, pl, 64);
+	return mavlink_raw_frame(out, r->seq_sim++, 1, 200, 115, 4, pl, 64);
 }
 
 static size_t
@@ -260,42 +258,49 @@ actuators(struct rig *r, uint8_t *out, unsigned k)
 	le_put64(pl, (uint64_t)k * STEP_US);
 	le_put64(pl + 8, 1);	/* HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP */
 	pl[80] = 1;
-	return raw_frame(out, r->seq_px4++, 1, 1, 93, 47, pl, 81);
+	return mavlink_raw_frame(out, r->seq_px4++, 1, 1, 93, 47, pl, 81);
 }
 
+/* barod as a proxy for `instances` PX4s from px4_port on, to simulators
+ * from sim_port on, SCALED_PRESSURE to gcs_port, extra in its [sim]
+ * section, with the scenario when not NULL; back once it runs. */
 static void
-write_conf(const char *path, const struct rig *r, const char *extra)
+start_barod(unsigned px4_port, unsigned sim_port, unsigned gcs_port,
+	    unsigned instances, const char *extra, const char *scenario)
 {
-	char text[1024];
+	char conf[512], scn[512], count[32] = "";
 
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = px4-sim-proxy\ncontrol = %s\n"
-		 "[sim]\natmosphere = 1976\nSIM_BARO_RND = 0\n"
-		 "SIM_BAR2_RND = 0\n%s"
-		 "[px4]\nbind = 127.0.0.1\nport = %u\n"
-		 "upstream = 127.0.0.1:%u\n"
-		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 control_path[0] ? control_path : "none", extra ? extra : "",
-		 r->px4_port, r->sim_port, r->gcs_port);
-	write_file(path, text);
+	/* One: the default, left out. */
+	if (instances > 1)
+		snprintf(count, sizeof(count), "instances = %u\n", instances);
+	harness_write(&harness, conf, sizeof(conf), "barod.conf",
+		      "[barod]\nsource = px4-sim-proxy\ncontrol = %s\n"
+		      "[sim]\natmosphere = 1976\nSIM_BARO_RND = 0\n"
+		      "SIM_BAR2_RND = 0\n%s"
+		      "[px4]\n%sbind = 127.0.0.1\nport = %u\n"
+		      "upstream = 127.0.0.1:%u\n"
+		      "[output gcs]\ntype = udp-client\n"
+		      "address = 127.0.0.1:%u\n",
+		      control_path[0] ? control_path : "none",
+		      extra ? extra : "", count, px4_port, sim_port,
+		      gcs_port);
+	if (scenario)
+		harness_write(&harness, scn, sizeof(scn), "faults.scn", "%s",
+			      scenario);
+	child = harness_start(&harness, "barod.log", (const char *[]){
+		"-c", conf, "-v", scenario ? "--scenario" : NULL, scn, NULL });
 }
 
+/* barod for one PX4 on r's fresh sockets, both of its connections up. */
 static void
 start(struct rig *r, const char *extra_conf, const char *scenario)
 {
-	char conf[512], scn[512];
-
 	memset(r, 0, sizeof(*r));
 	r->listen_fd = tcp_listener(&r->sim_port);
 	r->px4_port = free_tcp_port();
 	r->gcs = udp_loopback(&r->gcs_port, SOCK_NONBLOCK);
-	path_in_tmp(conf, sizeof(conf), "barod.conf");
-	path_in_tmp(scn, sizeof(scn), "faults.scn");
-	write_conf(conf, r, extra_conf);
-	if (scenario)
-		write_file(scn, scenario);
-	child = harness_start(&harness, "barod.log", (const char *[]){
-		"-c", conf, "-v", scenario ? "--scenario" : NULL, scn, NULL });
+	start_barod(r->px4_port, r->sim_port, r->gcs_port, 1, extra_conf,
+		    scenario);
 	r->px4 = connect_px4(r->px4_port);
 	r->sim = accept_barod(r);
 }
@@ -376,6 +381,15 @@ expect_init(struct expect *e)
 	expect_init_atmos(e, BARO_SITL_ATMOS_1976);
 }
 
+/* expect_init, with SIM_BARO_GLITCH `glitch` m from at_ms on. */
+static void
+expect_glitch(struct expect *e, float glitch, uint32_t at_ms)
+{
+	expect_init(e);
+	e->glitch = glitch;
+	e->glitch_at_ms = at_ms;
+}
+
 /*
  * What PX4 must receive for the HIL_SENSOR frame `in`: the same frame
  * with the baro of this emulator, the CRC recomputed (with the codec's
@@ -388,8 +402,7 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
 
 	memcpy(out, in, n);
-	memcpy(pl, in + 10, in[1]);
-	mavlink_unpack_hil_sensor(pl, &m);
+	unpack_hil_sensor(in, &m);
 	if (!e->started) {
 		e->t0 = m.time_usec;
 		e->started = true;
@@ -484,9 +497,19 @@ keep_hex(struct run *run, const uint8_t *f, size_t n)
 						"%02x", f[i]);
 	run->hex[run->hex_len++] = '\n';
 	run->hex[run->hex_len] = '\0';
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
-	memcpy(pl, f + 10, f[1]);
-	mavlink_unpack_hil_sensor(pl, &run->want[run->n_want++]);
+	unpack_hil_sensor(f, &run->want[run->n_want++]);
+}
+
+/* PX4's HIL_ACTUATOR_CONTROLS for step k: the simulator receives it
+ * unchanged. */
+static void
+answer(struct rig *r, unsigned k)
+{
+	uint8_t tx[128], rx[128];
+	size_t a = actuators(r, tx, k);
+
+	relay(r->px4, r->sim, tx, a, rx);
+	assert_memory_equal(rx, tx, a);
 }
 
 /*
@@ -509,8 +532,7 @@ lockstep(struct rig *r, struct expect *e, struct run *run, unsigned from,
 		if (k % 2 == 0)
 			total += state_quaternion(r, tx + total, k, run->t0);
 		memcpy(want + n, tx + n, total - n);
-		send_all(r->sim, tx, total);
-		recv_exact(r->px4, rx, total);
+		relay(r->sim, r->px4, tx, total, rx);
 		if (memcmp(rx, want, total) != 0) {
 			for (size_t i = 0; i < total; i++)
 				if (rx[i] != want[i])
@@ -525,12 +547,28 @@ lockstep(struct rig *r, struct expect *e, struct run *run, unsigned from,
 				run->rewritten++;
 			keep_hex(run, rx, n);
 		}
-		size_t a = actuators(r, tx, k);
-		send_all(r->px4, tx, a);
-		recv_exact(r->sim, rx, a);
-		assert_memory_equal(rx, tx, a);
+		answer(r, k);
 		run->steps++;
 	}
+}
+
+/* stop, then each string that follows (up to a NULL) must be in
+ * barod's log; run's frames (when run is not NULL) are freed. */
+static void
+finish(struct rig *r, struct run *run, ...)
+{
+	char *log = stop(r);
+	const char *want;
+	va_list ap;
+
+	va_start(ap, run);
+	while ((want = va_arg(ap, const char *)))
+		if (!strstr(log, want))
+			fail_msg("barod's log lacks \"%s\":\n%s", want, log);
+	va_end(ap);
+	free(log);
+	if (run)
+		free(run->hex);
 }
 
 /* barod's own SCALED_PRESSURE (sysid 1): how many, the latest. */
@@ -552,32 +590,6 @@ on_gcs(const struct mavlink_frame *f, void *user)
 	g->count++;
 	g->last_ms = m.time_boot_ms;
 	g->last_hpa = m.press_abs;
-}
-
-static void
-count_sysid(const struct mavlink_frame *f, void *user)
-{
-	unsigned *n = user;
-
-	if (f->msgid == MAVLINK_MSG_SCALED_PRESSURE && f->sysid <= 2)
-		n[f->sysid]++;
-}
-
-static void
-drain_gcs(struct rig *r, struct gcs_log *g)
-{
-	uint8_t buf[4096];
-	struct mavlink_parser p;
-	ssize_t n;
-
-	mavlink_parser_init(&p);
-	/* Datagrams sent before the last step have arrived on loopback
-	 * by the time its answer did; a short wait covers scheduling. */
-	while (readable(r->gcs, 200) &&
-	       (n = recv(r->gcs, buf, sizeof(buf), 0)) > 0) {
-		mavlink_parser_feed(&p, buf, (size_t)n, on_gcs, g);
-		mavlink_parser_flush(&p);
-	}
 }
 
 static void
@@ -605,16 +617,13 @@ test_clean_passthrough(void **state)
 	/* ... and bytes no parser would take, which pass all the same. */
 	memcpy(tx + n, "\xfd\x01\x00", 3);
 	n += 3;
-	send_all(r.px4, tx, n);
-	recv_exact(r.sim, rx, n);
+	relay(r.px4, r.sim, tx, n, rx);
 	assert_memory_equal(rx, tx, n);
 	lockstep(&r, &e, &run, 0, 500);
 	/* A clean emulator changes nothing: the whole stream is equal. */
 	assert_int_equal(run.rewritten + run.cleared, 0);
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "HIL_SENSOR 500, baro 100, rewritten 0"));
-	assert_non_null(strstr(log, "PX4 connects 1"));
-	free(log);
+	finish(&r, &run, "HIL_SENSOR 500, baro 100, rewritten 0",
+	       "PX4 connects 1", NULL);
 }
 
 /* A scheduled glitch moves abs_pressure from its simulator time on;
@@ -629,9 +638,7 @@ test_glitch(void **state)
 	struct gcs_log g = { 0 };
 
 	(void)state;
-	expect_init(&e);
-	e.glitch = 20.0f;
-	e.glitch_at_ms = 1000;
+	expect_glitch(&e, 20.0f, 1000);
 	start(&r, NULL, "at 1s set SIM_BARO_GLITCH 20 for 60min\n");
 	lockstep(&r, &e, &run, 0, 500);
 	/* Baro frames every 20 ms; from 1000 ms on: steps 250, 255 .. 495. */
@@ -640,16 +647,14 @@ test_glitch(void **state)
 	/* The first rewritten frame is 20 m up (1976 model, ~2.3 hPa). */
 	assert_close_abs(run.want[0].abs_pressure, sim_pressure_hpa(250) -
 			 2.3, 0.1);
-	drain_gcs(&r, &g);
+	assert_int_equal(gcs_peer_drain(r.gcs, GCS_WAIT_MS, on_gcs, &g), 0);
 	/* One sample per baro frame, stamped with physics time (2 s of it
 	 * went by in far less wall time). */
 	assert_int_equal(g.count, 100);
 	assert_int_equal(g.last_ms, 495 * STEP_US / 1000);
 	assert_float_exact(g.last_hpa, run.want[run.n_want - 1].abs_pressure);
 
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "rewritten 50, baro cleared 0"));
-	free(log);
+	finish(&r, NULL, "rewritten 50, baro cleared 0", NULL);
 
 	/* node-mavlink: CRCs good, fields as we expect. */
 	if (harness_node_peer_skip(&harness)) {
@@ -708,9 +713,7 @@ test_glitch_simple_atmosphere(void **state)
 	      "at 200ms set SIM_BARO_GLITCH 20 for 60min\n");
 	lockstep(&r, &e, &run, 0, 200);
 	assert_int_equal(run.rewritten, 30);	/* 200, 220 .. 780 ms */
-	char *log = stop(&r);
-	free(log);
-	free(run.hex);
+	finish(&r, &run, NULL);
 }
 
 /* PX4's failure types that ArduPilot's parameters cannot express go
@@ -738,10 +741,7 @@ test_px4_failure_types(void **state)
 	lockstep(&r, &e, &run, 0, 250);
 	assert_int_equal(run.cleared, 9);	/* 220 .. 380 ms */
 	assert_int_equal(run.rewritten, 10);	/* 600 .. 780 ms */
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "rewritten 10, baro cleared 9"));
-	free(log);
-	free(run.hex);
+	finish(&r, &run, "rewritten 10, baro cleared 9", NULL);
 }
 
 /* PX4's `stuck` is the overlay's: the last sample before it, pressure
@@ -769,9 +769,7 @@ test_stuck(void **state)
 		assert_float_exact(run.want[i].temperature,
 				   run.want[0].temperature);
 	}
-	char *log = stop(&r);
-	free(log);
-	free(run.hex);
+	finish(&r, &run, NULL);
 }
 
 /* --record holds what PX4 received: each recorded sample's temperature
@@ -803,19 +801,14 @@ test_record_what_px4_got(void **state)
 			 "at 10min end\n");
 	for (unsigned k = 0; k < STEPS; k++) {
 		size_t n = hil_sensor(&r, tx, k, T0_US);
-		send_all(r.sim, tx, n);
-		recv_exact(r.px4, rx, n);
+		relay(r.sim, r.px4, tx, n, rx);
 		struct mavlink_hil_sensor m;
-		uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
-		memcpy(pl, rx + 10, rx[1]);
-		mavlink_unpack_hil_sensor(pl, &m);
+		unpack_hil_sensor(rx, &m);
 		got[k].baro = (m.fields_updated & 0x1A00) == 0x1A00;
 		got[k].pa = m.abs_pressure * 100.0f;	/* as PX4 reads it */
 		got[k].temp = m.temperature;
 		got[k].rewritten = memcmp(rx, tx, n) != 0;
-		size_t a = actuators(&r, tx, k);
-		send_all(r.px4, tx, a);
-		recv_exact(r.sim, rx, a);
+		answer(&r, k);
 	}
 	free(stop(&r));
 
@@ -875,9 +868,7 @@ test_baro_every_frame(void **state)
 	struct run run = { .t0 = T0_US };
 
 	(void)state;
-	expect_init(&e);
-	e.glitch = 8.0f;
-	e.glitch_at_ms = 100;
+	expect_glitch(&e, 8.0f, 100);
 	start(&r, NULL, "at 100ms set SIM_BARO_GLITCH 8 for 60min\n");
 	r.baro_every = 1;
 	lockstep(&r, &e, &run, 0, 100);
@@ -885,10 +876,7 @@ test_baro_every_frame(void **state)
 	 * first glitched, and every frame from it on carries a glitch:
 	 * steps 27 .. 99. */
 	assert_int_equal(run.rewritten, 73);
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "HIL_SENSOR 100, baro 100, rewritten 73"));
-	free(log);
-	free(run.hex);
+	finish(&r, &run, "HIL_SENSOR 100, baro 100, rewritten 73", NULL);
 }
 
 /* A disabled baro: the frames stay (IMU and clock) without baro bits. */
@@ -907,12 +895,9 @@ test_disable(void **state)
 	lockstep(&r, &e, &run, 0, 300);
 	assert_int_equal(run.rewritten, 0);
 	assert_int_equal(run.cleared, 35);	/* steps 125, 130 .. 295 */
-	drain_gcs(&r, &g);
+	assert_int_equal(gcs_peer_drain(r.gcs, GCS_WAIT_MS, on_gcs, &g), 0);
 	assert_int_equal(g.count, 25);		/* steps 0 .. 120 */
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "baro cleared 35"));
-	free(log);
-	free(run.hex);
+	finish(&r, &run, "baro cleared 35", NULL);
 }
 
 /* Simulator restart, PX4 restart, time going back: each detected,
@@ -928,9 +913,7 @@ test_restarts(void **state)
 	start(&r, NULL, "at 200ms set SIM_BARO_GLITCH 10 for 100ms\n"
 			 "at 10min end\n");
 	for (int round = 0; round < 4; round++) {
-		expect_init(&e);
-		e.glitch = 10.0f;
-		e.glitch_at_ms = 200;
+		expect_glitch(&e, 10.0f, 200);
 		e.glitch_end_ms = 300;
 		run.rewritten = 0;
 		lockstep(&r, &e, &run, 0, 100);
@@ -956,15 +939,11 @@ test_restarts(void **state)
 			break;
 		}
 	}
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "restarts 3, PX4 connects 2, PX4 "
-				    "disconnects 1, simulator connects 3, "
-				    "simulator disconnects 1"));
-	assert_non_null(strstr(log, "simulator connection lost: physics "
-				    "restarted"));
-	assert_non_null(strstr(log, "HIL_SENSOR time went back"));
-	free(log);
-	free(run.hex);
+	finish(&r, &run,
+	       "restarts 3, PX4 connects 2, PX4 disconnects 1, simulator "
+	       "connects 3, simulator disconnects 1",
+	       "simulator connection lost: physics restarted",
+	       "HIL_SENSOR time went back", NULL);
 }
 
 /* PX4 first, the simulator later: barod holds PX4's connection and
@@ -1018,9 +997,7 @@ test_malformed(void **state)
 	uint8_t tx[1024], rx[1024], want[1024];
 
 	(void)state;
-	expect_init(&e);
-	e.glitch = 20.0f;
-	e.glitch_at_ms = 0;
+	expect_glitch(&e, 20.0f, 0);
 	start(&r, NULL, "at 0s set SIM_BARO_GLITCH 20 for 60min\n");
 	lockstep(&r, &e, &run, 0, 10);
 	assert_int_equal(run.rewritten, 2);
@@ -1046,8 +1023,7 @@ test_malformed(void **state)
 	mavlink_pack_hil_sensor(&m, pl);
 	n += (size_t)mavlink_frame_encode(tx + n, 2, r.seq_sim++, 1, 200,
 					  MAVLINK_MSG_HIL_SENSOR, pl);
-	send_all(r.sim, tx, n);
-	recv_exact(r.px4, rx, n);
+	relay(r.sim, r.px4, tx, n, rx);
 	assert_memory_equal(rx, tx, n);
 
 	/* Oversized: LEN 255, the bytes past the message non-zero, CRC
@@ -1066,8 +1042,7 @@ test_malformed(void **state)
 	crc = mavlink_crc(&extra, 1, crc);
 	big[265] = (uint8_t)crc;
 	big[266] = (uint8_t)(crc >> 8);
-	send_all(r.sim, big, 267);
-	recv_exact(r.px4, rx, 267);
+	relay(r.sim, r.px4, big, 267, rx);
 	assert_memory_equal(rx, big, 10 + 44);
 	assert_memory_equal(rx + 10 + 44, want + 10 + 44, 16);
 	assert_memory_equal(rx + 10 + 60, big + 10 + 60, 255 - 60);
@@ -1085,16 +1060,11 @@ test_malformed(void **state)
 	send_all(r.sim, tx, k / 2);
 	close(r.sim);
 	r.sim = accept_barod(&r);
-	expect_init(&e);
-	e.glitch = 20.0f;
-	e.glitch_at_ms = 0;
+	expect_glitch(&e, 20.0f, 0);
 	run.t0 = 0;
 	lockstep(&r, &e, &run, 0, 20);
-	char *log = stop(&r);
-	assert_non_null(strstr(log, "bad CRC 1, signed 0, bad baro 1"));
-	assert_non_null(strstr(log, "abs_pressure is not an air pressure"));
-	free(log);
-	free(run.hex);
+	finish(&r, &run, "bad CRC 1, signed 0, bad baro 1",
+	       "abs_pressure is not an air pressure", NULL);
 }
 
 static void
@@ -1140,9 +1110,7 @@ test_live_params(void **state)
 			 "simulator-connects 1 bad-crc 0 dropped-bytes 0"))
 		fail_msg("status:\n%s", out);
 	control_path[0] = '\0';
-	char *log = stop(&r);
-	free(log);
-	free(run.hex);
+	finish(&r, &run, NULL);
 }
 
 /* Two listeners on consecutive ports. */
@@ -1170,7 +1138,6 @@ test_two_instances(void **state)
 	struct run run[2] = { { .t0 = T0_US }, { .t0 = 5000000 } };
 	int lsim[2], lpx4[2];
 	unsigned sim_port, px4_port, gcs_port;
-	char conf[512], scn[512], text[1024];
 
 	(void)state;
 	listener_pair(lsim, &sim_port);
@@ -1178,20 +1145,8 @@ test_two_instances(void **state)
 	close(lpx4[0]);
 	close(lpx4[1]);
 	int gcs = udp_loopback(&gcs_port, SOCK_NONBLOCK);
-	path_in_tmp(conf, sizeof(conf), "barod.conf");
-	path_in_tmp(scn, sizeof(scn), "faults.scn");
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
-		 "[sim]\natmosphere = 1976\nSIM_BARO_RND = 0\n"
-		 "SIM_BAR2_RND = 0\n"
-		 "[px4]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
-		 "upstream = 127.0.0.1:%u\n"
-		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 px4_port, sim_port, gcs_port);
-	write_file(conf, text);
-	write_file(scn, "at 100ms set SIM_BARO_GLITCH 5 for 60min\n");
-	child = harness_start(&harness, "barod.log", (const char *[]){
-		"-c", conf, "-v", "--scenario", scn, NULL });
+	start_barod(px4_port, sim_port, gcs_port, 2, NULL,
+		    "at 100ms set SIM_BARO_GLITCH 5 for 60min\n");
 	for (int v = 0; v < 2; v++) {
 		memset(&r[v], 0, sizeof(r[v]));
 		r[v].listen_fd = lsim[v];
@@ -1211,14 +1166,8 @@ test_two_instances(void **state)
 	assert_int_equal(run[1].rewritten, 20);
 
 	unsigned by_sysid[3] = { 0 };
-	uint8_t buf[4096];
-	ssize_t n;
-	struct mavlink_parser p;
-	mavlink_parser_init(&p);
-	while (readable(gcs, 200) && (n = recv(gcs, buf, sizeof(buf), 0)) > 0) {
-		mavlink_parser_feed(&p, buf, (size_t)n, count_sysid, by_sysid);
-		mavlink_parser_flush(&p);
-	}
+	assert_int_equal(gcs_peer_drain(gcs, GCS_WAIT_MS, gcs_peer_count_sysid,
+					by_sysid), 0);
 	assert_int_equal(by_sysid[1], 20);
 	assert_int_equal(by_sysid[2], 20);
 
@@ -1227,11 +1176,8 @@ test_two_instances(void **state)
 	close(r[1].sim);
 	close(r[1].listen_fd);
 	r[1].px4 = r[1].sim = -1;
-	char *text_log = stop(&r[0]);
-	assert_non_null(strstr(text_log, "PX4 instance 1: HIL_SENSOR 100, "
-					 "baro 20, rewritten 20"));
-	free(text_log);
-	free(run[0].hex);
+	finish(&r[0], &run[0], "PX4 instance 1: HIL_SENSOR 100, baro 20, "
+	       "rewritten 20", NULL);
 	free(run[1].hex);
 }
 

@@ -22,6 +22,7 @@
 
 #include "atmosphere.h"
 #include "baro-sitl.h"
+#include "gcs-peer.h"
 #include "harness-cmocka.h"
 #include "mavlink.h"
 #include "msp-capture.h"
@@ -32,12 +33,6 @@
 
 static struct harness harness;
 static pid_t child;
-
-static void
-path_in_tmp(char *buf, size_t len, const char *name)
-{
-	harness_path(&harness, buf, len, name);
-}
 
 static int
 udp_socket(unsigned *port)
@@ -54,22 +49,10 @@ start_with(const char *conf, const char *opt, const char *value)
 		"-c", conf, "-v", opt, value, NULL });
 }
 
-static void
-start(const char *conf, const char *scenario)
-{
-	start_with(conf, scenario ? "--scenario" : NULL, scenario);
-}
-
-/* Stop barod; its log (with the counters report). */
-static char *
-stop(void)
-{
-	assert_int_equal(harness_stop(&harness, child, NULL), 0);
-	return harness_log(&harness, child);
-}
-
-static void
-send_servo(int fd, unsigned port, uint32_t frame, bool wide)
+/* Frame `frame` as ArduPilot sends it: 16 or (wide) 32 channels at
+ * 1200 Hz. */
+static struct sitl_servo
+servo(uint32_t frame, bool wide)
 {
 	struct sitl_servo s = {
 		.magic = wide ? SITL_SERVO_MAGIC_32 : SITL_SERVO_MAGIC_16,
@@ -80,7 +63,26 @@ send_servo(int fd, unsigned port, uint32_t frame, bool wide)
 
 	for (unsigned k = 0; k < s.channels; k++)
 		s.pwm[k] = (uint16_t)(1000 + k);
+	return s;
+}
+
+static void
+send_servo(int fd, unsigned port, uint32_t frame, bool wide)
+{
+	struct sitl_servo s = servo(frame, wide);
+
 	sitl_peer_send_servo(fd, port, &s);
+}
+
+#define REPLY_CAP 8192
+
+/* One frame to the instance on port and barod's reply to it, within a
+ * second, into buf (REPLY_CAP bytes). */
+static void
+exchange(int fd, unsigned port, uint32_t frame, bool wide, char *buf)
+{
+	send_servo(fd, port, frame, wide);
+	assert_true(sitl_peer_receive(fd, buf, REPLY_CAP, 1000) > 0);
 }
 
 /* A reply as barod frames it: a line of its own, '\n' before and after;
@@ -100,23 +102,84 @@ static const uint64_t vehicle_keys =
 	SITL_KEY_BIT(SITL_KEY_ATTITUDE) | SITL_KEY_BIT(SITL_KEY_VELOCITY) |
 	SITL_KEY_BIT(SITL_KEY_RNG_1);
 
-static void
-write_conf(const char *path, const char *source, unsigned port,
-	   const char *upstream, unsigned mav_port)
-{
-	char text[1024];
+/* The test's sockets: ArduPilot's (ap), a GCS's for barod's MAVLink
+ * (mav), and in proxy mode the physics backend's (up, else -1); port is
+ * the one barod is to take for instance 0. */
+struct rig {
+	int ap, mav, up;
+	unsigned mav_port, up_port, port;
+};
 
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = %s\ncontrol = none\n"
-		 "[sim]\nprofile = static:10\nhome_alt = 584\n"
-		 "atmosphere = 1976\nSIM_BARO_RND = 0\nSIM_BAR2_RND = 0\n"
-		 "[sitl]\nbind = 127.0.0.1\nport = %u\n%s%s%s"
-		 "rng_2 = 1\n"
-		 "[output gcs]\ntype = udp-client\n"
-		 "address = 127.0.0.1:%u\n",
-		 source, port, upstream ? "upstream = " : "",
-		 upstream ? upstream : "", upstream ? "\n" : "", mav_port);
-	write_file(path, text);
+static void
+rig_open(struct rig *r, bool upstream)
+{
+	unsigned ap_port;
+
+	r->ap = udp_socket(&ap_port);
+	r->mav = udp_socket(&r->mav_port);
+	r->up = upstream ? udp_socket(&r->up_port) : -1;
+	r->port = harness_free_port(&harness, SOCK_DGRAM, false);
+}
+
+/* barod on r: source `source`, a vehicle static 10 m above home, no
+ * baro noise, rng_2 on, SCALED_PRESSURE to r's GCS; then as start_with. */
+static void
+start_rig(const struct rig *r, const char *source, const char *opt,
+	  const char *value)
+{
+	char conf[512], upstream[64] = "";
+
+	if (r->up >= 0)
+		snprintf(upstream, sizeof(upstream),
+			 "upstream = 127.0.0.1:%u\n", r->up_port);
+	harness_write(&harness, conf, sizeof(conf), "sitl.conf",
+		      "[barod]\nsource = %s\ncontrol = none\n"
+		      "[sim]\nprofile = static:10\nhome_alt = 584\n"
+		      "atmosphere = 1976\nSIM_BARO_RND = 0\nSIM_BAR2_RND = 0\n"
+		      "[sitl]\nbind = 127.0.0.1\nport = %u\n%s"
+		      "rng_2 = 1\n"
+		      "[output gcs]\ntype = udp-client\n"
+		      "address = 127.0.0.1:%u\n",
+		      source, r->port, upstream, r->mav_port);
+	start_with(conf, opt, value);
+}
+
+/* Stop barod and close r's sockets; barod's log (with the counters
+ * report). */
+static char *
+rig_stop(struct rig *r)
+{
+	assert_int_equal(harness_stop(&harness, child, NULL), 0);
+	char *log = harness_log(&harness, child);
+
+	close(r->ap);
+	close(r->mav);
+	if (r->up >= 0)
+		close(r->up);
+	return log;
+}
+
+/* exchange, and ArduPilot's reading of the reply (its mask). */
+static uint64_t
+exchange_read(const struct rig *r, unsigned port, uint32_t frame, bool wide,
+	      char *buf, struct sitl_fdm *fdm)
+{
+	exchange(r->ap, port, frame, wide, buf);
+	return ap_read(buf, fdm);
+}
+
+/* Instance 1 (port + 10) runs ahead of instance 0: 240 frames (200 ms
+ * of physics) to it, 120 (100 ms) to instance 0.  buf: instance 1's
+ * last reply. */
+static void
+two_clocks(const struct rig *r, char *buf)
+{
+	for (uint32_t f = 1; f <= 240; f++) {
+		exchange(r->ap, r->port + 10, f, false, buf);
+		if (f > 120)
+			continue;
+		exchange(r->ap, r->port, f, false, buf);
+	}
 }
 
 /* Instance 0's SCALED_PRESSURE: time_boot_ms and press_abs. */
@@ -139,43 +202,28 @@ on_pressure(const struct mavlink_frame *f, void *user)
 	pl->p[pl->n++] = m.press_abs;
 }
 
-/* SCALED_PRESSURE count by sysid (1..2). */
-static void
-on_sysid(const struct mavlink_frame *f, void *user)
-{
-	unsigned *n = user;
-
-	if (f->msgid == MAVLINK_MSG_SCALED_PRESSURE && f->sysid <= 2)
-		n[f->sysid]++;
-}
-
 /* ------------------------------------------------------------------ */
 
 static void
 test_peer(void **state)
 {
-	char conf[512], buf[8192], first[8192], scn[512];
-	unsigned ap_port, mav_port;
+	char buf[REPLY_CAP], first[REPLY_CAP], scn[512];
+	struct rig r;
 	struct sitl_fdm fdm;
 	(void)state;
 
-	int ap = udp_socket(&ap_port);
-	int mav = udp_socket(&mav_port);
-	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
-	path_in_tmp(conf, sizeof(conf), "peer.conf");
-	path_in_tmp(scn, sizeof(scn), "glitch.scn");
-	write_conf(conf, "sitl-json", port, NULL, mav_port);
+	rig_open(&r, false);
 	/* 5 m more on baro 0 from 500 to 700 ms of physics time. */
-	write_file(scn, "at 500ms glitch 0 5 for 200ms\n");
-	start(conf, scn);
+	harness_write(&harness, scn, sizeof(scn), "glitch.scn",
+		      "at 500ms glitch 0 5 for 200ms\n");
+	start_rig(&r, "sitl-json", "--scenario", scn);
 
 	double last_t = 0.0;
 	unsigned glitched = 0;
 	for (uint32_t f = 1; f <= 1200; f++) {
-		send_servo(ap, port, f, f > 600);	/* 32 channels later */
-		ssize_t n = sitl_peer_receive(ap, buf, sizeof(buf), 1000);
-		assert_true(n > 0);
-		uint64_t mask = ap_read(buf, &fdm);
+		/* 32 channels later */
+		uint64_t mask = exchange_read(&r, r.port, f, f > 600, buf,
+					      &fdm);
 		assert_int_equal(mask & vehicle_keys, vehicle_keys);
 		assert_true(sitl_json_ap_accepts(mask));
 		/* Physics time: exactly one 1200 Hz step per new frame. */
@@ -194,52 +242,38 @@ test_peer(void **state)
 			assert_float_exact(fdm.rng[1], 10.0f);
 			glitched += g;
 		}
-		if (f == 100)
-			strcpy(first, buf);
 		/* A resend of frame 100 gets the same answer, no step. */
 		if (f == 100) {
-			send_servo(ap, port, f, false);
-			assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
+			strcpy(first, buf);
+			exchange(r.ap, r.port, f, false, buf);
 			assert_string_equal(buf, first);
 		}
 	}
 	assert_true(glitched >= 235 && glitched <= 241);
 
 	/* Lost frames: 1206 follows 1200. */
-	send_servo(ap, port, 1206, false);
-	assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
-	ap_read(buf, &fdm);
+	exchange_read(&r, r.port, 1206, false, buf, &fdm);
 	assert_close_abs(fdm.timestamp, 1201 / 1200.0, 1e-9);
 
 	/* Garbage and wrong sizes get no answer, and change nothing. */
 	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
+				  .sin_port = htons((uint16_t)r.port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	const char junk[] = "this is not a servo packet";
-	sendto(ap, junk, sizeof(junk), 0, (struct sockaddr *)&sa, sizeof(sa));
+	sendto(r.ap, junk, sizeof(junk), 0, (struct sockaddr *)&sa, sizeof(sa));
 	uint8_t short_pkt[39] = { 0x1a, 0x48 };	/* magic 18458, 39 bytes */
-	sendto(ap, short_pkt, sizeof(short_pkt), 0, (struct sockaddr *)&sa,
+	sendto(r.ap, short_pkt, sizeof(short_pkt), 0, (struct sockaddr *)&sa,
 	       sizeof(sa));
-	assert_int_equal(sitl_peer_receive(ap, buf, sizeof(buf), 100), 0);
+	assert_int_equal(sitl_peer_receive(r.ap, buf, sizeof(buf), 100), 0);
 
 	/* ArduPilot restarted: frame_count back to 1, physics from 0. */
-	send_servo(ap, port, 1, false);
-	assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
-	ap_read(buf, &fdm);
+	exchange_read(&r, r.port, 1, false, buf, &fdm);
 	assert_close_abs(fdm.timestamp, 1 / 1200.0, 1e-9);
 
 	/* barod's SCALED_PRESSURE carry the physics time: the glitch shows
 	 * in exactly the samples from time_boot_ms 500 to 690. */
 	struct pressure_log pl = { 0 };
-	struct mavlink_parser mp;
-	uint8_t d[4096];
-	ssize_t n;
-	mavlink_parser_init(&mp);
-	while ((n = recv(mav, d, sizeof(d), MSG_DONTWAIT)) > 0) {
-		mavlink_parser_feed(&mp, d, (size_t)n, on_pressure, &pl);
-		mavlink_parser_flush(&mp);
-	}
-	assert_int_equal(mp.stats.bad_crc, 0);
+	assert_int_equal(gcs_peer_drain(r.mav, 0, on_pressure, &pl), 0);
 	assert_true(pl.n >= 99);
 	unsigned shifted = 0;
 	for (unsigned k = 0; k < pl.n; k++) {
@@ -259,9 +293,7 @@ test_peer(void **state)
 	 * though that scenario had finished. */
 	glitched = 0;
 	for (uint32_t f = 2; f <= 900; f++) {
-		send_servo(ap, port, f, false);
-		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
-		ap_read(buf, &fdm);
+		exchange_read(&r, r.port, f, false, buf, &fdm);
 		const unsigned ms = (unsigned)(f * 1000u / 1200u);
 		if (ms >= 10)
 			assert_float_exact(fdm.rng[0], ms >= 500 && ms < 700
@@ -271,15 +303,13 @@ test_peer(void **state)
 	}
 	assert_true(glitched >= 235 && glitched <= 241);
 
-	char *log = stop();
+	char *log = rig_stop(&r);
 	assert_non_null(strstr(log, "resends 1"));
 	assert_non_null(strstr(log, "lost 5"));
 	assert_non_null(strstr(log, "restarts 1"));
 	assert_non_null(strstr(log, "bad packets 2"));
 	assert_non_null(strstr(log, "glitch.scn restarted"));
 	free(log);
-	close(ap);
-	close(mav);
 }
 
 /* The upstream's reply for physics time t: spaces after colons and an
@@ -295,45 +325,78 @@ upstream_line(char *buf, size_t cap, double t)
 			t);
 }
 
+/* Where the servo packets barod passes on to the backend come from. */
+struct sender {
+	struct sockaddr_in sa;
+	socklen_t len;
+};
+
+#define UPSTREAM_CAP 1024
+
+/* The next servo packet barod passed on, within a second, into got:
+ * its length. */
+static ssize_t
+backend_receive(const struct rig *r, uint8_t *got, size_t cap,
+		struct sender *from)
+{
+	struct pollfd p = { r->up, POLLIN, 0 };
+
+	assert_true(poll(&p, 1, 1000) > 0);
+	from->len = sizeof(from->sa);
+	return recvfrom(r->up, got, cap, 0, (struct sockaddr *)&from->sa,
+			&from->len);
+}
+
+/* The backend's line for physics time t (into text, UPSTREAM_CAP bytes)
+ * back to barod. */
+static void
+backend_reply(const struct rig *r, const struct sender *to, double t,
+	      char *text)
+{
+	int tl = upstream_line(text, UPSTREAM_CAP, t);
+
+	sendto(r->up, text, (size_t)tl, 0, (const struct sockaddr *)&to->sa,
+	       to->len);
+}
+
+/*
+ * One frame through the proxy at backend time t (s): the servo packet
+ * goes up (into got, 256 bytes; its length returned), the backend's line
+ * (text) comes back, barod's reply for ArduPilot into buf.
+ */
+static ssize_t
+proxy_step(const struct rig *r, uint32_t frame, double t, uint8_t *got,
+	   char *text, char *buf)
+{
+	struct sender from;
+
+	send_servo(r->ap, r->port, frame, false);
+	ssize_t n = backend_receive(r, got, 256, &from);
+	assert_true(n > 0);
+	backend_reply(r, &from, t, text);
+	assert_true(sitl_peer_receive(r->ap, buf, REPLY_CAP, 1000) > 0);
+	return n;
+}
+
 static void
 test_proxy(void **state)
 {
-	char conf[512], up_addr[64], buf[8192], text[1024];
-	unsigned ap_port, up_port, mav_port;
+	char buf[REPLY_CAP], text[UPSTREAM_CAP];
+	struct rig r;
 	struct sitl_fdm fdm;
 	(void)state;
 
-	int ap = udp_socket(&ap_port);
-	int up = udp_socket(&up_port);
-	int mav = udp_socket(&mav_port);
-	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
-	snprintf(up_addr, sizeof(up_addr), "127.0.0.1:%u", up_port);
-	path_in_tmp(conf, sizeof(conf), "proxy.conf");
-	write_conf(conf, "sitl-json-proxy", port, up_addr, mav_port);
-	start(conf, NULL);
+	rig_open(&r, true);
+	start_rig(&r, "sitl-json-proxy", NULL, NULL);
 
 	for (uint32_t f = 1; f <= 100; f++) {
-		send_servo(ap, port, f, false);
-		/* The servo packet reaches the backend unchanged. */
-		struct sockaddr_in from;
-		socklen_t flen = sizeof(from);
 		uint8_t sent[SITL_SERVO_LEN_32], got[256];
-		struct sitl_servo s = { .magic = SITL_SERVO_MAGIC_16,
-					.frame_rate = 1200, .frame_count = f,
-					.channels = 16 };
-		for (unsigned k = 0; k < 16; k++)
-			s.pwm[k] = (uint16_t)(1000 + k);
+		struct sitl_servo s = servo(f, false);
 		size_t len = sitl_servo_encode(&s, sent);
-		struct pollfd p = { up, POLLIN, 0 };
-		assert_true(poll(&p, 1, 1000) > 0);
-		ssize_t n = recvfrom(up, got, sizeof(got), 0,
-				     (struct sockaddr *)&from, &flen);
+		ssize_t n = proxy_step(&r, f, f * 0.001, got, text, buf);
+		/* The servo packet reached the backend unchanged. */
 		assert_int_equal(n, (ssize_t)len);
 		assert_memory_equal(got, sent, len);
-
-		int tl = upstream_line(text, sizeof(text), f * 0.001);
-		sendto(up, text, (size_t)tl, 0, (struct sockaddr *)&from, flen);
-		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
 
 		/* Upstream text, byte for byte, behind barod's fields. */
 		assert_memory_equal(buf, "\n{\"rng_1\":", 10);
@@ -351,30 +414,27 @@ test_proxy(void **state)
 	}
 
 	/* A line that is not JSON goes through untouched, and is counted. */
-	struct sockaddr_in barod_up;
-	socklen_t blen = sizeof(barod_up);
-	send_servo(ap, port, 101, false);
-	struct pollfd p = { up, POLLIN, 0 };
-	assert_true(poll(&p, 1, 1000) > 0);
+	struct sender barod_up;
 	uint8_t tmp[256];
-	recvfrom(up, tmp, sizeof(tmp), 0, (struct sockaddr *)&barod_up, &blen);
-	sendto(up, "\n{oops\n", 7, 0, (struct sockaddr *)&barod_up, blen);
-	assert_int_equal(sitl_peer_receive(ap, buf, sizeof(buf), 1000), 7);
+	send_servo(r.ap, r.port, 101, false);
+	backend_receive(&r, tmp, sizeof(tmp), &barod_up);
+	sendto(r.up, "\n{oops\n", 7, 0, (struct sockaddr *)&barod_up.sa,
+	       barod_up.len);
+	assert_int_equal(sitl_peer_receive(r.ap, buf, sizeof(buf), 1000), 7);
 	assert_string_equal(buf, "\n{oops\n");
 
 	/* The backend restarted: its timestamp went back. */
-	int tl = upstream_line(text, sizeof(text), 0.0005);
-	sendto(up, text, (size_t)tl, 0, (struct sockaddr *)&barod_up, blen);
-	assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
+	backend_reply(&r, &barod_up, 0.0005, text);
+	assert_true(sitl_peer_receive(r.ap, buf, sizeof(buf), 1000) > 0);
 
 	/* A silent backend: ArduPilot gets nothing, barod says so. */
 	for (int k = 0; k < 125; k++) {
-		send_servo(ap, port, 102 + (uint32_t)k, false);
+		send_servo(r.ap, r.port, 102 + (uint32_t)k, false);
 		usleep(20000);
 	}
-	assert_int_equal(sitl_peer_receive(ap, buf, sizeof(buf), 50), 0);
+	assert_int_equal(sitl_peer_receive(r.ap, buf, sizeof(buf), 50), 0);
 
-	char *log = stop();
+	char *log = rig_stop(&r);
 	if (!strstr(log, "bad lines 1"))
 		fail_msg("barod's log:\n%s", log);
 	assert_non_null(strstr(log, "restarts 1"));
@@ -384,33 +444,17 @@ test_proxy(void **state)
 	assert_true(strstr(s1 + 1, "silent") == NULL ||
 		    strstr(strstr(s1 + 1, "silent") + 1, "silent") == NULL);
 	free(log);
-	close(ap);
-	close(up);
-	close(mav);
 }
 
-/*
- * One backend frame through the proxy at backend time t (s): the servo
- * packet goes up, the backend's line comes back; returns ArduPilot's
- * rng_1.
- */
+/* proxy_step, and ArduPilot's rng_1. */
 static float
-proxy_frame(int ap, int up, unsigned port, uint32_t frame, double t)
+proxy_frame(const struct rig *r, uint32_t frame, double t)
 {
-	char text[1024], buf[8192];
+	char text[UPSTREAM_CAP], buf[REPLY_CAP];
 	uint8_t got[256];
-	struct sockaddr_in from;
-	socklen_t flen = sizeof(from);
-	struct pollfd p = { up, POLLIN, 0 };
 	struct sitl_fdm fdm;
 
-	send_servo(ap, port, frame, false);
-	assert_true(poll(&p, 1, 1000) > 0);
-	assert_true(recvfrom(up, got, sizeof(got), 0, (struct sockaddr *)&from,
-			     &flen) > 0);
-	int tl = upstream_line(text, sizeof(text), t);
-	sendto(up, text, (size_t)tl, 0, (struct sockaddr *)&from, flen);
-	assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
+	proxy_step(r, frame, t, got, text, buf);
 	assert_true(sitl_json_ap_accepts(ap_read(buf, &fdm)));
 	return fdm.rng[0];
 }
@@ -427,19 +471,13 @@ proxy_frame(int ap, int up, unsigned port, uint32_t frame, double t)
 static void
 proxy_epoch(double epoch)
 {
-	char conf[512], up_addr[64], scn[512];
-	unsigned ap_port, up_port, mav_port;
+	char scn[512];
+	struct rig r;
 
-	int ap = udp_socket(&ap_port);
-	int up = udp_socket(&up_port);
-	int mav = udp_socket(&mav_port);
-	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
-	snprintf(up_addr, sizeof(up_addr), "127.0.0.1:%u", up_port);
-	path_in_tmp(conf, sizeof(conf), "epoch.conf");
-	path_in_tmp(scn, sizeof(scn), "epoch.scn");
-	write_conf(conf, "sitl-json-proxy", port, up_addr, mav_port);
-	write_file(scn, "at 50ms glitch 0 10 for 30ms\n");
-	start(conf, scn);
+	rig_open(&r, true);
+	harness_write(&harness, scn, sizeof(scn), "epoch.scn",
+		      "at 50ms glitch 0 10 for 30ms\n");
+	start_rig(&r, "sitl-json-proxy", "--scenario", scn);
 
 	uint32_t frame = 1;
 	for (int run = 0; run < 2; run++) {
@@ -448,7 +486,7 @@ proxy_epoch(double epoch)
 			/* The second run: the backend restarted, its clock
 			 * back at the epoch (plus a little). */
 			double t = epoch + 0.0005 * run + 0.001 * k;
-			float rng = proxy_frame(ap, up, port, frame++, t);
+			float rng = proxy_frame(&r, frame++, t);
 			if (rng == 13.0f) {
 				if (first < 0)
 					first = k;
@@ -465,21 +503,14 @@ proxy_epoch(double epoch)
 
 	/* Baro 0's SCALED_PRESSURE, on the same clock. */
 	struct pressure_log pl = { 0 };
-	struct mavlink_parser mp;
-	uint8_t d[4096];
-	ssize_t n;
-	mavlink_parser_init(&mp);
-	while ((n = recv(mav, d, sizeof(d), MSG_DONTWAIT)) > 0) {
-		mavlink_parser_feed(&mp, d, (size_t)n, on_pressure, &pl);
-		mavlink_parser_flush(&mp);
-	}
+	assert_int_equal(gcs_peer_drain(r.mav, 0, on_pressure, &pl), 0);
 	assert_true(pl.n >= 20);
 	for (unsigned k = 0; k < pl.n; k++) {
 		if (pl.t[k] < 10 || pl.t[k] > 150 || pl.t[k] % 10 != 0)
 			fail_msg("epoch %.3f: time_boot_ms %u", epoch, pl.t[k]);
 	}
 
-	char *log = stop();
+	char *log = rig_stop(&r);
 	/* The log speaks scenario time, twice the same. */
 	char *g = strstr(log, "t=50ms SIM_BARO_GLITCH 0 -> 10 for 30ms");
 	if (!g || !strstr(g + 1, "t=50ms SIM_BARO_GLITCH 0 -> 10 for 30ms") ||
@@ -487,9 +518,6 @@ proxy_epoch(double epoch)
 		fail_msg("barod's log:\n%s", log);
 	assert_null(strstr(log, "t=1700000"));
 	free(log);
-	close(ap);
-	close(up);
-	close(mav);
 }
 
 static void
@@ -511,61 +539,41 @@ test_proxy_epoch_unix(void **state)
 static void
 test_two_instances(void **state)
 {
-	char conf[512], text[1024], buf[8192];
-	unsigned ap_port, mav_port;
+	char conf[512], buf[REPLY_CAP];
+	struct rig r;
 	struct sitl_fdm fdm;
 	(void)state;
 
-	int ap = udp_socket(&ap_port);
-	int mav = udp_socket(&mav_port);
-	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
-	path_in_tmp(conf, sizeof(conf), "two.conf");
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sitl-json\ncontrol = none\n"
-		 "[sim]\nprofile = static:4\nSIM_BARO_RND = 0\n"
-		 "SIM_BARO_COUNT = 1\n"
-		 "[sitl]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
-		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 port, mav_port);
-	write_file(conf, text);
-	start(conf, NULL);
+	rig_open(&r, false);
+	harness_write(&harness, conf, sizeof(conf), "two.conf",
+		      "[barod]\nsource = sitl-json\ncontrol = none\n"
+		      "[sim]\nprofile = static:4\nSIM_BARO_RND = 0\n"
+		      "SIM_BARO_COUNT = 1\n"
+		      "[sitl]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
+		      "[output gcs]\ntype = udp-client\n"
+		      "address = 127.0.0.1:%u\n",
+		      r.port, r.mav_port);
+	start_with(conf, NULL, NULL);
 
 	/* Instance 1 runs ahead of instance 0: separate clocks. */
-	for (uint32_t f = 1; f <= 240; f++) {
-		send_servo(ap, port + 10, f, false);
-		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
-		if (f > 120)
-			continue;
-		send_servo(ap, port, f, false);
-		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
-	}
+	two_clocks(&r, buf);
 	ap_read(buf, &fdm);
 	assert_close_abs(fdm.timestamp, 240 / 1200.0, 1e-9);
 	/* A resend to instance 0 shows its own clock, 100 ms behind. */
-	send_servo(ap, port, 120, false);
-	assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
-	ap_read(buf, &fdm);
+	exchange_read(&r, r.port, 120, false, buf, &fdm);
 	assert_close_abs(fdm.timestamp, 120 / 1200.0, 1e-9);
 	assert_float_exact(fdm.rng[0], 4.0f);
 
-	struct mavlink_parser mp;
-	struct sysid_count { unsigned n[3]; } c = { { 0 } };
-	uint8_t d[4096];
-	ssize_t n;
-	mavlink_parser_init(&mp);
-	while ((n = recv(mav, d, sizeof(d), MSG_DONTWAIT)) > 0) {
-		mavlink_parser_feed(&mp, d, (size_t)n, on_sysid, &c);
-		mavlink_parser_flush(&mp);
-	}
+	unsigned by_sysid[3] = { 0 };
+	assert_int_equal(gcs_peer_drain(r.mav, 0, gcs_peer_count_sysid,
+					by_sysid), 0);
 	/* 100 ms of physics for instance 0, 200 ms for instance 1. */
-	assert_int_equal(c.n[1], 10);
-	assert_int_equal(c.n[2], 20);
+	assert_int_equal(by_sysid[1], 10);
+	assert_int_equal(by_sysid[2], 20);
 
-	char *log = stop();
+	char *log = rig_stop(&r);
 	assert_non_null(strstr(log, "SITL instance 1: servo packets 240"));
 	free(log);
-	close(ap);
-	close(mav);
 }
 
 /* MSP outputs in a SITL mode: each carries its own vehicle's baros on
@@ -574,37 +582,28 @@ test_two_instances(void **state)
 static void
 test_msp_vehicles(void **state)
 {
-	char conf[512], text[1024], buf[8192];
-	unsigned ap_port, u0, u1;
+	char conf[512], buf[REPLY_CAP];
+	unsigned u0, u1;
+	struct rig r;
 	struct msp_capture *c[2] = { msp_capture_new(), msp_capture_new() };
 	(void)state;
 
-	int ap = udp_socket(&ap_port);
+	rig_open(&r, false);
 	int fd[2] = { udp_socket(&u0), udp_socket(&u1) };
-	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
-	path_in_tmp(conf, sizeof(conf), "msp.conf");
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sitl-json\ncontrol = none\n"
-		 "[sim]\nprofile = static:4\nSIM_BARO_COUNT = 2\n"
-		 "[sitl]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
-		 "[output fc0]\ntype = msp\naddress = 127.0.0.1:%u\n"
-		 "transport = udp\n"
-		 "[output fc1]\ntype = msp\naddress = 127.0.0.1:%u\n"
-		 "transport = udp\nvehicle = 1\ninstances = 1=3\n",
-		 port, u0, u1);
-	write_file(conf, text);
-	start(conf, NULL);
+	harness_write(&harness, conf, sizeof(conf), "msp.conf",
+		      "[barod]\nsource = sitl-json\ncontrol = none\n"
+		      "[sim]\nprofile = static:4\nSIM_BARO_COUNT = 2\n"
+		      "[sitl]\ninstances = 2\nbind = 127.0.0.1\nport = %u\n"
+		      "[output fc0]\ntype = msp\naddress = 127.0.0.1:%u\n"
+		      "transport = udp\n"
+		      "[output fc1]\ntype = msp\naddress = 127.0.0.1:%u\n"
+		      "transport = udp\nvehicle = 1\ninstances = 1=3\n",
+		      r.port, u0, u1);
+	start_with(conf, NULL, NULL);
 
 	/* 100 ms of physics for instance 0, 200 ms for instance 1. */
-	for (uint32_t f = 1; f <= 240; f++) {
-		send_servo(ap, port + 10, f, false);
-		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
-		if (f > 120)
-			continue;
-		send_servo(ap, port, f, false);
-		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
-	}
-	free(stop());
+	two_clocks(&r, buf);
+	free(rig_stop(&r));
 	for (int v = 0; v < 2; v++) {
 		ssize_t n;
 		while ((n = recv(fd[v], buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
@@ -636,7 +635,6 @@ test_msp_vehicles(void **state)
 	}
 	assert_int_equal(per[0], 10);
 	assert_int_equal(per[1], 10);
-	close(ap);
 	close(fd[0]);
 	close(fd[1]);
 	free(c[0]);
@@ -649,38 +647,31 @@ test_msp_vehicles(void **state)
 static void
 test_peer_truth_trace(void **state)
 {
-	char conf[512], trace[512], text[1024], buf[8192];
-	unsigned ap_port, mav_port;
+	char conf[512], trace[512], buf[REPLY_CAP];
+	struct rig r;
 	struct sitl_fdm fdm;
 	(void)state;
 
-	int ap = udp_socket(&ap_port);
-	int mav = udp_socket(&mav_port);
-	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
-	path_in_tmp(trace, sizeof(trace), "truth.csv");
-	write_file(trace, "time_s,alt_m\n0,0\n4,20\n");
-	path_in_tmp(conf, sizeof(conf), "trace.conf");
-	snprintf(text, sizeof(text),
-		 "[barod]\nsource = sitl-json\ncontrol = none\n"
-		 "[sim]\ntruth = %s\nhome_alt = 584\nSIM_BARO_RND = 0\n"
-		 "[sitl]\nbind = 127.0.0.1\nport = %u\n"
-		 "[output gcs]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 trace, port, mav_port);
-	write_file(conf, text);
-	start(conf, NULL);
+	rig_open(&r, false);
+	harness_write(&harness, trace, sizeof(trace), "truth.csv",
+		      "time_s,alt_m\n0,0\n4,20\n");
+	harness_write(&harness, conf, sizeof(conf), "trace.conf",
+		      "[barod]\nsource = sitl-json\ncontrol = none\n"
+		      "[sim]\ntruth = %s\nhome_alt = 584\nSIM_BARO_RND = 0\n"
+		      "[sitl]\nbind = 127.0.0.1\nport = %u\n"
+		      "[output gcs]\ntype = udp-client\n"
+		      "address = 127.0.0.1:%u\n",
+		      trace, r.port, r.mav_port);
+	start_with(conf, NULL, NULL);
 
-	for (uint32_t f = 1; f <= 3000; f++) {
-		send_servo(ap, port, f, false);
-		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
-	}
+	for (uint32_t f = 1; f <= 3000; f++)
+		exchange(r.ap, r.port, f, false, buf);
 	ap_read(buf, &fdm);
 	assert_close_abs(fdm.position[2], -12.5, 1e-9);
 	/* the baro's altitude: whole centimetres of the same height */
 	assert_close_abs(fdm.rng[0], 12.5, 0.0101);
 	assert_close_abs(fdm.velocity[2], -5.0, 1e-6);	/* 5 m/s up */
-	free(stop());
-	close(ap);
-	close(mav);
+	free(rig_stop(&r));
 }
 
 /*
@@ -694,26 +685,21 @@ test_peer_truth_trace(void **state)
 static void
 test_peer_step_profile(void **state)
 {
-	char conf[512], buf[8192];
-	unsigned ap_port, mav_port;
+	char buf[REPLY_CAP];
+	struct rig r;
 	struct sitl_fdm fdm;
 	static double h[16000];
 	(void)state;
 
-	int ap = udp_socket(&ap_port);
-	int mav = udp_socket(&mav_port);
-	unsigned port = harness_free_port(&harness, SOCK_DGRAM, false);
-	path_in_tmp(conf, sizeof(conf), "step.conf");
-	write_conf(conf, "sitl-json", port, NULL, mav_port);
-	start_with(conf, "--profile", "step:0:37.77:10");
+	rig_open(&r, false);
+	start_rig(&r, "sitl-json", "--profile", "step:0:37.77:10");
 
 	const double g = ATMOS_GRAVITY_MSS, amax = 2.0 * g;
 	uint32_t arrived = 0;
 	float last_rng = 0.0f;
 	for (uint32_t f = 1; f < 16000; f++) {
-		send_servo(ap, port, f, false);
-		assert_true(sitl_peer_receive(ap, buf, sizeof(buf), 1000) > 0);
-		assert_int_equal(ap_read(buf, &fdm) & vehicle_keys,
+		assert_int_equal(exchange_read(&r, r.port, f, false, buf,
+					       &fdm) & vehicle_keys,
 				 vehicle_keys);
 		h[f] = -fdm.position[2];
 		const double vz = fdm.velocity[2], fz = fdm.accel_body[2];
@@ -741,9 +727,7 @@ test_peer_step_profile(void **state)
 	assert_float_exact(fdm.velocity[2], 0.0f);
 	assert_float_exact(fdm.accel_body[2], -ATMOS_GRAVITY_MSS);
 	assert_close_abs(fdm.rng[0], 37.77, 0.0101);
-	free(stop());
-	close(ap);
-	close(mav);
+	free(rig_stop(&r));
 }
 
 int
