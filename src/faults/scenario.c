@@ -554,12 +554,10 @@ scenario_check(const struct scenario *sc, const char *name,
 	return 0;
 }
 
-int
-scenario_check_release(const struct scenario *sc, const char *name,
-		       enum baro_sitl_ardupilot v, char *err, size_t errlen)
+const struct scenario_action *
+scenario_release_misfit(const struct scenario *sc, enum baro_sitl_ardupilot v,
+			char *why, size_t whylen)
 {
-	char why[200];
-
 	for (size_t i = 0; i < sc->count; i++) {
 		const struct scenario_action *a = &sc->actions[i];
 		if ((a->op != SCENARIO_OP_SET && a->op != SCENARIO_OP_RAMP) ||
@@ -567,13 +565,26 @@ scenario_check_release(const struct scenario *sc, const char *name,
 			continue;
 		const size_t idx = (size_t)a->param;
 		if (baro_sitl_ardupilot_param_check(v, idx, a->value, why,
-						    sizeof(why)) < 0 ||
+						    whylen) < 0 ||
 		    (a->op == SCENARIO_OP_RAMP &&
 		     baro_sitl_ardupilot_param_check(v, idx, a->to, why,
-						     sizeof(why)) < 0))
-			return str_errorf(err, errlen, -EINVAL, "%s:%u: %s",
-					  name, a->line, why);
+						     whylen) < 0))
+			return a;
 	}
+	return NULL;
+}
+
+int
+scenario_check_release(const struct scenario *sc, const char *name,
+		       enum baro_sitl_ardupilot v, char *err, size_t errlen)
+{
+	char why[200];
+	const struct scenario_action *a =
+		scenario_release_misfit(sc, v, why, sizeof(why));
+
+	if (a)
+		return str_errorf(err, errlen, -EINVAL, "%s:%u: %s", name,
+				  a->line, why);
 	return 0;
 }
 

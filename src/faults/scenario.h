@@ -136,6 +136,12 @@ int
 scenario_check_release(const struct scenario *sc, const char *name,
 		       enum baro_sitl_ardupilot v, char *err, size_t errlen);
 
+/* The first action that sets or ramps a parameter release v does not
+ * have, with the reason in why (may be NULL); NULL if none does. */
+const struct scenario_action *
+scenario_release_misfit(const struct scenario *sc, enum baro_sitl_ardupilot v,
+			char *why, size_t whylen);
+
 /*
  * Turn a loaded scenario into its hardware form, in place: what can act
  * on real readings becomes a fault overlay action (px4 off, stuck, wrong,

@@ -135,27 +135,19 @@ static int
 no_ground_effect(const struct scenario *sc, const char *path, char *err,
 		 size_t errlen)
 {
-	for (size_t i = 0; i < sc->count; i++) {
-		const struct scenario_action *a = &sc->actions[i];
-		if ((a->op != SCENARIO_OP_SET && a->op != SCENARIO_OP_RAMP) ||
-		    a->param < 0)
-			continue;
-		const size_t idx = (size_t)a->param;
-		/* The master check answers "has no ground effect" for
-		 * exactly a positive GEFF_M under a release without it. */
-		if (baro_sitl_ardupilot_param_check(BARO_SITL_AP_4_7, idx,
-						    a->value, NULL, 0) < 0 ||
-		    (a->op == SCENARIO_OP_RAMP &&
-		     baro_sitl_ardupilot_param_check(BARO_SITL_AP_4_7, idx,
-						     a->to, NULL, 0) < 0))
-			return str_errorf(err, errlen, -EINVAL,
-					  "%s:%u: %s: faults are injected into "
-					  "recordings, which carry no throttle, "
-					  "so a ground effect cannot act; give "
-					  "it to the synthetic stream with -p "
-					  "and --ardupilot master", path,
-					  a->line, sim_param_info(idx)->name);
-	}
+	/* The master check answers "has no ground effect" for exactly a
+	 * positive GEFF_M under a release without it. */
+	const struct scenario_action *a =
+		scenario_release_misfit(sc, BARO_SITL_AP_4_7, NULL, 0);
+
+	if (a)
+		return str_errorf(err, errlen, -EINVAL,
+				  "%s:%u: %s: faults are injected into "
+				  "recordings, which carry no throttle, "
+				  "so a ground effect cannot act; give "
+				  "it to the synthetic stream with -p "
+				  "and --ardupilot master", path, a->line,
+				  sim_param_info((size_t)a->param)->name);
 	return 0;
 }
 
