@@ -15,7 +15,6 @@
  */
 #include <math.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -75,27 +74,6 @@ reply(struct px4 *p)
 		fprintf(stderr, "bench-px4sim: short send\n");
 }
 
-static int
-connect_to(unsigned port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	const int one = 1;
-
-	for (int k = 0; k < 500; k++) {
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
-				   sizeof(one));
-			return fd;
-		}
-		close(fd);
-		usleep(10000);
-	}
-	return -1;
-}
-
 /* One run of steps per instance at speed factor (0: unpaced); prints
  * the figures if print; *slowest: the lowest factor an instance
  * achieved. */
@@ -121,7 +99,7 @@ run(struct harness *h, int instances, unsigned steps, double factor,
 	for (int i = 0; i < instances; i++) {
 		memset(&px[i], 0, sizeof(px[i]));
 		mavlink_parser_init(&px[i].parser);
-		px[i].fd = connect_to(base + (unsigned)i);
+		px[i].fd = harness_dial_tcp(base + (unsigned)i, 500);
 		if (px[i].fd < 0) {
 			fprintf(stderr, "bench-px4sim: barod not listening\n");
 			harness_kill(h, pid);

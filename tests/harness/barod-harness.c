@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -508,4 +509,27 @@ harness_node_peer_skip(struct harness *h)
 		     why);
 	fprintf(stderr, "skipped, needs node-mavlink: %s\n", why);
 	return true;
+}
+
+int
+harness_dial_tcp(unsigned port, int tries)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const int one = 1;
+
+	for (int k = 0; k < tries; k++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				   sizeof(one));
+			return fd;
+		}
+		close(fd);
+		usleep(10000);
+	}
+	return -1;
 }

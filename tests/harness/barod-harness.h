@@ -113,6 +113,10 @@ int harness_kill(struct harness *h, pid_t pid);
  */
 unsigned harness_free_port(struct harness *h, int type, bool pair);
 
+/* A TCP connection to 127.0.0.1:port with TCP_NODELAY, tried every 10 ms
+ * up to tries times while barod comes up: the fd, or -1. */
+int harness_dial_tcp(unsigned port, int tries);
+
 /*
  * Whether node-mavlink (tests/mavlink/peer) can run: NULL when it can,
  * else why not (node missing, MAVLINK_PEER_MODULES unset or without

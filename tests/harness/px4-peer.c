@@ -8,29 +8,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "barod-harness.h"
 #include "test-util.h"
 
 int
 px4_peer_dial(unsigned port, int tries)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	const int one = 1;
+	int fd = harness_dial_tcp(port, tries);
 
-	for (int k = 0; k < tries; k++) {
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		assert_true(fd >= 0);
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
-				   sizeof(one));
-			return fd;
-		}
-		close(fd);
-		usleep(10000);
-	}
-	fail_msg("barod does not accept on port %u", port);
-	return -1;
+	if (fd < 0)
+		fail_msg("barod does not accept on port %u", port);
+	return fd;
 }
 
 void
