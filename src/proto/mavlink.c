@@ -226,6 +226,8 @@ fill_frame(const struct mavlink_parser *p, const struct mavlink_msg_info *info,
 	 * no field this dialect knows; the rest stays zero-filled. */
 	size_t n = f->len < info->len ? f->len : info->len;
 	memcpy(f->payload, b + hdr, n);
+	f->raw = b;
+	f->raw_len = p->have;
 }
 
 static uint32_t
@@ -269,7 +271,8 @@ finish(struct mavlink_parser *p, struct mavlink_frame *f)
 		p->stats.bad_crc++;
 		return REJECT;
 	}
-	if (b[0] == MAVLINK_STX_V2 && (b[2] & MAVLINK_IFLAG_SIGNED)) {
+	if (b[0] == MAVLINK_STX_V2 && (b[2] & MAVLINK_IFLAG_SIGNED) &&
+	    !p->deliver_signed) {
 		p->stats.signed_dropped++;
 		p->stats.dropped_bytes += p->have;
 		return DROP;

@@ -75,6 +75,11 @@ struct mavlink_frame {
 	/* Payload zero-filled to the message's full length (and beyond, to
 	 * MAVLINK_MAX_PAYLOAD), so unpack functions may read every field. */
 	uint8_t payload[MAVLINK_MAX_PAYLOAD];
+	/* The frame as received, signature included (a signature covers
+	 * payload bytes past the full length, which payload drops).  Points
+	 * into the parser: valid only during the on_frame call. */
+	const uint8_t *raw;
+	size_t raw_len;
 };
 
 struct mavlink_parser_stats {
@@ -84,7 +89,8 @@ struct mavlink_parser_stats {
 	 * no start byte follows, see mavlink_parser_feed) */
 	uint64_t unknown_msgid;
 	uint64_t bad_incompat;	/* unsupported incompat flags: dropped */
-	uint64_t signed_dropped;/* signed frames: framed, counted, dropped */
+	/* signed frames: framed, counted, dropped (unless deliver_signed) */
+	uint64_t signed_dropped;
 	uint64_t truncated;	/* a partial frame at mavlink_parser_flush() */
 	uint64_t garbage_bytes;	/* skipped hunting for STX, false STXs too */
 	/* Bytes of frames framed but not delivered (unknown msgid, signed)
@@ -100,6 +106,9 @@ struct mavlink_parser {
 	size_t have;
 	size_t need;
 	struct mavlink_parser_stats stats;
+	/* Deliver signed frames (raw holds the signature for the caller to
+	 * check, mavlink-sign.h) instead of dropping them.  Set after init. */
+	bool deliver_signed;
 };
 
 void

@@ -14,20 +14,6 @@
 
 /* ---- helpers ----------------------------------------------------- */
 
-static size_t
-unhex(const char *hex, uint8_t *out, size_t cap)
-{
-	size_t n = 0;
-
-	for (; hex[0] && hex[1]; hex += 2) {
-		unsigned v;
-		assert_true(n < cap);
-		assert_int_equal(sscanf(hex, "%2x", &v), 1);
-		out[n++] = (uint8_t)v;
-	}
-	return n;
-}
-
 #define MAX_CAPTURE 4096
 
 struct capture {
