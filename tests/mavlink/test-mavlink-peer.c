@@ -13,9 +13,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "barod-harness.h"
+#include "mavlink-sign.h"
 #include "mavlink.h"
 #include "test-files.h"
 #include "test-util.h"
@@ -72,17 +74,25 @@ setup_peer(void **state)
 	return 0;
 }
 
+/* The peer in mode with up to two more arguments (NULL for none). */
 static char *
-run_peer(const char *mode, const char *input)
+run_peer_args(const char *mode, const char *a1, const char *a2,
+	      const char *input)
 {
-	struct program_result r = run_node((const char *[]){ peer_script, mode, NULL },
-				input);
+	struct program_result r = run_node(
+		(const char *[]){ peer_script, mode, a1, a2, NULL }, input);
 
 	if (r.status != 0)
 		fail_msg("node mavlink-peer.mjs %s: status %d\n%s", mode,
 			 r.status, r.err);
 	free(r.err);
 	return r.out;
+}
+
+static char *
+run_peer(const char *mode, const char *input)
+{
+	return run_peer_args(mode, NULL, NULL, input);
 }
 
 /* ---- just enough JSON for the peer's one-line objects --------------- */
@@ -835,10 +845,207 @@ test_peer_matches_sheet(void **state)
 	free(out);
 }
 
+/* ---- signing, both ways ------------------------------------------- */
+
+static void
+hex_of(const uint8_t *b, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+	out[2 * n] = '\0';
+}
+
+static uint64_t
+wall_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* A payload byte changed and the CRC made good again: only the signature
+ * can tell (crc_extra of msgid). */
+static void
+tamper(uint8_t *frame, size_t len, uint8_t crc_extra)
+{
+	frame[10] ^= 0x01;
+	size_t end = len - MAVLINK_SIGNATURE_LEN - 2;
+	uint16_t crc = mavlink_crc(frame + 1, end - 1, 0xFFFF);
+	crc = mavlink_crc(&crc_extra, 1, crc);
+	frame[end] = (uint8_t)crc;
+	frame[end + 1] = (uint8_t)(crc >> 8);
+}
+
+/* Frames barod signs verify in node-mavlink with the key, and not with
+ * another key or after a byte changed. */
+static void
+test_node_verifies_our_signatures(void **state)
+{
+	(void)state;
+	uint8_t key[MAVLINK_SIGN_KEY_LEN], other[MAVLINK_SIGN_KEY_LEN];
+	char khex[65], ohex[65], input[8192] = "", line[700];
+	struct mavlink_signing s;
+	const uint32_t ids[] = { MAVLINK_MSG_HEARTBEAT,
+				 MAVLINK_MSG_SCALED_PRESSURE2,
+				 MAVLINK_MSG_PARAM_VALUE,
+				 MAVLINK_MSG_COMMAND_ACK, MAVLINK_MSG_STATUSTEXT };
+	const size_t n_ids = sizeof(ids) / sizeof(ids[0]);
+	uint64_t stamp[8];
+	uint32_t seed = 7;
+
+	mavlink_sign_key_from_passphrase("barod test", 10, key);
+	mavlink_sign_key_from_passphrase("not the key", 11, other);
+	hex_of(key, sizeof(key), khex);
+	hex_of(other, sizeof(other), ohex);
+	mavlink_signing_init(&s, key, mavlink_sign_timestamp(wall_us()));
+	for (size_t i = 0; i < n_ids; i++) {
+		uint8_t pl[MAVLINK_MAX_PAYLOAD], f[MAVLINK_MAX_FRAME];
+		for (size_t b = 0; b < sizeof(pl); b++)
+			pl[b] = (uint8_t)rnd(&seed);
+		int n = mavlink_frame_encode(f, 2, (uint8_t)i, 1, 191, ids[i],
+					     pl);
+		assert_true(n > 0);
+		n = mavlink_sign_frame(&s, f, (size_t)n, 3,
+				       mavlink_sign_timestamp(wall_us()));
+		assert_true(n > 0);
+		stamp[i] = s.timestamp;
+		hex_of(f, (size_t)n, line);
+		strcat(input, line);
+		strcat(input, "\n");
+		if (i == 0) {
+			/* The same frame with one byte changed, after it. */
+			tamper(f, (size_t)n, mavlink_msg_info(ids[i])->crc_extra);
+			hex_of(f, (size_t)n, line);
+			strcat(input, line);
+			strcat(input, "\n");
+		}
+	}
+
+	char *out = run_peer_args("verify", "--key", khex, input);
+	char *cursor = out, *l;
+	for (size_t i = 0; i <= n_ids; i++) {
+		l = next_line(&cursor);
+		assert_non_null(l);
+		const bool tampered = i == 1;
+		const size_t k = i == 0 ? 0 : i - 1;
+		assert_memory_equal(must_get(l, "signed", l), "true", 4);
+		if (tampered) {
+			assert_memory_equal(must_get(l, "ok", l), "false", 5);
+			continue;
+		}
+		if (memcmp(must_get(l, "ok", l), "true", 4) != 0)
+			fail_msg("node refused barod's signature: %s", l);
+		assert_true(json_num(must_get(l, "link", l)) == 3);
+		assert_true(json_u64(must_get(l, "timestamp", l)) == stamp[k]);
+	}
+	assert_null(next_line(&cursor));
+	free(out);
+
+	out = run_peer_args("verify", "--key", ohex, input);
+	cursor = out;
+	size_t lines = 0;
+	while ((l = next_line(&cursor))) {
+		assert_memory_equal(must_get(l, "ok", l), "false", 5);
+		lines++;
+	}
+	assert_int_equal(lines, n_ids + 1);
+	free(out);
+}
+
+struct verdicts {
+	struct mavlink_signing *s;
+	uint64_t now;
+	enum mavlink_sign_result r[16];
+	size_t n;
+};
+
+static void
+on_signed(const struct mavlink_frame *f, void *user)
+{
+	struct verdicts *v = user;
+
+	assert_true(v->n < 16);
+	v->r[v->n++] = mavlink_signing_check(v->s, f->raw, f->raw_len, v->now);
+}
+
+/* Frames node-mavlink signs pass barod's check; a wrong key, a changed
+ * byte, a replay and an old timestamp do not. */
+static void
+test_we_verify_node_signatures(void **state)
+{
+	(void)state;
+	uint8_t key[MAVLINK_SIGN_KEY_LEN], other[MAVLINK_SIGN_KEY_LEN];
+	char khex[65], ohex[65], input[4096];
+	const unsigned long long now_ms = wall_us() / 1000u;
+	struct mavlink_signing s;
+
+	mavlink_sign_key_from_passphrase("barod test", 10, key);
+	mavlink_sign_key_from_passphrase("not the key", 11, other);
+	hex_of(key, sizeof(key), khex);
+	hex_of(other, sizeof(other), ohex);
+#define CMD(sysid, k, ms)                                                   \
+	"{\"name\":\"COMMAND_LONG\",\"sysid\":" #sysid ",\"compid\":190,"      \
+	"\"fields\":{\"target_system\":1,\"target_component\":191,"         \
+	"\"command\":420,\"param1\":3,\"param2\":4},\"sign\":{\"key\":\"%s\"," \
+	"\"link\":1,\"timestamp_ms\":%llu}}\n"
+	snprintf(input, sizeof(input),
+		 CMD(255, key, ms) CMD(255, key, ms) CMD(255, key, ms)
+			 CMD(255, other, ms) CMD(254, key, ms)
+				 CMD(253, key, ms),
+		 khex, now_ms, khex, now_ms + 10, khex, now_ms + 5, ohex,
+		 now_ms + 20, khex, now_ms - 120000, khex, now_ms - 30000);
+#undef CMD
+	char *out = run_peer("encode", input);
+
+	mavlink_signing_init(&s, key, mavlink_sign_timestamp(wall_us()));
+	struct verdicts v = { .s = &s,
+			      .now = mavlink_sign_timestamp(now_ms * 1000) };
+	struct mavlink_parser p;
+	mavlink_parser_init(&p);
+	p.deliver_signed = true;
+	char *cursor = out, *l;
+	uint8_t frames[8][MAVLINK_MAX_FRAME];
+	size_t lens[8], k = 0;
+	while ((l = next_line(&cursor)) && k < 8) {
+		lens[k] = unhex(l, frames[k], sizeof(frames[k]));
+		mavlink_parser_feed(&p, frames[k], lens[k], on_signed, &v);
+		k++;
+	}
+	free(out);
+	assert_int_equal(k, 6);
+	/* The first frame again (replay), and changed. */
+	mavlink_parser_feed(&p, frames[0], lens[0], on_signed, &v);
+	tamper(frames[1], lens[1],
+	       mavlink_msg_info(MAVLINK_MSG_COMMAND_LONG)->crc_extra);
+	mavlink_parser_feed(&p, frames[1], lens[1], on_signed, &v);
+
+	const enum mavlink_sign_result want[] = {
+		MAVLINK_SIGN_OK,	/* now */
+		MAVLINK_SIGN_OK,	/* now + 10 ms */
+		MAVLINK_SIGN_REPLAY,	/* now + 5 ms: older than the last */
+		MAVLINK_SIGN_BAD,	/* another key */
+		MAVLINK_SIGN_STALE,	/* a new stream 2 minutes old */
+		MAVLINK_SIGN_OK,	/* a new stream 30 s old */
+		MAVLINK_SIGN_REPLAY,	/* the first frame again */
+		MAVLINK_SIGN_BAD,	/* a byte changed */
+	};
+	assert_int_equal(v.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < v.n; i++) {
+		if (v.r[i] != want[i])
+			fail_msg("node frame %zu: %s, want %s", i,
+				 mavlink_sign_result_name(v.r[i]),
+				 mavlink_sign_result_name(want[i]));
+	}
+	assert_int_equal(p.stats.bad_crc, 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_node_verifies_our_signatures),
+		cmocka_unit_test(test_we_verify_node_signatures),
 		cmocka_unit_test(test_peer_matches_sheet),
 		cmocka_unit_test(test_node_decodes_ours),
 		cmocka_unit_test(test_we_decode_node),

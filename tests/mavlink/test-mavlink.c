@@ -41,8 +41,13 @@ on_frame(const struct mavlink_frame *f, void *user)
 	assert_true(f->version == 1 || f->version == 2);
 	assert_int_equal(f->incompat_flags & MAVLINK_IFLAG_SIGNED, 0);
 	c->bytes += (f->version == 2 ? 12u : 8u) + f->len;
-	if (c->n < MAX_CAPTURE)
+	/* raw is the whole frame as received, valid only now. */
+	assert_int_equal(f->raw_len, (f->version == 2 ? 12u : 8u) + f->len);
+	assert_int_equal(f->raw[1], f->len);
+	if (c->n < MAX_CAPTURE) {
 		memcpy(&c->f[c->n], f, sizeof(*f));
+		c->f[c->n].raw = NULL;
+	}
 	c->n++;
 }
 
