@@ -808,6 +808,14 @@ config_atmosphere(const struct config *c)
 		       : baro_sitl_ardupilot_atmosphere(c->ardupilot);
 }
 
+bool
+config_remote_faults(const struct config *c)
+{
+	if (c->remote_faults == CONFIG_REMOTE_AUTO)
+		return source_has(c, CONFIG_SRC_EMULATED);
+	return c->remote_faults == CONFIG_REMOTE_YES;
+}
+
 void
 config_resolve(struct config *c)
 {
@@ -872,6 +880,11 @@ config_validate(const struct config *c, char *err, size_t errlen)
 				return -EINVAL;
 			}
 		}
+	}
+	if (c->signing_key_path[0] && c->mavlink_version != 2) {
+		snprintf(err, errlen, "signing_key: signing needs MAVLink 2 "
+				      "([mavlink] protocol = 2)");
+		return -EINVAL;
 	}
 	/* Here, not per line: the atmosphere and home altitude that bound
 	 * a glitch may come later in the file or from the command line. */

@@ -187,6 +187,12 @@ struct config_output {
 	struct config_msp msp;
 };
 
+enum config_remote {
+	CONFIG_REMOTE_AUTO,
+	CONFIG_REMOTE_YES,
+	CONFIG_REMOTE_NO,
+};
+
 struct config {
 	enum config_source source;
 	uint8_t sysid, compid;
@@ -213,6 +219,16 @@ struct config {
 
 	struct config_sensor sensors[CONFIG_MAX_SENSORS];
 	size_t n_sensors;
+
+	/* [faults] remote: whether a GCS (MAVLink INJECT_FAILURE, PARAM_SET
+	 * of SIM_*) may change faults; auto = on the emulated sources only,
+	 * config_remote_faults() resolves it. */
+	enum config_remote remote_faults;
+	/* [mavlink] signing_key: a 32-byte key file ("" = no signing),
+	 * read by cli_load_config into signing_key. */
+	char signing_key_path[256];
+	bool signing;
+	uint8_t signing_key[32];
 
 	char control_path[108];	/* "" = no control socket */
 	unsigned control_mode;	/* permission bits of the socket */
@@ -266,6 +282,10 @@ config_default_home_alt(enum config_source source);
  * command line.  -EINVAL with "NAME='VALUE': reason" in err. */
 int config_apply_px4_env(struct config *c, const char *(*get)(const char *),
 			 char *err, size_t errlen);
+
+/* Whether a GCS may change faults ([faults] remote): yes or no as set;
+ * auto is yes on the emulated sources, no on real sensors. */
+bool config_remote_faults(const struct config *c);
 
 /* The atmosphere in use: the one given, else the release's default. */
 enum baro_sitl_atmosphere

@@ -2,6 +2,7 @@
 /* The command line: getopt over the option table, and the file and the
  * command line merged into one configuration. */
 #include "options.h"
+#include "signing-key.h"
 
 #include "util-strings.h"
 
@@ -279,5 +280,17 @@ cli_load_config(const struct cli *cli, struct config *c, char *err,
 						  RATE_UNSET };
 	}
 	config_resolve(c);
-	return config_validate(c, err, errlen);
+	int rc2 = config_validate(c, err, errlen);
+	if (rc2 < 0)
+		return rc2;
+	/* With the configuration, so --check-config and a reload refuse
+	 * a key barod could not use. */
+	c->signing = false;
+	if (c->signing_key_path[0]) {
+		if (signing_key_read(c->signing_key_path, c->signing_key, err,
+				     errlen) < 0)
+			return -EINVAL;
+		c->signing = true;
+	}
+	return 0;
 }

@@ -48,6 +48,11 @@ static const struct opt_choice protocols[] = {
 	{ "1", 1 }, { "2", 2 }, { NULL, 0 },
 };
 
+static const struct opt_choice remote_choices[] = {
+	{ "auto", CONFIG_REMOTE_AUTO }, { "yes", CONFIG_REMOTE_YES },
+	{ "no", CONFIG_REMOTE_NO }, { NULL, 0 },
+};
+
 static const struct opt_choice transports[] = {
 	{ "tcp", 1 }, { "udp", 2 }, { NULL, 0 },
 };
@@ -309,6 +314,18 @@ const struct opt_row options_table[] = {
 	{ "mavlink", "hil_sensor_hz", NULL, 0, NULL, NULL, RATE,
 	  .format = opt_fmt_rate, CFG(rates.hil_sensor_hz),
 	  .sources = OPT_SRC_ALL },
+	{ "mavlink", "signing_key", "signing-key", 0, "FILE",
+	  "sign MAVLink 2 with this 32-byte key; take commands\n"
+	  "only when signed with it (doc/security.md)",
+	  STRING(0), CFG(signing_key_path),
+	  .expect = "a path of at most 255 bytes", .sources = OPT_SRC_ALL },
+
+	/* ---- [faults] ---- */
+	{ "faults", "remote", "remote-faults", 0, "auto|yes|no",
+	  "whether a GCS may change faults over MAVLink (default\n"
+	  "auto: yes when simulated, no on real sensors)",
+	  CHOICE(remote_choices), CFG(remote_faults),
+	  .expect = "auto, yes or no", .sources = OPT_SRC_ALL },
 
 	/* ---- outputs: -o, or [output NAME] sections ---- */
 	{ NULL, NULL, "output", 'o', "SPEC",
@@ -443,7 +460,8 @@ _Static_assert(sizeof(options_table) / sizeof(options_table[0]) <=
 
 /* In the order of barod.conf(5). */
 static const char *const sections[] = { "barod", "sim", "sitl", "px4",
-					"mavlink", "output", "sensor" };
+					"mavlink", "faults", "output",
+					"sensor" };
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 bool

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -538,6 +539,19 @@ test_cli_one_source(void **state)
 	}
 }
 
+/* A key file of n bytes with the permission bits mode. */
+static void
+write_key(const char *path, size_t n, mode_t mode)
+{
+	char bytes[40];
+
+	memset(bytes, 0x5a, sizeof(bytes));
+	assert_true(n < sizeof(bytes));
+	bytes[n] = '\0';
+	write_file(path, bytes);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
 /* cli_load_config with the file text given (written to a temporary
  * file) and the arguments. */
 static int
@@ -583,7 +597,9 @@ test_cli_sources(void **state)
 		{ "px4-speed-factor", "2" },
 		{ "compid", "8" },	       { "control", "none" },
 		{ "record", "r.csv" },	       { "output", "udp:127.0.0.1:9" },
+		{ "remote-faults", "no" },
 	};
+	char key_path[320];
 	/* A sensor for the hardware source; the others leave it unused. */
 	const char *file = "[sensor a]\nbus = 1\naddress = 0x76\n";
 	struct config c;
@@ -591,6 +607,9 @@ test_cli_sources(void **state)
 	size_t tried = 0;
 	(void)state;
 
+	/* A key barod takes: 32 bytes, owner only. */
+	snprintf(key_path, sizeof(key_path), "%s/sources.key", tmpdir);
+	write_key(key_path, 32, 0600);
 	for (size_t i = 0; i < options_count; i++) {
 		const struct opt_row *o = &options_table[i];
 		if (!o->name || (o->flags & (OPT_PROCESS | OPT_SOURCE)))
@@ -600,6 +619,8 @@ test_cli_sources(void **state)
 			if (strcmp(values[k].name, o->name) == 0)
 				value = values[k].value;
 		}
+		if (strcmp(o->name, "signing-key") == 0)
+			value = key_path;
 		if (!value)
 			fail_msg("no test value for --%s", o->name);
 		for (size_t s = 0; s < N_FLAGS; s++, tried++) {
@@ -756,8 +777,8 @@ test_unknown_key_lists(void **state)
 					    "t.conf", err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "t.conf:2: unknown section [output] (barod, "
-				 "sim, sitl, px4, mavlink, output NAME, sensor "
-				 "NAME)");
+				 "sim, sitl, px4, mavlink, faults, output NAME, "
+				 "sensor NAME)");
 	/* Every key of every section, and nothing more, is accepted. */
 	for (size_t i = 0; i < options_count; i++) {
 		const struct opt_row *r = &options_table[i];
@@ -868,6 +889,83 @@ test_check_config_roundtrip(void **state)
 	assert_int_equal(options_unused(&c, err, sizeof(err)), 0);
 }
 
+/* The key file is refused unless it is 32 bytes that only its owner may
+ * read, and signing needs MAVLink 2. */
+static void
+test_signing_key_file(void **state)
+{
+	struct config c;
+	char err[512], path[320];
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s/k.key", tmpdir);
+	write_key(path, 32, 0600);
+	assert_int_equal(LOAD(&c, "", err, "--sim", "--signing-key", path), 0);
+	assert_true(c.signing);
+	assert_int_equal(c.signing_key[0], 0x5a);
+	assert_int_equal(c.signing_key[31], 0x5a);
+
+	write_key(path, 32, 0640);
+	assert_int_equal(LOAD(&c, "", err, "--sim", "--signing-key", path),
+			 -EINVAL);
+	assert_non_null(strstr(err, "mode 0640"));
+	assert_non_null(strstr(err, "chmod 600"));
+	write_key(path, 32, 0604);
+	assert_int_equal(LOAD(&c, "", err, "--sim", "--signing-key", path),
+			 -EINVAL);
+	write_key(path, 31, 0600);
+	assert_int_equal(LOAD(&c, "", err, "--sim", "--signing-key", path),
+			 -EINVAL);
+	assert_non_null(strstr(err, "fewer than 32"));
+	write_key(path, 33, 0600);
+	assert_int_equal(LOAD(&c, "", err, "--sim", "--signing-key", path),
+			 -EINVAL);
+	assert_non_null(strstr(err, "more than 32"));
+	write_key(path, 32, 0600);
+	assert_int_equal(LOAD(&c, "[mavlink]\nprotocol = 1\n", err, "--sim",
+			      "--signing-key", path),
+			 -EINVAL);
+	assert_non_null(strstr(err, "MAVLink 2"));
+	assert_int_equal(LOAD(&c, "", err, "--sim", "--signing-key",
+			      "/nonexistent/k.key"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "/nonexistent/k.key"));
+	/* No key: no signing. */
+	assert_int_equal(LOAD(&c, "", err, "--sim"), 0);
+	assert_false(c.signing);
+}
+
+/* Remote fault injection: on by default when simulated, off on real
+ * sensors, either way when set. */
+static void
+test_remote_faults_default(void **state)
+{
+	const char *hw = "[sensor a]\nbus = 1\naddress = 0x76\n";
+	struct config c;
+	char err[512];
+	(void)state;
+
+	assert_int_equal(LOAD(&c, "", err, "--sim"), 0);
+	assert_true(config_remote_faults(&c));
+	assert_int_equal(LOAD(&c, "", err, "--sitl-json"), 0);
+	assert_true(config_remote_faults(&c));
+	assert_int_equal(LOAD(&c, hw, err, "--hardware"), 0);
+	assert_false(config_remote_faults(&c));
+	assert_int_equal(LOAD(&c, "[faults]\nremote = yes\n", err,
+			      "--hardware"),
+			 -EINVAL);	/* no [sensor]: refused for that */
+	char file[256];
+	snprintf(file, sizeof(file), "%s[faults]\nremote = yes\n", hw);
+	assert_int_equal(LOAD(&c, file, err, "--hardware"), 0);
+	assert_true(config_remote_faults(&c));
+	assert_int_equal(LOAD(&c, "", err, "--sim", "--remote-faults", "no"),
+			 0);
+	assert_false(config_remote_faults(&c));
+	assert_int_equal(LOAD(&c, "[faults]\nremote = maybe\n", err, "--sim"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "auto, yes or no"));
+}
+
 int
 main(void)
 {
@@ -882,6 +980,8 @@ main(void)
 		cmocka_unit_test(test_cli_over_file),
 		cmocka_unit_test(test_unknown_key_lists),
 		cmocka_unit_test(test_check_config_roundtrip),
+		cmocka_unit_test(test_signing_key_file),
+		cmocka_unit_test(test_remote_faults_default),
 	};
 
 	temp_dir_make(tmpdir, sizeof(tmpdir), "barod-options");
