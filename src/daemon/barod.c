@@ -60,7 +60,8 @@ on_mavlink(void *user, struct sink *from, const struct mavlink_frame *f)
 {
 	struct daemon *d = user;
 
-	param_service_handle(&d->ps, f, from);
+	if (daemon_remote_accept(d, f))
+		param_service_handle(&d->ps, f, from);
 }
 
 static void
@@ -172,6 +173,7 @@ reload(struct daemon *d)
 		reload_release(d, &next);
 
 	daemon_flush(d);
+	daemon_remote_reload(d, &next);
 	sinks_reload(&d->sinks, &next);
 	/* A hardware source reopens only the sensors whose sections
 	 * changed: a working one is not lost to an edit elsewhere. */
@@ -350,7 +352,8 @@ main(int argc, char **argv)
 		.sysid = d.cfg.sysid, .compid = d.cfg.compid,
 		.params = &d.sim.params, .send = ps_send,
 		.check = ps_check, .changed = ps_changed,
-		.inject = daemon_mavlink_inject, .user = &d,
+		.inject = daemon_mavlink_inject,
+		.denied = daemon_remote_denied, .user = &d,
 	};
 	if (d.cli.scenario &&
 	    daemon_scenario_start(&d, d.cli.scenario, err, sizeof(err)) < 0) {
@@ -362,6 +365,8 @@ main(int argc, char **argv)
 		.cfg = &d.cfg, .log = &d.log, .loop = &d.loop,
 		.frame = on_mavlink, .user = &d,
 	});
+	/* Before the outputs open: their first frames are signed. */
+	daemon_remote_init(&d);
 	if (sinks_open_outputs(&d.sinks, &d.cfg) < 0)
 		return EXIT_FAILURE;
 

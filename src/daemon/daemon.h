@@ -21,6 +21,7 @@
 #include "event-loop.h"
 #include "faults.h"
 #include "log.h"
+#include "mavlink-sign.h"
 #include "mavlink.h"
 #include "notify.h"
 #include "options.h"
@@ -33,6 +34,24 @@
 
 struct daemon;
 struct source_ops;
+
+/* daemon-remote.c: signing and the remote-fault gate. */
+#define DAEMON_REMOTE_PEERS 16
+struct remote_peer {
+	const void *link;	/* the sink the request came on */
+	uint8_t sysid, compid;
+};
+struct daemon_remote {
+	struct mavlink_signing signing;
+	bool signing_on;
+	uint64_t accepted;	/* signed frames that verified */
+	uint64_t dropped[MAVLINK_SIGN_RESULTS];	/* the others, by reason */
+	uint64_t denied;	/* fault changes refused ([faults] remote) */
+	/* Ground stations told why (once each). */
+	struct remote_peer told[DAEMON_REMOTE_PEERS];
+	size_t n_told;
+	uint16_t text_id;	/* the last chunked STATUSTEXT's id */
+};
 
 struct daemon {
 	struct cli cli;
@@ -50,6 +69,8 @@ struct daemon {
 	void *source_state;
 	/* Where samples go: the outputs, then the record file. */
 	struct sinks sinks;
+
+	struct daemon_remote remote;
 
 	struct control control;
 	bool have_control;
@@ -197,6 +218,18 @@ int daemon_scenario_start(struct daemon *d, const char *path, char *err,
 int daemon_inject(struct daemon *d, unsigned type, unsigned instance,
 		  double value, char *err, size_t errlen);
 uint8_t daemon_mavlink_inject(void *daemon, unsigned type, unsigned instance);
+
+/* daemon-remote.c: the configuration's signing key and [faults] remote
+ * taken (init, and on reload from next); whether a received frame may
+ * reach the services (signature checked, counted, logged); the param
+ * service's denied callback (count, STATUSTEXT once per ground station);
+ * the "remote" and "signing" lines of baroctl status. */
+void daemon_remote_init(struct daemon *d);
+void daemon_remote_reload(struct daemon *d, const struct config *next);
+bool daemon_remote_accept(struct daemon *d, const struct mavlink_frame *f);
+void daemon_remote_denied(void *daemon, const struct mavlink_frame *f,
+			  void *reply_to);
+void daemon_remote_status(const struct daemon *d, FILE *out);
 
 /* daemon-probe.c: barod --probe [BUS].  0 (chips found or not), 1 when
  * the named bus cannot be opened, 2 for a bad BUS. */

@@ -26,6 +26,16 @@ on_msp_frame(const struct msp_frame *f, void *user)
 	o->stats.frames_received++;
 }
 
+/* Signed frames reach the daemon, which checks them against its key
+ * (daemon-remote.c). */
+static void
+parsers_init(struct output *o)
+{
+	mavlink_parser_init(&o->parser);
+	o->parser.deliver_signed = true;
+	msp_parser_init(&o->msp_in);
+}
+
 static void
 on_rx(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 {
@@ -46,8 +56,7 @@ on_rx(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 			mavlink_parser_flush(&o->parser);
 		break;
 	case TRANSPORT_RX_RESET:
-		mavlink_parser_init(&o->parser);
-		msp_parser_init(&o->msp_in);
+		parsers_init(o);
 		break;
 	}
 }
@@ -96,8 +105,7 @@ output_open(struct output *o, const struct config_output *cfg,
 	o->loop = loop;
 	o->on_frame = on_frame;
 	o->user = user;
-	mavlink_parser_init(&o->parser);
-	msp_parser_init(&o->msp_in);
+	parsers_init(o);
 	o->src = (struct event_source){ .fd = -1, .cb = on_event, .user = o };
 
 	struct transport *t = bind_transport(o);

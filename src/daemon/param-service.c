@@ -98,6 +98,15 @@ handle_set(struct param_service *ps, const struct mavlink_frame *f,
 		return;
 	}
 
+	if (!ps->remote_faults) {
+		/* Answered as a refusal is (the value held); why goes to
+		 * the ground station once, from denied. */
+		if (ps->denied)
+			ps->denied(ps->user, f, reply_to);
+		send_value(ps, reply_to, (size_t)idx);
+		return;
+	}
+
 	float old = sim_param_get(ps->params, (size_t)idx);
 	struct sim_params next = *ps->params;
 	int rc = sim_param_set(&next, (size_t)idx, (double)m.param_value);
@@ -183,6 +192,12 @@ handle_command(struct param_service *ps, const struct mavlink_frame *f,
 			    inst = m.param[2];
 		if (unit != FAILURE_UNIT_SENSOR_BARO)
 			ack.result = MAV_RESULT_UNSUPPORTED;
+		else if (!ps->remote_faults) {
+			/* PX4 without SYS_FAILURE_EN answers the same. */
+			ack.result = MAV_RESULT_DENIED;
+			if (ps->denied)
+				ps->denied(ps->user, f, reply_to);
+		}
 		else if (!(type >= 0 && type <= 7 && inst >= 0 && inst <= 3) ||
 			 type != truncf(type) || inst != truncf(inst))
 			ack.result = MAV_RESULT_DENIED;

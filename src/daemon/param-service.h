@@ -8,6 +8,7 @@
 #ifndef BAROD_PARAM_SERVICE_H
 #define BAROD_PARAM_SERVICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,13 @@ struct param_service {
 	 * instance 1..3 or 0 for all; returns a MAV_RESULT.  NULL: the
 	 * command is unsupported. */
 	uint8_t (*inject)(void *user, unsigned type, unsigned instance);
+	/* Whether a ground station may change faults (PARAM_SET of SIM_*,
+	 * MAV_CMD_INJECT_FAILURE): [faults] remote.  When false such a
+	 * request is answered as refused (the held value, COMMAND_ACK
+	 * DENIED) and denied is told, with the request's frame. */
+	bool remote_faults;
+	void (*denied)(void *user, const struct mavlink_frame *f,
+		       void *reply_to);
 	void *user;
 };
 

@@ -38,10 +38,20 @@
 #include "bmp280.h"
 #include "bmp388.h"
 #include "hw-testbed.h"
+#include "mavlink-sign.h"
 #include "mavlink.h"
 #include "msp-capture.h"
 #include "test-files.h"
 #include "test-util.h"
+
+static uint64_t
+wall_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
 
 #define PA0 95000.0
 #define PA1 101000.0
@@ -89,11 +99,13 @@ fixture(void **state)
 	return f;
 }
 
-/* The configuration: both chips, the record file, an output to port. */
+/* The configuration: both chips, the record file, an output to port,
+ * then extra (sections or keys of its own). */
 static void
-write_conf(const struct fixture *f, unsigned port, char *conf, size_t len)
+write_conf_with(const struct fixture *f, unsigned port, const char *extra,
+		char *conf, size_t len)
 {
-	char text[1024], record[128];
+	char text[1536], record[128];
 
 	hw_testbed_path(&f->tb, record, sizeof(record), "rec.csv");
 	snprintf(text, sizeof(text),
@@ -102,10 +114,17 @@ write_conf(const struct fixture *f, unsigned port, char *conf, size_t len)
 		 "rate_hz = 50\ninstance = 0\n"
 		 "[sensor slow]\nbus = 2\naddress = 0x76\ndriver = bmp280\n"
 		 "instance = 1\n"
-		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n",
-		 record, port);
+		 "[output test]\ntype = udp-client\naddress = 127.0.0.1:%u\n"
+		 "%s",
+		 record, port, extra);
 	hw_testbed_path(&f->tb, conf, len, "barod.conf");
 	write_file(conf, text);
+}
+
+static void
+write_conf(const struct fixture *f, unsigned port, char *conf, size_t len)
+{
+	write_conf_with(f, port, "", conf, len);
 }
 
 /* Instance inst's recorded samples, in order, into f->rec. */
@@ -427,6 +446,11 @@ baroctl(const char *sock, const char *args, char *out, size_t outlen)
 struct acks {
 	struct mavlink_parser parser;
 	int result;		/* -1: none yet */
+	unsigned texts;		/* STATUSTEXT chunks that came */
+	char text[128];		/* their text joined */
+	/* With a key: every frame barod sent must verify with it. */
+	struct mavlink_signing *verify;
+	unsigned signed_ok, not_signed_ok;
 };
 
 static void
@@ -435,6 +459,20 @@ on_ack(const struct mavlink_frame *fr, void *user)
 	struct acks *a = user;
 	struct mavlink_command_ack ack;
 
+	if (a->verify) {
+		if (mavlink_signing_check(a->verify, fr->raw, fr->raw_len,
+					  mavlink_sign_timestamp(wall_us())) ==
+		    MAVLINK_SIGN_OK)
+			a->signed_ok++;
+		else
+			a->not_signed_ok++;
+	}
+	if (fr->msgid == MAVLINK_MSG_STATUSTEXT) {
+		struct mavlink_statustext st;
+		mavlink_unpack_statustext(fr->payload, &st);
+		a->texts++;
+		strncat(a->text, st.text, sizeof(a->text) - strlen(a->text) - 1);
+	}
 	if (fr->msgid != MAVLINK_MSG_COMMAND_ACK)
 		return;
 	mavlink_unpack_command_ack(fr->payload, &ack);
@@ -442,65 +480,77 @@ on_ack(const struct mavlink_frame *fr, void *user)
 		a->result = ack.result;
 }
 
-/* MAV_CMD_INJECT_FAILURE for the baro (unit 3) to barod, which sends to
- * fd: its answer. */
-static int
-inject_failure(int fd, const struct sockaddr_in *barod, float type,
-	       float instance)
+/* MAV_CMD_INJECT_FAILURE for the baro (unit 3), signed with sign when
+ * not NULL, into frame: its length. */
+static size_t
+inject_frame(uint8_t frame[MAVLINK_MAX_FRAME], float type, float instance,
+	     struct mavlink_signing *sign)
 {
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, frame[MAVLINK_MAX_FRAME];
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
 	struct mavlink_command_long cl = {
 		.param = { 3.0f, type, instance }, .command = 420,
 		.target_system = 1, .target_component = 191,
 	};
-	struct acks a = { .result = -1 };
-	uint8_t buf[2048];
 
-	mavlink_parser_init(&a.parser);
 	mavlink_pack_command_long(&cl, pl);
 	int len = mavlink_frame_encode(frame, 2, 0, 255, 190,
 				       MAVLINK_MSG_COMMAND_LONG, pl);
 	assert_true(len > 0);
-	assert_int_equal(sendto(fd, frame, (size_t)len, 0,
+	if (sign)
+		len = mavlink_sign_frame(sign, frame, (size_t)len, 0,
+					 mavlink_sign_timestamp(wall_us()));
+	assert_true(len > 0);
+	return (size_t)len;
+}
+
+/* frame to barod, which sends to fd; what came back for wait_ms (or
+ * until the COMMAND_ACK) in a. */
+static void
+send_frame_wait(int fd, const struct sockaddr_in *barod, const uint8_t *frame,
+		size_t len, unsigned wait_ms, struct acks *a)
+{
+	uint8_t buf[2048];
+
+	mavlink_parser_init(&a->parser);
+	a->parser.deliver_signed = true;
+	a->result = -1;
+	assert_int_equal(sendto(fd, frame, len, 0,
 				(const struct sockaddr *)barod,
-				sizeof(*barod)), len);
-	for (const uint64_t end = hw_now_ms() + 2000;
-	     a.result < 0 && hw_now_ms() < end;) {
+				sizeof(*barod)), (ssize_t)len);
+	for (const uint64_t end = hw_now_ms() + wait_ms;
+	     a->result < 0 && hw_now_ms() < end;) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		ssize_t n;
 		poll(&p, 1, 20);
 		while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
-			mavlink_parser_feed(&a.parser, buf, (size_t)n, on_ack,
-					    &a);
-			mavlink_parser_flush(&a.parser);
+			mavlink_parser_feed(&a->parser, buf, (size_t)n, on_ack,
+					    a);
+			mavlink_parser_flush(&a->parser);
 		}
 	}
+}
+
+/* An unsigned injection: barod's answer (-1 for none in 2 s). */
+static int
+inject_failure(int fd, const struct sockaddr_in *barod, float type,
+	       float instance)
+{
+	uint8_t frame[MAVLINK_MAX_FRAME];
+	struct acks a = { .result = -1 };
+
+	send_frame_wait(fd, barod, frame,
+			inject_frame(frame, type, instance, NULL), 2000, &a);
 	return a.result;
 }
 
-/* baroctl and MAVLink in hardware mode: SIM_* parameters are refused,
- * injections act on real readings, instances no sensor reads fail. */
-static void
-test_control_in_hardware_mode(void **state)
+/* barod's address: where its frames to fd come from. */
+static struct sockaddr_in
+barod_address(int fd)
 {
-	struct fixture *f = fixture(state);
-	char conf[128], sock[128], reply[4096], scn[128], log[128];
-	unsigned port;
-	int fd = udp_loopback(&port, SOCK_NONBLOCK);
-
-	write_conf(f, port, conf, sizeof(conf));
-	hw_testbed_path(&f->tb, sock, sizeof(sock), "ctl");
-	struct profile prof = { .f = f, .t0 = hw_now_ms(), .always = true };
-	pthread_t th;
-	hw_testbed_start(&f->tb, "ctl.log",
-			 (const char *[]){ "-c", conf, "-vv", "--control", sock,
-					   NULL });
-	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
-
-	/* barod's address: where its frames come from. */
 	struct sockaddr_in from = { 0 };
 	socklen_t flen = sizeof(from);
 	uint8_t buf[2048];
+
 	for (const uint64_t end = hw_now_ms() + 3000;
 	     from.sin_port == 0 && hw_now_ms() < end;) {
 		struct pollfd p = { fd, POLLIN, 0 };
@@ -509,6 +559,31 @@ test_control_in_hardware_mode(void **state)
 			       (struct sockaddr *)&from, &flen);
 	}
 	assert_true(from.sin_port != 0);
+	return from;
+}
+
+/* baroctl and MAVLink in hardware mode, remote injection opted in:
+ * SIM_* parameters are refused, injections act on real readings,
+ * instances no sensor reads fail. */
+static void
+test_control_in_hardware_mode(void **state)
+{
+	struct fixture *f = fixture(state);
+	char conf[128], sock[128], reply[4096], scn[128], log[128];
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+
+	write_conf_with(f, port, "[faults]\nremote = yes\n", conf,
+			sizeof(conf));
+	hw_testbed_path(&f->tb, sock, sizeof(sock), "ctl");
+	struct profile prof = { .f = f, .t0 = hw_now_ms(), .always = true };
+	pthread_t th;
+	hw_testbed_start(&f->tb, "ctl.log",
+			 (const char *[]){ "-c", conf, "-vv", "--control", sock,
+					   NULL });
+	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
+
+	struct sockaddr_in from = barod_address(fd);
 
 	assert_int_not_equal(baroctl(sock, "set SIM_BARO_GLITCH 10", reply,
 				     sizeof(reply)), 0);
@@ -577,6 +652,156 @@ test_control_in_hardware_mode(void **state)
 	free(text);
 }
 
+/* The default on real sensors: a ground station's injection is denied,
+ * told why once, counted, and the readings stay as the chips give them
+ * (the trust boundary of doc/security.md). */
+static void
+test_remote_injection_denied(void **state)
+{
+	struct fixture *f = fixture(state);
+	char conf[128], sock[128], reply[4096], log[128];
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+	uint8_t frame[MAVLINK_MAX_FRAME];
+
+	write_conf(f, port, conf, sizeof(conf));
+	hw_testbed_path(&f->tb, sock, sizeof(sock), "ctl");
+	struct profile prof = { .f = f, .t0 = hw_now_ms(), .always = true };
+	pthread_t th;
+	hw_testbed_start(&f->tb, "deny.log",
+			 (const char *[]){ "-c", conf, "--control", sock,
+					   NULL });
+	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
+	struct sockaddr_in from = barod_address(fd);
+
+	/* PX4's "wrong" on every baro, then "off" on baro 0: denied. */
+	struct acks a = { .result = -1 };
+	send_frame_wait(fd, &from, frame, inject_frame(frame, 4, 0, NULL),
+			2000, &a);
+	assert_int_equal(a.result, 2 /* DENIED */);
+	hw_sleep_ms(100);
+	struct acks b = { .result = -1 };
+	send_frame_wait(fd, &from, frame, inject_frame(frame, 1, 1, NULL),
+			2000, &b);
+	assert_int_equal(b.result, 2);
+	/* The reason, in two chunks, to this ground station only once. */
+	print_message("STATUSTEXT: %s\n", a.text);
+	assert_string_equal(a.text, "fault injection is disabled on real "
+				    "sensors: set [faults] remote = yes");
+	assert_int_equal(a.texts, 2);
+	assert_int_equal(b.texts, 0);
+	hw_sleep_ms(1500);
+
+	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "remote faults off denied 2\n"));
+	assert_non_null(strstr(reply, "baro 0 overlay none withheld 0\n"));
+	assert_non_null(strstr(reply, "baro 1 overlay none withheld 0\n"));
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
+	atomic_store(&prof.stop, true);
+	pthread_join(th, NULL);
+	close(fd);
+
+	/* Every reading of baro 0 went out: no gap an "off" would leave. */
+	size_t n = recorded(f, 0);
+	assert_true(n > 50);
+	for (size_t i = 1; i < n; i++)
+		assert_true(f->rec[i].time_ms - f->rec[i - 1].time_ms < 100);
+	hw_testbed_path(&f->tb, log, sizeof(log), "deny.log");
+	char *text = read_file(log);
+	assert_non_null(strstr(text, "MAV_CMD_INJECT_FAILURE from 255/190 "
+				     "refused"));
+	assert_null(strstr(text, "inject off"));
+	assert_null(strstr(text, "inject wrong"));
+	free(text);
+}
+
+/* With a signing key and remote injection opted in: only injections
+ * signed with the key act; unsigned ones, a replay and another key's are
+ * dropped without an answer; everything barod sends is signed.  A key
+ * file others may read stops barod at start with status 2. */
+static void
+test_remote_injection_signed(void **state)
+{
+	struct fixture *f = fixture(state);
+	char conf[128], sock[128], reply[4096], key[128], extra[256];
+	char cmd[1024], out[4096];
+	unsigned port;
+	int fd = udp_loopback(&port, SOCK_NONBLOCK);
+	uint8_t k[MAVLINK_SIGN_KEY_LEN], other[MAVLINK_SIGN_KEY_LEN];
+	uint8_t frame[MAVLINK_MAX_FRAME], replay[MAVLINK_MAX_FRAME];
+	struct mavlink_signing gcs, wrong, check;
+
+	mavlink_sign_key_from_passphrase("hwfaults", 8, k);
+	mavlink_sign_key_from_passphrase("guess", 5, other);
+	hw_testbed_path(&f->tb, key, sizeof(key), "signing.key");
+	int kfd = open(key, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(kfd >= 0);
+	assert_int_equal(write(kfd, k, sizeof(k)), (ssize_t)sizeof(k));
+	close(kfd);
+	snprintf(extra, sizeof(extra),
+		 "[faults]\nremote = yes\n[mavlink]\nsigning_key = %s\n", key);
+	write_conf_with(f, port, extra, conf, sizeof(conf));
+
+	/* 0644: refused before anything starts. */
+	assert_int_equal(chmod(key, 0644), 0);
+	snprintf(cmd, sizeof(cmd), "%s -c %s --control none --duration 1 2>&1",
+		 getenv("BAROD"), conf);
+	assert_int_equal(run_shell(cmd, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "mode 0644"));
+	assert_int_equal(chmod(key, 0600), 0);
+
+	hw_testbed_path(&f->tb, sock, sizeof(sock), "ctl");
+	struct profile prof = { .f = f, .t0 = hw_now_ms(), .always = true };
+	pthread_t th;
+	hw_testbed_start(&f->tb, "sign.log",
+			 (const char *[]){ "-c", conf, "--control", sock,
+					   NULL });
+	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
+	struct sockaddr_in from = barod_address(fd);
+	const uint64_t now = mavlink_sign_timestamp(wall_us());
+	mavlink_signing_init(&gcs, k, now);
+	mavlink_signing_init(&wrong, other, now);
+	mavlink_signing_init(&check, k, now);
+
+	/* Unsigned, and signed with another key: no answer. */
+	struct acks a = { .result = -1, .verify = &check };
+	send_frame_wait(fd, &from, frame, inject_frame(frame, 1, 1, NULL), 1000,
+			&a);
+	assert_int_equal(a.result, -1);
+	send_frame_wait(fd, &from, frame, inject_frame(frame, 1, 1, &wrong),
+			1000, &a);
+	assert_int_equal(a.result, -1);
+	/* Signed with the key: "off" on baro 0 acts. */
+	size_t len = inject_frame(frame, 1, 1, &gcs);
+	memcpy(replay, frame, len);
+	send_frame_wait(fd, &from, frame, len, 2000, &a);
+	assert_int_equal(a.result, 0 /* ACCEPTED */);
+	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 overlay off"));
+	/* Undone by a signed "ok"; the "off" frame replayed does nothing. */
+	send_frame_wait(fd, &from, frame, inject_frame(frame, 0, 1, &gcs), 2000,
+			&a);
+	assert_int_equal(a.result, 0);
+	send_frame_wait(fd, &from, replay, len, 1000, &a);
+	assert_int_equal(a.result, -1);
+	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 overlay none"));
+	print_message("%s", strstr(reply, "remote"));
+	assert_non_null(strstr(reply, "remote faults on denied 0\n"));
+	assert_non_null(strstr(reply, " accepted 2 unsigned 1 bad-signature 1 "
+				      "replayed 1 "));
+	/* All that barod sent verified with the key. */
+	print_message("barod's frames: %u verified, %u not\n", a.signed_ok,
+		      a.not_signed_ok);
+	assert_true(a.signed_ok > 20);
+	assert_int_equal(a.not_signed_ok, 0);
+
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
+	atomic_store(&prof.stop, true);
+	pthread_join(th, NULL);
+	close(fd);
+}
+
 int
 main(void)
 {
@@ -586,6 +811,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_refused_at_load, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_control_in_hardware_mode,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remote_injection_denied,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remote_injection_signed,
 						setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

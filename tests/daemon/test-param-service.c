@@ -22,6 +22,9 @@ struct fixture {
 	size_t last_idx;
 	float last_old, last_new;
 	unsigned injected_type, injected_instance, injections;
+	size_t denials;
+	void *denied_reply_to;
+	uint8_t denied_sysid;
 };
 
 static void
@@ -68,6 +71,16 @@ fake_inject(void *user, unsigned type, unsigned instance)
 	return MAV_RESULT_ACCEPTED;
 }
 
+static void
+fake_denied(void *user, const struct mavlink_frame *fr, void *reply_to)
+{
+	struct fixture *f = user;
+
+	f->denials++;
+	f->denied_reply_to = reply_to;
+	f->denied_sysid = fr->sysid;
+}
+
 static int
 setup(void **state)
 {
@@ -77,7 +90,8 @@ setup(void **state)
 	f->ps = (struct param_service){
 		.sysid = 7, .compid = 191, .params = &f->params,
 		.send = fake_send, .changed = fake_changed,
-		.inject = fake_inject, .user = f,
+		.inject = fake_inject, .remote_faults = true,
+		.denied = fake_denied, .user = f,
 	};
 	*state = f;
 	return 0;
@@ -342,10 +356,57 @@ test_inject_failure(void **state)
 	assert_int_equal(command(f, 420, 3, 2, 1), MAV_RESULT_UNSUPPORTED);
 }
 
+/* [faults] remote = no (a real sensor's default): neither a PARAM_SET
+ * nor an injection changes anything; each is answered as refused and
+ * reported to denied. */
+static void
+test_remote_faults_off(void **state)
+{
+	struct fixture *f = *state;
+	const float held = sim_param_get(&f->params,
+					 (size_t)sim_param_find("SIM_BARO_GLITCH"));
+
+	f->ps.remote_faults = false;
+	set_param(f, 7, 191, "SIM_BARO_GLITCH", 10.0f);
+	assert_int_equal(f->n_sent, 1);
+	struct mavlink_param_value v = value_of(&f->sent[0]);
+	assert_string_equal(v.param_id, "SIM_BARO_GLITCH");
+	assert_true(v.param_value == held);
+	assert_ptr_equal(f->sent[0].reply_to, (void *)0x1);
+	assert_true(sim_param_get(&f->params, (size_t)v.param_index) == held);
+	assert_int_equal(f->changes, 0);
+	assert_int_equal(f->denials, 1);
+	assert_ptr_equal(f->denied_reply_to, (void *)0x1);
+	assert_int_equal(f->denied_sysid, 255);
+
+	assert_int_equal(command(f, 420, 3, 4, 0), MAV_RESULT_DENIED);
+	assert_int_equal(f->injections, 0);
+	assert_int_equal(f->denials, 2);
+	/* Not addressed to us, or another unit: no denial to report. */
+	set_param(f, 8, 191, "SIM_BARO_GLITCH", 10.0f);
+	assert_int_equal(command(f, 420, 0, 1, 0), MAV_RESULT_UNSUPPORTED);
+	assert_int_equal(f->denials, 2);
+	/* Reading stays open. */
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_param_request_read r = { .param_index = 0,
+						.target_system = 7,
+						.target_component = 191 };
+	mavlink_pack_param_request_read(&r, pl);
+	handle(f, MAVLINK_MSG_PARAM_REQUEST_READ, pl);
+	assert_int_equal(f->n_sent, 1);
+	(void)value_of(&f->sent[0]);
+
+	f->ps.remote_faults = true;
+	assert_int_equal(command(f, 420, 3, 4, 0), MAV_RESULT_ACCEPTED);
+	assert_int_equal(f->injections, 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_remote_faults_off, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set, setup, teardown),

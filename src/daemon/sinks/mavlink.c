@@ -50,6 +50,17 @@ send_frame(struct output_sink *s, unsigned vehicle, uint32_t msgid,
 		o->stats.frames_dropped++;
 		return;
 	}
+	const struct sink_env *env = s->base.env;
+	if (env->signing) {
+		/* One link id for every output: the timestamps come from one
+		 * counter, so each stream's still only rises. */
+		n = mavlink_sign_frame(env->signing, frame, (size_t)n, 0,
+				       env->sign_now());
+		if (n < 0) {
+			o->stats.frames_dropped++;
+			return;
+		}
+	}
 	o->seq++;
 	(void)output_send(o, frame, (size_t)n);
 }

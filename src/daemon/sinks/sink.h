@@ -22,6 +22,7 @@
 #include "driver.h"
 #include "event-loop.h"
 #include "log.h"
+#include "mavlink-sign.h"
 #include "mavlink.h"
 
 /* Where a sample comes from: the vehicle (its MAVLink sysid is the
@@ -44,6 +45,10 @@ struct sink_env {
 	void (*frame)(void *user, struct sink *from,
 		      const struct mavlink_frame *f);
 	void *user;
+	/* MAVLink 2 signing of every frame sent, or NULL; sign_now is its
+	 * clock (mavlink_sign_timestamp of the wall clock). */
+	struct mavlink_signing *signing;
+	uint64_t (*sign_now)(void);
 };
 
 struct sink_ops {
