@@ -4,12 +4,14 @@
  *
  *   baroctl [-s SOCKET] status | get [NAME] | set NAME VALUE
  *                     | inject ... | scenario load FILE | scenario stop
+ *   baroctl keygen FILE     (local: a MAVLink signing key, no barod)
  *
  * Checks the command's shape itself, sends it as one line, prints the
  * reply; exit 0 when it ends in "ok", 1 when it ends in "error", 2 on bad
  * usage (barod is not contacted) or when barod cannot be reached.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "mavlink-sign.h"
 #include "util-strings.h"
 
 static int
@@ -41,6 +44,12 @@ usage(FILE *out, int status)
 	      "slow every Nth, delayed ms\n"
 	      "  scenario load FILE      run a scenario file on barod's clock\n"
 	      "  scenario stop           end it and restore every fault\n"
+	      "  keygen FILE             write a MAVLink signing key (mode 0600) "
+	      "from the\n"
+	      "                          passphrase on standard input, as "
+	      "MAVProxy and\n"
+	      "                          QGroundControl make theirs "
+	      "(barod is not contacted)\n"
 	      "The socket defaults to $RUNTIME_DIRECTORY/control, "
 	      "$XDG_RUNTIME_DIR/barod.control,\n"
 	      "/run/barod/control or $TMPDIR/barod-UID/control, as barod "
@@ -61,6 +70,7 @@ static const struct {
 	{ "inject", NULL, 2, 3, "inject TYPE INSTANCE [VALUE]" },
 	{ "scenario", "load", 1, 1, "scenario load FILE" },
 	{ "scenario", "stop", 0, 0, "scenario stop" },
+	{ "keygen", NULL, 1, 1, "keygen FILE" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -103,9 +113,58 @@ check_command(int argc, char **argv)
 				"%s? see --help)\n", argv[0], best);
 	else
 		fprintf(stderr, "baroctl: unknown command '%s' (status, get, "
-				"set, inject, scenario; see --help)\n",
+				"set, inject, scenario, keygen; see --help)\n",
 			argv[0]);
 	return -EINVAL;
+}
+
+/* The key MAVProxy's "signing setup PASSPHRASE", QGroundControl and
+ * Mission Planner use: SHA-256 of the passphrase.  Read from standard
+ * input (one line), not argv, which other users can see in ps.  A new
+ * file only, owner-only from its creation: barod refuses anything else,
+ * and overwriting a key would lock out every ground station using it. */
+static int
+keygen(const char *path)
+{
+	char pass[1024];
+	uint8_t key[MAVLINK_SIGN_KEY_LEN];
+
+	if (!fgets(pass, sizeof(pass), stdin)) {
+		fprintf(stderr, "baroctl: keygen: no passphrase on standard "
+				"input (printf '%%s\\n' 'PASSPHRASE' | "
+				"baroctl keygen %s)\n", path);
+		return 2;
+	}
+	size_t n = strcspn(pass, "\r\n");
+	pass[n] = '\0';
+	if (n == 0) {
+		fprintf(stderr, "baroctl: keygen: empty passphrase\n");
+		return 2;
+	}
+	mavlink_sign_key_from_passphrase(pass, n, key);
+	memset(pass, 0, sizeof(pass));
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "baroctl: keygen: %s: %s%s\n", path,
+			strerror(errno),
+			errno == EEXIST ? " (a key is not overwritten: remove "
+					  "it first)" : "");
+		return 2;
+	}
+	ssize_t w = write(fd, key, sizeof(key));
+	memset(key, 0, sizeof(key));
+	if (w != (ssize_t)sizeof(key) || fsync(fd) < 0) {
+		fprintf(stderr, "baroctl: keygen: %s: %s\n", path,
+			w < 0 ? strerror(errno) : "short write");
+		close(fd);
+		unlink(path);
+		return 2;
+	}
+	close(fd);
+	printf("%s: a 32-byte signing key; [mavlink] signing_key = %s in "
+	       "barod.conf, and the same passphrase in the ground station\n",
+	       path, path);
+	return 0;
 }
 
 int
@@ -158,6 +217,8 @@ main(int argc, char **argv)
 	}
 	if (check_command(argc - i, argv + i) < 0)
 		return 2;
+	if (strcmp(argv[i], "keygen") == 0)
+		return keygen(argv[i + 1]);
 
 	/* barod runs elsewhere: give it an absolute scenario path. */
 	size_t n = 0;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "test-files.h"
@@ -170,6 +171,65 @@ test_help_and_version_without_daemon(void **state)
 	assert_int_equal(connections(), 0);
 }
 
+/* keygen writes SHA-256 of the passphrase (what MAVProxy's "signing
+ * setup secret" uses; the value below is sha256sum's), owner-only, and
+ * never over an existing file or from an empty passphrase. */
+static void
+test_keygen(void **state)
+{
+	static const uint8_t want[32] = {
+		0x2b, 0xb8, 0x0d, 0x53, 0x7b, 0x1d, 0xa3, 0xe3, 0x8b, 0xd3, 0x03,
+		0x61, 0xaa, 0x85, 0x56, 0x86, 0xbd, 0xe0, 0xea, 0xcd, 0x71, 0x62,
+		0xfe, 0xf6, 0xa2, 0x5f, 0xe9, 0x7b, 0xf5, 0x27, 0xa2, 0x5b,
+	};
+	const char *bin = getenv("BAROCTL");
+	char key[320];
+	struct stat st;
+	uint8_t got[64];
+	(void)state;
+
+	snprintf(key, sizeof(key), "%s/signing.key", dir);
+	struct program_result r = run_program(
+		bin, (const char *[]){ "baroctl", "keygen", key, NULL },
+		"secret\n");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "signing_key = "));
+	program_result_free(&r);
+	assert_int_equal(stat(key, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	FILE *fp = fopen(key, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fread(got, 1, sizeof(got), fp), 32);
+	fclose(fp);
+	assert_memory_equal(got, want, 32);
+
+	/* Not over a key that exists: it stays as it was. */
+	r = run_program(bin, (const char *[]){ "baroctl", "keygen", key, NULL },
+			"other\n");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "not overwritten"));
+	program_result_free(&r);
+	fp = fopen(key, "rb");
+	assert_int_equal(fread(got, 1, sizeof(got), fp), 32);
+	fclose(fp);
+	assert_memory_equal(got, want, 32);
+	unlink(key);
+
+	/* No passphrase: nothing written. */
+	r = run_program(bin, (const char *[]){ "baroctl", "keygen", key, NULL },
+			"");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "no passphrase"));
+	program_result_free(&r);
+	r = run_program(bin, (const char *[]){ "baroctl", "keygen", key, NULL },
+			"\n");
+	assert_int_equal(r.status, 2);
+	program_result_free(&r);
+	assert_int_not_equal(access(key, F_OK), 0);
+	expect_usage((const char *[]){ "keygen", NULL }, "keygen FILE");
+	assert_int_equal(connections(), 0);
+}
+
 static int
 setup(void **state)
 {
@@ -202,6 +262,7 @@ main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_valid_commands_connect),
 		cmocka_unit_test(test_help_and_version_without_daemon),
+		cmocka_unit_test(test_keygen),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
