@@ -102,6 +102,11 @@ mavlink_sign_frame(struct mavlink_signing *s, uint8_t *frame, size_t len,
 		(uint32_t)frame[9] << 16);
 	if (!info)
 		return -EINVAL;
+	/* Every frame newer than the last, whatever the wall clock does;
+	 * 48 bits last until 2104, and do not wrap to the past then. */
+	const uint64_t ts = now > s->timestamp ? now : s->timestamp + 1;
+	if (ts > MAVLINK_SIGN_TS_MAX)
+		return -ERANGE;
 
 	/* The flag is covered by the CRC: set it, then checksum again. */
 	frame[2] = MAVLINK_IFLAG_SIGNED;
@@ -111,8 +116,7 @@ mavlink_sign_frame(struct mavlink_signing *s, uint8_t *frame, size_t len,
 	frame[end] = (uint8_t)crc;
 	frame[end + 1] = (uint8_t)(crc >> 8);
 
-	/* Every frame newer than the last, whatever the wall clock does. */
-	s->timestamp = now > s->timestamp ? now : s->timestamp + 1;
+	s->timestamp = ts;
 	uint8_t *t = frame + len;
 	t[0] = link_id;
 	put48(t + TS_OFF, s->timestamp);

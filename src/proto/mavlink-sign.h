@@ -24,6 +24,8 @@
 /* Streams remembered; a new one beyond this is refused, as the C
  * library does (only frames signed with the key get this far). */
 #define MAVLINK_SIGN_STREAMS 16
+/* The largest timestamp 48 bits carry (in the year 2104). */
+#define MAVLINK_SIGN_TS_MAX 0xFFFFFFFFFFFFull
 /* One minute in timestamp units (10 us). */
 #define MAVLINK_SIGN_WINDOW (60ull * 100000ull)
 
@@ -64,7 +66,8 @@ void mavlink_signing_init(struct mavlink_signing *s,
  * flag), the trailer with link_id and a timestamp newer than any used
  * before (at least now).  frame holds MAVLINK_MAX_FRAME bytes.  Returns
  * the new length, or -EINVAL for a frame that is not an unsigned v2
- * frame of a known message with len bytes. */
+ * frame of a known message with len bytes, -ERANGE when the timestamp
+ * would pass 48 bits (frame untouched). */
 int mavlink_sign_frame(struct mavlink_signing *s, uint8_t *frame, size_t len,
 		       uint8_t link_id, uint64_t now);
 

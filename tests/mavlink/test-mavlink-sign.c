@@ -107,6 +107,16 @@ test_sign_refuses_what_it_cannot_sign(void **state)
 	assert_true(len > 0);
 	assert_int_equal(mavlink_sign_frame(&s, frame, m, 0, V_TS), -EINVAL);
 	assert_int_equal(s.signed_out, 1);
+
+	/* At the last timestamp 48 bits hold: refused, never wrapped. */
+	mavlink_signing_init(&s, key, MAVLINK_SIGN_TS_MAX - 1);
+	m = encode_sp(frame, 1, 0);
+	assert_true(mavlink_sign_frame(&s, frame, m, 0, 0) > 0);
+	m = encode_sp(frame, 1, 1);
+	uint8_t before[MAVLINK_MAX_FRAME];
+	memcpy(before, frame, m);
+	assert_int_equal(mavlink_sign_frame(&s, frame, m, 0, 0), -ERANGE);
+	assert_memory_equal(frame, before, m);
 }
 
 static void
