@@ -74,6 +74,22 @@ ps_send(void *user, void *reply_to, uint32_t msgid, const uint8_t *payload)
 		daemon_send_all(d, msgid, payload);
 }
 
+static uint32_t
+ps_link_bandwidth(void *user, void *link)
+{
+	(void)user;
+	return sink_link_bandwidth(link);
+}
+
+/* A reload closes an output: lists to it end there. */
+static void
+on_sink_closing(void *user, struct sink *k)
+{
+	struct daemon *d = user;
+
+	param_service_forget(&d->ps, k);
+}
+
 static int
 ps_check(void *user, size_t idx, double value)
 {
@@ -195,6 +211,7 @@ service_tick(void *user)
 	notify_watchdog(&d->notify);
 	daemon_service_counters(d, &c);
 	notify_status(&d->notify, &c, event_now_us(), false);
+	daemon_requests_log(d);
 	log_flush_suppressed(&d->log, false);
 }
 
@@ -351,6 +368,7 @@ main(int argc, char **argv)
 		.params = &d.sim.params, .send = ps_send,
 		.check = ps_check, .changed = ps_changed,
 		.inject = daemon_mavlink_inject, .user = &d,
+		.link_bandwidth = ps_link_bandwidth,
 	};
 	if (d.cli.scenario &&
 	    daemon_scenario_start(&d, d.cli.scenario, err, sizeof(err)) < 0) {
@@ -360,7 +378,7 @@ main(int argc, char **argv)
 
 	sinks_init(&d.sinks, &(struct sink_env){
 		.cfg = &d.cfg, .log = &d.log, .loop = &d.loop,
-		.frame = on_mavlink, .user = &d,
+		.frame = on_mavlink, .closing = on_sink_closing, .user = &d,
 	});
 	if (sinks_open_outputs(&d.sinks, &d.cfg) < 0)
 		return EXIT_FAILURE;
