@@ -75,6 +75,22 @@ ps_send(void *user, void *reply_to, uint32_t msgid, const uint8_t *payload)
 		daemon_send_all(d, msgid, payload);
 }
 
+static uint32_t
+ps_link_bandwidth(void *user, void *link)
+{
+	(void)user;
+	return sink_link_bandwidth(link);
+}
+
+/* A reload closes an output: lists to it end there. */
+static void
+on_sink_closing(void *user, struct sink *k)
+{
+	struct daemon *d = user;
+
+	param_service_forget(&d->ps, k);
+}
+
 static int
 ps_check(void *user, size_t idx, double value)
 {
@@ -197,6 +213,7 @@ service_tick(void *user)
 	notify_watchdog(&d->notify);
 	daemon_service_counters(d, &c);
 	notify_status(&d->notify, &c, event_now_us(), false);
+	daemon_requests_log(d);
 	log_flush_suppressed(&d->log, false);
 }
 
@@ -354,6 +371,7 @@ main(int argc, char **argv)
 		.check = ps_check, .changed = ps_changed,
 		.inject = daemon_mavlink_inject,
 		.denied = daemon_remote_denied, .user = &d,
+		.link_bandwidth = ps_link_bandwidth,
 	};
 	if (d.cli.scenario &&
 	    daemon_scenario_start(&d, d.cli.scenario, err, sizeof(err)) < 0) {
@@ -363,7 +381,7 @@ main(int argc, char **argv)
 
 	sinks_init(&d.sinks, &(struct sink_env){
 		.cfg = &d.cfg, .log = &d.log, .loop = &d.loop,
-		.frame = on_mavlink, .user = &d,
+		.frame = on_mavlink, .closing = on_sink_closing, .user = &d,
 	});
 	/* Before the outputs open: their first frames are signed. */
 	daemon_remote_init(&d);

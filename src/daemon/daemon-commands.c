@@ -43,6 +43,7 @@ cmd_status(struct daemon *d, FILE *out)
 	if (d->source->status)
 		d->source->status(d, d->source_state, out);
 	sinks_status(&d->sinks, out);
+	daemon_requests_status(d, out);
 	daemon_remote_status(d, out);
 	fprintf(out, "ok\n");
 }

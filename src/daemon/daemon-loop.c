@@ -51,6 +51,39 @@ daemon_tick(struct daemon *d, uint64_t expirations)
 		if (d->ticks % 1000 == 0)
 			log_progress(d);
 	}
+	/* Once per wake-up: the budgets grow by the time that passed. */
+	param_service_tick(&d->ps, d->ticks * TICK_MS * 1000u);
+}
+
+void
+daemon_requests_log(struct daemon *d)
+{
+	const struct param_service_stats *st = &d->ps.stats;
+	const uint64_t all = st->requests_dropped + st->lists_refused;
+	const uint64_t n = all - d->requests_dropped_logged;
+
+	if (n == 0)
+		return;
+	d->requests_dropped_logged = all;
+	log_msg(&d->log, LOG_LEVEL_WARNING,
+		"MAVLink: %" PRIu64 " requests dropped over their budget or "
+		"refused in the last second (in all: dropped %" PRIu64
+		", lists refused %" PRIu64 ", merged %" PRIu64 ")",
+		n, st->requests_dropped, st->lists_refused, st->lists_merged);
+}
+
+void
+daemon_requests_status(const struct daemon *d, FILE *out)
+{
+	const struct param_service_stats *st = &d->ps.stats;
+
+	fprintf(out,
+		"mavlink requests %" PRIu64 " dropped %" PRIu64
+		" lists %" PRIu64 " merged %" PRIu64 " refused %" PRIu64
+		" done %" PRIu64 " in-flight %zu values %" PRIu64 "\n",
+		st->requests, st->requests_dropped, st->lists, st->lists_merged,
+		st->lists_refused, st->lists_done,
+		param_service_listing(&d->ps), st->values_listed);
 }
 
 /* Whatever the events queued leaves now: the sinks' (one datagram per

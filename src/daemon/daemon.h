@@ -96,6 +96,8 @@ struct daemon {
 	uint64_t samples[BARO_MAX_INSTANCES];
 	uint64_t withheld[BARO_MAX_INSTANCES];
 	uint64_t skipped_ticks;
+	/* The param service's drops the log last told of. */
+	uint64_t requests_dropped_logged;
 };
 
 /* Whether the source is the emulator (SOURCE_EMULATED): SIM_* parameters,
@@ -118,6 +120,11 @@ void daemon_announce(struct daemon *d, uint8_t severity, const char *text);
  * runs after each batch of events. */
 void daemon_tick(struct daemon *d, uint64_t expirations);
 void daemon_flush(void *daemon);
+/* Once a second: a log line when MAVLink requests were dropped over
+ * their budget since the last one (the logger's own limit bounds it). */
+void daemon_requests_log(struct daemon *d);
+/* baroctl status's line of the param service's counters. */
+void daemon_requests_status(const struct daemon *d, FILE *out);
 /* What STATUS= shows. */
 void daemon_service_counters(const struct daemon *d,
 			     struct notify_counters *c);

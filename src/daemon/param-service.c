@@ -156,6 +156,144 @@ handle_read(struct param_service *ps, const struct mavlink_frame *f,
 	send_value(ps, reply_to, (size_t)idx);
 }
 
+/* ---- Pacing (param-service.h) ---- */
+
+static double
+link_rate(const struct param_service *ps, void *link)
+{
+	uint32_t bw = ps->link_bandwidth ? ps->link_bandwidth(ps->user, link)
+					 : 0;
+	double r = bw ? bw * PARAM_SERVICE_SHARE / PARAM_SERVICE_FRAME_BYTES
+		      : PARAM_SERVICE_NET_RATE;
+
+	return r < 1.0 ? 1.0 : r;
+}
+
+/* Budgets count millionths of a frame: a tick's share adds up exactly. */
+#define ONE 1000000
+
+static int64_t
+link_burst(double rate)
+{
+	double b = rate * PARAM_SERVICE_BURST_S;
+
+	return (int64_t)((b < PARAM_SERVICE_BURST_MIN ? PARAM_SERVICE_BURST_MIN
+						       : b) * ONE);
+}
+
+/* What rate (per second) earns in dt_us, in millionths. */
+static int64_t
+earned(double rate, uint64_t dt_us)
+{
+	return (int64_t)llround(rate * (double)dt_us);
+}
+
+/* The link's entry, made with a full budget if new; NULL when the table
+ * is full of links (more than barod has outputs: not expected). */
+static struct param_service_link *
+link_of(struct param_service *ps, void *link)
+{
+	struct param_service_link *free_slot = NULL;
+
+	for (size_t i = 0; i < PARAM_SERVICE_LINKS; i++) {
+		struct param_service_link *l = &ps->links[i];
+		if (l->used && l->link == link)
+			return l;
+		if (!l->used && !free_slot)
+			free_slot = l;
+	}
+	if (free_slot)
+		*free_slot = (struct param_service_link){
+			.link = link, .used = true,
+			.credit = link_burst(link_rate(ps, link)),
+		};
+	return free_slot;
+}
+
+/* The requester's entry; a new one takes a free slot, else the one idle
+ * longest without a list in flight; NULL when every slot has a list. */
+static struct param_service_requester *
+requester_of(struct param_service *ps, void *link, uint8_t sysid,
+	     uint8_t compid)
+{
+	struct param_service_requester *victim = NULL;
+
+	for (size_t i = 0; i < PARAM_SERVICE_REQUESTERS; i++) {
+		struct param_service_requester *r = &ps->requesters[i];
+		if (r->used && r->link == link && r->sysid == sysid &&
+		    r->compid == compid)
+			return r;
+		if (!r->used) {
+			if (!victim || victim->used)
+				victim = r;
+		} else if (!r->listing &&
+			   (!victim ||
+			    (victim->used && r->last_us < victim->last_us))) {
+			victim = r;
+		}
+	}
+	if (victim)
+		*victim = (struct param_service_requester){
+			.link = link, .sysid = sysid, .compid = compid,
+			.used = true,
+			.tokens = (int64_t)(PARAM_SERVICE_REQ_RATE * ONE),
+			.last_us = ps->now_us,
+		};
+	return victim;
+}
+
+/* A request that is answered at once: the requester's token and room on
+ * its link (which may run into debt by one burst: the lists wait). */
+static bool
+admit(struct param_service *ps, const struct mavlink_frame *f, void *link)
+{
+	struct param_service_link *l = link_of(ps, link);
+	struct param_service_requester *r =
+		l ? requester_of(ps, link, f->sysid, f->compid) : NULL;
+
+	if (!r || r->tokens < ONE ||
+	    l->credit <= -link_burst(link_rate(ps, link))) {
+		ps->stats.requests_dropped++;
+		return false;
+	}
+	r->tokens -= ONE;
+	r->last_us = ps->now_us;
+	l->credit -= ONE;
+	ps->stats.requests++;
+	return true;
+}
+
+/* Whom a request that is answered addresses; false for other messages. */
+static bool
+request_target(const struct mavlink_frame *f, uint8_t *sys, uint8_t *comp)
+{
+	switch (f->msgid) {
+	case MAVLINK_MSG_PARAM_SET: {
+		struct mavlink_param_set m;
+		mavlink_unpack_param_set(f->payload, &m);
+		*sys = m.target_system;
+		*comp = m.target_component;
+		return true;
+	}
+	case MAVLINK_MSG_PARAM_REQUEST_READ: {
+		struct mavlink_param_request_read m;
+		mavlink_unpack_param_request_read(f->payload, &m);
+		*sys = m.target_system;
+		*comp = m.target_component;
+		return true;
+	}
+	case MAVLINK_MSG_COMMAND_LONG: {
+		struct mavlink_command_long m;
+		mavlink_unpack_command_long(f->payload, &m);
+		*sys = m.target_system;
+		*comp = m.target_component;
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
 static void
 handle_list(struct param_service *ps, const struct mavlink_frame *f,
 	    void *reply_to)
@@ -165,8 +303,105 @@ handle_list(struct param_service *ps, const struct mavlink_frame *f,
 	mavlink_unpack_param_request_list(f->payload, &m);
 	if (!for_us(ps, m.target_system, m.target_component))
 		return;
-	for (size_t i = 0; i < sim_param_count(); i++)
-		send_value(ps, reply_to, i);
+	struct param_service_requester *r =
+		link_of(ps, reply_to)
+			? requester_of(ps, reply_to, f->sysid, f->compid)
+			: NULL;
+	if (!r) {
+		ps->stats.lists_refused++;
+		return;
+	}
+	r->last_us = ps->now_us;
+	if (r->listing) {
+		ps->stats.lists_merged++;
+		return;
+	}
+	/* The tick sends it, at the link's pace. */
+	r->listing = true;
+	r->next = 0;
+	ps->stats.lists++;
+}
+
+/* One round over the link's lists, starting after the last one served;
+ * false when it has none. */
+static bool
+list_one(struct param_service *ps, struct param_service_link *l)
+{
+	for (size_t k = 1; k <= PARAM_SERVICE_REQUESTERS; k++) {
+		size_t i = (l->rr + k) % PARAM_SERVICE_REQUESTERS;
+		struct param_service_requester *r = &ps->requesters[i];
+		if (!r->used || !r->listing || r->link != l->link)
+			continue;
+		l->rr = i;
+		send_value(ps, l->link, r->next);
+		ps->stats.values_listed++;
+		if (++r->next >= sim_param_count()) {
+			r->listing = false;
+			ps->stats.lists_done++;
+		}
+		return true;
+	}
+	return false;
+}
+
+void
+param_service_tick(struct param_service *ps, uint64_t now_us)
+{
+	uint64_t dt = ps->ticked && now_us > ps->now_us ? now_us - ps->now_us
+							: 0;
+
+	/* More than a second (a stall) earns no more than a second does:
+	 * the budgets are full by then anyway. */
+	if (dt > 1000000u)
+		dt = 1000000u;
+	const int64_t req_max = (int64_t)(PARAM_SERVICE_REQ_RATE * ONE);
+
+	ps->now_us = now_us;
+	ps->ticked = true;
+	for (size_t i = 0; i < PARAM_SERVICE_REQUESTERS; i++) {
+		struct param_service_requester *r = &ps->requesters[i];
+		r->tokens += earned(PARAM_SERVICE_REQ_RATE, dt);
+		if (r->tokens > req_max)
+			r->tokens = req_max;
+	}
+	for (size_t i = 0; i < PARAM_SERVICE_LINKS; i++) {
+		struct param_service_link *l = &ps->links[i];
+		if (!l->used)
+			continue;
+		const double rate = link_rate(ps, l->link);
+		const int64_t burst = link_burst(rate);
+		l->credit += earned(rate, dt);
+		if (l->credit > burst)
+			l->credit = burst;
+		while (l->credit >= ONE && list_one(ps, l))
+			l->credit -= ONE;
+	}
+}
+
+void
+param_service_forget(struct param_service *ps, void *link)
+{
+	for (size_t i = 0; i < PARAM_SERVICE_LINKS; i++) {
+		if (ps->links[i].used && ps->links[i].link == link)
+			ps->links[i] = (struct param_service_link){ 0 };
+	}
+	for (size_t i = 0; i < PARAM_SERVICE_REQUESTERS; i++) {
+		struct param_service_requester *r = &ps->requesters[i];
+		if (r->used && r->link == link) {
+			/* Not done, not refused: cut short. */
+			*r = (struct param_service_requester){ 0 };
+		}
+	}
+}
+
+size_t
+param_service_listing(const struct param_service *ps)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < PARAM_SERVICE_REQUESTERS; i++)
+		n += ps->requesters[i].used && ps->requesters[i].listing;
+	return n;
 }
 
 static void
@@ -214,6 +449,14 @@ void
 param_service_handle(struct param_service *ps, const struct mavlink_frame *f,
 		     void *reply_to)
 {
+	uint8_t sys, comp;
+
+	/* Whatever is answered at once costs its requester a token and its
+	 * link a frame of budget (param-service.h); what is for another
+	 * system costs nothing. */
+	if (request_target(f, &sys, &comp) && for_us(ps, sys, comp) &&
+	    !admit(ps, f, reply_to))
+		return;
 	switch (f->msgid) {
 	case MAVLINK_MSG_PARAM_SET:
 		handle_set(ps, f, reply_to);

@@ -15,6 +15,60 @@
 #include "mavlink.h"
 #include "sim-params.h"
 
+/*
+ * Pacing, as ArduPilot's GCS_MAVLINK::queued_param_send does it: a
+ * PARAM_REQUEST_LIST starts a transfer that the 10 ms tick streams at the
+ * link's budget, one list in flight per requester (the link it came from
+ * and the requester's sysid/compid); asking again while it is in flight
+ * is merged into it.  The budget of a link is 30 % of its bandwidth in
+ * PARAM_VALUE frames (57600 baud: 46/s), or PARAM_SERVICE_NET_RATE on a
+ * link without one (UDP), with a burst of PARAM_SERVICE_BURST_S of it
+ * (at least 5 frames, ArduPilot's most per call without flow control).
+ * Every other request that is answered (PARAM_REQUEST_READ, PARAM_SET,
+ * COMMAND_LONG) is admitted when its requester has a token
+ * (PARAM_SERVICE_REQ_RATE per second, as many in a burst) and its link's
+ * budget is not overdrawn by more than the burst; it then goes before
+ * the lists (they wait until the link's budget is repaid).  What is not
+ * admitted is dropped and counted: the protocol has the GCS ask again.
+ * Both tables are bounded; see param_service_handle for a full one.
+ */
+#define PARAM_SERVICE_LINKS 16
+#define PARAM_SERVICE_REQUESTERS 16
+#define PARAM_SERVICE_NET_RATE 200.0	/* PARAM_VALUE/s, no bandwidth */
+#define PARAM_SERVICE_SHARE 0.3		/* of a link's bandwidth */
+#define PARAM_SERVICE_FRAME_BYTES 37	/* PARAM_VALUE in MAVLink 2 */
+#define PARAM_SERVICE_BURST_S 0.1
+#define PARAM_SERVICE_BURST_MIN 5.0
+#define PARAM_SERVICE_REQ_RATE 20.0	/* requests/s per requester */
+
+struct param_service_link {
+	void *link;		/* a sink; NULL with used false: free */
+	bool used;
+	int64_t credit;		/* frames it may send now, in millionths
+				 * (exact sums of ticks); < 0: owed */
+	size_t rr;		/* the requester the list round starts after */
+};
+
+struct param_service_requester {
+	void *link;
+	uint8_t sysid, compid;
+	bool used;
+	bool listing;		/* a list is in flight... */
+	uint16_t next;		/* ...and this index goes next */
+	int64_t tokens;		/* requests it may make now, millionths */
+	uint64_t last_us;	/* its last request (the eviction order) */
+};
+
+struct param_service_stats {
+	uint64_t lists;		/* PARAM_REQUEST_LIST started */
+	uint64_t lists_merged;	/* asked again while one was in flight */
+	uint64_t lists_refused;	/* no room in the requester table */
+	uint64_t lists_done;
+	uint64_t values_listed;	/* PARAM_VALUE sent by lists */
+	uint64_t requests;	/* other requests admitted */
+	uint64_t requests_dropped;	/* over a budget: not answered */
+};
+
 struct param_service {
 	uint8_t sysid, compid;
 	struct sim_params *params;	/* the live emulator's table */
@@ -41,12 +95,38 @@ struct param_service {
 	void (*denied)(void *user, const struct mavlink_frame *f,
 		       void *reply_to);
 	void *user;
+
+	/* ---- Pacing: no link gets more than its budget (see below) ---- */
+	/* The link's bandwidth in bytes/s (a serial line's baud / 10), or 0
+	 * when it has none to speak of (UDP); NULL: none has. */
+	uint32_t (*link_bandwidth)(void *user, void *link);
+	uint64_t now_us;	/* the last param_service_tick's time */
+	bool ticked;
+	struct param_service_link links[PARAM_SERVICE_LINKS];
+	struct param_service_requester requesters[PARAM_SERVICE_REQUESTERS];
+	struct param_service_stats stats;
 };
 
-/* Handle one received frame; frames not for us are ignored. */
+/* Handle one received frame; frames not for us are ignored.  A list
+ * when the requester table is full of lists in flight is refused
+ * (counted; the GCS asks again); a new requester otherwise takes the
+ * slot of the one idle longest. */
 void
 param_service_handle(struct param_service *ps, const struct mavlink_frame *f,
 		     void *reply_to);
+
+/* The 10 ms tick at now_us (barod's clock): budgets refill, lists
+ * stream. */
+void
+param_service_tick(struct param_service *ps, uint64_t now_us);
+
+/* The link is gone (an output closed by a reload): its transfers end. */
+void
+param_service_forget(struct param_service *ps, void *link);
+
+/* Lists in flight now. */
+size_t
+param_service_listing(const struct param_service *ps);
 
 /* PARAM_VALUE payload for parameter idx (also used after local changes). */
 void

@@ -104,15 +104,53 @@ teardown(void **state)
 	return 0;
 }
 
+/* A frame from sysid/compid on link; what was sent is kept. */
+static void
+handle_as(struct fixture *f, uint32_t msgid, const uint8_t *payload,
+	  void *link, uint8_t sysid, uint8_t compid)
+{
+	struct mavlink_frame fr = { .version = 2, .sysid = sysid,
+				    .compid = compid, .msgid = msgid };
+
+	memcpy(fr.payload, payload, MAVLINK_MAX_PAYLOAD);
+	param_service_handle(&f->ps, &fr, link);
+}
+
 static void
 handle(struct fixture *f, uint32_t msgid, const uint8_t *payload)
 {
-	struct mavlink_frame fr = { .version = 2, .sysid = 255, .compid = 190,
-				    .msgid = msgid };
-
-	memcpy(fr.payload, payload, MAVLINK_MAX_PAYLOAD);
 	f->n_sent = 0;
-	param_service_handle(&f->ps, &fr, (void *)0x1);
+	handle_as(f, msgid, payload, (void *)0x1, 255, 190);
+}
+
+/* The daemon's 10 ms ticks from from_us up to to_us. */
+static void
+ticks(struct fixture *f, uint64_t from_us, uint64_t to_us)
+{
+	for (uint64_t t = from_us; t <= to_us; t += 10000u)
+		param_service_tick(&f->ps, t);
+}
+
+static void
+request_list(struct fixture *f, void *link, uint8_t sysid)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_param_request_list m = { 7, 191 };
+
+	mavlink_pack_param_request_list(&m, pl);
+	handle_as(f, MAVLINK_MSG_PARAM_REQUEST_LIST, pl, link, sysid, 190);
+}
+
+static void
+request_read(struct fixture *f, void *link, uint8_t sysid)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_param_request_read m = { .param_index = 2,
+						.target_system = 7,
+						.target_component = 191 };
+
+	mavlink_pack_param_request_read(&m, pl);
+	handle_as(f, MAVLINK_MSG_PARAM_REQUEST_READ, pl, link, sysid, 190);
 }
 
 static void
@@ -149,7 +187,12 @@ test_list(void **state)
 
 	mavlink_pack_param_request_list(&m, pl);
 	handle(f, MAVLINK_MSG_PARAM_REQUEST_LIST, pl);
+	/* Nothing at once: the tick streams it. */
+	assert_int_equal(f->n_sent, 0);
+	ticks(f, 0, 1000000);
 	assert_int_equal(f->n_sent, sim_param_count());
+	assert_int_equal(f->ps.stats.lists_done, 1);
+	assert_int_equal(param_service_listing(&f->ps), 0);
 	for (size_t i = 0; i < sim_param_count(); i++) {
 		struct mavlink_param_value v = value_of(&f->sent[i]);
 		assert_ptr_equal(f->sent[i].reply_to, (void *)0x1);
@@ -167,15 +210,187 @@ test_list(void **state)
 	m.target_component = 0;
 	mavlink_pack_param_request_list(&m, pl);
 	handle(f, MAVLINK_MSG_PARAM_REQUEST_LIST, pl);
+	ticks(f, 1010000, 2000000);
 	assert_int_equal(f->n_sent, sim_param_count());
 	m.target_system = 1;
 	mavlink_pack_param_request_list(&m, pl);
 	handle(f, MAVLINK_MSG_PARAM_REQUEST_LIST, pl);
+	ticks(f, 2010000, 3000000);
 	assert_int_equal(f->n_sent, 0);
 	m = (struct mavlink_param_request_list){ 7, 1 };
 	mavlink_pack_param_request_list(&m, pl);
 	handle(f, MAVLINK_MSG_PARAM_REQUEST_LIST, pl);
+	ticks(f, 3010000, 4000000);
 	assert_int_equal(f->n_sent, 0);
+	assert_int_equal(f->ps.stats.lists, 2);
+}
+
+/* A link without a bandwidth (UDP): PARAM_SERVICE_NET_RATE, after a
+ * burst of a tenth of a second's worth. */
+static void
+test_list_paced_network(void **state)
+{
+	struct fixture *f = *state;
+
+	param_service_tick(&f->ps, 0);
+	request_list(f, (void *)0x1, 255);
+	ticks(f, 0, 100000);
+	/* 20 at once, 2 a tick for 10 ticks. */
+	assert_in_range(f->n_sent, 38, 40);
+	ticks(f, 110000, 200000);
+	assert_int_equal(f->n_sent, sim_param_count());
+	assert_int_equal(f->ps.stats.values_listed, sim_param_count());
+}
+
+static uint32_t
+radio_57600(void *user, void *link)
+{
+	(void)user;
+	return link == (void *)0x2 ? 5760u : 0u;
+}
+
+/* A 57600-baud line: 30 % of 5760 bytes/s in 37-byte PARAM_VALUEs is
+ * 46.7/s, after a burst of 5: the 44 values take 0.84 s. */
+static void
+test_list_paced_serial(void **state)
+{
+	struct fixture *f = *state;
+
+	f->ps.link_bandwidth = radio_57600;
+	param_service_tick(&f->ps, 0);
+	request_list(f, (void *)0x2, 255);
+	ticks(f, 0, 500000);
+	assert_in_range(f->n_sent, 27, 29);	/* 5 + 23.3 */
+	ticks(f, 510000, 800000);
+	assert_true(f->n_sent < sim_param_count());
+	ticks(f, 810000, 1000000);
+	assert_int_equal(f->n_sent, sim_param_count());
+	for (size_t i = 0; i < f->n_sent; i++)
+		assert_ptr_equal(f->sent[i].reply_to, (void *)0x2);
+}
+
+/* Asking again while a list is in flight joins it; once it is done, the
+ * next request starts another. */
+static void
+test_list_merged(void **state)
+{
+	struct fixture *f = *state;
+
+	param_service_tick(&f->ps, 0);
+	for (int i = 0; i < 100; i++) {
+		request_list(f, (void *)0x1, 255);
+		param_service_tick(&f->ps, (uint64_t)i * 1000u);
+	}
+	ticks(f, 100000, 2000000);
+	assert_int_equal(f->n_sent, sim_param_count());
+	assert_int_equal(f->ps.stats.lists, 1);
+	assert_int_equal(f->ps.stats.lists_merged, 99);
+	request_list(f, (void *)0x1, 255);
+	ticks(f, 2010000, 3000000);
+	assert_int_equal(f->n_sent, 2 * sim_param_count());
+	assert_int_equal(f->ps.stats.lists, 2);
+}
+
+/* Many requesters on one link share its budget; each gets its whole list;
+ * the table's 17th list is refused while 16 are in flight; another link
+ * has a budget of its own. */
+static void
+test_list_many_requesters(void **state)
+{
+	struct fixture *f = *state;
+	const size_t count = sim_param_count();
+
+	param_service_tick(&f->ps, 0);
+	for (unsigned s = 1; s <= PARAM_SERVICE_REQUESTERS + 1; s++)
+		request_list(f, (void *)0x1, (uint8_t)s);
+	assert_int_equal(f->ps.stats.lists, PARAM_SERVICE_REQUESTERS);
+	assert_int_equal(f->ps.stats.lists_refused, 1);
+	ticks(f, 0, 1000000);
+	/* 20 + 200 in the first second, whoever asked. */
+	assert_in_range(f->ps.stats.values_listed, 218, 220);
+	ticks(f, 1010000, 4000000);
+	assert_int_equal(f->ps.stats.values_listed,
+			 PARAM_SERVICE_REQUESTERS * count);
+	assert_int_equal(f->ps.stats.lists_done, PARAM_SERVICE_REQUESTERS);
+
+	/* Now idle, they make room for new requesters. */
+	request_list(f, (void *)0x1, 200);
+	request_list(f, (void *)0x3, 200);
+	assert_int_equal(f->ps.stats.lists_refused, 1);
+	f->n_sent = 0;
+	ticks(f, 4010000, 4100000);
+	size_t on1 = 0, on3 = 0;
+	for (size_t i = 0; i < f->n_sent && i < 64; i++) {
+		on1 += f->sent[i].reply_to == (void *)0x1;
+		on3 += f->sent[i].reply_to == (void *)0x3;
+	}
+	/* Each link its own 20 + 2 a tick. */
+	assert_int_equal(on1, on3);
+	assert_true(on1 >= 30);
+}
+
+/* Other requests: PARAM_SERVICE_REQ_RATE a second per requester, and a
+ * link overdrawn by one burst answers nobody until the tick repays it. */
+static void
+test_requests_bounded(void **state)
+{
+	struct fixture *f = *state;
+
+	param_service_tick(&f->ps, 0);
+	for (int i = 0; i < 100; i++)
+		request_read(f, (void *)0x1, 1);
+	assert_int_equal(f->n_sent, 20);
+	assert_int_equal(f->ps.stats.requests_dropped, 80);
+	/* A second requester has its own tokens: the link runs into debt
+	 * by one burst (20) and no further. */
+	for (int i = 0; i < 100; i++)
+		request_read(f, (void *)0x1, 2);
+	assert_int_equal(f->n_sent, 40);
+	request_read(f, (void *)0x1, 3);
+	assert_int_equal(f->n_sent, 40);
+	assert_int_equal(f->ps.stats.requests_dropped, 161);
+	/* Another link is not affected. */
+	request_read(f, (void *)0x2, 3);
+	assert_int_equal(f->n_sent, 41);
+
+	/* A list waits while the link is in debt; requests go first. */
+	request_list(f, (void *)0x1, 1);
+	ticks(f, 10000, 100000);	/* repays 20 */
+	assert_int_equal(f->n_sent, 41);
+	ticks(f, 110000, 200000);
+	assert_true(f->n_sent > 41);
+	ticks(f, 210000, 1000000);
+	for (int i = 0; i < 100; i++)
+		request_read(f, (void *)0x1, 1);
+	assert_int_equal(f->n_sent, 41 + sim_param_count() + 20);
+
+	/* Requests for another system cost nothing. */
+	uint64_t dropped = f->ps.stats.requests_dropped;
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_command_long c = { .command = 246, .target_system = 9,
+					  .target_component = 1 };
+	mavlink_pack_command_long(&c, pl);
+	for (int i = 0; i < 100; i++)
+		handle_as(f, MAVLINK_MSG_COMMAND_LONG, pl, (void *)0x4, 9, 1);
+	assert_int_equal(f->ps.stats.requests_dropped, dropped);
+}
+
+/* An output a reload closes: its lists end, nothing more goes to it. */
+static void
+test_forget(void **state)
+{
+	struct fixture *f = *state;
+
+	param_service_tick(&f->ps, 0);
+	request_list(f, (void *)0x1, 255);
+	request_list(f, (void *)0x2, 255);
+	assert_int_equal(param_service_listing(&f->ps), 2);
+	param_service_forget(&f->ps, (void *)0x1);
+	assert_int_equal(param_service_listing(&f->ps), 1);
+	ticks(f, 0, 1000000);
+	assert_int_equal(f->n_sent, sim_param_count());
+	for (size_t i = 0; i < f->n_sent; i++)
+		assert_ptr_equal(f->sent[i].reply_to, (void *)0x2);
 }
 
 static void
@@ -408,6 +623,17 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_remote_faults_off, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_paced_network, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_list_paced_serial, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_list_merged, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_list_many_requesters,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_requests_bounded, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_forget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_refused, setup,

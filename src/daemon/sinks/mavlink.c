@@ -72,6 +72,20 @@ sink_send(struct sink *k, uint32_t msgid, const uint8_t *payload)
 		k->ops->message(k, msgid, payload);
 }
 
+static const struct sink_ops mavlink_ops;
+
+uint32_t
+sink_link_bandwidth(const struct sink *k)
+{
+	const struct config_output *c;
+
+	if (k->ops != &mavlink_ops)
+		return 0;
+	c = &((const struct output_sink *)k)->out.cfg;
+	/* 8N1: ten bits a byte. */
+	return c->type == OUTPUT_SERIAL ? c->baud / 10u : 0u;
+}
+
 static void
 message(struct sink *k, uint32_t msgid, const uint8_t *payload)
 {

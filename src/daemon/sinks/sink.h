@@ -44,6 +44,9 @@ struct sink_env {
 	/* A MAVLink frame received by a sink (a GCS's request). */
 	void (*frame)(void *user, struct sink *from,
 		      const struct mavlink_frame *f);
+	/* A sink a reload closes, just before it goes (its requests'
+	 * replies must not outlive it); NULL: nobody asks. */
+	void (*closing)(void *user, struct sink *k);
 	void *user;
 	/* MAVLink 2 signing of every frame sent, or NULL; sign_now is its
 	 * clock (mavlink_sign_timestamp of the wall clock). */
@@ -102,6 +105,10 @@ struct sink *sink_record_open(const struct sink_env *env, const char *path,
 /* A MAVLink frame to the one sink a request came from (the param
  * service's reply_to); sinks without MAVLink ignore it. */
 void sink_send(struct sink *k, uint32_t msgid, const uint8_t *payload);
+
+/* The bytes per second the sink's line carries (a serial output's baud
+ * / 10), 0 when it has no such bound (UDP, or not a MAVLink output). */
+uint32_t sink_link_bandwidth(const struct sink *k);
 
 /* A message's rate: the output's own, or the [mavlink] one. */
 double sink_rate(double output_rate, double global_rate);

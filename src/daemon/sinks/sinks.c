@@ -120,10 +120,13 @@ sinks_reload(struct sinks *set, const struct config *next)
 	sinks_flush(set);
 	for (size_t i = 0; i < set->n; i++) {
 		struct sink *k = set->list[i];
-		if (k->ops->reload && k->ops->reload(k, next))
+		if (k->ops->reload && k->ops->reload(k, next)) {
 			keep[n_keep++] = k;
-		else
+		} else {
+			if (set->env.closing)
+				set->env.closing(set->env.user, k);
 			k->ops->close(k);
+		}
 	}
 	memcpy(set->list, keep, n_keep * sizeof(keep[0]));
 	set->n = n_keep;

@@ -190,13 +190,15 @@ datagram_readable(struct transport *t, bool learn_peers)
 {
 	uint8_t buf[2048];
 
-	for (;;) {
+	for (unsigned k = 0; k < TRANSPORT_READ_BUDGET; k++) {
 		struct sockaddr_storage from;
 		socklen_t flen = sizeof(from);
 		ssize_t n = recvfrom(t->src->fd, buf, sizeof(buf), 0,
 				     (struct sockaddr *)&from, &flen);
 		if (n < 0)
 			return;	/* EAGAIN, or an ICMP error for a dead peer */
+		/* Bigger than buf (a 64 KiB datagram): the kernel cut it;
+		 * the parser sees the start and resyncs at the end. */
 		if (learn_peers)
 			remember_peer(&t->u.dgram, &from, flen);
 		t->rx(t->rx_user, TRANSPORT_RX_DATA, buf, (size_t)n);

@@ -67,9 +67,14 @@ stream_read(struct transport *t)
 {
 	uint8_t buf[512];
 	ssize_t n;
+	unsigned k = 0;
 
-	while ((n = read(t->src->fd, buf, sizeof(buf))) > 0)
+	while ((n = read(t->src->fd, buf, sizeof(buf))) > 0) {
 		t->rx(t->rx_user, TRANSPORT_RX_DATA, buf, (size_t)n);
+		/* The rest on the next pass (level-triggered). */
+		if (++k == TRANSPORT_READ_BUDGET)
+			return 0;
+	}
 	/* End of stream, or an error other than "nothing yet": the TCP
 	 * peer or the serial device is gone (a USB adapter unplugged, a
 	 * pty's other side closed: EIO and EPOLLHUP until closed, which

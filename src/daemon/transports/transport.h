@@ -35,6 +35,12 @@
  * burst of status texts fits without an early flush. */
 #define TRANSPORT_DATAGRAMS 8
 #define TRANSPORT_STREAM_BUFFER 8192
+/* Reads one readiness event may make (datagrams, or 512-byte reads of a
+ * stream) before the loop gets back to its timer: a peer that sends
+ * faster than barod parses is read on the next pass (the socket stays
+ * readable) and the kernel drops the excess, rather than the loop
+ * draining it forever while samples wait. */
+#define TRANSPORT_READ_BUDGET 64
 /* Reconnection (TCP) and reopening (a serial device that hung up, such
  * as a USB adapter unplugged) backoff, doubling between these. */
 #define TRANSPORT_RETRY_MIN_MS 100u
