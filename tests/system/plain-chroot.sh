@@ -34,6 +34,7 @@ shift
 
 # On disk, not on a tmpfs of its own: a mount point is what it must not be.
 root=$(mktemp -d /var/tmp/barod-plain.XXXXXX)
+chmod 0755 "$root"
 trap 'rm -rf --one-file-system "$root"' EXIT
 # unshare's default propagation is private: the binds below stay in the
 # namespace and go with it.
