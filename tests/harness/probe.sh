@@ -7,7 +7,7 @@
 # missing and how to get it.  doc/development.md lists who needs what.
 
 # How to get a mount namespace of one's own, for the skip lines.
-PROBE_MOUNT_HINT="run as root on a machine, in a container started with --privileged, or in a chroot whose / is a mount point (mount --bind DIR DIR before chroot DIR); see doc/development.md"
+PROBE_MOUNT_HINT="run as root on a machine, in a container run with --privileged, or in a chroot whose / is a mount point (doc/development.md)"
 
 # skip_needs TEST WHAT [WHY]: the one line, then exit 77.
 skip_needs() {
