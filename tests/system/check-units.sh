@@ -5,7 +5,7 @@
 #
 #  1. install      DESTDIR install: unit, sysusers.d, tmpfiles.d, udev rules
 #  2. verify       systemd-analyze verify on the installed unit
-#  3. security     systemd-analyze security --offline: exposure <= 2.0
+#  3. security     systemd-analyze security --offline: exposure <= 1.5
 #  4. users        systemd-sysusers and systemd-tmpfiles in a scratch root
 #  5. udev         udevadm test against fake i2c-dev and gpio devices
 #  6. boot         barod.service started by a real systemd (PID 1 of a new
@@ -13,7 +13,7 @@
 #                  datagram, control socket, reload, clean stop
 #  7. uninstall    `ninja uninstall` leaves no file behind
 #
-# 5 and 6 need root and mount namespaces of their own (a / that is a mount
+# 4 to 6 need root and mount namespaces of their own (a / that is a mount
 # point); each probes for all it needs first (tests/harness/probe.sh) and
 # is skipped with the reason where it cannot have it.  --only runs one
 # STEP: files (1-3 and 7), udev (4 and 5) or boot (6), as the
@@ -116,7 +116,7 @@ if [ "${1:-}" = "--only" ] && [ $# -ge 2 ]; then
 fi
 case $only in "" | files | udev | boot) ;; *) set -- ;; esac
 [ $# -eq 1 ] || {
-	sed -n '2,21p' "$0" >&2
+	sed -n '2,22p' "$0" >&2
 	exit 2
 }
 build=$(cd "$1" && pwd)
