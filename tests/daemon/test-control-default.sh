@@ -15,13 +15,17 @@
 #  explicit   --control PATH (as ./dev run passes it): that path, no
 #             warning, and /run/barod left alone
 #
-# As root each case runs in a private mount namespace with its own tmpfs
-# on /run (read-only where /run/barod must not be made), so the machine's
-# /run is never touched; without root, run-dir is skipped with the reason
-# and the others run where /run/barod cannot be made by this user.
+# Each case runs in a private mount namespace with its own tmpfs on /run
+# (read-only where /run/barod must not be made), so the machine's /run is
+# never touched: as root, or as another user in a user namespace where
+# the user is root (uid 0 there, /run/barod as barod running as root
+# makes it).  Where neither works (a chroot or container without mount
+# privileges, user namespaces off) the test skips saying so: without its
+# own /run it cannot tell barod's choice from the machine's state.
 set -eu
 barod=$1
 baroctl=$2
+. "$(dirname "$0")/../harness/probe.sh"
 
 tmp=$(mktemp -d /tmp/barod-control-test.XXXXXX)
 pid=""
@@ -32,24 +36,33 @@ fail() {
 	failed=1
 }
 
-# in_ns MODE CMD...: CMD with /run a fresh tmpfs (MODE rw or ro) as root,
-# else as it is.
-if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
-	unshare --mount true 2>/dev/null; then
-	ns=1
+# in_ns MODE CMD...: CMD with /run a fresh tmpfs (MODE rw or ro).
+if [ "$(id -u)" -eq 0 ]; then
+	unshare="unshare --mount"
+	need="a private /run: a mount namespace of its own, whose / is a mount point"
 else
-	ns=0
+	unshare="unshare --user --map-root-user --mount"
+	need="a private /run: a user namespace (sysctl kernel.unprivileged_userns_clone=1, not in a chroot) with a mount namespace, or root"
 fi
 in_ns() {
 	mode=$1
 	shift
-	if [ $ns -eq 1 ]; then
-		unshare --mount sh -c 'mount --make-rprivate / &&
-			mount -t tmpfs -o "$0" tmpfs /run && exec "$@"' "$mode" "$@"
-	else
-		"$@"
-	fi
+	$unshare sh -c 'mount --make-rprivate / &&
+		mount -t tmpfs -o "$0" tmpfs /run && exec "$@"' "$mode" "$@"
 }
+
+# The probe: both kinds of /run, as the cases make them.
+if ! command -v unshare >/dev/null; then
+	skip_needs control-default "a private /run" "no unshare: Debian package util-linux"
+fi
+for mode in rw ro; do
+	# shellcheck disable=SC2086 # $unshare is the command and its options
+	probe_run "$tmp/probe" $unshare sh -c 'mount --make-rprivate / &&
+		mount -t tmpfs -o "$0" tmpfs /run &&
+		if [ "$0" = rw ]; then mkdir /run/barod
+		else ! mkdir /run/barod 2>/dev/null; fi' $mode ||
+		skip_needs control-default "$need" "$(probe_why "$tmp/probe")"
+done
 
 # case NAME EXPECT-SOCKET [barod options]: runs in the namespace; barod
 # runs until its socket appears and baroctl (without -s) got its status,
@@ -99,43 +112,36 @@ check_quiet() {
 		fail "$name: baroctl status: $(cat "$tmp/$name.ctl")"
 }
 
-uid=$(id -u)
+# barod's uid: root, or root of the user namespace.
+uid=0
 
 # run-dir
-if [ $ns -eq 1 ]; then
-	mode=rw
-	run_case run-dir /run/barod/control
-	check_quiet run-dir /run/barod/control
-	echo "run-dir: done"
-else
-	echo "run-dir: skipped (needs root and unshare for a private /run)"
-fi
+mode=rw
+run_case run-dir /run/barod/control
+check_quiet run-dir /run/barod/control
+echo "run-dir: done"
 
 # fallback
-if [ $ns -eq 0 ] && [ -w /run/barod ]; then
-	echo "fallback: skipped (/run/barod is writable here, so barod uses it)"
-else
-	mode=ro
-	run_case fallback "$tmp/barod-$uid/control"
-	check_quiet fallback "$tmp/barod-$uid/control"
-	[ "$(stat -c %a "$tmp/barod-$uid")" = 700 ] ||
-		fail "fallback: $tmp/barod-$uid has mode $(stat -c %a "$tmp/barod-$uid")"
-	grep -q 'run-dir made' "$tmp/fallback.ctl" &&
-		fail "fallback: /run/barod was made on a read-only /run"
-	echo "fallback: done"
+mode=ro
+run_case fallback "$tmp/barod-$uid/control"
+check_quiet fallback "$tmp/barod-$uid/control"
+[ "$(stat -c %a "$tmp/barod-$uid")" = 700 ] ||
+	fail "fallback: $tmp/barod-$uid has mode $(stat -c %a "$tmp/barod-$uid")"
+grep -q 'run-dir made' "$tmp/fallback.ctl" &&
+	fail "fallback: /run/barod was made on a read-only /run"
+echo "fallback: done"
 
-	# refused: the same directory, opened to everyone.
-	chmod 0777 "$tmp/barod-$uid"
-	run_case refused "$tmp/barod-$uid/control"
-	[ "$(cat "$tmp/refused.rc")" = 0 ] ||
-		fail "refused: barod exited $(cat "$tmp/refused.rc")"
-	grep -q "control socket $tmp/barod-$uid: not a directory of uid $uid with mode 0700.*baroctl will not reach this barod" \
-		"$tmp/refused.err" ||
-		fail "refused: no warning naming $tmp/barod-$uid: $(cat "$tmp/refused.err")"
-	[ -e "$tmp/barod-$uid/control" ] &&
-		fail "refused: a socket was made in $tmp/barod-$uid"
-	echo "refused: done"
-fi
+# refused: the same directory, opened to everyone.
+chmod 0777 "$tmp/barod-$uid"
+run_case refused "$tmp/barod-$uid/control"
+[ "$(cat "$tmp/refused.rc")" = 0 ] ||
+	fail "refused: barod exited $(cat "$tmp/refused.rc")"
+grep -q "control socket $tmp/barod-$uid: not a directory of uid $uid with mode 0700.*baroctl will not reach this barod" \
+	"$tmp/refused.err" ||
+	fail "refused: no warning naming $tmp/barod-$uid: $(cat "$tmp/refused.err")"
+[ -e "$tmp/barod-$uid/control" ] &&
+	fail "refused: a socket was made in $tmp/barod-$uid"
+echo "refused: done"
 
 # explicit
 mode=rw
@@ -146,7 +152,7 @@ grep -q 'will not reach' "$tmp/explicit.err" &&
 	fail "explicit: warned: $(cat "$tmp/explicit.err")"
 grep -qx "barod: control socket $tmp/dev.control" "$tmp/explicit.err" ||
 	fail "explicit: socket not at $tmp/dev.control: $(cat "$tmp/explicit.err")"
-if [ $ns -eq 1 ] && grep -q 'run-dir made' "$tmp/explicit.ctl"; then
+if grep -q 'run-dir made' "$tmp/explicit.ctl"; then
 	fail "explicit: /run/barod was made although --control was given"
 fi
 echo "explicit: done"

@@ -14,7 +14,12 @@
 #
 # then baroctl against a running ./dev run, and baro-replay run on a real
 # log, which must write PNG plots.  Either command failing fails the
-# stage.  Nothing is cached: every package comes from the archive in this
+# stage.  Then the plain suite (meson test, the build ./dev test made)
+# once more in the same root as a plain chroot or a container without
+# mount privileges has it, its / not a mount point: as root, then as
+# nobody.  There every test must pass or skip with its reason (issue 28:
+# the tests that need mount namespaces, systemd as PID 1 or root skip),
+# and some must skip, or the probes were not put to the test.  Nothing is cached: every package comes from the archive in this
 # run.  The root is deleted afterwards (--keep leaves it for a look) and
 # every mount is undone on any exit.  ./dev fresh installs mmdebstrap and
 # calls this; it needs root.  Prints the stage's duration at the end.
@@ -94,6 +99,39 @@ if [ "${1:-}" = --inside ]; then
 		say "FAIL no bundled log at $log"
 		exit 1
 	fi
+	exit 0
+fi
+
+# Inside a chroot whose / is not a mount point: see the top.
+if [ "${1:-}" = --plain ]; then
+	cd /root/barod
+	say() { echo "fresh: $*"; }
+	# plain USER: the plain suite as USER; passes when nothing failed,
+	# every skip said why, and something skipped.
+	plain() {
+		say "\$ meson test -C build (as $1, / not a mount point)"
+		rc=0
+		if [ "$1" = root ]; then
+			meson test -C build --no-rebuild --print-errorlogs || rc=$?
+		else
+			setpriv --reuid="$1" --regid=nogroup --clear-groups \
+				env HOME=/tmp \
+				meson test -C build --no-rebuild --print-errorlogs ||
+				rc=$?
+		fi
+		[ $rc -eq 0 ] || { say "FAIL meson test as $1 exited $rc"; exit 1; }
+		tests/skipped.py build | tee /tmp/fresh-skipped.log ||
+			{ say "FAIL a test skipped without a reason"; exit 1; }
+		grep -q '^skipped: build: ' /tmp/fresh-skipped.log ||
+			{ say "FAIL nothing skipped as $1 where / is no mount point"; exit 1; }
+		say "PASS meson test as $1: $(grep -c '^skipped: build: ' \
+			/tmp/fresh-skipped.log) skipped with their reasons, none failed"
+	}
+	plain root
+	# nobody reaches the clone and writes the build's logs.
+	chmod 0755 /root
+	chown -R nobody build
+	plain nobody
 	exit 0
 fi
 
@@ -217,3 +255,27 @@ chroot "$root" /usr/bin/env -i \
 	CI="${CI:-true}" \
 	/bin/sh /root/barod/tests/fresh/run.sh --inside
 say "PASS both README commands on a clean Debian 12 root"
+
+# The same root as a plain chroot has it: in a mount namespace of this
+# script's own, the bind that made it a mount point goes (with all below
+# it) and what a chroot needs is mounted on the bare directory.  /run
+# stays the root's plain directory, as a chroot leaves it.
+say "the plain suite where / is not a mount point ($(elapsed) so far)"
+unshare --mount sh -eu -c '
+	root=$1
+	umount -l "$root"
+	mount -t proc proc "$root/proc"
+	mount --rbind /sys "$root/sys"
+	mount --bind /dev "$root/dev"
+	mount --bind /dev/pts "$root/dev/pts"
+	mount -t tmpfs tmpfs "$root/dev/shm"
+	mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+	if [ -d ../shared/data/logs ]; then
+		mount --bind -o ro ../shared/data/logs "$root/root/shared/data/logs"
+	fi
+	exec chroot "$root" /usr/bin/env -i \
+		HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 TERM=dumb \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		/bin/sh /root/barod/tests/fresh/run.sh --plain
+' sh "$root"
+say "PASS the plain suite as root and as nobody in a plain chroot"

@@ -40,6 +40,10 @@ void i2c_mock_attach(struct i2c_mock *mock, unsigned n, struct emu_chip *chip);
 /* Is libumockdev-preload loaded in this process? */
 bool i2c_mock_preloaded(void);
 
+/* For main() when it is not: the one line saying what is missing and how
+ * to get it, and 77 (meson's skip) to return. */
+int i2c_mock_skip(const char *test);
+
 /*
  * What a bus carried, for benchmarks and tests of bus traffic: each
  * completed transfer as a real adapter (I2C_FUNC_SMBUS_EMUL) puts it on

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Checks of what `meson install` puts on a system for barod as a service:
 #
-#   check-units.sh [--no-boot] BUILDDIR
+#   check-units.sh [--only STEP] BUILDDIR
 #
 #  1. install      DESTDIR install: unit, sysusers.d, tmpfiles.d, udev rules
 #  2. verify       systemd-analyze verify on the installed unit
-#  3. security     systemd-analyze security --offline: exposure <= 2.0
+#  3. security     systemd-analyze security --offline: exposure <= 1.5
 #  4. users        systemd-sysusers and systemd-tmpfiles in a scratch root
 #  5. udev         udevadm test against fake i2c-dev and gpio devices
 #  6. boot         barod.service started by a real systemd (PID 1 of a new
@@ -13,30 +13,40 @@
 #                  datagram, control socket, reload, clean stop
 #  7. uninstall    `ninja uninstall` leaves no file behind
 #
-# 5 and 6 need root (mount namespaces); without it they are skipped with
-# the reason.  --no-boot skips 6 (meson test runs this way; ./dev test
-# runs everything).  Ends with "check-units: N passed, N failed, N skipped".
+# 4 to 6 need root and mount namespaces of their own (a / that is a mount
+# point); each probes for all it needs first (tests/harness/probe.sh) and
+# is skipped with the reason where it cannot have it.  --only runs one
+# STEP: files (1-3 and 7), udev (4 and 5) or boot (6), as the
+# meson tests units, units-udev and units-boot do; a step that --only
+# selects and cannot run skips the whole script (exit 77) before any
+# check.  Ends with "check-units: N passed, N failed, N skipped".
 set -eu
 
 # shellcheck disable=SC2154 # work, rules, root, sbindir... come from the caller
 # The parts that run inside namespaces are this script again, with the
 # paths in the environment.
 
-# Inside unshare --mount: see step 5.
-in_udev_ns() {
+# Inside unshare --mount: see step 5.  The probe makes the same mounts
+# and nodes (ETC: the passwd and group files to lay over /etc's).
+udev_ns_mounts() {
 	mount --make-rprivate /
 	mount -t tmpfs tmpfs /run
 	mount -t tmpfs tmpfs /dev
 	mknod -m 666 /dev/null c 1 3
 	mknod -m 600 /dev/i2c-1 c 89 1
 	mknod -m 600 /dev/gpiochip0 c 254 0
-	mount --bind "$work/sys/etc/group" /etc/group
-	mount --bind "$work/sys/etc/passwd" /etc/passwd
+	mount --bind "$1/group" /etc/group
+	mount --bind "$1/passwd" /etc/passwd
 	for d in /etc/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d; do
-		[ -d "$d" ] && mount -t tmpfs tmpfs "$d"
+		if [ -d "$d" ]; then
+			mount -t tmpfs tmpfs "$d"
+		fi
 	done
-	cp "$rules" /etc/udev/rules.d/
 	mount -t tmpfs tmpfs /sys
+}
+in_udev_ns() {
+	udev_ns_mounts "$work/sys/etc"
+	cp "$rules" /etc/udev/rules.d/
 	i2c=/sys/devices/platform/soc/fe804000.i2c/i2c-1/i2c-dev/i2c-1
 	gpio=/sys/devices/platform/soc/fe200000.gpio/gpiochip0
 	mkdir -p $i2c $gpio /sys/class/i2c-dev /sys/bus/gpio/devices
@@ -60,16 +70,22 @@ in_udev_ns() {
 	echo "link $(readlink '/dev/barod/i2c-bcm2835__i2c@7e804000_' || true)"
 }
 
-# The namespace's PID 1 until it execs systemd: see step 6.
-in_boot_ns() {
+# The namespace's PID 1 until it execs systemd: see step 6.  The probe
+# makes the same mounts, its overlays' writes in DIR.
+boot_ns_mounts() {
 	mount --make-rprivate /
 	mount -t tmpfs tmpfs /run
 	for d in etc var; do
-		mkdir -p "$work/$d-up" "$work/$d-wk"
+		mkdir -p "$1/$d-up" "$1/$d-wk"
 		mount -t overlay overlay -o \
-			"lowerdir=/$d,upperdir=$work/$d-up,workdir=$work/$d-wk" "/$d"
+			"lowerdir=/$d,upperdir=$1/$d-up,workdir=$1/$d-wk" "/$d"
 	done
-	mount -t overlay overlay -o "lowerdir=$root$sbindir:$sbindir" "$sbindir"
+	mount -t overlay overlay -o "lowerdir=$2$sbindir:$sbindir" "$sbindir"
+	umount -l /sys/fs/cgroup 2>/dev/null || true
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup
+}
+in_boot_ns() {
+	boot_ns_mounts "$work" "$root"
 	systemd-sysusers "$sysusers"
 	mkdir -p /etc/barod /run/systemd/system/barod.service.d
 	printf '[barod]\nsource = sim\nrecord = /var/lib/barod/record.csv\n[output ci]\ntype = udp-client\naddress = 127.0.0.1:%s\n' \
@@ -79,8 +95,6 @@ in_boot_ns() {
 		>/run/systemd/system/barod.service.d/ci.conf
 	printf '[Unit]\nDescription=barod CI\nDefaultDependencies=no\nWants=barod.service systemd-journald.socket systemd-journald.service\n' \
 		>/run/systemd/system/barod-ci.target
-	umount -l /sys/fs/cgroup 2>/dev/null || true
-	mount -t cgroup2 cgroup2 /sys/fs/cgroup
 	exec env -i container=barod-ci PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		/lib/systemd/systemd --unit=barod-ci.target --show-status=no \
 		--log-target=null
@@ -88,25 +102,38 @@ in_boot_ns() {
 
 case "${1:-}" in
 --in-udev-ns) in_udev_ns; exit ;;
+--probe-udev-ns) udev_ns_mounts /etc; exit ;;
 --in-boot-ns) in_boot_ns ;;
+--probe-boot-ns) boot_ns_mounts "$work" "$work/root"; exit ;;
 esac
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+. "$(dirname "$self")/../harness/probe.sh"
 
-boot=yes
-if [ "${1:-}" = "--no-boot" ]; then
-	boot=no
-	shift
+only=""
+if [ "${1:-}" = "--only" ] && [ $# -ge 2 ]; then
+	only=$2
+	shift 2
 fi
+case $only in "" | files | udev | boot) ;; *) set -- ;; esac
 [ $# -eq 1 ] || {
-	sed -n '2,18p' "$0" >&2
+	sed -n '2,22p' "$0" >&2
 	exit 2
 }
 build=$(cd "$1" && pwd)
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
 passed=0 failed=0 skipped=0
 ok() { passed=$((passed + 1)); echo "check-units: ok: $*"; }
 bad() { failed=$((failed + 1)); echo "check-units: FAIL: $*"; }
 skip() { skipped=$((skipped + 1)); echo "check-units: skip: $*"; }
+# cannot STEP WHAT [WHY]: STEP cannot run here.  Alone (--only), the
+# whole script skips; among others, the step does.
+cannot() {
+	if [ -n "$only" ]; then
+		skip_needs "check-units $1" "$2" "${3:-}"
+	fi
+	skip "$1: needs $2${3:+ ($3)}"
+}
 
 work=$(mktemp -d /tmp/barod-units-XXXXXX)
 root=$work/root
@@ -148,6 +175,89 @@ option() {
 		sed -n "s/.*{\"name\": \"$1\", \"value\": \"\([^\"]*\)\".*/\1/p"
 }
 
+prefix=$(option prefix)
+sbindir=$(option sbindir)
+case $sbindir in /*) ;; *) sbindir=$prefix/$sbindir ;; esac
+
+cgroup2_root() {
+	for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		if [ "$(stat -fc %T "$d" 2>/dev/null)" = cgroup2fs ]; then
+			echo "$d"
+			return
+		fi
+	done
+}
+
+# ------------------------------------------------------------------ probes
+# What steps 5 and 6 need, all of it, before any check: each namespace is
+# set up as the step sets it up, then left.
+
+# probe_udev: sets why and returns 1 when step 5 cannot run here.
+probe_udev() {
+	why=""
+	if [ "$(id -u)" -ne 0 ]; then
+		why="not root"
+	elif ! command -v unshare >/dev/null; then
+		why="no unshare (Debian package util-linux)"
+	elif ! command -v udevadm >/dev/null; then
+		why="no udevadm (Debian package udev)"
+	elif ! probe_run "$work/probe-udev.log" \
+		unshare --mount "$self" --probe-udev-ns; then
+		why=$(probe_why "$work/probe-udev.log")
+	fi
+	[ -z "$why" ]
+}
+
+# probe_boot: the same for step 6, in a child cgroup of its own.
+probe_boot() {
+	why=""
+	if [ "$(id -u)" -ne 0 ]; then
+		why="not root"
+	elif [ ! -x /lib/systemd/systemd ] || ! command -v nsenter >/dev/null ||
+		! command -v unshare >/dev/null; then
+		why="no /lib/systemd/systemd, nsenter or unshare (Debian packages systemd, util-linux)"
+	elif [ -z "$(cgroup2_root)" ]; then
+		why="no cgroup2 hierarchy at /sys/fs/cgroup"
+	elif ! grep -qw overlay /proc/filesystems; then
+		why="no overlayfs for a throw-away /etc and /var"
+	elif [ ! -d "$sbindir" ]; then
+		why="$sbindir does not exist to lay the DESTDIR's binary over"
+	elif ! mkdir "$(cgroup2_root)/barod-probe-$$" 2>"$work/probe-boot.log"; then
+		why="cannot make a child cgroup: $(probe_why "$work/probe-boot.log")"
+	else
+		mkdir -p "$work/probe/root$sbindir"
+		probe_run "$work/probe-boot.log" sh -c '
+			echo 0 >"$1/cgroup.procs" &&
+			work=$2 sbindir=$3 exec unshare --pid --fork --mount \
+				--cgroup --mount-proc "$4" --probe-boot-ns
+			' sh "$(cgroup2_root)/barod-probe-$$" "$work/probe" \
+			"$sbindir" "$self" ||
+			why=$(probe_why "$work/probe-boot.log")
+		rmdir "$(cgroup2_root)/barod-probe-$$" 2>/dev/null || true
+	fi
+	[ -z "$why" ]
+}
+
+udev_need="root (tmpfiles gives /var/lib/barod to barod) and a mount namespace with its own /dev, /run and /sys"
+boot_need="root, systemd, and PID, mount and cgroup namespaces for systemd as PID 1"
+run_udev=no run_boot=no
+# systemd-analyze as a user makes /run/systemd if a booted system has not.
+run_files=no
+if ! want files; then
+	:
+elif [ "$(id -u)" -ne 0 ] && [ ! -d /run/systemd ]; then
+	cannot files "root, or a booted system's /run/systemd" \
+		"systemd-analyze makes /run/systemd otherwise"
+else
+	run_files=yes
+fi
+if want udev; then
+	if probe_udev; then run_udev=yes; else cannot udev "$udev_need" "$why"; fi
+fi
+if want boot; then
+	if probe_boot; then run_boot=yes; else cannot boot "$boot_need" "$why"; fi
+fi
+
 # ------------------------------------------------------------------ 1
 meson install -C "$build" --no-rebuild --quiet --destdir "$root" \
 	>"$work/install.log" 2>&1 || {
@@ -175,9 +285,6 @@ if [ -n "$missing" ]; then
 	echo "check-units: $passed passed, $failed failed, $skipped skipped"
 	exit 1
 fi
-prefix=$(option prefix)
-sbindir=$(option sbindir)
-case $sbindir in /*) ;; *) sbindir=$prefix/$sbindir ;; esac
 case $unit in
 "$root$prefix"/* | "$root"/lib/* | "$root"/usr/lib/*)
 	ok "install: unit ${unit#"$root"}, rules ${rules#"$root"}" ;;
@@ -189,34 +296,46 @@ grep -q "^ExecStart=$sbindir/barod\$" "$unit" ||
 # ------------------------------------------------------------------ 2
 # verify checks that ExecStart's binary exists: a copy of the unit points
 # into DESTDIR.  Documentation= man pages are not installed there.
-mkdir -p "$work/verify"
-sed "s|^ExecStart=|ExecStart=$root|" "$unit" >"$work/verify/barod.service"
-if out=$(systemd-analyze verify --man=no "$work/verify/barod.service" 2>&1) &&
-	[ -z "$out" ]; then
-	ok "verify: systemd-analyze verify is silent"
-else
-	printf '%s\n' "$out"
-	bad "verify: systemd-analyze verify complained"
+if [ $run_files = yes ]; then
+	mkdir -p "$work/verify"
+	sed "s|^ExecStart=|ExecStart=$root|" "$unit" >"$work/verify/barod.service"
+	if out=$(systemd-analyze verify --man=no "$work/verify/barod.service" 2>&1) &&
+		[ -z "$out" ]; then
+		ok "verify: systemd-analyze verify is silent"
+	else
+		printf '%s\n' "$out"
+		bad "verify: systemd-analyze verify complained"
+	fi
 fi
 
 # ------------------------------------------------------------------ 3
-# --threshold counts tenths: 20 is an exposure of 2.0 ("OK").
-sec=$(systemd-analyze security --offline=true --threshold=20 "$unit" 2>&1) &&
-	rc=0 || rc=$?
-level=$(printf '%s\n' "$sec" | sed -n 's/.*Overall exposure level for [^:]*: //p')
-if [ "$rc" -eq 0 ] && [ -n "$level" ]; then
-	ok "security: exposure $level"
-else
-	printf '%s\n' "$sec" | grep '✗' || true
-	bad "security: exposure ${level:-unknown} (want <= 2.0)"
+# --threshold counts tenths: 15 is an exposure of 1.5 ("OK").  The points
+# left are what barod needs (its devices, groups and sockets) or would
+# cost its users (an IP allow list: see doc/hardware.md).
+if [ $run_files = yes ]; then
+	sec=$(systemd-analyze security --offline=true --threshold=15 "$unit" 2>&1) &&
+		rc=0 || rc=$?
+	level=$(printf '%s\n' "$sec" | sed -n 's/.*Overall exposure level for [^:]*: //p')
+	if [ "$rc" -eq 0 ] && [ -n "$level" ]; then
+		ok "security: exposure $level"
+	else
+		printf '%s\n' "$sec" | grep '✗' || true
+		bad "security: exposure ${level:-unknown} (want <= 1.5)"
+	fi
 fi
 
 # ------------------------------------------------------------------ 4
+# Step 5 takes its groups from here too.
 mkdir -p "$work/sys/etc"
 cp /etc/passwd /etc/group "$work/sys/etc/"
-if systemd-sysusers --root="$work/sys" "$sysusers" >"$work/sysusers.log" 2>&1 &&
+sysusers_ok=no
+systemd-sysusers --root="$work/sys" "$sysusers" >"$work/sysusers.log" 2>&1 &&
 	systemd-tmpfiles --create --root="$work/sys" "$tmpfiles" \
 		>>"$work/sysusers.log" 2>&1 &&
+	sysusers_ok=yes
+if [ $run_udev = no ]; then
+	:
+elif [ $sysusers_ok = yes ] &&
 	grep -q '^barod:[^:]*:[0-9]*:[0-9]*:[^:]*:/var/lib/barod:' \
 		"$work/sys/etc/passwd" &&
 	grep -q '^i2c:' "$work/sys/etc/group" &&
@@ -236,11 +355,7 @@ fi
 # /run, /sys and rules directories are scratch ones, so the host's nodes
 # are not touched; the groups come from step 4's passwd and group files.
 
-if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null; then
-	skip "udev: needs root and unshare for a private /dev and /sys"
-elif ! command -v udevadm >/dev/null; then
-	skip "udev: no udevadm (Debian package udev)"
-else
+if [ $run_udev = yes ]; then
 	work=$work rules=$rules unshare --mount "$self" --in-udev-ns \
 		>"$work/udev.log" 2>&1 || true
 	if grep -q '^i2c-1 i2c 660$' "$work/udev.log" &&
@@ -263,15 +378,6 @@ fi
 # a fresh child cgroup, and the DESTDIR's binary is laid over $sbindir.
 # The unit is the installed one; a drop-in only removes the default
 # dependencies (sysinit.target would start the whole OS: udev, getty...).
-
-cgroup2_root() {
-	for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-		if [ "$(stat -fc %T "$d" 2>/dev/null)" = cgroup2fs ]; then
-			echo "$d"
-			return
-		fi
-	done
-}
 
 # Bounded: a wedged manager fails the check instead of hanging CI.
 # -r -w: joining a mount namespace resets the root to the namespace's;
@@ -388,34 +494,24 @@ boot_check() {
 	fi
 }
 
-if [ "$boot" = no ]; then
-	skip "boot: --no-boot"
-elif [ "$(id -u)" -ne 0 ]; then
-	skip "boot: needs root for PID, mount and cgroup namespaces"
-elif [ ! -x /lib/systemd/systemd ] || ! command -v nsenter >/dev/null; then
-	skip "boot: needs /lib/systemd/systemd and nsenter"
-elif [ -z "$(cgroup2_root)" ]; then
-	skip "boot: no cgroup2 hierarchy to give systemd"
-elif ! grep -qw overlay /proc/filesystems; then
-	skip "boot: no overlayfs for a throw-away /etc and /var"
-elif [ ! -d "$sbindir" ]; then
-	skip "boot: $sbindir does not exist to lay the DESTDIR's binary over"
-else
+if [ $run_boot = yes ]; then
 	boot_check
 	stop_ns
 fi
 
 # ------------------------------------------------------------------ 7
-DESTDIR=$root ninja -C "$build" uninstall >"$work/uninstall.log" 2>&1 || true
-left=""
-if [ -d "$root" ]; then
-	left=$(find "$root" ! -type d)
-fi
-if [ -z "$left" ]; then
-	ok "uninstall: nothing left in DESTDIR"
-else
-	printf '%s\n' "$left"
-	bad "uninstall left files behind"
+if [ $run_files = yes ]; then
+	DESTDIR=$root ninja -C "$build" uninstall >"$work/uninstall.log" 2>&1 || true
+	left=""
+	if [ -d "$root" ]; then
+		left=$(find "$root" ! -type d)
+	fi
+	if [ -z "$left" ]; then
+		ok "uninstall: nothing left in DESTDIR"
+	else
+		printf '%s\n' "$left"
+		bad "uninstall left files behind"
+	fi
 fi
 
 echo "check-units: $passed passed, $failed failed, $skipped skipped"

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The tests a meson test run skipped, each with its reason.
+
+    tests/skipped.py [--ci] BUILDDIR...
+
+Reads BUILDDIR/meson-logs/testlog.json (the last `meson test` there) and
+prints one line per skipped test: the build directory, the test and the
+line it printed saying why (the last one that mentions "skip").  Fails
+(exit 1) when a skipped test printed no such line, since a skip must say
+what is missing; with --ci (./dev test when CI=true) also on any skip of
+a test CI is expected to run, so coverage cannot silently drop there.
+Exit 0 otherwise, with "no test skipped" when there were none.
+"""
+import json
+import os
+import sys
+
+# Tests CI need not run (none: the clean-root stage gives every test what
+# it needs).  A name here is "suite / test" as meson prints it.
+CI_MAY_SKIP = set()
+
+
+def reason(test):
+    """The last line of the test's output that says it skipped."""
+    for stream in ("stdout", "stderr"):
+        lines = [l.strip() for l in (test.get(stream) or "").splitlines()]
+        said = [l for l in lines if "skip" in l.lower()]
+        if said:
+            return said[-1]
+    return None
+
+
+def main(argv):
+    ci = "--ci" in argv
+    dirs = [a for a in argv if a != "--ci"]
+    if not dirs:
+        print("usage: tests/skipped.py [--ci] BUILDDIR...", file=sys.stderr)
+        return 2
+    bad = 0
+    shown = 0
+    for d in dirs:
+        log = os.path.join(d, "meson-logs", "testlog.json")
+        try:
+            with open(log, encoding="utf-8") as f:
+                tests = [json.loads(l) for l in f if l.strip()]
+        except OSError as e:
+            print(f"skipped: {log}: {e.strerror}", file=sys.stderr)
+            bad += 1
+            continue
+        for t in tests:
+            if t.get("result") != "SKIP":
+                continue
+            # "barod:system / units-udev": the project's name off.
+            name = t["name"].split(":", 1)[-1]
+            why = reason(t)
+            shown += 1
+            if why is None:
+                bad += 1
+                print(f"skipped: {d}: {name}: FAIL: printed no reason")
+            elif ci and name not in CI_MAY_SKIP:
+                bad += 1
+                print(f"skipped: {d}: {name}: FAIL in CI: {why}")
+            else:
+                print(f"skipped: {d}: {name}: {why}")
+    if shown == 0 and bad == 0:
+        print(f"skipped: no test skipped in {' '.join(dirs)}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
