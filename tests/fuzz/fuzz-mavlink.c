@@ -69,9 +69,17 @@ on_frame(const struct mavlink_frame *f, void *user)
 	}
 	unpack_any(f);
 	s->bytes += (f->version == 2 ? 12u : 8u) + f->len;
-	s->hash = fuzz_fnv(s->hash, f, sizeof(*f));
+	/* raw points into the parser that delivered it: its bytes are
+	 * the frame's, its address is not. */
+	struct mavlink_frame copy = *f;
+	copy.raw = NULL;
+	if (f->raw_len != (f->version == 2 ? 12u : 8u) + f->len ||
+	    f->raw[1] != f->len)
+		abort();
+	s->hash = fuzz_fnv(s->hash, &copy, sizeof(copy));
+	s->hash = fuzz_fnv(s->hash, f->raw, f->raw_len);
 	if (s->n < MAX_KEEP)
-		s->keep[s->n] = *f;
+		s->keep[s->n] = copy;
 	s->n++;
 }
 
