@@ -753,9 +753,9 @@ test_remote_injection_signed(void **state)
 	hw_testbed_path(&f->tb, sock, sizeof(sock), "ctl");
 	struct profile prof = { .f = f, .t0 = hw_now_ms(), .always = true };
 	pthread_t th;
-	hw_testbed_start(&f->tb, "sign.log",
-			 (const char *[]){ "-c", conf, "--control", sock,
-					   NULL });
+	pid_t pid = hw_testbed_start(&f->tb, "sign.log",
+				     (const char *[]){ "-c", conf, "--control",
+						       sock, NULL });
 	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
 	struct sockaddr_in from = barod_address(fd);
 	const uint64_t now = mavlink_sign_timestamp(wall_us());
@@ -796,10 +796,30 @@ test_remote_injection_signed(void **state)
 	assert_true(a.signed_ok > 20);
 	assert_int_equal(a.not_signed_ok, 0);
 
+	/* A reload that finds the key readable by others keeps the running
+	 * configuration: still signing, still only signed frames act. */
+	assert_int_equal(chmod(key, 0644), 0);
+	assert_int_equal(kill(pid, SIGHUP), 0);
+	hw_sleep_ms(300);
+	send_frame_wait(fd, &from, frame, inject_frame(frame, 0, 1, NULL), 1000,
+			&a);
+	assert_int_equal(a.result, -1);
+	send_frame_wait(fd, &from, frame, inject_frame(frame, 0, 1, &gcs), 2000,
+			&a);
+	assert_int_equal(a.result, 0);
+	assert_int_equal(a.not_signed_ok, 0);
+
 	assert_int_equal(hw_testbed_stop(&f->tb), 0);
 	atomic_store(&prof.stop, true);
 	pthread_join(th, NULL);
 	close(fd);
+	char log[128];
+	hw_testbed_path(&f->tb, log, sizeof(log), "sign.log");
+	char *text = read_file(log);
+	assert_non_null(strstr(text, "reload: signing key "));
+	assert_non_null(strstr(text, "keeping the running configuration"));
+	assert_non_null(strstr(text, "MAVLink signing: dropped unsigned"));
+	free(text);
 }
 
 int
