@@ -119,7 +119,8 @@ sim_param_closest(const char *name)
 	size_t best_d = SIZE_MAX;
 
 	for (size_t i = 0; i < N_PARAMS; i++) {
-		size_t d = str_edit_distance(name, params[i].name, true);
+		size_t d = str_edit_distance_below(name, params[i].name, true,
+						   best_d);
 		if (d < best_d) {
 			best_d = d;
 			best = params[i].name;

@@ -79,34 +79,58 @@ str_line_verrorf(char *err, size_t errlen, int rc, const char *name,
 	return rc;
 }
 
+/* a's first n bytes, ASCII case folded when asked, into out. */
+static void
+fold(const char *a, size_t n, bool ignore_case, unsigned char *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)a[i];
+		out[i] = ignore_case && c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
+	}
+}
+
 size_t
-str_edit_distance(const char *a, const char *b, bool ignore_case)
+str_edit_distance_below(const char *a, const char *b, bool ignore_case,
+			size_t limit)
 {
 	enum { MAXLEN = 64 };
-	size_t la = strlen(a), lb = strlen(b);
+	size_t la = strnlen(a, MAXLEN + 1), lb = strnlen(b, MAXLEN + 1);
 	size_t row[MAXLEN + 1];
+	unsigned char fa[MAXLEN], fb[MAXLEN];
 
 	if (la > MAXLEN || lb > MAXLEN)
 		return SIZE_MAX;
+	/* The lengths' difference alone takes that many edits. */
+	if ((la > lb ? la - lb : lb - la) >= limit)
+		return limit;
+	fold(a, la, ignore_case, fa);
+	fold(b, lb, ignore_case, fb);
 	for (size_t j = 0; j <= lb; j++)
 		row[j] = j;
 	for (size_t i = 1; i <= la; i++) {
 		size_t diag = row[0];
-		row[0] = i;
+		size_t least = row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
 			size_t up = row[j];
-			unsigned char ca = (unsigned char)a[i - 1];
-			unsigned char cb = (unsigned char)b[j - 1];
-			bool same = ignore_case ? toupper(ca) == toupper(cb)
-						: ca == cb;
-			size_t best = diag + (same ? 0 : 1);
+			size_t best = diag + (fa[i - 1] != fb[j - 1]);
 			if (up + 1 < best)
 				best = up + 1;
 			if (row[j - 1] + 1 < best)
 				best = row[j - 1] + 1;
 			row[j] = best;
 			diag = up;
+			if (best < least)
+				least = best;
 		}
+		/* No cell of a later row is below this row's least. */
+		if (least >= limit)
+			return limit;
 	}
 	return row[lb];
+}
+
+size_t
+str_edit_distance(const char *a, const char *b, bool ignore_case)
+{
+	return str_edit_distance_below(a, b, ignore_case, SIZE_MAX);
 }

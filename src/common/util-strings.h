@@ -28,6 +28,14 @@ str_to_double(const char *s, double *out);
 size_t
 str_edit_distance(const char *a, const char *b, bool ignore_case);
 
+/* The same when it is below limit; otherwise some value >= limit, found
+ * without filling the table: a search for the closest of many names
+ * passes the best distance so far (every unknown name a GCS or a file
+ * sends pays that search). */
+size_t
+str_edit_distance_below(const char *a, const char *b, bool ignore_case,
+			size_t limit);
+
 /*
  * Format a message into err (errlen bytes) and return rc: the one-line
  * "fail with a reason" of every parser and loader,

@@ -201,6 +201,29 @@ run_line(struct control_client *c, const char *line)
 	free(buf);
 }
 
+static bool
+client_line(void *user, const char *text)
+{
+	struct control_client *c = user;
+
+	run_line(c, text);
+	return c->src.fd >= 0;
+}
+
+static bool
+client_refuse(void *user, const char *text, size_t len)
+{
+	struct control_client *c = user;
+
+	append_reply(c, text, len);
+	return c->src.fd >= 0;
+}
+
+static const struct control_line_ops client_lines = {
+	.line = client_line,
+	.refuse = client_refuse,
+};
+
 static void
 on_client(struct event_source *src, uint32_t events, void *user)
 {
@@ -221,26 +244,9 @@ on_client(struct event_source *src, uint32_t events, void *user)
 		return;
 	}
 	c->in_len += (size_t)n;
-
-	char *nl;
-	while (c->src.fd >= 0 && (nl = memchr(c->in, '\n', c->in_len))) {
-		size_t len = (size_t)(nl - c->in);
-		*nl = '\0';
-		if (len > 0 && c->in[len - 1] == '\r')
-			c->in[len - 1] = '\0';
-		/* An embedded NUL would silently cut the command short. */
-		if (strlen(c->in) + 1 < len) {
-			static const char msg[] = "error NUL byte in command\n";
-			append_reply(c, msg, sizeof(msg) - 1);
-		} else
-			run_line(c, c->in);
-		if (c->src.fd < 0)
-			return;
-		memmove(c->in, nl + 1, c->in_len - len - 1);
-		c->in_len -= len + 1;
-	}
-	if (c->in_len == CONTROL_MAX_LINE) {
-		const char msg[] = "error line longer than 1024 bytes\n";
+	if (control_lines_take(c->in, &c->in_len, &client_lines, c) ==
+	    CONTROL_LINES_TOO_LONG) {
+		static const char msg[] = CONTROL_LINES_TOO_LONG_MSG;
 		(void)send(c->src.fd, msg, sizeof(msg) - 1,
 			   MSG_DONTWAIT | MSG_NOSIGNAL);
 		client_close(c);

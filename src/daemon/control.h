@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "control-lines.h"
 #include "event-loop.h"
 
 #define CONTROL_MAX_CLIENTS 8
-#define CONTROL_MAX_LINE 1024
 #define CONTROL_MAX_REPLY 65536
 
 /* Run one command; write the reply lines (ending with ok/error) to out. */

@@ -169,7 +169,8 @@ check_metric(struct parser *p, const char *m)
 	for (size_t i = 0; i < p->n_known; i++) {
 		if (strcmp(p->known[i].name, m) == 0)
 			return 0;
-		size_t d = str_edit_distance(p->known[i].name, m, false);
+		size_t d = str_edit_distance_below(p->known[i].name, m,
+						   false, best);
 		if (d < best) {
 			best = d;
 			at = i;

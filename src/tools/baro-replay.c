@@ -215,7 +215,8 @@ bad_option(const char *cmd, const char *arg, int c)
 	const char *best = NULL;
 	size_t best_d = 3;	/* two edits at most, or it is no hint */
 	for (const struct option *o = longopts; o->name; o++) {
-		size_t d = str_edit_distance(word, o->name, false);
+		size_t d = str_edit_distance_below(word, o->name, false,
+						   best_d);
 		if (d < best_d) {
 			best_d = d;
 			best = o->name;

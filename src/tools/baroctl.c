@@ -86,7 +86,8 @@ check_command(int argc, char **argv)
 	bool known = false;
 
 	for (size_t k = 0; k < N_COMMANDS; k++) {
-		size_t d = str_edit_distance(argv[0], commands[k].name, true);
+		size_t d = str_edit_distance_below(argv[0], commands[k].name,
+						   true, best_d);
 		if (d < best_d) {
 			best_d = d;
 			best = commands[k].name;

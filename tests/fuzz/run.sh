@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# ./dev fuzz's scheduler: tests/fuzz/run.sh BUILD TOTAL_SECONDS [TARGET...]
+#
+# Runs every libFuzzer target built in BUILD (or the ones named) within
+# TOTAL_SECONDS of wall time, FUZZ_JOBS (default 2) at a time.  Each
+# target stops at FUZZ_RUNS executions (default 10 M) or when its share
+# of the time is up; a share is fixed when the target starts (the time
+# left times the jobs, less what the running ones still hold, over the
+# targets still to start), so what a fast target leaves goes to the ones
+# after it.  The targets start fastest first, as the last run measured.
+#
+# After each run the new inputs (BUILD/corpus/NAME) are merged into
+# tests/fuzz/corpus/NAME with -merge=1: only those that add coverage land
+# in the repository.  Crash inputs go to BUILD/fuzz-artifacts/.  Ends with
+# a table: target, execs, exec/s, coverage (libFuzzer's cov and ft), the
+# corpus files merged in, crashes; exits 1 if any target crashed.
+set -u
+build=$1
+total=$2
+shift 2
+jobs=${FUZZ_JOBS:-2}
+runs=${FUZZ_RUNS:-10000000}
+src=tests/fuzz
+out=$build/fuzz-results
+last=$build/fuzz-last.tsv	# NAME EXEC_PER_S from the last run
+mkdir -p "$out" "$build/fuzz-artifacts" "$build/fuzz-logs"
+
+if [ $# -gt 0 ]; then
+	names=("$@")
+else
+	names=()
+	for f in "$build"/tests/fuzz/fuzz-*; do
+		[ -f "$f" ] && [ -x "$f" ] && names+=("$(basename "$f")")
+	done
+fi
+for n in "${names[@]}"; do
+	[ -x "$build/tests/fuzz/$n" ] || {
+		echo "fuzz: no target $n in $build/tests/fuzz" >&2
+		exit 2
+	}
+done
+# Fastest first (unknown ones last, in name order).
+mapfile -t order < <(for n in "${names[@]}"; do
+	r=$(awk -v n="$n" '$1 == n { print $2 }' "$last" 2>/dev/null)
+	echo "${r:-0} $n"
+done | sort -k1,1nr -k2,2 | awk '{ print $2 }')
+
+# The longest input each target is given (tests/fuzz/max-len): enough
+# for what it parses, no more (a long input costs every execution).
+max_len() {
+	awk -v n="$1" '$1 == n { print $2 }' "$src/max-len"
+}
+
+fuzz_one() {
+	local name=$1 slot=$2 bin=$build/tests/fuzz/$1 log=$build/fuzz-logs/$1.log
+	local ml before after rc execs eps cov ft crashes added
+	ml=$(max_len "$name")
+	mkdir -p "$build/corpus/$name" "$src/corpus/$name"
+	before=$(ls "$src/corpus/$name" | wc -l)
+	"$bin" -runs="$runs" -max_total_time="$slot" -timeout=10 \
+		-print_final_stats=1 ${ml:+-max_len=$ml} \
+		-artifact_prefix="$build/fuzz-artifacts/$name-" \
+		"$build/corpus/$name" "$src/corpus/$name" >"$log" 2>&1
+	rc=$?
+	crashes=0
+	[ $rc -eq 0 ] || crashes=1
+	# Only inputs that add coverage go into the repository's corpus.
+	"$bin" -merge=1 ${ml:+-max_len=$ml} "$src/corpus/$name" \
+		"$build/corpus/$name" >"$build/fuzz-logs/$name.merge.log" 2>&1 ||
+		echo "fuzz: $name: merge failed, see $build/fuzz-logs/$name.merge.log" >&2
+	after=$(ls "$src/corpus/$name" | wc -l)
+	added=$((after - before))
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+	read -r cov ft < <(grep -E '^#[0-9]+' "$log" | tail -n 1 |
+		sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\).*/\1 \2/p')
+	echo "$name ${execs:-0} ${eps:-0} ${cov:--} ${ft:--} $added $crashes $slot" \
+		>"$out/$name"
+}
+
+start=$SECONDS
+deadline=$((start + total))
+declare -A ends=()
+left=${#order[@]}
+for name in "${order[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n || true
+	done
+	now=$SECONDS
+	held=0
+	for p in "${!ends[@]}"; do
+		if kill -0 "$p" 2>/dev/null; then
+			r=$((ends[$p] - now))
+			[ $r -gt 0 ] && held=$((held + r))
+		else
+			unset "ends[$p]"
+		fi
+	done
+	# 3 % of the time is kept for the merges.
+	slot=$(( ((deadline - now) * jobs * 97 / 100 - held) / left ))
+	[ $slot -lt 5 ] && slot=5
+	echo "fuzz: $name for up to ${slot}s or $runs runs" >&2
+	rm -f "$out/$name"
+	fuzz_one "$name" "$slot" &
+	ends[$!]=$((now + slot))
+	left=$((left - 1))
+done
+wait
+
+printf '\n%-22s %12s %10s %7s %8s %6s %8s\n' target execs exec/s cov ft merged crashes
+bad=0
+: >"$last.new"
+for name in "${names[@]}"; do
+	if ! [ -f "$out/$name" ]; then
+		printf '%-22s %12s\n' "$name" "no result"
+		bad=1
+		continue
+	fi
+	read -r n execs eps cov ft added crashes slot <"$out/$name"
+	printf '%-22s %12s %10s %7s %8s %6s %8s\n' "$n" "$execs" "$eps" "$cov" \
+		"$ft" "$added" "$crashes"
+	echo "$n $eps" >>"$last.new"
+	[ "$crashes" = 0 ] || bad=1
+done
+mv "$last.new" "$last"
+echo "fuzz: $((SECONDS - start)) s in all; logs in $build/fuzz-logs, crash inputs in $build/fuzz-artifacts" >&2
+exit $bad
