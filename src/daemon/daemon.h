@@ -198,9 +198,11 @@ int daemon_inject(struct daemon *d, unsigned type, unsigned instance,
 		  double value, char *err, size_t errlen);
 uint8_t daemon_mavlink_inject(void *daemon, unsigned type, unsigned instance);
 
-/* daemon-probe.c: barod --probe [BUS].  0 (chips found or not), 1 when
- * the named bus cannot be opened, 2 for a bad BUS. */
-int daemon_probe(const char *bus, FILE *out, FILE *errs);
+/* daemon-probe.c: barod --probe [BUS] [--write FILE].  0 when chips
+ * were found (and FILE written), 1 when none were (FILE left as it was)
+ * or the named bus cannot be opened or FILE written, 2 for a bad BUS. */
+int daemon_probe(const char *bus, const char *write_path, FILE *out,
+		 FILE *errs);
 
 /* daemon-commands.c: one control socket line. */
 void daemon_command(void *daemon, const char *line, FILE *out);

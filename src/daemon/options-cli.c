@@ -148,6 +148,10 @@ cli_parse(int argc, char **argv, struct cli *cli, FILE *out, char *err,
 	if (optind < argc)
 		return str_errorf(err, errlen, -EINVAL,
 				  "unexpected argument '%s'", argv[optind]);
+	if (cli->probe_write && !cli->probe)
+		return str_errorf(err, errlen, -EINVAL,
+				  "--write FILE goes with --probe: barod "
+				  "--probe --write %s", cli->probe_write);
 	return 0;
 }
 

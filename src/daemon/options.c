@@ -124,6 +124,10 @@ const struct opt_row options_table[] = {
 	  "find supported chips on every I2C bus (or BUS), print\n"
 	  "their [sensor] sections and exit",
 	  .parse = opt_parse_probe, PROCESS | OPT_OPTIONAL },
+	{ NULL, NULL, "write", 0, "FILE",
+	  "with --probe: replace FILE only when a chip is found,\n"
+	  "atomically, the previous one kept as FILE.bak",
+	  .parse = opt_parse_arg, CLI(probe_write), PROCESS },
 
 	/* ---- the source: one of these, or source in [barod] ---- */
 	{ NULL, NULL, "sim", 0, NULL,

@@ -385,6 +385,7 @@ test_cli_malformed(void **state)
 	EXPECT_ERROR("option '--sysid' needs a value", "--sysid");
 	EXPECT_ERROR("option '-o' needs a value", "-o");
 	EXPECT_ERROR("unexpected argument 'extra'", "--sim", "extra");
+	EXPECT_ERROR("--write FILE goes with --probe", "--write", "x.conf");
 	EXPECT_ERROR("--sysid: '0' is not 1..255", "--sysid", "0");
 	EXPECT_ERROR("--sysid: '256' is not 1..255", "--sysid=256");
 	EXPECT_ERROR("--compid: '' is not 1..255", "--compid", "");
