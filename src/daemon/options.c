@@ -24,6 +24,10 @@ static const struct opt_choice output_types[] = {
 	{ "udp-client", OUTPUT_UDP_CLIENT },
 	{ "udp-server", OUTPUT_UDP_SERVER },
 	{ "serial", OUTPUT_SERIAL },
+	/* MAVProxy's and pymavlink's names (after the canonical ones,
+	 * which --check-config prints) */
+	{ "udpin", OUTPUT_UDP_SERVER },
+	{ "udpout", OUTPUT_UDP_CLIENT },
 	/* until the keys settle the transport (config.c) */
 	{ "msp", OUTPUT_MSP_SERIAL },
 	{ NULL, 0 },
@@ -318,6 +322,8 @@ const struct opt_row options_table[] = {
 	{ NULL, NULL, "output", 'o', "SPEC",
 	  "udp:HOST:PORT, udp-server:HOST:PORT, serial:DEV[:BAUD],\n"
 	  "msp:DEV[:BAUD], msp-tcp:HOST:PORT or msp-udp:HOST:PORT\n"
+	  "(MAVProxy's udpout:HOST:PORT = udp, udpin:HOST:PORT =\n"
+	  "udp-server)\n"
 	  "(repeatable; replaces the file's outputs; default\n"
 	  "udp:127.0.0.1:14550)",
 	  .parse = opt_parse_output_spec, CFG(n_outputs),
@@ -325,7 +331,8 @@ const struct opt_row options_table[] = {
 	{ "output", "type", NULL, 0, NULL, NULL,
 	  .parse = opt_parse_choice, .format = opt_fmt_output_type,
 	  .choices = output_types, OUT(type),
-	  .expect = "udp-client, udp-server, serial or msp",
+	  .expect = "udp-client, udp-server, serial or msp (or udpout, "
+		    "udpin)",
 	  .sources = OPT_SRC_ALL, .flags = OPT_OUTPUT_TYPE },
 	{ "output", "address", NULL, 0, NULL, NULL,
 	  .parse = opt_parse_address, .format = opt_fmt_string, OUT(address),
