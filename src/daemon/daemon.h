@@ -70,6 +70,7 @@ struct daemon {
 	char scenario_name[256];
 	uint64_t scenario_start_ms;
 	bool scenario_done;		/* finished, kept for a restart */
+	bool scenario_stepped;		/* its clock has run at all */
 
 	/* Vehicle 0's samples made, and withheld by the fault overlay. */
 	uint64_t samples[BARO_MAX_INSTANCES];
