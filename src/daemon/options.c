@@ -629,7 +629,7 @@ void
 options_usage(FILE *out)
 {
 	fputs("Usage: barod [OPTIONS]\n"
-	      "       barod --probe [BUS]\n"
+	      "       barod --probe [BUS] [--write FILE]\n"
 	      "Barometer daemon: I2C or simulated (AP_Baro_SITL) barometers "
 	      "published as MAVLink\n"
 	      "(or MSP to an ArduPilot flight controller).  One source: "

@@ -235,6 +235,61 @@ test_man8_lists_the_options(void **state)
 	free(page);
 }
 
+/* doc/barod.md's option table: the long options named in the first
+ * cell of each row ("| `-c`, `--config FILE` | ..."). */
+static void
+md_options(const char *page, struct names *out)
+{
+	char line[2048];
+
+	for (const char *p = page; (p = next_line(p, line, sizeof(line)));) {
+		if (strncmp(line, "| `-", 4) != 0)
+			continue;
+		char *end = strstr(line + 1, " | ");
+		if (end)
+			*end = '\0';
+		for (const char *s = line; (s = strstr(s, "`--"));) {
+			char name[48];
+			size_t l = strspn(s + 3, "abcdefghijklmnopqrstuvwxyz"
+						 "0123456789-");
+			snprintf(name, sizeof(name), "%.*s", (int)l, s + 3);
+			if (names_find(out, name, NULL) < 0)
+				names_add(out, name, NULL);
+			s += 3 + l;
+		}
+	}
+}
+
+/* The user's guide lists the same long options as the table, so a new
+ * option cannot reach --help and barod(8) and skip doc/barod.md. */
+static void
+test_md_lists_the_options(void **state)
+{
+	struct names md = { 0 };
+	char *page = read_env_file("BAROD_MD");
+	(void)state;
+
+	md_options(page, &md);
+	assert_true(md.n > 10);
+	size_t named = 0;
+	for (size_t i = 0; i < options_count; i++) {
+		const struct opt_row *r = &options_table[i];
+		if (!r->name)
+			continue;
+		named++;
+		if (names_find(&md, r->name, NULL) < 0)
+			fail_msg("doc/barod.md's option table does not list "
+				 "--%s", r->name);
+	}
+	for (size_t k = 0; k < md.n; k++) {
+		if (!options_find_name(md.name[k]))
+			fail_msg("doc/barod.md lists --%s, which is not an "
+				 "option", md.name[k]);
+	}
+	assert_int_equal(md.n, named);
+	free(page);
+}
+
 static void
 test_man5_lists_the_keys(void **state)
 {
@@ -942,6 +997,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_man8_lists_the_options),
 		cmocka_unit_test(test_man5_lists_the_keys),
+		cmocka_unit_test(test_md_lists_the_options),
 		cmocka_unit_test(test_sample_shows_every_key),
 		cmocka_unit_test(test_cli_malformed),
 		cmocka_unit_test(test_cli_help_version),
