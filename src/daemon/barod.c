@@ -287,7 +287,8 @@ main(int argc, char **argv)
 		return rc > 0 ? EXIT_SUCCESS : EXIT_CONFIG;
 	}
 	if (d.cli.probe)
-		return daemon_probe(d.cli.probe_bus, stdout, stderr);
+		return daemon_probe(d.cli.probe_bus, d.cli.probe_write, stdout,
+				    stderr);
 	log_init(&d.log, d.cli.verbosity < 0	? LOG_LEVEL_ERR
 			 : d.cli.verbosity == 0 ? LOG_LEVEL_NOTICE
 			 : d.cli.verbosity == 1 ? LOG_LEVEL_INFO

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
@@ -245,6 +246,31 @@ config_check_address(const char *a)
 	return parse_uint_range(colon + 1, 1, 65535, &port);
 }
 
+bool
+config_address_unspecified(const char *a)
+{
+	const char *colon = strrchr(a, ':');
+	char host[128];
+	unsigned char addr[sizeof(struct in6_addr)];
+	size_t n = colon ? (size_t)(colon - a) : strlen(a);
+
+	if (n >= 2 && a[0] == '[' && a[n - 1] == ']') {
+		a++;
+		n -= 2;
+	}
+	if (n >= sizeof(host))
+		return false;
+	memcpy(host, a, n);
+	host[n] = '\0';
+	/* inet_aton, as the resolver reads numbers: "0" is 0.0.0.0. */
+	struct in_addr v4;
+	if (inet_aton(host, &v4) == 1)
+		return v4.s_addr == htonl(INADDR_ANY);
+	if (inet_pton(AF_INET6, host, addr) == 1)
+		return memcmp(addr, &in6addr_any, sizeof(in6addr_any)) == 0;
+	return false;
+}
+
 static struct config_sensor *
 sensor_for(struct parse *p, const char *name)
 {
@@ -450,6 +476,13 @@ check_outputs(struct parse *p)
 		if (serial && !o->device[0])
 			return fail(p, -EINVAL, "[output %s] needs a device",
 				    o->name);
+		if (o->type == OUTPUT_UDP_CLIENT &&
+		    config_address_unspecified(o->address))
+			return fail(p, -EINVAL, "[output %s]: type = udp-client "
+				    "sends to its address, and %s is nowhere to "
+				    "send to; to listen there and answer whoever "
+				    "sends (MAVProxy's udpin:), use type = "
+				    "udp-server", o->name, o->address);
 	}
 	return 0;
 }
@@ -644,6 +677,14 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 
 	const struct config_output_info *info = NULL;
 	const char *rest = NULL;
+	/* MAVProxy's and pymavlink's names for the same two. */
+	if (strncmp(spec, "udpin:", 6) == 0) {
+		info = config_output_info(OUTPUT_UDP_SERVER);
+		rest = spec + 6;
+	} else if (strncmp(spec, "udpout:", 7) == 0) {
+		info = config_output_info(OUTPUT_UDP_CLIENT);
+		rest = spec + 7;
+	}
 	for (size_t k = 0; k < N_OUTPUT_TYPES && !info; k++) {
 		size_t n = strlen(output_info[k].prefix);
 		if (strncmp(spec, output_info[k].prefix, n) == 0 &&
@@ -672,6 +713,25 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 		if (config_check_address(rest) < 0) {
 			snprintf(err, errlen, "output '%s': expected HOST:PORT",
 				 spec);
+			return -EINVAL;
+		}
+		if (info->wire != WIRE_UDP_SERVER &&
+		    config_address_unspecified(rest)) {
+			const char *port = strrchr(rest, ':') + 1;
+			if (info->type == OUTPUT_UDP_CLIENT)
+				snprintf(err, errlen, "output '%s': barod sends "
+					 "there, and %.*s is nowhere to send to; "
+					 "to listen on port %s and answer whoever "
+					 "sends (what MAVProxy makes of "
+					 "udp:0.0.0.0:%s), use udpin:%s or "
+					 "udp-server:%s", spec,
+					 (int)(port - 1 - rest), rest, port,
+					 port, rest, rest);
+			else
+				snprintf(err, errlen, "output '%s': %.*s is "
+					 "nowhere to send to: give the flight "
+					 "controller's address", spec,
+					 (int)(port - 1 - rest), rest);
 			return -EINVAL;
 		}
 		strcpy(o->address, rest);

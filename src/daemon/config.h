@@ -260,6 +260,10 @@ config_load_string(struct config *c, const char *text, const char *name,
  * Parse one output spec from the command line:
  *   udp:HOST:PORT  udp-server:HOST:PORT  serial:DEVICE[:BAUD]
  *   msp:DEVICE[:BAUD]  msp-tcp:HOST:PORT  msp-udp:HOST:PORT
+ * and MAVProxy's (pymavlink's) spellings udpin:HOST:PORT (= udp-server)
+ * and udpout:HOST:PORT (= udp).  A client's HOST must be somewhere to
+ * send to: udp:0.0.0.0:PORT, which pymavlink reads as "listen", is
+ * refused with the spelling that listens.
  */
 int
 config_parse_output(const char *spec, struct config_output *o, char *err,
@@ -366,5 +370,10 @@ config_parse_baud(const char *v, unsigned *out);
 /* HOST:PORT, with [v6]:PORT for IPv6 literals; port 1..65535. */
 int
 config_check_address(const char *a);
+
+/* HOST of HOST:PORT is the unspecified address (0.0.0.0, ::): a place
+ * to listen on, never one to send to. */
+bool
+config_address_unspecified(const char *a);
 
 #endif

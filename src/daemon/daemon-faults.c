@@ -77,6 +77,7 @@ daemon_scenario_step(struct daemon *d, uint32_t now_ms)
 	(void)now_ms;
 	if (!d->run || d->scenario_done)
 		return;
+	d->scenario_stepped = true;
 	const uint64_t t = d->clock_ms - d->scenario_start_ms;
 	do {
 		int n = scenario_step(d->run, t, &d->sim, &d->overlay, ev,
@@ -101,6 +102,17 @@ daemon_scenario_stop(struct daemon *d)
 	if (!d->run)
 		return;
 	if (d->scenario_done) {
+		scenario_free(d);
+		return;
+	}
+	/* The SITL and PX4 modes' clock is the peer's physics time: with
+	 * no frame there is no t = 0, nothing was applied, and a restore
+	 * "at 0 s" would read as if the scenario had run. */
+	if (!d->scenario_stepped) {
+		log_msg(&d->log, LOG_LEVEL_NOTICE,
+			"scenario %s never started: no physics frame arrived, "
+			"so its clock did not run and nothing was applied",
+			d->scenario_name);
 		scenario_free(d);
 		return;
 	}
@@ -147,6 +159,7 @@ daemon_scenario_start(struct daemon *d, const char *path, char *err, size_t errl
 	d->scenario = sc;
 	d->run = run;
 	d->scenario_done = false;
+	d->scenario_stepped = false;
 	snprintf(d->scenario_name, sizeof(d->scenario_name), "%s", path);
 	d->scenario_start_ms = d->clock_ms;
 	scenario_run_init(run, sc, &d->sim, (uint32_t)d->scenario_start_ms);

@@ -4,23 +4,31 @@
  * on every i2c-dev bus (or one), then the kernel's IIO pressure devices.
  * The output is a whole barod.conf that runs as it is: a [barod] section
  * with source = hardware and the defaults a user would otherwise look up
- * (commented), then one [sensor NAME] section per chip found, so
- * `barod --probe > /etc/barod/barod.conf && systemctl restart barod`
- * works.  Nothing found is exit status 1 with no [barod] section, so that
- * command line stops before restarting a daemon with nothing to read.
+ * (commented), then one [sensor NAME] section per chip found.  It goes
+ * to stdout, for reading, or with --write FILE to FILE, so
+ * `barod --probe --write /etc/barod/barod.conf && systemctl restart barod`
+ * works: FILE is replaced only when something was found (the shell's
+ * `> FILE` would empty it before barod runs), whole, and the previous
+ * one kept as FILE.bak.  Nothing found is exit status 1 with no [barod]
+ * section and FILE untouched, so that command line stops before
+ * restarting a daemon with nothing to read.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon.h"
+#include "util-atomic-file.h"
 #include "util-strings.h"
 
 #define MAX_BUSES 64
 #define IIO_DEVICES "/sys/bus/iio/devices"
+/* A barod.conf is a few kilobytes; anything this large is not one. */
+#define PROBE_PREVIOUS_MAX (1 << 20)
 
 struct probe {
 	FILE *out;
@@ -111,7 +119,7 @@ static void
 print_header(FILE *out)
 {
 	fputs("# barod.conf written by barod --probe; it runs as it is:\n"
-	      "#   barod --probe > /etc/barod/barod.conf && "
+	      "#   barod --probe --write /etc/barod/barod.conf && "
 	      "systemctl restart barod\n"
 	      "# Check an edited copy with: barod --check-config -c FILE\n"
 	      "# Every key is in barod.conf(5); commented values are the "
@@ -155,6 +163,128 @@ print_header(FILE *out)
 	      "# power too (barod.conf(5)); left out, the driver's "
 	      "defaults.\n",
 	      out);
+}
+
+static void
+print_whole(FILE *out, const char *sections, unsigned found)
+{
+	print_header(out);
+	fputs(sections, out);
+	fprintf(out, "\n# %u barometer%s found\n", found, found == 1 ? "" : "s");
+}
+
+/* The file as it is, for PATH.bak.  0 and *text NULL when there is no
+ * regular file to keep; the mode is kept too, as the file may hold what
+ * only root should read. */
+static int
+read_previous(const char *path, char **text, size_t *len, mode_t *mode,
+	      char *err, size_t errlen)
+{
+	struct stat st;
+	FILE *f;
+
+	*text = NULL;
+	*len = 0;
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return str_errorf(err, errlen, -errno, "%s: %s", path,
+				  strerror(errno));
+	}
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if (st.st_size > PROBE_PREVIOUS_MAX)
+		return str_errorf(err, errlen, -EFBIG, "%s: larger than %d "
+				  "bytes: not a barod.conf to keep as %s.bak",
+				  path, PROBE_PREVIOUS_MAX, path);
+	*mode = st.st_mode & 07777;
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return str_errorf(err, errlen, -errno, "%s: %s", path,
+				  strerror(errno));
+	*text = malloc((size_t)st.st_size + 1);
+	if (*text == NULL) {
+		fclose(f);
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	}
+	*len = fread(*text, 1, (size_t)st.st_size, f);
+	const bool bad = ferror(f) || *len != (size_t)st.st_size;
+	fclose(f);
+	if (bad) {
+		free(*text);
+		*text = NULL;
+		return str_errorf(err, errlen, -EIO, "%s: read error", path);
+	}
+	return 0;
+}
+
+/* One file written through util-atomic-file: whole or not at all. */
+static int
+write_atomic(const char *path, const char *text, size_t len, const mode_t *mode,
+	     char *err, size_t errlen)
+{
+	struct atomic_file af;
+	FILE *f = atomic_file_open(&af, path, err, errlen);
+
+	if (f == NULL)
+		return -errno;
+	if ((mode && !af.direct && fchmod(fileno(f), *mode) < 0) ||
+	    fwrite(text, 1, len, f) != len) {
+		int e = errno ? errno : EIO;
+		atomic_file_abort(&af);
+		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
+	}
+	return atomic_file_commit(&af, err, errlen);
+}
+
+/*
+ * --probe --write PATH: the previous file to PATH.bak, then the new one
+ * over PATH, each renamed into place whole, so an interrupted run leaves
+ * either the old file or the new one and the old one is never lost.
+ */
+static int
+write_config(const char *path, const char *sections, unsigned found,
+	     FILE *errs)
+{
+	char err[PATH_MAX + 128], bak[PATH_MAX];
+	char *whole = NULL, *previous = NULL;
+	size_t len = 0, plen = 0;
+	mode_t mode = 0;
+	int rc;
+
+	if (snprintf(bak, sizeof(bak), "%s.bak", path) >= (int)sizeof(bak)) {
+		fprintf(errs, "barod: --write: '%s': path too long\n", path);
+		return 1;
+	}
+	FILE *m = open_memstream(&whole, &len);
+	if (m == NULL) {
+		fprintf(errs, "barod: --write: %s\n", strerror(errno));
+		return 1;
+	}
+	print_whole(m, sections, found);
+	if (fclose(m) != 0) {
+		free(whole);
+		fprintf(errs, "barod: --write: out of memory\n");
+		return 1;
+	}
+	rc = read_previous(path, &previous, &plen, &mode, err, sizeof(err));
+	if (rc == 0 && previous != NULL)
+		rc = write_atomic(bak, previous, plen, &mode, err, sizeof(err));
+	if (rc == 0)
+		rc = write_atomic(path, whole, len, NULL, err, sizeof(err));
+	if (rc < 0)
+		fprintf(errs, "barod: --write: %s; %s left as it was\n", err,
+			path);
+	else if (previous)
+		fprintf(errs, "barod: --probe: %u barometer%s found; wrote %s "
+			      "(the previous one is %s)\n", found,
+			found == 1 ? "" : "s", path, bak);
+	else
+		fprintf(errs, "barod: --probe: %u barometer%s found; wrote %s\n",
+			found, found == 1 ? "" : "s", path);
+	free(whole);
+	free(previous);
+	return rc < 0 ? 1 : 0;
 }
 
 static int
@@ -228,7 +358,7 @@ scan_iio(struct probe *p)
 }
 
 int
-daemon_probe(const char *bus, FILE *out, FILE *errs)
+daemon_probe(const char *bus, const char *write_path, FILE *out, FILE *errs)
 {
 	struct probe p = { .out = out };
 	char names[MAX_BUSES][16];
@@ -274,17 +404,26 @@ daemon_probe(const char *bus, FILE *out, FILE *errs)
 				    : n ? "every /dev/i2c-* bus and IIO device"
 					: "no /dev/i2c-* bus: is i2c-dev loaded?";
 
-		fprintf(out, "# barod --probe: no supported barometer found "
-			     "(%s)\n%s", where, sections);
+		/* With --write the file is left as it was: what was not
+		 * found is no configuration. */
+		if (write_path == NULL)
+			fprintf(out, "# barod --probe: no supported barometer "
+				     "found (%s)\n%s", where, sections);
+		else
+			fputs(sections, errs);
 		fprintf(errs, "barod: --probe: no supported barometer found "
-			      "(%s)\n", where);
+			      "(%s)%s%s%s\n", where,
+			write_path ? "; " : "", write_path ? write_path : "",
+			write_path ? " left as it was" : "");
 		free(sections);
 		return 1;
 	}
-	print_header(out);
-	fputs(sections, out);
-	fprintf(out, "\n# %u barometer%s found\n", p.found,
-		p.found == 1 ? "" : "s");
+	int rc = 0;
+	if (write_path == NULL) {
+		print_whole(out, sections, p.found);
+	} else {
+		rc = write_config(write_path, sections, p.found, errs);
+	}
 	free(sections);
-	return 0;
+	return rc;
 }

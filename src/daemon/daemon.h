@@ -91,6 +91,7 @@ struct daemon {
 	char scenario_name[256];
 	uint64_t scenario_start_ms;
 	bool scenario_done;		/* finished, kept for a restart */
+	bool scenario_stepped;		/* its clock has run at all */
 
 	/* Vehicle 0's samples made, and withheld by the fault overlay. */
 	uint64_t samples[BARO_MAX_INSTANCES];
@@ -238,9 +239,11 @@ void daemon_remote_denied(void *daemon, const struct mavlink_frame *f,
 			  void *reply_to);
 void daemon_remote_status(const struct daemon *d, FILE *out);
 
-/* daemon-probe.c: barod --probe [BUS].  0 (chips found or not), 1 when
- * the named bus cannot be opened, 2 for a bad BUS. */
-int daemon_probe(const char *bus, FILE *out, FILE *errs);
+/* daemon-probe.c: barod --probe [BUS] [--write FILE].  0 when chips
+ * were found (and FILE written), 1 when none were (FILE left as it was)
+ * or the named bus cannot be opened or FILE written, 2 for a bad BUS. */
+int daemon_probe(const char *bus, const char *write_path, FILE *out,
+		 FILE *errs);
 
 /* daemon-commands.c: one control socket line. */
 void daemon_command(void *daemon, const char *line, FILE *out);

@@ -89,6 +89,36 @@ take(struct cli *cli, struct config *scratch, const struct opt_row *r,
 	return 0;
 }
 
+/* "unknown option '--smi' (did you mean --sim? ...)": the closest long
+ * option within two edits, as baroctl and baro-replay hint. */
+static int
+unknown_option(const char *typed, char *err, size_t errlen)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+	char word[64];
+
+	if (strncmp(typed, "--", 2) == 0) {
+		snprintf(word, sizeof(word), "%s", typed + 2);
+		word[strcspn(word, "=")] = '\0';
+		for (size_t i = 0; i < options_count; i++) {
+			const char *name = options_table[i].name;
+			size_t d = name ? str_edit_distance(word, name, false)
+					: SIZE_MAX;
+			if (d < best_d) {
+				best_d = d;
+				best = name;
+			}
+		}
+	}
+	if (best)
+		return str_errorf(err, errlen, -EINVAL, "unknown option '%s' "
+				  "(did you mean --%s? see --help)", typed,
+				  best);
+	return str_errorf(err, errlen, -EINVAL,
+			  "unknown option '%s' (see --help)", typed);
+}
+
 int
 cli_parse(int argc, char **argv, struct cli *cli, FILE *out, char *err,
 	  size_t errlen)
@@ -116,9 +146,7 @@ cli_parse(int argc, char **argv, struct cli *cli, FILE *out, char *err,
 			break;
 		}
 		if (!r || c == '?') {
-			rc = str_errorf(err, errlen, -EINVAL,
-					"unknown option '%s' (see --help)",
-					argv[optind - 1]);
+			rc = unknown_option(argv[optind - 1], err, errlen);
 			break;
 		}
 		/* getopt takes only --probe=BUS; --probe BUS too. */
@@ -149,6 +177,10 @@ cli_parse(int argc, char **argv, struct cli *cli, FILE *out, char *err,
 	if (optind < argc)
 		return str_errorf(err, errlen, -EINVAL,
 				  "unexpected argument '%s'", argv[optind]);
+	if (cli->probe_write && !cli->probe)
+		return str_errorf(err, errlen, -EINVAL,
+				  "--write FILE goes with --probe: barod "
+				  "--probe --write %s", cli->probe_write);
 	return 0;
 }
 

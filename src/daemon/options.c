@@ -24,6 +24,10 @@ static const struct opt_choice output_types[] = {
 	{ "udp-client", OUTPUT_UDP_CLIENT },
 	{ "udp-server", OUTPUT_UDP_SERVER },
 	{ "serial", OUTPUT_SERIAL },
+	/* MAVProxy's and pymavlink's names (after the canonical ones,
+	 * which --check-config prints) */
+	{ "udpin", OUTPUT_UDP_SERVER },
+	{ "udpout", OUTPUT_UDP_CLIENT },
 	/* until the keys settle the transport (config.c) */
 	{ "msp", OUTPUT_MSP_SERIAL },
 	{ NULL, 0 },
@@ -129,6 +133,10 @@ const struct opt_row options_table[] = {
 	  "find supported chips on every I2C bus (or BUS), print\n"
 	  "their [sensor] sections and exit",
 	  .parse = opt_parse_probe, PROCESS | OPT_OPTIONAL },
+	{ NULL, NULL, "write", 0, "FILE",
+	  "with --probe: replace FILE only when a chip is found,\n"
+	  "atomically, the previous one kept as FILE.bak",
+	  .parse = opt_parse_arg, CLI(probe_write), PROCESS },
 
 	/* ---- the source: one of these, or source in [barod] ---- */
 	{ NULL, NULL, "sim", 0, NULL,
@@ -331,6 +339,8 @@ const struct opt_row options_table[] = {
 	{ NULL, NULL, "output", 'o', "SPEC",
 	  "udp:HOST:PORT, udp-server:HOST:PORT, serial:DEV[:BAUD],\n"
 	  "msp:DEV[:BAUD], msp-tcp:HOST:PORT or msp-udp:HOST:PORT\n"
+	  "(MAVProxy's udpout:HOST:PORT = udp, udpin:HOST:PORT =\n"
+	  "udp-server)\n"
 	  "(repeatable; replaces the file's outputs; default\n"
 	  "udp:127.0.0.1:14550)",
 	  .parse = opt_parse_output_spec, CFG(n_outputs),
@@ -338,7 +348,8 @@ const struct opt_row options_table[] = {
 	{ "output", "type", NULL, 0, NULL, NULL,
 	  .parse = opt_parse_choice, .format = opt_fmt_output_type,
 	  .choices = output_types, OUT(type),
-	  .expect = "udp-client, udp-server, serial or msp",
+	  .expect = "udp-client, udp-server, serial or msp (or udpout, "
+		    "udpin)",
 	  .sources = OPT_SRC_ALL, .flags = OPT_OUTPUT_TYPE },
 	{ "output", "address", NULL, 0, NULL, NULL,
 	  .parse = opt_parse_address, .format = opt_fmt_string, OUT(address),
@@ -636,7 +647,7 @@ void
 options_usage(FILE *out)
 {
 	fputs("Usage: barod [OPTIONS]\n"
-	      "       barod --probe [BUS]\n"
+	      "       barod --probe [BUS] [--write FILE]\n"
 	      "Barometer daemon: I2C or simulated (AP_Baro_SITL) barometers "
 	      "published as MAVLink\n"
 	      "(or MSP to an ArduPilot flight controller).  One source: "

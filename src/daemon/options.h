@@ -200,6 +200,7 @@ struct cli {
 	bool check_config;
 	bool probe;
 	const char *probe_bus;		/* --probe BUS, NULL: every bus */
+	const char *probe_write;	/* --write FILE, NULL: stdout */
 	const char *scenario;
 	double duration_s;
 	int verbosity;

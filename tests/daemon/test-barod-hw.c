@@ -682,6 +682,153 @@ test_probe(void **state)
 	program_result_free(&r);
 }
 
+static struct program_result
+barod_argv(const char *const *args)
+{
+	const char *argv[8] = { "barod" };
+
+	for (size_t i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = args[i];
+	return run_program(getenv("BAROD"), argv, NULL);
+}
+
+#define BAROD(...) barod_argv((const char *const[]){ __VA_ARGS__, NULL })
+
+/* The directory holds exactly these names (no temporary file left). */
+static void
+assert_dir_holds(const char *dir, const char *const *names)
+{
+	size_t want = 0, seen = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while (names[want])
+		want++;
+	while ((e = readdir(d)) != NULL) {
+		bool known = false;
+		if (e->d_name[0] == '.')
+			continue;
+		for (size_t k = 0; names[k]; k++)
+			known |= strcmp(e->d_name, names[k]) == 0;
+		if (!known)
+			fail_msg("%s: unexpected %s", dir, e->d_name);
+		seen++;
+	}
+	closedir(d);
+	assert_int_equal(seen, want);
+}
+
+/*
+ * barod --probe --write FILE: the way a configuration is installed
+ * (README, hardware.md, barod(8)).  Nothing found leaves FILE byte for
+ * byte and exits 1; found, FILE is a configuration barod accepts and
+ * the previous one is FILE.bak with its permissions.
+ */
+static void
+test_probe_write(void **state)
+{
+	struct fixture *f = fixture(state);
+	char dir[330], conf[400], bak[410];
+	const char *old = "# my own configuration\n[barod]\nsource = sim\n";
+	struct stat st;
+
+	/* A directory of its own, so a temporary file left behind shows. */
+	hw_testbed_path(&f->tb, dir, sizeof(dir), "probe-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(conf, sizeof(conf), "%s/barod.conf", dir);
+	snprintf(bak, sizeof(bak), "%s.bak", conf);
+	write_file(conf, old);
+	assert_int_equal(chmod(conf, 0640), 0);
+
+	/* No chip on the bus: the file is untouched, no .bak. */
+	f->bmp390.chip.unplugged = true;
+	struct program_result r = BAROD("--probe", "2", "--write", conf);
+	f->bmp390.chip.unplugged = false;
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "no supported barometer found "
+				      "(/dev/i2c-2)"));
+	assert_non_null(strstr(r.err, "left as it was"));
+	program_result_free(&r);
+	char *text = read_file(conf);
+	assert_string_equal(text, old);
+	free(text);
+	assert_int_equal(stat(conf, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_dir_holds(dir, (const char *const[]){ "barod.conf", NULL });
+
+	/* A bus that is not there: the same. */
+	r = BAROD("--probe", "7", "--write", conf);
+	assert_int_equal(r.status, 1);
+	program_result_free(&r);
+	text = read_file(conf);
+	assert_string_equal(text, old);
+	free(text);
+
+	/* Found: the new file, the old one as .bak with its mode. */
+	r = BAROD("--probe", "--write", conf);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "3 barometers found; wrote "));
+	assert_non_null(strstr(r.err, bak));
+	program_result_free(&r);
+	text = read_file(bak);
+	assert_string_equal(text, old);
+	free(text);
+	assert_int_equal(stat(bak, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_dir_holds(dir, (const char *const[]){ "barod.conf",
+						     "barod.conf.bak", NULL });
+	text = read_file(conf);
+	assert_non_null(strstr(text, "\n[barod]\nsource = hardware\n"));
+	assert_non_null(strstr(text, "[sensor baro2]"));
+	assert_non_null(strstr(text, "# 3 barometers found"));
+	/* The stdout form prints the same configuration. */
+	r = BAROD("--probe");
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, text);
+	program_result_free(&r);
+	free(text);
+
+	/* barod takes what it wrote. */
+	r = BAROD("-c", conf, "--check-config");
+	if (r.status != 0)
+		fail_msg("--check-config on the probed file: %d: %s", r.status,
+			 r.err);
+	assert_non_null(strstr(r.out, "source = hardware"));
+	program_result_free(&r);
+
+	/* Again: .bak is now the first probe's file. */
+	text = read_file(conf);
+	r = BAROD("--probe", "1", "--write", conf);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *prev = read_file(bak);
+	assert_string_equal(prev, text);
+	free(prev);
+	free(text);
+	text = read_file(conf);
+	assert_null(strstr(text, "[sensor baro1]"));
+	free(text);
+
+	/* A directory that cannot be written: an error, nothing changed. */
+	r = BAROD("--probe", "--write", "/nonexistent-dir/barod.conf");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "/nonexistent-dir/barod.conf"));
+	program_result_free(&r);
+
+	/* --write is --probe's. */
+	r = BAROD("--sim", "--write", conf);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--write FILE goes with --probe"));
+	program_result_free(&r);
+
+	unlink(bak);
+	unlink(conf);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* What the issue asks a new user to do:
  *   barod --probe > /etc/barod/barod.conf && systemctl restart barod
  * The probe's stdout is the file, and barod runs with it and nothing
@@ -1143,6 +1290,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ms5611_keeps_rate, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_probe, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_write, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_probe_config_runs, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_missing_gpio_line, setup,

@@ -832,7 +832,18 @@ test_instances_option(void **state)
 			fail_msg("%s: no '%s' in status:\n%s", opts[k], want,
 				 st);
 		px4_peer_close(&p);
-		free(stop());
+		/* Each instance said what it waits for at start; the one
+		 * PX4 came to, not again. */
+		char *log = stop();
+		snprintf(want, sizeof(want), "PX4 instance 0: waiting for PX4 "
+			 "on TCP 127.0.0.1:%u", port);
+		assert_non_null(strstr(log, want));
+		snprintf(want, sizeof(want), "PX4 instance 1: waiting for PX4 "
+			 "on TCP 127.0.0.1:%u", port + 1);
+		const char *w = strstr(log, want);
+		assert_non_null(w);
+		assert_null(strstr(w + 1, want));
+		free(log);
 		free(s);
 		close(mav);
 	}

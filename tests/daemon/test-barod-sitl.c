@@ -730,6 +730,48 @@ test_peer_step_profile(void **state)
 	free(rig_stop(&r));
 }
 
+/* barod --sitl-json with no ArduPilot: it says what it waits for (at
+ * start, as NOTICE, so without -v too), and a scenario whose clock never
+ * ran says so at exit instead of reporting "t=0s restore" and "scenario
+ * over" as if it had played. */
+static void
+test_peer_waiting(void **state)
+{
+	struct rig r;
+	char scn[512], want[160];
+	(void)state;
+
+	rig_open(&r, false);
+	harness_write(&harness, scn, sizeof(scn), "wait.scn",
+		      "at 0s glitch 0 15 for 5s\nat 10s end\n");
+	start_rig(&r, "sitl-json", "--scenario", scn);
+	snprintf(want, sizeof(want), "SITL instance 0: waiting for ArduPilot "
+		 "(servo packets on UDP 127.0.0.1:%u;", r.port);
+	harness_wait_log(&harness, child, want, 1);
+	char *log = rig_stop(&r);
+	assert_non_null(strstr(log, "scenario "));
+	assert_non_null(strstr(log, "never started: no physics frame "
+				    "arrived"));
+	assert_null(strstr(log, "t=0s"));
+	assert_null(strstr(log, "scenario over"));
+	free(log);
+
+	/* Once ArduPilot is there, no more waiting, and the scenario's
+	 * clock runs: its stop restores as before. */
+	rig_open(&r, false);
+	start_rig(&r, "sitl-json", "--scenario", scn);
+	char buf[REPLY_CAP];
+	for (uint32_t f = 1; f <= 12; f++)
+		exchange(r.ap, r.port, f, false, buf);
+	log = rig_stop(&r);
+	assert_null(strstr(log, "never started"));
+	assert_non_null(strstr(log, "t=0s SIM_BARO_GLITCH 0 -> 15"));
+	const char *p = strstr(log, "waiting for ArduPilot");
+	assert_non_null(p);
+	assert_null(strstr(p + 1, "waiting for ArduPilot"));
+	free(log);
+}
+
 int
 main(void)
 {
@@ -742,6 +784,7 @@ main(void)
 		harness_unit_test(test_msp_vehicles, &harness),
 		harness_unit_test(test_peer_truth_trace, &harness),
 		harness_unit_test(test_peer_step_profile, &harness),
+		harness_unit_test(test_peer_waiting, &harness),
 	};
 	return harness_run_tests(&harness, "barod-sitl", tests);
 }

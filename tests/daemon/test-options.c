@@ -236,6 +236,61 @@ test_man8_lists_the_options(void **state)
 	free(page);
 }
 
+/* doc/barod.md's option table: the long options named in the first
+ * cell of each row ("| `-c`, `--config FILE` | ..."). */
+static void
+md_options(const char *page, struct names *out)
+{
+	char line[2048];
+
+	for (const char *p = page; (p = next_line(p, line, sizeof(line)));) {
+		if (strncmp(line, "| `-", 4) != 0)
+			continue;
+		char *end = strstr(line + 1, " | ");
+		if (end)
+			*end = '\0';
+		for (const char *s = line; (s = strstr(s, "`--"));) {
+			char name[48];
+			size_t l = strspn(s + 3, "abcdefghijklmnopqrstuvwxyz"
+						 "0123456789-");
+			snprintf(name, sizeof(name), "%.*s", (int)l, s + 3);
+			if (names_find(out, name, NULL) < 0)
+				names_add(out, name, NULL);
+			s += 3 + l;
+		}
+	}
+}
+
+/* The user's guide lists the same long options as the table, so a new
+ * option cannot reach --help and barod(8) and skip doc/barod.md. */
+static void
+test_md_lists_the_options(void **state)
+{
+	struct names md = { 0 };
+	char *page = read_env_file("BAROD_MD");
+	(void)state;
+
+	md_options(page, &md);
+	assert_true(md.n > 10);
+	size_t named = 0;
+	for (size_t i = 0; i < options_count; i++) {
+		const struct opt_row *r = &options_table[i];
+		if (!r->name)
+			continue;
+		named++;
+		if (names_find(&md, r->name, NULL) < 0)
+			fail_msg("doc/barod.md's option table does not list "
+				 "--%s", r->name);
+	}
+	for (size_t k = 0; k < md.n; k++) {
+		if (!options_find_name(md.name[k]))
+			fail_msg("doc/barod.md lists --%s, which is not an "
+				 "option", md.name[k]);
+	}
+	assert_int_equal(md.n, named);
+	free(page);
+}
+
 static void
 test_man5_lists_the_keys(void **state)
 {
@@ -383,9 +438,17 @@ test_cli_malformed(void **state)
 	EXPECT_ERROR("unknown option '--frobnicate' (see --help)", "--sim",
 		     "--frobnicate");
 	EXPECT_ERROR("unknown option '-x' (see --help)", "-x");
+	/* The closest name, as baroctl hints. */
+	EXPECT_ERROR("unknown option '--smi' (did you mean --sim? see --help)",
+		     "--smi");
+	EXPECT_ERROR("unknown option '--hom-alt=5' (did you mean --home-alt?",
+		     "--sim", "--hom-alt=5");
+	EXPECT_ERROR("unknown option '--sitl-jsno' (did you mean --sitl-json?",
+		     "--sitl-jsno");
 	EXPECT_ERROR("option '--sysid' needs a value", "--sysid");
 	EXPECT_ERROR("option '-o' needs a value", "-o");
 	EXPECT_ERROR("unexpected argument 'extra'", "--sim", "extra");
+	EXPECT_ERROR("--write FILE goes with --probe", "--write", "x.conf");
 	EXPECT_ERROR("--sysid: '0' is not 1..255", "--sysid", "0");
 	EXPECT_ERROR("--sysid: '256' is not 1..255", "--sysid=256");
 	EXPECT_ERROR("--compid: '' is not 1..255", "--compid", "");
@@ -417,6 +480,18 @@ test_cli_malformed(void **state)
 	EXPECT_ERROR("--duration: '1e10'", "--duration", "1e10");
 	EXPECT_ERROR("-o: output 'tcp:1:2': expected udp:HOST:PORT", "-o",
 		     "tcp:1:2");
+	/* pymavlink reads udp:0.0.0.0:PORT as "listen"; barod would send
+	 * to nowhere: refused with what to type instead. */
+	EXPECT_ERROR("-o: output 'udp:0.0.0.0:14550': barod sends there, and "
+		     "0.0.0.0 is nowhere to send to; to listen on port 14550 "
+		     "and answer whoever sends (what MAVProxy makes of "
+		     "udp:0.0.0.0:14550), use udpin:0.0.0.0:14550 or "
+		     "udp-server:0.0.0.0:14550", "-o", "udp:0.0.0.0:14550");
+	EXPECT_ERROR("use udpin:[::]:14550", "-o", "udpout:[::]:14550");
+	EXPECT_ERROR("use udpin:0:9", "-o", "udp:0:9");
+	EXPECT_ERROR("'msp-udp:0.0.0.0:5760': 0.0.0.0 is nowhere to send to: "
+		     "give the flight controller's address", "-o",
+		     "msp-udp:0.0.0.0:5760");
 	EXPECT_ERROR("--output: more than 8 outputs", "-o", "udp:h:1", "-o",
 		     "udp:h:2", "-o", "udp:h:3", "-o", "udp:h:4", "-o",
 		     "udp:h:5", "-o", "udp:h:6", "-o", "udp:h:7", "-o",
@@ -663,6 +738,54 @@ test_cli_sources(void **state)
 	assert_int_equal(LOAD(&c, "[barod]\nsource = sim\n", err, "--sitl-json",
 			      "--rng", "1=2"), 0);
 	assert_int_equal(c.sitl.rng[0], 2);
+}
+
+/* MAVProxy's and pymavlink's udpin:/udpout: (mavutil.mavlink_connection)
+ * on -o and as [output] types; --check-config prints barod's names. */
+static void
+test_mavproxy_spellings(void **state)
+{
+	struct config c;
+	char err[512];
+	(void)state;
+
+	assert_int_equal(LOAD(&c, "", err, "--sim", "-o", "udpin:0.0.0.0:14550",
+			      "-o", "udpout:127.0.0.1:14551"), 0);
+	assert_int_equal(c.n_outputs, 2);
+	assert_int_equal(c.outputs[0].type, OUTPUT_UDP_SERVER);
+	assert_string_equal(c.outputs[0].address, "0.0.0.0:14550");
+	assert_int_equal(c.outputs[1].type, OUTPUT_UDP_CLIENT);
+	assert_string_equal(c.outputs[1].address, "127.0.0.1:14551");
+
+	assert_int_equal(LOAD(&c, "[output gcs]\ntype = udpin\n"
+				  "address = 0.0.0.0:14550\n"
+				  "[output qgc]\ntype = udpout\n"
+				  "address = 10.0.0.2:14550\n", err, "--sim"), 0);
+	assert_int_equal(c.outputs[0].type, OUTPUT_UDP_SERVER);
+	assert_int_equal(c.outputs[1].type, OUTPUT_UDP_CLIENT);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	options_write_config(out, &c);
+	fclose(out);
+	assert_non_null(strstr(buf, "[output gcs]\ntype = udp-server\n"));
+	assert_non_null(strstr(buf, "[output qgc]\ntype = udp-client\n"));
+	free(buf);
+
+	/* A client with nowhere to send, from the file. */
+	assert_int_equal(LOAD(&c, "[output gcs]\ntype = udp-client\n"
+				  "address = 0.0.0.0:14550\n", err, "--sim"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "[output gcs]: type = udp-client sends to "
+				    "its address, and 0.0.0.0:14550 is nowhere"));
+	assert_non_null(strstr(err, "use type = udp-server"));
+	assert_int_equal(LOAD(&c, "[output gcs]\ntype = udpout\n"
+				  "address = [::]:14550\n", err, "--sim"),
+			 -EINVAL);
+	/* Listening there is fine, and so is any address to send to. */
+	assert_int_equal(LOAD(&c, "", err, "--sim", "-o", "udp-server:[::]:1",
+			      "-o", "udp:0.0.0.1:2", "-o", "udp:localhost:3"),
+			 0);
 }
 
 static void
@@ -972,12 +1095,14 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_man8_lists_the_options),
 		cmocka_unit_test(test_man5_lists_the_keys),
+		cmocka_unit_test(test_md_lists_the_options),
 		cmocka_unit_test(test_sample_shows_every_key),
 		cmocka_unit_test(test_cli_malformed),
 		cmocka_unit_test(test_cli_help_version),
 		cmocka_unit_test(test_cli_one_source),
 		cmocka_unit_test(test_cli_sources),
 		cmocka_unit_test(test_cli_over_file),
+		cmocka_unit_test(test_mavproxy_spellings),
 		cmocka_unit_test(test_unknown_key_lists),
 		cmocka_unit_test(test_check_config_roundtrip),
 		cmocka_unit_test(test_signing_key_file),

@@ -52,6 +52,13 @@ if [ "${1:-}" = --inside ]; then
 	say "PASS ./dev run (exit 0, no control socket warning)"
 
 	say "\$ ./dev test"
+	# The README's set-up: its shell has the tools and their pages
+	# (./dev run installed scdoc and man-db).
+	say "\$ meson devenv -C build: barod --version; man barod"
+	meson devenv -C build sh -c 'barod --version && man barod >/dev/null' ||
+		{ say "FAIL barod or man barod in meson devenv -C build"; exit 1; }
+	say "PASS barod and man barod in meson devenv -C build"
+
 	./dev test || { say "FAIL ./dev test exited $?"; exit 1; }
 	say "PASS ./dev test"
 

@@ -50,6 +50,7 @@
 
 #include "atmosphere.h"
 #include "daemon.h"
+#include "peer-wait.h"
 #include "mavlink.h"
 #include "px4-link.h"
 #include "px4-throttle.h"
@@ -137,6 +138,7 @@ struct px4_sim {
 	float last_alt_m;		/* the baro's last truth */
 	float throttle;			/* the motors', from PX4's controls */
 	struct px4_sim_stats stats;
+	struct peer_wait wait;		/* "waiting for PX4" until it comes */
 };
 
 
@@ -679,6 +681,22 @@ on_frame(const struct mavlink_frame *f, void *user)
 	}
 }
 
+/* "Waiting for PX4" until it first connects: at start, then every 10 s
+ * (peer-wait.h). */
+static void
+say_waiting(struct px4_sim *s, uint64_t now_us)
+{
+	if (s->link.connections > 0) {
+		peer_wait_seen(&s->wait);
+		return;
+	}
+	if (peer_wait_due(&s->wait, now_us))
+		log_msg(&s->d->log, LOG_LEVEL_NOTICE,
+			"PX4 instance %u: waiting for PX4 on TCP %s:%u (make "
+			"px4_sitl none_iris, or px4 -i %u)", s->index,
+			s->d->cfg.px4.bind, s->port, s->index);
+}
+
 /* From the 10 ms timer, once per wake-up: step a stalled lockstep, and
  * freewheel on if PX4 had stopped reading. */
 static void
@@ -691,6 +709,7 @@ px4sim_tick(struct daemon *d, void *state, bool last)
 		return;
 	for (size_t v = 0; v < src->n; v++) {
 		struct px4_sim *s = &src->sims[v];
+		say_waiting(s, wall_us);
 		if (!px4_conn_is_open(&s->conn))
 			continue;
 		if (s->lockstep && s->credits == 0) {
@@ -769,6 +788,7 @@ px4sim_open(struct daemon *d, void **state, char *err, size_t errlen)
 		log_msg(&d->log, LOG_LEVEL_INFO,
 			"PX4 instance %u: simulator on TCP %s:%u", v, c->bind,
 			c->port + v);
+		say_waiting(s, event_now_us());
 	}
 	if (c->speed_factor > 0.0)
 		log_msg(&d->log, LOG_LEVEL_NOTICE,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "peer-wait.h"
 #include "sitl-link.h"
 #include "source.h"
 #include "util-strings.h"
@@ -22,6 +23,7 @@ struct sitl_source {
 	struct daemon *d;
 	struct sitl_link links[CONFIG_MAX_SITL];
 	size_t n_links;
+	struct peer_wait waits[CONFIG_MAX_SITL];
 	struct vehicles fleet;
 	/* Each vehicle's latest published sample per baro, for the
 	 * replies (kept from what daemon_emit() published). */
@@ -105,6 +107,26 @@ on_log(void *user, struct sitl_link *l, int level, const char *text)
 	log_msg(&s->d->log, (enum log_level)level, "%s", text);
 }
 
+/* "Waiting for ArduPilot" until its first servo packet: at start, then
+ * every 10 s (peer-wait.h). */
+static void
+say_waiting(struct sitl_source *s, size_t v, uint64_t now_us)
+{
+	const struct sitl_link *l = &s->links[v];
+	const struct config_sitl *c = &s->d->cfg.sitl;
+
+	if (l->stats.servo_packets > 0) {
+		peer_wait_seen(&s->waits[v]);
+		return;
+	}
+	if (!peer_wait_due(&s->waits[v], now_us))
+		return;
+	log_msg(&s->d->log, LOG_LEVEL_NOTICE,
+		"SITL instance %zu: waiting for ArduPilot (servo packets on UDP "
+		"%s:%u; ArduPilot's -I%zu --model JSON:ADDRESS-OF-BAROD)", v,
+		c->bind, c->port + 10u * (unsigned)v, v);
+}
+
 static int
 sitl_open(struct daemon *d, void **state, enum sitl_mode mode, char *err,
 	  size_t errlen)
@@ -148,6 +170,7 @@ sitl_open(struct daemon *d, void **state, enum sitl_mode mode, char *err,
 			lc.bind_host, lc.port,
 			lc.mode == SITL_PROXY ? ", upstream " : "",
 			lc.mode == SITL_PROXY ? lc.upstream : "");
+		say_waiting(s, v, event_now_us());
 	}
 	return 0;
 }
@@ -186,8 +209,10 @@ sitl_tick(struct daemon *d, void *state, bool last)
 	(void)last;
 	if (d->ticks % 100 != 0)
 		return;
-	for (size_t v = 0; v < s->n_links; v++)
+	for (size_t v = 0; v < s->n_links; v++) {
 		sitl_link_check(&s->links[v], event_now_us());
+		say_waiting(s, v, event_now_us());
+	}
 }
 
 static void
