@@ -89,6 +89,7 @@ on_sink_closing(void *user, struct sink *k)
 	struct daemon *d = user;
 
 	param_service_forget(&d->ps, k);
+	daemon_remote_forget(d, k);
 }
 
 static int

@@ -103,10 +103,11 @@ tell(struct daemon *d, struct sink *to, uint8_t severity, const char *text)
 {
 	const size_t len = strlen(text);
 	uint8_t pl[MAVLINK_MAX_PAYLOAD];
-	uint16_t id = len > 50 ? ++d->remote.text_id : 0;
+	uint16_t id = 0;
 
-	if (id == 0 && len > 50)
-		id = ++d->remote.text_id;	/* 0 means "not chunked" */
+	/* 0 means "not chunked": skipped when the counter wraps. */
+	while (len > 50 && id == 0)
+		id = ++d->remote.text_id;
 	for (size_t off = 0, seq = 0; off < len || off == 0; off += 50, seq++) {
 		struct mavlink_statustext st = { .severity = severity, .id = id,
 						 .chunk_seq = (uint8_t)seq };
@@ -152,6 +153,19 @@ daemon_remote_denied(void *user, const struct mavlink_frame *f,
 						     f->compid };
 	if (reply_to)
 		tell(d, reply_to, MAV_SEVERITY_WARNING, why);
+}
+
+void
+daemon_remote_forget(struct daemon *d, const struct sink *link)
+{
+	struct daemon_remote *r = &d->remote;
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->n_told; i++) {
+		if (r->told[i].link != link)
+			r->told[k++] = r->told[i];
+	}
+	r->n_told = k;
 }
 
 void

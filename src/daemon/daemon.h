@@ -238,6 +238,9 @@ bool daemon_remote_accept(struct daemon *d, const struct mavlink_frame *f);
 void daemon_remote_denied(void *daemon, const struct mavlink_frame *f,
 			  void *reply_to);
 void daemon_remote_status(const struct daemon *d, FILE *out);
+/* A sink closes (a reload): the ground stations told on it are
+ * forgotten, so a new output at the same address tells its own. */
+void daemon_remote_forget(struct daemon *d, const struct sink *link);
 
 /* daemon-probe.c: barod --probe [BUS] [--write FILE].  0 when chips
  * were found (and FILE written), 1 when none were (FILE left as it was)
