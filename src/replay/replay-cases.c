@@ -33,6 +33,7 @@ replay_config_defaults(struct replay_config *cfg)
 		.plot = REPORT_PLOT_PNG,
 		.synthetic = true,
 		.logs_enabled = true,
+		.baselines = true,
 		.timing = true,
 		.ardupilot = BARO_SITL_AP_DEFAULT,
 	};
@@ -504,6 +505,7 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		snprintf(r->source, sizeof(r->source), "%s", st->name);
 		snprintf(r->scenario, sizeof(r->scenario), "%s", s->name);
 		snprintf(r->filter, sizeof(r->filter), "%s", names[k]);
+		r->under_test = replay_filter_under_test(ctx->filters, k);
 		rc = replay_metrics_fill(&rows, &outs[k], &mctx, cfg->timing,
 					 r, err, sizeof(err));
 		if (rc < 0) {
@@ -668,6 +670,53 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 	return rc;
 }
 
+/*
+ * The exit status from the filters under test alone: the baselines'
+ * verdicts are in the table for comparison, and a raw pass-through
+ * failing its detection checks is what it is for.  The table goes to
+ * stdout; the reason for a 1 to stderr.
+ */
+static int
+verdict(const struct run_ctx *ctx)
+{
+	const struct replay_config *cfg = ctx->cfg;
+	size_t nt = replay_filter_count(ctx->filters);
+	struct report_filter_tally *t = calloc(nt ? nt : 1, sizeof(*t));
+	if (!t) {
+		fprintf(stderr, "baro-replay: out of memory\n");
+		return EXIT_IO;
+	}
+	nt = report_tally_filters(ctx->res.r, ctx->res.n, t, nt);
+	report_print_verdicts(stdout, t, nt);
+	size_t failed = 0, warned = 0;
+	for (size_t k = 0; k < nt; k++) {
+		if (!t[k].under_test)
+			continue;
+		enum report_status v = report_filter_verdict(&t[k]);
+		if (v == REPORT_FAIL || (cfg->strict && v == REPORT_WARN)) {
+			fprintf(stderr, "baro-replay: %s %s %zu of its %zu "
+					"runs%s\n",
+				t[k].filter, v == REPORT_FAIL ? "failed" : "warned on",
+				t[k].counts[v], t[k].runs,
+				v == REPORT_WARN ? " (--strict)" : "");
+			failed += v == REPORT_FAIL;
+			warned += v == REPORT_WARN;
+		}
+	}
+	free(t);
+	int status = failed || warned ? EXIT_FAILED : 0;
+	if (cfg->strict && (ctx->unchecked || ctx->ndamaged || ctx->nempty)) {
+		fprintf(stderr, "baro-replay: --strict: %zu cases unchecked, "
+				"%zu inputs damaged, %zu inputs without "
+				"barometer samples\n",
+			ctx->unchecked, ctx->ndamaged, ctx->nempty);
+		status = EXIT_FAILED;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return EXIT_IO;
+	return status;
+}
+
 int
 replay_cases_run(const struct replay_config *cfg)
 {
@@ -684,7 +733,7 @@ replay_cases_run(const struct replay_config *cfg)
 	if (load_scenarios(cfg, scens, &nscen) < 0)
 		goto out;
 	if (replay_filter_set_open(&ctx.filters, cfg->filters, cfg->nfilters,
-				   err, sizeof(err)) < 0) {
+				   cfg->baselines, err, sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		goto out;
 	}
@@ -754,26 +803,19 @@ replay_cases_run(const struct replay_config *cfg)
 	size_t counts[REPORT_FAIL + 1] = { 0 };
 	for (size_t i = 0; i < ctx.res.n; i++)
 		counts[ctx.res.r[i].status]++;
-	size_t fails = counts[REPORT_FAIL];
 	if (!cfg->quiet)
 		fprintf(stderr, "baro-replay: %zu runs: %zu pass, %zu warn, "
 				"%zu fail, %zu unchecked; report in "
 				"%s/summary.txt\n",
 			ctx.res.n, counts[REPORT_PASS], counts[REPORT_WARN],
-			fails, counts[REPORT_NONE], cfg->report_dir);
+			counts[REPORT_FAIL], counts[REPORT_NONE],
+			cfg->report_dir);
 	for (size_t i = 0; i < ctx.ninputs; i++)
 		if (ctx.inputs[i].damage[0])
 			fprintf(stderr, "baro-replay: damaged input, used up to "
 					"the damage: %s: %s\n",
 				ctx.inputs[i].source, ctx.inputs[i].damage);
-	status = fails ? EXIT_FAILED : 0;
-	if (cfg->strict && (ctx.unchecked || ctx.ndamaged || ctx.nempty)) {
-		fprintf(stderr, "baro-replay: --strict: %zu cases unchecked, "
-				"%zu inputs damaged, %zu inputs without "
-				"barometer samples\n",
-			ctx.unchecked, ctx.ndamaged, ctx.nempty);
-		status = EXIT_FAILED;
-	}
+	status = verdict(&ctx);
 out:
 	for (size_t i = 0; i < nscen; i++) {
 		free(scens[i].sc);

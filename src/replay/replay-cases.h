@@ -29,7 +29,9 @@
 struct replay_config {
 	const char *report_dir;
 	const char *filters[REPLAY_MAX_FILTERS];	/* specs */
-	size_t nfilters;			/* 0: every built-in */
+	size_t nfilters;	/* under test; 0: every built-in, none under
+				   test (an exploratory run, exit 0) */
+	bool baselines;		/* the built-ins not named run beside them */
 	const char *scenario_paths[REPLAY_MAX_PATHS];	/* files or dirs */
 	size_t nscenario_paths;			/* 0: the bundled set */
 	const char *logs[REPLAY_MAX_PATHS];
@@ -52,8 +54,9 @@ void
 replay_config_defaults(struct replay_config *cfg);
 
 /* Run everything and write the report.  Returns the exit status: 0, 1 if
- * a threshold failed (or, with strict, a case was unchecked or a log
- * damaged), 2 for bad input, 3 for I/O failure. */
+ * a filter under test failed a threshold (with strict: or warned, or a
+ * case was unchecked, or a log damaged or without samples), 2 for bad
+ * input, 3 for I/O failure.  Baselines never change it. */
 int
 replay_cases_run(const struct replay_config *cfg);
 

@@ -525,6 +525,10 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 		json_object_object_add(
 			o, "status",
 			json_object_new_string(report_run_status_name(&res[i])));
+		json_object_object_add(
+			o, "role",
+			json_object_new_string(res[i].under_test ? "under test"
+								 : "baseline"));
 		if (res[i].unchecked[0])
 			json_object_object_add(
 				o, "unchecked",
@@ -603,6 +607,77 @@ put_cell(FILE *f, double v, int width, int prec)
 		fprintf(f, " %*s", width, "-");
 }
 
+size_t
+report_tally_filters(const struct report_result *res, size_t n,
+		     struct report_filter_tally *out, size_t max)
+{
+	size_t nt = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < nt && strcmp(out[k].filter, res[i].filter) != 0)
+			k++;
+		if (k == nt) {
+			if (nt == max)
+				continue;
+			memset(&out[nt], 0, sizeof(out[nt]));
+			snprintf(out[nt].filter, sizeof(out[nt].filter), "%s",
+				 res[i].filter);
+			out[nt].under_test = res[i].under_test;
+			nt++;
+		}
+		out[k].runs++;
+		out[k].counts[res[i].status]++;
+	}
+	return nt;
+}
+
+enum report_status
+report_filter_verdict(const struct report_filter_tally *t)
+{
+	for (int s = REPORT_FAIL; s > REPORT_NONE; s--)
+		if (t->counts[s])
+			return (enum report_status)s;
+	return REPORT_NONE;
+}
+
+void
+report_print_verdicts(FILE *f, const struct report_filter_tally *t, size_t nt)
+{
+	size_t ntest = 0;
+	for (size_t k = 0; k < nt; k++)
+		ntest += t[k].under_test;
+	if (ntest) {
+		fprintf(f, "judged (under test, -f):");
+		for (size_t k = 0; k < nt; k++)
+			if (t[k].under_test)
+				fprintf(f, " %s", t[k].filter);
+		fputc('\n', f);
+		if (ntest < nt) {
+			fprintf(f, "baselines (shown, not judged):");
+			for (size_t k = 0; k < nt; k++)
+				if (!t[k].under_test)
+					fprintf(f, " %s", t[k].filter);
+			fputc('\n', f);
+		}
+	} else {
+		fprintf(f, "exploratory run: no filter under test (name them "
+			   "with -f), nothing judged\n");
+	}
+	fprintf(f, "  %-30s %-10s %5s %5s %5s %5s %9s  %s\n", "filter", "role",
+		"runs", "pass", "warn", "fail", "unchecked", "verdict");
+	for (size_t k = 0; k < nt; k++) {
+		const struct report_filter_tally *x = &t[k];
+		enum report_status v = report_filter_verdict(x);
+		fprintf(f, "  %-30.30s %-10s %5zu %5zu %5zu %5zu %9zu  %s\n",
+			x->filter, x->under_test ? "under test" : "baseline",
+			x->runs, x->counts[REPORT_PASS], x->counts[REPORT_WARN],
+			x->counts[REPORT_FAIL], x->counts[REPORT_NONE],
+			!x->under_test ? "(not judged)"
+			: v == REPORT_NONE ? "unchecked"
+					   : report_status_name(v));
+	}
+}
+
 static int
 write_text(const char *dir, const struct report_result *res, size_t n,
 	   const struct report_input *inputs, size_t ninputs, char *err,
@@ -636,6 +711,13 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		   "%zu fail, %zu unchecked\n",
 		n, counts[REPORT_PASS], counts[REPORT_WARN],
 		counts[REPORT_FAIL], counts[REPORT_NONE]);
+	struct report_filter_tally *tally = calloc(n ? n : 1, sizeof(*tally));
+	if (!tally) {
+		atomic_file_abort(&af);
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	}
+	report_print_verdicts(f, tally, report_tally_filters(res, n, tally, n));
+	free(tally);
 	for (size_t i = 0; i < ninputs; i++) {
 		const struct report_input *in = &inputs[i];
 		fprintf(f, "input %s: %s", in->source, in->outcome);

@@ -50,6 +50,7 @@ struct report_result {
 	 * stream); empty when it was.  Such a run has status NONE. */
 	char unchecked[REPORT_NOTE_LEN];
 	bool damaged;		/* its log was read up to damage only */
+	bool under_test;	/* named with -f: judged; else a baseline */
 };
 
 /* Append a metric (ignored past REPORT_MAX_METRICS). */
@@ -105,6 +106,31 @@ report_write_case(const struct report_case *c, char *err, size_t errlen);
 int
 report_plot_case(const char *dir, const char *name, enum report_plot plot,
 		 char *err, size_t errlen);
+
+/* One filter's runs in a report: how many got each verdict. */
+struct report_filter_tally {
+	char filter[REPORT_NAME_LEN];
+	bool under_test;
+	size_t runs;
+	size_t counts[REPORT_FAIL + 1];	/* by status; NONE: unchecked */
+};
+
+/* The filters of res in their first order, at most max (the rest are
+ * left out).  Returns how many. */
+size_t
+report_tally_filters(const struct report_result *res, size_t n,
+		     struct report_filter_tally *out, size_t max);
+
+/* A filter's verdict over all its runs: FAIL if one failed, else WARN if
+ * one warned, else PASS if one passed, else NONE (nothing judged). */
+enum report_status
+report_filter_verdict(const struct report_filter_tally *t);
+
+/* The table of filter verdicts, saying which filters were judged (under
+ * test) and which are baselines, or that the run judged none. */
+void
+report_print_verdicts(FILE *f, const struct report_filter_tally *t,
+		      size_t nt);
 
 /* What became of one input log: every log given is listed in the
  * summaries, used or not. */

@@ -7,8 +7,9 @@
  *   baro-replay run -o DIR [LOG...]  filters x scenarios x logs (and the
  *                                    synthetic stream) -> a report
  *
- * Exit status: 0 success, 1 a threshold failed (run; with --strict also
- * an unchecked case, a damaged log or one without baro samples) or the
+ * Exit status: 0 success, 1 a filter under test (-f) failed a threshold
+ * (run; with --strict also warned, or a case was unchecked, a log
+ * damaged or without baro samples; baselines never count) or the
  * log is damaged (list/export: everything before the damage was still
  * written), 2 bad usage or unreadable input, 3 I/O failure.
  */
@@ -74,14 +75,23 @@ usage(FILE *out)
 	      "  -o, --output PATH      export: the CSV file (default "
 	      "stdout);\n"
 	      "                         run: the report directory\n"
-	      "  -f, --filter SPEC      NAME[:key=value,...] or "
-	      "plugin:PATH[:key=value,...]\n"
-	      "                         (repeatable; default: every "
-	      "built-in)\n"
+	      "  -f, --filter SPEC      a filter under test: NAME[:key=value,...]"
+	      " or\n"
+	      "                         plugin:PATH[:key=value,...] "
+	      "(repeatable); the exit\n"
+	      "                         status is theirs, the built-ins not "
+	      "named run beside\n"
+	      "                         them as baselines.  None: every "
+	      "built-in, nothing\n"
+	      "                         judged, exit 0\n"
+	      "      --no-baselines     only the filters named with -f\n"
 	      "  -s, --scenarios PATH   a scenario file or a directory of "
 	      "*.scn (repeatable;\n"
 	      "                         default: the bundled set)\n"
-	      "      --no-synthetic     logs only\n"
+	      "      --synthetic        run the synthetic stream also when "
+	      "logs are given\n"
+	      "      --no-synthetic     never run it (default when logs are "
+	      "given)\n"
 	      "      --synthetic-only   no logs, only the synthetic stream\n"
 	      "  -t, --thresholds FILE  pass/warn/fail rules (default: the "
 	      "built-in set)\n"
@@ -97,8 +107,9 @@ usage(FILE *out)
 	      "      --no-timing        leave the time-per-sample figures out,"
 	      " so reports\n"
 	      "                         of equal inputs are byte-identical\n"
-	      "      --strict           exit 1 when a case is unchecked (its "
-	      "faults did not\n"
+	      "      --strict           exit 1 also when a filter under test "
+	      "warns, a case is\n"
+	      "                         unchecked (its faults did not\n"
 	      "                         run on the recording), a log is "
 	      "damaged or has no\n"
 	      "                         baro samples\n"
@@ -113,6 +124,9 @@ struct options {
 	const char *reference;
 	const char *format;
 	const char *output;
+	/* --synthetic 1, --no-synthetic -1, neither 0: the synthetic stream
+	 * runs when no log is given. */
+	int synthetic;
 	struct replay_config cfg;
 };
 
@@ -124,6 +138,8 @@ enum {
 	OPT_STRICT,
 	OPT_PLOTS,
 	OPT_ARDUPILOT,
+	OPT_NO_BASELINES,
+	OPT_SYNTHETIC,
 };
 
 /* Which commands take an option: one elsewhere is a mistake worth a
@@ -148,10 +164,12 @@ static const struct option longopts[] = {
 	{ "plots", required_argument, NULL, OPT_PLOTS },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "ardupilot", required_argument, NULL, OPT_ARDUPILOT },
+	{ "synthetic", no_argument, NULL, OPT_SYNTHETIC },
 	{ "no-synthetic", no_argument, NULL, OPT_NO_SYNTHETIC },
 	{ "synthetic-only", no_argument, NULL, OPT_SYNTHETIC_ONLY },
 	{ "no-timing", no_argument, NULL, OPT_NO_TIMING },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "no-baselines", no_argument, NULL, OPT_NO_BASELINES },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -348,8 +366,17 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_SYNTHETIC:
 		case OPT_NO_SYNTHETIC:
-			o->cfg.synthetic = false;
+			if (o->synthetic && o->synthetic !=
+			    (c == OPT_SYNTHETIC ? 1 : -1)) {
+				fprintf(stderr, "baro-replay: %s: --synthetic "
+						"and --no-synthetic contradict "
+						"each other\n",
+					cmd);
+				return EXIT_USAGE;
+			}
+			o->synthetic = c == OPT_SYNTHETIC ? 1 : -1;
 			break;
 		case OPT_SYNTHETIC_ONLY:
 			o->cfg.logs_enabled = false;
@@ -359,6 +386,9 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 			break;
 		case OPT_STRICT:
 			o->cfg.strict = true;
+			break;
+		case OPT_NO_BASELINES:
+			o->cfg.baselines = false;
 			break;
 		case 'q':
 			o->cfg.quiet = true;
@@ -916,6 +946,11 @@ main(int argc, char **argv)
 			}
 			o.cfg.logs[o.cfg.nlogs++] = argv[i];
 		}
+		/* Logs given: they are the run, the synthetic stream only
+		 * when asked for; none: the synthetic stream is the run. */
+		o.cfg.synthetic = o.synthetic ? o.synthetic > 0
+					      : o.cfg.nlogs == 0 ||
+							!o.cfg.logs_enabled;
 		return replay_cases_run(&o.cfg);
 	}
 	return EXIT_USAGE;	/* not reached: the command was checked */

@@ -429,8 +429,9 @@ write_short_log(const char *path)
 static struct program_result
 run_one(const char *dir, const char *log, const char *scn, const char *extra)
 {
-	return replay(REPLAY_RUN_QUIET, "--no-synthetic", "-f", "raw", "-f",
-		      "gate", "-s", scn, "-o", dir, log, extra, NULL);
+	return replay(REPLAY_RUN_QUIET, "--no-synthetic", "--no-baselines",
+		      "-f", "raw", "-f", "gate", "-s", scn, "-o", dir, log,
+		      extra, NULL);
 }
 
 /* -p sets the synthetic stream's emulator parameters, as baro-sim -p. */
@@ -678,6 +679,47 @@ test_list_bundled(void **state)
 	program_result_free(&r);
 }
 
+/* With logs given the synthetic stream runs only when asked for. */
+static void
+test_run_synthetic_when_asked(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-synth", "short.csv", "r");
+	write_short_log(c.log);
+	struct program_result r = replay(REPLAY_RUN_QUIET, "-f", "gate",
+					 "--no-baselines", "-s", c.clean,
+					 "-o", c.out, c.log, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *csv = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(csv, "\nshort.csv,clean,gate,"));
+	assert_null(strstr(csv, "\nsynthetic,"));
+	free(csv);
+	r = replay(REPLAY_RUN_QUIET, "-f", "gate", "--no-baselines",
+		   "--synthetic", "-s", c.clean, "-o", c.out, c.log, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	csv = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(csv, "\nshort.csv,clean,gate,"));
+	assert_non_null(strstr(csv, "\nsynthetic,clean,gate,"));
+	free(csv);
+	/* No log: the synthetic stream is the run, as before. */
+	r = replay(REPLAY_RUN_QUIET, "-f", "gate", "--no-baselines", "-s",
+		   c.clean, "-o", c.out, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	csv = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(csv, "\nsynthetic,clean,gate,"));
+	free(csv);
+	r = replay(REPLAY_RUN_QUIET, "--synthetic", "--no-synthetic", "-o",
+		   c.out, c.log, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "contradict"));
+	program_result_free(&r);
+	replay_case_remove(&c);
+}
+
 /* The whole bundled set over every bundled log, as the README shows. */
 static void
 test_run_bundled_logs(void **state)
@@ -702,14 +744,19 @@ test_run_bundled_logs(void **state)
 		skip();
 	char dir[256];
 	temp_dir_make(dir, sizeof(dir), "replay-all");
-	const char *args[7 + NLOGS + 1] = { REPLAY_RUN_QUIET, "-o", dir };
+	const char *args[8 + NLOGS + 1] = { REPLAY_RUN_QUIET, "--synthetic",
+					    "-o", dir };
 	for (int i = 0; i < NLOGS; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "%s/%s", logs, names[i]);
-		args[7 + i] = paths[i];
+		args[8 + i] = paths[i];
 	}
 	struct program_result r = replay_argv(args);
-	/* raw cannot detect anything: the default rules fail it. */
-	assert_int_equal(r.status, 1);
+	/* raw cannot detect anything and the default rules fail it, but
+	 * with no -f nothing is under test: exploratory, status 0. */
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "exploratory run: no filter under "
+				      "test"));
+	assert_non_null(strstr(r.out, "(not judged)"));
 	/* The damaged logs are used up to the damage, and said so. */
 	assert_non_null(strstr(r.err, "truncated80k.bin: offset 81918"));
 	assert_non_null(strstr(r.err, "the 5 samples before it are used"));
@@ -786,6 +833,7 @@ main(void)
 		cmocka_unit_test(test_run_ardupilot),
 		cmocka_unit_test(test_list_bundled),
 		cmocka_unit_test(test_run_bundled_logs),
+		cmocka_unit_test(test_run_synthetic_when_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
