@@ -138,11 +138,14 @@ struct log_info {
 	 * ("sensor_combined has baro_alt_meter but no valid
 	 * baro_timestamp_relative"); "" otherwise. */
 	char baro_note[128];
-	/* Format definitions that disagree with themselves but lose
-	 * nothing (a DataFlash FMT whose Length is not its format's size:
-	 * its records are read by the declared Length). */
+	/* Format definitions that disagree with themselves, a firmware
+	 * quirk rather than damage (a DataFlash FMT whose Length is not its
+	 * format's size: its records are framed by the declared Length).
+	 * fmt_undecodable of them declare fewer bytes than the format:
+	 * their types' records are skipped whole, not decoded. */
 	uint64_t fmt_warnings;
-	char fmt_warning[128];	/* the first, for messages */
+	uint64_t fmt_undecodable;
+	char fmt_warning[192];	/* the first, for messages */
 };
 
 /* Most channels a reader numbers; records of further ones are counted in

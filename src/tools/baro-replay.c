@@ -656,12 +656,25 @@ cmd_list_one(const char *path, const struct options *o)
 	char dmg[LOG_ERR_LEN + 96];
 	int status = log_reader_damage(&r, rc, dmg, sizeof(dmg)) ? EXIT_DAMAGED
 								  : 0;
-	if (r.info.fmt_warnings)
+	/* A FMT at odds with its format is a firmware quirk, not
+	 * damage: longer loses nothing, shorter leaves a type unread. */
+	if (r.info.fmt_warnings && !r.info.fmt_undecodable)
 		printf("  warning: %" PRIu64 " FMT record%s disagree%s with "
 		       "%s format, nothing lost (%s)\n",
 		       r.info.fmt_warnings, r.info.fmt_warnings == 1 ? "" : "s",
 		       r.info.fmt_warnings == 1 ? "s" : "",
 		       r.info.fmt_warnings == 1 ? "its" : "their",
+		       r.info.fmt_warning);
+	else if (r.info.fmt_warnings)
+		printf("  warning: %" PRIu64 " FMT record%s disagree%s with "
+		       "%s format, %" PRIu64 " declaring fewer bytes than it: "
+		       "%s records are framed by that Length and not "
+		       "decoded, nothing else lost (%s)\n",
+		       r.info.fmt_warnings, r.info.fmt_warnings == 1 ? "" : "s",
+		       r.info.fmt_warnings == 1 ? "s" : "",
+		       r.info.fmt_warnings == 1 ? "its" : "their",
+		       r.info.fmt_undecodable,
+		       r.info.fmt_undecodable == 1 ? "its type's" : "their types'",
 		       r.info.fmt_warning);
 	if (r.info.bytes_skipped || r.info.records_bad)
 		printf("  damage: %" PRIu64 " bytes skipped, %" PRIu64
@@ -842,9 +855,10 @@ cmd_export(int argc, char **argv, const struct options *o)
 			argv[optind], r.info.bytes_skipped,
 			r.info.records_bad, r.info.first_bad_offset);
 	if (r.info.fmt_warnings)
-		fprintf(stderr, "baro-replay: %s: warning: %s (nothing "
-				"lost)\n",
-			argv[optind], r.info.fmt_warning);
+		fprintf(stderr, "baro-replay: %s: warning: %s (%s)\n",
+			argv[optind], r.info.fmt_warning,
+			r.info.fmt_undecodable ? "a firmware quirk, not damage"
+					       : "nothing lost");
 	log_reader_close(&r);
 	if (fd != STDIN_FILENO)
 		close(fd);
