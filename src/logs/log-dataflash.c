@@ -1069,6 +1069,7 @@ on_record(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 		s->now_us = raw + s->offset_us;
 		if (s->now_us > s->max_us)
 			s->max_us = s->now_us;
+		log_info_span(info, s->now_us);
 		if (!s->time_seen)
 			set_untimed(s, s->now_us);
 		s->time_seen = true;

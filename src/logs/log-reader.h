@@ -145,8 +145,25 @@ struct log_info {
 	 * their types' records are skipped whole, not decoded. */
 	uint64_t fmt_warnings;
 	uint64_t fmt_undecodable;
+	/* The recording's span on the samples' clock: the first and last
+	 * time of every record returned (a dropout's derived time aside)
+	 * and of the timed records a reader reads without returning
+	 * (DataFlash's ORGN, PARM, ...).  Valid when span_known. */
+	bool span_known;
+	uint64_t span_first_us, span_last_us;
 	char fmt_warning[192];	/* the first, for messages */
 };
+
+/* Widen info's span to take time t. */
+static inline void
+log_info_span(struct log_info *info, uint64_t t)
+{
+	if (!info->span_known || t < info->span_first_us)
+		info->span_first_us = t;
+	if (!info->span_known || t > info->span_last_us)
+		info->span_last_us = t;
+	info->span_known = true;
+}
 
 /* Most channels a reader numbers; records of further ones are counted in
  * list_types but not returned. */

@@ -614,6 +614,12 @@ cmd_list_one(const char *path, const struct options *o)
 		       (double)c->first_us * 1e-6, (double)c->last_us * 1e-6,
 		       c->lo, c->hi);
 	}
+	/* Events are on the same clock, inside it: an arming after the
+	 * last baro sample is the log going on without baro records. */
+	if (r.info.span_known)
+		printf("  span: %.3f .. %.3f s (first to last timed record)\n",
+		       (double)r.info.span_first_us * 1e-6,
+		       (double)r.info.span_last_us * 1e-6);
 	for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++) {
 		if (!cs[i].seen || cs[i].kind != LOG_REC_BARO)
 			continue;

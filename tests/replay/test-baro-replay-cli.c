@@ -679,6 +679,107 @@ test_list_bundled(void **state)
 	program_result_free(&r);
 }
 
+/* Issue 29 item 7: every event list prints lies inside the span it
+ * prints, which covers every channel: the same clock as the samples.
+ * (Before: a ULog dropout at 1194.367 s in a log spanning 20..27 s, from
+ * a mission topic's timestamp.)  Returns how many events were checked. */
+static size_t
+check_list_events(const char *name, const char *out)
+{
+	double lo = NAN, hi = NAN;
+	const char *sp = strstr(out, "\n  span: ");
+	if (!sp || sscanf(sp, "\n  span: %lf .. %lf s", &lo, &hi) != 2)
+		fail_msg("%s: no span line:\n%s", name, out);
+	size_t n = 0;
+	bool in_events = false, in_channels = false;
+	for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		char line[512];
+		size_t len = strcspn(p, "\n");
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		memcpy(line, p, len);
+		line[len] = '\0';
+		if (strncmp(line, "  ", 2) != 0 || line[2] != ' ') {
+			in_events = strcmp(line, "  events:") == 0;
+			in_channels = strcmp(line, "  channels:") == 0;
+			continue;
+		}
+		if (in_channels) {
+			/* ... 1501 samples    224.716 ..   375.211 s ... */
+			double a, b;
+			const char *q = strstr(line, " samples ");
+			assert_non_null(q);
+			assert_int_equal(sscanf(q, " samples %lf .. %lf s", &a,
+						&b), 2);
+			if (a < lo - 5e-4 || b > hi + 5e-4)
+				fail_msg("%s: channel %.3f..%.3f outside the "
+					 "span %.3f..%.3f", name, a, b, lo, hi);
+			continue;
+		}
+		if (!in_events)
+			continue;
+		const char *q = strstr(line, " at ");
+		assert_non_null(q);
+		for (q += 4; *q;) {
+			char *end;
+			double t = strtod(q, &end);
+			if (end == q)
+				break;
+			if (t < lo - 5e-4 || t > hi + 5e-4)
+				fail_msg("%s: event at %.3f s outside the span "
+					 "%.3f..%.3f s: %s", name, t, lo, hi,
+					 line);
+			n++;
+			q = end + strcspn(end, ",");
+			if (*q == ',')
+				q++;
+		}
+	}
+	return n;
+}
+
+static void
+test_list_events_in_span(void **state)
+{
+	(void)state;
+	const char *logs = replay_logs_dir();
+	if (!logs)
+		skip();
+	static const char *const names[] = {
+		"ap_copter-3.1.3_px4v2_legacy-ctun-only.bin",
+		"ap_copter-3.4.4-rc1_badajoz_climb.bin",
+		"ap_copter-3.5era_netherlands_short.bin",
+		"ap_copter-3.6.4_fmuv5_high-vibration.bin",
+		"ap_copter-4.6.2_pixhawk4_truncated80k.bin",
+		"px4_cubeorange_bench_2baro.ulg",
+		"px4_fmuv3_flight_rangefinder.ulg",
+		"px4_sitl_hover_barobias.ulg",
+		"mav_arducopter_cmac_2015.tlog",
+		"mav_arduplane-quadplane_sitl.tlog",
+	};
+	size_t events = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", logs, names[i]);
+		const char *lst[] = { "list", path, NULL };
+		struct program_result r = replay_argv(lst);
+		assert_true(r.status == 0 || r.status == 1);
+		events += check_list_events(names[i], r.out);
+		if (strstr(names[i], "cubeorange")) {
+			/* The dropout, inside the baro samples' own span. */
+			double t;
+			const char *d = strstr(r.out, "    dropout ");
+			assert_non_null(d);
+			assert_int_equal(sscanf(d, " dropout x1 at %lf", &t),
+					 1);
+			assert_true(t >= 20.306 && t <= 26.794);
+		}
+		program_result_free(&r);
+	}
+	/* Arming, take-off, landing, reboots and the dropout: all seen. */
+	assert_true(events >= 30);
+}
+
 /* With logs given the synthetic stream runs only when asked for. */
 static void
 test_run_synthetic_when_asked(void **state)
@@ -834,6 +935,7 @@ main(void)
 		cmocka_unit_test(test_list_bundled),
 		cmocka_unit_test(test_run_bundled_logs),
 		cmocka_unit_test(test_run_synthetic_when_asked),
+		cmocka_unit_test(test_list_events_in_span),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
