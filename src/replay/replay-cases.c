@@ -302,7 +302,7 @@ struct run_ctx {
 	struct report_input *inputs;	/* one per log given */
 	size_t ninputs;
 	size_t ndamaged, nempty;	/* damaged logs, logs without samples */
-	bool plot_warned;
+	struct report_plotter *plotter;	/* NULL: no plots */
 };
 
 /* The median sample spacing inside segments, the lag's resampling grid:
@@ -437,12 +437,14 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	}
 	struct replay_output *outs = calloc(nf, sizeof(*outs));
 	const char **names = calloc(nf, sizeof(*names));
-	if (!outs || !names) {
+	bool *under_test = calloc(nf, sizeof(*under_test));
+	if (!outs || !names || !under_test) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (size_t k = 0; k < nf; k++) {
 		names[k] = replay_filter_label(ctx->filters, k);
+		under_test[k] = replay_filter_under_test(ctx->filters, k);
 		rc = replay_filter_run(ctx->filters, k, &rows, &outs[k], err,
 				       sizeof(err));
 		if (rc < 0) {
@@ -461,25 +463,22 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	for (char *q = title; *q; q++)
 		if (*q == '\'')
 			*q = '"';
+	const bool synthetic = strncmp(st->reference, "truth", 5) == 0;
 	struct report_case c = {
 		.dir = cfg->report_dir, .name = name, .title = title,
 		.rows = &rows, .nfilters = nf, .filter_names = names,
-		.outputs = outs, .plot = cfg->plot,
+		.outputs = outs, .under_test = under_test,
+		.reference = st->reference,
+		.step_t_s = synthetic && s->profile.kind == TRUTH_STEP
+				    ? s->profile.c
+				    : NAN,
+		.plot = cfg->plot,
 	};
 	if ((rc = report_write_case(&c, err, sizeof(err))) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		goto out;
 	}
-	if (cfg->plot != REPORT_PLOT_NONE && !ctx->plot_warned) {
-		int prc = report_plot_case(cfg->report_dir, name, cfg->plot,
-					   err, sizeof(err));
-		if (prc < 0) {
-			fprintf(stderr, "baro-replay: %s\n", err);
-			/* Once is enough when gnuplot is missing. */
-			ctx->plot_warned = prc == -ENOENT;
-		}
-	}
-	const bool synthetic = strncmp(st->reference, "truth", 5) == 0;
+	report_plotter_add(ctx->plotter, name);
 	const double dt = typical_interval(st);
 	if (sc)
 		unchecked_reason(&rows, st, sc, dt, why, sizeof(why));
@@ -525,6 +524,7 @@ out:
 		replay_output_free(&outs[k]);
 	free(outs);
 	free(names);
+	free(under_test);
 	free(placed);
 	replay_rows_free(&rows);
 	return rc;
@@ -779,6 +779,12 @@ replay_cases_run(const struct replay_config *cfg)
 		nlogscen += scens[i].logs;
 	ctx.total = (cfg->logs_enabled ? cfg->nlogs * nlogscen : 0) +
 		    (cfg->synthetic ? nscen : 0);
+	/* One gnuplot per core, drawing while the cases run. */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (report_plotter_open(&ctx.plotter, cfg->report_dir, cfg->plot,
+				cpus < 1 ? 1 : (unsigned)cpus, err,
+				sizeof(err)) < 0)
+		fprintf(stderr, "baro-replay: %s; no plots\n", err);
 
 	int rc = 0;
 	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs && rc >= 0; i++)
@@ -792,6 +798,12 @@ replay_cases_run(const struct replay_config *cfg)
 	if (rc < 0) {
 		status = rc == -ENOMEM ? EXIT_IO : EXIT_USAGE;
 		goto out;
+	}
+	if (ctx.plotter) {
+		int plrc = report_plotter_close(ctx.plotter, err, sizeof(err));
+		ctx.plotter = NULL;
+		if (plrc < 0)
+			fprintf(stderr, "baro-replay: %s\n", err);
 	}
 	if (report_write_summary(cfg->report_dir, ctx.res.r, ctx.res.n,
 				 ctx.inputs, ctx.ninputs, err,
@@ -826,6 +838,8 @@ out:
 	replay_thresholds_free(ctx.th);
 	free(ctx.res.r);
 	free(ctx.inputs);
+	if (ctx.plotter)
+		report_plotter_close(ctx.plotter, err, sizeof(err));
 	return status;
 }
 

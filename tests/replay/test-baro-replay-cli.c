@@ -326,6 +326,9 @@ filter_colour(const char *gp, const char *name, char colour[8])
 }
 
 static void
+write_short_log(const char *path);
+
+static void
 test_run_plots(void **state)
 {
 	(void)state;
@@ -342,10 +345,11 @@ test_run_plots(void **state)
 
 	char *gp = report_file(dir, "cases/synthetic--spike.gp");
 	/* The same filter, the same colour: altitude, error, clipped
-	 * error and flags panels; no two filters alike. */
-	const char *names[] = { "raw", "lowpass", "gate" };
-	char colours[3][8];
-	for (size_t i = 0; i < 3; i++) {
+	 * error and flags panels; no two filters alike, baselines too. */
+	const char *names[] = { "raw", "lowpass", "gate", "range", "health",
+				"median" };
+	char colours[6][8];
+	for (size_t i = 0; i < 6; i++) {
 		assert_int_equal(filter_colour(gp, names[i], colours[i]), 4);
 		for (size_t j = 0; j < i; j++)
 			assert_string_not_equal(colours[i], colours[j]);
@@ -354,16 +358,53 @@ test_run_plots(void **state)
 	 * the 20 m spike: the noise of +-0.2 m, not the spike. */
 	const char *clip = strstr(gp, "set ylabel 'error, clipped (m)'");
 	assert_non_null(clip);
-	const char *yr = strstr(gp, "set yrange [");
-	assert_true(yr && yr < clip);
+	const char *yr = strstr(clip, "set yrange [");
+	assert_non_null(yr);
 	double lo, hi;
 	assert_int_equal(sscanf(yr, "set yrange [%lf:%lf]", &lo, &hi), 2);
 	assert_true(hi > 0.1 && hi < 2.0);
 	assert_true(lo == -hi);
 	/* and the full-scale error panel is still there, before it. */
 	const char *full = strstr(gp, "set ylabel 'error (m)'");
-	assert_true(full && full < yr);
+	assert_true(full && full < clip);
+	/* Issue 29: the spike gets a zoomed panel; raw, lowpass and gate
+	 * are under test, drawn bold and solid; the baselines (range,
+	 * health, median) thin and dashed. */
+	assert_non_null(strstr(gp, "set title 'glitch at "));
+	assert_non_null(strstr(gp, "lw 2.5 dt 1 lc rgb '"));
+	assert_non_null(strstr(gp, "lw 1.2 dt 2 lc rgb '"));
+	assert_non_null(strstr(gp, "title 'median'"));
+	/* Every series decimated: 60 s at 100 Hz is 6000 rows, no block
+	 * holds more than two points per pixel column. */
+	size_t blocks = 0;
+	for (const char *b = gp; (b = strstr(b, " << EOD\n")); b++) {
+		const char *end = strstr(b, "\nEOD\n");
+		assert_non_null(end);
+		size_t lines = 0;
+		for (const char *q = b + 8; q < end; q++)
+			lines += *q == '\n';
+		assert_true(lines <= 2 * 1200 + 2);
+		blocks++;
+	}
+	assert_true(blocks > 10);
 	free(gp);
+
+	/* The time axis is the log's own clock, as list and export print
+	 * it: a CSV log from 1.0 s to 10.9 s. */
+	struct replay_case c;
+	replay_case_make(&c, "replay-plot-time", "short.csv", "r");
+	write_short_log(c.log);
+	r = replay("run", "--no-timing", "-q", "--plots", "svg", "-f", "gate",
+		   "-s", c.clean, "-o", c.out, c.log, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char gpname[600];
+	snprintf(gpname, sizeof(gpname), "%s/cases/short.csv--clean.gp", c.out);
+	char *gp2 = read_file(gpname);
+	assert_non_null(strstr(gp2, "set xrange [1.000000:10.900000]"));
+	assert_non_null(strstr(gp2, "set xlabel 'log time (s)'"));
+	free(gp2);
+	replay_case_remove(&c);
 
 	/* A PNG when gnuplot is there (./dev installs gnuplot-nox). */
 	const char *ver[] = { "gnuplot", "--version", NULL };
