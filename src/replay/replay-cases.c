@@ -12,6 +12,7 @@
 
 #include "log-reader.h"
 #include "replay-filters.h"
+#include "report-html.h"
 #include "replay-metrics.h"
 #include "replay-run.h"
 #include "replay-stream.h"
@@ -808,6 +809,13 @@ replay_cases_run(const struct replay_config *cfg)
 	if (report_write_summary(cfg->report_dir, ctx.res.r, ctx.res.n,
 				 ctx.inputs, ctx.ninputs, err,
 				 sizeof(err)) < 0) {
+		fprintf(stderr, "baro-replay: %s\n", err);
+		status = EXIT_IO;
+		goto out;
+	}
+	if (report_write_html(cfg->report_dir, ctx.res.r, ctx.res.n,
+			      ctx.inputs, ctx.ninputs, cfg->plot, err,
+			      sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		status = EXIT_IO;
 		goto out;

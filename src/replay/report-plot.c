@@ -324,7 +324,7 @@ report_plot_script(FILE *g, const struct report_case *c)
 			REPORT_PLOT_WIDTH, height, c->name);
 	put_blocks(g, &p, "", lo, hi, ncols, true, ref_off);
 	for (size_t j = 0; j < nz; j++) {
-		char prefix[8];
+		char prefix[24];
 		snprintf(prefix, sizeof(prefix), "z%zu", j);
 		put_blocks(g, &p, prefix, z[j].lo, z[j].hi,
 			   REPORT_PLOT_WIDTH / nz, false, ref_off);

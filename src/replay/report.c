@@ -101,7 +101,7 @@ static int
 clear_old_report(const char *dir, char *err, size_t errlen)
 {
 	static const char *const report_files[] = { ".csv", ".gp", ".png",
-						    ".svg", NULL };
+						    ".svg", ".html", NULL };
 	char path[4096];
 	DIR *d = opendir(dir);
 	if (!d)
@@ -140,7 +140,7 @@ clear_old_report(const char *dir, char *err, size_t errlen)
 		closedir(d);
 	}
 	static const char *const summaries[] = { "summary.csv", "summary.json",
-						 "summary.txt" };
+						 "summary.txt", "index.html" };
 	for (size_t i = 0; i < sizeof(summaries) / sizeof(summaries[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, summaries[i]);
 		if (unlink(path) < 0 && errno != ENOENT)
