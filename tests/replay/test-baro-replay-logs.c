@@ -660,14 +660,15 @@ test_report_dir_and_progress(void **state)
 	assert_null(strstr(r.err, "[7/6]"));
 	assert_non_null(strstr(r.err, "empty.csv: no barometer samples"));
 	program_result_free(&r);
-	assert_int_equal(dir_entries(cases), 4 * 2);	/* .csv and .gp */
+	/* .csv and .gp per case, a page per log with runs */
+	assert_int_equal(dir_entries(cases), 4 * 2 + 2);
 
 	/* The same directory, one log and one scenario: only its case. */
 	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "-f", "raw", "-s", sc,
 		   "-o", out, a, NULL);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
-	assert_int_equal(dir_entries(cases), 2);
+	assert_int_equal(dir_entries(cases), 2 + 1);
 	char *txt = report_file(out, "summary.txt");
 	assert_null(strstr(txt, "b.bin"));
 	free(txt);
