@@ -12,6 +12,7 @@
 
 #include "log-reader.h"
 #include "replay-filters.h"
+#include "replay-merge.h"
 #include "report-html.h"
 #include "replay-metrics.h"
 #include "replay-run.h"
@@ -35,6 +36,8 @@ replay_config_defaults(struct replay_config *cfg)
 		.synthetic = true,
 		.logs_enabled = true,
 		.baselines = true,
+		.shard_k = 1,
+		.shard_n = 1,
 		.timing = true,
 		.ardupilot = BARO_SITL_AP_DEFAULT,
 	};
@@ -671,46 +674,82 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 	return rc;
 }
 
+/* Input p (the logs as given, then the synthetic stream) is this
+ * shard's. */
+static bool
+in_shard(const struct replay_config *cfg, size_t p)
+{
+	return cfg->shard_n <= 1 || p % cfg->shard_n == cfg->shard_k - 1;
+}
+
+/* run.json: every input of the whole run and this report's shard of
+ * them, for baro-replay merge. */
+static int
+write_manifest(const struct replay_config *cfg, char *err, size_t errlen)
+{
+	size_t n = (cfg->logs_enabled ? cfg->nlogs : 0) + (cfg->synthetic ? 1 : 0);
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	if (!names)
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs; i++) {
+		const char *base = strrchr(cfg->logs[i], '/');
+		names[i] = base ? base + 1 : cfg->logs[i];
+	}
+	if (cfg->synthetic)
+		names[n - 1] = "synthetic";
+	struct replay_manifest m = {
+		.inputs = names, .ninputs = n,
+		.shard_k = cfg->shard_n > 1 ? cfg->shard_k : 1,
+		.shard_n = cfg->shard_n > 1 ? cfg->shard_n : 1,
+		.plot = cfg->plot,
+	};
+	int rc = replay_manifest_write(cfg->report_dir, &m, err, errlen);
+	free(names);
+	return rc;
+}
+
 /*
  * The exit status from the filters under test alone: the baselines'
  * verdicts are in the table for comparison, and a raw pass-through
  * failing its detection checks is what it is for.  The table goes to
  * stdout; the reason for a 1 to stderr.
  */
-static int
-verdict(const struct run_ctx *ctx)
+int
+replay_verdict(const struct report_result *res, size_t n,
+	       const struct replay_verdict_opts *o)
 {
-	const struct replay_config *cfg = ctx->cfg;
-	size_t nt = replay_filter_count(ctx->filters);
-	struct report_filter_tally *t = calloc(nt ? nt : 1, sizeof(*t));
+	struct report_filter_tally *t = calloc(n ? n : 1, sizeof(*t));
 	if (!t) {
 		fprintf(stderr, "baro-replay: out of memory\n");
 		return EXIT_IO;
 	}
-	nt = report_tally_filters(ctx->res.r, ctx->res.n, t, nt);
-	report_print_verdicts(stdout, t, nt);
+	size_t nt = report_tally_filters(res, n, t, n);
+	if (o->table)
+		report_print_verdicts(stdout, t, nt);
 	size_t failed = 0, warned = 0;
 	for (size_t k = 0; k < nt; k++) {
 		if (!t[k].under_test)
 			continue;
 		enum report_status v = report_filter_verdict(&t[k]);
-		if (v == REPORT_FAIL || (cfg->strict && v == REPORT_WARN)) {
-			fprintf(stderr, "baro-replay: %s %s %zu of its %zu "
-					"runs%s\n",
-				t[k].filter, v == REPORT_FAIL ? "failed" : "warned on",
-				t[k].counts[v], t[k].runs,
-				v == REPORT_WARN ? " (--strict)" : "");
+		if (v == REPORT_FAIL || (o->strict && v == REPORT_WARN)) {
+			if (o->table)
+				fprintf(stderr, "baro-replay: %s %s %zu of its "
+						"%zu runs%s\n",
+					t[k].filter,
+					v == REPORT_FAIL ? "failed" : "warned on",
+					t[k].counts[v], t[k].runs,
+					v == REPORT_WARN ? " (--strict)" : "");
 			failed += v == REPORT_FAIL;
 			warned += v == REPORT_WARN;
 		}
 	}
 	free(t);
 	int status = failed || warned ? EXIT_FAILED : 0;
-	if (cfg->strict && (ctx->unchecked || ctx->ndamaged || ctx->nempty)) {
+	if (o->strict && (o->unchecked || o->ndamaged || o->nempty)) {
 		fprintf(stderr, "baro-replay: --strict: %zu cases unchecked, "
 				"%zu inputs damaged, %zu inputs without "
 				"barometer samples\n",
-			ctx->unchecked, ctx->ndamaged, ctx->nempty);
+			o->unchecked, o->ndamaged, o->nempty);
 		status = EXIT_FAILED;
 	}
 	if (fflush(stdout) != 0 || ferror(stdout))
@@ -778,23 +817,33 @@ replay_cases_run(const struct replay_config *cfg)
 	size_t nlogscen = 0;
 	for (size_t i = 0; i < nscen; i++)
 		nlogscen += scens[i].logs;
-	ctx.total = (cfg->logs_enabled ? cfg->nlogs * nlogscen : 0) +
-		    (cfg->synthetic ? nscen : 0);
+	size_t nlogs_here = 0;
+	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs; i++)
+		nlogs_here += in_shard(cfg, i);
+	ctx.total = nlogs_here * nlogscen +
+		    (cfg->synthetic &&
+				     in_shard(cfg, cfg->logs_enabled ? cfg->nlogs : 0)
+			     ? nscen
+			     : 0);
 	/* One gnuplot per core, drawing while the cases run. */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (report_plotter_open(&ctx.plotter, cfg->report_dir, cfg->plot,
-				cpus < 1 ? 1 : (unsigned)cpus, err,
-				sizeof(err)) < 0)
+	unsigned pj = cfg->plot_jobs ? cfg->plot_jobs
+		      : cpus < 1 ? 1 : (unsigned)cpus;
+	if (report_plotter_open(&ctx.plotter, cfg->report_dir, cfg->plot, pj,
+				err, sizeof(err)) < 0)
 		fprintf(stderr, "baro-replay: %s; no plots\n", err);
 
 	int rc = 0;
 	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs && rc >= 0; i++)
-		rc = run_log(&ctx, cfg->logs[i], scens, nscen);
+		if (in_shard(cfg, i))
+			rc = run_log(&ctx, cfg->logs[i], scens, nscen);
 	if (rc == -ENOENT || rc == -EINVAL) {
 		status = EXIT_USAGE;
 		goto out;
 	}
-	for (size_t i = 0; cfg->synthetic && i < nscen && rc >= 0; i++)
+	const size_t synth_at = cfg->logs_enabled ? cfg->nlogs : 0;
+	for (size_t i = 0; cfg->synthetic && in_shard(cfg, synth_at) &&
+			   i < nscen && rc >= 0; i++)
 		rc = run_synthetic(&ctx, &scens[i]);
 	if (rc < 0) {
 		status = rc == -ENOMEM ? EXIT_IO : EXIT_USAGE;
@@ -813,7 +862,8 @@ replay_cases_run(const struct replay_config *cfg)
 		status = EXIT_IO;
 		goto out;
 	}
-	if (report_write_html(cfg->report_dir, ctx.res.r, ctx.res.n,
+	if (write_manifest(cfg, err, sizeof(err)) < 0 ||
+	    report_write_html(cfg->report_dir, ctx.res.r, ctx.res.n,
 			      ctx.inputs, ctx.ninputs, cfg->plot, err,
 			      sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
@@ -835,7 +885,12 @@ replay_cases_run(const struct replay_config *cfg)
 			fprintf(stderr, "baro-replay: damaged input, used up to "
 					"the damage: %s: %s\n",
 				ctx.inputs[i].source, ctx.inputs[i].damage);
-	status = verdict(&ctx);
+	struct replay_verdict_opts vo = {
+		.strict = cfg->strict, .table = !cfg->no_table,
+		.unchecked = ctx.unchecked, .ndamaged = ctx.ndamaged,
+		.nempty = ctx.nempty,
+	};
+	status = replay_verdict(ctx.res.r, ctx.res.n, &vo);
 out:
 	for (size_t i = 0; i < nscen; i++) {
 		free(scens[i].sc);

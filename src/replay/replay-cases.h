@@ -45,6 +45,13 @@ struct replay_config {
 	bool timing;		/* report time per sample */
 	bool quiet;
 	bool strict;		/* unchecked cases, damaged logs: exit 1 */
+	/* Run only this shard's inputs: input p (the logs in the order
+	 * given, then the synthetic stream) belongs to shard p % shard_n + 1.
+	 * 1 of 1: all.  baro-replay merge joins the shards' reports. */
+	unsigned shard_k, shard_n;
+	unsigned plot_jobs;	/* gnuplot processes; 0: one per CPU */
+	bool no_table;		/* no verdict table on stdout (a shard of
+				   run --jobs) */
 	struct sim_params params;	/* the synthetic stream's emulator */
 	enum baro_sitl_ardupilot ardupilot;	/* ... and the release it
 						 * reproduces */
@@ -59,6 +66,22 @@ replay_config_defaults(struct replay_config *cfg);
  * input, 3 for I/O failure.  Baselines never change it. */
 int
 replay_cases_run(const struct replay_config *cfg);
+
+/* What decides the exit status beside the filters' verdicts. */
+struct replay_verdict_opts {
+	bool strict;
+	bool table;		/* the filter table on stdout and why a 1 on
+				   stderr (not for a shard of run --jobs) */
+	size_t unchecked;	/* cases whose faults did not run */
+	size_t ndamaged, nempty;	/* inputs damaged, without samples */
+};
+
+/* The exit status of a report's runs: 1 when a filter under test failed
+ * (strict: or warned, or o's counts are not all 0), else 0; the table of
+ * filter verdicts on stdout, why a 1 on stderr. */
+int
+replay_verdict(const struct report_result *res, size_t n,
+	       const struct replay_verdict_opts *o);
 
 /* The built-in filters, one per line with their descriptions. */
 int

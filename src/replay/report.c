@@ -140,7 +140,8 @@ clear_old_report(const char *dir, char *err, size_t errlen)
 		closedir(d);
 	}
 	static const char *const summaries[] = { "summary.csv", "summary.json",
-						 "summary.txt", "index.html" };
+						 "summary.txt", "index.html",
+						 "run.json" };
 	for (size_t i = 0; i < sizeof(summaries) / sizeof(summaries[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, summaries[i]);
 		if (unlink(path) < 0 && errno != ENOENT)
@@ -448,6 +449,7 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 		json_object *o = json_object_new_object();
 		json_object *m = json_object_new_object();
 		json_object *st = json_object_new_object();
+		json_object *ru = json_object_new_object();
 		json_object_object_add(o, "source",
 				       json_object_new_string(res[i].source));
 		json_object_object_add(o, "scenario",
@@ -480,9 +482,15 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 					st, x->name,
 					json_object_new_string(
 						report_status_name(x->status)));
+			/* The rule that judged it, so the report reads back
+			 * whole (baro-replay merge). */
+			if (x->rule[0])
+				json_object_object_add(
+					ru, x->name, json_object_new_string(x->rule));
 		}
 		json_object_object_add(o, "metrics", m);
 		json_object_object_add(o, "checks", st);
+		json_object_object_add(o, "rules", ru);
 		json_object_array_add(root, o);
 	}
 	for (size_t i = 0; i < ninputs; i++) {

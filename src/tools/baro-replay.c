@@ -23,11 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "log-reader.h"
 #include "log-segments.h"
 #include "replay-cases.h"
+#include "replay-merge.h"
 #include "sim-params.h"
 #include "util-atomic-file.h"
 #include "util-strings.h"
@@ -55,6 +57,10 @@ usage(FILE *out)
 	      "synthetic stream\n"
 	      "                         under every scenario; write a report "
 	      "into DIR\n"
+	      "  merge -o DIR REPORT... join the reports of run --shard 1/N .. "
+	      "N/N into\n"
+	      "                         the report one run would have "
+	      "written\n"
 	      "  filters                list the built-in filters\n"
 	      "\n"
 	      "LOG is an ArduPilot DataFlash .bin, a PX4 .ulg, a MAVLink "
@@ -104,6 +110,12 @@ usage(FILE *out)
 	      "                         reproduces: 4.5, 4.6, 4.7 (default) or "
 	      "master\n"
 	      "      --plots KIND       png, svg or none (default png)\n"
+	      "      --shard K/N        run only part K of N of the inputs "
+	      "(input p, the logs\n"
+	      "                         as given then the synthetic stream, "
+	      "is part p%N+1)\n"
+	      "      --jobs N           N processes on this machine, one "
+	      "report\n"
 	      "      --no-timing        leave the time-per-sample figures out,"
 	      " so reports\n"
 	      "                         of equal inputs are byte-identical\n"
@@ -127,6 +139,7 @@ struct options {
 	/* --synthetic 1, --no-synthetic -1, neither 0: the synthetic stream
 	 * runs when no log is given. */
 	int synthetic;
+	unsigned jobs;		/* run --jobs: processes, 0 or 1: this one */
 	struct replay_config cfg;
 };
 
@@ -140,6 +153,8 @@ enum {
 	OPT_ARDUPILOT,
 	OPT_NO_BASELINES,
 	OPT_SYNTHETIC,
+	OPT_SHARD,
+	OPT_JOBS,
 };
 
 /* Which commands take an option: one elsewhere is a mistake worth a
@@ -149,7 +164,8 @@ enum {
 	CMD_EXPORT = 1u << 1,
 	CMD_RUN = 1u << 2,
 	CMD_FILTERS = 1u << 3,
-	CMD_ALL = CMD_LIST | CMD_EXPORT | CMD_RUN | CMD_FILTERS,
+	CMD_MERGE = 1u << 4,
+	CMD_ALL = CMD_LIST | CMD_EXPORT | CMD_RUN | CMD_FILTERS | CMD_MERGE,
 };
 
 static const struct option longopts[] = {
@@ -170,6 +186,8 @@ static const struct option longopts[] = {
 	{ "no-timing", no_argument, NULL, OPT_NO_TIMING },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "no-baselines", no_argument, NULL, OPT_NO_BASELINES },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "jobs", required_argument, NULL, OPT_JOBS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -180,8 +198,12 @@ static unsigned
 option_commands(int c)
 {
 	switch (c) {
-	case 'c':
 	case 'o':
+		return CMD_EXPORT | CMD_RUN | CMD_MERGE;
+	case OPT_STRICT:
+	case 'q':
+		return CMD_RUN | CMD_MERGE;
+	case 'c':
 		return CMD_EXPORT | CMD_RUN;
 	case 'F':
 		return CMD_LIST | CMD_EXPORT | CMD_RUN;
@@ -389,6 +411,31 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 			break;
 		case OPT_NO_BASELINES:
 			o->cfg.baselines = false;
+			break;
+		case OPT_SHARD: {
+			unsigned k, n;
+			char tail;
+			if (sscanf(optarg, "%u/%u%c", &k, &n, &tail) != 2 ||
+			    n < 1 || n > 100000 || k < 1 || k > n ||
+			    strspn(optarg, "0123456789/") != strlen(optarg)) {
+				fprintf(stderr, "baro-replay: --shard %s: K/N "
+						"with 1 <= K <= N (this "
+						"machine's part of N)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o->cfg.shard_k = k;
+			o->cfg.shard_n = n;
+			break;
+		}
+		case OPT_JOBS:
+			if (str_to_u64(optarg, &u) < 0 || u < 1 || u > 256) {
+				fprintf(stderr, "baro-replay: --jobs %s: a "
+						"number of processes, 1..256\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o->jobs = (unsigned)u;
 			break;
 		case 'q':
 			o->cfg.quiet = true;
@@ -888,6 +935,129 @@ cmd_export(int argc, char **argv, const struct options *o)
 	return status;
 }
 
+/* A shard's report directory beside the output: same file system. */
+static int
+remove_tree(const char *dir)
+{
+	char sub[4096];
+	snprintf(sub, sizeof(sub), "%s/cases", dir);
+	DIR *d = opendir(sub);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				char f[4096 + 256];
+				snprintf(f, sizeof(f), "%s/%s", sub, e->d_name);
+				unlink(f);
+			}
+		closedir(d);
+		rmdir(sub);
+	}
+	if ((d = opendir(dir))) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				char f[4096 + 256];
+				snprintf(f, sizeof(f), "%s/%s", dir, e->d_name);
+				unlink(f);
+			}
+		closedir(d);
+	}
+	return rmdir(dir);
+}
+
+/*
+ * run --jobs N: N processes, each running --shard K/N into a directory
+ * of its own beside the output, then merged into it as baro-replay
+ * merge does: the same report as one process writes.
+ */
+static int
+run_jobs(const struct options *o)
+{
+	unsigned n = o->jobs;
+	char (*dirs)[4200] = calloc(n, sizeof(*dirs));
+	pid_t *pids = calloc(n, sizeof(*pids));
+	const char **names = calloc(n, sizeof(*names));
+	int status = 0;
+	unsigned made = 0, started = 0;
+	if (!dirs || !pids || !names) {
+		fprintf(stderr, "baro-replay: out of memory\n");
+		status = EXIT_IO;
+		goto out;
+	}
+	/* The output first: refused (not a report) before any work. */
+	char perr[512];
+	int prc = report_prepare(o->output, perr, sizeof(perr));
+	if (prc < 0) {
+		fprintf(stderr, "baro-replay: %s\n", perr);
+		status = prc == -EEXIST ? EXIT_USAGE : EXIT_IO;
+		goto out;
+	}
+	/* Left empty, as merge takes an empty directory. */
+	char cases[4200];
+	snprintf(cases, sizeof(cases), "%s/cases", o->output);
+	rmdir(cases);
+	char base[4096];
+	snprintf(base, sizeof(base), "%s", o->output);
+	for (size_t l = strlen(base); l > 1 && base[l - 1] == '/'; l--)
+		base[l - 1] = '\0';
+	for (; made < n; made++) {
+		snprintf(dirs[made], sizeof(dirs[made]), "%s.shard%u-XXXXXX",
+			 base, made + 1);
+		if (!mkdtemp(dirs[made])) {
+			fprintf(stderr, "baro-replay: %s: %s\n", dirs[made],
+				strerror(errno));
+			status = EXIT_IO;
+			goto out;
+		}
+		names[made] = dirs[made];
+	}
+	fflush(NULL);
+	for (; started < n; started++) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "baro-replay: fork: %s\n",
+				strerror(errno));
+			status = EXIT_IO;
+			break;
+		}
+		if (pid == 0) {
+			struct replay_config c = o->cfg;
+			c.shard_k = started + 1;
+			c.shard_n = n;
+			c.report_dir = dirs[started];
+			c.plot_jobs = 1;
+			c.no_table = true;
+			c.strict = false;	/* judged once, merged */
+			_exit(replay_cases_run(&c));
+		}
+		pids[started] = pid;
+	}
+	for (unsigned j = 0; j < started; j++) {
+		int st;
+		while (waitpid(pids[j], &st, 0) < 0 && errno == EINTR)
+			;
+		int rc = WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_IO;
+		/* 1 is a verdict, judged again on the merged report. */
+		if (rc > 1 && rc > status)
+			status = rc;
+	}
+	if (status == 0) {
+		struct replay_merge_config mc = {
+			.out = o->output, .dirs = names, .ndirs = n,
+			.strict = o->cfg.strict, .quiet = o->cfg.quiet,
+		};
+		status = replay_merge(&mc);
+	}
+out:
+	for (unsigned j = 0; j < made; j++)
+		remove_tree(dirs[j]);
+	free(dirs);
+	free(pids);
+	free(names);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -896,7 +1066,8 @@ main(int argc, char **argv)
 	replay_config_defaults(&o.cfg);
 	if (argc < 2) {
 		fprintf(stderr, "baro-replay: which command? (list, export, "
-				"run, filters; see baro-replay --help)\n");
+				"run, merge, filters; see baro-replay "
+				"--help)\n");
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
@@ -916,6 +1087,7 @@ main(int argc, char **argv)
 		{ "export", CMD_EXPORT },
 		{ "run", CMD_RUN },
 		{ "filters", CMD_FILTERS },
+		{ "merge", CMD_MERGE },
 	};
 	unsigned bit = 0;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -923,7 +1095,7 @@ main(int argc, char **argv)
 			bit = cmds[i].bit;
 	if (!bit) {
 		fprintf(stderr, "baro-replay: unknown command '%s' (list, "
-				"export, run, filters; see baro-replay "
+				"export, run, merge, filters; see baro-replay "
 				"--help)\n",
 			cmd);
 		return EXIT_USAGE;
@@ -971,7 +1143,30 @@ main(int argc, char **argv)
 		o.cfg.synthetic = o.synthetic ? o.synthetic > 0
 					      : o.cfg.nlogs == 0 ||
 							!o.cfg.logs_enabled;
+		if (o.jobs > 1 && o.cfg.shard_n > 1) {
+			fprintf(stderr, "baro-replay: run: --jobs splits this "
+					"machine's inputs itself; give it or "
+					"--shard, not both\n");
+			return EXIT_USAGE;
+		}
+		if (o.jobs > 1)
+			return run_jobs(&o);
 		return replay_cases_run(&o.cfg);
+	}
+	if (strcmp(cmd, "merge") == 0) {
+		if (!o.output || optind >= argc) {
+			fprintf(stderr, "baro-replay: merge: -o DIR and the "
+					"shard reports to merge, please\n");
+			return EXIT_USAGE;
+		}
+		struct replay_merge_config mc = {
+			.out = o.output,
+			.dirs = (const char *const *)&argv[optind],
+			.ndirs = (size_t)(argc - optind),
+			.strict = o.cfg.strict,
+			.quiet = o.cfg.quiet,
+		};
+		return replay_merge(&mc);
 	}
 	return EXIT_USAGE;	/* not reached: the command was checked */
 }
