@@ -34,7 +34,9 @@ struct replay_config {
 	bool baselines;		/* the built-ins not named run beside them */
 	const char *scenario_paths[REPLAY_MAX_PATHS];	/* files or dirs */
 	size_t nscenario_paths;			/* 0: the bundled set */
-	const char *logs[REPLAY_MAX_PATHS];
+	/* The logs, as many as given: an archive of thousands (the
+	 * strings stay the caller's). */
+	const char *const *logs;
 	size_t nlogs;
 	const char *thresholds;			/* NULL: built-in rules */
 	const char *channel, *reference, *format;

@@ -1129,15 +1129,8 @@ main(int argc, char **argv)
 		o.cfg.channel = o.channel;
 		o.cfg.reference = o.reference;
 		o.cfg.format = o.format;
-		for (int i = optind; i < argc; i++) {
-			if (o.cfg.nlogs >= REPLAY_MAX_PATHS) {
-				fprintf(stderr, "baro-replay: at most %d "
-						"logs\n",
-					REPLAY_MAX_PATHS);
-				return EXIT_USAGE;
-			}
-			o.cfg.logs[o.cfg.nlogs++] = argv[i];
-		}
+		o.cfg.logs = (const char *const *)&argv[optind];
+		o.cfg.nlogs = (size_t)(argc - optind);
 		/* Logs given: they are the run, the synthetic stream only
 		 * when asked for; none: the synthetic stream is the run. */
 		o.cfg.synthetic = o.synthetic ? o.synthetic > 0
