@@ -64,7 +64,8 @@ replay_manifest_write(const char *dir, const struct replay_manifest *m,
 /* One shard report as read back. */
 struct shard {
 	const char *dir;
-	json_object *run, *summary;
+	json_object *run;
+	struct replay_summary sum;
 	unsigned k, n;
 	enum report_plot plot;
 	json_object *inputs;	/* run.json's, an array of strings */
@@ -80,36 +81,72 @@ get_str(json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
+/* A string field, or "" when it is missing or not a string. */
+static const char *
+get_text(json_object *o, const char *key)
+{
+	const char *s = get_str(o, key);
+	return s ? s : "";
+}
+
+/* An object field, or NULL. */
+static json_object *
+get_obj(json_object *o, const char *key)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_object))
+		return NULL;
+	return v;
+}
+
+static int
+summary_from_json(json_object *root, struct replay_summary *s);
+
 static int
 read_shard(struct shard *s, char *err, size_t errlen)
 {
 	char path[4096];
 	json_object *v;
 	snprintf(path, sizeof(path), "%s/run.json", s->dir);
-	if (!(s->run = json_object_from_file(path)))
+	if (!(s->run = json_object_from_file(path)) ||
+	    !json_object_is_type(s->run, json_type_object))
 		return str_errorf(err, errlen, -EINVAL, "%s: not a baro-replay "
 				  "report of this version (no readable "
 				  "run.json)", s->dir);
 	const char *plots = get_str(s->run, "plots");
-	int64_t k = json_object_object_get_ex(s->run, "shard", &v)
+	int64_t k = json_object_object_get_ex(s->run, "shard", &v) &&
+			    json_object_is_type(v, json_type_int)
 			    ? json_object_get_int64(v) : 0;
-	int64_t n = json_object_object_get_ex(s->run, "of", &v)
+	int64_t n = json_object_object_get_ex(s->run, "of", &v) &&
+			    json_object_is_type(v, json_type_int)
 			    ? json_object_get_int64(v) : 0;
 	if (!json_object_object_get_ex(s->run, "inputs", &s->inputs) ||
 	    !json_object_is_type(s->inputs, json_type_array) || !plots ||
 	    n < 1 || n > 100000 || k < 1 || k > n)
 		return str_errorf(err, errlen, -EINVAL, "%s/run.json: no "
 				  "inputs, shard K of N and plots", s->dir);
+	for (size_t i = 0; i < json_object_array_length(s->inputs); i++)
+		if (!json_object_is_type(json_object_array_get_idx(s->inputs, i),
+					 json_type_string))
+			return str_errorf(err, errlen, -EINVAL, "%s/run.json: "
+					  "input %zu is not a name", s->dir, i);
 	s->k = (unsigned)k;
 	s->n = (unsigned)n;
 	s->plot = strcmp(plots, "png") == 0   ? REPORT_PLOT_PNG
 		  : strcmp(plots, "svg") == 0 ? REPORT_PLOT_SVG
 					      : REPORT_PLOT_NONE;
 	snprintf(path, sizeof(path), "%s/summary.json", s->dir);
-	if (!(s->summary = json_object_from_file(path)) ||
-	    !json_object_is_type(s->summary, json_type_array))
+	json_object *root = json_object_from_file(path);
+	if (!root || !json_object_is_type(root, json_type_array)) {
+		json_object_put(root);
 		return str_errorf(err, errlen, -EINVAL, "%s: no readable "
 				  "summary.json", s->dir);
+	}
+	int rc = summary_from_json(root, &s->sum);
+	json_object_put(root);
+	if (rc < 0)
+		return str_errorf(err, errlen, rc, "out of memory");
 	return 0;
 }
 
@@ -127,11 +164,12 @@ status_of(const char *s)
 static void
 read_result(json_object *o, struct report_result *r)
 {
-	json_object *m, *st, *ru, *v;
+	json_object *v;
 	memset(r, 0, sizeof(*r));
-	snprintf(r->source, sizeof(r->source), "%s", get_str(o, "source"));
-	snprintf(r->scenario, sizeof(r->scenario), "%s", get_str(o, "scenario"));
-	snprintf(r->filter, sizeof(r->filter), "%s", get_str(o, "filter"));
+	snprintf(r->source, sizeof(r->source), "%s", get_text(o, "source"));
+	snprintf(r->scenario, sizeof(r->scenario), "%s",
+		 get_text(o, "scenario"));
+	snprintf(r->filter, sizeof(r->filter), "%s", get_text(o, "filter"));
 	r->status = status_of(get_str(o, "status"));
 	const char *role = get_str(o, "role");
 	r->under_test = role && strcmp(role, "under test") == 0;
@@ -140,15 +178,18 @@ read_result(json_object *o, struct report_result *r)
 		snprintf(r->unchecked, sizeof(r->unchecked), "%s", u);
 	r->damaged = json_object_object_get_ex(o, "damaged", &v) &&
 		     json_object_get_boolean(v);
-	if (!json_object_object_get_ex(o, "metrics", &m))
+	json_object *m = get_obj(o, "metrics"), *st = get_obj(o, "checks"),
+		    *ru = get_obj(o, "rules");
+	if (!m)
 		return;
-	json_object_object_get_ex(o, "checks", &st);
-	json_object_object_get_ex(o, "rules", &ru);
 	json_object_object_foreach(m, key, val) {
 		if (r->n >= REPORT_MAX_METRICS)
 			break;
-		report_result_add(r, key, val ? json_object_get_double(val)
-					      : NAN);
+		report_result_add(r, key,
+				  val && (json_object_is_type(val, json_type_double) ||
+					  json_object_is_type(val, json_type_int))
+					  ? json_object_get_double(val)
+					  : NAN);
 		struct report_metric *x = &r->m[r->n - 1];
 		x->status = status_of(st ? get_str(st, key) : NULL);
 		const char *rule = ru ? get_str(ru, key) : NULL;
@@ -163,17 +204,74 @@ read_input(json_object *o, struct report_input *in)
 	json_object *v;
 	memset(in, 0, sizeof(*in));
 	const char *s;
-	snprintf(in->source, sizeof(in->source), "%s", get_str(o, "input"));
+	snprintf(in->source, sizeof(in->source), "%s", get_text(o, "input"));
 	s = get_str(o, "status");
 	in->used = s && strcmp(s, "no-data") != 0;
 	if ((s = get_str(o, "outcome")))
 		snprintf(in->outcome, sizeof(in->outcome), "%s", s);
-	if (json_object_object_get_ex(o, "segments", &v))
+	if (json_object_object_get_ex(o, "segments", &v) &&
+	    json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) >= 0)
 		in->segments = (size_t)json_object_get_int64(v);
 	if ((s = get_str(o, "segment_note")))
 		snprintf(in->segment_note, sizeof(in->segment_note), "%s", s);
 	if ((s = get_str(o, "damage")))
 		snprintf(in->damage, sizeof(in->damage), "%s", s);
+}
+
+static int
+summary_from_json(json_object *root, struct replay_summary *s)
+{
+	size_t m = json_object_array_length(root);
+	memset(s, 0, sizeof(*s));
+	s->res = calloc(m ? m : 1, sizeof(*s->res));
+	s->ins = calloc(m ? m : 1, sizeof(*s->ins));
+	if (!s->res || !s->ins)
+		return -ENOMEM;
+	for (size_t j = 0; j < m; j++) {
+		json_object *o = json_object_array_get_idx(root, j);
+		if (!json_object_is_type(o, json_type_object))
+			continue;
+		if (get_str(o, "filter"))
+			read_result(o, &s->res[s->nres++]);
+		else if (get_str(o, "input"))
+			read_input(o, &s->ins[s->nins++]);
+	}
+	return 0;
+}
+
+int
+replay_summary_parse(const char *text, size_t len, struct replay_summary *s,
+		     char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	if (len > INT_MAX)
+		return str_errorf(err, errlen, -EINVAL, "summary too large");
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	json_object *root = json_tokener_parse_ex(tok, text, (int)len);
+	enum json_tokener_error e = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	if (!root || e != json_tokener_success ||
+	    !json_object_is_type(root, json_type_array)) {
+		json_object_put(root);
+		return str_errorf(err, errlen, -EINVAL, "summary.json: not a "
+				  "JSON array (%s)", json_tokener_error_desc(e));
+	}
+	int rc = summary_from_json(root, s);
+	json_object_put(root);
+	if (rc < 0)
+		return str_errorf(err, errlen, rc, "out of memory");
+	return 0;
+}
+
+void
+replay_summary_free(struct replay_summary *s)
+{
+	free(s->res);
+	free(s->ins);
+	memset(s, 0, sizeof(*s));
 }
 
 static int
@@ -322,11 +420,13 @@ replay_merge(const struct replay_merge_config *cfg)
 		fprintf(stderr, "baro-replay: merge: %s\n", err);
 		goto out;
 	}
-	size_t total = 0, ni = json_object_array_length(s[0].inputs);
-	for (size_t i = 0; i < cfg->ndirs; i++)
-		total += json_object_array_length(s[i].summary);
-	res = calloc(total ? total : 1, sizeof(*res));
-	ins = calloc(total ? total : 1, sizeof(*ins));
+	size_t totr = 0, toti = 0, ni = json_object_array_length(s[0].inputs);
+	for (size_t i = 0; i < cfg->ndirs; i++) {
+		totr += s[i].sum.nres;
+		toti += s[i].sum.nins;
+	}
+	res = calloc(totr ? totr : 1, sizeof(*res));
+	ins = calloc(toti ? toti : 1, sizeof(*ins));
 	names = calloc(ni ? ni : 1, sizeof(*names));
 	if (!res || !ins || !names) {
 		fprintf(stderr, "baro-replay: out of memory\n");
@@ -342,17 +442,12 @@ replay_merge(const struct replay_merge_config *cfg)
 		struct shard *sh = s;
 		while (sh->k != k)
 			sh++;
-		size_t m = json_object_array_length(sh->summary);
-		for (size_t j = 0; j < m; j++) {
-			json_object *o = json_object_array_get_idx(sh->summary, j);
-			const char *src = get_str(o, "source");
-			const char *in = get_str(o, "input");
-			if (src && strcmp(src, names[p]) == 0 &&
-			    get_str(o, "filter"))
-				read_result(o, &res[nres++]);
-			else if (in && strcmp(in, names[p]) == 0)
-				read_input(o, &ins[nins++]);
-		}
+		for (size_t j = 0; j < sh->sum.nres; j++)
+			if (strcmp(sh->sum.res[j].source, names[p]) == 0)
+				res[nres++] = sh->sum.res[j];
+		for (size_t j = 0; j < sh->sum.nins; j++)
+			if (strcmp(sh->sum.ins[j].source, names[p]) == 0)
+				ins[nins++] = sh->sum.ins[j];
 	}
 	int rc = report_prepare(cfg->out, err, sizeof(err));
 	if (rc < 0) {
@@ -404,7 +499,7 @@ replay_merge(const struct replay_merge_config *cfg)
 out:
 	for (size_t i = 0; i < cfg->ndirs; i++) {
 		json_object_put(s[i].run);
-		json_object_put(s[i].summary);
+		replay_summary_free(&s[i].sum);
 	}
 	free(s);
 	free(res);

@@ -32,6 +32,25 @@ int
 replay_manifest_write(const char *dir, const struct replay_manifest *m,
 		      char *err, size_t errlen);
 
+/* A summary.json read back: its runs and its inputs, in its order. */
+struct replay_summary {
+	struct report_result *res;
+	size_t nres;
+	struct report_input *ins;
+	size_t nins;
+};
+
+/* Parse summary.json's text (len bytes).  Entries of the wrong shape
+ * are skipped, fields of the wrong type read as missing (NaN, "").  0,
+ * or -EINVAL (not a JSON array) / -ENOMEM with a message; free with
+ * replay_summary_free() either way. */
+int
+replay_summary_parse(const char *text, size_t len, struct replay_summary *s,
+		     char *err, size_t errlen);
+
+void
+replay_summary_free(struct replay_summary *s);
+
 struct replay_merge_config {
 	const char *out;		/* the merged report's directory */
 	const char *const *dirs;	/* the shard reports */

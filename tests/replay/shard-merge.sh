@@ -96,6 +96,34 @@ refuse "a directory that is no report" "no readable run.json" \
 refuse "into a directory of something else" "holds no baro-replay report" \
 	-o "$tmp/notreport" "$tmp/s1" "$tmp/s2" "$tmp/s3"
 refuse "without -o" "-o DIR" "$tmp/s1"
+# Malformed shard reports: a clear refusal or, for odd values inside an
+# otherwise sound summary, a merge that reads them as unknown; never a
+# crash.
+broken() {	# broken NAME FILE TEXT: s1 with FILE replaced by TEXT
+	rm -rf "$tmp/$1" && cp -r "$tmp/s1" "$tmp/$1" && printf '%s' "$3" >"$tmp/$1/$2"
+}
+for text in '' '[' 'null' '[]' '{"inputs":"x","shard":1,"of":3,"plots":"png"}' \
+	'{"inputs":[1,2],"shard":1,"of":3,"plots":"png"}' \
+	'{"inputs":[],"shard":4,"of":3,"plots":"png"}' \
+	'{"inputs":[],"shard":"1","of":3,"plots":"png"}' \
+	'{"inputs":[],"shard":1,"of":0,"plots":"png"}'; do
+	broken bad run.json "$text"
+	refuse "with run.json '$text'" "run.json" -o "$tmp/m2" "$tmp/bad" "$tmp/s2" "$tmp/s3"
+done
+for text in '' '{' '{}' '"x"'; do
+	broken bad summary.json "$text"
+	refuse "with summary.json '$text'" "summary.json" -o "$tmp/m2" "$tmp/bad" "$tmp/s2" "$tmp/s3"
+done
+for text in '[1,"x",null,[]]' \
+	'[{"source":1,"filter":2,"metrics":"x","checks":[],"rules":3}]' \
+	'[{"source":"log1.csv","scenario":"clean","filter":"gate","metrics":{"rms_m":"x","lag_s":null,"n":[1]}}]' \
+	'[{"input":"log1.csv","status":7,"segments":-3,"outcome":[]}]'; do
+	broken odd summary.json "$text"
+	rm -rf "$tmp/m2"
+	"$BARO_REPLAY" merge -o "$tmp/m2" "$tmp/odd" "$tmp/s2" "$tmp/s3" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -le 1 ] || bad "merge of an odd summary.json '$text' exited $rc: $(cat "$tmp/err")"
+done
 for bad_shard in 0/3 4/3 1/0 x/2 1/2/3 "1/2 "; do
 	"$BARO_REPLAY" run -o "$tmp/b" --shard "$bad_shard" "$tmp/log1.csv" \
 		>/dev/null 2>"$tmp/err"
