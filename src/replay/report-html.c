@@ -116,7 +116,8 @@ static const struct {
 	{ "recall", "recall" },
 	{ "fp_per_1000", "fp/1000" },
 	{ "rejected_pct", "rejected %" },
-	{ "ref_rms_m", "ref rms (m)" },
+	{ "ref_bias_m", "ref offset (m)" },
+	{ "ref_sd_m", "ref sd (m)" },
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 

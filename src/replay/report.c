@@ -636,7 +636,11 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		{ "recall", "recall", 6, 2 },
 		{ "fp_per_1000", "fp/1k", 6, 1 },
 		{ "rejected_pct", "rej%", 6, 1 },
-		{ "ref_rms_m", "ref_rms", 7, 2 },
+		/* Against the log's own reference: its offset (another
+		 * datum: GPS AMSL, an EKF origin; 10.5 m on the 2015
+		 * tlog) apart from how well they agree. */
+		{ "ref_bias_m", "ref_off", 7, 2 },
+		{ "ref_sd_m", "ref_sd", 6, 2 },
 	};
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.txt", dir);
