@@ -2,7 +2,7 @@
 # Runs the benchmarks the build made and prints their figures.
 #   bench.sh BENCH_SIM BENCH_BAROD BAROD BENCH_MAVLINK BENCH_SITL \
 #            BENCH_LOGS BENCH_FILTERS LOGS_DIR BENCH_DRIVERS BENCH_PX4SIM
-#            BENCH_MSP BENCH_PX4
+#            BENCH_MSP BENCH_PX4 BARO_REPLAY BENCH_REPLAY_SH
 # BENCH_DRIVERS is '-' when the build found no umockdev.
 # bench-barod runs $BAROD_BENCH_ROUNDS (3) rounds of barod and its two
 # floors, BAROD_BENCH_SECONDS (10) each.
@@ -34,6 +34,9 @@ else
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 		"$9"
 fi
+echo
+# baro-replay with and without plots on the real logs.
+"${14}" "${13}" "$8"
 echo
 # The readers on the real logs, when they are there.
 set -- "$6" "$8"

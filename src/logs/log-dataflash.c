@@ -8,12 +8,16 @@
  * way to walk the file: a FMT is used only when its format characters
  * are all known and its name is 1-4 letters, digits or '_'.  Any other
  * FMT is counted in records_bad and ignored, so its type stays unknown.
- * A FMT whose Length differs from its format's size (3.4.4 logs carry
- * such a BAR3 FMT: Length 33, "QffcfI" 29 bytes) is a firmware quirk,
+ * A FMT whose Length differs from its format's size is a firmware quirk,
  * not damage: its records are framed by the Length, as the writer framed
- * them, the bytes past the format ignored, and it is counted in
- * info->fmt_warnings.  A Length shorter than the format would lose
- * columns: that FMT is bad, as above.  Bytes that do not start a record of a known type
+ * them, and it is counted in info->fmt_warnings.  Longer (3.4.4 logs
+ * carry a BAR3 FMT with Length 33, "QffcfI" 29 bytes): the bytes past
+ * the format are ignored.  Shorter (a Copter log's EKF5 FMT: Length 28,
+ * "QBhhhcccCCfff" 40 bytes): the columns cannot be placed, so the type
+ * is undecodable (info->fmt_undecodable), its records skipped whole, as
+ * pymavlink does.  Only a Length that cannot frame a record (under 3
+ * bytes) or a format past 255 bytes makes the FMT bad.  Bytes that do
+ * not start a record of a known type
  * are skipped one at a time (bytes_skipped, first_bad_offset).  A record
  * cut off by the end of the file is an error (-ENODATA, naming its
  * offset) returned after every record before it; so is a header cut off
@@ -621,8 +625,9 @@ define_type(struct df_reader *s, const uint8_t *rec, uint64_t offset,
 	if (ok && type == DF_FMT_TYPE &&
 	    (strcmp(format, "BBnNZ") != 0 || length != DF_FMT_LEN))
 		ok = false;
-	/* Shorter than its format: columns would be lost, so damage. */
-	if (ok && sum > length)
+	/* No record of under 3 bytes (its header) can be framed, and no
+	 * format past 255 bytes can be written (Length is a byte). */
+	if (ok && (length < 3 || sum > 255))
 		ok = false;
 	if (!ok) {
 		note_bad(info, offset);
@@ -630,16 +635,21 @@ define_type(struct df_reader *s, const uint8_t *rec, uint64_t offset,
 	}
 	if (type == DF_FMT_TYPE)
 		return;
+	const bool undecodable = sum > length;
 	if (sum != length) {
-		/* A firmware quirk (Copter 3.4's BAR3: Length 33, "QffcfI"
-		 * 29 bytes): the writer framed its records by the Length,
-		 * so they are read by it, the bytes past the format
-		 * ignored. */
+		/* A firmware quirk: the writer framed its records by the
+		 * Length, so they are read by it.  Longer (Copter 3.4's
+		 * BAR3): the bytes past the format are ignored; shorter
+		 * (an EKF5): the columns cannot be placed, so the records
+		 * are skipped whole and the type is not decoded. */
 		if (info->fmt_warnings++ == 0)
 			snprintf(info->fmt_warning, sizeof(info->fmt_warning),
 				 "offset %" PRIu64 ": FMT of %s (type %u) "
-				 "declares %u bytes, its format %s is %d",
-				 offset, name, type, length, format, sum);
+				 "declares %u bytes, its format %s is %d%s",
+				 offset, name, type, length, format, sum,
+				 undecodable ? ": its records are not decoded"
+					     : "");
+		info->fmt_undecodable += undecodable;
 	}
 
 	struct df_type *t = &s->types[type];
@@ -661,6 +671,17 @@ define_type(struct df_reader *s, const uint8_t *rec, uint64_t offset,
 	for (int i = 0; i < t->nfields; i++) {
 		t->off[i] = (uint8_t)off;
 		off += (unsigned)fmt_size(format[i]);
+	}
+	if (undecodable) {
+		/* Framed, counted, never read: no field lies where the
+		 * format says. */
+		t->nfields = 0;
+		t->role = ROLE_NONE;
+		t->inst_base = 0;
+		for (int i = 0; i < DF_SLOTS; i++)
+			t->slot[i] = -1;
+		t->time_field = -1;
+		return;
 	}
 	bind_role(t, columns);
 	bind_time(t, columns);
@@ -1048,6 +1069,7 @@ on_record(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 		s->now_us = raw + s->offset_us;
 		if (s->now_us > s->max_us)
 			s->max_us = s->now_us;
+		log_info_span(info, s->now_us);
 		if (!s->time_seen)
 			set_untimed(s, s->now_us);
 		s->time_seen = true;

@@ -138,12 +138,32 @@ struct log_info {
 	 * ("sensor_combined has baro_alt_meter but no valid
 	 * baro_timestamp_relative"); "" otherwise. */
 	char baro_note[128];
-	/* Format definitions that disagree with themselves but lose
-	 * nothing (a DataFlash FMT whose Length is not its format's size:
-	 * its records are read by the declared Length). */
+	/* Format definitions that disagree with themselves, a firmware
+	 * quirk rather than damage (a DataFlash FMT whose Length is not its
+	 * format's size: its records are framed by the declared Length).
+	 * fmt_undecodable of them declare fewer bytes than the format:
+	 * their types' records are skipped whole, not decoded. */
 	uint64_t fmt_warnings;
-	char fmt_warning[128];	/* the first, for messages */
+	uint64_t fmt_undecodable;
+	/* The recording's span on the samples' clock: the first and last
+	 * time of every record returned (a dropout's derived time aside)
+	 * and of the timed records a reader reads without returning
+	 * (DataFlash's ORGN, PARM, ...).  Valid when span_known. */
+	bool span_known;
+	uint64_t span_first_us, span_last_us;
+	char fmt_warning[192];	/* the first, for messages */
 };
+
+/* Widen info's span to take time t. */
+static inline void
+log_info_span(struct log_info *info, uint64_t t)
+{
+	if (!info->span_known || t < info->span_first_us)
+		info->span_first_us = t;
+	if (!info->span_known || t > info->span_last_us)
+		info->span_last_us = t;
+	info->span_known = true;
+}
 
 /* Most channels a reader numbers; records of further ones are counted in
  * list_types but not returned. */

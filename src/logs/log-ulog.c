@@ -34,8 +34,10 @@
  * - Arming comes from actuator_armed and vehicle_status (arming_state 2)
  *   through one state, take-off/landing from vehicle_land_detected.landed;
  *   an event is a change of state, the first value only sets it.
- *   Dropouts ('O') are stamped as pyulog stamps them: the largest non-zero
- *   'timestamp' of any data message before them.
+ *   Dropouts ('O') are stamped nearly as pyulog stamps them: the largest
+ *   non-zero 'timestamp' of the data messages before them, but only of
+ *   topics read here (the samples' clock); another topic's counts only
+ *   before any of those (mission's is from the session that stored it).
  *
  * Damage (ULog has no checksums, so only framing can be checked): a
  * header with an unknown type or a size too small for it, data for an
@@ -203,7 +205,11 @@ struct ulog {
 	uint8_t drop_chan;	/* channel + 1 */
 	uint64_t append[ULOG_MAX_APPENDED];
 	unsigned n_append, i_append;
-	uint64_t last_us;	/* latest data timestamp, for dropouts */
+	/* The largest data timestamp of a topic the reader reads (on the
+	 * samples' clock), and of any topic: dropouts are stamped by the
+	 * first, by the second only before the first is known. */
+	uint64_t last_us;
+	uint64_t last_any_us;
 	int8_t landed, armed;	/* -1 unknown */
 	int8_t sbaro_hpa;	/* -1 undecided */
 	bool sitl;
@@ -1241,12 +1247,16 @@ on_data(struct ulog *u, const uint8_t *q, size_t size, struct log_info *info,
 		note_bad(info, off);
 		return;
 	}
-	/* As pyulog stamps dropouts: the largest non-zero timestamp of
-	 * any data message so far (a topic logging 0 does not reset it). */
+	/* As pyulog stamps dropouts: the largest non-zero timestamp so
+	 * far (a topic logging 0 does not reset it), but only of topics
+	 * read for samples, references and events: a mission's timestamp
+	 * is from the session that stored it (1194 s in a bundled log
+	 * spanning 20..27 s). */
 	if (f->ts_first && len >= 8) {
 		uint64_t ts = le_get64(pl);
-		if (ts != 0 && ts > u->last_us)
-			u->last_us = ts;
+		uint64_t *last = f->def ? &u->last_us : &u->last_any_us;
+		if (ts != 0 && ts > *last)
+			*last = ts;
 	}
 	if (f->def)
 		decode(u, ti, f, pl, len, info);
@@ -1383,7 +1393,8 @@ step(struct ulog *u, struct log_input *in, struct log_info *info, char *err,
 				 "dropout");
 			u->drop_chan = (uint8_t)(++u->n_chans);
 		}
-		push_event(u, (int)u->drop_chan - 1, u->last_us,
+		push_event(u, (int)u->drop_chan - 1,
+			   u->last_us ? u->last_us : u->last_any_us,
 			   LOG_EVENT_DROPOUT, le_get16(q));
 		break;
 	}

@@ -12,6 +12,8 @@
 
 #include "log-reader.h"
 #include "replay-filters.h"
+#include "replay-merge.h"
+#include "report-html.h"
 #include "replay-metrics.h"
 #include "replay-run.h"
 #include "replay-stream.h"
@@ -33,6 +35,9 @@ replay_config_defaults(struct replay_config *cfg)
 		.plot = REPORT_PLOT_PNG,
 		.synthetic = true,
 		.logs_enabled = true,
+		.baselines = true,
+		.shard_k = 1,
+		.shard_n = 1,
 		.timing = true,
 		.ardupilot = BARO_SITL_AP_DEFAULT,
 	};
@@ -301,7 +306,7 @@ struct run_ctx {
 	struct report_input *inputs;	/* one per log given */
 	size_t ninputs;
 	size_t ndamaged, nempty;	/* damaged logs, logs without samples */
-	bool plot_warned;
+	struct report_plotter *plotter;	/* NULL: no plots */
 };
 
 /* The median sample spacing inside segments, the lag's resampling grid:
@@ -436,12 +441,14 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	}
 	struct replay_output *outs = calloc(nf, sizeof(*outs));
 	const char **names = calloc(nf, sizeof(*names));
-	if (!outs || !names) {
+	bool *under_test = calloc(nf, sizeof(*under_test));
+	if (!outs || !names || !under_test) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (size_t k = 0; k < nf; k++) {
 		names[k] = replay_filter_label(ctx->filters, k);
+		under_test[k] = replay_filter_under_test(ctx->filters, k);
 		rc = replay_filter_run(ctx->filters, k, &rows, &outs[k], err,
 				       sizeof(err));
 		if (rc < 0) {
@@ -460,25 +467,22 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	for (char *q = title; *q; q++)
 		if (*q == '\'')
 			*q = '"';
+	const bool synthetic = strncmp(st->reference, "truth", 5) == 0;
 	struct report_case c = {
 		.dir = cfg->report_dir, .name = name, .title = title,
 		.rows = &rows, .nfilters = nf, .filter_names = names,
-		.outputs = outs, .plot = cfg->plot,
+		.outputs = outs, .under_test = under_test,
+		.reference = st->reference,
+		.step_t_s = synthetic && s->profile.kind == TRUTH_STEP
+				    ? s->profile.c
+				    : NAN,
+		.plot = cfg->plot,
 	};
 	if ((rc = report_write_case(&c, err, sizeof(err))) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		goto out;
 	}
-	if (cfg->plot != REPORT_PLOT_NONE && !ctx->plot_warned) {
-		int prc = report_plot_case(cfg->report_dir, name, cfg->plot,
-					   err, sizeof(err));
-		if (prc < 0) {
-			fprintf(stderr, "baro-replay: %s\n", err);
-			/* Once is enough when gnuplot is missing. */
-			ctx->plot_warned = prc == -ENOENT;
-		}
-	}
-	const bool synthetic = strncmp(st->reference, "truth", 5) == 0;
+	report_plotter_add(ctx->plotter, name);
 	const double dt = typical_interval(st);
 	if (sc)
 		unchecked_reason(&rows, st, sc, dt, why, sizeof(why));
@@ -504,6 +508,7 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		snprintf(r->source, sizeof(r->source), "%s", st->name);
 		snprintf(r->scenario, sizeof(r->scenario), "%s", s->name);
 		snprintf(r->filter, sizeof(r->filter), "%s", names[k]);
+		r->under_test = replay_filter_under_test(ctx->filters, k);
 		rc = replay_metrics_fill(&rows, &outs[k], &mctx, cfg->timing,
 					 r, err, sizeof(err));
 		if (rc < 0) {
@@ -523,6 +528,7 @@ out:
 		replay_output_free(&outs[k]);
 	free(outs);
 	free(names);
+	free(under_test);
 	free(placed);
 	replay_rows_free(&rows);
 	return rc;
@@ -668,6 +674,89 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 	return rc;
 }
 
+/* Input p (the logs as given, then the synthetic stream) is this
+ * shard's. */
+static bool
+in_shard(const struct replay_config *cfg, size_t p)
+{
+	return cfg->shard_n <= 1 || p % cfg->shard_n == cfg->shard_k - 1;
+}
+
+/* run.json: every input of the whole run and this report's shard of
+ * them, for baro-replay merge. */
+static int
+write_manifest(const struct replay_config *cfg, char *err, size_t errlen)
+{
+	size_t n = (cfg->logs_enabled ? cfg->nlogs : 0) + (cfg->synthetic ? 1 : 0);
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	if (!names)
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs; i++) {
+		const char *base = strrchr(cfg->logs[i], '/');
+		names[i] = base ? base + 1 : cfg->logs[i];
+	}
+	if (cfg->synthetic)
+		names[n - 1] = "synthetic";
+	struct replay_manifest m = {
+		.inputs = names, .ninputs = n,
+		.shard_k = cfg->shard_n > 1 ? cfg->shard_k : 1,
+		.shard_n = cfg->shard_n > 1 ? cfg->shard_n : 1,
+		.plot = cfg->plot,
+	};
+	int rc = replay_manifest_write(cfg->report_dir, &m, err, errlen);
+	free(names);
+	return rc;
+}
+
+/*
+ * The exit status from the filters under test alone: the baselines'
+ * verdicts are in the table for comparison, and a raw pass-through
+ * failing its detection checks is what it is for.  The table goes to
+ * stdout; the reason for a 1 to stderr.
+ */
+int
+replay_verdict(const struct report_result *res, size_t n,
+	       const struct replay_verdict_opts *o)
+{
+	struct report_filter_tally *t = calloc(n ? n : 1, sizeof(*t));
+	if (!t) {
+		fprintf(stderr, "baro-replay: out of memory\n");
+		return EXIT_IO;
+	}
+	size_t nt = report_tally_filters(res, n, t, n);
+	if (o->table)
+		report_print_verdicts(stdout, t, nt);
+	size_t failed = 0, warned = 0;
+	for (size_t k = 0; k < nt; k++) {
+		if (!t[k].under_test)
+			continue;
+		enum report_status v = report_filter_verdict(&t[k]);
+		if (v == REPORT_FAIL || (o->strict && v == REPORT_WARN)) {
+			if (o->table)
+				fprintf(stderr, "baro-replay: %s %s %zu of its "
+						"%zu runs%s\n",
+					t[k].filter,
+					v == REPORT_FAIL ? "failed" : "warned on",
+					t[k].counts[v], t[k].runs,
+					v == REPORT_WARN ? " (--strict)" : "");
+			failed += v == REPORT_FAIL;
+			warned += v == REPORT_WARN;
+		}
+	}
+	free(t);
+	int status = failed || warned ? EXIT_FAILED : 0;
+	if (o->strict && (o->unchecked || o->ndamaged || o->nempty)) {
+		fprintf(stderr, "baro-replay: --strict: %zu cases unchecked, "
+				"%zu inputs damaged, %zu inputs without "
+				"barometer samples\n",
+			o->unchecked, o->ndamaged, o->nempty);
+		status = EXIT_FAILED;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return EXIT_IO;
+	return status;
+}
+
 int
 replay_cases_run(const struct replay_config *cfg)
 {
@@ -684,7 +773,7 @@ replay_cases_run(const struct replay_config *cfg)
 	if (load_scenarios(cfg, scens, &nscen) < 0)
 		goto out;
 	if (replay_filter_set_open(&ctx.filters, cfg->filters, cfg->nfilters,
-				   err, sizeof(err)) < 0) {
+				   cfg->baselines, err, sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		goto out;
 	}
@@ -702,8 +791,11 @@ replay_cases_run(const struct replay_config *cfg)
 		goto out;
 	}
 	/* Every log readable and recognised before anything is written, so
-	 * a typo in a name leaves no report directory behind. */
+	 * a typo in a name leaves no report directory behind (a shard's
+	 * own logs: every shard of a run checks its part). */
 	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs; i++) {
+		if (!in_shard(cfg, i))
+			continue;
 		struct log_reader r;
 		int fd = open(cfg->logs[i], O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -728,21 +820,43 @@ replay_cases_run(const struct replay_config *cfg)
 	size_t nlogscen = 0;
 	for (size_t i = 0; i < nscen; i++)
 		nlogscen += scens[i].logs;
-	ctx.total = (cfg->logs_enabled ? cfg->nlogs * nlogscen : 0) +
-		    (cfg->synthetic ? nscen : 0);
+	size_t nlogs_here = 0;
+	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs; i++)
+		nlogs_here += in_shard(cfg, i);
+	ctx.total = nlogs_here * nlogscen +
+		    (cfg->synthetic &&
+				     in_shard(cfg, cfg->logs_enabled ? cfg->nlogs : 0)
+			     ? nscen
+			     : 0);
+	/* One gnuplot per core, drawing while the cases run. */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned pj = cfg->plot_jobs ? cfg->plot_jobs
+		      : cpus < 1 ? 1 : (unsigned)cpus;
+	if (report_plotter_open(&ctx.plotter, cfg->report_dir, cfg->plot, pj,
+				err, sizeof(err)) < 0)
+		fprintf(stderr, "baro-replay: %s; no plots\n", err);
 
 	int rc = 0;
 	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs && rc >= 0; i++)
-		rc = run_log(&ctx, cfg->logs[i], scens, nscen);
+		if (in_shard(cfg, i))
+			rc = run_log(&ctx, cfg->logs[i], scens, nscen);
 	if (rc == -ENOENT || rc == -EINVAL) {
 		status = EXIT_USAGE;
 		goto out;
 	}
-	for (size_t i = 0; cfg->synthetic && i < nscen && rc >= 0; i++)
+	const size_t synth_at = cfg->logs_enabled ? cfg->nlogs : 0;
+	for (size_t i = 0; cfg->synthetic && in_shard(cfg, synth_at) &&
+			   i < nscen && rc >= 0; i++)
 		rc = run_synthetic(&ctx, &scens[i]);
 	if (rc < 0) {
 		status = rc == -ENOMEM ? EXIT_IO : EXIT_USAGE;
 		goto out;
+	}
+	if (ctx.plotter) {
+		int plrc = report_plotter_close(ctx.plotter, err, sizeof(err));
+		ctx.plotter = NULL;
+		if (plrc < 0)
+			fprintf(stderr, "baro-replay: %s\n", err);
 	}
 	if (report_write_summary(cfg->report_dir, ctx.res.r, ctx.res.n,
 				 ctx.inputs, ctx.ninputs, err,
@@ -751,29 +865,35 @@ replay_cases_run(const struct replay_config *cfg)
 		status = EXIT_IO;
 		goto out;
 	}
+	if (write_manifest(cfg, err, sizeof(err)) < 0 ||
+	    report_write_html(cfg->report_dir, ctx.res.r, ctx.res.n,
+			      ctx.inputs, ctx.ninputs, cfg->plot, err,
+			      sizeof(err)) < 0) {
+		fprintf(stderr, "baro-replay: %s\n", err);
+		status = EXIT_IO;
+		goto out;
+	}
 	size_t counts[REPORT_FAIL + 1] = { 0 };
 	for (size_t i = 0; i < ctx.res.n; i++)
 		counts[ctx.res.r[i].status]++;
-	size_t fails = counts[REPORT_FAIL];
 	if (!cfg->quiet)
 		fprintf(stderr, "baro-replay: %zu runs: %zu pass, %zu warn, "
 				"%zu fail, %zu unchecked; report in "
 				"%s/summary.txt\n",
 			ctx.res.n, counts[REPORT_PASS], counts[REPORT_WARN],
-			fails, counts[REPORT_NONE], cfg->report_dir);
+			counts[REPORT_FAIL], counts[REPORT_NONE],
+			cfg->report_dir);
 	for (size_t i = 0; i < ctx.ninputs; i++)
 		if (ctx.inputs[i].damage[0])
 			fprintf(stderr, "baro-replay: damaged input, used up to "
 					"the damage: %s: %s\n",
 				ctx.inputs[i].source, ctx.inputs[i].damage);
-	status = fails ? EXIT_FAILED : 0;
-	if (cfg->strict && (ctx.unchecked || ctx.ndamaged || ctx.nempty)) {
-		fprintf(stderr, "baro-replay: --strict: %zu cases unchecked, "
-				"%zu inputs damaged, %zu inputs without "
-				"barometer samples\n",
-			ctx.unchecked, ctx.ndamaged, ctx.nempty);
-		status = EXIT_FAILED;
-	}
+	struct replay_verdict_opts vo = {
+		.strict = cfg->strict, .table = !cfg->no_table,
+		.unchecked = ctx.unchecked, .ndamaged = ctx.ndamaged,
+		.nempty = ctx.nempty,
+	};
+	status = replay_verdict(ctx.res.r, ctx.res.n, &vo);
 out:
 	for (size_t i = 0; i < nscen; i++) {
 		free(scens[i].sc);
@@ -784,6 +904,8 @@ out:
 	replay_thresholds_free(ctx.th);
 	free(ctx.res.r);
 	free(ctx.inputs);
+	if (ctx.plotter)
+		report_plotter_close(ctx.plotter, err, sizeof(err));
 	return status;
 }
 

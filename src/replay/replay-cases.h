@@ -29,10 +29,14 @@
 struct replay_config {
 	const char *report_dir;
 	const char *filters[REPLAY_MAX_FILTERS];	/* specs */
-	size_t nfilters;			/* 0: every built-in */
+	size_t nfilters;	/* under test; 0: every built-in, none under
+				   test (an exploratory run, exit 0) */
+	bool baselines;		/* the built-ins not named run beside them */
 	const char *scenario_paths[REPLAY_MAX_PATHS];	/* files or dirs */
 	size_t nscenario_paths;			/* 0: the bundled set */
-	const char *logs[REPLAY_MAX_PATHS];
+	/* The logs, as many as given: an archive of thousands (the
+	 * strings stay the caller's). */
+	const char *const *logs;
 	size_t nlogs;
 	const char *thresholds;			/* NULL: built-in rules */
 	const char *channel, *reference, *format;
@@ -43,6 +47,13 @@ struct replay_config {
 	bool timing;		/* report time per sample */
 	bool quiet;
 	bool strict;		/* unchecked cases, damaged logs: exit 1 */
+	/* Run only this shard's inputs: input p (the logs in the order
+	 * given, then the synthetic stream) belongs to shard p % shard_n + 1.
+	 * 1 of 1: all.  baro-replay merge joins the shards' reports. */
+	unsigned shard_k, shard_n;
+	unsigned plot_jobs;	/* gnuplot processes; 0: one per CPU */
+	bool no_table;		/* no verdict table on stdout (a shard of
+				   run --jobs) */
 	struct sim_params params;	/* the synthetic stream's emulator */
 	enum baro_sitl_ardupilot ardupilot;	/* ... and the release it
 						 * reproduces */
@@ -52,10 +63,27 @@ void
 replay_config_defaults(struct replay_config *cfg);
 
 /* Run everything and write the report.  Returns the exit status: 0, 1 if
- * a threshold failed (or, with strict, a case was unchecked or a log
- * damaged), 2 for bad input, 3 for I/O failure. */
+ * a filter under test failed a threshold (with strict: or warned, or a
+ * case was unchecked, or a log damaged or without samples), 2 for bad
+ * input, 3 for I/O failure.  Baselines never change it. */
 int
 replay_cases_run(const struct replay_config *cfg);
+
+/* What decides the exit status beside the filters' verdicts. */
+struct replay_verdict_opts {
+	bool strict;
+	bool table;		/* the filter table on stdout and why a 1 on
+				   stderr (not for a shard of run --jobs) */
+	size_t unchecked;	/* cases whose faults did not run */
+	size_t ndamaged, nempty;	/* inputs damaged, without samples */
+};
+
+/* The exit status of a report's runs: 1 when a filter under test failed
+ * (strict: or warned, or o's counts are not all 0), else 0; the table of
+ * filter verdicts on stdout, why a 1 on stderr. */
+int
+replay_verdict(const struct report_result *res, size_t n,
+	       const struct replay_verdict_opts *o);
 
 /* The built-in filters, one per line with their descriptions. */
 int

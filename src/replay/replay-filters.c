@@ -9,6 +9,7 @@
 
 struct replay_filter_set {
 	size_t n;
+	size_t n_test;		/* the first n_test are under test */
 	struct baro_filter_instance *fi;
 };
 
@@ -23,52 +24,81 @@ replay_filter_set_close(struct replay_filter_set *set)
 	free(set);
 }
 
+/* Create set->fi[set->n] from spec; its label made safe and unique. */
+static int
+add_filter(struct replay_filter_set *set, const char *spec, char *err,
+	   size_t errlen)
+{
+	struct baro_filter_instance *fi = &set->fi[set->n];
+	char ferr[256] = "";
+	int rc = baro_filter_instance_create(fi, spec, BARO_FILTER_SPEC_PLUGINS,
+					     ferr, sizeof(ferr));
+	if (rc < 0) {
+		snprintf(err, errlen, "filter '%s': %s", spec, ferr);
+		return rc;
+	}
+	set->n++;
+	/* Labels become CSV column names and gnuplot titles. */
+	for (char *c = fi->label; *c; c++)
+		if (*c == ',' || *c == '\'' || *c == '"' || *c == '\n')
+			*c = ';';
+	/* Two runs of one filter with equal labels could not be told
+	 * apart in the report. */
+	for (size_t j = 0; j + 1 < set->n; j++)
+		if (strcmp(set->fi[j].label, fi->label) == 0) {
+			snprintf(err, errlen, "filter '%s' is given twice",
+				 spec);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* Does a filter under test already run built-in b (with any params)? */
+static bool
+named(const struct replay_filter_set *set, const struct baro_filter *b)
+{
+	for (size_t k = 0; k < set->n_test; k++)
+		if (!set->fi[k].dl_handle && set->fi[k].filter == b)
+			return true;
+	return false;
+}
+
 int
 replay_filter_set_open(struct replay_filter_set **out,
-		       const char *const *specs, size_t n, char *err,
-		       size_t errlen)
+		       const char *const *specs, size_t n, bool baselines,
+		       char *err, size_t errlen)
 {
 	size_t nb;
 	const struct baro_filter *const *b = baro_filter_builtins(&nb);
-	size_t count = n ? n : nb;
 
 	*out = NULL;
 	struct replay_filter_set *set = calloc(1, sizeof(*set));
 	if (set)
-		set->fi = calloc(count, sizeof(*set->fi));
+		set->fi = calloc(n + nb, sizeof(*set->fi));
 	if (!set || !set->fi) {
 		free(set);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (size_t k = 0; k < count; k++) {
-		const char *spec = n ? specs[k] : b[k]->name;
-		char ferr[256] = "";
-		int rc = baro_filter_instance_create(&set->fi[k], spec,
-						     BARO_FILTER_SPEC_PLUGINS,
-						     ferr, sizeof(ferr));
-		if (rc < 0) {
-			snprintf(err, errlen, "filter '%s': %s", spec, ferr);
-			replay_filter_set_close(set);
-			return rc;
-		}
-		set->n++;
-		/* Labels become CSV column names and gnuplot titles. */
-		for (char *c = set->fi[k].label; *c; c++)
-			if (*c == ',' || *c == '\'' || *c == '"' || *c == '\n')
-				*c = ';';
-		/* Two runs of one filter with equal labels could not be
-		 * told apart in the report. */
-		for (size_t j = 0; j < k; j++)
-			if (strcmp(set->fi[j].label, set->fi[k].label) == 0) {
-				snprintf(err, errlen,
-					 "filter '%s' is given twice", spec);
-				replay_filter_set_close(set);
-				return -EINVAL;
-			}
+	int rc = 0;
+	for (size_t k = 0; k < n && rc == 0; k++)
+		rc = add_filter(set, specs[k], err, errlen);
+	set->n_test = set->n;
+	for (size_t k = 0; k < nb && rc == 0; k++)
+		if ((n == 0 || baselines) && !named(set, b[k]))
+			rc = add_filter(set, b[k]->name, err, errlen);
+	if (rc < 0) {
+		replay_filter_set_close(set);
+		return rc;
 	}
 	*out = set;
 	return 0;
+}
+
+bool
+replay_filter_under_test(const struct replay_filter_set *set, size_t k)
+{
+	return k < set->n_test;
 }
 
 size_t

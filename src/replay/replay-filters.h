@@ -3,6 +3,7 @@
 #ifndef BAROD_REPLAY_FILTERS_H
 #define BAROD_REPLAY_FILTERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -10,13 +11,18 @@
 
 struct replay_filter_set;
 
-/* specs: NAME[:params] or plugin:PATH[:params]; none: every built-in.
- * Each spec is checked (created once) here, so a bad one fails before any
- * work.  0 or a negative errno with a message. */
+/*
+ * specs: NAME[:params] or plugin:PATH[:params], the filters under test,
+ * in that order; then, with baselines, every built-in none of them names
+ * (a spec "gate:noise=2" names gate), as baselines beside them.  No spec:
+ * every built-in, none under test (an exploratory run).  Each spec is
+ * checked (created once) here, so a bad one fails before any work.  0 or
+ * a negative errno with a message.
+ */
 int
 replay_filter_set_open(struct replay_filter_set **set,
-		       const char *const *specs, size_t n, char *err,
-		       size_t errlen);
+		       const char *const *specs, size_t n, bool baselines,
+		       char *err, size_t errlen);
 
 void
 replay_filter_set_close(struct replay_filter_set *set);
@@ -27,6 +33,10 @@ replay_filter_count(const struct replay_filter_set *set);
 /* Unique display label: "gate", "lowpass:cutoff=2", "myfilter". */
 const char *
 replay_filter_label(const struct replay_filter_set *set, size_t k);
+
+/* Filter k was named with -f: its verdicts decide the exit status. */
+bool
+replay_filter_under_test(const struct replay_filter_set *set, size_t k);
 
 int
 replay_filter_run(const struct replay_filter_set *set, size_t k,

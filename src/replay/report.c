@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "report.h"
+#include "report-plot.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,7 +101,7 @@ static int
 clear_old_report(const char *dir, char *err, size_t errlen)
 {
 	static const char *const report_files[] = { ".csv", ".gp", ".png",
-						    ".svg", NULL };
+						    ".svg", ".html", NULL };
 	char path[4096];
 	DIR *d = opendir(dir);
 	if (!d)
@@ -138,7 +140,8 @@ clear_old_report(const char *dir, char *err, size_t errlen)
 		closedir(d);
 	}
 	static const char *const summaries[] = { "summary.csv", "summary.json",
-						 "summary.txt" };
+						 "summary.txt", "index.html",
+						 "run.json" };
 	for (size_t i = 0; i < sizeof(summaries) / sizeof(summaries[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, summaries[i]);
 		if (unlink(path) < 0 && errno != ENOENT)
@@ -224,156 +227,6 @@ close_out(FILE *f, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-/* One colour per filter, the same in every panel, none of them the
- * greys and black of input, truth and reference. */
-static const char *const filter_colour[] = {
-	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-	"#8c564b", "#e377c2", "#17becf", "#bcbd22",
-};
-#define N_FILTER_COLOURS (sizeof(filter_colour) / sizeof(filter_colour[0]))
-
-/*
- * The half-height of the clipped error panel: 1.5 times the 99th
- * percentile of every filter's |error| outside the injected faults (all
- * rows when the whole run is faulted), at least 0.1 m.  A 50 m spike
- * would otherwise set a scale on which every filter's noise is a flat
- * line.  NaN when no error is known (no truth).
- */
-static double
-clip_error_m(const struct report_case *c)
-{
-	const struct replay_rows *r = c->rows;
-	size_t cap = r->n * c->nfilters, n = 0, n_clean = 0;
-	if (cap == 0)
-		return NAN;
-	double *clean = malloc(cap * sizeof(*clean));
-	double *all = malloc(cap * sizeof(*all));
-	double p = NAN;
-	if (!clean || !all)
-		goto out;
-	for (size_t k = 0; k < c->nfilters; k++)
-		for (size_t i = 0; i < r->n; i++) {
-			double e = fabs(c->outputs[k].alt_m[i] - r->truth_m[i]);
-			if (!isfinite(e))
-				continue;
-			all[n++] = e;
-			if (r->label[i] == 0)
-				clean[n_clean++] = e;
-		}
-	if (metrics_percentile(n_clean ? clean : all, n_clean ? n_clean : n,
-			       99, &p) < 0)
-		p = NAN;
-	else
-		p = fmax(1.5 * p, 0.1);
-out:
-	free(clean);
-	free(all);
-	return p;
-}
-
-static void
-plot_errors(FILE *g, const struct report_case *c, const char *ylabel)
-{
-	fprintf(g, "set ylabel '%s'\n"
-		   "plot 0 with lines lc rgb 'black' notitle", ylabel);
-	for (size_t k = 0; k < c->nfilters; k++)
-		fprintf(g, ", '%s.csv' using 1:($%zu-$4) with lines "
-			   "lc rgb '%s' title '%s'",
-			c->name, 7 + 3 * k, filter_colour[k % N_FILTER_COLOURS],
-			c->filter_names[k]);
-	fputc('\n', g);
-}
-
-static void
-write_script(FILE *g, const struct report_case *c)
-{
-	const struct replay_rows *r = c->rows;
-	const bool svg = c->plot == REPORT_PLOT_SVG;
-
-	fprintf(g, "# gnuplot script written by baro-replay; run from the "
-		   "report's cases/ directory:\n#   gnuplot %s.gp\n", c->name);
-	if (svg)
-		fprintf(g, "set terminal svg size 1200,1100 dynamic font 'sans,10'\n"
-			   "set output '%s.svg'\n", c->name);
-	else
-		fprintf(g, "set terminal pngcairo size 1200,1100 font 'sans,9'\n"
-			   "set output '%s.png'\n", c->name);
-	/* One x range and fixed margins, so the panels line up. */
-	double t_end = r->n ? r->t_s[r->n - 1] : 1.0;
-	if (!(t_end > 0.0))
-		t_end = 1.0;
-	fprintf(g, "set termoption noenhanced\n"
-		   "set datafile separator ','\n"
-		   "set datafile missing ''\n"
-		   "set key outside right top\n"
-		   "set grid\n"
-		   "set xrange [0:%.6f]\n"
-		   "set lmargin 12\nset rmargin 18\n"
-		   "set multiplot layout 4,1 title '%s'\n",
-		t_end, c->title);
-	/* Injected faults shaded on every panel. */
-	for (size_t i = 0; i < r->nwin; i++) {
-		char lab[64];
-		inject_label_format(r->win[i].label, lab, sizeof(lab));
-		/* At least 0.3 % of the span, or a one-sample spike would
-		 * be invisible. */
-		double end = r->win[i].end_s;
-		if (end < r->win[i].start_s + 0.003 * t_end)
-			end = r->win[i].start_s + 0.003 * t_end;
-		fprintf(g, "set object %zu rect from %.6f, graph 0 to %.6f, "
-			   "graph 1 fc rgb '#ffd8d8' fs solid 0.5 noborder "
-			   "behind  # %s\n",
-			i + 1, r->win[i].start_s, end, lab);
-	}
-	const char *data = c->name;
-	fprintf(g, "set ylabel 'altitude (m)'\nset format x ''\n"
-		   "plot '%s.csv' using 1:3 with points pt 7 ps 0.3 lc rgb "
-		   "'#999999' title 'input'", data);
-	fprintf(g, ", '' using 1:4 with lines lw 2 lc rgb 'black' "
-		   "title 'truth'");
-	bool have_ref = false;
-	for (size_t i = 0; i < r->n && !have_ref; i++)
-		have_ref = isfinite(r->reference_m[i]);
-	if (have_ref)
-		fprintf(g, ", '' using 1:5 with lines dt 2 lc rgb '#555555' "
-			   "title 'reference'");
-	for (size_t k = 0; k < c->nfilters; k++)
-		fprintf(g, ", '' using 1:%zu with lines lw 1.5 lc rgb '%s' "
-			   "title '%s'",
-			7 + 3 * k, filter_colour[k % N_FILTER_COLOURS],
-			c->filter_names[k]);
-	fputc('\n', g);
-	/* The whole error, then the same clipped to the filters' own
-	 * scale, where their differences show. */
-	plot_errors(g, c, "error (m)");
-	double clip = clip_error_m(c);
-	char label[64];
-	if (isfinite(clip)) {
-		snprintf(label, sizeof(label), "error, clipped (m)");
-		fprintf(g, "set yrange [%.3g:%.3g]\n", -clip, clip);
-	} else
-		snprintf(label, sizeof(label), "error (m)");
-	plot_errors(g, c, label);
-	fprintf(g, "set autoscale y\n");
-	/* Detection timeline: a mark per row a filter flags (unhealthy
-	 * or rejected), one line per filter. */
-	fprintf(g, "set format x '%%g'\nset xlabel 'time (s)'\n"
-		   "set ylabel 'flagged'\nset yrange [0:%zu]\n"
-		   "set ytics (",
-		c->nfilters + 1);
-	for (size_t k = 0; k < c->nfilters; k++)
-		fprintf(g, "%s'%s' %zu", k ? ", " : "", c->filter_names[k],
-			k + 1);
-	fprintf(g, ")\nplot ");
-	for (size_t k = 0; k < c->nfilters; k++)
-		fprintf(g, "%s'%s.csv' using 1:((int($%zu)%%2==0 || "
-			   "int($%zu/2)%%2==1) ? %zu : NaN) with points pt 5 "
-			   "ps 0.4 lc rgb '%s' title '%s'",
-			k ? ", " : "", data, 8 + 3 * k, 8 + 3 * k, k + 1,
-			filter_colour[k % N_FILTER_COLOURS], c->filter_names[k]);
-	fprintf(g, "\nunset multiplot\n");
-}
-
 int
 report_write_case(const struct report_case *c, char *err, size_t errlen)
 {
@@ -412,42 +265,122 @@ report_write_case(const struct report_case *c, char *err, size_t errlen)
 		int e = errno;
 		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
-	write_script(g, c);
+	if (report_plot_script(g, c) < 0) {
+		fclose(g);
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	}
 	return close_out(g, path, err, errlen);
 }
 
+struct report_plotter {
+	char cases[4096];
+	unsigned n, next;
+	pid_t pid[REPORT_MAX_PLOTTERS];
+	int fd[REPORT_MAX_PLOTTERS];	/* its stdin; -1 once it failed */
+	bool failed;
+};
+
 int
-report_plot_case(const char *dir, const char *name, enum report_plot plot,
-		 char *err, size_t errlen)
+report_plotter_open(struct report_plotter **out, const char *dir,
+		    enum report_plot plot, unsigned jobs, char *err,
+		    size_t errlen)
 {
-	char cases[4096], script[512];
+	*out = NULL;
 	if (plot == REPORT_PLOT_NONE)
 		return 0;
-	snprintf(cases, sizeof(cases), "%s/cases", dir);
-	snprintf(script, sizeof(script), "%s.gp", name);
-	pid_t pid = fork();
-	if (pid < 0)
-		return str_errorf(err, errlen, -errno, "fork: %s",
-			       strerror(errno));
-	if (pid == 0) {
-		if (chdir(cases) < 0)
-			_exit(126);
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
-		_exit(errno == ENOENT ? 127 : 126);
+	struct report_plotter *p = calloc(1, sizeof(*p));
+	if (!p)
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	snprintf(p->cases, sizeof(p->cases), "%s/cases", dir);
+	if (jobs < 1)
+		jobs = 1;
+	if (jobs > REPORT_MAX_PLOTTERS)
+		jobs = REPORT_MAX_PLOTTERS;
+	for (unsigned j = 0; j < jobs; j++) {
+		/* A socket rather than a pipe: a gnuplot that died makes
+		 * send() fail (MSG_NOSIGNAL), never a SIGPIPE. */
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+			break;
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(sv[0]);
+			close(sv[1]);
+			break;
+		}
+		if (pid == 0) {
+			if (dup2(sv[1], STDIN_FILENO) < 0 ||
+			    chdir(p->cases) < 0)
+				_exit(126);
+			execlp("gnuplot", "gnuplot", (char *)NULL);
+			_exit(errno == ENOENT ? 127 : 126);
+		}
+		close(sv[1]);
+		p->pid[p->n] = pid;
+		p->fd[p->n++] = sv[0];
 	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return str_errorf(err, errlen, -errno, "waitpid: %s",
-				       strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return str_errorf(err, errlen, -ENOENT,
-			       "gnuplot is not installed (apt install "
-			       "gnuplot-nox); the scripts are in %s", cases);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return str_errorf(err, errlen, -EIO, "gnuplot failed on %s/%s",
-			       cases, script);
+	if (p->n == 0) {
+		free(p);
+		return str_errorf(err, errlen, -errno, "starting gnuplot: %s",
+				  strerror(errno));
+	}
+	*out = p;
 	return 0;
+}
+
+void
+report_plotter_add(struct report_plotter *p, const char *name)
+{
+	if (!p)
+		return;
+	/* The next gnuplot still alive, in turn. */
+	for (unsigned tries = 0; tries < p->n; tries++) {
+		unsigned j = p->next++ % p->n;
+		if (p->fd[j] < 0)
+			continue;
+		char cmd[2 * REPORT_NAME_LEN + 16];
+		int len = snprintf(cmd, sizeof(cmd), "load '%s.gp'\n", name);
+		if (send(p->fd[j], cmd, (size_t)len, MSG_NOSIGNAL) == len)
+			return;
+		close(p->fd[j]);
+		p->fd[j] = -1;
+		p->failed = true;
+	}
+}
+
+int
+report_plotter_close(struct report_plotter *p, char *err, size_t errlen)
+{
+	int rc = 0;
+	if (!p)
+		return 0;
+	for (unsigned j = 0; j < p->n; j++)
+		if (p->fd[j] >= 0)
+			close(p->fd[j]);
+	for (unsigned j = 0; j < p->n; j++) {
+		int status;
+		while (waitpid(p->pid[j], &status, 0) < 0)
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+		if (rc < 0)
+			continue;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+			rc = str_errorf(err, errlen, -ENOENT,
+					"gnuplot is not installed (apt install "
+					"gnuplot-nox); the scripts are in %s",
+					p->cases);
+		else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			rc = str_errorf(err, errlen, -EIO,
+					"gnuplot failed on a script in %s",
+					p->cases);
+	}
+	if (rc == 0 && p->failed)
+		rc = str_errorf(err, errlen, -EIO, "gnuplot stopped early; "
+				"some plots in %s are missing", p->cases);
+	free(p);
+	return rc;
 }
 
 static const char *
@@ -516,6 +449,7 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 		json_object *o = json_object_new_object();
 		json_object *m = json_object_new_object();
 		json_object *st = json_object_new_object();
+		json_object *ru = json_object_new_object();
 		json_object_object_add(o, "source",
 				       json_object_new_string(res[i].source));
 		json_object_object_add(o, "scenario",
@@ -525,6 +459,10 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 		json_object_object_add(
 			o, "status",
 			json_object_new_string(report_run_status_name(&res[i])));
+		json_object_object_add(
+			o, "role",
+			json_object_new_string(res[i].under_test ? "under test"
+								 : "baseline"));
 		if (res[i].unchecked[0])
 			json_object_object_add(
 				o, "unchecked",
@@ -544,9 +482,15 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 					st, x->name,
 					json_object_new_string(
 						report_status_name(x->status)));
+			/* The rule that judged it, so the report reads back
+			 * whole (baro-replay merge). */
+			if (x->rule[0])
+				json_object_object_add(
+					ru, x->name, json_object_new_string(x->rule));
 		}
 		json_object_object_add(o, "metrics", m);
 		json_object_object_add(o, "checks", st);
+		json_object_object_add(o, "rules", ru);
 		json_object_array_add(root, o);
 	}
 	for (size_t i = 0; i < ninputs; i++) {
@@ -603,6 +547,77 @@ put_cell(FILE *f, double v, int width, int prec)
 		fprintf(f, " %*s", width, "-");
 }
 
+size_t
+report_tally_filters(const struct report_result *res, size_t n,
+		     struct report_filter_tally *out, size_t max)
+{
+	size_t nt = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < nt && strcmp(out[k].filter, res[i].filter) != 0)
+			k++;
+		if (k == nt) {
+			if (nt == max)
+				continue;
+			memset(&out[nt], 0, sizeof(out[nt]));
+			snprintf(out[nt].filter, sizeof(out[nt].filter), "%s",
+				 res[i].filter);
+			out[nt].under_test = res[i].under_test;
+			nt++;
+		}
+		out[k].runs++;
+		out[k].counts[res[i].status]++;
+	}
+	return nt;
+}
+
+enum report_status
+report_filter_verdict(const struct report_filter_tally *t)
+{
+	for (int s = REPORT_FAIL; s > REPORT_NONE; s--)
+		if (t->counts[s])
+			return (enum report_status)s;
+	return REPORT_NONE;
+}
+
+void
+report_print_verdicts(FILE *f, const struct report_filter_tally *t, size_t nt)
+{
+	size_t ntest = 0;
+	for (size_t k = 0; k < nt; k++)
+		ntest += t[k].under_test;
+	if (ntest) {
+		fprintf(f, "judged (under test, -f):");
+		for (size_t k = 0; k < nt; k++)
+			if (t[k].under_test)
+				fprintf(f, " %s", t[k].filter);
+		fputc('\n', f);
+		if (ntest < nt) {
+			fprintf(f, "baselines (shown, not judged):");
+			for (size_t k = 0; k < nt; k++)
+				if (!t[k].under_test)
+					fprintf(f, " %s", t[k].filter);
+			fputc('\n', f);
+		}
+	} else {
+		fprintf(f, "exploratory run: no filter under test (name them "
+			   "with -f), nothing judged\n");
+	}
+	fprintf(f, "  %-30s %-10s %5s %5s %5s %5s %9s  %s\n", "filter", "role",
+		"runs", "pass", "warn", "fail", "unchecked", "verdict");
+	for (size_t k = 0; k < nt; k++) {
+		const struct report_filter_tally *x = &t[k];
+		enum report_status v = report_filter_verdict(x);
+		fprintf(f, "  %-30.30s %-10s %5zu %5zu %5zu %5zu %9zu  %s\n",
+			x->filter, x->under_test ? "under test" : "baseline",
+			x->runs, x->counts[REPORT_PASS], x->counts[REPORT_WARN],
+			x->counts[REPORT_FAIL], x->counts[REPORT_NONE],
+			!x->under_test ? "(not judged)"
+			: v == REPORT_NONE ? "unchecked"
+					   : report_status_name(v));
+	}
+}
+
 static int
 write_text(const char *dir, const struct report_result *res, size_t n,
 	   const struct report_input *inputs, size_t ninputs, char *err,
@@ -621,7 +636,11 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		{ "recall", "recall", 6, 2 },
 		{ "fp_per_1000", "fp/1k", 6, 1 },
 		{ "rejected_pct", "rej%", 6, 1 },
-		{ "ref_rms_m", "ref_rms", 7, 2 },
+		/* Against the log's own reference: its offset (another
+		 * datum: GPS AMSL, an EKF origin; 10.5 m on the 2015
+		 * tlog) apart from how well they agree. */
+		{ "ref_bias_m", "ref_off", 7, 2 },
+		{ "ref_sd_m", "ref_sd", 6, 2 },
 	};
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.txt", dir);
@@ -636,6 +655,13 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		   "%zu fail, %zu unchecked\n",
 		n, counts[REPORT_PASS], counts[REPORT_WARN],
 		counts[REPORT_FAIL], counts[REPORT_NONE]);
+	struct report_filter_tally *tally = calloc(n ? n : 1, sizeof(*tally));
+	if (!tally) {
+		atomic_file_abort(&af);
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	}
+	report_print_verdicts(f, tally, report_tally_filters(res, n, tally, n));
+	free(tally);
 	for (size_t i = 0; i < ninputs; i++) {
 		const struct report_input *in = &inputs[i];
 		fprintf(f, "input %s: %s", in->source, in->outcome);

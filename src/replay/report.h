@@ -50,6 +50,7 @@ struct report_result {
 	 * stream); empty when it was.  Such a run has status NONE. */
 	char unchecked[REPORT_NOTE_LEN];
 	bool damaged;		/* its log was read up to damage only */
+	bool under_test;	/* named with -f: judged; else a baseline */
 };
 
 /* Append a metric (ignored past REPORT_MAX_METRICS). */
@@ -90,6 +91,10 @@ struct report_case {
 	size_t nfilters;
 	const char *const *filter_names;
 	const struct replay_output *outputs;	/* nfilters of them */
+	const bool *under_test;	/* nfilters, or NULL: none (drawn alike) */
+	const char *reference;	/* what the reference is: "gps (GPS)" */
+	double step_t_s;	/* a truth step to zoom on (NaN: none), s
+				   since the first row */
 	enum report_plot plot;	/* the script's terminal (NONE: png) */
 };
 
@@ -98,13 +103,53 @@ int
 report_write_case(const struct report_case *c, char *err, size_t errlen);
 
 /*
- * Run gnuplot on cases/NAME.gp to make the plot.  Returns 0, -ENOENT if
- * gnuplot is not installed (the script stays for later), or another
- * negative errno with a message.
+ * gnuplot processes (jobs of them, at most REPORT_MAX_PLOTTERS) that draw
+ * the report's plots while the run goes on: each case's script is handed
+ * to the next in turn as soon as it is written, so plotting overlaps the
+ * filtering and gnuplot starts once per process, not once per plot.
+ * open with plot NONE gives no plotter (NULL), which add and close
+ * accept.  close waits for them: 0, -ENOENT when gnuplot is not
+ * installed (the scripts stay for later), or another negative errno,
+ * each with a message.
  */
+#define REPORT_MAX_PLOTTERS 8
+struct report_plotter;
+
 int
-report_plot_case(const char *dir, const char *name, enum report_plot plot,
-		 char *err, size_t errlen);
+report_plotter_open(struct report_plotter **p, const char *dir,
+		    enum report_plot plot, unsigned jobs, char *err,
+		    size_t errlen);
+
+void
+report_plotter_add(struct report_plotter *p, const char *name);
+
+int
+report_plotter_close(struct report_plotter *p, char *err, size_t errlen);
+
+/* One filter's runs in a report: how many got each verdict. */
+struct report_filter_tally {
+	char filter[REPORT_NAME_LEN];
+	bool under_test;
+	size_t runs;
+	size_t counts[REPORT_FAIL + 1];	/* by status; NONE: unchecked */
+};
+
+/* The filters of res in their first order, at most max (the rest are
+ * left out).  Returns how many. */
+size_t
+report_tally_filters(const struct report_result *res, size_t n,
+		     struct report_filter_tally *out, size_t max);
+
+/* A filter's verdict over all its runs: FAIL if one failed, else WARN if
+ * one warned, else PASS if one passed, else NONE (nothing judged). */
+enum report_status
+report_filter_verdict(const struct report_filter_tally *t);
+
+/* The table of filter verdicts, saying which filters were judged (under
+ * test) and which are baselines, or that the run judged none. */
+void
+report_print_verdicts(FILE *f, const struct report_filter_tally *t,
+		      size_t nt);
 
 /* What became of one input log: every log given is listed in the
  * summaries, used or not. */

@@ -7,8 +7,9 @@
  *   baro-replay run -o DIR [LOG...]  filters x scenarios x logs (and the
  *                                    synthetic stream) -> a report
  *
- * Exit status: 0 success, 1 a threshold failed (run; with --strict also
- * an unchecked case, a damaged log or one without baro samples) or the
+ * Exit status: 0 success, 1 a filter under test (-f) failed a threshold
+ * (run; with --strict also warned, or a case was unchecked, a log
+ * damaged or without baro samples; baselines never count) or the
  * log is damaged (list/export: everything before the damage was still
  * written), 2 bad usage or unreadable input, 3 I/O failure.
  */
@@ -22,11 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "log-reader.h"
 #include "log-segments.h"
 #include "replay-cases.h"
+#include "replay-merge.h"
 #include "sim-params.h"
 #include "util-atomic-file.h"
 #include "util-strings.h"
@@ -54,6 +57,10 @@ usage(FILE *out)
 	      "synthetic stream\n"
 	      "                         under every scenario; write a report "
 	      "into DIR\n"
+	      "  merge -o DIR REPORT... join the reports of run --shard 1/N .. "
+	      "N/N into\n"
+	      "                         the report one run would have "
+	      "written\n"
 	      "  filters                list the built-in filters\n"
 	      "\n"
 	      "LOG is an ArduPilot DataFlash .bin, a PX4 .ulg, a MAVLink "
@@ -74,14 +81,23 @@ usage(FILE *out)
 	      "  -o, --output PATH      export: the CSV file (default "
 	      "stdout);\n"
 	      "                         run: the report directory\n"
-	      "  -f, --filter SPEC      NAME[:key=value,...] or "
-	      "plugin:PATH[:key=value,...]\n"
-	      "                         (repeatable; default: every "
-	      "built-in)\n"
+	      "  -f, --filter SPEC      a filter under test: NAME[:key=value,...]"
+	      " or\n"
+	      "                         plugin:PATH[:key=value,...] "
+	      "(repeatable); the exit\n"
+	      "                         status is theirs, the built-ins not "
+	      "named run beside\n"
+	      "                         them as baselines.  None: every "
+	      "built-in, nothing\n"
+	      "                         judged, exit 0\n"
+	      "      --no-baselines     only the filters named with -f\n"
 	      "  -s, --scenarios PATH   a scenario file or a directory of "
 	      "*.scn (repeatable;\n"
 	      "                         default: the bundled set)\n"
-	      "      --no-synthetic     logs only\n"
+	      "      --synthetic        run the synthetic stream also when "
+	      "logs are given\n"
+	      "      --no-synthetic     never run it (default when logs are "
+	      "given)\n"
 	      "      --synthetic-only   no logs, only the synthetic stream\n"
 	      "  -t, --thresholds FILE  pass/warn/fail rules (default: the "
 	      "built-in set)\n"
@@ -94,11 +110,18 @@ usage(FILE *out)
 	      "                         reproduces: 4.5, 4.6, 4.7 (default) or "
 	      "master\n"
 	      "      --plots KIND       png, svg or none (default png)\n"
+	      "      --shard K/N        run only part K of N of the inputs "
+	      "(input p, the logs\n"
+	      "                         as given then the synthetic stream, "
+	      "is part p%N+1)\n"
+	      "      --jobs N           N processes on this machine, one "
+	      "report\n"
 	      "      --no-timing        leave the time-per-sample figures out,"
 	      " so reports\n"
 	      "                         of equal inputs are byte-identical\n"
-	      "      --strict           exit 1 when a case is unchecked (its "
-	      "faults did not\n"
+	      "      --strict           exit 1 also when a filter under test "
+	      "warns, a case is\n"
+	      "                         unchecked (its faults did not\n"
 	      "                         run on the recording), a log is "
 	      "damaged or has no\n"
 	      "                         baro samples\n"
@@ -113,6 +136,10 @@ struct options {
 	const char *reference;
 	const char *format;
 	const char *output;
+	/* --synthetic 1, --no-synthetic -1, neither 0: the synthetic stream
+	 * runs when no log is given. */
+	int synthetic;
+	unsigned jobs;		/* run --jobs: processes, 0 or 1: this one */
 	struct replay_config cfg;
 };
 
@@ -124,6 +151,10 @@ enum {
 	OPT_STRICT,
 	OPT_PLOTS,
 	OPT_ARDUPILOT,
+	OPT_NO_BASELINES,
+	OPT_SYNTHETIC,
+	OPT_SHARD,
+	OPT_JOBS,
 };
 
 /* Which commands take an option: one elsewhere is a mistake worth a
@@ -133,7 +164,8 @@ enum {
 	CMD_EXPORT = 1u << 1,
 	CMD_RUN = 1u << 2,
 	CMD_FILTERS = 1u << 3,
-	CMD_ALL = CMD_LIST | CMD_EXPORT | CMD_RUN | CMD_FILTERS,
+	CMD_MERGE = 1u << 4,
+	CMD_ALL = CMD_LIST | CMD_EXPORT | CMD_RUN | CMD_FILTERS | CMD_MERGE,
 };
 
 static const struct option longopts[] = {
@@ -148,10 +180,14 @@ static const struct option longopts[] = {
 	{ "plots", required_argument, NULL, OPT_PLOTS },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "ardupilot", required_argument, NULL, OPT_ARDUPILOT },
+	{ "synthetic", no_argument, NULL, OPT_SYNTHETIC },
 	{ "no-synthetic", no_argument, NULL, OPT_NO_SYNTHETIC },
 	{ "synthetic-only", no_argument, NULL, OPT_SYNTHETIC_ONLY },
 	{ "no-timing", no_argument, NULL, OPT_NO_TIMING },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "no-baselines", no_argument, NULL, OPT_NO_BASELINES },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "jobs", required_argument, NULL, OPT_JOBS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -162,8 +198,12 @@ static unsigned
 option_commands(int c)
 {
 	switch (c) {
-	case 'c':
 	case 'o':
+		return CMD_EXPORT | CMD_RUN | CMD_MERGE;
+	case OPT_STRICT:
+	case 'q':
+		return CMD_RUN | CMD_MERGE;
+	case 'c':
 		return CMD_EXPORT | CMD_RUN;
 	case 'F':
 		return CMD_LIST | CMD_EXPORT | CMD_RUN;
@@ -349,8 +389,17 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_SYNTHETIC:
 		case OPT_NO_SYNTHETIC:
-			o->cfg.synthetic = false;
+			if (o->synthetic && o->synthetic !=
+			    (c == OPT_SYNTHETIC ? 1 : -1)) {
+				fprintf(stderr, "baro-replay: %s: --synthetic "
+						"and --no-synthetic contradict "
+						"each other\n",
+					cmd);
+				return EXIT_USAGE;
+			}
+			o->synthetic = c == OPT_SYNTHETIC ? 1 : -1;
 			break;
 		case OPT_SYNTHETIC_ONLY:
 			o->cfg.logs_enabled = false;
@@ -360,6 +409,34 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 			break;
 		case OPT_STRICT:
 			o->cfg.strict = true;
+			break;
+		case OPT_NO_BASELINES:
+			o->cfg.baselines = false;
+			break;
+		case OPT_SHARD: {
+			unsigned k, n;
+			char tail;
+			if (sscanf(optarg, "%u/%u%c", &k, &n, &tail) != 2 ||
+			    n < 1 || n > 100000 || k < 1 || k > n ||
+			    strspn(optarg, "0123456789/") != strlen(optarg)) {
+				fprintf(stderr, "baro-replay: --shard %s: K/N "
+						"with 1 <= K <= N (this "
+						"machine's part of N)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o->cfg.shard_k = k;
+			o->cfg.shard_n = n;
+			break;
+		}
+		case OPT_JOBS:
+			if (str_to_u64(optarg, &u) < 0 || u < 1 || u > 256) {
+				fprintf(stderr, "baro-replay: --jobs %s: a "
+						"number of processes, 1..256\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o->jobs = (unsigned)u;
 			break;
 		case 'q':
 			o->cfg.quiet = true;
@@ -585,6 +662,12 @@ cmd_list_one(const char *path, const struct options *o)
 		       (double)c->first_us * 1e-6, (double)c->last_us * 1e-6,
 		       c->lo, c->hi);
 	}
+	/* Events are on the same clock, inside it: an arming after the
+	 * last baro sample is the log going on without baro records. */
+	if (r.info.span_known)
+		printf("  span: %.3f .. %.3f s (first to last timed record)\n",
+		       (double)r.info.span_first_us * 1e-6,
+		       (double)r.info.span_last_us * 1e-6);
 	for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++) {
 		if (!cs[i].seen || cs[i].kind != LOG_REC_BARO)
 			continue;
@@ -627,12 +710,25 @@ cmd_list_one(const char *path, const struct options *o)
 	char dmg[LOG_ERR_LEN + 96];
 	int status = log_reader_damage(&r, rc, dmg, sizeof(dmg)) ? EXIT_DAMAGED
 								  : 0;
-	if (r.info.fmt_warnings)
+	/* A FMT at odds with its format is a firmware quirk, not
+	 * damage: longer loses nothing, shorter leaves a type unread. */
+	if (r.info.fmt_warnings && !r.info.fmt_undecodable)
 		printf("  warning: %" PRIu64 " FMT record%s disagree%s with "
 		       "%s format, nothing lost (%s)\n",
 		       r.info.fmt_warnings, r.info.fmt_warnings == 1 ? "" : "s",
 		       r.info.fmt_warnings == 1 ? "s" : "",
 		       r.info.fmt_warnings == 1 ? "its" : "their",
+		       r.info.fmt_warning);
+	else if (r.info.fmt_warnings)
+		printf("  warning: %" PRIu64 " FMT record%s disagree%s with "
+		       "%s format, %" PRIu64 " declaring fewer bytes than it: "
+		       "%s records are framed by that Length and not "
+		       "decoded, nothing else lost (%s)\n",
+		       r.info.fmt_warnings, r.info.fmt_warnings == 1 ? "" : "s",
+		       r.info.fmt_warnings == 1 ? "s" : "",
+		       r.info.fmt_warnings == 1 ? "its" : "their",
+		       r.info.fmt_undecodable,
+		       r.info.fmt_undecodable == 1 ? "its type's" : "their types'",
 		       r.info.fmt_warning);
 	if (r.info.bytes_skipped || r.info.records_bad)
 		printf("  damage: %" PRIu64 " bytes skipped, %" PRIu64
@@ -813,9 +909,10 @@ cmd_export(int argc, char **argv, const struct options *o)
 			argv[optind], r.info.bytes_skipped,
 			r.info.records_bad, r.info.first_bad_offset);
 	if (r.info.fmt_warnings)
-		fprintf(stderr, "baro-replay: %s: warning: %s (nothing "
-				"lost)\n",
-			argv[optind], r.info.fmt_warning);
+		fprintf(stderr, "baro-replay: %s: warning: %s (%s)\n",
+			argv[optind], r.info.fmt_warning,
+			r.info.fmt_undecodable ? "a firmware quirk, not damage"
+					       : "nothing lost");
 	log_reader_close(&r);
 	if (fd != STDIN_FILENO)
 		close(fd);
@@ -839,6 +936,129 @@ cmd_export(int argc, char **argv, const struct options *o)
 	return status;
 }
 
+/* A shard's report directory beside the output: same file system. */
+static int
+remove_tree(const char *dir)
+{
+	char sub[4096];
+	snprintf(sub, sizeof(sub), "%s/cases", dir);
+	DIR *d = opendir(sub);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				char f[4096 + 256];
+				snprintf(f, sizeof(f), "%s/%s", sub, e->d_name);
+				unlink(f);
+			}
+		closedir(d);
+		rmdir(sub);
+	}
+	if ((d = opendir(dir))) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				char f[4096 + 256];
+				snprintf(f, sizeof(f), "%s/%s", dir, e->d_name);
+				unlink(f);
+			}
+		closedir(d);
+	}
+	return rmdir(dir);
+}
+
+/*
+ * run --jobs N: N processes, each running --shard K/N into a directory
+ * of its own beside the output, then merged into it as baro-replay
+ * merge does: the same report as one process writes.
+ */
+static int
+run_jobs(const struct options *o)
+{
+	unsigned n = o->jobs;
+	char (*dirs)[4200] = calloc(n, sizeof(*dirs));
+	pid_t *pids = calloc(n, sizeof(*pids));
+	const char **names = calloc(n, sizeof(*names));
+	int status = 0;
+	unsigned made = 0, started = 0;
+	if (!dirs || !pids || !names) {
+		fprintf(stderr, "baro-replay: out of memory\n");
+		status = EXIT_IO;
+		goto out;
+	}
+	/* The output first: refused (not a report) before any work. */
+	char perr[512];
+	int prc = report_prepare(o->output, perr, sizeof(perr));
+	if (prc < 0) {
+		fprintf(stderr, "baro-replay: %s\n", perr);
+		status = prc == -EEXIST ? EXIT_USAGE : EXIT_IO;
+		goto out;
+	}
+	/* Left empty, as merge takes an empty directory. */
+	char cases[4200];
+	snprintf(cases, sizeof(cases), "%s/cases", o->output);
+	rmdir(cases);
+	char base[4096];
+	snprintf(base, sizeof(base), "%s", o->output);
+	for (size_t l = strlen(base); l > 1 && base[l - 1] == '/'; l--)
+		base[l - 1] = '\0';
+	for (; made < n; made++) {
+		snprintf(dirs[made], sizeof(dirs[made]), "%s.shard%u-XXXXXX",
+			 base, made + 1);
+		if (!mkdtemp(dirs[made])) {
+			fprintf(stderr, "baro-replay: %s: %s\n", dirs[made],
+				strerror(errno));
+			status = EXIT_IO;
+			goto out;
+		}
+		names[made] = dirs[made];
+	}
+	fflush(NULL);
+	for (; started < n; started++) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "baro-replay: fork: %s\n",
+				strerror(errno));
+			status = EXIT_IO;
+			break;
+		}
+		if (pid == 0) {
+			struct replay_config c = o->cfg;
+			c.shard_k = started + 1;
+			c.shard_n = n;
+			c.report_dir = dirs[started];
+			c.plot_jobs = 1;
+			c.no_table = true;
+			c.strict = false;	/* judged once, merged */
+			_exit(replay_cases_run(&c));
+		}
+		pids[started] = pid;
+	}
+	for (unsigned j = 0; j < started; j++) {
+		int st;
+		while (waitpid(pids[j], &st, 0) < 0 && errno == EINTR)
+			;
+		int rc = WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_IO;
+		/* 1 is a verdict, judged again on the merged report. */
+		if (rc > 1 && rc > status)
+			status = rc;
+	}
+	if (status == 0) {
+		struct replay_merge_config mc = {
+			.out = o->output, .dirs = names, .ndirs = n,
+			.strict = o->cfg.strict, .quiet = o->cfg.quiet,
+		};
+		status = replay_merge(&mc);
+	}
+out:
+	for (unsigned j = 0; j < made; j++)
+		remove_tree(dirs[j]);
+	free(dirs);
+	free(pids);
+	free(names);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -847,7 +1067,8 @@ main(int argc, char **argv)
 	replay_config_defaults(&o.cfg);
 	if (argc < 2) {
 		fprintf(stderr, "baro-replay: which command? (list, export, "
-				"run, filters; see baro-replay --help)\n");
+				"run, merge, filters; see baro-replay "
+				"--help)\n");
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
@@ -867,6 +1088,7 @@ main(int argc, char **argv)
 		{ "export", CMD_EXPORT },
 		{ "run", CMD_RUN },
 		{ "filters", CMD_FILTERS },
+		{ "merge", CMD_MERGE },
 	};
 	unsigned bit = 0;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -874,7 +1096,7 @@ main(int argc, char **argv)
 			bit = cmds[i].bit;
 	if (!bit) {
 		fprintf(stderr, "baro-replay: unknown command '%s' (list, "
-				"export, run, filters; see baro-replay "
+				"export, run, merge, filters; see baro-replay "
 				"--help)\n",
 			cmd);
 		return EXIT_USAGE;
@@ -908,16 +1130,37 @@ main(int argc, char **argv)
 		o.cfg.channel = o.channel;
 		o.cfg.reference = o.reference;
 		o.cfg.format = o.format;
-		for (int i = optind; i < argc; i++) {
-			if (o.cfg.nlogs >= REPLAY_MAX_PATHS) {
-				fprintf(stderr, "baro-replay: at most %d "
-						"logs\n",
-					REPLAY_MAX_PATHS);
-				return EXIT_USAGE;
-			}
-			o.cfg.logs[o.cfg.nlogs++] = argv[i];
+		o.cfg.logs = (const char *const *)&argv[optind];
+		o.cfg.nlogs = (size_t)(argc - optind);
+		/* Logs given: they are the run, the synthetic stream only
+		 * when asked for; none: the synthetic stream is the run. */
+		o.cfg.synthetic = o.synthetic ? o.synthetic > 0
+					      : o.cfg.nlogs == 0 ||
+							!o.cfg.logs_enabled;
+		if (o.jobs > 1 && o.cfg.shard_n > 1) {
+			fprintf(stderr, "baro-replay: run: --jobs splits this "
+					"machine's inputs itself; give it or "
+					"--shard, not both\n");
+			return EXIT_USAGE;
 		}
+		if (o.jobs > 1)
+			return run_jobs(&o);
 		return replay_cases_run(&o.cfg);
+	}
+	if (strcmp(cmd, "merge") == 0) {
+		if (!o.output || optind >= argc) {
+			fprintf(stderr, "baro-replay: merge: -o DIR and the "
+					"shard reports to merge, please\n");
+			return EXIT_USAGE;
+		}
+		struct replay_merge_config mc = {
+			.out = o.output,
+			.dirs = (const char *const *)&argv[optind],
+			.ndirs = (size_t)(argc - optind),
+			.strict = o.cfg.strict,
+			.quiet = o.cfg.quiet,
+		};
+		return replay_merge(&mc);
 	}
 	return EXIT_USAGE;	/* not reached: the command was checked */
 }

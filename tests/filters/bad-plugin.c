@@ -6,7 +6,10 @@
  *   3 refuses this ABI version (entry returns NULL)
  *   4 a NULL step() callback
  *   5 a name outside [a-z0-9_-]
+ *   6 loads and runs, but its estimate is 3 m off and it flags nothing:
+ *     a regression baro-replay run must fail (tests/replay)
  */
+#include <math.h>
 #include <stddef.h>
 
 #include "baro-filter.h"
@@ -27,8 +30,14 @@ bad_step(void *state, uint64_t now_us, const struct baro_filter_input *in,
 {
 	(void)state;
 	(void)now_us;
+#if BAD_KIND == 6
+	out->alt_m = in ? in->alt_m + 3.0 : NAN;
+	out->test_ratio = NAN;
+	out->flags = in ? BARO_FILTER_OUT_HEALTHY : 0;
+#else
 	(void)in;
 	(void)out;
+#endif
 }
 
 static void

@@ -326,6 +326,9 @@ filter_colour(const char *gp, const char *name, char colour[8])
 }
 
 static void
+write_short_log(const char *path);
+
+static void
 test_run_plots(void **state)
 {
 	(void)state;
@@ -342,10 +345,11 @@ test_run_plots(void **state)
 
 	char *gp = report_file(dir, "cases/synthetic--spike.gp");
 	/* The same filter, the same colour: altitude, error, clipped
-	 * error and flags panels; no two filters alike. */
-	const char *names[] = { "raw", "lowpass", "gate" };
-	char colours[3][8];
-	for (size_t i = 0; i < 3; i++) {
+	 * error and flags panels; no two filters alike, baselines too. */
+	const char *names[] = { "raw", "lowpass", "gate", "range", "health",
+				"median" };
+	char colours[6][8];
+	for (size_t i = 0; i < 6; i++) {
 		assert_int_equal(filter_colour(gp, names[i], colours[i]), 4);
 		for (size_t j = 0; j < i; j++)
 			assert_string_not_equal(colours[i], colours[j]);
@@ -354,16 +358,53 @@ test_run_plots(void **state)
 	 * the 20 m spike: the noise of +-0.2 m, not the spike. */
 	const char *clip = strstr(gp, "set ylabel 'error, clipped (m)'");
 	assert_non_null(clip);
-	const char *yr = strstr(gp, "set yrange [");
-	assert_true(yr && yr < clip);
+	const char *yr = strstr(clip, "set yrange [");
+	assert_non_null(yr);
 	double lo, hi;
 	assert_int_equal(sscanf(yr, "set yrange [%lf:%lf]", &lo, &hi), 2);
 	assert_true(hi > 0.1 && hi < 2.0);
 	assert_true(lo == -hi);
 	/* and the full-scale error panel is still there, before it. */
 	const char *full = strstr(gp, "set ylabel 'error (m)'");
-	assert_true(full && full < yr);
+	assert_true(full && full < clip);
+	/* Issue 29: the spike gets a zoomed panel; raw, lowpass and gate
+	 * are under test, drawn bold and solid; the baselines (range,
+	 * health, median) thin and dashed. */
+	assert_non_null(strstr(gp, "set title 'glitch at "));
+	assert_non_null(strstr(gp, "lw 2.5 dt 1 lc rgb '"));
+	assert_non_null(strstr(gp, "lw 1.2 dt 2 lc rgb '"));
+	assert_non_null(strstr(gp, "title 'median'"));
+	/* Every series decimated: 60 s at 100 Hz is 6000 rows, no block
+	 * holds more than two points per pixel column. */
+	size_t blocks = 0;
+	for (const char *b = gp; (b = strstr(b, " << EOD\n")); b++) {
+		const char *end = strstr(b, "\nEOD\n");
+		assert_non_null(end);
+		size_t lines = 0;
+		for (const char *q = b + 8; q < end; q++)
+			lines += *q == '\n';
+		assert_true(lines <= 2 * 1200 + 2);
+		blocks++;
+	}
+	assert_true(blocks > 10);
 	free(gp);
+
+	/* The time axis is the log's own clock, as list and export print
+	 * it: a CSV log from 1.0 s to 10.9 s. */
+	struct replay_case c;
+	replay_case_make(&c, "replay-plot-time", "short.csv", "r");
+	write_short_log(c.log);
+	r = replay("run", "--no-timing", "-q", "--plots", "svg", "-f", "gate",
+		   "-s", c.clean, "-o", c.out, c.log, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char gpname[600];
+	snprintf(gpname, sizeof(gpname), "%s/cases/short.csv--clean.gp", c.out);
+	char *gp2 = read_file(gpname);
+	assert_non_null(strstr(gp2, "set xrange [1.000000:10.900000]"));
+	assert_non_null(strstr(gp2, "set xlabel 'log time (s)'"));
+	free(gp2);
+	replay_case_remove(&c);
 
 	/* A PNG when gnuplot is there (./dev installs gnuplot-nox). */
 	const char *ver[] = { "gnuplot", "--version", NULL };
@@ -429,8 +470,9 @@ write_short_log(const char *path)
 static struct program_result
 run_one(const char *dir, const char *log, const char *scn, const char *extra)
 {
-	return replay(REPLAY_RUN_QUIET, "--no-synthetic", "-f", "raw", "-f",
-		      "gate", "-s", scn, "-o", dir, log, extra, NULL);
+	return replay(REPLAY_RUN_QUIET, "--no-synthetic", "--no-baselines",
+		      "-f", "raw", "-f", "gate", "-s", scn, "-o", dir, log,
+		      extra, NULL);
 }
 
 /* -p sets the synthetic stream's emulator parameters, as baro-sim -p. */
@@ -678,6 +720,148 @@ test_list_bundled(void **state)
 	program_result_free(&r);
 }
 
+/* Issue 29 item 7: every event list prints lies inside the span it
+ * prints, which covers every channel: the same clock as the samples.
+ * (Before: a ULog dropout at 1194.367 s in a log spanning 20..27 s, from
+ * a mission topic's timestamp.)  Returns how many events were checked. */
+static size_t
+check_list_events(const char *name, const char *out)
+{
+	double lo = NAN, hi = NAN;
+	const char *sp = strstr(out, "\n  span: ");
+	if (!sp || sscanf(sp, "\n  span: %lf .. %lf s", &lo, &hi) != 2)
+		fail_msg("%s: no span line:\n%s", name, out);
+	size_t n = 0;
+	bool in_events = false, in_channels = false;
+	for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		char line[512];
+		size_t len = strcspn(p, "\n");
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		memcpy(line, p, len);
+		line[len] = '\0';
+		if (strncmp(line, "  ", 2) != 0 || line[2] != ' ') {
+			in_events = strcmp(line, "  events:") == 0;
+			in_channels = strcmp(line, "  channels:") == 0;
+			continue;
+		}
+		if (in_channels) {
+			/* ... 1501 samples    224.716 ..   375.211 s ... */
+			double a, b;
+			const char *q = strstr(line, " samples ");
+			assert_non_null(q);
+			assert_int_equal(sscanf(q, " samples %lf .. %lf s", &a,
+						&b), 2);
+			if (a < lo - 5e-4 || b > hi + 5e-4)
+				fail_msg("%s: channel %.3f..%.3f outside the "
+					 "span %.3f..%.3f", name, a, b, lo, hi);
+			continue;
+		}
+		if (!in_events)
+			continue;
+		const char *q = strstr(line, " at ");
+		assert_non_null(q);
+		for (q += 4; *q;) {
+			char *end;
+			double t = strtod(q, &end);
+			if (end == q)
+				break;
+			if (t < lo - 5e-4 || t > hi + 5e-4)
+				fail_msg("%s: event at %.3f s outside the span "
+					 "%.3f..%.3f s: %s", name, t, lo, hi,
+					 line);
+			n++;
+			q = end + strcspn(end, ",");
+			if (*q == ',')
+				q++;
+		}
+	}
+	return n;
+}
+
+static void
+test_list_events_in_span(void **state)
+{
+	(void)state;
+	const char *logs = replay_logs_dir();
+	if (!logs)
+		skip();
+	static const char *const names[] = {
+		"ap_copter-3.1.3_px4v2_legacy-ctun-only.bin",
+		"ap_copter-3.4.4-rc1_badajoz_climb.bin",
+		"ap_copter-3.5era_netherlands_short.bin",
+		"ap_copter-3.6.4_fmuv5_high-vibration.bin",
+		"ap_copter-4.6.2_pixhawk4_truncated80k.bin",
+		"px4_cubeorange_bench_2baro.ulg",
+		"px4_fmuv3_flight_rangefinder.ulg",
+		"px4_sitl_hover_barobias.ulg",
+		"mav_arducopter_cmac_2015.tlog",
+		"mav_arduplane-quadplane_sitl.tlog",
+	};
+	size_t events = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", logs, names[i]);
+		const char *lst[] = { "list", path, NULL };
+		struct program_result r = replay_argv(lst);
+		assert_true(r.status == 0 || r.status == 1);
+		events += check_list_events(names[i], r.out);
+		if (strstr(names[i], "cubeorange")) {
+			/* The dropout, inside the baro samples' own span. */
+			double t;
+			const char *d = strstr(r.out, "    dropout ");
+			assert_non_null(d);
+			assert_int_equal(sscanf(d, " dropout x1 at %lf", &t),
+					 1);
+			assert_true(t >= 20.306 && t <= 26.794);
+		}
+		program_result_free(&r);
+	}
+	/* Arming, take-off, landing, reboots and the dropout: all seen. */
+	assert_true(events >= 30);
+}
+
+/* With logs given the synthetic stream runs only when asked for. */
+static void
+test_run_synthetic_when_asked(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-synth", "short.csv", "r");
+	write_short_log(c.log);
+	struct program_result r = replay(REPLAY_RUN_QUIET, "-f", "gate",
+					 "--no-baselines", "-s", c.clean,
+					 "-o", c.out, c.log, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *csv = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(csv, "\nshort.csv,clean,gate,"));
+	assert_null(strstr(csv, "\nsynthetic,"));
+	free(csv);
+	r = replay(REPLAY_RUN_QUIET, "-f", "gate", "--no-baselines",
+		   "--synthetic", "-s", c.clean, "-o", c.out, c.log, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	csv = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(csv, "\nshort.csv,clean,gate,"));
+	assert_non_null(strstr(csv, "\nsynthetic,clean,gate,"));
+	free(csv);
+	/* No log: the synthetic stream is the run, as before. */
+	r = replay(REPLAY_RUN_QUIET, "-f", "gate", "--no-baselines", "-s",
+		   c.clean, "-o", c.out, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	csv = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(csv, "\nsynthetic,clean,gate,"));
+	free(csv);
+	r = replay(REPLAY_RUN_QUIET, "--synthetic", "--no-synthetic", "-o",
+		   c.out, c.log, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "contradict"));
+	program_result_free(&r);
+	replay_case_remove(&c);
+}
+
 /* The whole bundled set over every bundled log, as the README shows. */
 static void
 test_run_bundled_logs(void **state)
@@ -702,14 +886,19 @@ test_run_bundled_logs(void **state)
 		skip();
 	char dir[256];
 	temp_dir_make(dir, sizeof(dir), "replay-all");
-	const char *args[7 + NLOGS + 1] = { REPLAY_RUN_QUIET, "-o", dir };
+	const char *args[8 + NLOGS + 1] = { REPLAY_RUN_QUIET, "--synthetic",
+					    "-o", dir };
 	for (int i = 0; i < NLOGS; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "%s/%s", logs, names[i]);
-		args[7 + i] = paths[i];
+		args[8 + i] = paths[i];
 	}
 	struct program_result r = replay_argv(args);
-	/* raw cannot detect anything: the default rules fail it. */
-	assert_int_equal(r.status, 1);
+	/* raw cannot detect anything and the default rules fail it, but
+	 * with no -f nothing is under test: exploratory, status 0. */
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "exploratory run: no filter under "
+				      "test"));
+	assert_non_null(strstr(r.out, "(not judged)"));
 	/* The damaged logs are used up to the damage, and said so. */
 	assert_non_null(strstr(r.err, "truncated80k.bin: offset 81918"));
 	assert_non_null(strstr(r.err, "the 5 samples before it are used"));
@@ -786,6 +975,8 @@ main(void)
 		cmocka_unit_test(test_run_ardupilot),
 		cmocka_unit_test(test_list_bundled),
 		cmocka_unit_test(test_run_bundled_logs),
+		cmocka_unit_test(test_run_synthetic_when_asked),
+		cmocka_unit_test(test_list_events_in_span),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -308,6 +308,61 @@ test_fmt_quirk(void **state)
 	replay_case_remove(&c);
 }
 
+/* Issue 29 item 6: a FMT declaring fewer bytes than its format (a public
+ * Copter log's EKF5: Length 28, "QBhhhcccCCfff" 40 bytes) is a firmware
+ * quirk too: the type is framed by the Length and not decoded, said as a
+ * warning; list and export exit 0, and run sees no damage. */
+static void
+test_fmt_short(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-fmt-short", "ekf5.bin", "r");
+	struct buf b = { 0 };
+	df_header(&b, false);
+	df_fmt(&b, 171, 28, "EKF5", "QBhhhcccCCfff",
+	       "TimeUS,C,NI,FIX,FIY,AFI,HAGL,offset,RI,rng,Herr,eAng,eVel");
+	df_run(&b, 10000000, 20);
+	/* One EKF5 record as the writer framed it: 28 bytes. */
+	put_le(&b, 0x95a3, 2);
+	put_le(&b, 171, 1);
+	for (int i = 3; i < 28; i++)
+		put_le(&b, 0x5a, 1);
+	df_run(&b, 12000000, 20);
+	save(c.log, &b);
+	free(b.d);
+
+	struct program_result r = replay("list", c.log, NULL);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "damage"));
+	assert_null(strstr(r.err, "damaged"));
+	assert_non_null(strstr(r.out, "warning: 1 FMT record disagrees with its "
+				      "format, 1 declaring fewer bytes than it: "
+				      "its type's records are framed by that "
+				      "Length and not decoded"));
+	assert_non_null(strstr(r.out, "FMT of EKF5 (type 171) declares 28 "
+				      "bytes, its format QBhhhcccCCfff is 40"));
+	assert_non_null(strstr(r.out, "    EKF5                         1\n"));
+	assert_non_null(strstr(r.out, "BARO[0]"));
+	program_result_free(&r);
+
+	r = replay("export", c.log, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_lines(r.out), 41);
+	assert_non_null(strstr(r.err, "warning: offset "));
+	assert_non_null(strstr(r.err, "a firmware quirk, not damage"));
+	program_result_free(&r);
+
+	r = replay(REPLAY_RUN_QUIET, "--strict", "-f", "gate",
+		   "--no-baselines", "-s", c.clean, "-o", c.out, c.log, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *csv = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(csv, "ekf5.bin,,,input,1,used,"));
+	free(csv);
+	replay_case_remove(&c);
+}
+
 /* ---- ULog ---- */
 
 static void
@@ -605,14 +660,15 @@ test_report_dir_and_progress(void **state)
 	assert_null(strstr(r.err, "[7/6]"));
 	assert_non_null(strstr(r.err, "empty.csv: no barometer samples"));
 	program_result_free(&r);
-	assert_int_equal(dir_entries(cases), 4 * 2);	/* .csv and .gp */
+	/* .csv and .gp per case, a page per log with runs */
+	assert_int_equal(dir_entries(cases), 4 * 2 + 2);
 
 	/* The same directory, one log and one scenario: only its case. */
 	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "-f", "raw", "-s", sc,
 		   "-o", out, a, NULL);
 	assert_int_equal(r.status, 0);
 	program_result_free(&r);
-	assert_int_equal(dir_entries(cases), 2);
+	assert_int_equal(dir_entries(cases), 2 + 1);
 	char *txt = report_file(out, "summary.txt");
 	assert_null(strstr(txt, "b.bin"));
 	free(txt);
@@ -736,6 +792,7 @@ main(void)
 		cmocka_unit_test(test_slow_tlog),
 		cmocka_unit_test(test_damage_inside),
 		cmocka_unit_test(test_fmt_quirk),
+		cmocka_unit_test(test_fmt_short),
 		cmocka_unit_test(test_no_baro),
 		cmocka_unit_test(test_joined_logs),
 		cmocka_unit_test(test_csv_round_trip),

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "replay-merge.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replay-cases.h"
+#include "report-html.h"
+#include "util-atomic-file.h"
+#include "util-strings.h"
+
+#define EXIT_USAGE 2
+#define EXIT_IO 3
+
+static const char *
+plot_name(enum report_plot p)
+{
+	return p == REPORT_PLOT_PNG ? "png" : p == REPORT_PLOT_SVG ? "svg"
+								 : "none";
+}
+
+int
+replay_manifest_write(const char *dir, const struct replay_manifest *m,
+		      char *err, size_t errlen)
+{
+	char path[4096];
+	json_object *o = json_object_new_object();
+	json_object *in = json_object_new_array();
+	if (!o || !in) {
+		json_object_put(o);
+		json_object_put(in);
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < m->ninputs; i++)
+		json_object_array_add(in, json_object_new_string(m->inputs[i]));
+	json_object_object_add(o, "inputs", in);
+	json_object_object_add(o, "shard", json_object_new_int64(m->shard_k));
+	json_object_object_add(o, "of", json_object_new_int64(m->shard_n));
+	json_object_object_add(o, "plots",
+			       json_object_new_string(plot_name(m->plot)));
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	struct atomic_file af;
+	FILE *f = atomic_file_open(&af, path, err, errlen);
+	if (!f) {
+		json_object_put(o);
+		return -errno;
+	}
+	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						 JSON_C_TO_STRING_NOSLASHESCAPE),
+	      f);
+	fputc('\n', f);
+	json_object_put(o);
+	return atomic_file_commit(&af, err, errlen);
+}
+
+/* One shard report as read back. */
+struct shard {
+	const char *dir;
+	json_object *run;
+	struct replay_summary sum;
+	unsigned k, n;
+	enum report_plot plot;
+	json_object *inputs;	/* run.json's, an array of strings */
+};
+
+static const char *
+get_str(json_object *o, const char *key)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* A string field, or "" when it is missing or not a string. */
+static const char *
+get_text(json_object *o, const char *key)
+{
+	const char *s = get_str(o, key);
+	return s ? s : "";
+}
+
+/* An object field, or NULL. */
+static json_object *
+get_obj(json_object *o, const char *key)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_object))
+		return NULL;
+	return v;
+}
+
+static int
+summary_from_json(json_object *root, struct replay_summary *s);
+
+static int
+read_shard(struct shard *s, char *err, size_t errlen)
+{
+	char path[4096];
+	json_object *v;
+	snprintf(path, sizeof(path), "%s/run.json", s->dir);
+	if (!(s->run = json_object_from_file(path)) ||
+	    !json_object_is_type(s->run, json_type_object))
+		return str_errorf(err, errlen, -EINVAL, "%s: not a baro-replay "
+				  "report of this version (no readable "
+				  "run.json)", s->dir);
+	const char *plots = get_str(s->run, "plots");
+	int64_t k = json_object_object_get_ex(s->run, "shard", &v) &&
+			    json_object_is_type(v, json_type_int)
+			    ? json_object_get_int64(v) : 0;
+	int64_t n = json_object_object_get_ex(s->run, "of", &v) &&
+			    json_object_is_type(v, json_type_int)
+			    ? json_object_get_int64(v) : 0;
+	if (!json_object_object_get_ex(s->run, "inputs", &s->inputs) ||
+	    !json_object_is_type(s->inputs, json_type_array) || !plots ||
+	    n < 1 || n > 100000 || k < 1 || k > n)
+		return str_errorf(err, errlen, -EINVAL, "%s/run.json: no "
+				  "inputs, shard K of N and plots", s->dir);
+	for (size_t i = 0; i < json_object_array_length(s->inputs); i++)
+		if (!json_object_is_type(json_object_array_get_idx(s->inputs, i),
+					 json_type_string))
+			return str_errorf(err, errlen, -EINVAL, "%s/run.json: "
+					  "input %zu is not a name", s->dir, i);
+	s->k = (unsigned)k;
+	s->n = (unsigned)n;
+	s->plot = strcmp(plots, "png") == 0   ? REPORT_PLOT_PNG
+		  : strcmp(plots, "svg") == 0 ? REPORT_PLOT_SVG
+					      : REPORT_PLOT_NONE;
+	snprintf(path, sizeof(path), "%s/summary.json", s->dir);
+	json_object *root = json_object_from_file(path);
+	if (!root || !json_object_is_type(root, json_type_array)) {
+		json_object_put(root);
+		return str_errorf(err, errlen, -EINVAL, "%s: no readable "
+				  "summary.json", s->dir);
+	}
+	int rc = summary_from_json(root, &s->sum);
+	json_object_put(root);
+	if (rc < 0)
+		return str_errorf(err, errlen, rc, "out of memory");
+	return 0;
+}
+
+static enum report_status
+status_of(const char *s)
+{
+	return !s ? REPORT_NONE
+	       : strcmp(s, "pass") == 0 ? REPORT_PASS
+	       : strcmp(s, "warn") == 0 ? REPORT_WARN
+	       : strcmp(s, "fail") == 0 ? REPORT_FAIL
+					: REPORT_NONE;
+}
+
+/* A summary.json run back into the result it was written from. */
+static void
+read_result(json_object *o, struct report_result *r)
+{
+	json_object *v;
+	memset(r, 0, sizeof(*r));
+	snprintf(r->source, sizeof(r->source), "%s", get_text(o, "source"));
+	snprintf(r->scenario, sizeof(r->scenario), "%s",
+		 get_text(o, "scenario"));
+	snprintf(r->filter, sizeof(r->filter), "%s", get_text(o, "filter"));
+	r->status = status_of(get_str(o, "status"));
+	const char *role = get_str(o, "role");
+	r->under_test = role && strcmp(role, "under test") == 0;
+	const char *u = get_str(o, "unchecked");
+	if (u)
+		snprintf(r->unchecked, sizeof(r->unchecked), "%s", u);
+	r->damaged = json_object_object_get_ex(o, "damaged", &v) &&
+		     json_object_get_boolean(v);
+	json_object *m = get_obj(o, "metrics"), *st = get_obj(o, "checks"),
+		    *ru = get_obj(o, "rules");
+	if (!m)
+		return;
+	json_object_object_foreach(m, key, val) {
+		if (r->n >= REPORT_MAX_METRICS)
+			break;
+		report_result_add(r, key,
+				  val && (json_object_is_type(val, json_type_double) ||
+					  json_object_is_type(val, json_type_int))
+					  ? json_object_get_double(val)
+					  : NAN);
+		struct report_metric *x = &r->m[r->n - 1];
+		x->status = status_of(st ? get_str(st, key) : NULL);
+		const char *rule = ru ? get_str(ru, key) : NULL;
+		if (rule)
+			snprintf(x->rule, sizeof(x->rule), "%s", rule);
+	}
+}
+
+static void
+read_input(json_object *o, struct report_input *in)
+{
+	json_object *v;
+	memset(in, 0, sizeof(*in));
+	const char *s;
+	snprintf(in->source, sizeof(in->source), "%s", get_text(o, "input"));
+	s = get_str(o, "status");
+	in->used = s && strcmp(s, "no-data") != 0;
+	if ((s = get_str(o, "outcome")))
+		snprintf(in->outcome, sizeof(in->outcome), "%s", s);
+	if (json_object_object_get_ex(o, "segments", &v) &&
+	    json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) >= 0)
+		in->segments = (size_t)json_object_get_int64(v);
+	if ((s = get_str(o, "segment_note")))
+		snprintf(in->segment_note, sizeof(in->segment_note), "%s", s);
+	if ((s = get_str(o, "damage")))
+		snprintf(in->damage, sizeof(in->damage), "%s", s);
+}
+
+static int
+summary_from_json(json_object *root, struct replay_summary *s)
+{
+	size_t m = json_object_array_length(root);
+	memset(s, 0, sizeof(*s));
+	s->res = calloc(m ? m : 1, sizeof(*s->res));
+	s->ins = calloc(m ? m : 1, sizeof(*s->ins));
+	if (!s->res || !s->ins)
+		return -ENOMEM;
+	for (size_t j = 0; j < m; j++) {
+		json_object *o = json_object_array_get_idx(root, j);
+		if (!json_object_is_type(o, json_type_object))
+			continue;
+		if (get_str(o, "filter"))
+			read_result(o, &s->res[s->nres++]);
+		else if (get_str(o, "input"))
+			read_input(o, &s->ins[s->nins++]);
+	}
+	return 0;
+}
+
+int
+replay_summary_parse(const char *text, size_t len, struct replay_summary *s,
+		     char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	if (len > INT_MAX)
+		return str_errorf(err, errlen, -EINVAL, "summary too large");
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	json_object *root = json_tokener_parse_ex(tok, text, (int)len);
+	enum json_tokener_error e = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	if (!root || e != json_tokener_success ||
+	    !json_object_is_type(root, json_type_array)) {
+		json_object_put(root);
+		return str_errorf(err, errlen, -EINVAL, "summary.json: not a "
+				  "JSON array (%s)", json_tokener_error_desc(e));
+	}
+	int rc = summary_from_json(root, s);
+	json_object_put(root);
+	if (rc < 0)
+		return str_errorf(err, errlen, rc, "out of memory");
+	return 0;
+}
+
+void
+replay_summary_free(struct replay_summary *s)
+{
+	free(s->res);
+	free(s->ins);
+	memset(s, 0, sizeof(*s));
+}
+
+static int
+copy_file(const char *from, const char *to, char *err, size_t errlen)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return str_errorf(err, errlen, -errno, "%s: %s", from,
+				  strerror(errno));
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (out < 0) {
+		int e = errno;
+		close(in);
+		return str_errorf(err, errlen, -e, "%s: %s", to, strerror(e));
+	}
+	ssize_t n;
+	int rc = 0;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			rc = str_errorf(err, errlen, -EIO, "%s: write failed",
+					to);
+			break;
+		}
+	if (n < 0)
+		rc = str_errorf(err, errlen, -errno, "%s: %s", from,
+				strerror(errno));
+	close(in);
+	if (close(out) < 0 && rc == 0)
+		rc = str_errorf(err, errlen, -EIO, "%s: write failed", to);
+	return rc;
+}
+
+/* The cases' CSVs, scripts and plots; the pages are written anew. */
+static int
+copy_cases(const char *from_dir, const char *out, char *err, size_t errlen)
+{
+	static const char *const ext[] = { ".csv", ".gp", ".png", ".svg" };
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/cases", from_dir);
+	DIR *d = opendir(dir);
+	if (!d)
+		return str_errorf(err, errlen, -errno, "%s: %s", dir,
+				  strerror(errno));
+	struct dirent *e;
+	int rc = 0;
+	while (rc == 0 && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		bool ours = false;
+		for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+			size_t k = strlen(ext[i]);
+			ours |= len > k && strcmp(e->d_name + len - k, ext[i]) == 0;
+		}
+		if (!ours)
+			continue;
+		char a[4096 + 256], b[4096 + 256];
+		snprintf(a, sizeof(a), "%s/%s", dir, e->d_name);
+		snprintf(b, sizeof(b), "%s/cases/%s", out, e->d_name);
+		rc = copy_file(a, b, err, errlen);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Do the shards make one run: the same inputs and N, each K once, no
+ * two inputs alike (their results could not be told apart)? */
+static int
+check_shards(struct shard *s, size_t n, char *err, size_t errlen)
+{
+	unsigned N = s[0].n;
+	if (n != N)
+		return str_errorf(err, errlen, -EINVAL, "%zu report%s given, "
+				  "the run had %u shards", n, n == 1 ? "" : "s",
+				  N);
+	size_t ni = json_object_array_length(s[0].inputs);
+	for (size_t i = 1; i < n; i++) {
+		if (s[i].n != N || s[i].plot != s[0].plot ||
+		    json_object_array_length(s[i].inputs) != ni)
+			goto differ;
+		for (size_t j = 0; j < ni; j++)
+			if (strcmp(json_object_get_string(json_object_array_get_idx(
+					   s[i].inputs, j)),
+				   json_object_get_string(json_object_array_get_idx(
+					   s[0].inputs, j))) != 0)
+				goto differ;
+		for (size_t j = 0; j < i; j++)
+			if (s[j].k == s[i].k)
+				return str_errorf(err, errlen, -EINVAL,
+						  "%s and %s are both shard %u "
+						  "of %u", s[j].dir, s[i].dir,
+						  s[i].k, N);
+	}
+	for (size_t a = 0; a < ni; a++)
+		for (size_t b = a + 1; b < ni; b++)
+			if (strcmp(json_object_get_string(
+					   json_object_array_get_idx(s[0].inputs, a)),
+				   json_object_get_string(
+					   json_object_array_get_idx(s[0].inputs, b))) == 0)
+				return str_errorf(err, errlen, -EINVAL,
+						  "two inputs are named %s: "
+						  "their results cannot be "
+						  "told apart",
+						  json_object_get_string(
+							  json_object_array_get_idx(
+								  s[0].inputs, a)));
+	return 0;
+differ:
+	return str_errorf(err, errlen, -EINVAL, "%s and %s are not shards of "
+			  "one run (their inputs, shard count or plots differ)",
+			  s[0].dir, s[n > 1 ? 1 : 0].dir);
+}
+
+int
+replay_merge(const struct replay_merge_config *cfg)
+{
+	char err[1024];
+	int status = EXIT_USAGE;
+	struct shard *s = calloc(cfg->ndirs ? cfg->ndirs : 1, sizeof(*s));
+	struct report_result *res = NULL;
+	struct report_input *ins = NULL;
+	const char **names = NULL;
+	size_t nres = 0, nins = 0;
+
+	if (!s) {
+		fprintf(stderr, "baro-replay: out of memory\n");
+		return EXIT_IO;
+	}
+	char real_out[PATH_MAX];
+	bool out_exists = realpath(cfg->out, real_out) != NULL;
+	for (size_t i = 0; i < cfg->ndirs; i++) {
+		s[i].dir = cfg->dirs[i];
+		char real[PATH_MAX];
+		if (out_exists && realpath(s[i].dir, real) &&
+		    strcmp(real, real_out) == 0) {
+			fprintf(stderr, "baro-replay: merge: -o %s is one of the "
+					"reports to merge\n",
+				cfg->out);
+			goto out;
+		}
+		if (read_shard(&s[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "baro-replay: merge: %s\n", err);
+			goto out;
+		}
+	}
+	if (check_shards(s, cfg->ndirs, err, sizeof(err)) < 0) {
+		fprintf(stderr, "baro-replay: merge: %s\n", err);
+		goto out;
+	}
+	size_t totr = 0, toti = 0, ni = json_object_array_length(s[0].inputs);
+	for (size_t i = 0; i < cfg->ndirs; i++) {
+		totr += s[i].sum.nres;
+		toti += s[i].sum.nins;
+	}
+	res = calloc(totr ? totr : 1, sizeof(*res));
+	ins = calloc(toti ? toti : 1, sizeof(*ins));
+	names = calloc(ni ? ni : 1, sizeof(*names));
+	if (!res || !ins || !names) {
+		fprintf(stderr, "baro-replay: out of memory\n");
+		status = EXIT_IO;
+		goto out;
+	}
+	/* The unsharded run's order: input by input, each from its shard
+	 * in the order that shard wrote it. */
+	for (size_t p = 0; p < ni; p++) {
+		names[p] = json_object_get_string(
+			json_object_array_get_idx(s[0].inputs, p));
+		unsigned k = (unsigned)(p % s[0].n) + 1;
+		struct shard *sh = s;
+		while (sh->k != k)
+			sh++;
+		for (size_t j = 0; j < sh->sum.nres; j++)
+			if (strcmp(sh->sum.res[j].source, names[p]) == 0)
+				res[nres++] = sh->sum.res[j];
+		for (size_t j = 0; j < sh->sum.nins; j++)
+			if (strcmp(sh->sum.ins[j].source, names[p]) == 0)
+				ins[nins++] = sh->sum.ins[j];
+	}
+	int rc = report_prepare(cfg->out, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "baro-replay: merge: %s\n", err);
+		status = rc == -EEXIST ? EXIT_USAGE : EXIT_IO;
+		goto out;
+	}
+	struct replay_manifest man = {
+		.inputs = names, .ninputs = ni, .shard_k = 1, .shard_n = 1,
+		.plot = s[0].plot,
+	};
+	for (size_t i = 0; i < cfg->ndirs && rc == 0; i++)
+		rc = copy_cases(s[i].dir, cfg->out, err, sizeof(err));
+	if (rc == 0)
+		rc = report_write_summary(cfg->out, res, nres, ins, nins, err,
+					  sizeof(err));
+	if (rc == 0)
+		rc = replay_manifest_write(cfg->out, &man, err, sizeof(err));
+	if (rc == 0)
+		rc = report_write_html(cfg->out, res, nres, ins, nins,
+				       s[0].plot, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "baro-replay: merge: %s\n", err);
+		status = EXIT_IO;
+		goto out;
+	}
+	struct replay_verdict_opts vo = { .strict = cfg->strict, .table = true };
+	size_t counts[REPORT_FAIL + 1] = { 0 };
+	for (size_t i = 0; i < nres; i++) {
+		counts[res[i].status]++;
+		/* A case is unchecked once, whatever its filters. */
+		if (res[i].unchecked[0] &&
+		    (i == 0 || strcmp(res[i].source, res[i - 1].source) != 0 ||
+		     strcmp(res[i].scenario, res[i - 1].scenario) != 0))
+			vo.unchecked++;
+	}
+	for (size_t i = 0; i < nins; i++) {
+		vo.ndamaged += ins[i].damage[0] != '\0';
+		vo.nempty += !ins[i].used;
+	}
+	if (!cfg->quiet)
+		fprintf(stderr, "baro-replay: merged %zu shards: %zu runs: %zu "
+				"pass, %zu warn, %zu fail, %zu unchecked; "
+				"report in %s/summary.txt\n",
+			cfg->ndirs, nres, counts[REPORT_PASS],
+			counts[REPORT_WARN], counts[REPORT_FAIL],
+			counts[REPORT_NONE], cfg->out);
+	status = replay_verdict(res, nres, &vo);
+out:
+	for (size_t i = 0; i < cfg->ndirs; i++) {
+		json_object_put(s[i].run);
+		replay_summary_free(&s[i].sum);
+	}
+	free(s);
+	free(res);
+	free(ins);
+	free(names);
+	return status;
+}

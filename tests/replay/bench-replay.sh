@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# bench-replay BARO_REPLAY LOGS_DIR: baro-replay run's wall time with
+# and without plots (issue 29's targets: PNG <= 1.5 x --plots none, and
+# <= 2 s for the 2.7 MB tlog), best of $REPLAY_BENCH_ROUNDS (3).
+# Figures only, never a verdict: a shared machine's load moves them.
+set -eu
+tool=$1
+logs=$2
+rounds=${REPLAY_BENCH_ROUNDS:-3}
+if [ ! -d "$logs" ]; then
+	echo "bench-replay: no logs in $logs (meson configure -Dlogs_dir=DIR)"
+	exit 0
+fi
+command -v gnuplot >/dev/null 2>&1 ||
+	echo "bench-replay: gnuplot is not installed: the PNG runs draw nothing"
+tmp=$(mktemp -d /tmp/bench-replay-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# CPU seconds (user + sys, gnuplot's included) beside the wall time,
+# when /usr/bin/time is there: on a loaded machine they move less.
+timer=
+[ -x /usr/bin/time ] && timer=/usr/bin/time
+# best PLOTS LOG...: "WALL CPU", the best of the rounds, in s (CPU 0:
+# not measured)
+best() {
+	plots=$1
+	shift
+	b=
+	i=0
+	while [ $i -lt "$rounds" ]; do
+		t0=$(date +%s.%N)
+		if [ -n "$timer" ]; then
+			$timer -f '%U %S' -o "$tmp/cpu" "$tool" run -q \
+				--no-timing --plots "$plots" -o "$tmp/r" "$@" \
+				>/dev/null 2>&1 || [ $? -eq 1 ]
+		else
+			echo "0 0" >"$tmp/cpu"
+			"$tool" run -q --no-timing --plots "$plots" -o "$tmp/r" \
+				"$@" >/dev/null 2>&1 || [ $? -eq 1 ]
+		fi
+		t1=$(date +%s.%N)
+		b=$(echo "$t0 $t1 $(tail -n 1 "$tmp/cpu") ${b:-}" | awk '{
+			d = $2 - $1; c = $3 + $4;
+			if ($5 != "" && $5 < d) d = $5;
+			if ($6 != "" && $6 < c) c = $6;
+			printf "%.3f %.3f", d, c}')
+		i=$((i + 1))
+	done
+	echo "$b"
+}
+row() {	# row LABEL LOG...
+	label=$1
+	shift
+	none=$(best none "$@")
+	png=$(best png "$@")
+	size=$(du -sk "$tmp/r" | cut -f1)
+	pngs=$(ls "$tmp/r/cases/" | grep -c '\.png$' || true)
+	echo "$label $none $png $size $pngs" | awk '{
+		printf "  %-30s --plots none %5.2f s (cpu %5.2f)   png %5.2f s " \
+		       "(cpu %5.2f)   %3.1fx   %d plots, report %.1f MB\n", $1, \
+		       $2, $3, $4, $5, $4 / $2, $7, $6 / 1024 }'
+}
+
+echo "bench-replay: baro-replay run (bundled scenarios, every built-in" \
+     "filter, no synthetic stream), best of $rounds, $(nproc) CPUs"
+row mav_arducopter_cmac_2015.tlog "$logs/mav_arducopter_cmac_2015.tlog"
+# shellcheck disable=SC2046
+row all-bundled-logs $(ls "$logs"/*.bin "$logs"/*.ulg "$logs"/*.tlog)
