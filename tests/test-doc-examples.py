@@ -43,6 +43,7 @@ NEEDS = {
     "own-code": "code of your own (the filter the page builds up)",
     "root": "root on this machine (chroots, mounts, namespaces)",
     "long-run": "minutes of a developer's machine (fuzzing, soaking)",
+    "cluster": "a Slurm or Kubernetes cluster with the logs on shared storage",
 }
 SHELLS = ("sh", "bash", "shell")
 DEFAULT_TIMEOUT = 120
