@@ -1846,6 +1846,59 @@ test_tcp_server_gcs(void **state)
 	free(log);
 }
 
+/* Two GCSes on barod's tcpin:, one that never reads: barod cuts that one
+ * off (logged and counted) and the other gets every frame (MAVLink's
+ * sequence numbers without a gap) all along. */
+static void
+test_tcp_server_stalled_gcs(void **state)
+{
+	char out[64], conf[512];
+	struct capture cap;
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "fast.conf");
+	/* Every sample as SCALED_PRESSURE and HIL_SENSOR: the stalled
+	 * GCS's buffers fill in a second or two. */
+	write_file(conf, "[barod]\nsource = sim\ncontrol = none\n"
+			 "[mavlink]\nscaled_pressure_hz = all\n"
+			 "hil_sensor_hz = all\n");
+	const unsigned port = harness_free_port(&harness, SOCK_STREAM, false);
+	snprintf(out, sizeof(out), "tcpin:127.0.0.1:%u", port);
+	pid_t pid = start_barod((const char *[]){ "-c", conf, "-o", out, "-v", NULL },
+				"tcpin-stalled.log");
+	int fd = harness_dial_tcp(port, 500);
+	assert_true(fd >= 0);
+	/* Its receive buffer small, before it connects; it never reads. */
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons((uint16_t)port) };
+	int stalled = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int small = 1024;
+	setsockopt(stalled, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	assert_int_equal(connect(stalled, (struct sockaddr *)&sa, sizeof(sa)),
+			 0);
+	capture_init(&cap);
+	char *log = NULL;
+	for (int i = 0; i < 100; i++) {
+		stream_for(fd, &cap, 100);
+		free(log);
+		log = read_tmp("tcpin-stalled.log");
+		if (strstr(log, "cut off: it stopped reading"))
+			break;
+	}
+	assert_non_null(strstr(log, "cut off: it stopped reading"));
+	free(log);
+	stream_for(fd, &cap, 300);
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 20);
+	assert_int_equal(cap.seq_gaps, 0);
+	assert_int_equal(stop_barod(pid), 0);
+	log = read_tmp("tcpin-stalled.log");
+	assert_non_null(strstr(log, "clients cut off 1, refused 0"));
+	free(log);
+	close(fd);
+	close(stalled);
+}
+
 /* A listener on 127.0.0.1:port again, once the kernel lets go of the
  * port (the last connection's end may hold it a moment). */
 static int
@@ -1928,6 +1981,7 @@ main(int argc, char **argv)
 		harness_unit_test(test_mavlink_param_domain, &harness),
 		harness_unit_test(test_two_barods_at_once, &harness),
 		harness_unit_test(test_tcp_server_gcs, &harness),
+		harness_unit_test(test_tcp_server_stalled_gcs, &harness),
 		harness_unit_test(test_tcp_client_reconnects, &harness),
 	};
 	const struct CMUnitTest msp[] = {
