@@ -9,7 +9,10 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <stdio.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,6 +119,43 @@ tcp_loopback(unsigned *port, int rcvbuf)
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
 	*port = ntohs(sa.sin_port);
 	return fd;
+}
+
+/* A socket standing in for systemd's at path (len bytes, made here from
+ * the pid): NOTIFY_SOCKET names it for this process and the programs it
+ * starts.  Close the fd and unlink path when done. */
+static inline int
+notify_socket_open(char *path, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	snprintf(path, len, "/tmp/barod-notify-%d", (int)getpid());
+	assert_true(fd >= 0 && strlen(path) < sizeof(sa.sun_path));
+	unlink(path);
+	strcpy(sa.sun_path, path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	setenv("NOTIFY_SOCKET", path, 1);
+	return fd;
+}
+
+/* The first datagram on a notify socket holding want, read within
+ * timeout_ms (others before it are skipped); NULL if none came. */
+static inline const char *
+notify_socket_wait(int fd, const char *want, char *buf, size_t len,
+		   int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (poll(&p, 1, timeout_ms) == 1) {
+		ssize_t r = recv(fd, buf, len - 1, MSG_DONTWAIT);
+		if (r < 0)
+			continue;
+		buf[r] = '\0';
+		if (strstr(buf, want))
+			return buf;
+	}
+	return NULL;
 }
 
 /* A fresh directory /tmp/PREFIX-XXXXXX in dir (len bytes). */

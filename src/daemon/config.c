@@ -483,6 +483,13 @@ check_outputs(struct parse *p)
 				    "send to; to listen there and answer whoever "
 				    "sends (MAVProxy's udpin:), use type = "
 				    "udp-server", o->name, o->address);
+		if (o->type == OUTPUT_TCP_CLIENT &&
+		    config_address_unspecified(o->address))
+			return fail(p, -EINVAL, "[output %s]: type = tcp-client "
+				    "connects to its address, and %s is nowhere "
+				    "to connect to; to listen there for a GCS "
+				    "(MAVProxy's tcpin:), use type = tcp-server",
+				    o->name, o->address);
 	}
 	return 0;
 }
@@ -658,6 +665,10 @@ static const struct config_output_info output_info[] = {
 	  WIRE_TCP },
 	{ OUTPUT_MSP_UDP, "msp-udp", "msp-udp", "msp-udp:HOST:PORT", FORMAT_MSP,
 	  WIRE_UDP_CLIENT },
+	{ OUTPUT_TCP_CLIENT, "tcp", "tcp-client", "tcp:HOST:PORT",
+	  FORMAT_MAVLINK, WIRE_TCP },
+	{ OUTPUT_TCP_SERVER, "tcpin", "tcp-server", "tcpin:HOST:PORT",
+	  FORMAT_MAVLINK, WIRE_TCP_SERVER },
 };
 
 #define N_OUTPUT_TYPES (sizeof(output_info) / sizeof(output_info[0]))
@@ -716,9 +727,17 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 			return -EINVAL;
 		}
 		if (info->wire != WIRE_UDP_SERVER &&
+		    info->wire != WIRE_TCP_SERVER &&
 		    config_address_unspecified(rest)) {
 			const char *port = strrchr(rest, ':') + 1;
-			if (info->type == OUTPUT_UDP_CLIENT)
+			if (info->type == OUTPUT_TCP_CLIENT)
+				snprintf(err, errlen, "output '%s': barod "
+					 "connects there, and %.*s is nowhere "
+					 "to connect to; to listen on port %s "
+					 "for a GCS to connect, use tcpin:%s",
+					 spec, (int)(port - 1 - rest), rest,
+					 port, rest);
+			else if (info->type == OUTPUT_UDP_CLIENT)
 				snprintf(err, errlen, "output '%s': barod sends "
 					 "there, and %.*s is nowhere to send to; "
 					 "to listen on port %s and answer whoever "

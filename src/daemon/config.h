@@ -114,6 +114,11 @@ enum output_type {
 	OUTPUT_MSP_SERIAL,
 	OUTPUT_MSP_TCP,
 	OUTPUT_MSP_UDP,
+	/* MAVLink over TCP, MAVProxy's spellings: a connection barod makes
+	 * and keeps making (tcp:), or a server streaming to each client
+	 * that connects (tcpin:). */
+	OUTPUT_TCP_CLIENT,
+	OUTPUT_TCP_SERVER,
 };
 
 /* What an output's frames are: the sink that makes them (sinks/). */
@@ -128,6 +133,7 @@ enum output_wire {
 	WIRE_UDP_SERVER,	/* bound to HOST:PORT, to whoever writes */
 	WIRE_SERIAL,		/* DEVICE[:BAUD] */
 	WIRE_TCP,		/* a connection to HOST:PORT */
+	WIRE_TCP_SERVER,	/* listening on HOST:PORT, to each client */
 };
 
 /* An output type's row: adding a type is one row here, its sink (and a
@@ -261,7 +267,8 @@ config_load_string(struct config *c, const char *text, const char *name,
  *   udp:HOST:PORT  udp-server:HOST:PORT  serial:DEVICE[:BAUD]
  *   msp:DEVICE[:BAUD]  msp-tcp:HOST:PORT  msp-udp:HOST:PORT
  * and MAVProxy's (pymavlink's) spellings udpin:HOST:PORT (= udp-server)
- * and udpout:HOST:PORT (= udp).  A client's HOST must be somewhere to
+ * and udpout:HOST:PORT (= udp), tcp:HOST:PORT (MAVLink to a TCP server)
+ * and tcpin:HOST:PORT (MAVLink to each client of barod's TCP server).  A client's HOST must be somewhere to
  * send to: udp:0.0.0.0:PORT, which pymavlink reads as "listen", is
  * refused with the spelling that listens.
  */

@@ -98,8 +98,9 @@ daemon_flush(void *user)
 		d->source->flush(d, d->source_state);
 }
 
-/* What STATUS= shows: samples that reached the outputs, frames they
- * dropped, and sensors publishing (hardware) or simulated. */
+/* What STATUS= shows: what the source waits for, or samples that
+ * reached the outputs, frames they dropped, and sensors publishing
+ * (hardware) or simulated. */
 void
 daemon_service_counters(const struct daemon *d, struct notify_counters *c)
 {
@@ -116,4 +117,8 @@ daemon_service_counters(const struct daemon *d, struct notify_counters *c)
 	} else {
 		c->sensors = c->healthy = (unsigned)d->cfg.params.baro_count;
 	}
+	if (!d->source->waiting ||
+	    !d->source->waiting(d, d->source_state, c->waiting,
+				sizeof(c->waiting)))
+		c->waiting[0] = '\0';
 }

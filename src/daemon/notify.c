@@ -13,6 +13,9 @@
 int
 notify_format_status(char *buf, size_t len, const struct notify_counters *c)
 {
+	if (c->waiting[0])
+		return snprintf(buf, len, "%s: %s",
+				c->source ? c->source : "?", c->waiting);
 	return snprintf(buf, len,
 			"%s: %u/%u sensor%s healthy, %" PRIu64
 			" samples published, %" PRIu64 " dropped",
@@ -92,7 +95,11 @@ notify_status(struct notifier *n, const struct notify_counters *c,
 	      uint64_t now_us, bool force)
 {
 	char msg[256];
+	const bool waiting = c->waiting[0] != '\0';
 
+	/* The peer appearing is news now, not in up to 5 s. */
+	if (waiting != n->was_waiting)
+		force = true;
 	if (!n->active || (!force && n->status_sent &&
 			   now_us - n->last_status_us < NOTIFY_STATUS_EVERY_US))
 		return false;
@@ -101,6 +108,7 @@ notify_status(struct notifier *n, const struct notify_counters *c,
 	send_state(n, msg);
 	n->last_status_us = now_us;
 	n->status_sent = true;
+	n->was_waiting = waiting;
 	return true;
 }
 

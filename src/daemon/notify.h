@@ -23,6 +23,7 @@ struct notifier {
 	uint64_t watchdog_us;	/* WatchdogSec= in µs, 0: not asked for */
 	uint64_t last_status_us;
 	bool status_sent;
+	bool was_waiting;	/* the last STATUS= said "waiting" */
 };
 
 /* What STATUS= shows. */
@@ -32,6 +33,9 @@ struct notify_counters {
 	uint64_t dropped;	/* frames the outputs could not send */
 	unsigned healthy;	/* sensors publishing */
 	unsigned sensors;	/* sensors configured */
+	/* Not empty: the source waits for its peer, and STATUS= says this
+	 * instead of the counters ("waiting for PX4 on TCP ..."). */
+	char waiting[160];
 };
 
 void
@@ -46,7 +50,8 @@ void
 notify_ready(struct notifier *n, const char *status);
 
 /* Send STATUS= if the last one is NOTIFY_STATUS_EVERY_US old (or
- * force); now_us on any monotonic clock.  Returns true if sent. */
+ * force, or the source stopped or started waiting for its peer); now_us
+ * on any monotonic clock.  Returns true if sent. */
 bool
 notify_status(struct notifier *n, const struct notify_counters *c,
 	      uint64_t now_us, bool force);
@@ -58,7 +63,8 @@ void
 notify_stopping(struct notifier *n, const char *status);
 
 /* The STATUS= text (pure, for tests): "hardware: 2/3 sensors healthy,
- * 1234 samples published, 0 dropped".  Returns snprintf's value. */
+ * 1234 samples published, 0 dropped", or "SITL JSON: waiting for ..."
+ * while c->waiting.  Returns snprintf's value. */
 int
 notify_format_status(char *buf, size_t len, const struct notify_counters *c);
 

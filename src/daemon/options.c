@@ -24,10 +24,14 @@ static const struct opt_choice output_types[] = {
 	{ "udp-client", OUTPUT_UDP_CLIENT },
 	{ "udp-server", OUTPUT_UDP_SERVER },
 	{ "serial", OUTPUT_SERIAL },
+	{ "tcp-client", OUTPUT_TCP_CLIENT },
+	{ "tcp-server", OUTPUT_TCP_SERVER },
 	/* MAVProxy's and pymavlink's names (after the canonical ones,
 	 * which --check-config prints) */
 	{ "udpin", OUTPUT_UDP_SERVER },
 	{ "udpout", OUTPUT_UDP_CLIENT },
+	{ "tcpin", OUTPUT_TCP_SERVER },
+	{ "tcp", OUTPUT_TCP_CLIENT },
 	/* until the keys settle the transport (config.c) */
 	{ "msp", OUTPUT_MSP_SERIAL },
 	{ NULL, 0 },
@@ -338,6 +342,7 @@ const struct opt_row options_table[] = {
 	/* ---- outputs: -o, or [output NAME] sections ---- */
 	{ NULL, NULL, "output", 'o', "SPEC",
 	  "udp:HOST:PORT, udp-server:HOST:PORT, serial:DEV[:BAUD],\n"
+	  "tcp:HOST:PORT (connect), tcpin:HOST:PORT (listen),\n"
 	  "msp:DEV[:BAUD], msp-tcp:HOST:PORT or msp-udp:HOST:PORT\n"
 	  "(MAVProxy's udpout:HOST:PORT = udp, udpin:HOST:PORT =\n"
 	  "udp-server)\n"
@@ -348,8 +353,8 @@ const struct opt_row options_table[] = {
 	{ "output", "type", NULL, 0, NULL, NULL,
 	  .parse = opt_parse_choice, .format = opt_fmt_output_type,
 	  .choices = output_types, OUT(type),
-	  .expect = "udp-client, udp-server, serial or msp (or udpout, "
-		    "udpin)",
+	  .expect = "udp-client, udp-server, serial, tcp-client, "
+		    "tcp-server or msp (or udpout, udpin, tcp, tcpin)",
 	  .sources = OPT_SRC_ALL, .flags = OPT_OUTPUT_TYPE },
 	{ "output", "address", NULL, 0, NULL, NULL,
 	  .parse = opt_parse_address, .format = opt_fmt_string, OUT(address),

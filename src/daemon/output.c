@@ -29,10 +29,17 @@ on_msp_frame(const struct msp_frame *f, void *user)
 /* Signed frames reach the daemon, which checks them against its key
  * (daemon-remote.c). */
 static void
+parser_init(struct output *o, unsigned peer)
+{
+	mavlink_parser_init(&o->parser[peer]);
+	o->parser[peer].deliver_signed = true;
+}
+
+static void
 parsers_init(struct output *o)
 {
-	mavlink_parser_init(&o->parser);
-	o->parser.deliver_signed = true;
+	for (unsigned k = 0; k < TRANSPORT_MAX_CLIENTS; k++)
+		parser_init(o, k);
 	msp_parser_init(&o->msp_in);
 }
 
@@ -40,23 +47,27 @@ static void
 on_rx(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 {
 	struct output *o = user;
+	const unsigned peer = o->transport.rx_peer < TRANSPORT_MAX_CLIENTS
+				      ? o->transport.rx_peer
+				      : 0;
 
 	switch (what) {
 	case TRANSPORT_RX_DATA:
 		if (output_is_msp(o))
 			msp_parser_feed(&o->msp_in, buf, n, on_msp_frame, o);
 		else
-			mavlink_parser_feed(&o->parser, buf, n, on_peer_frame,
-					    o);
+			mavlink_parser_feed(&o->parser[peer], buf, n,
+					    on_peer_frame, o);
 		break;
 	case TRANSPORT_RX_END:
 		if (output_is_msp(o))
 			msp_parser_flush(&o->msp_in);
 		else
-			mavlink_parser_flush(&o->parser);
+			mavlink_parser_flush(&o->parser[peer]);
 		break;
 	case TRANSPORT_RX_RESET:
-		parsers_init(o);
+		parser_init(o, peer);
+		msp_parser_init(&o->msp_in);
 		break;
 	}
 }
@@ -72,6 +83,7 @@ bind_transport(struct output *o)
 	t->src = &o->src;
 	t->stats = &o->stats;
 	t->rx_user = o;
+	t->log = o->log;
 	return t;
 }
 
@@ -90,7 +102,7 @@ on_event(struct event_source *src, uint32_t events, void *user)
 	struct output *o = user;
 	struct transport *t = bind_transport(o);
 
-	(void)src;
+	t->fired = src;
 	t->ops->on_event(t, events);
 	mirror(o);
 }

@@ -45,7 +45,9 @@ struct output {
 	struct event_source src;	/* the transport's fd */
 	struct event_loop *loop;
 	struct output_stats stats;
-	struct mavlink_parser parser;
+	/* One per connection (a TCP server's clients each send their own
+	 * byte stream; transport.h's rx_peer says whose bytes came). */
+	struct mavlink_parser parser[TRANSPORT_MAX_CLIENTS];
 	struct msp_parser msp_in;	/* MSP outputs: what the peer sends */
 	uint8_t seq;
 
@@ -60,6 +62,9 @@ struct output {
 
 	output_frame_cb on_frame;
 	void *user;
+	/* Where the transport logs clients coming, going and refused (set
+	 * after output_open; NULL: nowhere). */
+	struct logger *log;
 };
 
 /*

@@ -780,7 +780,7 @@ test_config_errors(void **state)
 
 	assert_int_equal(run_to_end((const char *[]){ "-c", "/nonexistent.conf",
 						      NULL }, "bad.log"), 2);
-	assert_int_equal(run_to_end((const char *[]){ "--sim", "-o", "tcp:1:2",
+	assert_int_equal(run_to_end((const char *[]){ "--sim", "-o", "tcpout:1:2",
 						      NULL }, "bad.log"), 2);
 	/* No source at all. */
 	expect_exit((const char *[]){ "-c", "/dev/null", NULL }, "bad.log", 2,
@@ -1776,6 +1776,192 @@ test_msp_config_errors(void **state)
  * barod running for its --duration): "mavlink" (signals, the control
  * socket, MAVLink outputs, configuration) and "msp"; no argument: both.
  */
+/* ---- MAVLink over TCP: MAVProxy's tcpin: and tcp: */
+
+/* What a TCP stream holds now, into c (frames span reads: no flush). */
+static void
+drain_stream(int fd, struct capture *c)
+{
+	uint8_t buf[2048];
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		mavlink_parser_feed(&c->parser, buf, (size_t)n, on_frame, c);
+}
+
+static void
+stream_for(int fd, struct capture *c, unsigned ms)
+{
+	const uint64_t end = now_ms() + ms;
+
+	for (uint64_t t = now_ms(); t < end; t = now_ms()) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		poll(&p, 1, (int)(end - t));
+		drain_stream(fd, c);
+	}
+}
+
+/* A GCS connected to barod's tcpin: gets the stream, and its
+ * PARAM_REQUEST_READ is answered on its connection. */
+static void
+test_tcp_server_gcs(void **state)
+{
+	char out[64];
+	struct capture cap;
+	(void)state;
+
+	const unsigned port = harness_free_port(&harness, SOCK_STREAM, false);
+	snprintf(out, sizeof(out), "tcpin:127.0.0.1:%u", port);
+	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
+						  "-o", out, "-v", NULL },
+				"tcpin.log");
+	int fd = harness_dial_tcp(port, 500);
+	assert_true(fd >= 0);
+	capture_init(&cap);
+	stream_for(fd, &cap, 500);
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 20);
+	assert_int_equal(cap.seq_gaps, 0);
+
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, frame[MAVLINK_MAX_FRAME];
+	const struct mavlink_param_request_read rr = {
+		.param_index = -1, .target_system = 1, .target_component = 191,
+		.param_id = "SIM_BARO_RND" };
+	mavlink_pack_param_request_read(&rr, pl);
+	int n = mavlink_frame_encode(frame, 2, 0, 255, 190,
+				     MAVLINK_MSG_PARAM_REQUEST_READ, pl);
+	/* In two pieces: a stream's frame may arrive split. */
+	assert_int_equal(write(fd, frame, 7), 7);
+	msleep(30);
+	assert_int_equal(write(fd, frame + 7, (size_t)n - 7), n - 7);
+	for (int i = 0; i < 50 && !cap.count[MAVLINK_MSG_PARAM_VALUE]; i++)
+		stream_for(fd, &cap, 100);
+	assert_int_equal(cap.count[MAVLINK_MSG_PARAM_VALUE], 1);
+	assert_string_equal(cap.last_pv.param_id, "SIM_BARO_RND");
+	close(fd);
+	char *log = NULL;
+	assert_int_equal(stop_barod(pid), 0);
+	log = read_tmp("tcpin.log");
+	assert_non_null(strstr(log, "client 127.0.0.1:"));
+	assert_non_null(strstr(log, "connected (1 of 8)"));
+	free(log);
+}
+
+/* Two GCSes on barod's tcpin:, one that never reads: barod cuts that one
+ * off (logged and counted) and the other gets every frame (MAVLink's
+ * sequence numbers without a gap) all along. */
+static void
+test_tcp_server_stalled_gcs(void **state)
+{
+	char out[64], conf[512];
+	struct capture cap;
+	(void)state;
+
+	path_in_tmp(conf, sizeof(conf), "fast.conf");
+	/* Every sample as SCALED_PRESSURE and HIL_SENSOR: the stalled
+	 * GCS's buffers fill in a second or two. */
+	write_file(conf, "[barod]\nsource = sim\ncontrol = none\n"
+			 "[mavlink]\nscaled_pressure_hz = all\n"
+			 "hil_sensor_hz = all\n");
+	const unsigned port = harness_free_port(&harness, SOCK_STREAM, false);
+	snprintf(out, sizeof(out), "tcpin:127.0.0.1:%u", port);
+	pid_t pid = start_barod((const char *[]){ "-c", conf, "-o", out, "-v", NULL },
+				"tcpin-stalled.log");
+	int fd = harness_dial_tcp(port, 500);
+	assert_true(fd >= 0);
+	/* Its receive buffer small, before it connects; it never reads. */
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons((uint16_t)port) };
+	int stalled = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int small = 1024;
+	setsockopt(stalled, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	assert_int_equal(connect(stalled, (struct sockaddr *)&sa, sizeof(sa)),
+			 0);
+	capture_init(&cap);
+	char *log = NULL;
+	for (int i = 0; i < 100; i++) {
+		stream_for(fd, &cap, 100);
+		free(log);
+		log = read_tmp("tcpin-stalled.log");
+		if (strstr(log, "cut off: it stopped reading"))
+			break;
+	}
+	assert_non_null(strstr(log, "cut off: it stopped reading"));
+	free(log);
+	stream_for(fd, &cap, 300);
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 20);
+	assert_int_equal(cap.seq_gaps, 0);
+	assert_int_equal(stop_barod(pid), 0);
+	log = read_tmp("tcpin-stalled.log");
+	assert_non_null(strstr(log, "clients cut off 1, refused 0"));
+	free(log);
+	close(fd);
+	close(stalled);
+}
+
+/* A listener on 127.0.0.1:port again, once the kernel lets go of the
+ * port (the last connection's end may hold it a moment). */
+static int
+listen_again(unsigned port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons((uint16_t)port) };
+	int one = 1;
+
+	for (int k = 0; k < 100; k++) {
+		int fd = socket(AF_INET,
+				SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		assert_true(fd >= 0);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+		    listen(fd, 4) == 0)
+			return fd;
+		close(fd);
+		msleep(50);
+	}
+	fail_msg("127.0.0.1:%u stayed taken", port);
+	return -1;
+}
+
+/* barod's tcp: connects to a GCS's (or router's) TCP server, and when
+ * that server goes away and comes back, connects again and streams on. */
+static void
+test_tcp_client_reconnects(void **state)
+{
+	char out[64];
+	struct capture cap;
+	unsigned port = 0;
+	(void)state;
+
+	int ls = tcp_loopback(&port, 0);
+	/* Not barod's to inherit: it would keep the port. */
+	assert_int_equal(fcntl(ls, F_SETFD, FD_CLOEXEC), 0);
+	snprintf(out, sizeof(out), "tcp:127.0.0.1:%u", port);
+	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
+						  "-o", out, NULL },
+				"tcp-client.log");
+	int fd = accept_within(ls, 5000);
+	assert_true(fd >= 0);
+	capture_init(&cap);
+	stream_for(fd, &cap, 400);
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 15);
+
+	/* The server goes away: connection and listener. */
+	close(fd);
+	close(ls);
+	msleep(700);
+	ls = listen_again(port);
+	fd = accept_within(ls, 5000);
+	assert_true(fd >= 0);
+	capture_init(&cap);
+	stream_for(fd, &cap, 400);
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 15);
+	assert_int_equal(stop_barod(pid), 0);
+	close(fd);
+	close(ls);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1794,6 +1980,9 @@ main(int argc, char **argv)
 		harness_unit_test(test_faults_that_cannot_act, &harness),
 		harness_unit_test(test_mavlink_param_domain, &harness),
 		harness_unit_test(test_two_barods_at_once, &harness),
+		harness_unit_test(test_tcp_server_gcs, &harness),
+		harness_unit_test(test_tcp_server_stalled_gcs, &harness),
+		harness_unit_test(test_tcp_client_reconnects, &harness),
 	};
 	const struct CMUnitTest msp[] = {
 		harness_unit_test(test_msp_serial_every_sample, &harness),

@@ -858,6 +858,48 @@ now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* STATUS= (systemctl status) says what the log says while PX4 has not
+ * come, then the counters once it has: barod's own sd_notify datagrams
+ * on a socket standing in for systemd's. */
+static void
+test_waiting_status(void **state)
+{
+#ifdef BAROD_HAVE_SYSTEMD
+	char conf[512], path[108], want[160], buf[512];
+	unsigned mav_port, port = harness_free_port(&harness, SOCK_STREAM, false);
+	int mav = udp_loopback(&mav_port, 0);
+	struct px4_peer p;
+	struct seen *s = calloc(1, sizeof(*s));
+	(void)state;
+
+	assert_non_null(s);
+	int fd = notify_socket_open(path, sizeof(path));
+	path_in_tmp(conf, sizeof(conf), "status.conf");
+	write_conf(conf, "static:0", port, 1, mav_port);
+	start_with(conf, NULL, NULL, NULL);
+	unsetenv("NOTIFY_SOCKET");
+	snprintf(want, sizeof(want), "STATUS=px4-sim: waiting for PX4 on TCP "
+		 "127.0.0.1:%u", port);
+	if (!notify_socket_wait(fd, want, buf, sizeof(buf), 5000))
+		fail_msg("no '%s' from barod", want);
+	wait_log("waiting for PX4 on TCP", 1);
+	px4_connect(&p, port);
+	first_step(&p, s);
+	if (!notify_socket_wait(fd, " healthy, ", buf, sizeof(buf), 2500))
+		fail_msg("no counters in STATUS= after PX4 came");
+	assert_non_null(strstr(buf, "STATUS=px4-sim: "));
+	px4_peer_close(&p);
+	free(stop());
+	close(fd);
+	unlink(path);
+	free(s);
+	close(mav);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 /* A PX4 that stops replying gets the next step after
  * lockstep_timeout_ms, never sooner, and the lockstep goes on. */
 static void
@@ -916,6 +958,7 @@ main(void)
 		harness_unit_test(test_step_profile, &harness),
 		harness_unit_test(test_stall, &harness),
 		harness_unit_test(test_instances_option, &harness),
+		harness_unit_test(test_waiting_status, &harness),
 		harness_unit_test(test_slow_reader, &harness),
 	};
 	return harness_run_tests(&harness, "barod-px4sim", tests);

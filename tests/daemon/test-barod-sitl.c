@@ -772,6 +772,48 @@ test_peer_waiting(void **state)
 	free(log);
 }
 
+/* STATUS= (what systemctl status shows) says the same wait as the log
+ * while no ArduPilot came, then the counters as soon as it is there:
+ * through barod's own sd_notify datagrams, on a socket standing in for
+ * systemd's. */
+static void
+test_peer_waiting_status(void **state)
+{
+#ifdef BAROD_HAVE_SYSTEMD
+	struct rig r;
+	char path[108], want[160], buf[512];
+	(void)state;
+
+	int fd = notify_socket_open(path, sizeof(path));
+	rig_open(&r, false);
+	start_rig(&r, "sitl-json", NULL, NULL);
+	unsetenv("NOTIFY_SOCKET");
+	snprintf(want, sizeof(want), "READY=1\nSTATUS=sitl-json: waiting for "
+		 "ArduPilot (servo packets on UDP 127.0.0.1:%u)", r.port);
+	if (!notify_socket_wait(fd, want, buf, sizeof(buf), 5000))
+		fail_msg("no '%s' from barod", want);
+	/* Still waiting a tick later (the periodic STATUS= says so). */
+	snprintf(want, sizeof(want), "STATUS=sitl-json: waiting for "
+		 "ArduPilot (servo packets on UDP 127.0.0.1:%u)", r.port);
+	if (!notify_socket_wait(fd, want, buf, sizeof(buf), 3000))
+		fail_msg("no '%s' from barod", want);
+	char reply[REPLY_CAP];
+	for (uint32_t f = 1; f <= 12; f++)
+		exchange(r.ap, r.port, f, false, reply);
+	/* The peer's arrival is said at once, not after the 5 s throttle. */
+	if (!notify_socket_wait(fd, " healthy, ", buf, sizeof(buf), 2500))
+		fail_msg("no counters in STATUS= after ArduPilot came");
+	assert_non_null(strstr(buf, "STATUS=sitl-json: "));
+	assert_null(strstr(buf, "waiting"));
+	free(rig_stop(&r));
+	close(fd);
+	unlink(path);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 int
 main(void)
 {
@@ -785,6 +827,7 @@ main(void)
 		harness_unit_test(test_peer_truth_trace, &harness),
 		harness_unit_test(test_peer_step_profile, &harness),
 		harness_unit_test(test_peer_waiting, &harness),
+		harness_unit_test(test_peer_waiting_status, &harness),
 	};
 	return harness_run_tests(&harness, "barod-sitl", tests);
 }

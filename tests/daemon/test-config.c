@@ -174,7 +174,11 @@ test_errors(void **state)
 		  "test.conf:2: scaled_pressure_hz = 'fast'" },
 		{ "[mavlink]\nheartbeat_hz = 5000\n", "test.conf:2: heartbeat_hz" },
 		{ "[mavlink]\nfoo_hz = 1\n", "test.conf:2: unknown key 'foo_hz'" },
-		{ "[output x]\ntype = tcp\n", "test.conf:2: type = 'tcp'" },
+		{ "[output x]\ntype = tcpout\n", "test.conf:2: type = 'tcpout'" },
+		{ "[output x]\ntype = tcp\naddress = [::]:5760\n",
+		  "test.conf:2: [output x]: type = tcp-client connects to its "
+		  "address, and [::]:5760 is nowhere to connect to; to listen "
+		  "there for a GCS (MAVProxy's tcpin:), use type = tcp-server" },
 		{ "[output x]\ntype = udp-client\naddress = nowhere\n",
 		  "test.conf:3: address = 'nowhere'" },
 		{ "[output x]\ntype = udp-client\naddress = h:99999\n",
@@ -628,8 +632,25 @@ test_output_specs(void **state)
 					     sizeof(err)), 0);
 	assert_int_equal(o.baud, 115200);
 
+	/* MAVProxy's TCP spellings: a client and a server. */
 	assert_int_equal(config_parse_output("tcp:1.2.3.4:5", &o, err,
+					     sizeof(err)), 0);
+	assert_int_equal(o.type, OUTPUT_TCP_CLIENT);
+	assert_string_equal(o.address, "1.2.3.4:5");
+	assert_string_equal(config_output_type_name(o.type), "tcp-client");
+	assert_int_equal(config_parse_output("tcpin:0.0.0.0:5760", &o, err,
+					     sizeof(err)), 0);
+	assert_int_equal(o.type, OUTPUT_TCP_SERVER);
+	assert_string_equal(o.address, "0.0.0.0:5760");
+	assert_string_equal(config_output_type_name(o.type), "tcp-server");
+	assert_int_equal(config_parse_output("tcp:0.0.0.0:5760", &o, err,
 					     sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "use tcpin:0.0.0.0:5760"));
+	assert_int_equal(config_parse_output("tcpin:5760", &o, err,
+					     sizeof(err)), -EINVAL);
+	assert_int_equal(config_parse_output("tcpout:1.2.3.4:5", &o, err,
+					     sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "tcp:HOST:PORT or tcpin:HOST:PORT"));
 	assert_int_equal(config_parse_output("udp:nohost", &o, err,
 					     sizeof(err)), -EINVAL);
 	assert_int_equal(config_parse_output("serial:/dev/x:123", &o, err,

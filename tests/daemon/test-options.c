@@ -478,8 +478,8 @@ test_cli_malformed(void **state)
 	EXPECT_ERROR("--duration: '0' is not a positive number of seconds",
 		     "--duration", "0");
 	EXPECT_ERROR("--duration: '1e10'", "--duration", "1e10");
-	EXPECT_ERROR("-o: output 'tcp:1:2': expected udp:HOST:PORT", "-o",
-		     "tcp:1:2");
+	EXPECT_ERROR("-o: output 'tcpout:1:2': expected udp:HOST:PORT", "-o",
+		     "tcpout:1:2");
 	/* pymavlink reads udp:0.0.0.0:PORT as "listen"; barod would send
 	 * to nowhere: refused with what to type instead. */
 	EXPECT_ERROR("-o: output 'udp:0.0.0.0:14550': barod sends there, and "
@@ -489,6 +489,10 @@ test_cli_malformed(void **state)
 		     "udp-server:0.0.0.0:14550", "-o", "udp:0.0.0.0:14550");
 	EXPECT_ERROR("use udpin:[::]:14550", "-o", "udpout:[::]:14550");
 	EXPECT_ERROR("use udpin:0:9", "-o", "udp:0:9");
+	EXPECT_ERROR("-o: output 'tcp:0.0.0.0:5760': barod connects there, "
+		     "and 0.0.0.0 is nowhere to connect to; to listen on port "
+		     "5760 for a GCS to connect, use tcpin:0.0.0.0:5760", "-o",
+		     "tcp:0.0.0.0:5760");
 	EXPECT_ERROR("'msp-udp:0.0.0.0:5760': 0.0.0.0 is nowhere to send to: "
 		     "give the flight controller's address", "-o",
 		     "msp-udp:0.0.0.0:5760");
@@ -786,6 +790,37 @@ test_mavproxy_spellings(void **state)
 	assert_int_equal(LOAD(&c, "", err, "--sim", "-o", "udp-server:[::]:1",
 			      "-o", "udp:0.0.0.1:2", "-o", "udp:localhost:3"),
 			 0);
+	/* And TCP: tcp: connects, tcpin: listens; as types, tcp and tcpin
+	 * or barod's tcp-client and tcp-server. */
+	assert_int_equal(LOAD(&c, "", err, "--sim", "-o", "tcpin:0.0.0.0:5760",
+			      "-o", "tcp:127.0.0.1:5761"), 0);
+	assert_int_equal(c.n_outputs, 2);
+	assert_int_equal(c.outputs[0].type, OUTPUT_TCP_SERVER);
+	assert_int_equal(c.outputs[1].type, OUTPUT_TCP_CLIENT);
+	assert_string_equal(c.outputs[1].address, "127.0.0.1:5761");
+	assert_int_equal(LOAD(&c, "[output gcs]\ntype = tcpin\n"
+				  "address = [::]:5760\n"
+				  "[output up]\ntype = tcp\n"
+				  "address = 10.0.0.2:5760\n"
+				  "[output b]\ntype = tcp-server\n"
+				  "address = 127.0.0.1:5762\n", err, "--sim"), 0);
+	assert_int_equal(c.outputs[0].type, OUTPUT_TCP_SERVER);
+	assert_int_equal(c.outputs[1].type, OUTPUT_TCP_CLIENT);
+	assert_int_equal(c.outputs[2].type, OUTPUT_TCP_SERVER);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	options_write_config(out, &c);
+	fclose(out);
+	assert_non_null(strstr(buf, "[output gcs]\ntype = tcp-server\n"));
+	assert_non_null(strstr(buf, "[output up]\ntype = tcp-client\n"));
+	free(buf);
+	/* Still no guessing at spellings nobody uses: the list of those
+	 * that work. */
+	assert_int_equal(LOAD(&c, "[output gcs]\ntype = tcpout\n"
+				  "address = 1.2.3.4:5\n", err, "--sim"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "tcp-client, tcp-server or msp (or udpout, "
+				    "udpin, tcp, tcpin)"));
 }
 
 static void

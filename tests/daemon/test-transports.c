@@ -619,6 +619,176 @@ test_open_errors(void **state)
 	event_loop_fini(&l);
 }
 
+/* ---- TCP server (tcpin:) */
+
+/* A non-blocking client connected to 127.0.0.1:port; rcvbuf > 0 makes
+ * its receive buffer small (a GCS that stops reading fills up fast). */
+static int
+tcp_client(unsigned port, int rcvbuf)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	if (rcvbuf > 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+	return fd;
+}
+
+/* Whatever fd has now, appended to buf at *have (size bytes). */
+static void
+drain(int fd, uint8_t *buf, size_t size, size_t *have)
+{
+	ssize_t n;
+
+	while (*have < size && (n = read(fd, buf + *have, size - *have)) > 0)
+		*have += (size_t)n;
+}
+
+static unsigned frames_seen[2];
+
+static void
+count_frame(struct output *o, const struct mavlink_frame *f, void *user)
+{
+	(void)o;
+	(void)user;
+	frames_seen[f->sysid == 2]++;
+}
+
+/* Two GCSes on tcpin: one reads, one never does.  The one that never
+ * reads is cut off when its backlog fills (counted, the loop never
+ * waits); the other gets every frame, whole and in order.  A ninth
+ * client at once is refused. */
+static void
+test_tcp_server_slow_client(void **state)
+{
+	struct event_loop l;
+	struct output o;
+	char addr[ADDR_LEN], d[256];
+	enum { LEN = 40, ROUNDS = 600, PER = 5 };
+	static uint8_t got[LEN * ROUNDS * PER];
+	size_t have = 0;
+	(void)state;
+
+	open_on_port(&l, &o, OUTPUT_TCP_SERVER, free_port(SOCK_STREAM), addr);
+	const unsigned port = (unsigned)atoi(strrchr(addr, ':') + 1);
+	assert_int_equal(output_send(&o, got, LEN), -ENOTCONN);
+	assert_int_equal(o.stats.frames_no_peer, 1);
+	int reader = tcp_client(port, 0);
+	int stalled = tcp_client(port, 1024);
+	pump(&l, &o, 1, 30);
+	assert_true(o.connected);
+	assert_int_equal(o.stats.connects, 2);
+	output_describe(&o, d, sizeof(d));
+	assert_non_null(strstr(d, "listening, 2 clients"));
+
+	for (uint32_t r = 0; r < ROUNDS; r++) {
+		send_frames(&o, LEN, 1 + r * PER, PER);
+		pump(&l, &o, 1, 1);
+		drain(reader, got, sizeof(got), &have);
+		/* Memory stays bounded: never more than a backlog each. */
+		assert_true(o.tx_len <= 2 * TRANSPORT_CLIENT_BACKLOG);
+	}
+	for (int k = 0; k < 200 && have < sizeof(got); k++) {
+		pump(&l, &o, 1, 2);
+		drain(reader, got, sizeof(got), &have);
+	}
+	assert_int_equal(o.stats.clients_cut, 1);
+	assert_int_equal(o.stats.frames_sent, ROUNDS * PER);
+	assert_int_equal(have, sizeof(got));
+	uint32_t next = 1;
+	assert_int_equal(check_frames(got, have, LEN, &next), ROUNDS * PER);
+	assert_int_equal(next, ROUNDS * PER + 1);
+	output_describe(&o, d, sizeof(d));
+	assert_non_null(strstr(d, "listening, 1 client"));
+
+	/* The stalled one was closed: after what it holds, the end. */
+	uint8_t sink[4096];
+	ssize_t n;
+	int rounds = 0;
+	while ((n = read(stalled, sink, sizeof(sink))) != 0 && rounds++ < 1000)
+		if (n < 0 && errno != EAGAIN)
+			break;
+		else if (n < 0)
+			usleep(1000);
+	assert_true(n <= 0 && rounds < 1000);
+	close(stalled);
+
+	/* 8 at once, the 9th refused: it sees the end at once. */
+	int more[8];
+	for (int k = 0; k < 8; k++)
+		more[k] = tcp_client(port, 0);
+	pump(&l, &o, 1, 30);
+	assert_int_equal(o.stats.clients_refused, 1);
+	int refused = -1;
+	for (int k = 0; k < 8; k++) {
+		if (read(more[k], sink, sizeof(sink)) == 0)
+			refused = k;
+	}
+	assert_true(refused >= 0);
+	output_close(&o);
+	for (int k = 0; k < 8; k++)
+		close(more[k]);
+	close(reader);
+	event_loop_fini(&l);
+}
+
+/* Each client's bytes are their own stream: two GCSes sending halves of
+ * frames in turn both get every frame parsed, none lost to the other's
+ * bytes in between. */
+static void
+test_tcp_server_clients_parsed_apart(void **state)
+{
+	struct event_loop l;
+	struct output o;
+	struct config_output c = { .type = OUTPUT_TCP_SERVER };
+	char err[256];
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, f[2][MAVLINK_MAX_FRAME];
+	const struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
+					      .mavlink_version = 3 };
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	const unsigned port = free_port(SOCK_STREAM);
+	snprintf(c.address, sizeof(c.address), "127.0.0.1:%u", port);
+	snprintf(c.name, sizeof(c.name), "t");
+	assert_int_equal(output_open(&o, &c, &l, count_frame, NULL, err,
+				     sizeof(err)), 0);
+	int gcs[2] = { tcp_client(port, 0), tcp_client(port, 0) };
+	pump(&l, &o, 1, 30);
+	mavlink_pack_heartbeat(&hb, pl);
+	int len = 0;
+	for (int k = 0; k < 2; k++) {
+		len = mavlink_frame_encode(f[k], 2, 0, (uint8_t)(k + 1), 190,
+					   MAVLINK_MSG_HEARTBEAT, pl);
+		assert_true(len > 10);
+	}
+	frames_seen[0] = frames_seen[1] = 0;
+	for (int r = 0; r < 20; r++) {
+		for (int k = 0; k < 2; k++) {
+			assert_int_equal(write(gcs[k], f[k], 5), 5);
+			pump(&l, &o, 1, 2);
+		}
+		for (int k = 0; k < 2; k++) {
+			assert_int_equal(write(gcs[k], f[k] + 5,
+					       (size_t)len - 5),
+					 len - 5);
+			pump(&l, &o, 1, 2);
+		}
+	}
+	pump(&l, &o, 1, 10);
+	assert_int_equal(frames_seen[0], 20);
+	assert_int_equal(frames_seen[1], 20);
+	output_close(&o);
+	close(gcs[0]);
+	close(gcs[1]);
+	event_loop_fini(&l);
+}
+
 int
 main(void)
 {
@@ -632,6 +802,8 @@ main(void)
 		cmocka_unit_test(test_tcp_refused),
 		cmocka_unit_test(test_output_moved),
 		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_tcp_server_slow_client),
+		cmocka_unit_test(test_tcp_server_clients_parsed_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

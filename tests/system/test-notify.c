@@ -10,7 +10,7 @@
 
 #include "event-loop.h"
 #include "notify.h"
-#include "test-util.h"
+#include "test-files.h"
 
 static void
 test_format_status(void **state)
@@ -31,6 +31,13 @@ test_format_status(void **state)
 	notify_format_status(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "sim: 1/1 sensor healthy, 0 samples "
 				 "published, 0 dropped");
+	/* Waiting for the peer: that, not the counters. */
+	snprintf(c.waiting, sizeof(c.waiting), "waiting for PX4 on TCP "
+		 "0.0.0.0:4560");
+	c.source = "px4-sim";
+	notify_format_status(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "px4-sim: waiting for PX4 on TCP "
+				 "0.0.0.0:4560");
 }
 
 /* Outside a service manager nothing is sent and nothing fails. */
@@ -62,16 +69,7 @@ struct manager {
 static void
 manager_open(struct manager *m)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-
-	snprintf(m->path, sizeof(m->path), "/tmp/barod-notify-%d",
-		 (int)getpid());
-	unlink(m->path);
-	m->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	assert_true(m->fd >= 0);
-	strcpy(sa.sun_path, m->path);
-	assert_int_equal(bind(m->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	setenv("NOTIFY_SOCKET", m->path, 1);
+	m->fd = notify_socket_open(m->path, sizeof(m->path));
 }
 
 static void
@@ -135,6 +133,18 @@ test_messages(void **state)
 	assert_true(notify_status(&n, &c, 1000001 + NOTIFY_STATUS_EVERY_US,
 				  false));
 	assert_non_null(strstr(manager_recv(&m, buf, sizeof(buf)), "STATUS="));
+	/* The peer coming or going is said at once, throttle or not. */
+	uint64_t t = 1000001 + NOTIFY_STATUS_EVERY_US;
+	snprintf(c.waiting, sizeof(c.waiting), "waiting for ArduPilot");
+	assert_true(notify_status(&n, &c, t + 1, false));
+	assert_string_equal(manager_recv(&m, buf, sizeof(buf)),
+			    "STATUS=sim: waiting for ArduPilot");
+	assert_false(notify_status(&n, &c, t + 2, false));
+	c.waiting[0] = '\0';
+	assert_true(notify_status(&n, &c, t + 3, false));
+	assert_non_null(strstr(manager_recv(&m, buf, sizeof(buf)),
+			       "7 samples published"));
+	assert_false(notify_status(&n, &c, t + 4, false));
 	notify_watchdog(&n);
 	assert_string_equal(manager_recv(&m, buf, sizeof(buf)), "WATCHDOG=1");
 	notify_stopping(&n, "bye");

@@ -212,6 +212,10 @@ report(struct sink *k)
 		output_describe(&s->out, desc, sizeof(desc)), st->frames_sent,
 		st->frames_dropped, st->frames_no_peer, st->frames_received,
 		st->hangups);
+	if (st->clients_cut || st->clients_refused)
+		log_msg(k->env->log, LOG_LEVEL_INFO,
+			"output %s: clients cut off %" PRIu64 ", refused %" PRIu64,
+			s->out.cfg.name, st->clients_cut, st->clients_refused);
 }
 
 static const struct sink_ops mavlink_ops = {

@@ -32,6 +32,7 @@ output_sink_open(const struct sink_env *env, const struct sink_ops *ops,
 		free(s);
 		return NULL;
 	}
+	s->out.log = env->log;
 	log_msg(env->log, LOG_LEVEL_INFO, "output %s",
 		output_describe(&s->out, desc, sizeof(desc)));
 	return &s->base;
@@ -103,5 +104,8 @@ output_sink_status_end(struct sink *k, FILE *out)
 
 	if (st->hangups)
 		fprintf(out, " hangups %" PRIu64, st->hangups);
+	if (st->clients_cut || st->clients_refused)
+		fprintf(out, " clients-cut %" PRIu64 " clients-refused %" PRIu64,
+			st->clients_cut, st->clients_refused);
 	fputc('\n', out);
 }

@@ -681,20 +681,65 @@ on_frame(const struct mavlink_frame *f, void *user)
 	}
 }
 
+/* "waiting for PX4 on TCP HOST:PORT": the log line's and STATUS='s
+ * common part, so both say the same. */
+static int
+wait_text(const struct px4_sim *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "waiting for PX4 on TCP %s:%u",
+			s->d->cfg.px4.bind, s->port);
+}
+
 /* "Waiting for PX4" until it first connects: at start, then every 10 s
  * (peer-wait.h). */
 static void
 say_waiting(struct px4_sim *s, uint64_t now_us)
 {
+	char what[96];
+
 	if (s->link.connections > 0) {
 		peer_wait_seen(&s->wait);
 		return;
 	}
-	if (peer_wait_due(&s->wait, now_us))
-		log_msg(&s->d->log, LOG_LEVEL_NOTICE,
-			"PX4 instance %u: waiting for PX4 on TCP %s:%u (make "
-			"px4_sitl none_iris, or px4 -i %u)", s->index,
-			s->d->cfg.px4.bind, s->port, s->index);
+	if (!peer_wait_due(&s->wait, now_us))
+		return;
+	wait_text(s, what, sizeof(what));
+	log_msg(&s->d->log, LOG_LEVEL_NOTICE,
+		"PX4 instance %u: %s (make px4_sitl none_iris, or px4 -i %u)",
+		s->index, what, s->index);
+}
+
+/* STATUS= while a PX4 instance has never connected: the first one's
+ * wait, and how many more wait. */
+static bool
+px4sim_waiting(const struct daemon *d, const void *state, char *buf,
+	       size_t len)
+{
+	const struct px4_sim_source *src = state;
+	const struct px4_sim *first = NULL;
+	size_t more = 0;
+
+	(void)d;
+	for (size_t v = 0; v < src->n; v++) {
+		if (src->sims[v].link.connections > 0)
+			continue;
+		if (!first)
+			first = &src->sims[v];
+		else
+			more++;
+	}
+	if (!first)
+		return false;
+	int n = src->n > 1 ? snprintf(buf, len, "instance %u ", first->index)
+			   : 0;
+	if (n < 0 || (size_t)n >= len)
+		return true;
+	int m = wait_text(first, buf + n, len - (size_t)n);
+	if (more && m >= 0 && (size_t)(n + m) < len)
+		snprintf(buf + n + m, len - (size_t)(n + m),
+			 " (and %zu more instance%s)", more,
+			 more == 1 ? "" : "s");
+	return true;
 }
 
 /* From the 10 ms timer, once per wake-up: step a stalled lockstep, and
@@ -899,5 +944,6 @@ const struct source_ops source_px4_sim = {
 	.flush = px4sim_flush,
 	.status = px4sim_status,
 	.report = px4sim_report,
+	.waiting = px4sim_waiting,
 	.describe = source_describe_emulated,
 };

@@ -107,13 +107,25 @@ on_log(void *user, struct sitl_link *l, int level, const char *text)
 	log_msg(&s->d->log, (enum log_level)level, "%s", text);
 }
 
+/* "waiting for ArduPilot (servo packets on UDP HOST:PORT" for instance
+ * v: the log line's and STATUS='s common part, so both say the same. */
+static int
+wait_text(const struct sitl_source *s, size_t v, char *buf, size_t len)
+{
+	const struct config_sitl *c = &s->d->cfg.sitl;
+
+	return snprintf(buf, len,
+			"waiting for ArduPilot (servo packets on UDP %s:%u",
+			c->bind, c->port + 10u * (unsigned)v);
+}
+
 /* "Waiting for ArduPilot" until its first servo packet: at start, then
  * every 10 s (peer-wait.h). */
 static void
 say_waiting(struct sitl_source *s, size_t v, uint64_t now_us)
 {
 	const struct sitl_link *l = &s->links[v];
-	const struct config_sitl *c = &s->d->cfg.sitl;
+	char what[128];
 
 	if (l->stats.servo_packets > 0) {
 		peer_wait_seen(&s->waits[v]);
@@ -121,10 +133,44 @@ say_waiting(struct sitl_source *s, size_t v, uint64_t now_us)
 	}
 	if (!peer_wait_due(&s->waits[v], now_us))
 		return;
+	wait_text(s, v, what, sizeof(what));
 	log_msg(&s->d->log, LOG_LEVEL_NOTICE,
-		"SITL instance %zu: waiting for ArduPilot (servo packets on UDP "
-		"%s:%u; ArduPilot's -I%zu --model JSON:ADDRESS-OF-BAROD)", v,
-		c->bind, c->port + 10u * (unsigned)v, v);
+		"SITL instance %zu: %s; ArduPilot's -I%zu --model "
+		"JSON:ADDRESS-OF-BAROD)", v, what, v);
+}
+
+/* STATUS= while an instance has sent no servo packet yet: the first such
+ * instance's wait, and how many more wait. */
+static bool
+sitl_waiting(const struct daemon *d, const void *state, char *buf, size_t len)
+{
+	const struct sitl_source *s = state;
+	size_t first = s->n_links, more = 0;
+
+	(void)d;
+	for (size_t v = 0; v < s->n_links; v++) {
+		if (s->links[v].stats.servo_packets > 0)
+			continue;
+		if (first == s->n_links)
+			first = v;
+		else
+			more++;
+	}
+	if (first == s->n_links)
+		return false;
+	int n = s->n_links > 1 ? snprintf(buf, len, "instance %zu ", first) : 0;
+	if (n < 0 || (size_t)n >= len)
+		return true;
+	int m = wait_text(s, first, buf + n, len - (size_t)n);
+	if (m < 0 || (size_t)(n + m) >= len)
+		return true;
+	if (more)
+		snprintf(buf + n + m, len - (size_t)(n + m),
+			 "; and %zu more instance%s)", more,
+			 more == 1 ? "" : "s");
+	else
+		snprintf(buf + n + m, len - (size_t)(n + m), ")");
+	return true;
 }
 
 static int
@@ -262,6 +308,7 @@ const struct source_ops source_sitl_json = {
 	.tick = sitl_tick,
 	.status = sitl_status,
 	.report = sitl_report,
+	.waiting = sitl_waiting,
 	.describe = source_describe_emulated,
 };
 
@@ -273,5 +320,6 @@ const struct source_ops source_sitl_proxy = {
 	.tick = sitl_tick,
 	.status = sitl_status,
 	.report = sitl_report,
+	.waiting = sitl_waiting,
 	.describe = source_describe_emulated,
 };

@@ -47,6 +47,12 @@ struct source_ops {
 	 * baro counts as both. */
 	void (*health)(const struct daemon *d, const void *state,
 		       unsigned *sensors, unsigned *healthy);
+	/* What the source waits for before its first sample ("waiting for
+	 * ArduPilot (servo packets on UDP 0.0.0.0:9002)"), the text of its
+	 * "waiting" log line; false once the peer has appeared (STATUS=
+	 * then shows the counters). */
+	bool (*waiting)(const struct daemon *d, const void *state, char *buf,
+			size_t len);
 	/* The start-up line's "N ... baro(s), ..." part. */
 	void (*describe)(const struct daemon *d, const void *state, char *buf,
 			 size_t len);

@@ -73,6 +73,22 @@ disconnect(struct transport *t)
 	transport_retry_later(t);
 }
 
+/* Whether a connect to a local port nobody listens on met itself: the
+ * kernel may pick that very port as the source, and TCP's simultaneous
+ * open then connects the socket to itself.  Kept, it would hold the port
+ * so that the real server could never listen there again. */
+static bool
+self_connected(int fd)
+{
+	struct sockaddr_storage a, b;
+	socklen_t la = sizeof(a), lb = sizeof(b);
+
+	if (getsockname(fd, (struct sockaddr *)&a, &la) < 0 ||
+	    getpeername(fd, (struct sockaddr *)&b, &lb) < 0)
+		return false;
+	return la == lb && memcmp(&a, &b, la) == 0;
+}
+
 /* EPOLLOUT on a connecting socket: connect() finished, one way or the
  * other. */
 static void
@@ -81,7 +97,8 @@ connect_done(struct transport *t)
 	int e = 0;
 	socklen_t len = sizeof(e);
 
-	if (getsockopt(t->src->fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 || e) {
+	if (getsockopt(t->src->fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 || e ||
+	    self_connected(t->src->fd)) {
 		disconnect(t);
 		return;
 	}

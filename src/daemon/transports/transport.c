@@ -24,6 +24,8 @@ transport_ops_for(enum output_type type)
 		return &transport_serial;
 	case WIRE_TCP:
 		return &transport_tcp;
+	case WIRE_TCP_SERVER:
+		return &transport_tcp_server;
 	}
 	return NULL;
 }

@@ -45,6 +45,11 @@
  * as a USB adapter unplugged) backoff, doubling between these. */
 #define TRANSPORT_RETRY_MIN_MS 100u
 #define TRANSPORT_RETRY_MAX_MS 2000u
+/* A TCP server (tcpin:) takes at most this many clients at once, and
+ * keeps at most TRANSPORT_CLIENT_BACKLOG bytes for each: a client that
+ * stops reading is cut off when its backlog is full, never waited for. */
+#define TRANSPORT_MAX_CLIENTS 8
+#define TRANSPORT_CLIENT_BACKLOG 4096
 
 /* An output's counters (its status line and exit report).  The transport
  * keeps all of them but frames_invalid, which the encoder above counts;
@@ -63,6 +68,8 @@ struct output_stats {
 					 * or a hangup */
 	uint64_t connects;		/* msp-tcp connections made */
 	uint64_t hangups;		/* serial: the device went away */
+	uint64_t clients_refused;	/* tcp-server: over TRANSPORT_MAX_CLIENTS */
+	uint64_t clients_cut;		/* tcp-server: stopped reading */
 };
 
 /* What the transport tells the parser above about received bytes. */
@@ -71,6 +78,10 @@ enum transport_rx {
 	TRANSPORT_RX_END,	/* a datagram ended: no frame continues */
 	TRANSPORT_RX_RESET,	/* the line or connection is new */
 };
+
+/* The connection bytes come from, when a transport has several (a TCP
+ * server's clients, each its own byte stream): t->rx_peer is set before
+ * each rx call, below TRANSPORT_MAX_CLIENTS; 0 for the others. */
 
 typedef void (*transport_rx_cb)(void *user, enum transport_rx what,
 				const uint8_t *buf, size_t n);
@@ -122,6 +133,13 @@ struct transport_stream {
 	uint8_t buf[TRANSPORT_STREAM_BUFFER];
 };
 
+struct tcp_server_client;
+
+struct transport_tcp_server {
+	struct tcp_server_client *clients;	/* TRANSPORT_MAX_CLIENTS */
+	size_t n_clients;
+};
+
 struct transport {
 	const struct transport_ops *ops;
 	struct event_loop *loop;
@@ -133,6 +151,11 @@ struct transport {
 	struct output_stats *stats;
 	transport_rx_cb rx;
 	void *rx_user;
+	unsigned rx_peer;		/* see above */
+	/* The event source that fired (on_event): a TCP server's listener
+	 * is src, its clients have their own. */
+	struct event_source *fired;
+	struct logger *log;		/* NULL: no log (tests) */
 	/* Byte streams: at most this much waits in barod (0: the whole
 	 * buffer), set before open. */
 	size_t backlog_max;
@@ -147,6 +170,7 @@ struct transport {
 	union {
 		struct transport_datagram dgram;
 		struct transport_stream stream;
+		struct transport_tcp_server server;
 	} u;
 };
 
@@ -159,6 +183,7 @@ extern const struct transport_ops transport_udp_client;
 extern const struct transport_ops transport_udp_server;
 extern const struct transport_ops transport_serial;
 extern const struct transport_ops transport_tcp;
+extern const struct transport_ops transport_tcp_server;
 
 /* ---- Shared by the transports ---- */
 
