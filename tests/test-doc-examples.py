@@ -44,6 +44,7 @@ NEEDS = {
     "root": "root on this machine (chroots, mounts, namespaces)",
     "long-run": "minutes of a developer's machine (fuzzing, soaking)",
     "cluster": "a Slurm or Kubernetes cluster with the logs on shared storage",
+    "container": "a Docker or Podman engine (none runs on the CI machines)",
 }
 SHELLS = ("sh", "bash", "shell")
 DEFAULT_TIMEOUT = 120
