@@ -242,8 +242,7 @@ check_record(const uint8_t *p, size_t avail, struct frame *fr, size_t *need)
 			    : f[5];
 	const struct mavlink_msg_info *info = msg_info(msgid);
 	if (info) {
-		uint16_t crc = mavlink_crc(f + 1, hdr - 1 + len, 0xFFFF);
-		crc = mavlink_crc(&info->crc_extra, 1, crc);
+		uint16_t crc = mavlink_frame_crc(f, hdr + len, info->crc_extra);
 		if (f[hdr + len] != (uint8_t)crc ||
 		    f[hdr + len + 1] != (uint8_t)(crc >> 8))
 			return REC_BAD;

@@ -110,11 +110,7 @@ mavlink_sign_frame(struct mavlink_signing *s, uint8_t *frame, size_t len,
 
 	/* The flag is covered by the CRC: set it, then checksum again. */
 	frame[2] = MAVLINK_IFLAG_SIGNED;
-	size_t end = len - CRC_LEN;
-	uint16_t crc = mavlink_crc(frame + 1, end - 1, 0xFFFF);
-	crc = mavlink_crc(&info->crc_extra, 1, crc);
-	frame[end] = (uint8_t)crc;
-	frame[end + 1] = (uint8_t)(crc >> 8);
+	mavlink_frame_put_crc(frame, len - CRC_LEN, info->crc_extra);
 
 	s->timestamp = ts;
 	uint8_t *t = frame + len;

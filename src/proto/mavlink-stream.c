@@ -75,11 +75,8 @@ finish_watched(struct mavlink_stream *s, mavlink_stream_edit_cb edit,
 		if (edit && edit(user, s->buf, s->have, hdr, &c.f)) {
 			const struct mavlink_msg_info *info =
 				mavlink_msg_info(s->watch);
-			const size_t end = hdr + s->buf[1];
-			uint16_t crc = mavlink_crc(s->buf + 1, end - 1, 0xFFFF);
-			crc = mavlink_crc(&info->crc_extra, 1, crc);
-			s->buf[end] = (uint8_t)crc;
-			s->buf[end + 1] = (uint8_t)(crc >> 8);
+			mavlink_frame_put_crc(s->buf, hdr + s->buf[1],
+					      info->crc_extra);
 			s->stats.edited++;
 		}
 	} else if (p.stats.signed_dropped) {

@@ -72,14 +72,21 @@ mavlink_crc(const uint8_t *buf, size_t len, uint16_t crc)
 	return crc;
 }
 
-/* The CRC of a frame whose header and payload are in f[0 .. end): every
- * byte after the magic, then CRC_EXTRA. */
-static uint16_t
-frame_crc(const uint8_t *f, size_t end, uint8_t crc_extra)
+uint16_t
+mavlink_frame_crc(const uint8_t *f, size_t end, uint8_t crc_extra)
 {
 	uint16_t crc = mavlink_crc(f + 1, end - 1, 0xFFFF);
 
 	return mavlink_crc(&crc_extra, 1, crc);
+}
+
+void
+mavlink_frame_put_crc(uint8_t *f, size_t end, uint8_t crc_extra)
+{
+	uint16_t crc = mavlink_frame_crc(f, end, crc_extra);
+
+	f[end] = (uint8_t)crc;
+	f[end + 1] = (uint8_t)(crc >> 8);
 }
 
 int
@@ -123,9 +130,7 @@ mavlink_frame_encode(uint8_t out[MAVLINK_MAX_FRAME], int version, uint8_t seq,
 		hdr = V2_HEADER;
 	}
 	memcpy(out + hdr, payload, len);
-	uint16_t crc = frame_crc(out, hdr + len, info->crc_extra);
-	out[hdr + len] = (uint8_t)crc;
-	out[hdr + len + 1] = (uint8_t)(crc >> 8);
+	mavlink_frame_put_crc(out, hdr + len, info->crc_extra);
 	return (int)(hdr + len + CRC_LEN);
 }
 
@@ -266,7 +271,7 @@ finish(struct mavlink_parser *p, struct mavlink_frame *f)
 	}
 	size_t hdr = b[0] == MAVLINK_STX_V2 ? V2_HEADER : V1_HEADER;
 	size_t end = hdr + b[1];
-	uint16_t crc = frame_crc(b, end, info->crc_extra);
+	uint16_t crc = mavlink_frame_crc(b, end, info->crc_extra);
 	if (b[end] != (uint8_t)crc || b[end + 1] != (uint8_t)(crc >> 8)) {
 		p->stats.bad_crc++;
 		return REJECT;

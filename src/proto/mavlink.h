@@ -52,6 +52,14 @@ mavlink_msg_info(uint32_t msgid);
 uint16_t
 mavlink_crc(const uint8_t *buf, size_t len, uint16_t crc);
 
+/* A frame's checksum: header and payload are f[0 .. end), the CRC covers
+ * every byte after the magic, then CRC_EXTRA.  put_crc writes it at
+ * f[end], f[end + 1] (after an edit, or a flag set before signing). */
+uint16_t
+mavlink_frame_crc(const uint8_t *f, size_t end, uint8_t crc_extra);
+void
+mavlink_frame_put_crc(uint8_t *f, size_t end, uint8_t crc_extra);
+
 /*
  * Frame one message.  payload holds the message's full-length payload
  * (info->len bytes, as the pack functions below produce).  Version 2

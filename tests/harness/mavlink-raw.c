@@ -20,9 +20,6 @@ mavlink_raw_frame(uint8_t *out, uint8_t seq, uint8_t sysid, uint8_t compid,
 	out[8] = (uint8_t)(msgid >> 8);
 	out[9] = (uint8_t)(msgid >> 16);
 	memcpy(out + 10, pl, len);
-	uint16_t crc = mavlink_crc(out + 1, 9 + len, 0xFFFF);
-	crc = mavlink_crc(&crc_extra, 1, crc);
-	out[10 + len] = (uint8_t)crc;
-	out[11 + len] = (uint8_t)(crc >> 8);
+	mavlink_frame_put_crc(out, 10 + len, crc_extra);
 	return 12 + len;
 }

@@ -870,11 +870,7 @@ static void
 tamper(uint8_t *frame, size_t len, uint8_t crc_extra)
 {
 	frame[10] ^= 0x01;
-	size_t end = len - MAVLINK_SIGNATURE_LEN - 2;
-	uint16_t crc = mavlink_crc(frame + 1, end - 1, 0xFFFF);
-	crc = mavlink_crc(&crc_extra, 1, crc);
-	frame[end] = (uint8_t)crc;
-	frame[end + 1] = (uint8_t)(crc >> 8);
+	mavlink_frame_put_crc(frame, len - MAVLINK_SIGNATURE_LEN - 2, crc_extra);
 }
 
 /* Frames barod signs verify in node-mavlink with the key, and not with

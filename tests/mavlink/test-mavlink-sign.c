@@ -48,12 +48,9 @@ static void
 tamper(uint8_t *frame, size_t len)
 {
 	frame[12] ^= 0x01;
-	size_t end = len - MAVLINK_SIGNATURE_LEN - 2;
-	uint8_t extra = mavlink_msg_info(MAVLINK_MSG_SCALED_PRESSURE)->crc_extra;
-	uint16_t crc = mavlink_crc(frame + 1, end - 1, 0xFFFF);
-	crc = mavlink_crc(&extra, 1, crc);
-	frame[end] = (uint8_t)crc;
-	frame[end + 1] = (uint8_t)(crc >> 8);
+	mavlink_frame_put_crc(
+		frame, len - MAVLINK_SIGNATURE_LEN - 2,
+		mavlink_msg_info(MAVLINK_MSG_SCALED_PRESSURE)->crc_extra);
 }
 
 static void

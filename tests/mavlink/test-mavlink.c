@@ -101,10 +101,7 @@ raw_frame(uint8_t *out, int version, uint8_t incompat, uint8_t seq,
 		h = sizeof(hdr);
 	}
 	memcpy(out + h, payload, len);
-	uint16_t crc = mavlink_crc(out + 1, h - 1 + len, 0xFFFF);
-	crc = mavlink_crc(&crc_extra, 1, crc);
-	out[h + len] = (uint8_t)crc;
-	out[h + len + 1] = (uint8_t)(crc >> 8);
+	mavlink_frame_put_crc(out, h + len, crc_extra);
 	size_t n = h + len + 2;
 	if (version == 2 && (incompat & MAVLINK_IFLAG_SIGNED)) {
 		memset(out + n, 0x5A, 13);	/* unchecked signature */
