@@ -562,6 +562,41 @@ barod_address(int fd)
 	return from;
 }
 
+/* barod on the chips (args), the chips' readings changing every 10 ms,
+ * the test's GCS socket fd and where barod sends from. */
+struct live {
+	struct profile prof;
+	pthread_t th;
+	pid_t pid;
+	int fd;
+	struct sockaddr_in from;
+};
+
+static void
+live_start(struct fixture *f, struct live *l, int fd, const char *log,
+	   const char *const *args)
+{
+	l->prof.f = f;
+	l->prof.t0 = hw_now_ms();
+	l->prof.always = true;
+	atomic_init(&l->prof.stop, false);
+	l->fd = fd;
+	l->pid = hw_testbed_start(&f->tb, log, args);
+	assert_int_equal(pthread_create(&l->th, NULL, drive_chip, &l->prof),
+			 0);
+	l->from = barod_address(fd);
+}
+
+/* barod stopped cleanly (its record file complete), the chips still. */
+static void
+live_stop(struct fixture *f, struct live *l)
+{
+	assert_int_equal(hw_testbed_stop(&f->tb), 0);
+	atomic_store(&l->prof.stop, true);
+	pthread_join(l->th, NULL);
+	close(l->fd);
+}
+
 /* baroctl and MAVLink in hardware mode, remote injection opted in:
  * SIM_* parameters are refused, injections act on real readings,
  * instances no sensor reads fail. */
@@ -576,14 +611,11 @@ test_control_in_hardware_mode(void **state)
 	write_conf_with(f, port, "[faults]\nremote = yes\n", conf,
 			sizeof(conf));
 	hw_testbed_path(&f->tb, sock, sizeof(sock), "ctl");
-	struct profile prof = { .f = f, .t0 = hw_now_ms(), .always = true };
-	pthread_t th;
-	hw_testbed_start(&f->tb, "ctl.log",
-			 (const char *[]){ "-c", conf, "-vv", "--control", sock,
-					   NULL });
-	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
-
-	struct sockaddr_in from = barod_address(fd);
+	struct live l;
+	live_start(f, &l, fd, "ctl.log",
+		   (const char *[]){ "-c", conf, "-vv", "--control", sock,
+				     NULL });
+	const struct sockaddr_in from = l.from;
 
 	assert_int_not_equal(baroctl(sock, "set SIM_BARO_GLITCH 10", reply,
 				     sizeof(reply)), 0);
@@ -625,10 +657,7 @@ test_control_in_hardware_mode(void **state)
 	hw_sleep_ms(400);
 	assert_int_equal(inject_failure(fd, &from, 0, 1), 0);
 	hw_sleep_ms(300);
-	assert_int_equal(hw_testbed_stop(&f->tb), 0);
-	atomic_store(&prof.stop, true);
-	pthread_join(th, NULL);
-	close(fd);
+	live_stop(f, &l);
 
 	size_t n = recorded(f, 0), at = 0;
 	size_t run = longest_same(f->rec, 0, n, &at);
@@ -666,13 +695,10 @@ test_remote_injection_denied(void **state)
 
 	write_conf(f, port, conf, sizeof(conf));
 	hw_testbed_path(&f->tb, sock, sizeof(sock), "ctl");
-	struct profile prof = { .f = f, .t0 = hw_now_ms(), .always = true };
-	pthread_t th;
-	hw_testbed_start(&f->tb, "deny.log",
-			 (const char *[]){ "-c", conf, "--control", sock,
-					   NULL });
-	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
-	struct sockaddr_in from = barod_address(fd);
+	struct live l;
+	live_start(f, &l, fd, "deny.log",
+		   (const char *[]){ "-c", conf, "--control", sock, NULL });
+	const struct sockaddr_in from = l.from;
 
 	/* PX4's "wrong" on every baro, then "off" on baro 0: denied. */
 	struct acks a = { .result = -1 };
@@ -696,10 +722,7 @@ test_remote_injection_denied(void **state)
 	assert_non_null(strstr(reply, "remote faults off denied 2\n"));
 	assert_non_null(strstr(reply, "baro 0 overlay none withheld 0\n"));
 	assert_non_null(strstr(reply, "baro 1 overlay none withheld 0\n"));
-	assert_int_equal(hw_testbed_stop(&f->tb), 0);
-	atomic_store(&prof.stop, true);
-	pthread_join(th, NULL);
-	close(fd);
+	live_stop(f, &l);
 
 	/* Every reading of baro 0 went out: no gap an "off" would leave. */
 	size_t n = recorded(f, 0);
@@ -751,13 +774,10 @@ test_remote_injection_signed(void **state)
 	assert_int_equal(chmod(key, 0600), 0);
 
 	hw_testbed_path(&f->tb, sock, sizeof(sock), "ctl");
-	struct profile prof = { .f = f, .t0 = hw_now_ms(), .always = true };
-	pthread_t th;
-	pid_t pid = hw_testbed_start(&f->tb, "sign.log",
-				     (const char *[]){ "-c", conf, "--control",
-						       sock, NULL });
-	assert_int_equal(pthread_create(&th, NULL, drive_chip, &prof), 0);
-	struct sockaddr_in from = barod_address(fd);
+	struct live l;
+	live_start(f, &l, fd, "sign.log",
+		   (const char *[]){ "-c", conf, "--control", sock, NULL });
+	const struct sockaddr_in from = l.from;
 	const uint64_t now = mavlink_sign_timestamp(wall_us());
 	mavlink_signing_init(&gcs, k, now);
 	mavlink_signing_init(&wrong, other, now);
@@ -799,7 +819,7 @@ test_remote_injection_signed(void **state)
 	/* A reload that finds the key readable by others keeps the running
 	 * configuration: still signing, still only signed frames act. */
 	assert_int_equal(chmod(key, 0644), 0);
-	assert_int_equal(kill(pid, SIGHUP), 0);
+	assert_int_equal(kill(l.pid, SIGHUP), 0);
 	hw_sleep_ms(300);
 	send_frame_wait(fd, &from, frame, inject_frame(frame, 0, 1, NULL), 1000,
 			&a);
@@ -809,10 +829,7 @@ test_remote_injection_signed(void **state)
 	assert_int_equal(a.result, 0);
 	assert_int_equal(a.not_signed_ok, 0);
 
-	assert_int_equal(hw_testbed_stop(&f->tb), 0);
-	atomic_store(&prof.stop, true);
-	pthread_join(th, NULL);
-	close(fd);
+	live_stop(f, &l);
 	char log[128];
 	hw_testbed_path(&f->tb, log, sizeof(log), "sign.log");
 	char *text = read_file(log);
