@@ -14,8 +14,10 @@
 # After each run the new inputs (BUILD/corpus/NAME) are merged into
 # tests/fuzz/corpus/NAME with -merge=1: only those that add coverage land
 # in the repository.  Crash inputs go to BUILD/fuzz-artifacts/.  Ends with
-# a table: target, execs, exec/s, coverage (libFuzzer's cov and ft), the
-# corpus files merged in, crashes; exits 1 if any target crashed.
+# a table: target, execs, exec/s, the CPU seconds it got and execs per
+# CPU second (what the target costs, whatever else the machine runs),
+# coverage (libFuzzer's cov and ft), the corpus files merged in,
+# crashes; exits 1 if any target crashed.
 set -u
 build=$1
 total=$2
@@ -55,15 +57,18 @@ max_len() {
 
 fuzz_one() {
 	local name=$1 slot=$2 bin=$build/tests/fuzz/$1 log=$build/fuzz-logs/$1.log
-	local ml before after rc execs eps cov ft crashes added
+	local ml before after rc execs eps cov ft crashes added cpu
+	local TIMEFORMAT='%U %S'
 	ml=$(max_len "$name")
 	mkdir -p "$build/corpus/$name" "$src/corpus/$name"
 	before=$(ls "$src/corpus/$name" | wc -l)
-	"$bin" -runs="$runs" -max_total_time="$slot" -timeout=10 \
+	{ time "$bin" -runs="$runs" -max_total_time="$slot" -timeout=10 \
 		-print_final_stats=1 ${ml:+-max_len=$ml} \
 		-artifact_prefix="$build/fuzz-artifacts/$name-" \
-		"$build/corpus/$name" "$src/corpus/$name" >"$log" 2>&1
+		"$build/corpus/$name" "$src/corpus/$name" >"$log" 2>&1 ; } \
+		2>"$out/$name.cpu"
 	rc=$?
+	cpu=$(awk '{ printf "%.1f", $1 + $2 }' "$out/$name.cpu")
 	crashes=0
 	[ $rc -eq 0 ] || crashes=1
 	# Only inputs that add coverage go into the repository's corpus.
@@ -76,7 +81,7 @@ fuzz_one() {
 	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
 	read -r cov ft < <(grep -E '^#[0-9]+' "$log" | tail -n 1 |
 		sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\).*/\1 \2/p')
-	echo "$name ${execs:-0} ${eps:-0} ${cov:--} ${ft:--} $added $crashes $slot" \
+	echo "$name ${execs:-0} ${eps:-0} ${cov:--} ${ft:--} $added $crashes $slot ${cpu:-0}" \
 		>"$out/$name"
 }
 
@@ -109,7 +114,8 @@ for name in "${order[@]}"; do
 done
 wait
 
-printf '\n%-22s %12s %10s %7s %8s %6s %8s\n' target execs exec/s cov ft merged crashes
+printf '\n%-22s %11s %8s %7s %10s %6s %7s %6s %7s\n' target execs exec/s cpu-s exec/cpu-s \
+	cov ft merged crashes
 bad=0
 : >"$last.new"
 for name in "${names[@]}"; do
@@ -118,9 +124,10 @@ for name in "${names[@]}"; do
 		bad=1
 		continue
 	fi
-	read -r n execs eps cov ft added crashes slot <"$out/$name"
-	printf '%-22s %12s %10s %7s %8s %6s %8s\n' "$n" "$execs" "$eps" "$cov" \
-		"$ft" "$added" "$crashes"
+	read -r n execs eps cov ft added crashes slot cpu <"$out/$name"
+	epc=$(awk -v e="$execs" -v c="$cpu" 'BEGIN { printf "%.0f", (c > 0 ? e / c : 0) }')
+	printf '%-22s %11s %8s %7s %10s %6s %7s %6s %7s\n' "$n" "$execs" "$eps" \
+		"$cpu" "$epc" "$cov" "$ft" "$added" "$crashes"
 	echo "$n $eps" >>"$last.new"
 	[ "$crashes" = 0 ] || bad=1
 done
