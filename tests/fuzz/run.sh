@@ -6,10 +6,12 @@
 # Runs every libFuzzer target built in BUILD (or the ones named) within
 # TOTAL_SECONDS of wall time, FUZZ_JOBS (default 2) at a time.  Each
 # target stops at FUZZ_RUNS executions (default 10 M) or when its share
-# of the time is up; a share is fixed when the target starts (the time
-# left times the jobs, less what the running ones still hold, over the
-# targets still to start), so what a fast target leaves goes to the ones
-# after it.  The targets start fastest first, as the last run measured.
+# of the time is up; a share is fixed when the target starts: the time
+# left times the jobs, less what the running ones still hold, shared
+# among the targets still to start by what each needs for FUZZ_RUNS at
+# the last run's rate (one that needs less than an equal share gets what
+# it needs, the others the rest), never past the deadline.  The targets
+# start slowest first, so the slow ones can have long slots.
 #
 # After each run the new inputs (BUILD/corpus/NAME) are merged into
 # tests/fuzz/corpus/NAME with -merge=1: only those that add coverage land
@@ -43,10 +45,18 @@ for n in "${names[@]}"; do
 		exit 2
 	}
 done
-# Fastest first (unknown ones last, in name order).
-mapfile -t order < <(for n in "${names[@]}"; do
+# Slowest first (unknown ones first, in name order): a slow target needs
+# a long slot, which only an early start can give it (one target runs on
+# one core at most).  need[NAME]: the seconds it took the last run's rate
+# to reach FUZZ_RUNS, plus a quarter (-runs stops it anyway).
+declare -A need=()
+for n in "${names[@]}"; do
 	r=$(awk -v n="$n" '$1 == n { print $2 }' "$last" 2>/dev/null)
-	echo "${r:-0} $n"
+	need[$n]=$(awk -v r="${r:-0}" -v runs="$runs" \
+		'BEGIN { printf "%d", (r > 0 ? runs / r * 1.25 + 5 : 1e9) }')
+done
+mapfile -t order < <(for n in "${names[@]}"; do
+	echo "${need[$n]} $n"
 done | sort -k1,1nr -k2,2 | awk '{ print $2 }')
 
 # The longest input each target is given (tests/fuzz/max-len): enough
@@ -88,7 +98,7 @@ fuzz_one() {
 start=$SECONDS
 deadline=$((start + total))
 declare -A ends=()
-left=${#order[@]}
+idx=0
 for name in "${order[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
 		wait -n || true
@@ -103,14 +113,35 @@ for name in "${order[@]}"; do
 			unset "ends[$p]"
 		fi
 	done
-	# 3 % of the time is kept for the merges.
-	slot=$(( ((deadline - now) * jobs * 97 / 100 - held) / left ))
-	[ $slot -lt 5 ] && slot=5
+	# The time left on all jobs (3 % kept for the merges), less what
+	# the running targets still hold, filled like water into the
+	# targets still to start: one that needs less than the level gets
+	# what it needs, the rest of the level goes to the others.  No slot
+	# runs past the deadline.
+	cap=$(( (deadline - now) * jobs * 97 / 100 - held ))
+	slot=$(for n in "${order[@]:idx}"; do echo "${need[$n]}"; done |
+		sort -n | awk -v cap="$cap" -v mine="${need[$name]}" \
+			-v wall=$(( (deadline - now) * 97 / 100 )) '
+		{ v[NR] = $1 }
+		END {
+			level = cap / NR
+			for (k = 1; k <= NR; k++) {
+				if (v[k] * (NR - k + 1) > cap) {
+					level = cap / (NR - k + 1)
+					break
+				}
+				cap -= v[k]
+				level = v[k]
+			}
+			s = mine < level ? mine : level
+			if (s > wall) s = wall
+			printf "%d", s < 5 ? 5 : s
+		}')
 	echo "fuzz: $name for up to ${slot}s or $runs runs" >&2
 	rm -f "$out/$name"
 	fuzz_one "$name" "$slot" &
 	ends[$!]=$((now + slot))
-	left=$((left - 1))
+	idx=$((idx + 1))
 done
 wait
 
