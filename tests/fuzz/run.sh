@@ -81,8 +81,10 @@ fuzz_one() {
 	cpu=$(awk '{ printf "%.1f", $1 + $2 }' "$out/$name.cpu")
 	crashes=0
 	[ $rc -eq 0 ] || crashes=1
-	# Only inputs that add coverage go into the repository's corpus.
-	"$bin" -merge=1 ${ml:+-max_len=$ml} "$src/corpus/$name" \
+	# Only inputs that reach new code go into the repository's corpus:
+	# edges, not hit counts (-use_counters=0), which kept 7,075 files
+	# (4.4 MB) from a 22-minute run where edges kept 1,209 (288 kB).
+	"$bin" -merge=1 -use_counters=0 ${ml:+-max_len=$ml} "$src/corpus/$name" \
 		"$build/corpus/$name" >"$build/fuzz-logs/$name.merge.log" 2>&1 ||
 		echo "fuzz: $name: merge failed, see $build/fuzz-logs/$name.merge.log" >&2
 	after=$(ls "$src/corpus/$name" | wc -l)
