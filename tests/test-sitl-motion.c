@@ -174,6 +174,35 @@ test_odd_inputs(void **state)
 	assert_true(m.target == SITL_MOTION_MAX_HEIGHT);
 }
 
+/* fuzz-sitl-motion's crash: a sine of 2 km sampled at long, uneven
+ * steps (one backwards).  At 595 s the target had gone from 1176 m to 0
+ * in 48 s; following that speed the vehicle, 600 m below it, flew to
+ * -1180 m, past the lowest height a target can have. */
+static void
+test_long_steps_stay_in_range(void **state)
+{
+	static const double times[] = { 115, 220, 330, 431, 489, 539, 438,
+					 489, 547, 595, 648, 763 };
+	struct truth_profile p;
+	struct sitl_motion m, prev;
+	struct sitl_vehicle v;
+	struct sitl_fdm fdm;
+	char err[256], spec[] = "sine:2e3:05";
+	(void)state;
+
+	assert_int_equal(truth_profile_parse(spec, &p, err, sizeof(err)), 0);
+	sitl_motion_reset(&m);
+	for (size_t k = 0; k < sizeof(times) / sizeof(times[0]); k++) {
+		prev = m;
+		sitl_motion_step(&m, times[k],
+				 truth_profile_height(&p, times[k]), &v, &fdm);
+		const char *bad = motion_check(&prev, &m, &v, err, sizeof(err));
+		if (bad)
+			fail_msg("frame %zu at %.0f s: %s", k, times[k], bad);
+		assert_true(m.h >= SITL_MOTION_MIN_HEIGHT - 1e-9);
+	}
+}
+
 int
 main(void)
 {
@@ -183,6 +212,7 @@ main(void)
 		cmocka_unit_test(test_feasible_profiles_followed),
 		cmocka_unit_test(test_every_profile_sane),
 		cmocka_unit_test(test_odd_inputs),
+		cmocka_unit_test(test_long_steps_stay_in_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,12 @@ advance(struct sitl_motion *m, double target, double dt)
 	const double s = braking_speed(fabs(e), dt);
 	double v_want = clamp(e / dt, v_ff - s, v_ff + s);
 	v_want = clamp(v_want, -vmax, vmax);
+	/* Never aim past the heights a target can have: the target's speed
+	 * over the last step, followed over a long one, would carry the
+	 * vehicle there (a sine sampled every 48 s sent it from -600 m to
+	 * -1180 m while the target went from 1176 m to 0). */
+	v_want = clamp(v_want, (SITL_MOTION_MIN_HEIGHT - m->h) / dt,
+		       (SITL_MOTION_MAX_HEIGHT - m->h) / dt);
 
 	m->a = clamp((v_want - m->v) / dt, -amax, amax);
 	m->v += m->a * dt;
