@@ -70,6 +70,17 @@
 #define RSS_SLACK_KB 64
 #define WARMUP_MIN_S 20.0
 
+/* SIGINT or SIGTERM (a soak stopped early): the run fails and its
+ * teardown stops both barods, which would otherwise outlive it.  The
+ * one flag a signal handler may set. */
+static volatile sig_atomic_t interrupted;
+
+static void
+on_signal(int sig)
+{
+	interrupted = sig;
+}
+
 static double
 now_s(void)
 {
@@ -95,6 +106,7 @@ struct watched {
 	char control[256];
 	struct status st;
 	long rss_first, rss_base, rss_last, rss_min, rss_max;
+	long anon_first, anon_base, anon_last;	/* RssAnon */
 	int fd_first, fd_last, fd_max;
 	bool based;			/* rss_base taken (warm-up over) */
 	unsigned rss_out, fd_changed;	/* samples outside the limits */
@@ -102,18 +114,25 @@ struct watched {
 	uint64_t bad_replies;		/* control replies not "ok" */
 };
 
+/* VmRSS, and the part of it that is anonymous (heap, stack: where a
+ * leak shows) in *anon; -1 if unreadable.  The rest is RssFile (code and
+ * data of barod and its libraries, paged in as paths run first) and
+ * RssShmem. */
 static long
-proc_rss_kb(pid_t pid)
+proc_rss_kb(pid_t pid, long *anon)
 {
 	char path[64], line[256];
 	long kb = -1;
 
+	*anon = -1;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			continue;
+		if (sscanf(line, "RssAnon: %ld kB", anon) == 1)
 			break;
 	}
 	fclose(f);
@@ -204,7 +223,8 @@ command(struct watched *w, const char *cmd, char *reply, size_t cap)
 static void
 sample_proc(struct watched *w, bool warm)
 {
-	long rss = proc_rss_kb(w->pid);
+	long anon;
+	long rss = proc_rss_kb(w->pid, &anon);
 	int fds = proc_fds(w->pid);
 
 	if (w->rss_first == 0) {
@@ -216,6 +236,7 @@ sample_proc(struct watched *w, bool warm)
 			fds = again < fds ? again : fds;
 		}
 		w->rss_first = w->rss_min = w->rss_max = rss;
+		w->anon_first = anon;
 		w->fd_first = w->fd_max = fds;
 	}
 	for (int k = 0; k < 10 && fds != w->fd_first; k++) {
@@ -228,12 +249,14 @@ sample_proc(struct watched *w, bool warm)
 			w->name, fds, w->fd_first);
 	}
 	w->rss_last = rss;
+	w->anon_last = anon;
 	w->fd_last = fds;
 	if (fds > w->fd_max)
 		w->fd_max = fds;
 	if (warm && !w->based) {
 		w->based = true;
 		w->rss_base = w->rss_min = w->rss_max = rss;
+		w->anon_base = anon;
 	}
 	if (rss > w->rss_max)
 		w->rss_max = rss;
@@ -626,10 +649,11 @@ report(const struct soak *s, bool final)
 		const struct watched *w = &s->w[k];
 		const struct gcs *g = &s->gcs[k];
 		printf("  %-4s rss first %ld last %ld kB (after warm-up %ld, "
-		       "min %ld, max %ld), fds first %d last %d max %d\n",
-		       w->name, w->rss_first, w->rss_last,
-		       w->based ? w->rss_base : 0L, w->rss_min, w->rss_max,
-		       w->fd_first, w->fd_last, w->fd_max);
+		       "min %ld, max %ld; anonymous %ld, %ld, %ld), fds first "
+		       "%d last %d max %d\n", w->name, w->rss_first,
+		       w->rss_last, w->based ? w->rss_base : 0L, w->rss_min,
+		       w->rss_max, w->anon_first, w->based ? w->anon_base : 0L,
+		       w->anon_last, w->fd_first, w->fd_last, w->fd_max);
 		printf("       samples produced %" PRIu64 ", published %" PRIu64
 		       "; output frames sent %" PRIu64 " (no peer %" PRIu64
 		       ", dropped %" PRIu64 "); GCS got %" PRIu64 " frames (%"
@@ -822,6 +846,11 @@ soak(void **state)
 		const double now = now_s();
 		if (now - s->t0 >= s->seconds)
 			break;
+		if (interrupted) {
+			report(s, true);
+			fail_msg("stopped by signal %d after %.0f s",
+				 (int)interrupted, now - s->t0);
+		}
 		pump(s, 50);
 		if (now >= next_status) {
 			alive(s);
@@ -932,6 +961,9 @@ main(int argc, char **argv)
 			"default 60; BAROD names the binary)\n");
 		return 2;
 	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	the_soak.seconds = secs;
 	the_soak.warmup = fmax(WARMUP_MIN_S, secs / 10.0);
