@@ -59,6 +59,11 @@ px4_peer_next(struct px4_peer *p, struct mavlink_frame *f, int ms)
 			p->eof = true;
 			break;
 		}
+		if (p->discard_raw) {
+			mavlink_parser_feed(&p->parser, buf, (size_t)n,
+					    enqueue, p);
+			continue;
+		}
 		if (p->raw_len + (size_t)n > p->raw_cap) {
 			p->raw_cap = 2 * (p->raw_cap + (size_t)n);
 			p->raw = realloc(p->raw, p->raw_cap);

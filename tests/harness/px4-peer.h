@@ -24,7 +24,10 @@ struct px4_peer {
 	struct mavlink_frame q[PX4_PEER_QUEUE];
 	unsigned head, n;
 	uint8_t seq;
-	/* Everything barod sent. */
+	/* Set after px4_peer_connect to keep no copy: the soak's hours of
+	 * frames would not fit. */
+	bool discard_raw;
+	/* Everything barod sent (unless discard_raw). */
 	uint8_t *raw;
 	size_t raw_len, raw_cap;
 };
