@@ -901,8 +901,10 @@ out:
 	}
 	free(scens);
 	replay_filter_set_close(ctx.filters);
-	replay_thresholds_free(ctx.th);
+	for (size_t i = 0; i < ctx.res.n; i++)
+		report_result_free(&ctx.res.r[i]);
 	free(ctx.res.r);
+	replay_thresholds_free(ctx.th);
 	free(ctx.inputs);
 	if (ctx.plotter)
 		report_plotter_close(ctx.plotter, err, sizeof(err));

@@ -160,9 +160,10 @@ status_of(const char *s)
 					: REPORT_NONE;
 }
 
-/* A summary.json run back into the result it was written from. */
-static void
-read_result(json_object *o, struct report_result *r)
+/* A summary.json run back into the result it was written from, its
+ * metric names and rule texts interned in pool.  0 or -ENOMEM. */
+static int
+read_result(json_object *o, struct report_result *r, struct str_pool *pool)
 {
 	json_object *v;
 	memset(r, 0, sizeof(*r));
@@ -181,21 +182,25 @@ read_result(json_object *o, struct report_result *r)
 	json_object *m = get_obj(o, "metrics"), *st = get_obj(o, "checks"),
 		    *ru = get_obj(o, "rules");
 	if (!m)
-		return;
+		return 0;
 	json_object_object_foreach(m, key, val) {
 		if (r->n >= REPORT_MAX_METRICS)
 			break;
-		report_result_add(r, key,
-				  val && (json_object_is_type(val, json_type_double) ||
-					  json_object_is_type(val, json_type_int))
-					  ? json_object_get_double(val)
-					  : NAN);
+		const char *name = str_pool_get(pool, key);
+		if (!name ||
+		    report_result_add(r, name,
+				      val && (json_object_is_type(val, json_type_double) ||
+					      json_object_is_type(val, json_type_int))
+					      ? json_object_get_double(val)
+					      : NAN) < 0)
+			return -ENOMEM;
 		struct report_metric *x = &r->m[r->n - 1];
 		x->status = status_of(st ? get_str(st, key) : NULL);
 		const char *rule = ru ? get_str(ru, key) : NULL;
-		if (rule)
-			snprintf(x->rule, sizeof(x->rule), "%s", rule);
+		if (rule && !(x->rule = str_pool_get(pool, rule)))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 static void
@@ -232,8 +237,11 @@ summary_from_json(json_object *root, struct replay_summary *s)
 		json_object *o = json_object_array_get_idx(root, j);
 		if (!json_object_is_type(o, json_type_object))
 			continue;
-		if (get_str(o, "filter"))
-			read_result(o, &s->res[s->nres++]);
+		if (get_str(o, "filter")) {
+			int rc = read_result(o, &s->res[s->nres++], &s->pool);
+			if (rc < 0)
+				return rc;
+		}
 		else if (get_str(o, "input"))
 			read_input(o, &s->ins[s->nins++]);
 	}
@@ -269,8 +277,11 @@ replay_summary_parse(const char *text, size_t len, struct replay_summary *s,
 void
 replay_summary_free(struct replay_summary *s)
 {
+	for (size_t i = 0; s->res && i < s->nres; i++)
+		report_result_free(&s->res[i]);
 	free(s->res);
 	free(s->ins);
+	str_pool_free(&s->pool);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -19,14 +19,35 @@
 #include "util-atomic-file.h"
 #include "util-strings.h"
 
-void
+int
 report_result_add(struct report_result *r, const char *name, double value)
 {
 	if (r->n >= REPORT_MAX_METRICS)
-		return;
-	struct report_metric *m = &r->m[r->n++];
-	*m = (struct report_metric){ .value = value };
-	snprintf(m->name, sizeof(m->name), "%s", name);
+		return -ENOSPC;
+	if (r->n == r->cap) {
+		/* 48 first: what a run fills, so most results never grow. */
+		size_t cap = r->cap ? 2 * r->cap : 48;
+		if (cap > REPORT_MAX_METRICS)
+			cap = REPORT_MAX_METRICS;
+		void *p = realloc(r->m, cap * sizeof(*r->m));
+		if (!p) {
+			r->nomem = true;
+			return -ENOMEM;
+		}
+		r->m = p;
+		r->cap = cap;
+	}
+	r->m[r->n++] = (struct report_metric){ .name = name, .rule = "",
+					      .value = value };
+	return 0;
+}
+
+void
+report_result_free(struct report_result *r)
+{
+	free(r->m);
+	r->m = NULL;
+	r->n = r->cap = 0;
 }
 
 const char *
