@@ -20,7 +20,7 @@
 #include "report.h"
 
 /* The panels' width in pixels, and so the columns data is decimated to. */
-#define REPORT_PLOT_WIDTH 1200
+#define REPORT_PLOT_WIDTH 1000
 /* Zoomed panels drawn at most; later faults are counted in the title. */
 #define REPORT_PLOT_MAX_ZOOMS 6
 

@@ -366,7 +366,7 @@ test_run_plots(void **state)
 	assert_true(lo == -hi);
 	/* The PNG is drawn by libgd (the png terminal), whose lines are
 	 * all solid: a dashed baseline carries markers instead. */
-	assert_non_null(strstr(gp, "set terminal png size 1200,"));
+	assert_non_null(strstr(gp, "set terminal png size 1000,"));
 	/* Issue 29: the spike gets a zoomed panel; raw, lowpass and gate
 	 * are under test, drawn bold and solid; the baselines (range,
 	 * health, median) thin and dashed. */
@@ -384,7 +384,7 @@ test_run_plots(void **state)
 		size_t lines = 0;
 		for (const char *q = b + 8; q < end; q++)
 			lines += *q == '\n';
-		assert_true(lines <= 2 * 1200 + 2);
+		assert_true(lines <= 2 * 1000 + 2);
 		blocks++;
 	}
 	assert_true(blocks > 10);
