@@ -204,17 +204,20 @@ static int
 read_result(json_object *o, struct report_result *r, struct str_pool *pool)
 {
 	json_object *v;
-	memset(r, 0, sizeof(*r));
-	snprintf(r->source, sizeof(r->source), "%s", get_text(o, "source"));
-	snprintf(r->scenario, sizeof(r->scenario), "%s",
-		 get_text(o, "scenario"));
-	snprintf(r->filter, sizeof(r->filter), "%s", get_text(o, "filter"));
+	report_result_init(r);
+	if (!(r->source = str_pool_get_cut(pool, get_text(o, "source"),
+					   REPORT_NAME_LEN)) ||
+	    !(r->scenario = str_pool_get_cut(pool, get_text(o, "scenario"),
+					     REPORT_NAME_LEN)) ||
+	    !(r->filter = str_pool_get_cut(pool, get_text(o, "filter"),
+					   REPORT_NAME_LEN)))
+		return -ENOMEM;
 	r->status = status_of(get_str(o, "status"));
 	const char *role = get_str(o, "role");
 	r->under_test = role && strcmp(role, "under test") == 0;
 	const char *u = get_str(o, "unchecked");
-	if (u)
-		snprintf(r->unchecked, sizeof(r->unchecked), "%s", u);
+	if (u && !(r->unchecked = str_pool_get_cut(pool, u, REPORT_NOTE_LEN)))
+		return -ENOMEM;
 	r->damaged = json_object_object_get_ex(o, "damaged", &v) &&
 		     json_object_get_boolean(v);
 	json_object *m = get_obj(o, "metrics"), *st = get_obj(o, "checks"),

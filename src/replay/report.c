@@ -43,6 +43,13 @@ report_result_add(struct report_result *r, const char *name, double value)
 }
 
 void
+report_result_init(struct report_result *r)
+{
+	*r = (struct report_result){ .source = "", .scenario = "",
+				     .filter = "", .unchecked = "" };
+}
+
+void
 report_result_free(struct report_result *r)
 {
 	free(r->m);

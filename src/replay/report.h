@@ -44,21 +44,27 @@ struct report_metric {
 	enum report_status status;
 };
 
-/* One filter on one case. */
+/* One filter on one case.  Its texts are shared like its metrics' (a
+ * run's or a merge's str_pool, at most REPORT_NAME_LEN - 1 bytes, the
+ * note REPORT_NOTE_LEN - 1), never NULL: report_result_init(). */
 struct report_result {
-	char source[REPORT_NAME_LEN];
-	char scenario[REPORT_NAME_LEN];
-	char filter[REPORT_NAME_LEN];
+	const char *source;
+	const char *scenario;
+	const char *filter;
 	size_t n, cap;
 	struct report_metric *m;	/* n of them; report_result_free() */
 	bool nomem;		/* a metric was lost: out of memory */
 	enum report_status status;	/* the worst of its metrics */
 	/* Why the run was not judged (its scenario did not run on this
 	 * stream); empty when it was.  Such a run has status NONE. */
-	char unchecked[REPORT_NOTE_LEN];
+	const char *unchecked;
 	bool damaged;		/* its log was read up to damage only */
 	bool under_test;	/* named with -f: judged; else a baseline */
 };
+
+/* An empty result: no metrics, every text "". */
+void
+report_result_init(struct report_result *r);
 
 /* Append a metric named by name, a string that outlives r (see struct
  * report_metric).  0; -ENOSPC past REPORT_MAX_METRICS; -ENOMEM, which

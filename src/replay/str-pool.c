@@ -56,6 +56,22 @@ str_pool_get(struct str_pool *p, const char *s)
 	return *at;
 }
 
+const char *
+str_pool_get_cut(struct str_pool *p, const char *s, size_t max)
+{
+	size_t len = strlen(s);
+	if (max == 0 || len < max)
+		return str_pool_get(p, s);
+	char *cut = malloc(max);
+	if (!cut)
+		return NULL;
+	memcpy(cut, s, max - 1);
+	cut[max - 1] = '\0';
+	const char *r = str_pool_get(p, cut);
+	free(cut);
+	return r;
+}
+
 void
 str_pool_free(struct str_pool *p)
 {

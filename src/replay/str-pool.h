@@ -21,6 +21,11 @@ struct str_pool {
 const char *
 str_pool_get(struct str_pool *p, const char *s);
 
+/* As str_pool_get() for s cut to at most max - 1 bytes (max > 0): what
+ * a fixed char[max] field held. */
+const char *
+str_pool_get_cut(struct str_pool *p, const char *s, size_t max);
+
 /* Free every string; the pool is empty and usable again. */
 void
 str_pool_free(struct str_pool *p);

@@ -35,6 +35,12 @@ test_one_copy_per_text(void **state)
 	assert_int_equal(p.n, 1000);
 	assert_non_null(str_pool_get(&p, ""));
 	assert_ptr_equal(str_pool_get(&p, ""), str_pool_get(&p, ""));
+	/* Cut as a char[max] field would, and shared with the whole
+	 * text of that length. */
+	assert_ptr_equal(str_pool_get_cut(&p, "abcdef", 4),
+			 str_pool_get(&p, "abc"));
+	assert_ptr_equal(str_pool_get_cut(&p, "abc", 4),
+			 str_pool_get(&p, "abc"));
 	str_pool_free(&p);
 	assert_int_equal(p.n, 0);
 	/* Usable again after free. */
@@ -48,7 +54,10 @@ static void
 test_result_metrics_sized(void **state)
 {
 	(void)state;
-	struct report_result r = { 0 };
+	struct report_result r;
+	report_result_init(&r);
+	assert_string_equal(r.source, "");
+	assert_string_equal(r.unchecked, "");
 	static const char name[] = "rms_m";
 	for (int i = 0; i < REPORT_MAX_METRICS; i++)
 		assert_int_equal(report_result_add(&r, name, i), 0);
