@@ -76,3 +76,30 @@ echo "$last_png" | awk '{ printf "  the 2.7 MB tlog with png plots: %.2f s " \
 	"wall, %.2f s cpu (target <= 2 s)\n", $1, $2 }'
 # shellcheck disable=SC2046
 row all-bundled-logs $(ls "$logs"/*.bin "$logs"/*.ulg "$logs"/*.tlog)
+
+# A fleet's archive, when asked (minutes, not seconds): REPLAY_BENCH_FLEET=N
+# links the bundled logs under new names until there are N, and runs them
+# with --jobs 2 --plots none (plots are the figures above): wall, CPU
+# and the peak resident size of the largest process (the merge or a
+# shard).
+fleet=${REPLAY_BENCH_FLEET:-0}
+if [ "$fleet" -gt 0 ] && [ -x /usr/bin/time ]; then
+	mkdir "$tmp/fleet"
+	i=0
+	while [ "$i" -lt "$fleet" ]; do
+		for f in "$logs"/*.bin "$logs"/*.ulg "$logs"/*.tlog; do
+			[ "$i" -lt "$fleet" ] || break
+			ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" \
+				"$tmp/fleet/$(printf 'f%05d' "$i")-$(basename "$f")"
+			i=$((i + 1))
+		done
+	done
+	/usr/bin/time -f '%e %U %S %M' -o "$tmp/fleet.time" "$tool" run -q \
+		--no-timing --plots none --jobs 2 -o "$tmp/fleet-r" \
+		"$tmp"/fleet/* >/dev/null 2>&1 || [ $? -eq 1 ]
+	runs=$(grep -c '"filter":' "$tmp/fleet-r/summary.json")
+	echo "$fleet $runs $(tail -n 1 "$tmp/fleet.time")" | awk '{
+		printf "  %d logs, --jobs 2 --plots none: %d runs, %.1f s " \
+		       "wall, %.1f s cpu, peak RSS %.0f MB\n", $1, $2, $3, \
+		       $4 + $5, $6 / 1024 }'
+fi
