@@ -442,6 +442,11 @@ report_plot_script(FILE *g, const struct report_case *c)
 	/* 4: a zoomed panel per fault window (and truth step). */
 	if (nz) {
 		double w = 1.0 / (double)nz;
+		/* About fifteen markers on a dense zoom, as on the main
+		 * panels (its columns: REPORT_PLOT_WIDTH / nz / 2). */
+		int zoom_mark = (int)(REPORT_PLOT_WIDTH / nz / 15);
+		if (zoom_mark < 2)
+			zoom_mark = 2;
 		fprintf(g, "set key off\nset lmargin 8\nset rmargin 2\n"
 			   "set tmargin 2\nset bmargin 3\n"
 			   "set xlabel 'log time (s)'\nset ylabel 'm'\n"
@@ -470,7 +475,7 @@ report_plot_script(FILE *g, const struct report_case *c)
 				size_t k = draw_order(c, i);
 				struct style s = filter_style(c, k);
 				fprintf(g, ", $z%zuf%zu using 1:2", j, k);
-				put_style(g, &s, !svg, 2);
+				put_style(g, &s, !svg, zoom_mark);
 				fprintf(g, " notitle");
 			}
 			fputc('\n', g);
