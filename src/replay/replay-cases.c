@@ -292,7 +292,7 @@ results_add(struct results *res)
 		res->cap = cap;
 	}
 	struct report_result *r = &res->r[res->n++];
-	memset(r, 0, sizeof(*r));
+	report_result_init(r);
 	return r;
 }
 
@@ -301,6 +301,7 @@ struct run_ctx {
 	struct replay_filter_set *filters;
 	struct replay_thresholds *th;
 	struct results res;
+	struct str_pool texts;	/* the results' names and notes */
 	size_t done, total;
 	size_t unchecked;	/* cases whose scenario did not run */
 	struct report_input *inputs;	/* one per log given */
@@ -505,9 +506,15 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 			rc = -ENOMEM;
 			goto out;
 		}
-		snprintf(r->source, sizeof(r->source), "%s", st->name);
-		snprintf(r->scenario, sizeof(r->scenario), "%s", s->name);
-		snprintf(r->filter, sizeof(r->filter), "%s", names[k]);
+		if (!(r->source = str_pool_get_cut(&ctx->texts, st->name,
+						   REPORT_NAME_LEN)) ||
+		    !(r->scenario = str_pool_get_cut(&ctx->texts, s->name,
+						     REPORT_NAME_LEN)) ||
+		    !(r->filter = str_pool_get_cut(&ctx->texts, names[k],
+						   REPORT_NAME_LEN))) {
+			rc = -ENOMEM;
+			goto out;
+		}
 		r->under_test = replay_filter_under_test(ctx->filters, k);
 		rc = replay_metrics_fill(&rows, &outs[k], &mctx, cfg->timing,
 					 r, err, sizeof(err));
@@ -517,9 +524,12 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 			goto out;
 		}
 		r->damaged = st->damage[0] != '\0';
-		if (why[0])
-			snprintf(r->unchecked, sizeof(r->unchecked), "%s", why);
-		else
+		if (why[0] && !(r->unchecked = str_pool_get_cut(
+					&ctx->texts, why, REPORT_NOTE_LEN))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (!why[0])
 			replay_thresholds_apply(ctx->th, r);
 	}
 	rc = 0;
@@ -901,8 +911,11 @@ out:
 	}
 	free(scens);
 	replay_filter_set_close(ctx.filters);
-	replay_thresholds_free(ctx.th);
+	for (size_t i = 0; i < ctx.res.n; i++)
+		report_result_free(&ctx.res.r[i]);
 	free(ctx.res.r);
+	str_pool_free(&ctx.texts);
+	replay_thresholds_free(ctx.th);
 	free(ctx.inputs);
 	if (ctx.plotter)
 		report_plotter_close(ctx.plotter, err, sizeof(err));

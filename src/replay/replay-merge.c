@@ -101,7 +101,44 @@ get_obj(json_object *o, const char *key)
 }
 
 static int
-summary_from_json(json_object *root, struct replay_summary *s);
+read_result(json_object *o, struct report_result *r, struct str_pool *pool);
+static void
+read_input(json_object *o, struct report_input *in);
+
+/* A whole file's text (NUL-terminated, *len without it), or NULL with
+ * errno. */
+static char *
+read_text(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *t = malloc(cap);
+	while (t) {
+		n += fread(t + n, 1, cap - n - 1, f);
+		if (ferror(f) || feof(f))
+			break;
+		char *b = realloc(t, 2 * cap);
+		if (!b) {
+			free(t);
+			t = NULL;
+			break;
+		}
+		t = b;
+		cap *= 2;
+	}
+	int e = !t ? ENOMEM : ferror(f) ? EIO : 0;
+	fclose(f);
+	if (e) {
+		free(t);
+		errno = e;
+		return NULL;
+	}
+	t[n] = '\0';
+	*len = n;
+	return t;
+}
 
 static int
 read_shard(struct shard *s, char *err, size_t errlen)
@@ -137,16 +174,17 @@ read_shard(struct shard *s, char *err, size_t errlen)
 		  : strcmp(plots, "svg") == 0 ? REPORT_PLOT_SVG
 					      : REPORT_PLOT_NONE;
 	snprintf(path, sizeof(path), "%s/summary.json", s->dir);
-	json_object *root = json_object_from_file(path);
-	if (!root || !json_object_is_type(root, json_type_array)) {
-		json_object_put(root);
-		return str_errorf(err, errlen, -EINVAL, "%s: no readable "
-				  "summary.json", s->dir);
-	}
-	int rc = summary_from_json(root, &s->sum);
-	json_object_put(root);
+	size_t len;
+	char *text = read_text(path, &len);
+	if (!text)
+		return str_errorf(err, errlen,
+				  errno == ENOMEM ? -ENOMEM : -EINVAL,
+				  "%s: no readable summary.json", s->dir);
+	char why[512];
+	int rc = replay_summary_parse(text, len, &s->sum, why, sizeof(why));
+	free(text);
 	if (rc < 0)
-		return str_errorf(err, errlen, rc, "out of memory");
+		return str_errorf(err, errlen, rc, "%s: %s", s->dir, why);
 	return 0;
 }
 
@@ -160,42 +198,50 @@ status_of(const char *s)
 					: REPORT_NONE;
 }
 
-/* A summary.json run back into the result it was written from. */
-static void
-read_result(json_object *o, struct report_result *r)
+/* A summary.json run back into the result it was written from, its
+ * metric names and rule texts interned in pool.  0 or -ENOMEM. */
+static int
+read_result(json_object *o, struct report_result *r, struct str_pool *pool)
 {
 	json_object *v;
-	memset(r, 0, sizeof(*r));
-	snprintf(r->source, sizeof(r->source), "%s", get_text(o, "source"));
-	snprintf(r->scenario, sizeof(r->scenario), "%s",
-		 get_text(o, "scenario"));
-	snprintf(r->filter, sizeof(r->filter), "%s", get_text(o, "filter"));
+	report_result_init(r);
+	if (!(r->source = str_pool_get_cut(pool, get_text(o, "source"),
+					   REPORT_NAME_LEN)) ||
+	    !(r->scenario = str_pool_get_cut(pool, get_text(o, "scenario"),
+					     REPORT_NAME_LEN)) ||
+	    !(r->filter = str_pool_get_cut(pool, get_text(o, "filter"),
+					   REPORT_NAME_LEN)))
+		return -ENOMEM;
 	r->status = status_of(get_str(o, "status"));
 	const char *role = get_str(o, "role");
 	r->under_test = role && strcmp(role, "under test") == 0;
 	const char *u = get_str(o, "unchecked");
-	if (u)
-		snprintf(r->unchecked, sizeof(r->unchecked), "%s", u);
+	if (u && !(r->unchecked = str_pool_get_cut(pool, u, REPORT_NOTE_LEN)))
+		return -ENOMEM;
 	r->damaged = json_object_object_get_ex(o, "damaged", &v) &&
 		     json_object_get_boolean(v);
 	json_object *m = get_obj(o, "metrics"), *st = get_obj(o, "checks"),
 		    *ru = get_obj(o, "rules");
 	if (!m)
-		return;
+		return 0;
 	json_object_object_foreach(m, key, val) {
 		if (r->n >= REPORT_MAX_METRICS)
 			break;
-		report_result_add(r, key,
-				  val && (json_object_is_type(val, json_type_double) ||
-					  json_object_is_type(val, json_type_int))
-					  ? json_object_get_double(val)
-					  : NAN);
+		const char *name = str_pool_get(pool, key);
+		if (!name ||
+		    report_result_add(r, name,
+				      val && (json_object_is_type(val, json_type_double) ||
+					      json_object_is_type(val, json_type_int))
+					      ? json_object_get_double(val)
+					      : NAN) < 0)
+			return -ENOMEM;
 		struct report_metric *x = &r->m[r->n - 1];
 		x->status = status_of(st ? get_str(st, key) : NULL);
 		const char *rule = ru ? get_str(ru, key) : NULL;
-		if (rule)
-			snprintf(x->rule, sizeof(x->rule), "%s", rule);
+		if (rule && !(x->rule = str_pool_get(pool, rule)))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 static void
@@ -219,24 +265,139 @@ read_input(json_object *o, struct report_input *in)
 		snprintf(in->damage, sizeof(in->damage), "%s", s);
 }
 
+/* Room for one more result and one more input. */
 static int
-summary_from_json(json_object *root, struct replay_summary *s)
+summary_grow(struct replay_summary *s, size_t *cap)
 {
-	size_t m = json_object_array_length(root);
-	memset(s, 0, sizeof(*s));
-	s->res = calloc(m ? m : 1, sizeof(*s->res));
-	s->ins = calloc(m ? m : 1, sizeof(*s->ins));
-	if (!s->res || !s->ins)
+	if (s->nres < *cap && s->nins < *cap)
+		return 0;
+	size_t c = *cap ? 2 * *cap : 256;
+	void *r = realloc(s->res, c * sizeof(*s->res));
+	if (!r)
 		return -ENOMEM;
-	for (size_t j = 0; j < m; j++) {
-		json_object *o = json_object_array_get_idx(root, j);
-		if (!json_object_is_type(o, json_type_object))
-			continue;
-		if (get_str(o, "filter"))
-			read_result(o, &s->res[s->nres++]);
-		else if (get_str(o, "input"))
-			read_input(o, &s->ins[s->nins++]);
+	s->res = r;
+	void *i = realloc(s->ins, c * sizeof(*s->ins));
+	if (!i)
+		return -ENOMEM;
+	s->ins = i;
+	*cap = c;
+	return 0;
+}
+
+static size_t
+skip_space(const char *t, size_t i, size_t len)
+{
+	while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' ||
+			   t[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* Where the array element starting at t[i] ends: at its top-level ','
+ * or ']', or len when it does not. */
+static size_t
+element_end(const char *t, size_t i, size_t len)
+{
+	int depth = 0;
+	bool str = false;
+	for (; i < len; i++) {
+		char c = t[i];
+		if (str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				str = false;
+		} else if (c == '"') {
+			str = true;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0)
+				return i;
+			depth--;
+		} else if (c == ',' && depth == 0) {
+			return i;
+		}
 	}
+	return len;
+}
+
+/* One element's text parsed on its own into *o (NULL for null).  0, or
+ * -EINVAL: not JSON, -ENOMEM. */
+static int
+parse_element(json_tokener *tok, const char *t, size_t n, json_object **o)
+{
+	/* NUL-terminated, so a bare number ends where the text does. */
+	char *copy = malloc(n + 1);
+	*o = NULL;
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, t, n);
+	copy[n] = '\0';
+	json_tokener_reset(tok);
+	*o = json_tokener_parse_ex(tok, copy, (int)n + 1);
+	bool ok = json_tokener_get_error(tok) == json_tokener_success &&
+		  skip_space(copy, json_tokener_get_parse_end(tok), n) >= n;
+	free(copy);
+	if (!ok) {
+		json_object_put(*o);
+		*o = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The array read an element at a time, each element's tree freed before
+ * the next: a 500-log shard's summary.json holds 60,000 runs, whose whole
+ * json-c tree took 700 MB where the results read from it take ~100.
+ */
+static int
+summary_from_text(const char *t, size_t len, struct replay_summary *s,
+		  json_tokener *tok, char *err, size_t errlen)
+{
+	size_t cap = 0, i = skip_space(t, 0, len), nth = 0;
+	if (i >= len || t[i] != '[')
+		return str_errorf(err, errlen, -EINVAL, "summary.json: not a "
+				  "JSON array");
+	i = skip_space(t, i + 1, len);
+	if (i < len && t[i] == ']') {
+		i++;
+	} else {
+		for (;; nth++) {
+			size_t e = element_end(t, i, len);
+			if (e >= len)
+				return str_errorf(err, errlen, -EINVAL,
+						  "summary.json: the array "
+						  "does not end");
+			json_object *o;
+			int rc = parse_element(tok, t + i, e - i, &o);
+			if (rc == -EINVAL)
+				return str_errorf(err, errlen, rc,
+						  "summary.json: entry %zu is "
+						  "not JSON", nth + 1);
+			if (rc == 0)
+				rc = summary_grow(s, &cap);
+			if (rc == 0 && json_object_is_type(o, json_type_object)) {
+				if (get_str(o, "filter"))
+					rc = read_result(o, &s->res[s->nres++],
+							 &s->pool);
+				else if (get_str(o, "input"))
+					read_input(o, &s->ins[s->nins++]);
+			}
+			json_object_put(o);
+			if (rc < 0)
+				return str_errorf(err, errlen, rc,
+						  "out of memory");
+			i = e + 1;
+			if (t[e] == ']')
+				break;
+			i = skip_space(t, i, len);
+		}
+	}
+	if (skip_space(t, i, len) < len)
+		return str_errorf(err, errlen, -EINVAL, "summary.json: text "
+				  "after the array");
 	return 0;
 }
 
@@ -250,27 +411,19 @@ replay_summary_parse(const char *text, size_t len, struct replay_summary *s,
 	json_tokener *tok = json_tokener_new();
 	if (!tok)
 		return str_errorf(err, errlen, -ENOMEM, "out of memory");
-	json_object *root = json_tokener_parse_ex(tok, text, (int)len);
-	enum json_tokener_error e = json_tokener_get_error(tok);
+	int rc = summary_from_text(text, len, s, tok, err, errlen);
 	json_tokener_free(tok);
-	if (!root || e != json_tokener_success ||
-	    !json_object_is_type(root, json_type_array)) {
-		json_object_put(root);
-		return str_errorf(err, errlen, -EINVAL, "summary.json: not a "
-				  "JSON array (%s)", json_tokener_error_desc(e));
-	}
-	int rc = summary_from_json(root, s);
-	json_object_put(root);
-	if (rc < 0)
-		return str_errorf(err, errlen, rc, "out of memory");
-	return 0;
+	return rc;
 }
 
 void
 replay_summary_free(struct replay_summary *s)
 {
+	for (size_t i = 0; s->res && i < s->nres; i++)
+		report_result_free(&s->res[i]);
 	free(s->res);
 	free(s->ins);
+	str_pool_free(&s->pool);
 	memset(s, 0, sizeof(*s));
 }
 

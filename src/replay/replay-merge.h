@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "report.h"
+#include "str-pool.h"
 
 struct replay_manifest {
 	const char *const *inputs;
@@ -38,6 +39,7 @@ struct replay_summary {
 	size_t nres;
 	struct report_input *ins;
 	size_t nins;
+	struct str_pool pool;	/* the results' metric names and rules */
 };
 
 /* Parse summary.json's text (len bytes).  Entries of the wrong shape

@@ -47,6 +47,9 @@ struct replay_thresholds {
 	struct thresholds t;
 	struct metrics_name *known;
 	size_t nknown;
+	/* Each rule's text (threshold_rule_format()), made once: results
+	 * point at it rather than each holding a copy. */
+	char **text;
 };
 
 /* -ENODATA and -EDOM mean "not applicable here", not a failure. */
@@ -248,6 +251,18 @@ replay_metrics_fill(const struct replay_rows *rows,
 		report_result_add(r, "ns_per_sample", out->ns_per_row);
 		report_result_add(r, "state_bytes", (double)out->state_bytes);
 	}
+	if (r->nomem) {
+		rc = -ENOMEM;
+		goto bad;
+	}
+	/* Sized to what it holds: a fleet's run keeps 100,000 of them. */
+	if (r->n && r->n < r->cap) {
+		void *p = realloc(r->m, r->n * sizeof(*r->m));
+		if (p) {
+			r->m = p;
+			r->cap = r->n;
+		}
+	}
 	rc = 0;
 	goto out;
 bad:
@@ -265,6 +280,9 @@ replay_thresholds_free(struct replay_thresholds *th)
 {
 	if (!th)
 		return;
+	for (size_t i = 0; th->text && i < th->t.count; i++)
+		free(th->text[i]);
+	free(th->text);
 	thresholds_free(&th->t);
 	free(th->known);
 	free(th);
@@ -303,6 +321,17 @@ replay_thresholds_load(struct replay_thresholds **out, const char *path,
 			fclose(f);
 		}
 	}
+	if (rc == 0 && !(th->text = calloc(th->t.count ? th->t.count : 1,
+					   sizeof(*th->text))))
+		rc = str_errorf(err, errlen, -ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < th->t.count; i++) {
+		int len = threshold_rule_format(&th->t.rules[i], NULL, 0);
+		if (len < 0 || !(th->text[i] = malloc((size_t)len + 1)))
+			rc = str_errorf(err, errlen, -ENOMEM, "out of memory");
+		else
+			threshold_rule_format(&th->t.rules[i], th->text[i],
+					      (size_t)len + 1);
+	}
 	if (rc < 0) {
 		replay_thresholds_free(th);
 		return rc;
@@ -329,9 +358,9 @@ replay_thresholds_apply(const struct replay_thresholds *th,
 			[THRESHOLD_FAIL] = REPORT_FAIL,
 		};
 		m->status = map[v];
-		m->rule[0] = '\0';
-		if (rule && v != THRESHOLD_NONE)
-			threshold_rule_format(rule, m->rule, sizeof(m->rule));
+		m->rule = rule && v != THRESHOLD_NONE
+				  ? th->text[rule - th->t.rules]
+				  : "";
 		if (m->status > r->status)
 			r->status = m->status;
 	}

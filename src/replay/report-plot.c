@@ -71,10 +71,21 @@ draw_order(const struct report_case *c, size_t i)
 	return i;
 }
 
+/* " with ..." for a filter's line.  libgd (the png terminal) draws
+ * every line solid whatever its dash type, so there a dashed style is
+ * told apart by a marker every pi points instead (its own point type,
+ * shown in the key too); SVG draws the dashes. */
 static void
-put_style(FILE *g, const struct style *s)
+put_style(FILE *g, const struct style *s, bool png, int pi)
 {
-	fprintf(g, "lw %.1f dt %d lc rgb '%s'", s->lw, s->dt, s->colour);
+	if (png && s->dt != 1)
+		fprintf(g, " with linespoints pt %d pi %d ps 0.9 lw %.1f "
+			   "lc rgb '%s'",
+			s->dt == 2 ? 6 : s->dt == 3 ? 8 : s->dt == 4 ? 4 : 12,
+			pi, s->lw, s->colour);
+	else
+		fprintf(g, " with lines lw %.1f dt %d lc rgb '%s'", s->lw,
+			s->dt, s->colour);
 }
 
 /*
@@ -138,6 +149,10 @@ reference_offset(const struct replay_rows *r)
 	return m;
 }
 
+/* A dashed filter's marker every this many points on the main panels
+ * (at most ~2 x their width in points): about fifteen a line. */
+#define MARK_EVERY 120
+
 struct plot_ctx {
 	const struct report_case *c;
 	double *x;		/* the log's own time, s */
@@ -159,7 +174,7 @@ put_block(FILE *g, struct plot_ctx *p, const char *name, const double *v,
 		if (p->pts[i].kind == PLOT_BREAK)
 			fputc('\n', g);
 		else
-			fprintf(g, "%.6f %.6g\n", p->x[p->pts[i].index],
+			fprintf(g, "%.4f %.6g\n", p->x[p->pts[i].index],
 				v[p->pts[i].index]);
 	}
 	/* gnuplot refuses to plot an empty block: one undefined point. */
@@ -280,8 +295,10 @@ report_plot_script(FILE *g, const struct report_case *c)
 	const struct replay_rows *r = c->rows;
 	const bool svg = c->plot == REPORT_PLOT_SVG;
 	struct plot_ctx p = { .c = c };
-	/* The main panels' plot area is about this many pixels wide. */
-	const size_t ncols = REPORT_PLOT_WIDTH - 260;
+	/* The main panels' plot area is about this many pixels wide; a PNG
+	 * gets a column (min and max) per two pixels: gnuplot's reading of
+	 * the points is half its time, and a spike still shows in full. */
+	const size_t ncols = (REPORT_PLOT_WIDTH - 260) / (svg ? 1 : 2);
 
 	p.cap = plot_decimate_cap(ncols, r->segments + 1);
 	p.x = malloc((r->n ? r->n : 1) * sizeof(*p.x));
@@ -307,7 +324,10 @@ report_plot_script(FILE *g, const struct report_case *c)
 	for (size_t i = 0; i < r->n && !have_ref; i++)
 		have_ref = isfinite(r->reference_m[i]);
 
-	const int height = nz ? 1400 : 1100;
+	/* Pixels: 48 of title, 700 of main panels, 252 of zoomed ones.
+	 * Every pixel costs: compressing the PNG is a third of gnuplot's
+	 * time. */
+	const int height = nz ? 1000 : 750;
 	fprintf(g, "# gnuplot script written by baro-replay; run from the "
 		   "report's cases/ directory:\n#   gnuplot %s.gp\n"
 		   "# Data: every series decimated to %zu columns (min and max "
@@ -319,7 +339,12 @@ report_plot_script(FILE *g, const struct report_case *c)
 			   "set output '%s.svg'\n",
 			REPORT_PLOT_WIDTH, height, c->name);
 	else
-		fprintf(g, "set terminal pngcairo size %d,%d font 'sans,9'\n"
+		/* libgd with its built-in font, not pngcairo: the same plot
+		 * in a third of the CPU time (no anti-aliasing, no TrueType
+		 * hinting, a palette PNG to compress), which keeps a run
+		 * with plots near one without.  butt line ends and square
+		 * input points: gd's filled arcs were a tenth of it. */
+		fprintf(g, "set terminal png size %d,%d medium butt\n"
 			   "set output '%s.png'\n",
 			REPORT_PLOT_WIDTH, height, c->name);
 	put_blocks(g, &p, "", lo, hi, ncols, true, ref_off);
@@ -327,14 +352,16 @@ report_plot_script(FILE *g, const struct report_case *c)
 		char prefix[24];
 		snprintf(prefix, sizeof(prefix), "z%zu", j);
 		put_blocks(g, &p, prefix, z[j].lo, z[j].hi,
-			   REPORT_PLOT_WIDTH / nz, false, ref_off);
+			   REPORT_PLOT_WIDTH / nz / (svg ? 1 : 2), false,
+			   ref_off);
 	}
 
 	/* Panels at fixed places, sharing margins so their time axes line
 	 * up: fractions of the canvas from the top. */
-	const double top = 0.96, zoom_h = nz ? 0.22 : 0.0;
+	const double top = 1.0 - 48.0 / height;
+	const double zoom_h = nz ? 252.0 / height : 0.0;
 	const double main_h = top - zoom_h;
-	const double hs[4] = { 0.38, 0.2, 0.2, 0.22 };	/* of main_h */
+	const double hs[3] = { 0.475, 0.25, 0.275 };	/* of main_h */
 	fprintf(g, "set termoption noenhanced\n"
 		   "set grid\n"
 		   "set key outside right top\n"
@@ -355,7 +382,7 @@ report_plot_script(FILE *g, const struct report_case *c)
 	y -= hs[0] * main_h;
 	fprintf(g, "set origin 0,%.4f\nset size 1,%.4f\n"
 		   "set ylabel 'altitude (m)'\n"
-		   "plot $in using 1:2 with points pt 7 ps 0.3 lc rgb '#999999' "
+		   "plot $in using 1:2 with points pt 5 ps 0.3 lc rgb '#999999' "
 		   "title 'input', $tr using 1:2 with lines lw 2 lc rgb "
 		   "'black' title 'truth'",
 		y, hs[0] * main_h);
@@ -369,38 +396,37 @@ report_plot_script(FILE *g, const struct report_case *c)
 	for (size_t i = 0; i < c->nfilters; i++) {
 		size_t k = draw_order(c, i);
 		struct style s = filter_style(c, k);
-		fprintf(g, ", $f%zu using 1:2 with lines ", k);
-		put_style(g, &s);
+		fprintf(g, ", $f%zu using 1:2", k);
+		put_style(g, &s, !svg, MARK_EVERY);
 		fprintf(g, " title '%s'", c->filter_names[k]);
 	}
 	fputc('\n', g);
-	/* 2, 3: the error, whole and clipped to the filters' own scale. */
+	/* 2: the error, clipped to the filters' own scale (a spike's full
+	 * height is on the altitude panel above and in the zoomed ones;
+	 * one panel fewer is a sixth less of gnuplot's time). */
 	double clip = clip_error_m(c);
-	for (int panel = 0; panel < 2; panel++) {
-		y -= hs[1 + panel] * main_h;
-		fprintf(g, "set origin 0,%.4f\nset size 1,%.4f\n", y,
-			hs[1 + panel] * main_h);
-		if (panel == 1 && isfinite(clip))
-			fprintf(g, "set ylabel 'error, clipped (m)'\n"
-				   "set yrange [%.3g:%.3g]\n", -clip, clip);
-		else
-			fprintf(g, "set ylabel 'error (m)'\n");
-		fprintf(g, "plot 0 with lines lc rgb 'black' notitle");
-		for (size_t i = 0; i < c->nfilters; i++) {
-			size_t k = draw_order(c, i);
-			struct style s = filter_style(c, k);
-			fprintf(g, ", $e%zu using 1:2 with lines ", k);
-			put_style(g, &s);
-			fprintf(g, " title '%s'", c->filter_names[k]);
-		}
-		fprintf(g, "\nset autoscale y\n");
+	y -= hs[1] * main_h;
+	fprintf(g, "set origin 0,%.4f\nset size 1,%.4f\n", y, hs[1] * main_h);
+	if (isfinite(clip))
+		fprintf(g, "set ylabel 'error (m), clipped'\n"
+			   "set yrange [%.3g:%.3g]\n", -clip, clip);
+	else
+		fprintf(g, "set ylabel 'error (m)'\n");
+	fprintf(g, "plot 0 with lines lc rgb 'black' notitle");
+	for (size_t i = 0; i < c->nfilters; i++) {
+		size_t k = draw_order(c, i);
+		struct style s = filter_style(c, k);
+		fprintf(g, ", $e%zu using 1:2", k);
+		put_style(g, &s, !svg, MARK_EVERY);
+		fprintf(g, " title '%s'", c->filter_names[k]);
 	}
-	/* 4: what each filter flagged (unhealthy or rejected). */
-	y -= hs[3] * main_h;
+	fprintf(g, "\nset autoscale y\n");
+	/* 3: what each filter flagged (unhealthy or rejected). */
+	y -= hs[2] * main_h;
 	fprintf(g, "set origin 0,%.4f\nset size 1,%.4f\nset bmargin 3\n"
 		   "set format x '%%.10g'\nset xlabel 'log time (s)'\n"
 		   "set ylabel 'flagged'\nset yrange [0:%zu]\nset ytics (",
-		y, hs[3] * main_h, c->nfilters + 1);
+		y, hs[2] * main_h, c->nfilters + 1);
 	for (size_t k = 0; k < c->nfilters; k++)
 		fprintf(g, "%s'%s' %zu", k ? ", " : "", c->filter_names[k],
 			k + 1);
@@ -413,9 +439,14 @@ report_plot_script(FILE *g, const struct report_case *c)
 	}
 	fprintf(g, "\nunset ytics\nset ytics\nset autoscale y\n"
 		   "unset object\n");
-	/* 5: a zoomed panel per fault window (and truth step). */
+	/* 4: a zoomed panel per fault window (and truth step). */
 	if (nz) {
 		double w = 1.0 / (double)nz;
+		/* About fifteen markers on a dense zoom, as on the main
+		 * panels (its columns: REPORT_PLOT_WIDTH / nz / 2). */
+		int zoom_mark = (int)(REPORT_PLOT_WIDTH / nz / 15);
+		if (zoom_mark < 2)
+			zoom_mark = 2;
 		fprintf(g, "set key off\nset lmargin 8\nset rmargin 2\n"
 			   "set tmargin 2\nset bmargin 3\n"
 			   "set xlabel 'log time (s)'\nset ylabel 'm'\n"
@@ -436,16 +467,15 @@ report_plot_script(FILE *g, const struct report_case *c)
 				j + 1 == nz && nz_total > nz ? " (more not "
 							       "zoomed)"
 							     : "");
-			fprintf(g, "plot $z%zuin using 1:2 with points pt 7 ps "
+			fprintf(g, "plot $z%zuin using 1:2 with points pt 5 ps "
 				   "0.4 lc rgb '#999999' notitle, $z%zutr using "
 				   "1:2 with lines lw 2 lc rgb 'black' notitle",
 				j, j);
 			for (size_t i = 0; i < c->nfilters; i++) {
 				size_t k = draw_order(c, i);
 				struct style s = filter_style(c, k);
-				fprintf(g, ", $z%zuf%zu using 1:2 with lines ", j,
-					k);
-				put_style(g, &s);
+				fprintf(g, ", $z%zuf%zu using 1:2", j, k);
+				put_style(g, &s, !svg, zoom_mark);
 				fprintf(g, " notitle");
 			}
 			fputc('\n', g);

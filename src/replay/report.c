@@ -19,14 +19,42 @@
 #include "util-atomic-file.h"
 #include "util-strings.h"
 
-void
+int
 report_result_add(struct report_result *r, const char *name, double value)
 {
 	if (r->n >= REPORT_MAX_METRICS)
-		return;
-	struct report_metric *m = &r->m[r->n++];
-	*m = (struct report_metric){ .value = value };
-	snprintf(m->name, sizeof(m->name), "%s", name);
+		return -ENOSPC;
+	if (r->n == r->cap) {
+		/* 48 first: what a run fills, so most results never grow. */
+		size_t cap = r->cap ? 2 * r->cap : 48;
+		if (cap > REPORT_MAX_METRICS)
+			cap = REPORT_MAX_METRICS;
+		void *p = realloc(r->m, cap * sizeof(*r->m));
+		if (!p) {
+			r->nomem = true;
+			return -ENOMEM;
+		}
+		r->m = p;
+		r->cap = cap;
+	}
+	r->m[r->n++] = (struct report_metric){ .name = name, .rule = "",
+					      .value = value };
+	return 0;
+}
+
+void
+report_result_init(struct report_result *r)
+{
+	*r = (struct report_result){ .source = "", .scenario = "",
+				     .filter = "", .unchecked = "" };
+}
+
+void
+report_result_free(struct report_result *r)
+{
+	free(r->m);
+	r->m = NULL;
+	r->n = r->cap = 0;
 }
 
 const char *
@@ -435,6 +463,101 @@ write_csv(const char *dir, const struct report_result *res, size_t n,
 	return atomic_file_commit(&af, err, errlen);
 }
 
+/* One run as summary.json holds it. */
+static json_object *
+result_json(const struct report_result *r)
+{
+	json_object *o = json_object_new_object();
+	json_object *m = json_object_new_object();
+	json_object *st = json_object_new_object();
+	json_object *ru = json_object_new_object();
+	json_object_object_add(o, "source", json_object_new_string(r->source));
+	json_object_object_add(o, "scenario",
+			       json_object_new_string(r->scenario));
+	json_object_object_add(o, "filter", json_object_new_string(r->filter));
+	json_object_object_add(o, "status",
+			       json_object_new_string(report_run_status_name(r)));
+	json_object_object_add(o, "role",
+			       json_object_new_string(r->under_test
+							      ? "under test"
+							      : "baseline"));
+	if (r->unchecked[0])
+		json_object_object_add(o, "unchecked",
+				       json_object_new_string(r->unchecked));
+	if (r->damaged)
+		json_object_object_add(o, "damaged",
+				       json_object_new_boolean(true));
+	for (size_t j = 0; j < r->n; j++) {
+		const struct report_metric *x = &r->m[j];
+		json_object_object_add(m, x->name,
+				       isfinite(x->value)
+					       ? json_object_new_double(x->value)
+					       : NULL);
+		if (x->status != REPORT_NONE)
+			json_object_object_add(
+				st, x->name,
+				json_object_new_string(
+					report_status_name(x->status)));
+		/* The rule that judged it, so the report reads back whole
+		 * (baro-replay merge). */
+		if (x->rule[0])
+			json_object_object_add(ru, x->name,
+					       json_object_new_string(x->rule));
+	}
+	json_object_object_add(o, "metrics", m);
+	json_object_object_add(o, "checks", st);
+	json_object_object_add(o, "rules", ru);
+	return o;
+}
+
+static json_object *
+input_json(const struct report_input *in)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "input", json_object_new_string(in->source));
+	json_object_object_add(o, "status",
+			       json_object_new_string(input_status(in)));
+	json_object_object_add(o, "outcome",
+			       json_object_new_string(in->outcome));
+	if (in->used) {
+		json_object_object_add(
+			o, "segments",
+			json_object_new_int64((int64_t)in->segments));
+		json_object_object_add(o, "segment_note",
+				       json_object_new_string(in->segment_note));
+	}
+	if (in->damage[0])
+		json_object_object_add(o, "damage",
+				       json_object_new_string(in->damage));
+	return o;
+}
+
+#define JSON_FLAGS (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* Entry nth of the pretty array, as json-c would print it inside the
+ * whole array ("[\n" ENTRY ",\n" ENTRY "\n]"), printed alone: the whole
+ * tree of a 1,000-log run took over a gigabyte.  Takes o.  0, -ENOMEM. */
+static int
+put_entry(FILE *f, size_t nth, json_object *o)
+{
+	json_object *a = json_object_new_array();
+	if (!o || !a || json_object_array_add(a, o) < 0) {
+		json_object_put(o);
+		json_object_put(a);
+		return -ENOMEM;
+	}
+	size_t len;
+	const char *t = json_object_to_json_string_length(a, JSON_FLAGS, &len);
+	if (!t || len < 4) {
+		json_object_put(a);
+		return -ENOMEM;
+	}
+	fputs(nth ? ",\n" : "[\n", f);
+	fwrite(t + 2, 1, len - 4, f);	/* without "[\n" and "\n]" */
+	json_object_put(a);
+	return 0;
+}
+
 static int
 write_json(const char *dir, const struct report_result *res, size_t n,
 	   const struct report_input *inputs, size_t ninputs, char *err,
@@ -442,90 +565,31 @@ write_json(const char *dir, const struct report_result *res, size_t n,
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	json_object *root = json_object_new_array();
-	if (!root)
-		return str_errorf(err, errlen, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		json_object *o = json_object_new_object();
-		json_object *m = json_object_new_object();
-		json_object *st = json_object_new_object();
-		json_object *ru = json_object_new_object();
-		json_object_object_add(o, "source",
-				       json_object_new_string(res[i].source));
-		json_object_object_add(o, "scenario",
-				       json_object_new_string(res[i].scenario));
-		json_object_object_add(o, "filter",
-				       json_object_new_string(res[i].filter));
-		json_object_object_add(
-			o, "status",
-			json_object_new_string(report_run_status_name(&res[i])));
-		json_object_object_add(
-			o, "role",
-			json_object_new_string(res[i].under_test ? "under test"
-								 : "baseline"));
-		if (res[i].unchecked[0])
-			json_object_object_add(
-				o, "unchecked",
-				json_object_new_string(res[i].unchecked));
-		if (res[i].damaged)
-			json_object_object_add(o, "damaged",
-					       json_object_new_boolean(true));
-		for (size_t j = 0; j < res[i].n; j++) {
-			const struct report_metric *x = &res[i].m[j];
-			json_object_object_add(
-				m, x->name,
-				isfinite(x->value)
-					? json_object_new_double(x->value)
-					: NULL);
-			if (x->status != REPORT_NONE)
-				json_object_object_add(
-					st, x->name,
-					json_object_new_string(
-						report_status_name(x->status)));
-			/* The rule that judged it, so the report reads back
-			 * whole (baro-replay merge). */
-			if (x->rule[0])
-				json_object_object_add(
-					ru, x->name, json_object_new_string(x->rule));
-		}
-		json_object_object_add(o, "metrics", m);
-		json_object_object_add(o, "checks", st);
-		json_object_object_add(o, "rules", ru);
-		json_object_array_add(root, o);
-	}
-	for (size_t i = 0; i < ninputs; i++) {
-		const struct report_input *in = &inputs[i];
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "input",
-				       json_object_new_string(in->source));
-		json_object_object_add(o, "status",
-				       json_object_new_string(input_status(in)));
-		json_object_object_add(o, "outcome",
-				       json_object_new_string(in->outcome));
-		if (in->used) {
-			json_object_object_add(
-				o, "segments",
-				json_object_new_int64((int64_t)in->segments));
-			json_object_object_add(
-				o, "segment_note",
-				json_object_new_string(in->segment_note));
-		}
-		if (in->damage[0])
-			json_object_object_add(
-				o, "damage", json_object_new_string(in->damage));
-		json_object_array_add(root, o);
-	}
 	struct atomic_file af;
 	FILE *f = atomic_file_open(&af, path, err, errlen);
-	if (!f) {
-		json_object_put(root);
+	if (!f)
 		return -errno;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = put_entry(f, i, result_json(&res[i]));
+	for (size_t i = 0; i < ninputs && rc == 0; i++)
+		rc = put_entry(f, n + i, input_json(&inputs[i]));
+	if (rc == 0 && n + ninputs == 0) {
+		json_object *a = json_object_new_array();
+		const char *t = a ? json_object_to_json_string_ext(a, JSON_FLAGS)
+				  : NULL;
+		if (t)
+			fputs(t, f);
+		else
+			rc = -ENOMEM;
+		json_object_put(a);
+	} else if (rc == 0) {
+		fputs("\n]", f);
 	}
-	fputs(json_object_to_json_string_ext(
-		      root, JSON_C_TO_STRING_PRETTY |
-				    JSON_C_TO_STRING_NOSLASHESCAPE),
-	      f);
-	json_object_put(root);
+	if (rc < 0) {
+		atomic_file_abort(&af);
+		return str_errorf(err, errlen, rc, "out of memory");
+	}
 	return atomic_file_commit(&af, err, errlen);
 }
 

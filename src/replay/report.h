@@ -20,6 +20,8 @@
 
 #include "replay-run.h"
 
+/* Metrics one result holds at most (a bound on a shard summary read
+ * back, not an allocation: a result holds what it uses). */
 #define REPORT_MAX_METRICS 64
 #define REPORT_NAME_LEN 96
 #define REPORT_NOTE_LEN 256
@@ -31,31 +33,48 @@ enum report_status {
 	REPORT_FAIL,
 };
 
+/* 32 bytes: a run over a fleet's archive holds 100,000 results, so the
+ * texts are shared, never copied.  Both strings outlive the result: name
+ * is a literal or a merge's pool entry, rule the thresholds table's text
+ * of the rule (replay_thresholds_apply) or a merge's pool entry. */
 struct report_metric {
-	char name[40];		/* with its unit: rms_m, lag_s, recall */
+	const char *name;	/* with its unit: rms_m, lag_s, recall */
+	const char *rule;	/* the threshold that gave the status; "" */
 	double value;		/* NaN: not applicable (printed empty) */
 	enum report_status status;
-	char rule[64];		/* the threshold that gave the status */
 };
 
-/* One filter on one case. */
+/* One filter on one case.  Its texts are shared like its metrics' (a
+ * run's or a merge's str_pool, at most REPORT_NAME_LEN - 1 bytes, the
+ * note REPORT_NOTE_LEN - 1), never NULL: report_result_init(). */
 struct report_result {
-	char source[REPORT_NAME_LEN];
-	char scenario[REPORT_NAME_LEN];
-	char filter[REPORT_NAME_LEN];
-	size_t n;
-	struct report_metric m[REPORT_MAX_METRICS];
+	const char *source;
+	const char *scenario;
+	const char *filter;
+	size_t n, cap;
+	struct report_metric *m;	/* n of them; report_result_free() */
+	bool nomem;		/* a metric was lost: out of memory */
 	enum report_status status;	/* the worst of its metrics */
 	/* Why the run was not judged (its scenario did not run on this
 	 * stream); empty when it was.  Such a run has status NONE. */
-	char unchecked[REPORT_NOTE_LEN];
+	const char *unchecked;
 	bool damaged;		/* its log was read up to damage only */
 	bool under_test;	/* named with -f: judged; else a baseline */
 };
 
-/* Append a metric (ignored past REPORT_MAX_METRICS). */
+/* An empty result: no metrics, every text "". */
 void
+report_result_init(struct report_result *r);
+
+/* Append a metric named by name, a string that outlives r (see struct
+ * report_metric).  0; -ENOSPC past REPORT_MAX_METRICS; -ENOMEM, which
+ * also sets r->nomem for the caller to check once at the end. */
+int
 report_result_add(struct report_result *r, const char *name, double value);
+
+/* Free r's metrics (not the strings they point to). */
+void
+report_result_free(struct report_result *r);
 
 const char *
 report_status_name(enum report_status s);

@@ -110,11 +110,16 @@ for text in '' '[' 'null' '[]' '{"inputs":"x","shard":1,"of":3,"plots":"png"}' \
 	broken bad run.json "$text"
 	refuse "with run.json '$text'" "run.json" -o "$tmp/m2" "$tmp/bad" "$tmp/s2" "$tmp/s3"
 done
-for text in '' '{' '{}' '"x"'; do
+# (merge reads the array an entry at a time: its own framing of them
+# must refuse what json-c would)
+for text in '' '{' '{}' '"x"' '[{"a":"]"}' '[{}' '[{},]' '[{} {}]' '[]x' \
+	'[1 2]' '[{"a":"\"]' '[,]'; do
 	broken bad summary.json "$text"
 	refuse "with summary.json '$text'" "summary.json" -o "$tmp/m2" "$tmp/bad" "$tmp/s2" "$tmp/s3"
 done
-for text in '[1,"x",null,[]]' \
+for text in '[1,"x",null,[]]' ' [ {} ,
+ 1.5e3 , "a,]" ]
+' \
 	'[{"source":1,"filter":2,"metrics":"x","checks":[],"rules":3}]' \
 	'[{"source":"log1.csv","scenario":"clean","filter":"gate","metrics":{"rms_m":"x","lag_s":null,"n":[1]}}]' \
 	'[{"input":"log1.csv","status":7,"segments":-3,"outcome":[]}]'; do
