@@ -199,7 +199,7 @@ put_blocks(FILE *g, struct plot_ctx *p, const char *prefix, double lo,
 {
 	const struct report_case *c = p->c;
 	const struct replay_rows *r = c->rows;
-	char name[32];
+	char name[64];	/* prefix (up to 24) + a tag + an index */
 	snprintf(name, sizeof(name), "%sin", prefix);
 	put_block(g, p, name, r->in_alt_m, lo, hi, ncols);
 	snprintf(name, sizeof(name), "%str", prefix);
