@@ -153,6 +153,21 @@ reference_offset(const struct replay_rows *r)
  * (at most ~2 x their width in points): about fifteen a line. */
 #define MARK_EVERY 120
 
+/* Every filter's series of data block BLOCK<k> as lines of one plot
+ * command, in draw order (baselines under the filters under test). */
+static void
+put_filter_lines(FILE *g, const struct report_case *c, bool svg, char block)
+{
+	for (size_t i = 0; i < c->nfilters; i++) {
+		size_t k = draw_order(c, i);
+		struct style s = filter_style(c, k);
+		fprintf(g, ", $%c%zu using 1:2", block, k);
+		put_style(g, &s, !svg, MARK_EVERY);
+		fprintf(g, " title '%s'", c->filter_names[k]);
+	}
+}
+
+
 struct plot_ctx {
 	const struct report_case *c;
 	double *x;		/* the log's own time, s */
@@ -393,13 +408,7 @@ report_plot_script(FILE *g, const struct report_case *c)
 	else if (have_ref)
 		fprintf(g, ", $rf using 1:2 with lines dt 2 lc rgb '#555555' "
 			   "title 'reference'");
-	for (size_t i = 0; i < c->nfilters; i++) {
-		size_t k = draw_order(c, i);
-		struct style s = filter_style(c, k);
-		fprintf(g, ", $f%zu using 1:2", k);
-		put_style(g, &s, !svg, MARK_EVERY);
-		fprintf(g, " title '%s'", c->filter_names[k]);
-	}
+	put_filter_lines(g, c, svg, 'f');
 	fputc('\n', g);
 	/* 2: the error, clipped to the filters' own scale (a spike's full
 	 * height is on the altitude panel above and in the zoomed ones;
@@ -413,13 +422,7 @@ report_plot_script(FILE *g, const struct report_case *c)
 	else
 		fprintf(g, "set ylabel 'error (m)'\n");
 	fprintf(g, "plot 0 with lines lc rgb 'black' notitle");
-	for (size_t i = 0; i < c->nfilters; i++) {
-		size_t k = draw_order(c, i);
-		struct style s = filter_style(c, k);
-		fprintf(g, ", $e%zu using 1:2", k);
-		put_style(g, &s, !svg, MARK_EVERY);
-		fprintf(g, " title '%s'", c->filter_names[k]);
-	}
+	put_filter_lines(g, c, svg, 'e');
 	fprintf(g, "\nset autoscale y\n");
 	/* 3: what each filter flagged (unhealthy or rejected). */
 	y -= hs[2] * main_h;
