@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -94,6 +95,16 @@ unhex(const char *hex, uint8_t *out, size_t cap)
 		out[n++] = (uint8_t)v;
 	}
 	return n;
+}
+
+/* The wall clock in Unix microseconds (MAVLink signing's time base). */
+static inline uint64_t
+test_wall_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 #endif

@@ -44,15 +44,6 @@
 #include "test-files.h"
 #include "test-util.h"
 
-static uint64_t
-wall_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 #define PA0 95000.0
 #define PA1 101000.0
 #define MAX_REC 4096
@@ -461,7 +452,7 @@ on_ack(const struct mavlink_frame *fr, void *user)
 
 	if (a->verify) {
 		if (mavlink_signing_check(a->verify, fr->raw, fr->raw_len,
-					  mavlink_sign_timestamp(wall_us())) ==
+					  mavlink_sign_timestamp(test_wall_us())) ==
 		    MAVLINK_SIGN_OK)
 			a->signed_ok++;
 		else
@@ -498,7 +489,7 @@ inject_frame(uint8_t frame[MAVLINK_MAX_FRAME], float type, float instance,
 	assert_true(len > 0);
 	if (sign)
 		len = mavlink_sign_frame(sign, frame, (size_t)len, 0,
-					 mavlink_sign_timestamp(wall_us()));
+					 mavlink_sign_timestamp(test_wall_us()));
 	assert_true(len > 0);
 	return (size_t)len;
 }
@@ -778,7 +769,7 @@ test_remote_injection_signed(void **state)
 	live_start(f, &l, fd, "sign.log",
 		   (const char *[]){ "-c", conf, "--control", sock, NULL });
 	const struct sockaddr_in from = l.from;
-	const uint64_t now = mavlink_sign_timestamp(wall_us());
+	const uint64_t now = mavlink_sign_timestamp(test_wall_us());
 	mavlink_signing_init(&gcs, k, now);
 	mavlink_signing_init(&wrong, other, now);
 	mavlink_signing_init(&check, k, now);

@@ -855,15 +855,6 @@ hex_of(const uint8_t *b, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-static uint64_t
-wall_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* A payload byte changed and the CRC made good again: only the signature
  * can tell (crc_extra of msgid). */
 static void
@@ -894,7 +885,7 @@ test_node_verifies_our_signatures(void **state)
 	mavlink_sign_key_from_passphrase("not the key", 11, other);
 	hex_of(key, sizeof(key), khex);
 	hex_of(other, sizeof(other), ohex);
-	mavlink_signing_init(&s, key, mavlink_sign_timestamp(wall_us()));
+	mavlink_signing_init(&s, key, mavlink_sign_timestamp(test_wall_us()));
 	for (size_t i = 0; i < n_ids; i++) {
 		uint8_t pl[MAVLINK_MAX_PAYLOAD], f[MAVLINK_MAX_FRAME];
 		for (size_t b = 0; b < sizeof(pl); b++)
@@ -903,7 +894,7 @@ test_node_verifies_our_signatures(void **state)
 					     pl);
 		assert_true(n > 0);
 		n = mavlink_sign_frame(&s, f, (size_t)n, 3,
-				       mavlink_sign_timestamp(wall_us()));
+				       mavlink_sign_timestamp(test_wall_us()));
 		assert_true(n > 0);
 		stamp[i] = s.timestamp;
 		hex_of(f, (size_t)n, line);
@@ -973,7 +964,7 @@ test_we_verify_node_signatures(void **state)
 	(void)state;
 	uint8_t key[MAVLINK_SIGN_KEY_LEN], other[MAVLINK_SIGN_KEY_LEN];
 	char khex[65], ohex[65], input[4096];
-	const unsigned long long now_ms = wall_us() / 1000u;
+	const unsigned long long now_ms = test_wall_us() / 1000u;
 	struct mavlink_signing s;
 
 	mavlink_sign_key_from_passphrase("barod test", 10, key);
@@ -994,7 +985,7 @@ test_we_verify_node_signatures(void **state)
 #undef CMD
 	char *out = run_peer("encode", input);
 
-	mavlink_signing_init(&s, key, mavlink_sign_timestamp(wall_us()));
+	mavlink_signing_init(&s, key, mavlink_sign_timestamp(test_wall_us()));
 	struct verdicts v = { .s = &s,
 			      .now = mavlink_sign_timestamp(now_ms * 1000) };
 	struct mavlink_parser p;
