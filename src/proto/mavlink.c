@@ -18,7 +18,7 @@ enum {
 
 /*
  * Sorted by id for the binary search.  Values from the facts sheet's
- * section 9; tests/mavlink/test-mavlink.c recomputes each CRC_EXTRA and
+ * section 9; tests/proto/test-mavlink.c recomputes each CRC_EXTRA and
  * length from the field lists rather than trusting this table.
  */
 static const struct mavlink_msg_info msgs[] = {

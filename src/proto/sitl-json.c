@@ -405,7 +405,7 @@ sitl_json_format_reply(char *buf, size_t cap, const struct sitl_vehicle *v,
 /*
  * The key names are short on purpose: ArduPilot searches the whole line
  * for its keys and section names ("rc" and "speed" included), so nothing
- * here may contain one.  tests/test-sitl-json.c checks every name.
+ * here may contain one.  tests/proto/test-sitl-json.c checks every name.
  */
 int
 sitl_json_format_fields(char *buf, size_t cap,

@@ -8,7 +8,7 @@
  * emulator run here on the same physics time, a glitch scenario at its
  * scheduled time, disconnects, restarts, a second PX4 taking over, and
  * malformed frames.  Every byte barod sent is decoded again by
- * node-mavlink (tests/mavlink/peer).
+ * node-mavlink (tests/harness/node-mavlink).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -355,7 +355,7 @@ node_check(const struct px4_peer *p, const struct seen *s)
 	free(hex);
 	if (r.status != 0)
 		fail_msg("node mavlink-peer.mjs decode: status %d (run 'npm ci "
-			 "--prefix tests/mavlink/peer'?)\n%s", r.status, r.err);
+			 "--prefix tests/harness/node-mavlink'?)\n%s", r.status, r.err);
 	uint64_t sensors = 0, gps = 0, state = 0, hb = 0, lines = 0;
 	uint64_t last_time = 0;
 	for (char *line = r.out, *nl; line && *line; line = nl ? nl + 1 : NULL) {

@@ -25,7 +25,7 @@ import assert from 'node:assert/strict';
 const peerModule = path.join(process.env.MAVLINK_PEER_DIR, 'node_modules', 'node-mavlink');
 if (!fs.existsSync(peerModule)) {
 	const why = `node-mavlink is not installed (${peerModule}); ` +
-		"'npm ci --prefix tests/mavlink/peer' or './dev deps' installs it";
+		"'npm ci --prefix tests/harness/node-mavlink' or './dev deps' installs it";
 	if (process.env.MAVLINK_PEER_REQUIRED === '1') {
 		console.error(`required (-Dnode_peer=enabled): ${why}`);
 		process.exit(1);

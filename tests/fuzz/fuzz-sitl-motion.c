@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sitl-motion-check.h"
+#include "../vehicles/sitl-motion-check.h"
 #include "fuzz.h"
 #include "truth-profile.h"
 #include "truth-trace.h"

@@ -471,7 +471,7 @@ harness_node_peer_missing(char *why, size_t len)
 	snprintf(path, sizeof(path), "%s/node-mavlink/package.json", modules);
 	if (stat(path, &st) < 0) {
 		snprintf(why, len, "node-mavlink is not installed (%s: %s); "
-			 "'npm ci --prefix tests/mavlink/peer' or './dev deps' "
+			 "'npm ci --prefix tests/harness/node-mavlink' or './dev deps' "
 			 "installs it", path, strerror(errno));
 		return why;
 	}

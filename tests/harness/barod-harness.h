@@ -118,7 +118,7 @@ unsigned harness_free_port(struct harness *h, int type, bool pair);
 int harness_dial_tcp(unsigned port, int tries);
 
 /*
- * Whether node-mavlink (tests/mavlink/peer) can run: NULL when it can,
+ * Whether node-mavlink (tests/harness/node-mavlink) can run: NULL when it can,
  * else why not (node missing, MAVLINK_PEER_MODULES unset or without
  * node-mavlink), in why.
  */

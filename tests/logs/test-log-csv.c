@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../test-util.h"
-#include "../test-files.h"
+#include "test-util.h"
+#include "test-files.h"
 #include "baro-sitl.h"
 #include "log-reader.h"
 #include "sample-csv.h"

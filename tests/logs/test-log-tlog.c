@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../test-util.h"
+#include "test-util.h"
 #include "byte-buf.h"
 #include "log-reader.h"
 #include "mavlink.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "log-reader.h"
-#include "../test-util.h"
+#include "test-util.h"
 #include "byte-buf.h"
 #include "util-endian.h"
 

@@ -17,7 +17,7 @@
 #include "mavlink.h"
 #include "replay-cli.h"
 /* after cmocka (replay-cli.h): it asserts */
-#include "logs/byte-buf.h"
+#include "../logs/byte-buf.h"
 
 /* ---- bytes ---- */
 

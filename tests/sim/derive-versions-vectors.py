@@ -5,7 +5,7 @@
 # (throttle) and test-baro-sim-cli.c (ground effect through a trace): the
 # formulas transcribed from ArduPilot's description, every float32 step
 # rounded through struct, glibc powf/expf through ctypes.  Not run by meson;
-# python3 tests/derive-versions-vectors.py prints them.
+# python3 tests/sim/derive-versions-vectors.py prints them.
 import struct, ctypes, math
 libm = ctypes.CDLL("libm.so.6")
 libm.powf.restype = ctypes.c_float; libm.powf.argtypes = [ctypes.c_float, ctypes.c_float]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/fresh/run.sh [--keep]
+#   tests/system/fresh/run.sh [--keep]
 #
 # The README's two commands on a fresh Debian 12: builds a minimal
 # bookworm root with mmdebstrap (variant minbase: apt, dpkg and the
@@ -127,7 +127,7 @@ if [ "${1:-}" = --plain ]; then
 				rc=$?
 		fi
 		[ $rc -eq 0 ] || { say "FAIL meson test as $1 exited $rc"; exit 1; }
-		tests/skipped.py build | tee /tmp/fresh-skipped.log ||
+		tests/harness/skipped.py build | tee /tmp/fresh-skipped.log ||
 			{ say "FAIL a test skipped without a reason"; exit 1; }
 		grep -q '^skipped: build: ' /tmp/fresh-skipped.log ||
 			{ say "FAIL nothing skipped as $1 where / is no mount point"; exit 1; }
@@ -144,7 +144,7 @@ fi
 
 keep=0
 [ "${1:-}" = --keep ] && keep=1
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 start=$(date +%s)
 say() { echo "fresh: $*"; }
 elapsed() { echo "$(($(date +%s) - start)) s"; }
@@ -260,7 +260,7 @@ chroot "$root" /usr/bin/env -i \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/host-bundle.crt \
 	CI="${CI:-true}" \
-	/bin/sh /root/barod/tests/fresh/run.sh --inside
+	/bin/sh /root/barod/tests/system/fresh/run.sh --inside
 say "PASS both README commands on a clean Debian 12 root"
 
 # The same root as a plain chroot has it: in a mount namespace of this
@@ -283,6 +283,6 @@ unshare --mount sh -eu -c '
 	exec chroot "$root" /usr/bin/env -i \
 		HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 TERM=dumb \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		/bin/sh /root/barod/tests/fresh/run.sh --plain
+		/bin/sh /root/barod/tests/system/fresh/run.sh --plain
 ' sh "$root"
 say "PASS the plain suite as root and as nobody in a plain chroot"

@@ -1240,5 +1240,5 @@ main(void)
 		harness_unit_test(test_two_instances, &harness),
 		harness_unit_test(test_cli, &harness),
 	};
-	return harness_run_tests(&harness, "barod-px4", tests);
+	return harness_run_tests(&harness, "barod-px4-proxy", tests);
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/cross/run.sh [TRIPLET...]
+#   tests/system/cross/run.sh [TRIPLET...]
 #
 # Cross-build barod for the Raspberry Pi's architectures (default: both
 # cross/*.ini targets) and run the test suites that work under qemu-user.
@@ -22,7 +22,7 @@
 # are not built at all: Debian's umockdev cannot be installed for a second
 # architecture.  The list of what ran and what was left out is printed.
 set -eu
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 
 # Emulation runs the CPU-bound fuzz mutations about ten times slower.
 multiplier=10

@@ -105,7 +105,7 @@ test_density_ratio(void **state)
  * get_air_density_for_alt_amsl, which ArduPilot master's wind correction
  * uses at the true altitude (PR #33658), in every layer of the 1976
  * table.  Two independent derivations by python3
- * (tests/derive-versions-vectors.py): the formula in double, to which float32 agrees
+ * (tests/sim/derive-versions-vectors.py): the formula in double, to which float32 agrees
  * within 1e-6 relative (largest seen 5.4e-7, at 25 km); and the formula
  * in float32 steps with glibc's powf/expf, which must match to the bit.
  */

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../bench-util.h"
+#include "bench-util.h"
 #include "log-reader.h"
 
 /* Bytes read and records returned in one pass; -1 on failure. */

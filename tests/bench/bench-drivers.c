@@ -10,7 +10,7 @@
  *  - the I2C bytes those samples moved, as i2c-mock counts them, against
  *    the least the chip needs for a fresh pressure and temperature.
  *
- * Run under libumockdev-preload (tests/bench.sh does); without it only
+ * Run under libumockdev-preload (tests/bench/bench.sh does); without it only
  * the compensation figures are printed.
  */
 #include <errno.h>

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The tests a meson test run skipped, each with its reason.
 
-    tests/skipped.py [--ci] BUILDDIR...
+    tests/harness/skipped.py [--ci] BUILDDIR...
 
 Reads BUILDDIR/meson-logs/testlog.json (the last `meson test` there) and
 prints one line per skipped test: the build directory, the test and the
@@ -35,7 +35,7 @@ def main(argv):
     ci = "--ci" in argv
     dirs = [a for a in argv if a != "--ci"]
     if not dirs:
-        print("usage: tests/skipped.py [--ci] BUILDDIR...", file=sys.stderr)
+        print("usage: tests/harness/skipped.py [--ci] BUILDDIR...", file=sys.stderr)
         return 2
     bad = 0
     shown = 0

@@ -753,7 +753,7 @@ test_scenario_longer_than_trace(void **state)
  * with throttle 0, 0.01 and 0.6.  The first row (100 m, the first
  * altitude above 0 m) is SITL's ground.  Heights reach the baro in whole
  * centimetres, so 1.999 m is 1.99 m, as in ArduPilot.  python3
- * (tests/derive-versions-vectors.py): lowered 98.5, 99.375, 101.982498
+ * (tests/sim/derive-versions-vectors.py): lowered 98.5, 99.375, 101.982498
  * (0x1.97ee14p+6), 102, 103; unlowered 100, 100.5, 101.989998
  * (0x1.97f5c2p+6), 102, 103.
  */

@@ -67,7 +67,7 @@ setup_peer(void **state)
 	snprintf(path, sizeof(path), "%s/node-mavlink/package.json", modules);
 	if (access(path, R_OK) != 0) {
 		fprintf(stderr, "%s missing: run 'npm ci --prefix "
-				"tests/mavlink/peer' (./dev test does)\n",
+				"tests/harness/node-mavlink' (./dev test does)\n",
 			path);
 		return -1;
 	}

@@ -7,7 +7,7 @@
  *
  * The expected values were derived apart from this code, by python3
  * with every float32 operation rounded through struct (and glibc's
- * powf/expf through ctypes): tests/derive-versions-vectors.py.
+ * powf/expf through ctypes): tests/sim/derive-versions-vectors.py.
  */
 #include <errno.h>
 #include <float.h>
