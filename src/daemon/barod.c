@@ -195,7 +195,7 @@ reload(struct daemon *d)
 	/* A hardware source reopens only the sensors whose sections
 	 * changed: a working one is not lost to an edit elsewhere. */
 	if (d->source->reload)
-		d->source->reload(d, d->source_state, &next);
+		d->source->reload(&d->source_env, d->source_state, &next);
 	d->ps.sysid = next.sysid;
 	d->ps.compid = next.compid;
 	d->cfg = next;
@@ -272,7 +272,7 @@ report(struct daemon *d)
 		ru.ru_maxrss);
 	sinks_report(&d->sinks);
 	if (d->source->report)
-		d->source->report(d, d->source_state);
+		d->source->report(&d->source_env, d->source_state);
 }
 
 int
@@ -416,9 +416,11 @@ main(int argc, char **argv)
 		}
 	}
 
-	if (d.source->open(&d, &d.source_state, err, sizeof(err)) < 0) {
+	daemon_source_env(&d);
+	if (d.source->open(&d.source_env, &d.source_state, err,
+			   sizeof(err)) < 0) {
 		fprintf(stderr, "barod: %s\n", err);
-		d.source->close(&d, d.source_state);
+		d.source->close(&d.source_env, d.source_state);
 		return EXIT_FAILURE;
 	}
 
@@ -453,7 +455,8 @@ main(int argc, char **argv)
 
 	char what[200];
 	if (d.source->describe)
-		d.source->describe(&d, d.source_state, what, sizeof(what));
+		d.source->describe(&d.source_env, d.source_state, what,
+				   sizeof(what));
 	else
 		snprintf(what, sizeof(what), "source %s", d.source->name);
 	log_msg(&d.log, LOG_LEVEL_NOTICE, "running: %s, sysid %u compid %u",
@@ -472,7 +475,7 @@ main(int argc, char **argv)
 	int sink_rc = sinks_stop(&d.sinks);
 	report(&d);
 	log_flush_suppressed(&d.log, true);
-	d.source->close(&d, d.source_state);
+	d.source->close(&d.source_env, d.source_state);
 	truth_trace_free(&d.trace);
 	if (d.have_control)
 		control_close(&d.control);

@@ -41,7 +41,7 @@ cmd_status(struct daemon *d, FILE *out)
 		fprintf(out, "scenario %s at %s\n", d->scenario_name, t);
 	}
 	if (d->source->status)
-		d->source->status(d, d->source_state, out);
+		d->source->status(&d->source_env, d->source_state, out);
 	sinks_status(&d->sinks, out);
 	daemon_requests_status(d, out);
 	daemon_remote_status(d, out);

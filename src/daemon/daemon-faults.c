@@ -59,8 +59,9 @@ scenario_free(struct daemon *d)
 	d->run = NULL;
 }
 
-/* Hardware mode, from the 10 ms tick: the scenario clock is the
- * daemon's monotonic time since start (there is no emulator clock). */
+/* The sources' env->clock: vehicle 0's physics time, or in hardware mode
+ * (from the 10 ms tick) the daemon's time since start, as there is no
+ * emulator clock. */
 void
 daemon_scenario_clock(struct daemon *d, uint64_t since_start_ms)
 {

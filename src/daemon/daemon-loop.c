@@ -41,8 +41,8 @@ daemon_tick(struct daemon *d, uint64_t expirations)
 		d->ticks++;
 		sinks_heartbeat(&d->sinks, d->ticks * TICK_MS * 1000u);
 		if (d->source->tick)
-			d->source->tick(d, d->source_state,
-					k + 1 == expirations);
+			d->source->tick(&d->source_env, d->source_state,
+					d->ticks, k + 1 == expirations);
 		if (d->end_ticks && d->ticks >= d->end_ticks) {
 			d->loop.quit = true;
 			break;
@@ -95,7 +95,7 @@ daemon_flush(void *user)
 
 	sinks_flush(&d->sinks);
 	if (d->source && d->source->flush)
-		d->source->flush(d, d->source_state);
+		d->source->flush(&d->source_env, d->source_state);
 }
 
 /* What STATUS= shows: what the source waits for, or samples that
@@ -113,12 +113,13 @@ daemon_service_counters(const struct daemon *d, struct notify_counters *c)
 		c->published += d->samples[k] - d->withheld[k];
 	sinks_frames(&d->sinks, &sent, &c->dropped);
 	if (d->source->health) {
-		d->source->health(d, d->source_state, &c->sensors, &c->healthy);
+		d->source->health(&d->source_env, d->source_state,
+				  &c->sensors, &c->healthy);
 	} else {
 		c->sensors = c->healthy = (unsigned)d->cfg.params.baro_count;
 	}
 	if (!d->source->waiting ||
-	    !d->source->waiting(d, d->source_state, c->waiting,
+	    !d->source->waiting(&d->source_env, d->source_state, c->waiting,
 				sizeof(c->waiting)))
 		c->waiting[0] = '\0';
 }

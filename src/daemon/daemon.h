@@ -2,7 +2,7 @@
 /*
  * The daemon's shared state and the pieces of barod.c's loop that live in
  * their own files: the emit path (daemon-emit.c), the timer and flush
- * (daemon-loop.c), vehicles on physics time (daemon-vehicle.c), faults
+ * (daemon-loop.c), the sources' environment (daemon-source.c), faults
  * from scenarios and injections (daemon-faults.c), control socket
  * commands (daemon-commands.c), --probe (daemon-probe.c).  What one
  * source mode needs lives in its file under sources/, where samples go
@@ -28,12 +28,10 @@
 #include "param-service.h"
 #include "scenario.h"
 #include "sinks/sink.h"
+#include "sources/source.h"
 #include "truth-trace.h"
 
-#define TICK_MS 10u
-
 struct daemon;
-struct source_ops;
 
 /* daemon-remote.c: signing and the remote-fault gate. */
 #define DAEMON_REMOTE_PEERS 16
@@ -64,9 +62,11 @@ struct daemon {
 	struct baro_sitl sim;
 	struct param_service ps;
 
-	/* The source (sources/source.h) and its own state. */
+	/* The source (sources/source.h), its own state and what it sees
+	 * of the daemon (daemon_source_env). */
 	const struct source_ops *source;
 	void *source_state;
+	struct source_env source_env;
 	/* Where samples go: the outputs, then the record file. */
 	struct sinks sinks;
 
@@ -101,6 +101,10 @@ struct daemon {
 	uint64_t requests_dropped_logged;
 };
 
+/* daemon-source.c: d->source_env, every source's view of the daemon
+ * (its pointers stay good across a reload: set once, before the source
+ * opens). */
+void daemon_source_env(struct daemon *d);
 /* Whether the source is the emulator (SOURCE_EMULATED): SIM_* parameters,
  * scenarios' emulator lines and emulator injections act. */
 bool daemon_emulated(const struct daemon *d);
@@ -130,67 +134,6 @@ void daemon_requests_status(const struct daemon *d, FILE *out);
 void daemon_service_counters(const struct daemon *d,
 			     struct notify_counters *c);
 
-/* daemon-vehicle.c: vehicles on physics time (the simulated sources).
- * Vehicle 0 is barod's own emulator (d->sim); the others are a source's,
- * following vehicle 0's parameters. */
-struct vehicle_ground {
-	struct baro_sitl_agl agl;	/* SITL's height-above-ground state */
-	float throttle;			/* the latest truth's, for status */
-	double height_agl_m;
-};
-struct vehicles {
-	struct baro_sitl extra[CONFIG_MAX_SITL];	/* [0] unused */
-	/* What each vehicle's ground effect sees (all of 0..n-1). */
-	struct vehicle_ground ground[CONFIG_MAX_SITL];
-	unsigned n;
-};
-/* Set up vehicles 1..n-1 (seed + v) after vehicle 0. */
-void daemon_vehicles_setup(struct daemon *d, struct vehicles *fleet,
-			   unsigned n);
-struct baro_sitl *daemon_vehicle_sim(struct daemon *d, struct vehicles *fleet,
-				     unsigned v);
-/* Vehicle v reaches physics time now_us: vehicle 0 steps the scenario,
- * the others take vehicle 0's (live) parameters. */
-void daemon_vehicle_clock(struct daemon *d, struct vehicles *fleet,
-			  unsigned v, uint64_t now_us);
-/* Vehicle v's simulation starts again at physics time 0: its emulator
- * (seed + v), for vehicle 0 the clock and the scenario (from t = 0, its
- * overlay cleared), and the sinks' rate schedules for v. */
-void daemon_vehicle_restart(struct daemon *d, struct vehicles *fleet,
-			    unsigned v);
-/* SITL's height above ground for vehicle v at one physics step, from
- * sitl_fdm.altitude (baro_sitl_state_altitude): baro_sitl_agl_update on
- * the vehicle's state, which starts again with a restart. */
-double daemon_vehicle_agl(struct vehicles *fleet, unsigned v,
-			  double altitude_m);
-/* Vehicle v's ground-effect inputs for this step into truth, kept for
- * baroctl status. */
-void daemon_vehicle_ground(struct vehicles *fleet, unsigned v,
-			   double height_agl_m, float throttle,
-			   struct baro_sitl_truth *truth);
-/* baroctl status: "vehicle V throttle T h_agl H m" for each vehicle. */
-void daemon_vehicles_status(const struct vehicles *fleet, FILE *out);
-/* One emulator call at emulator_ms; each sample stamped now_us and
- * emitted.  published[k] says whether out[k] went out (and out[k] is
- * what did); emulated_pa[k], when not NULL, gets the emulator's pressure
- * before the overlay.  Returns the number of samples in out. */
-unsigned daemon_vehicle_step(struct daemon *d, struct vehicles *fleet,
-			     unsigned v, uint64_t now_us, uint32_t emulator_ms,
-			     const struct baro_sitl_truth *truth,
-			     struct baro_sample out[BARO_MAX_INSTANCES],
-			     bool published[BARO_MAX_INSTANCES],
-			     float *emulated_pa);
-/* The same, with what the source itself measured laid over each
- * emulator sample before the fault overlay (measured, when not NULL):
- * the PX4 proxy's samples carry the simulator's temperature, so a stuck
- * fault holds and the record file shows what PX4 was sent. */
-unsigned daemon_vehicle_step_measured(
-	struct daemon *d, struct vehicles *fleet, unsigned v, uint64_t now_us,
-	uint32_t emulator_ms, const struct baro_sitl_truth *truth,
-	void (*measured)(struct baro_sample *s, void *user), void *user,
-	struct baro_sample out[BARO_MAX_INSTANCES],
-	bool published[BARO_MAX_INSTANCES], float *emulated_pa);
-
 /* daemon-commands.c: whether value for SIM_* parameter idx keeps the
  * emulator's atmosphere in its domain (baro_sitl_param_check() at the
  * running atmosphere and home altitude); 0 or -ERANGE with err. */
@@ -213,8 +156,8 @@ extern const char *const daemon_px4_types[8];
 /* Whether baro instance exists: below SIM_BARO_COUNT, or in hardware
  * mode a configured [sensor]. */
 bool daemon_baro_exists(const struct daemon *d, unsigned instance);
-/* Hardware mode, every 10 ms tick: the scenario clock is the time since
- * start. */
+/* The simulation clock reached now_ms (the sources' env->clock): vehicle
+ * 0's physics time, or in hardware mode the time since start. */
 void daemon_scenario_clock(struct daemon *d, uint64_t since_start_ms);
 void daemon_scenario_step(struct daemon *d, uint32_t now_ms);
 void daemon_scenario_stop(struct daemon *d);

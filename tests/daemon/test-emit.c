@@ -15,6 +15,7 @@
 
 #include "daemon.h"
 #include "sources/source.h"
+#include "sources/vehicle.h"
 #include "test-util.h"
 #include "util-strings.h"
 
@@ -127,8 +128,9 @@ count(const struct event_log *log, enum ev_kind kind, int sink)
 
 /* ------------------------------------------------------------------ */
 /* A test-only source: one sample of baro 0 per tick, pressure rising by
- * 1 Pa a tick, and the latest published sample kept from what
- * daemon_emit() returned (nothing writes it behind the source's back). */
+ * 1 Pa a tick, and the latest published sample kept from what the
+ * daemon's env->emit returned (nothing writes it behind the source's
+ * back). */
 
 struct ramp {
 	unsigned opened, ticks, flushes, closed_ticks;
@@ -138,11 +140,12 @@ struct ramp {
 };
 
 static int
-ramp_open(struct daemon *d, void **state, char *err, size_t errlen)
+ramp_open(const struct source_env *env, void **state, char *err,
+	  size_t errlen)
 {
 	struct ramp *r = calloc(1, sizeof(*r));
 
-	(void)d;
+	(void)env;
 	if (!r)
 		return str_errorf(err, errlen, -ENOMEM, "out of memory");
 	r->opened = 1;
@@ -151,28 +154,29 @@ ramp_open(struct daemon *d, void **state, char *err, size_t errlen)
 }
 
 static void
-ramp_close(struct daemon *d, void *state)
+ramp_close(const struct source_env *env, void *state)
 {
-	(void)d;
+	(void)env;
 	free(state);
 }
 
 static void
-ramp_tick(struct daemon *d, void *state, bool last)
+ramp_tick(const struct source_env *env, void *state, uint64_t ticks,
+	  bool last)
 {
 	struct ramp *r = state;
 	const struct emit_ctx ctx = { .vehicle = 0,
-				      .now_us = d->ticks * TICK_MS * 1000u };
+				      .now_us = ticks * TICK_MS * 1000u };
 	struct baro_sample s = {
 		.time_us = ctx.now_us,
 		.instance = 0,
-		.pressure_pa = 100000.0f + (float)d->ticks,
+		.pressure_pa = 100000.0f + (float)ticks,
 		.temperature_c = 20.0f,
 	};
 
 	(void)last;
 	r->ticks++;
-	if (daemon_emit(d, &ctx, &s)) {
+	if (env->emit(env->user, &ctx, &s)) {
 		r->latest = s;
 		r->have_latest = true;
 		r->published++;
@@ -180,29 +184,30 @@ ramp_tick(struct daemon *d, void *state, bool last)
 }
 
 static void
-ramp_flush(struct daemon *d, void *state)
+ramp_flush(const struct source_env *env, void *state)
 {
 	struct ramp *r = state;
 
-	(void)d;
+	(void)env;
 	r->flushes++;
 }
 
 static void
-ramp_health(const struct daemon *d, const void *state, unsigned *sensors,
-	    unsigned *healthy)
+ramp_health(const struct source_env *env, const void *state,
+	    unsigned *sensors, unsigned *healthy)
 {
 	const struct ramp *r = state;
 
-	(void)d;
+	(void)env;
 	*sensors = 1;
 	*healthy = r->have_latest;
 }
 
 static void
-ramp_describe(const struct daemon *d, const void *state, char *buf, size_t len)
+ramp_describe(const struct source_env *env, const void *state, char *buf,
+	      size_t len)
 {
-	(void)d;
+	(void)env;
 	(void)state;
 	snprintf(buf, len, "1 ramp baro");
 }
@@ -236,6 +241,7 @@ setup(void **state)
 	fault_overlay_init(&d.overlay, d.cfg.seed);
 	sinks_init(&d.sinks, &(struct sink_env){ .cfg = &d.cfg, .log = &d.log,
 						 .loop = &d.loop });
+	daemon_source_env(&d);
 	return 0;
 }
 
@@ -341,7 +347,8 @@ test_source_through_loop(void **state)
 	add_fake(&d, 1, &log);
 	d.source = &source_ramp;
 	assert_false(daemon_emulated(&d));
-	assert_int_equal(d.source->open(&d, &d.source_state, err, sizeof(err)),
+	assert_int_equal(d.source->open(&d.source_env, &d.source_state, err,
+					sizeof(err)),
 			 0);
 	struct ramp *r = d.source_state;
 
@@ -368,7 +375,7 @@ test_source_through_loop(void **state)
 	assert_int_equal(nc.published, 5);
 	assert_int_equal(nc.sensors, 1);
 	assert_int_equal(nc.healthy, 1);
-	d.source->describe(&d, d.source_state, what, sizeof(what));
+	d.source->describe(&d.source_env, d.source_state, what, sizeof(what));
 	assert_string_equal(what, "1 ramp baro");
 
 	/* A long stall: at most 100 steps run, the rest are skipped. */
@@ -377,7 +384,7 @@ test_source_through_loop(void **state)
 	assert_int_equal(d.skipped_ticks, 50);
 	assert_int_equal(d.ticks, 155);
 
-	d.source->close(&d, d.source_state);
+	d.source->close(&d.source_env, d.source_state);
 	d.source_state = NULL;
 }
 
@@ -479,12 +486,12 @@ test_restart_resets_rate_schedule(void **state)
 	d.cfg.rates.heartbeat_hz = 0.0;
 	assert_int_equal(sinks_open_outputs(&d.sinks, &d.cfg), 0);
 	assert_int_equal(sinks_outputs(&d.sinks), 1);
-	daemon_vehicles_setup(&d, &fleet, 2);
+	vehicles_setup(&d.source_env, &fleet, 2);
 
 	emit_at(0, 0);		/* sent */
 	emit_at(1, 0);		/* sent: vehicle 1's own cadence */
 	emit_at(0, 500000);	/* not yet due */
-	daemon_vehicle_restart(&d, &fleet, 0);
+	vehicle_restart(&d.source_env, &fleet, 0);
 	emit_at(0, 100000);	/* due again: vehicle 0 restarted */
 	emit_at(1, 100000);	/* not due: vehicle 1 did not */
 	daemon_flush(&d);

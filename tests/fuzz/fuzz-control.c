@@ -112,8 +112,10 @@ setup(void)
 						  .log = &d->log,
 						  .loop = &d->loop });
 	h->gcs = (struct sink){ .ops = &gcs_ops, .env = &d->sinks.env };
+	daemon_source_env(d);
 	if (sinks_add(&d->sinks, &h->gcs) < 0 ||
-	    d->source->open(d, &d->source_state, err, sizeof(err)) < 0)
+	    d->source->open(&d->source_env, &d->source_state, err,
+			    sizeof(err)) < 0)
 		abort();
 	h->sim0 = d->sim;
 	h->overlay0 = d->overlay;

@@ -20,18 +20,11 @@
 
 #include "config.h"
 #include "driver.h"
+#include "emit.h"
 #include "event-loop.h"
 #include "log.h"
 #include "mavlink-sign.h"
 #include "mavlink.h"
-
-/* Where a sample comes from: the vehicle (its MAVLink sysid is the
- * configured one + vehicle) and its time (physics time for the simulated
- * sources, CLOCK_MONOTONIC for hardware). */
-struct emit_ctx {
-	unsigned vehicle;
-	uint64_t now_us;
-};
 
 struct sink;
 

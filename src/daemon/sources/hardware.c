@@ -52,7 +52,6 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "daemon.h"
 #include "driver.h"
 #include "gpio.h"
 #include "iio.h"
@@ -75,7 +74,7 @@ enum hw_state {
 
 /* One sensor. */
 struct hw_sensor {
-	struct daemon *d;
+	const struct source_env *env;
 	struct config_sensor cfg;	/* as opened; a reload that changes
 					 * it reopens the sensor */
 	enum hw_state state;
@@ -267,7 +266,7 @@ retry_in(struct hw_sensor *s, uint32_t ms)
 static void
 fail(struct hw_sensor *s, const char *why)
 {
-	struct daemon *d = s->d;
+	const struct source_env *env = s->env;
 
 	s->errors++;
 	detach(s);
@@ -275,7 +274,7 @@ fail(struct hw_sensor *s, const char *why)
 	s->down_since_us = s->last_summary_us = event_now_us();
 	s->attempts = 0;
 	s->backoff_ms = BACKOFF_MIN_MS;
-	log_msg(&d->log, LOG_LEVEL_WARNING,
+	log_msg(env->log, LOG_LEVEL_WARNING,
 		"sensor %s (instance %d) unhealthy: %s; retrying", s->cfg.name,
 		s->cfg.instance, why);
 	retry_in(s, s->backoff_ms);
@@ -289,7 +288,7 @@ publish(struct hw_sensor *s, struct baro_sample *smp)
 	const struct emit_ctx ctx = { .vehicle = 0, .now_us = smp->time_us };
 
 	smp->instance = (uint8_t)s->cfg.instance;
-	(void)daemon_emit(s->d, &ctx, smp);
+	(void)s->env->emit(s->env->user, &ctx, smp);
 }
 
 static void
@@ -324,13 +323,13 @@ sample(struct hw_sensor *s, uint64_t now_us)
 static void
 attempt(struct hw_sensor *s)
 {
-	struct daemon *d = s->d;
+	const struct source_env *env = s->env;
 	const uint64_t now = event_now_us();
 	char err[256];
 
 	if (attach(s, err, sizeof(err)) == 0) {
 		s->recoveries++;
-		log_msg(&d->log, LOG_LEVEL_NOTICE,
+		log_msg(env->log, LOG_LEVEL_NOTICE,
 			"sensor %s (instance %d) recovered after %.1f s: %s",
 			s->cfg.name, s->cfg.instance,
 			(double)(now - s->down_since_us) * 1e-6, s->what);
@@ -339,11 +338,11 @@ attempt(struct hw_sensor *s)
 	detach(s);
 	s->attempts++;
 	snprintf(s->last_err, sizeof(s->last_err), "%s", err);
-	log_msg(&d->log, LOG_LEVEL_DEBUG, "sensor %s: attempt %u: %s",
+	log_msg(env->log, LOG_LEVEL_DEBUG, "sensor %s: attempt %u: %s",
 		s->cfg.name, s->attempts, err);
 	if (now - s->last_summary_us >= SUMMARY_EVERY_US) {
 		s->last_summary_us = now;
-		log_msg(&d->log, LOG_LEVEL_WARNING,
+		log_msg(env->log, LOG_LEVEL_WARNING,
 			"sensor %s (instance %d) unhealthy for %.0f s, %u "
 			"attempts; last: %s", s->cfg.name, s->cfg.instance,
 			(double)(now - s->down_since_us) * 1e-6, s->attempts,
@@ -355,7 +354,7 @@ attempt(struct hw_sensor *s)
 							    : POWER_OFF_MS;
 
 		s->power_cycles++;
-		log_msg(&d->log, LOG_LEVEL_INFO, "sensor %s: power cycle, "
+		log_msg(env->log, LOG_LEVEL_INFO, "sensor %s: power cycle, "
 			"%u ms off", s->cfg.name, off_ms);
 		s->state = HW_POWER_OFF;
 		arm(s, (uint64_t)off_ms * 1000u);
@@ -392,7 +391,7 @@ on_timer(struct event_source *src, uint32_t events, void *user)
 		break;
 	case HW_POWER_OFF:
 		if (baro_gpio_set(&s->power, 1, err, sizeof(err)) < 0)
-			log_msg(&s->d->log, LOG_LEVEL_WARNING, "sensor %s: %s",
+			log_msg(s->env->log, LOG_LEVEL_WARNING, "sensor %s: %s",
 				s->cfg.name, err);
 		retry_in(s, POWER_SETTLE_MS);
 		break;
@@ -415,7 +414,7 @@ on_edge(struct event_source *src, uint32_t events, void *user)
 					  sizeof(err))) == 0)
 		edge = true;
 	if (ret != -EAGAIN)
-		log_msg(&s->d->log, LOG_LEVEL_WARNING, "sensor %s: %s",
+		log_msg(s->env->log, LOG_LEVEL_WARNING, "sensor %s: %s",
 			s->cfg.name, err);
 	if (!edge || s->state != HW_RUNNING)
 		return;
@@ -449,7 +448,7 @@ open_lines(struct hw_sensor *s, char *err, size_t errlen)
 			return ret;
 		s->edge = (struct event_source){ .fd = s->drdy.fd,
 						 .cb = on_edge, .user = s };
-		ret = event_loop_add(&s->d->loop, &s->edge, EPOLLIN);
+		ret = event_loop_add(s->env->loop, &s->edge, EPOLLIN);
 		if (ret < 0) {
 			snprintf(err, errlen, "%s: epoll: %s", s->cfg.drdy,
 				 strerror(-ret));
@@ -457,7 +456,7 @@ open_lines(struct hw_sensor *s, char *err, size_t errlen)
 		}
 	}
 	if (s->cfg.power[0] || s->cfg.drdy[0])
-		log_msg(&s->d->log, LOG_LEVEL_DEBUG, "sensor %s: GPIO through %s",
+		log_msg(s->env->log, LOG_LEVEL_DEBUG, "sensor %s: GPIO through %s",
 			s->cfg.name, baro_gpio_backend());
 	return 0;
 }
@@ -467,15 +466,16 @@ open_lines(struct hw_sensor *s, char *err, size_t errlen)
  * Errors are only what a retry cannot fix: a GPIO line that does not
  * exist, a data-ready pin the chip lacks. */
 static int
-open_sensor(struct daemon *d, struct hw_source *hs, struct hw_sensor *s,
-	    const struct config_sensor *c, char *err, size_t errlen)
+open_sensor(const struct source_env *env, struct hw_source *hs,
+	    struct hw_sensor *s, const struct config_sensor *c, char *err,
+	    size_t errlen)
 {
 	char why[256];
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	hs->n_hw++;
-	s->d = d;
+	s->env = env;
 	s->cfg = *c;
 	s->bus.fd = s->drdy.fd = s->power.fd = -1;
 	s->iio.pressure_fd = s->iio.temp_fd = -1;
@@ -487,7 +487,7 @@ open_sensor(struct daemon *d, struct hw_source *hs, struct hw_sensor *s,
 	}
 	s->timer.cb = on_timer;
 	s->timer.user = s;
-	if ((ret = event_loop_add(&d->loop, &s->timer, EPOLLIN)) < 0) {
+	if ((ret = event_loop_add(env->loop, &s->timer, EPOLLIN)) < 0) {
 		snprintf(err, errlen, "epoll: %s", strerror(-ret));
 		return ret;
 	}
@@ -497,7 +497,7 @@ open_sensor(struct daemon *d, struct hw_source *hs, struct hw_sensor *s,
 	}
 	ret = attach(s, why, sizeof(why));
 	if (ret == 0) {
-		log_msg(&d->log, LOG_LEVEL_INFO,
+		log_msg(env->log, LOG_LEVEL_INFO,
 			"sensor %s: %s, instance %d, every %" PRIu32 " us%s",
 			s->cfg.name, s->what, s->cfg.instance, s->period_us,
 			s->drdy.fd >= 0 ? " or DRDY" : "");
@@ -514,15 +514,15 @@ open_sensor(struct daemon *d, struct hw_source *hs, struct hw_sensor *s,
 }
 
 static void
-close_sensor(struct daemon *d, struct hw_sensor *s)
+close_sensor(const struct source_env *env, struct hw_sensor *s)
 {
 	detach(s);
 	if (s->drdy.fd >= 0)
-		event_loop_remove(&d->loop, &s->edge);
+		event_loop_remove(env->loop, &s->edge);
 	baro_gpio_close(&s->drdy);
 	baro_gpio_close(&s->power);
 	if (s->timer.fd >= 0) {
-		event_loop_remove(&d->loop, &s->timer);
+		event_loop_remove(env->loop, &s->timer);
 		close(s->timer.fd);
 	}
 	s->timer.fd = -1;
@@ -532,7 +532,8 @@ close_sensor(struct daemon *d, struct hw_sensor *s)
  * exist); a sensor that does not answer yet is retried like one that
  * failed. */
 static int
-hw_open(struct daemon *d, void **state, char *err, size_t errlen)
+hw_open(const struct source_env *env, void **state, char *err,
+	size_t errlen)
 {
 	struct hw_source *hs = calloc(1, sizeof(*hs));
 
@@ -541,9 +542,9 @@ hw_open(struct daemon *d, void **state, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	*state = hs;
-	for (size_t i = 0; i < d->cfg.n_sensors; i++) {
-		int ret = open_sensor(d, hs, &hs->hw[hs->n_hw],
-				      &d->cfg.sensors[i], err, errlen);
+	for (size_t i = 0; i < env->cfg->n_sensors; i++) {
+		int ret = open_sensor(env, hs, &hs->hw[hs->n_hw],
+				      &env->cfg->sensors[i], err, errlen);
 		if (ret < 0)
 			return ret;
 	}
@@ -551,38 +552,40 @@ hw_open(struct daemon *d, void **state, char *err, size_t errlen)
 }
 
 static void
-hw_close(struct daemon *d, void *state)
+hw_close(const struct source_env *env, void *state)
 {
 	struct hw_source *hs = state;
 
 	if (!hs)
 		return;
 	for (size_t i = 0; i < hs->n_hw; i++)
-		close_sensor(d, &hs->hw[i]);
+		close_sensor(env, &hs->hw[i]);
 	free(hs);
 }
 
 /* Moves a running sensor to another slot: the loop and the device hold
  * pointers into it. */
 static void
-move_sensor(struct daemon *d, struct hw_sensor *dst, struct hw_sensor *src)
+move_sensor(const struct source_env *env, struct hw_sensor *dst,
+	    struct hw_sensor *src)
 {
-	event_loop_remove(&d->loop, &src->timer);
+	event_loop_remove(env->loop, &src->timer);
 	if (src->drdy.fd >= 0)
-		event_loop_remove(&d->loop, &src->edge);
+		event_loop_remove(env->loop, &src->edge);
 	*dst = *src;
 	dst->timer.user = dst->edge.user = dst;
 	dst->dev.bus = &dst->bus;
-	(void)event_loop_add(&d->loop, &dst->timer, EPOLLIN);
+	(void)event_loop_add(env->loop, &dst->timer, EPOLLIN);
 	if (dst->drdy.fd >= 0)
-		(void)event_loop_add(&d->loop, &dst->edge, EPOLLIN);
+		(void)event_loop_add(env->loop, &dst->edge, EPOLLIN);
 }
 
 /* SIGHUP: sensors whose [sensor] section is unchanged in next keep
  * running untouched; the others are closed, and new or changed ones
  * opened as at start-up (one that cannot be is left out, logged). */
 static void
-hw_reload(struct daemon *d, void *state, const struct config *next)
+hw_reload(const struct source_env *env, void *state,
+	  const struct config *next)
 {
 	struct hw_source *hs = state;
 	bool taken[CONFIG_MAX_SENSORS] = { false };
@@ -603,14 +606,14 @@ hw_reload(struct daemon *d, void *state, const struct config *next)
 		}
 		if (keep) {
 			if (kept != i)
-				move_sensor(d, &hs->hw[kept], s);
+				move_sensor(env, &hs->hw[kept], s);
 			kept++;
 			continue;
 		}
-		log_msg(&d->log, LOG_LEVEL_NOTICE, "reload: sensor %s (instance "
+		log_msg(env->log, LOG_LEVEL_NOTICE, "reload: sensor %s (instance "
 			"%d) closed: section %s", s->cfg.name, s->cfg.instance,
 			named ? "changed" : "removed");
-		close_sensor(d, s);
+		close_sensor(env, s);
 		closed++;
 	}
 	hs->n_hw = kept;
@@ -618,18 +621,18 @@ hw_reload(struct daemon *d, void *state, const struct config *next)
 		if (taken[j])
 			continue;
 		struct hw_sensor *s = &hs->hw[hs->n_hw];
-		if (open_sensor(d, hs, s, &next->sensors[j], err,
+		if (open_sensor(env, hs, s, &next->sensors[j], err,
 				sizeof(err)) < 0) {
 			/* The running sensors are not risked for it. */
-			log_msg(&d->log, LOG_LEVEL_ERR, "reload: %s; left out",
+			log_msg(env->log, LOG_LEVEL_ERR, "reload: %s; left out",
 				err);
-			close_sensor(d, s);
+			close_sensor(env, s);
 			hs->n_hw--;
 			continue;
 		}
 		opened++;
 	}
-	log_msg(&d->log, LOG_LEVEL_NOTICE, "reload: sensors: %zu kept, %zu "
+	log_msg(env->log, LOG_LEVEL_NOTICE, "reload: sensors: %zu kept, %zu "
 		"closed, %zu opened", kept, closed, opened);
 }
 
@@ -640,7 +643,7 @@ state_name(enum hw_state st)
 }
 
 static void
-hw_status(struct daemon *d, void *state, FILE *out)
+hw_status(const struct source_env *env, void *state, FILE *out)
 {
 	struct hw_source *hs = state;
 
@@ -653,37 +656,37 @@ hw_status(struct daemon *d, void *state, FILE *out)
 			" power-cycles %" PRIu64 "%s%s\n",
 			s->cfg.name, s->cfg.instance, state_name(s->state),
 			s->what[0] ? s->what : "(never seen)",
-			d->samples[s->cfg.instance], s->errors, s->recoveries,
+			env->samples[s->cfg.instance], s->errors, s->recoveries,
 			s->power_cycles, s->state == HW_RUNNING ? "" : " last: ",
 			s->state == HW_RUNNING ? "" : s->last_err);
 	}
 }
 
 static void
-hw_report(struct daemon *d, void *state)
+hw_report(const struct source_env *env, void *state)
 {
 	struct hw_source *hs = state;
 
 	for (size_t i = 0; i < hs->n_hw; i++) {
 		const struct hw_sensor *s = &hs->hw[i];
 
-		log_msg(&d->log, LOG_LEVEL_INFO,
+		log_msg(env->log, LOG_LEVEL_INFO,
 			"sensor %s: %s, samples %" PRIu64 ", errors %" PRIu64
 			", recoveries %" PRIu64 ", power cycles %" PRIu64
 			", not ready %" PRIu64, s->cfg.name,
-			state_name(s->state), d->samples[s->cfg.instance],
+			state_name(s->state), env->samples[s->cfg.instance],
 			s->errors, s->recoveries, s->power_cycles,
 			s->not_ready);
 	}
 }
 
 static void
-hw_health(const struct daemon *d, const void *state, unsigned *sensors,
-	  unsigned *healthy)
+hw_health(const struct source_env *env, const void *state,
+	  unsigned *sensors, unsigned *healthy)
 {
 	const struct hw_source *hs = state;
 
-	(void)d;
+	(void)env;
 	*sensors = (unsigned)hs->n_hw;
 	*healthy = 0;
 	for (size_t i = 0; i < hs->n_hw; i++)
@@ -691,22 +694,24 @@ hw_health(const struct daemon *d, const void *state, unsigned *sensors,
 }
 
 static void
-hw_describe(const struct daemon *d, const void *state, char *buf, size_t len)
+hw_describe(const struct source_env *env, const void *state, char *buf,
+	    size_t len)
 {
 	const struct hw_source *hs = state;
 
-	(void)d;
+	(void)env;
 	snprintf(buf, len, "%zu hardware baro(s)", hs->n_hw);
 }
 
 /* The sensors read on timers of their own; the 10 ms tick only keeps
  * a scenario's clock, which in hardware mode is the time since start. */
 static void
-hw_tick(struct daemon *d, void *state, bool last)
+hw_tick(const struct source_env *env, void *state, uint64_t ticks,
+	bool last)
 {
 	(void)state;
 	(void)last;
-	daemon_scenario_clock(d, d->ticks * TICK_MS);
+	env->clock(env->user, ticks * TICK_MS);
 }
 
 const struct source_ops source_hardware = {

@@ -39,8 +39,8 @@
 #include "util-endian.h"
 #include "util-strings.h"
 
-#include "daemon.h"
 #include "source.h"
+#include "vehicle.h"
 
 /* HIL_SENSOR payload offsets (common.xml wire order). */
 enum {
@@ -83,7 +83,7 @@ struct px4_proxy_stats {
 struct px4_proxy_source;
 
 struct px4_proxy {
-	struct daemon *d;
+	const struct source_env *env;
 	struct px4_proxy_source *src;
 	unsigned instance;
 	unsigned port;
@@ -130,7 +130,7 @@ say(struct px4_proxy *p, enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	log_msg(&p->d->log, level, "PX4 instance %u: %s", p->instance, text);
+	log_msg(p->env->log, level, "PX4 instance %u: %s", p->instance, text);
 }
 
 /* The altitude behind a pressure in the emulator's atmosphere. */
@@ -148,7 +148,7 @@ new_epoch(struct px4_proxy *p)
 {
 	p->have_t0 = false;
 	p->have_out = false;
-	daemon_vehicle_restart(p->d, &p->src->fleet, p->instance);
+	vehicle_restart(p->env, &p->src->fleet, p->instance);
 }
 
 static void
@@ -182,21 +182,23 @@ measured(struct baro_sample *s, void *user)
 static void
 step_emulator(struct px4_proxy *p, uint64_t now_us, struct reading *r)
 {
-	struct daemon *d = p->d;
 	const unsigned v = p->instance;
-	struct baro_sitl_truth truth = { .alt_amsl_m = r->truth_alt };
 	/* The simulator's vehicle starts on its ground: SITL's rule (the
 	 * first altitude above 0) finds it. */
-	daemon_vehicle_ground(&p->src->fleet, v,
-			      daemon_vehicle_agl(&p->src->fleet, v,
-						 (double)r->truth_alt),
-			      p->throttle, &truth);
+	const struct vehicle_input in = {
+		.now_us = now_us,
+		.emulator_ms = (uint32_t)(now_us / 1000u + SIM_OFFSET_MS),
+		.truth = { .alt_amsl_m = r->truth_alt },
+		.throttle = p->throttle,
+		.sitl_agl = true,
+		.sitl_altitude_m = (double)r->truth_alt,
+		.measured = measured,
+		.measured_user = r,
+	};
 	struct baro_sample out[BARO_MAX_INSTANCES];
 	bool published[BARO_MAX_INSTANCES];
-	unsigned n = daemon_vehicle_step_measured(
-		d, &p->src->fleet, v, now_us,
-		(uint32_t)(now_us / 1000u + SIM_OFFSET_MS), &truth, measured, r,
-		out, published, NULL);
+	unsigned n = vehicle_step(p->env, &p->src->fleet, v, &in, out,
+				  published);
 	for (unsigned k = 0; k < n; k++) {
 		if (out[k].instance != 0)
 			continue;
@@ -228,7 +230,7 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	const struct mavlink_frame *f)
 {
 	struct px4_proxy *p = user;
-	struct daemon *d = p->d;
+	const struct source_env *env = p->env;
 	struct mavlink_hil_sensor m;
 	uint8_t *pl = frame + hdr;
 
@@ -250,24 +252,26 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	}
 	p->last_us = m.time_usec;
 	const uint64_t now_us = m.time_usec - p->t0_us;
-	daemon_vehicle_clock(d, &p->src->fleet, p->instance, now_us);
-	if ((m.fields_updated & HS_BARO_BITS) != HS_BARO_BITS)
-		return false;
-
 	struct reading r = {
 		.pressure_pa = m.abs_pressure * 100.0f,
 		.temperature_c = m.temperature,
 	};
-	if (altitude_of(d->cfg.atmosphere, r.pressure_pa, &r.truth_alt) < 0) {
-		complain(p, "HIL_SENSOR abs_pressure is not an air pressure; "
-			    "frame passed unchanged");
+	const bool baro = (m.fields_updated & HS_BARO_BITS) == HS_BARO_BITS;
+	if (!baro ||
+	    altitude_of(env->cfg->atmosphere, r.pressure_pa, &r.truth_alt) < 0) {
+		/* No emulator sample from this frame: the clock alone
+		 * moves (vehicle_step moves it for the others). */
+		vehicle_clock(env, &p->src->fleet, p->instance, now_us);
+		if (baro)
+			complain(p, "HIL_SENSOR abs_pressure is not an air "
+				    "pressure; frame passed unchanged");
 		return false;
 	}
 	step_emulator(p, now_us, &r);
 	p->stats.baro_frames++;
 
 	const struct sim_baro_params *bp =
-		&daemon_vehicle_sim(d, &p->src->fleet, p->instance)->params.baro[0];
+		&vehicle_sim(env, &p->src->fleet, p->instance)->params.baro[0];
 	if (bp->disable || (p->have_out && p->withheld)) {
 		/* What PX4's own "failure baro off" amounts to; the frame
 		 * stays, it carries the IMU and the clock tick. */
@@ -283,7 +287,7 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	if (!p->have_out || p->clean)
 		return false;
 	float alt;
-	if (altitude_of(d->cfg.atmosphere, p->out.pressure_pa, &alt) < 0)
+	if (altitude_of(env->cfg->atmosphere, p->out.pressure_pa, &alt) < 0)
 		alt = p->out.alt_m;
 	le_put_f32(pl + HS_ABS_PRESSURE, p->out.pressure_pa * 0.01f);
 	le_put_f32(pl + HS_PRESSURE_ALT, alt);
@@ -383,7 +387,7 @@ connect_sim(struct px4_proxy *p)
 		return;
 	}
 	mavlink_stream_reset(&p->from_sim);
-	if (px4_conn_open(&p->sim, &p->d->loop, fd, true, &sim_ops, p) < 0)
+	if (px4_conn_open(&p->sim, p->env->loop, fd, true, &sim_ops, p) < 0)
 		p->retry_at_us = event_now_us() + RETRY_US;
 }
 
@@ -408,7 +412,7 @@ read_controls(void *user, uint8_t *frame, size_t len, size_t hdr,
 	mavlink_unpack_hil_actuator_controls(f->payload, &a);
 	/* A non-finite motor output keeps the last throttle. */
 	(void)px4_actuator_throttle(a.controls, a.mode,
-				    (uint16_t)p->d->cfg.px4.motor_mask,
+				    (uint16_t)p->env->cfg->px4.motor_mask,
 				    &p->throttle);
 	return false;
 }
@@ -469,7 +473,7 @@ on_accept(struct px4_listener *l, int fd, void *user)
 	}
 	p->stats.px4_connects++;
 	mavlink_stream_reset(&p->from_px4);
-	if (px4_conn_open(&p->px4, &p->d->loop, fd, false, &px4_ops, p) < 0) {
+	if (px4_conn_open(&p->px4, p->env->loop, fd, false, &px4_ops, p) < 0) {
 		say(p, LOG_LEVEL_ERR, "PX4 connection: out of memory");
 		return;
 	}
@@ -482,9 +486,10 @@ on_accept(struct px4_listener *l, int fd, void *user)
 }
 
 static int
-px4proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
+px4proxy_open(const struct source_env *env, void **state, char *err,
+	      size_t errlen)
 {
-	const struct config_px4 *c = &d->cfg.px4;
+	const struct config_px4 *c = &env->cfg->px4;
 	const char *colon = strrchr(c->upstream, ':');
 	uint64_t up_port;
 
@@ -495,7 +500,7 @@ px4proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
 				  "px4-sim-proxy: upstream '%s' is not "
 				  "HOST:PORT with room for %u instances",
 				  c->upstream, c->instances);
-	if (d->cfg.atmosphere == BARO_SITL_ATMOS_WATER)
+	if (env->cfg->atmosphere == BARO_SITL_ATMOS_WATER)
 		return str_errorf(err, errlen, -EINVAL,
 				  "px4-sim-proxy: atmosphere water has no "
 				  "altitude for an air pressure; use simple "
@@ -507,10 +512,10 @@ px4proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
 	src->proxies = calloc(c->instances, sizeof(*src->proxies));
 	if (!src->proxies)
 		return str_errorf(err, errlen, -ENOMEM, "out of memory");
-	daemon_vehicles_setup(d, &src->fleet, c->instances);
+	vehicles_setup(env, &src->fleet, c->instances);
 	for (unsigned v = 0; v < c->instances; v++) {
 		struct px4_proxy *p = &src->proxies[v];
-		p->d = d;
+		p->env = env;
 		p->src = src;
 		p->instance = v;
 		p->port = c->port + v;
@@ -525,7 +530,7 @@ px4proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
 		mavlink_stream_init(&p->from_px4,
 				    MAVLINK_MSG_HIL_ACTUATOR_CONTROLS);
 		src->n++;
-		int rc = px4_listen(&p->listener, &d->loop, c->bind, p->port,
+		int rc = px4_listen(&p->listener, env->loop, c->bind, p->port,
 				    on_accept, p, err, errlen);
 		if (rc < 0)
 			return rc;
@@ -534,20 +539,20 @@ px4proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
 	}
 	/* The emulator's home bounds its faults' altitudes; the pressure
 	 * comes from the simulator, whose home should be the same. */
-	log_msg(&d->log, LOG_LEVEL_NOTICE,
+	log_msg(env->log, LOG_LEVEL_NOTICE,
 		"PX4 proxy: home %.2f m AMSL (%s; PX4 modes: --home-alt, "
 		"else PX4_HOME_ALT, else home_alt, else 488 as PX4's "
-		"simulators)", d->cfg.home_alt_m,
-		d->cfg.home_alt_from ? d->cfg.home_alt_from : "default");
+		"simulators)", env->cfg->home_alt_m,
+		env->cfg->home_alt_from ? env->cfg->home_alt_from : "default");
 	return 0;
 }
 
 static void
-px4proxy_close(struct daemon *d, void *state)
+px4proxy_close(const struct source_env *env, void *state)
 {
 	struct px4_proxy_source *src = state;
 
-	(void)d;
+	(void)env;
 	if (!src)
 		return;
 	for (size_t v = 0; v < src->n; v++) {
@@ -564,12 +569,14 @@ px4proxy_close(struct daemon *d, void *state)
 
 /* Every tick: reconnect a lost simulator. */
 static void
-px4proxy_tick(struct daemon *d, void *state, bool last)
+px4proxy_tick(const struct source_env *env, void *state, uint64_t ticks,
+	      bool last)
 {
 	struct px4_proxy_source *src = state;
 	const uint64_t wall_us = event_now_us();
 
-	(void)d;
+	(void)env;
+	(void)ticks;
 	(void)last;
 	for (size_t v = 0; v < src->n; v++) {
 		struct px4_proxy *p = &src->proxies[v];
@@ -598,11 +605,11 @@ proxy_stats(const struct px4_proxy_source *src, unsigned v,
 }
 
 static void
-px4proxy_status(struct daemon *d, void *state, FILE *out)
+px4proxy_status(const struct source_env *env, void *state, FILE *out)
 {
 	struct px4_proxy_source *src = state;
 
-	(void)d;
+	(void)env;
 	for (unsigned v = 0; v < src->n; v++) {
 		struct px4_proxy_stats s;
 		proxy_stats(src, v, &s);
@@ -617,18 +624,18 @@ px4proxy_status(struct daemon *d, void *state, FILE *out)
 			s.px4_connects, s.sim_connects, s.bad_crc,
 			s.dropped_bytes);
 	}
-	daemon_vehicles_status(&src->fleet, out);
+	vehicles_status(&src->fleet, out);
 }
 
 static void
-px4proxy_report(struct daemon *d, void *state)
+px4proxy_report(const struct source_env *env, void *state)
 {
 	struct px4_proxy_source *src = state;
 	struct px4_proxy_stats s;
 
 	for (unsigned v = 0; v < src->n; v++) {
 		proxy_stats(src, v, &s);
-		log_msg(&d->log, LOG_LEVEL_INFO,
+		log_msg(env->log, LOG_LEVEL_INFO,
 			"PX4 instance %u: HIL_SENSOR %" PRIu64 ", baro %" PRIu64
 			", rewritten %" PRIu64 ", baro cleared %" PRIu64
 			", other id %" PRIu64 ", bad CRC %" PRIu64

@@ -49,13 +49,13 @@
 #include <unistd.h>
 
 #include "atmosphere.h"
-#include "daemon.h"
 #include "peer-wait.h"
 #include "mavlink.h"
 #include "px4-link.h"
 #include "px4-throttle.h"
 #include "px4-vehicle.h"
 #include "source.h"
+#include "vehicle.h"
 
 #define STEP_US 4000u
 #define GPS_PERIOD_US 100000u	/* 10 Hz: between Gazebo's 5 and jMAVSim's 20 */
@@ -95,7 +95,7 @@ struct px4_sim_link_stats {
 struct px4_sim_source;
 
 struct px4_sim {
-	struct daemon *d;
+	const struct source_env *env;
 	struct px4_sim_source *src;
 	unsigned index;			/* the PX4 instance, the vehicle */
 	/* PX4 on port + N (px4-link.c): one connection at a time, a newer
@@ -155,10 +155,10 @@ index_of(const struct px4_sim *s)
 }
 
 static double
-target_height(const struct daemon *d, double t_s)
+target_height(const struct source_env *env, double t_s)
 {
-	return d->trace.n ? truth_trace_height(&d->trace, t_s)
-			  : truth_profile_height(&d->cfg.profile, t_s);
+	return env->trace->n ? truth_trace_height(env->trace, t_s)
+			     : truth_profile_height(&env->cfg->profile, t_s);
 }
 
 /* Hand this pass's frames to the connection, all or (no room in its
@@ -183,7 +183,7 @@ push_out(struct px4_sim *s)
 static void
 send_px4(struct px4_sim *s, uint32_t msgid, const uint8_t *pl)
 {
-	struct daemon *d = s->d;
+	const struct source_env *env = s->env;
 	uint8_t frame[MAVLINK_MAX_FRAME];
 
 	if (!px4_conn_is_open(&s->conn)) {
@@ -191,8 +191,8 @@ send_px4(struct px4_sim *s, uint32_t msgid, const uint8_t *pl)
 		return;
 	}
 	int n = mavlink_frame_encode(frame, 2, s->seq,
-				     (uint8_t)(d->cfg.sysid + index_of(s)),
-				     d->cfg.compid, msgid, pl);
+				     (uint8_t)(env->cfg->sysid + index_of(s)),
+				     env->cfg->compid, msgid, pl);
 	if (n < 0) {
 		s->link.frames_dropped++;
 		return;
@@ -286,7 +286,7 @@ send_heartbeat(struct px4_sim *s)
 static double
 pace_factor(const struct px4_sim *s)
 {
-	const double f = s->d->cfg.px4.speed_factor;
+	const double f = s->env->cfg->px4.speed_factor;
 
 	return !s->lockstep && !(f > 0.0) ? 1.0 : f;
 }
@@ -327,7 +327,7 @@ arm(struct px4_sim *s, uint64_t at_us)
 static void
 measure(struct px4_sim *s, uint64_t wall_us)
 {
-	const double f = s->d->cfg.px4.speed_factor;
+	const double f = s->env->cfg->px4.speed_factor;
 
 	if (!s->lockstep)
 		return;
@@ -345,7 +345,7 @@ measure(struct px4_sim *s, uint64_t wall_us)
 	s->window_step = s->step;
 	if (f > 0.0 && s->achieved < PACE_HELD * f && !s->slow_reported) {
 		s->slow_reported = true;
-		log_msg(&s->d->log, LOG_LEVEL_WARNING,
+		log_msg(s->env->log, LOG_LEVEL_WARNING,
 			"PX4 instance %u: speed factor %g not held: %.3f "
 			"achieved over %.1f s (PX4 answers too slowly)",
 			s->index, f, s->achieved, (double)dt * 1e-6);
@@ -405,35 +405,35 @@ on_pace(struct event_source *src, uint32_t events, void *user)
 static void
 step(struct px4_sim *s, uint64_t wall_us)
 {
-	struct daemon *d = s->d;
+	const struct source_env *env = s->env;
 	const unsigned v = index_of(s);
 	const uint64_t t_us = s->step * STEP_US;
 	const uint64_t time_usec = t_us + STEP_US;
 	struct baro_sample out[BARO_MAX_INSTANCES];
-	struct baro_sitl_truth truth = { 0 };
 	/* Each baro's sample of this step, if one was published. */
 	const struct baro_sample *fresh[BARO_MAX_INSTANCES] = { NULL };
 
-	px4_vehicle_step(&s->vehicle, target_height(d, (double)t_us * 1e-6),
+	px4_vehicle_step(&s->vehicle, target_height(env, (double)t_us * 1e-6),
 			 s->step ? STEP_US * 1e-6 : 0.0);
-	daemon_vehicle_clock(d, &s->src->fleet, v, t_us);
-	if (baro_sitl_altitude(d->cfg.home_alt_m, s->vehicle.height_m,
-			       &truth.alt_amsl_m) < 0) {
-		/* Beyond what a float altitude holds: keep the last one. */
-		s->stats.out_of_range++;
-		truth.alt_amsl_m = s->last_alt_m;
-	}
-	s->last_alt_m = truth.alt_amsl_m;
-	truth.vel_air_bf[2] = (float)-s->vehicle.climb_ms;	/* FRD: down */
 	/* This vehicle's ground is home: its height is the height above
 	 * ground the ground effect sees. */
-	daemon_vehicle_ground(&s->src->fleet, v, s->vehicle.height_m,
-			      s->throttle, &truth);
+	struct vehicle_input in = {
+		.now_us = t_us,
+		.emulator_ms = (uint32_t)(t_us / 1000u),
+		.throttle = s->throttle,
+		.height_agl_m = s->vehicle.height_m,
+	};
+	if (baro_sitl_altitude(env->cfg->home_alt_m, s->vehicle.height_m,
+			       &in.truth.alt_amsl_m) < 0) {
+		/* Beyond what a float altitude holds: keep the last one. */
+		s->stats.out_of_range++;
+		in.truth.alt_amsl_m = s->last_alt_m;
+	}
+	s->last_alt_m = in.truth.alt_amsl_m;
+	in.truth.vel_air_bf[2] = (float)-s->vehicle.climb_ms;	/* FRD: down */
 
 	bool published[BARO_MAX_INSTANCES];
-	unsigned n = daemon_vehicle_step(d, &s->src->fleet, v, t_us,
-					 (uint32_t)(t_us / 1000u), &truth, out,
-					 published, NULL);
+	unsigned n = vehicle_step(env, &s->src->fleet, v, &in, out, published);
 	for (unsigned k = 0; k < n; k++) {
 		if (published[k] && out[k].instance < BARO_MAX_INSTANCES)
 			fresh[out[k].instance] = &out[k];
@@ -461,7 +461,7 @@ step(struct px4_sim *s, uint64_t wall_us)
 
 	/* id 1: baro 1 alone, for a PX4 that keeps its baros apart by id
 	 * (one that does not writes it to both of its baros). */
-	if (d->cfg.px4.hil_baros >= 2 && fresh[1]) {
+	if (env->cfg->px4.hil_baros >= 2 && fresh[1]) {
 		struct mavlink_hil_sensor b = { .time_usec = time_usec, .id = 1 };
 		if (baro_fields(fresh[1], &b)) {
 			memset(pl, 0, sizeof(pl));
@@ -498,13 +498,13 @@ step(struct px4_sim *s, uint64_t wall_us)
 static void
 restart(struct px4_sim *s)
 {
-	struct daemon *d = s->d;
+	const struct source_env *env = s->env;
 	const unsigned v = index_of(s);
 	struct px4_vehicle_config vc = {
-		.home_lat_deg = d->cfg.px4.home_lat_deg,
-		.home_lon_deg = d->cfg.px4.home_lon_deg,
-		.home_alt_m = d->cfg.home_alt_m,
-		.seed = d->cfg.seed + 1000u * (v + 1u),
+		.home_lat_deg = env->cfg->px4.home_lat_deg,
+		.home_lon_deg = env->cfg->px4.home_lon_deg,
+		.home_alt_m = env->cfg->home_alt_m,
+		.seed = env->cfg->seed + 1000u * (v + 1u),
 	};
 
 	if (s->stats.steps)
@@ -522,8 +522,8 @@ restart(struct px4_sim *s)
 	s->step = 0;
 	s->next_gps_us = s->next_state_us = s->next_hb_us = 0;
 	s->state_interval_us = 0;
-	s->last_alt_m = (float)d->cfg.home_alt_m;
-	daemon_vehicle_restart(d, &s->src->fleet, v);
+	s->last_alt_m = (float)env->cfg->home_alt_m;
+	vehicle_restart(env, &s->src->fleet, v);
 }
 
 /* PX4 went away (or a newer PX4 took its place): what it had not read
@@ -539,7 +539,7 @@ lost_px4(struct px4_sim *s)
 	s->out_frames = 0;
 	mavlink_parser_init(&s->parser);
 	s->parser.stats = keep;
-	log_msg(&s->d->log, LOG_LEVEL_NOTICE,
+	log_msg(s->env->log, LOG_LEVEL_NOTICE,
 		"PX4 instance %u: %s disconnected after %" PRIu64
 		" steps (%.3f s of physics); waiting on port %u",
 		index_of(s), s->peer, s->step,
@@ -577,7 +577,7 @@ static void
 on_accept(struct px4_listener *l, int fd, void *user)
 {
 	struct px4_sim *s = user;
-	struct daemon *d = s->d;
+	const struct source_env *env = s->env;
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	char host[48] = "?", port[8] = "?";
@@ -593,8 +593,8 @@ on_accept(struct px4_listener *l, int fd, void *user)
 				  sizeof(host), port, sizeof(port),
 				  NI_NUMERICHOST | NI_NUMERICSERV);
 	snprintf(s->peer, sizeof(s->peer), "%s:%s", host, port);
-	if (px4_conn_open(&s->conn, &d->loop, fd, false, &px4_ops, s) < 0) {
-		log_msg(&d->log, LOG_LEVEL_WARNING,
+	if (px4_conn_open(&s->conn, env->loop, fd, false, &px4_ops, s) < 0) {
+		log_msg(env->log, LOG_LEVEL_WARNING,
 			"PX4 instance %u: cannot take %s's connection",
 			index_of(s), s->peer);
 		return;
@@ -602,7 +602,7 @@ on_accept(struct px4_listener *l, int fd, void *user)
 	s->seq = 0;
 	s->link.connections++;
 	restart(s);
-	log_msg(&d->log, LOG_LEVEL_NOTICE,
+	log_msg(env->log, LOG_LEVEL_NOTICE,
 		"PX4 instance %u: connected from %s, physics from 0",
 		index_of(s), s->peer);
 	/* PX4's start-up waits for this first sample. */
@@ -646,19 +646,19 @@ on_frame(const struct mavlink_frame *f, void *user)
 		s->stats.controls++;
 		/* A non-finite motor output keeps the last throttle. */
 		(void)px4_actuator_throttle(a.controls, a.mode,
-					    (uint16_t)s->d->cfg.px4.motor_mask,
+					    (uint16_t)s->env->cfg->px4.motor_mask,
 					    &s->throttle);
 		if (!s->lockstep) {
-			log_msg(&s->d->log, LOG_LEVEL_INFO,
+			log_msg(s->env->log, LOG_LEVEL_INFO,
 				"PX4 instance %u: lockstep from step %" PRIu64
 				" at speed factor %g",
-				index_of(s), s->step, s->d->cfg.px4.speed_factor);
+				index_of(s), s->step, s->env->cfg->px4.speed_factor);
 			s->lockstep = true;
 			reanchor(s, event_now_us());
 		}
 		if (((a.mode & MODE_ARMED) != 0) != s->armed) {
 			s->armed = !s->armed;
-			log_msg(&s->d->log, LOG_LEVEL_INFO,
+			log_msg(s->env->log, LOG_LEVEL_INFO,
 				"PX4 instance %u: %s", index_of(s),
 				s->armed ? "armed" : "disarmed");
 		}
@@ -687,7 +687,7 @@ static int
 wait_text(const struct px4_sim *s, char *buf, size_t len)
 {
 	return snprintf(buf, len, "waiting for PX4 on TCP %s:%u",
-			s->d->cfg.px4.bind, s->port);
+			s->env->cfg->px4.bind, s->port);
 }
 
 /* "Waiting for PX4" until it first connects: at start, then every 10 s
@@ -704,7 +704,7 @@ say_waiting(struct px4_sim *s, uint64_t now_us)
 	if (!peer_wait_due(&s->wait, now_us))
 		return;
 	wait_text(s, what, sizeof(what));
-	log_msg(&s->d->log, LOG_LEVEL_NOTICE,
+	log_msg(s->env->log, LOG_LEVEL_NOTICE,
 		"PX4 instance %u: %s (make px4_sitl none_iris, or px4 -i %u)",
 		s->index, what, s->index);
 }
@@ -712,14 +712,14 @@ say_waiting(struct px4_sim *s, uint64_t now_us)
 /* STATUS= while a PX4 instance has never connected: the first one's
  * wait, and how many more wait. */
 static bool
-px4sim_waiting(const struct daemon *d, const void *state, char *buf,
+px4sim_waiting(const struct source_env *env, const void *state, char *buf,
 	       size_t len)
 {
 	const struct px4_sim_source *src = state;
 	const struct px4_sim *first = NULL;
 	size_t more = 0;
 
-	(void)d;
+	(void)env;
 	for (size_t v = 0; v < src->n; v++) {
 		if (src->sims[v].link.connections > 0)
 			continue;
@@ -745,11 +745,13 @@ px4sim_waiting(const struct daemon *d, const void *state, char *buf,
 /* From the 10 ms timer, once per wake-up: step a stalled lockstep, and
  * freewheel on if PX4 had stopped reading. */
 static void
-px4sim_tick(struct daemon *d, void *state, bool last)
+px4sim_tick(const struct source_env *env, void *state, uint64_t ticks,
+	    bool last)
 {
 	struct px4_sim_source *src = state;
 	const uint64_t wall_us = event_now_us();
 
+	(void)ticks;
 	if (!last)
 		return;
 	for (size_t v = 0; v < src->n; v++) {
@@ -759,7 +761,7 @@ px4sim_tick(struct daemon *d, void *state, bool last)
 			continue;
 		if (s->lockstep && s->credits == 0) {
 			if (wall_us - s->last_step_us >=
-			    1000u * (uint64_t)d->cfg.px4.lockstep_timeout_ms) {
+			    1000u * (uint64_t)env->cfg->px4.lockstep_timeout_ms) {
 				s->stats.stalls++;
 				/* Silent again right after a late reply was
 				 * taken: nothing was in flight, PX4 waits
@@ -777,19 +779,20 @@ px4sim_tick(struct daemon *d, void *state, bool last)
 }
 
 static void
-px4sim_flush(struct daemon *d, void *state)
+px4sim_flush(const struct source_env *env, void *state)
 {
 	struct px4_sim_source *src = state;
 
-	(void)d;
+	(void)env;
 	for (size_t v = 0; v < src->n; v++)
 		push_out(&src->sims[v]);
 }
 
 static int
-px4sim_open(struct daemon *d, void **state, char *err, size_t errlen)
+px4sim_open(const struct source_env *env, void **state, char *err,
+	    size_t errlen)
 {
-	const struct config_px4 *c = &d->cfg.px4;
+	const struct config_px4 *c = &env->cfg->px4;
 	struct px4_sim_source *src = calloc(1, sizeof(*src));
 
 	if (!src) {
@@ -797,10 +800,10 @@ px4sim_open(struct daemon *d, void **state, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	*state = src;
-	daemon_vehicles_setup(d, &src->fleet, c->instances);
-	for (unsigned v = 0; v < d->cfg.px4.instances; v++) {
+	vehicles_setup(env, &src->fleet, c->instances);
+	for (unsigned v = 0; v < env->cfg->px4.instances; v++) {
 		struct px4_sim *s = &src->sims[v];
-		s->d = d;
+		s->env = env;
 		s->src = src;
 		s->index = v;
 		s->port = c->port + v;
@@ -810,7 +813,7 @@ px4sim_open(struct daemon *d, void **state, char *err, size_t errlen)
 		s->pace.cb = on_pace;
 		s->pace.user = s;
 		if (s->pace.fd < 0 ||
-		    event_loop_add(&d->loop, &s->pace, EPOLLIN) < 0) {
+		    event_loop_add(env->loop, &s->pace, EPOLLIN) < 0) {
 			const int rc = -errno;
 			snprintf(err, errlen, "PX4 instance %u: pacing timer: %s",
 				 v, strerror(errno));
@@ -821,41 +824,41 @@ px4sim_open(struct daemon *d, void **state, char *err, size_t errlen)
 		}
 		mavlink_parser_init(&s->parser);
 		char why[200];
-		int rc = px4_listen(&s->listener, &d->loop, c->bind, s->port,
+		int rc = px4_listen(&s->listener, env->loop, c->bind, s->port,
 				    on_accept, s, why, sizeof(why));
 		if (rc < 0) {
 			snprintf(err, errlen, "PX4 instance %u: %s", v, why);
-			event_loop_remove(&d->loop, &s->pace);
+			event_loop_remove(env->loop, &s->pace);
 			close(s->pace.fd);
 			return rc;
 		}
 		src->n++;
-		log_msg(&d->log, LOG_LEVEL_INFO,
+		log_msg(env->log, LOG_LEVEL_INFO,
 			"PX4 instance %u: simulator on TCP %s:%u", v, c->bind,
 			c->port + v);
 		say_waiting(s, event_now_us());
 	}
 	if (c->speed_factor > 0.0)
-		log_msg(&d->log, LOG_LEVEL_NOTICE,
+		log_msg(env->log, LOG_LEVEL_NOTICE,
 			"PX4: speed factor %g (%s): physics follows the wall "
 			"clock; PX4 must see the same PX4_SIM_SPEED_FACTOR",
 			c->speed_factor, c->speed_factor_from);
 	else
-		log_msg(&d->log, LOG_LEVEL_NOTICE,
+		log_msg(env->log, LOG_LEVEL_NOTICE,
 			"PX4: speed factor 0 (%s): as fast as PX4 replies",
 			c->speed_factor_from);
 	/* One rule in the PX4 modes, as PX4's own simulators: the option,
 	 * else PX4_HOME_*, else barod.conf, else Zurich at 488 m. */
-	log_msg(&d->log, LOG_LEVEL_NOTICE,
+	log_msg(env->log, LOG_LEVEL_NOTICE,
 		"PX4: home %.7f, %.7f (%s), %.2f m AMSL (%s)",
 		c->home_lat_deg, c->home_lon_deg, c->home_latlon_from,
-		d->cfg.home_alt_m,
-		d->cfg.home_alt_from ? d->cfg.home_alt_from : "default");
+		env->cfg->home_alt_m,
+		env->cfg->home_alt_from ? env->cfg->home_alt_from : "default");
 	return 0;
 }
 
 static void
-px4sim_close(struct daemon *d, void *state)
+px4sim_close(const struct source_env *env, void *state)
 {
 	struct px4_sim_source *src = state;
 
@@ -863,7 +866,7 @@ px4sim_close(struct daemon *d, void *state)
 		return;
 	for (size_t v = 0; v < src->n; v++) {
 		struct px4_sim *s = &src->sims[v];
-		event_loop_remove(&d->loop, &s->pace);
+		event_loop_remove(env->loop, &s->pace);
 		close(s->pace.fd);
 		px4_conn_close(&s->conn);
 		free(s->conn.tx);
@@ -875,7 +878,7 @@ px4sim_close(struct daemon *d, void *state)
 
 /* baroctl status: one line per PX4 instance. */
 static void
-px4sim_status(struct daemon *d, void *state, FILE *out)
+px4sim_status(const struct source_env *env, void *state, FILE *out)
 {
 	struct px4_sim_source *src = state;
 
@@ -899,16 +902,16 @@ px4sim_status(struct daemon *d, void *state, FILE *out)
 		 * PX4 ran at is measured on barod's own clocks. */
 		fprintf(out,
 			" speed-factor %g achieved %.3f%s wall %.3f pending %"
-			PRIu64 "\n", d->cfg.px4.speed_factor, s->achieved,
+			PRIu64 "\n", env->cfg->px4.speed_factor, s->achieved,
 			s->slow_reported ? " (not held)" : "",
 			on ? (double)(now - s->connected_us) * 1e-6 : 0.0,
 			s->credits);
 	}
-	daemon_vehicles_status(&src->fleet, out);
+	vehicles_status(&src->fleet, out);
 }
 
 static void
-px4sim_report(struct daemon *d, void *state)
+px4sim_report(const struct source_env *env, void *state)
 {
 	struct px4_sim_source *src = state;
 
@@ -916,7 +919,7 @@ px4sim_report(struct daemon *d, void *state)
 		const struct px4_sim *s = &src->sims[v];
 		const struct px4_sim_link_stats *l = &s->link;
 		const struct mavlink_parser_stats *p = &s->parser.stats;
-		log_msg(&d->log, LOG_LEVEL_INFO,
+		log_msg(env->log, LOG_LEVEL_INFO,
 			"PX4 instance %zu: connections %" PRIu64
 			", disconnects %" PRIu64 ", replaced %" PRIu64
 			", restarts %" PRIu64 ", steps %" PRIu64

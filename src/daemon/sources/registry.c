@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The sources barod offers: adding one is its file and one line here. */
-#include "daemon.h"
 #include "source.h"
 
 /* Each defined in its own file. */
@@ -30,18 +29,12 @@ source_find(enum config_source mode)
 }
 
 void
-source_describe_emulated(const struct daemon *d, const void *state, char *buf,
-			 size_t len)
+source_describe_emulated(const struct source_env *env, const void *state,
+			 char *buf, size_t len)
 {
 	(void)state;
 	snprintf(buf, len, "%d simulated baro(s), home %.2f m AMSL, "
 			   "atmosphere %s",
-		 d->cfg.params.baro_count, d->cfg.home_alt_m,
-		 baro_sitl_atmosphere_name(d->cfg.atmosphere));
-}
-
-bool
-daemon_emulated(const struct daemon *d)
-{
-	return d->source && (d->source->flags & SOURCE_EMULATED);
+		 env->cfg->params.baro_count, env->cfg->home_alt_m,
+		 baro_sitl_atmosphere_name(env->cfg->atmosphere));
 }

@@ -13,20 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
 #include "peer-wait.h"
 #include "sitl-link.h"
 #include "source.h"
 #include "util-strings.h"
+#include "vehicle.h"
 
 struct sitl_source {
-	struct daemon *d;
+	const struct source_env *env;
 	struct sitl_link links[CONFIG_MAX_SITL];
 	size_t n_links;
 	struct peer_wait waits[CONFIG_MAX_SITL];
 	struct vehicles fleet;
 	/* Each vehicle's latest published sample per baro, for the
-	 * replies (kept from what daemon_emit() published). */
+	 * replies (kept from what env->emit published). */
 	struct baro_sample latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
 	bool have_latest[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
 };
@@ -42,27 +42,25 @@ on_step(void *user, struct sitl_link *l, uint64_t now_us,
 	const struct baro_sitl_truth *truth, struct sitl_baro_fields *f)
 {
 	struct sitl_source *s = user;
-	struct daemon *d = s->d;
+	const struct source_env *env = s->env;
 	const unsigned v = vehicle_of(s, l);
-	struct baro_sitl *sim = daemon_vehicle_sim(d, &s->fleet, v);
+	struct baro_sitl *sim = vehicle_sim(env, &s->fleet, v);
 	struct baro_sample out[BARO_MAX_INSTANCES];
 
-	/* Instance 0's physics clock starts at its first frame. */
-	daemon_vehicle_clock(d, &s->fleet, v, now_us);
-
-	/* SITL's height above ground follows every physics step; the
-	 * throttle is the servo packet's that asked for this step. */
-	struct baro_sitl_truth t = *truth;
-	daemon_vehicle_ground(
-		&s->fleet, v,
-		daemon_vehicle_agl(&s->fleet, v,
-				   baro_sitl_state_altitude(l->truth.alt_cm)),
-		l->throttle, &t);
-
+	/* Instance 0's physics clock starts at its first frame.  SITL's
+	 * height above ground follows every physics step; the throttle is
+	 * the servo packet's that asked for this step. */
+	const struct vehicle_input in = {
+		.now_us = now_us,
+		.emulator_ms = (uint32_t)(now_us / 1000u),
+		.truth = *truth,
+		.throttle = l->throttle,
+		.sitl_agl = true,
+		.sitl_altitude_m = baro_sitl_state_altitude(l->truth.alt_cm),
+	};
 	bool published[BARO_MAX_INSTANCES];
-	const unsigned n = daemon_vehicle_step(d, &s->fleet, v, now_us,
-					       (uint32_t)(now_us / 1000u),
-					       &t, out, published, NULL);
+	const unsigned n = vehicle_step(env, &s->fleet, v, &in, out,
+					published);
 	for (unsigned k = 0; k < n; k++) {
 		if (!published[k] || out[k].instance >= BARO_MAX_INSTANCES)
 			continue;
@@ -81,7 +79,7 @@ on_step(void *user, struct sitl_link *l, uint64_t now_us,
 		f->pressure_pa[i] = b->pressure_pa;
 		f->temperature_c[i] = b->temperature_c;
 		f->height_m[i] = baro_sample_has(b, BARO_SAMPLE_HAS_ALTITUDE)
-					 ? b->alt_m - (float)d->cfg.home_alt_m
+					 ? b->alt_m - (float)env->cfg->home_alt_m
 					 : 0.0f;
 	}
 	/* Only a new sample, or the instance count, changes the fields. */
@@ -94,7 +92,7 @@ on_restart(void *user, struct sitl_link *l)
 	struct sitl_source *s = user;
 	const unsigned v = vehicle_of(s, l);
 
-	daemon_vehicle_restart(s->d, &s->fleet, v);
+	vehicle_restart(s->env, &s->fleet, v);
 	memset(s->have_latest[v], 0, sizeof(s->have_latest[v]));
 }
 
@@ -104,7 +102,7 @@ on_log(void *user, struct sitl_link *l, int level, const char *text)
 	struct sitl_source *s = user;
 
 	(void)l;
-	log_msg(&s->d->log, (enum log_level)level, "%s", text);
+	log_msg(s->env->log, (enum log_level)level, "%s", text);
 }
 
 /* "waiting for ArduPilot (servo packets on UDP HOST:PORT" for instance
@@ -112,7 +110,7 @@ on_log(void *user, struct sitl_link *l, int level, const char *text)
 static int
 wait_text(const struct sitl_source *s, size_t v, char *buf, size_t len)
 {
-	const struct config_sitl *c = &s->d->cfg.sitl;
+	const struct config_sitl *c = &s->env->cfg->sitl;
 
 	return snprintf(buf, len,
 			"waiting for ArduPilot (servo packets on UDP %s:%u",
@@ -134,7 +132,7 @@ say_waiting(struct sitl_source *s, size_t v, uint64_t now_us)
 	if (!peer_wait_due(&s->waits[v], now_us))
 		return;
 	wait_text(s, v, what, sizeof(what));
-	log_msg(&s->d->log, LOG_LEVEL_NOTICE,
+	log_msg(s->env->log, LOG_LEVEL_NOTICE,
 		"SITL instance %zu: %s; ArduPilot's -I%zu --model "
 		"JSON:ADDRESS-OF-BAROD)", v, what, v);
 }
@@ -142,12 +140,13 @@ say_waiting(struct sitl_source *s, size_t v, uint64_t now_us)
 /* STATUS= while an instance has sent no servo packet yet: the first such
  * instance's wait, and how many more wait. */
 static bool
-sitl_waiting(const struct daemon *d, const void *state, char *buf, size_t len)
+sitl_waiting(const struct source_env *env, const void *state, char *buf,
+	     size_t len)
 {
 	const struct sitl_source *s = state;
 	size_t first = s->n_links, more = 0;
 
-	(void)d;
+	(void)env;
 	for (size_t v = 0; v < s->n_links; v++) {
 		if (s->links[v].stats.servo_packets > 0)
 			continue;
@@ -174,25 +173,25 @@ sitl_waiting(const struct daemon *d, const void *state, char *buf, size_t len)
 }
 
 static int
-sitl_open(struct daemon *d, void **state, enum sitl_mode mode, char *err,
-	  size_t errlen)
+sitl_open(const struct source_env *env, void **state, enum sitl_mode mode,
+	  char *err, size_t errlen)
 {
-	const struct config_sitl *c = &d->cfg.sitl;
+	const struct config_sitl *c = &env->cfg->sitl;
 	struct sitl_source *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return str_errorf(err, errlen, -ENOMEM, "out of memory");
 	*state = s;
-	s->d = d;
-	daemon_vehicles_setup(d, &s->fleet, c->instances);
+	s->env = env;
+	vehicles_setup(env, &s->fleet, c->instances);
 	for (unsigned v = 0; v < c->instances; v++) {
 		struct sitl_link_config lc = {
 			.mode = mode,
 			.instance = v,
 			.port = c->port + 10u * v,
-			.home_alt_m = d->cfg.home_alt_m,
-			.profile = d->cfg.profile,
-			.trace = d->trace.n ? &d->trace : NULL,
+			.home_alt_m = env->cfg->home_alt_m,
+			.profile = env->cfg->profile,
+			.trace = env->trace->n ? env->trace : NULL,
 			.vehicle = (enum sitl_vehicle_kind)c->vehicle,
 			.motor_mask = c->motor_mask,
 		};
@@ -205,12 +204,12 @@ sitl_open(struct daemon *d, void **state, enum sitl_mode mode, char *err,
 			snprintf(lc.upstream, sizeof(lc.upstream), "%.*s:%u",
 				 (int)(colon - c->upstream), c->upstream, port);
 		}
-		int rc = sitl_link_open(&s->links[v], &lc, &d->loop, on_step,
+		int rc = sitl_link_open(&s->links[v], &lc, env->loop, on_step,
 					on_restart, on_log, s, err, errlen);
 		if (rc < 0)
 			return rc;
 		s->n_links++;
-		log_msg(&d->log, LOG_LEVEL_INFO,
+		log_msg(env->log, LOG_LEVEL_INFO,
 			"SITL instance %u: %s on %s:%u%s%s", v,
 			lc.mode == SITL_PROXY ? "proxy" : "JSON physics peer",
 			lc.bind_host, lc.port,
@@ -222,23 +221,25 @@ sitl_open(struct daemon *d, void **state, enum sitl_mode mode, char *err,
 }
 
 static int
-peer_open(struct daemon *d, void **state, char *err, size_t errlen)
+peer_open(const struct source_env *env, void **state, char *err,
+	  size_t errlen)
 {
-	return sitl_open(d, state, SITL_PEER, err, errlen);
+	return sitl_open(env, state, SITL_PEER, err, errlen);
 }
 
 static int
-proxy_open(struct daemon *d, void **state, char *err, size_t errlen)
+proxy_open(const struct source_env *env, void **state, char *err,
+	   size_t errlen)
 {
-	return sitl_open(d, state, SITL_PROXY, err, errlen);
+	return sitl_open(env, state, SITL_PROXY, err, errlen);
 }
 
 static void
-sitl_close(struct daemon *d, void *state)
+sitl_close(const struct source_env *env, void *state)
 {
 	struct sitl_source *s = state;
 
-	(void)d;
+	(void)env;
 	if (!s)
 		return;
 	for (size_t v = 0; v < s->n_links; v++)
@@ -248,12 +249,14 @@ sitl_close(struct daemon *d, void *state)
 
 /* Once a second: a link that went quiet is looked at. */
 static void
-sitl_tick(struct daemon *d, void *state, bool last)
+sitl_tick(const struct source_env *env, void *state, uint64_t ticks,
+	  bool last)
 {
 	struct sitl_source *s = state;
 
+	(void)env;
 	(void)last;
-	if (d->ticks % 100 != 0)
+	if (ticks % 100 != 0)
 		return;
 	for (size_t v = 0; v < s->n_links; v++) {
 		sitl_link_check(&s->links[v], event_now_us());
@@ -262,11 +265,11 @@ sitl_tick(struct daemon *d, void *state, bool last)
 }
 
 static void
-sitl_status(struct daemon *d, void *state, FILE *out)
+sitl_status(const struct source_env *env, void *state, FILE *out)
 {
 	struct sitl_source *s = state;
 
-	(void)d;
+	(void)env;
 	for (size_t v = 0; v < s->n_links; v++) {
 		const struct sitl_link_stats *st = &s->links[v].stats;
 		fprintf(out,
@@ -279,17 +282,17 @@ sitl_status(struct daemon *d, void *state, FILE *out)
 			st->lost_frames, st->restarts, st->replies,
 			st->bad_packets, st->bad_lines);
 	}
-	daemon_vehicles_status(&s->fleet, out);
+	vehicles_status(&s->fleet, out);
 }
 
 static void
-sitl_report(struct daemon *d, void *state)
+sitl_report(const struct source_env *env, void *state)
 {
 	struct sitl_source *s = state;
 
 	for (size_t v = 0; v < s->n_links; v++) {
 		const struct sitl_link_stats *st = &s->links[v].stats;
-		log_msg(&d->log, LOG_LEVEL_INFO,
+		log_msg(env->log, LOG_LEVEL_INFO,
 			"SITL instance %zu: servo packets %" PRIu64
 			", frames %" PRIu64 ", resends %" PRIu64 ", lost %" PRIu64
 			", restarts %" PRIu64 ", replies %" PRIu64
