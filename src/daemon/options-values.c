@@ -100,15 +100,6 @@ load_uint(const void *src, size_t size)
 	return load_int(src, size);
 }
 
-/* The shortest of %.15g and %.17g that reads back the same double. */
-static void
-fmt_double_value(double v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, len, "%.17g", v);
-}
-
 /* ------------------------------------------------------------------ */
 /* Parsers and their printers */
 
@@ -166,19 +157,13 @@ opt_parse_double(const struct opt_row *r, void *base, const char *key,
 	return 0;
 }
 
-/* A speed factor: 0 (unpaced), or lo..hi. */
+/* A speed factor: 0 (unpaced), or CONFIG_PX4_SPEED_MIN..MAX. */
 int
 opt_parse_speed_factor(const struct opt_row *r, void *base, const char *key,
 		       const char *value, char *why, size_t whylen)
 {
-	double x;
-
 	(void)key, (void)why, (void)whylen;
-	if (str_to_double(value, &x) < 0 ||
-	    !(x == 0.0 || (x >= r->lo && x <= r->hi)))
-		return -EINVAL;
-	memcpy(field(r, base), &x, sizeof(x));
-	return 0;
+	return config_parse_speed_factor(value, field(r, base));
 }
 
 void
@@ -190,7 +175,7 @@ opt_fmt_double(const struct opt_row *r, const void *base, FILE *out)
 	memcpy(&x, cfield(r, base), sizeof(x));
 	if (isnan(x))
 		return;
-	fmt_double_value(x, buf, sizeof(buf));
+	config_format_double(x, buf, sizeof(buf));
 	fprintf(out, "%s = %s\n", r->key, buf);
 }
 
@@ -299,7 +284,7 @@ opt_fmt_rate(const struct opt_row *r, const void *base, FILE *out)
 	if (x == RATE_EVERY_SAMPLE)
 		snprintf(buf, sizeof(buf), "all");
 	else
-		fmt_double_value(x, buf, sizeof(buf));
+		config_format_double(x, buf, sizeof(buf));
 	fprintf(out, "%s = %s\n", r->key, buf);
 }
 
@@ -327,28 +312,6 @@ opt_fmt_octal(const struct opt_row *r, const void *base, FILE *out)
 		(unsigned long long)load_uint(cfield(r, base), r->size));
 }
 
-
-int
-opt_parse_source(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
-{
-	struct config *c = base;
-	char names[160];
-
-	(void)r, (void)key;
-	for (int s = CONFIG_SOURCE_NONE + 1;; s++) {
-		const char *name = config_source_name((enum config_source)s);
-		if (strcmp(name, "none") == 0)
-			break;
-		if (strcmp(name, value) == 0) {
-			c->source = (enum config_source)s;
-			return 0;
-		}
-	}
-	options_sources_text(OPT_SRC_ALL, names, sizeof(names));
-	snprintf(why, whylen, "supported sources: %s", names);
-	return -EINVAL;
-}
 
 void
 opt_fmt_source(const struct opt_row *r, const void *base, FILE *out)
@@ -394,7 +357,7 @@ opt_fmt_profile(const struct opt_row *r, const void *base, FILE *out)
 		return;
 	fprintf(out, "%s = %s", r->key, kinds[p->kind]);
 	for (int k = 0; k < nargs[p->kind]; k++) {
-		fmt_double_value(v[k], buf, sizeof(buf));
+		config_format_double(v[k], buf, sizeof(buf));
 		fprintf(out, ":%s", buf);
 	}
 	fputc('\n', out);
@@ -579,8 +542,8 @@ opt_parse_msp_instances(const struct opt_row *r, void *base, const char *key,
 		    const char *value, char *why, size_t whylen)
 {
 	(void)r, (void)key;
-	return config_parse_msp_instances(value, &((struct config_output *)
-						   base)->msp, why, whylen);
+	return config_parse_msp_instances(
+		value, ((struct config_output *)base)->msp.map, why, whylen);
 }
 
 void
@@ -715,40 +678,5 @@ opt_parse_arg(const struct opt_row *r, void *base, const char *key,
 {
 	(void)key, (void)why, (void)whylen;
 	*(const char **)field(r, base) = value;
-	return 0;
-}
-
-int
-opt_parse_config_path(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
-{
-	struct cli *cli = base;
-
-	(void)r, (void)key, (void)why, (void)whylen;
-	cli->config_path = value;
-	cli->config_required = true;
-	return 0;
-}
-
-int
-opt_parse_probe(const struct opt_row *r, void *base, const char *key,
-	    const char *value, char *why, size_t whylen)
-{
-	struct cli *cli = base;
-
-	(void)r, (void)key, (void)why, (void)whylen;
-	cli->probe = true;
-	cli->probe_bus = value;
-	return 0;
-}
-
-int
-opt_parse_verbose(const struct opt_row *r, void *base, const char *key,
-	      const char *value, char *why, size_t whylen)
-{
-	struct cli *cli = base;
-
-	(void)key, (void)value, (void)why, (void)whylen;
-	cli->verbosity = r->arg < 0 ? -1 : cli->verbosity + 1;
 	return 0;
 }

@@ -6,8 +6,8 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "options-values.h"
 #include "sitl-json.h"
+#include "util-strings.h"
 
 /* ------------------------------------------------------------------ */
 /* The table */
@@ -85,6 +85,7 @@ static const struct opt_choice drdy_drives[] = {
 #define OUT(f) FIELD(struct config_output, f)
 #define SEN(f) FIELD(struct config_sensor, f)
 #define CLI(f) FIELD(struct cli, f)
+#define FROM(f) .from = offsetof(struct config, f)
 
 #define UINT(lo_, hi_) .parse = opt_parse_uint, .format = opt_fmt_uint, \
 		       .lo = (lo_), .hi = (hi_)
@@ -94,6 +95,63 @@ static const struct opt_choice drdy_drives[] = {
 #define RATE .parse = opt_parse_rate, .lo = 0, .hi = 1000, \
 	     .expect = "'all' or a rate in Hz from 0 to 1000"
 #define PROCESS .sources = OPT_SRC_ALL, .flags = OPT_PROCESS
+
+static int
+parse_source(const struct opt_row *r, void *base, const char *key,
+	     const char *value, char *why, size_t whylen)
+{
+	struct config *c = base;
+	char names[160];
+
+	(void)r, (void)key;
+	for (int s = CONFIG_SOURCE_NONE + 1;; s++) {
+		const char *name = config_source_name((enum config_source)s);
+		if (strcmp(name, "none") == 0)
+			break;
+		if (strcmp(name, value) == 0) {
+			c->source = (enum config_source)s;
+			return 0;
+		}
+	}
+	options_sources_text(OPT_SRC_ALL, names, sizeof(names));
+	snprintf(why, whylen, "supported sources: %s", names);
+	return -EINVAL;
+}
+
+static int
+parse_config_path(const struct opt_row *r, void *base, const char *key,
+		  const char *value, char *why, size_t whylen)
+{
+	struct cli *cli = base;
+
+	(void)r, (void)key, (void)why, (void)whylen;
+	cli->config_path = value;
+	cli->config_required = true;
+	return 0;
+}
+
+static int
+parse_probe(const struct opt_row *r, void *base, const char *key,
+	    const char *value, char *why, size_t whylen)
+{
+	struct cli *cli = base;
+
+	(void)r, (void)key, (void)why, (void)whylen;
+	cli->probe = true;
+	cli->probe_bus = value;
+	return 0;
+}
+
+static int
+parse_verbose(const struct opt_row *r, void *base, const char *key,
+	      const char *value, char *why, size_t whylen)
+{
+	struct cli *cli = base;
+
+	(void)key, (void)value, (void)why, (void)whylen;
+	cli->verbosity = r->arg < 0 ? -1 : cli->verbosity + 1;
+	return 0;
+}
 
 /* Given, the atmosphere no longer follows the release's default. */
 static int
@@ -129,14 +187,14 @@ const struct opt_row options_table[] = {
 	/* ---- this run of the process ---- */
 	{ NULL, NULL, "config", 'c', "FILE",
 	  "configuration file (default " CONFIG_DEFAULT_PATH ", if present)",
-	  .parse = opt_parse_config_path, PROCESS },
+	  .parse = parse_config_path, PROCESS },
 	{ NULL, NULL, "check-config", 0, NULL,
 	  "validate the configuration, print it and exit",
 	  .parse = opt_parse_flag, CLI(check_config), PROCESS },
 	{ NULL, NULL, "probe", 0, "BUS",
 	  "find supported chips on every I2C bus (or BUS), print\n"
 	  "their [sensor] sections and exit",
-	  .parse = opt_parse_probe, PROCESS | OPT_OPTIONAL },
+	  .parse = parse_probe, PROCESS | OPT_OPTIONAL },
 	{ NULL, NULL, "write", 0, "FILE",
 	  "with --probe: replace FILE only when a chip is found,\n"
 	  "atomically, the previous one kept as FILE.bak",
@@ -174,7 +232,7 @@ const struct opt_row options_table[] = {
 
 	/* ---- [barod] ---- */
 	{ "barod", "source", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_source, .format = opt_fmt_source,
+	  .parse = parse_source, .format = opt_fmt_source,
 	  .sources = OPT_SRC_ALL },
 	{ "barod", "sysid", "sysid", 0, "N",
 	  "MAVLink system id (default 1)",
@@ -219,6 +277,7 @@ const struct opt_row options_table[] = {
 	  "PX4_HOME_ALT, else 488, with --px4-sim*; else 0)",
 	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(home_alt_m),
 	  .lo = -2.1e7, .hi = 2.1e7, .expect = "metres AMSL",
+	  .env = "PX4_HOME_ALT", FROM(home_alt_from),
 	  /* The PX4 proxy's too: its emulator's home bounds the faults,
 	   * as PX4_HOME_ALT does there. */
 	  .sources = OPT_SRC_OWN_TRUTH | OPT_SRC(CONFIG_SOURCE_SITL_PROXY) |
@@ -289,10 +348,14 @@ const struct opt_row options_table[] = {
 	{ "px4", "home_lat", NULL, 0, NULL, NULL,
 	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(px4.home_lat_deg),
 	  .lo = -90, .hi = 90, .expect = "degrees from -90 to 90",
+	  .env = "PX4_HOME_LAT", FROM(px4.home_latlon_from),
+	  .env_from = "PX4_HOME_LAT/LON",
 	  .sources = OPT_SRC(CONFIG_SOURCE_PX4_SIM) },
 	{ "px4", "home_lon", NULL, 0, NULL, NULL,
 	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(px4.home_lon_deg),
 	  .lo = -180, .hi = 180, .expect = "degrees from -180 to 180",
+	  .env = "PX4_HOME_LON", FROM(px4.home_latlon_from),
+	  .env_from = "PX4_HOME_LAT/LON",
 	  .sources = OPT_SRC(CONFIG_SOURCE_PX4_SIM) },
 	{ "px4", "hil_baros", NULL, 0, NULL, NULL,
 	  UINT(1, 2), CFG(px4.hil_baros),
@@ -309,9 +372,8 @@ const struct opt_row options_table[] = {
 	  "physics seconds per second (default\n"
 	  "PX4_SIM_SPEED_FACTOR, else 1; 0: as fast as PX4 replies)",
 	  .parse = opt_parse_speed_factor, .format = opt_fmt_double,
-	  CFG(px4.speed_factor), .lo = CONFIG_PX4_SPEED_MIN,
-	  .hi = CONFIG_PX4_SPEED_MAX,
-	  .expect = "0 (as fast as PX4 replies) or 0.01..1000",
+	  CFG(px4.speed_factor), .expect = "0 (as fast as PX4 replies) or "
+	  "0.01..1000", .env = "PX4_SIM_SPEED_FACTOR", FROM(px4.speed_factor_from),
 	  .sources = OPT_SRC(CONFIG_SOURCE_PX4_SIM) },
 
 	/* ---- [mavlink] ---- */
@@ -452,9 +514,9 @@ const struct opt_row options_table[] = {
 	  .parse = opt_parse_double, CLI(duration_s), .lo = 1e-6, .hi = 1e9,
 	  .expect = "a positive number of seconds", PROCESS },
 	{ NULL, NULL, "verbose", 'v', NULL, "more log (repeatable)",
-	  .parse = opt_parse_verbose, PROCESS },
+	  .parse = parse_verbose, PROCESS },
 	{ NULL, NULL, "quiet", 'q', NULL, "errors only",
-	  .parse = opt_parse_verbose, .arg = -1, PROCESS },
+	  .parse = parse_verbose, .arg = -1, PROCESS },
 	{ NULL, NULL, "log-prefix", 0, NULL,
 	  "<N> priority prefixes on stderr (automatic when it is\n"
 	  "the journal)",
@@ -641,6 +703,40 @@ options_set(const struct opt_row *r, void *base, const char *key,
 				 r->expect ? r->expect : "something else");
 	}
 	return -EINVAL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The environment: PX4's variables */
+
+int
+options_apply_env(struct config *c, const char *(*get)(const char *),
+		  char *err, size_t errlen)
+{
+	const bool px4 = config_source_info(c->source)->traits &
+			 CONFIG_SRC_PX4_ENV;
+
+	for (size_t i = 0; i < options_count; i++) {
+		const struct opt_row *r = &options_table[i];
+		const char *v = r->env ? get(r->env) : NULL;
+		char why[320] = "";
+		if (!v || !*v || (c->source != CONFIG_SOURCE_NONE &&
+				  (!px4 || !options_acts_on(r, c->source))))
+			continue;
+		if (r->parse(r, c, r->key, v, why, sizeof(why)) < 0)
+			return str_errorf(err, errlen, -EINVAL, "%s='%s': %s%s",
+					  r->env, v, why[0] ? "" : "expected ",
+					  why[0] ? why : r->expect);
+		options_note_origin(r, c, r->env_from ? r->env_from : r->env);
+	}
+	return 0;
+}
+
+void
+options_note_origin(const struct opt_row *r, struct config *c,
+		    const char *from)
+{
+	if (r->from)
+		memcpy((char *)c + r->from, &from, sizeof(from));
 }
 
 /* ------------------------------------------------------------------ */
