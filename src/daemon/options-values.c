@@ -27,89 +27,57 @@ cfield(const struct opt_row *r, const void *base)
 	return (const char *)base + r->offset;
 }
 
-/* Integers of any width the table's fields have. */
+/* The integers of every width the table's fields have, through a union
+ * so the bytes are the field's own on any byte order. */
+union field_int {
+	int8_t i8;
+	uint8_t u8;
+	uint16_t u16;
+	int32_t i32;
+	uint32_t u32;
+	uint64_t u64;
+};
+
 static void
 store_int(void *dst, size_t size, long long v)
 {
-	switch (size) {
-	case 1: {
-		uint8_t x = (uint8_t)v;
-		memcpy(dst, &x, 1);
-		break;
-	}
-	case 2: {
-		uint16_t x = (uint16_t)v;
-		memcpy(dst, &x, 2);
-		break;
-	}
-	case 8: {
-		uint64_t x = (uint64_t)v;
-		memcpy(dst, &x, 8);
-		break;
-	}
-	default: {
-		uint32_t x = (uint32_t)v;
-		memcpy(dst, &x, 4);
-		break;
-	}
-	}
+	union field_int x;
+
+	if (size == 1)
+		x.u8 = (uint8_t)v;
+	else if (size == 2)
+		x.u16 = (uint16_t)v;
+	else if (size == 8)
+		x.u64 = (uint64_t)v;
+	else
+		x.u32 = (uint32_t)v;
+	memcpy(dst, &x, size);
 }
 
-/* Read back as stored: signed for 1-byte and 4-byte fields that hold
- * enums or -1, which the table's unsigned fields never reach. */
+/* Read back as stored; 1- and 4-byte fields signed unless asked (they
+ * hold enums or -1, which the table's unsigned fields never reach). */
 static long long
-load_int(const void *src, size_t size)
+load_int(const void *src, size_t size, bool is_unsigned)
 {
-	switch (size) {
-	case 1: {
-		int8_t x;
-		memcpy(&x, src, 1);
-		return x;
-	}
-	case 2: {
-		uint16_t x;
-		memcpy(&x, src, 2);
-		return x;
-	}
-	case 8: {
-		uint64_t x;
-		memcpy(&x, src, 8);
-		return (long long)x;
-	}
-	default: {
-		int32_t x;
-		memcpy(&x, src, 4);
-		return x;
-	}
-	}
-}
+	union field_int x;
 
-static long long
-load_uint(const void *src, size_t size)
-{
-	if (size == 1) {
-		uint8_t x;
-		memcpy(&x, src, 1);
-		return x;
-	}
-	if (size == 4) {
-		uint32_t x;
-		memcpy(&x, src, 4);
-		return x;
-	}
-	return load_int(src, size);
+	memcpy(&x, src, size);
+	if (size == 1)
+		return is_unsigned ? (long long)x.u8 : (long long)x.i8;
+	if (size == 2)
+		return x.u16;
+	if (size == 8)
+		return (long long)x.u64;
+	return is_unsigned ? (long long)x.u32 : (long long)x.i32;
 }
 
 /* ------------------------------------------------------------------ */
 /* Parsers and their printers */
 
-int
-opt_parse_uint(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_uint)
 {
 	uint64_t x;
 
-	(void)key, (void)why, (void)whylen;
 	if (str_to_u64(value, &x) < 0 || (double)x < r->lo ||
 	    (double)x > r->hi)
 		return -EINVAL;
@@ -117,25 +85,21 @@ opt_parse_uint(const struct opt_row *r, void *base, const char *key,
 	return 0;
 }
 
-void
-opt_fmt_uint(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_uint)
 {
 	fprintf(out, "%s = %lld\n", r->key,
-		load_uint(cfield(r, base), r->size));
+		load_int(cfield(r, base), r->size, true));
 }
 
 /* 0 is the field's "not set" (a driver's default): nothing to print. */
-void
-opt_fmt_uint_set(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_uint_set)
 {
-	if (load_uint(cfield(r, base), r->size) != 0)
+	if (load_int(cfield(r, base), r->size, true) != 0)
 		opt_fmt_uint(r, base, out);
 }
 
 /* A port with room for every instance above it (port + N). */
-int
-opt_parse_port(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_port)
 {
 	if (opt_parse_uint(r, base, key, value, why, whylen) == 0)
 		return 0;
@@ -144,13 +108,10 @@ opt_parse_port(const struct opt_row *r, void *base, const char *key,
 	return -EINVAL;
 }
 
-int
-opt_parse_double(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_double)
 {
 	double x;
 
-	(void)key, (void)why, (void)whylen;
 	if (str_to_double(value, &x) < 0 || !(x >= r->lo && x <= r->hi))
 		return -EINVAL;
 	memcpy(field(r, base), &x, sizeof(x));
@@ -158,16 +119,12 @@ opt_parse_double(const struct opt_row *r, void *base, const char *key,
 }
 
 /* A speed factor: 0 (unpaced), or CONFIG_PX4_SPEED_MIN..MAX. */
-int
-opt_parse_speed_factor(const struct opt_row *r, void *base, const char *key,
-		       const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_speed_factor)
 {
-	(void)key, (void)why, (void)whylen;
 	return config_parse_speed_factor(value, field(r, base));
 }
 
-void
-opt_fmt_double(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_double)
 {
 	double x;
 	char buf[32];
@@ -180,21 +137,17 @@ opt_fmt_double(const struct opt_row *r, const void *base, FILE *out)
 }
 
 /* A string of at least lo characters that fits the field. */
-int
-opt_parse_string(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_string)
 {
 	size_t n = strlen(value);
 
-	(void)key, (void)why, (void)whylen;
 	if ((double)n < r->lo || n >= r->size)
 		return -EINVAL;
 	memcpy(field(r, base), value, n + 1);
 	return 0;
 }
 
-void
-opt_fmt_string(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_string)
 {
 	const char *s = cfield(r, base);
 
@@ -203,29 +156,22 @@ opt_fmt_string(const struct opt_row *r, const void *base, FILE *out)
 }
 
 /* A directory under /: [sensor] iio. */
-int
-opt_parse_abs_path(const struct opt_row *r, void *base, const char *key,
-	       const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_abs_path)
 {
 	if (value[0] != '/')
 		return -EINVAL;
 	return opt_parse_string(r, base, key, value, why, whylen);
 }
 
-int
-opt_parse_address(const struct opt_row *r, void *base, const char *key,
-	      const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_address)
 {
 	if (config_check_address(value) < 0)
 		return -EINVAL;
 	return opt_parse_string(r, base, key, value, why, whylen);
 }
 
-int
-opt_parse_choice(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_choice)
 {
-	(void)key, (void)why, (void)whylen;
 	for (const struct opt_choice *c = r->choices; c->name; c++) {
 		if (strcmp(value, c->name) == 0) {
 			store_int(field(r, base), r->size, c->value);
@@ -245,12 +191,11 @@ choice_name(const struct opt_row *r, long long v)
 	return NULL;
 }
 
-void
-opt_fmt_choice(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_choice)
 {
 	long long v = r->size == sizeof(bool)
-			      ? load_uint(cfield(r, base), r->size)
-			      : load_int(cfield(r, base), r->size);
+			      ? load_int(cfield(r, base), r->size, true)
+			      : load_int(cfield(r, base), r->size, false);
 	const char *name = choice_name(r, v);
 
 	if (name)
@@ -258,13 +203,10 @@ opt_fmt_choice(const struct opt_row *r, const void *base, FILE *out)
 }
 
 /* "all" (every sample), or a rate in Hz from 0 (off) to 1000. */
-int
-opt_parse_rate(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_rate)
 {
 	double x = RATE_EVERY_SAMPLE;
 
-	(void)key, (void)why, (void)whylen;
 	if (strcmp(value, "all") != 0 &&
 	    (str_to_double(value, &x) < 0 || !(x >= r->lo && x <= r->hi)))
 		return -EINVAL;
@@ -272,8 +214,7 @@ opt_parse_rate(const struct opt_row *r, void *base, const char *key,
 	return 0;
 }
 
-void
-opt_fmt_rate(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_rate)
 {
 	double x;
 	char buf[32];
@@ -288,14 +229,11 @@ opt_fmt_rate(const struct opt_row *r, const void *base, FILE *out)
 	fprintf(out, "%s = %s\n", r->key, buf);
 }
 
-int
-opt_parse_octal(const struct opt_row *r, void *base, const char *key,
-	    const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_octal)
 {
 	char *end;
 	unsigned long v;
 
-	(void)key, (void)why, (void)whylen;
 	if (!*value || strspn(value, "01234567") != strlen(value))
 		return -EINVAL;
 	v = strtoul(value, &end, 8);
@@ -305,16 +243,14 @@ opt_parse_octal(const struct opt_row *r, void *base, const char *key,
 	return 0;
 }
 
-void
-opt_fmt_octal(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_octal)
 {
 	fprintf(out, "%s = 0%llo\n", r->key,
-		(unsigned long long)load_uint(cfield(r, base), r->size));
+		(unsigned long long)load_int(cfield(r, base), r->size, true));
 }
 
 
-void
-opt_fmt_source(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_source)
 {
 	const struct config *c = base;
 
@@ -323,9 +259,7 @@ opt_fmt_source(const struct opt_row *r, const void *base, FILE *out)
 }
 
 /* --sim, --hardware ...; the proxies' value is their upstream. */
-int
-opt_parse_source_flag(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_source_flag)
 {
 	struct config *c = base;
 
@@ -335,16 +269,12 @@ opt_parse_source_flag(const struct opt_row *r, void *base, const char *key,
 	return 0;
 }
 
-int
-opt_parse_profile(const struct opt_row *r, void *base, const char *key,
-	      const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_profile)
 {
-	(void)key;
 	return truth_profile_parse(value, field(r, base), why, whylen);
 }
 
-void
-opt_fmt_profile(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_profile)
 {
 	static const char *const kinds[] = { "static", "climb", "step",
 					     "sine", "takeoff" };
@@ -365,14 +295,11 @@ opt_fmt_profile(const struct opt_row *r, const void *base, FILE *out)
 
 /* A throttle term, T or airborne:T, checked here and laid over the
  * profile by config_resolve (so it outlasts a profile given after it). */
-int
-opt_parse_throttle(const struct opt_row *r, void *base, const char *key,
-		   const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_throttle)
 {
 	struct truth_profile scratch = { 0 };
 	char *dst = field(r, base);
 
-	(void)key;
 	if (truth_profile_parse_throttle(value, &scratch, why, whylen) < 0)
 		return -EINVAL;
 	if (strlen(value) >= r->size) {
@@ -384,9 +311,7 @@ opt_parse_throttle(const struct opt_row *r, void *base, const char *key,
 }
 
 /* rng_N = INSTANCE in the file, --rng N=INSTANCE on the command line. */
-int
-opt_parse_rng(const struct opt_row *r, void *base, const char *key,
-	  const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_rng)
 {
 	int *rng = field(r, base);
 	int n;
@@ -405,8 +330,7 @@ opt_parse_rng(const struct opt_row *r, void *base, const char *key,
 	return config_parse_rng(value, &rng[n]);
 }
 
-void
-opt_fmt_rng(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_rng)
 {
 	const int *rng = cfield(r, base);
 
@@ -419,9 +343,7 @@ opt_fmt_rng(const struct opt_row *r, const void *base, FILE *out)
 }
 
 /* SIM_NAME = VALUE in the file, -p SIM_NAME=VALUE on the command line. */
-int
-opt_parse_sim_param(const struct opt_row *r, void *base, const char *key,
-		const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_sim_param)
 {
 	char assignment[256];
 
@@ -433,8 +355,7 @@ opt_parse_sim_param(const struct opt_row *r, void *base, const char *key,
 }
 
 /* Those that differ from ArduPilot's defaults. */
-void
-opt_fmt_sim_params(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_sim_params)
 {
 	const struct sim_params *p = cfield(r, base);
 	struct sim_params def;
@@ -449,13 +370,10 @@ opt_fmt_sim_params(const struct opt_row *r, const void *base, FILE *out)
 }
 
 /* -o SPEC: one more output, after the others the command line gave. */
-int
-opt_parse_output_spec(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_output_spec)
 {
 	struct config *c = base;
 
-	(void)r, (void)key;
 	if (c->n_outputs == CONFIG_MAX_OUTPUTS) {
 		snprintf(why, whylen, "more than %d outputs",
 			 CONFIG_MAX_OUTPUTS);
@@ -469,12 +387,10 @@ opt_parse_output_spec(const struct opt_row *r, void *base, const char *key,
 }
 
 
-void
-opt_fmt_output_type(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_output_type)
 {
 	const struct config_output *o = base;
 
-	(void)r;
 	fprintf(out, "type = %s\n", output_type_is_msp(o->type)
 					    ? "msp"
 					    : config_output_type_name(o->type));
@@ -488,40 +404,34 @@ is_msp(const void *base)
 
 /* An MSP output's keys are printed for MSP outputs only, and the MAVLink
  * rates for the others. */
-void
-opt_fmt_msp_uint(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_msp_uint)
 {
 	if (is_msp(base))
 		opt_fmt_uint(r, base, out);
 }
 
-void
-opt_fmt_msp_rate(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_msp_rate)
 {
 	if (is_msp(base))
 		opt_fmt_rate(r, base, out);
 }
 
-void
-opt_fmt_mavlink_rate(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_mavlink_rate)
 {
 	if (!is_msp(base))
 		opt_fmt_rate(r, base, out);
 }
 
-void
-opt_fmt_transport(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_transport)
 {
 	const struct config_output *o = base;
 
-	(void)r;
 	if (o->type == OUTPUT_MSP_TCP || o->type == OUTPUT_MSP_UDP)
 		fprintf(out, "transport = %s\n",
 			o->type == OUTPUT_MSP_TCP ? "tcp" : "udp");
 }
 
-void
-opt_fmt_baud(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_baud)
 {
 	const struct config_output *o = base;
 
@@ -529,30 +439,22 @@ opt_fmt_baud(const struct opt_row *r, const void *base, FILE *out)
 		opt_fmt_uint(r, base, out);
 }
 
-int
-opt_parse_baud(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_baud)
 {
-	(void)key, (void)why, (void)whylen;
 	return config_parse_baud(value, field(r, base));
 }
 
-int
-opt_parse_msp_instances(const struct opt_row *r, void *base, const char *key,
-		    const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_msp_instances)
 {
-	(void)r, (void)key;
 	return config_parse_msp_instances(
 		value, ((struct config_output *)base)->msp.map, why, whylen);
 }
 
-void
-opt_fmt_msp_instances(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_msp_instances)
 {
 	const struct config_output *o = base;
 	bool all = true, first = true;
 
-	(void)r;
 	if (!output_type_is_msp(o->type))
 		return;
 	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
@@ -571,24 +473,17 @@ opt_fmt_msp_instances(const struct opt_row *r, const void *base, FILE *out)
 	fputc('\n', out);
 }
 
-int
-opt_parse_bus(const struct opt_row *r, void *base, const char *key,
-	  const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_bus)
 {
-	(void)key, (void)why, (void)whylen;
 	return config_parse_bus(value, field(r, base), r->size);
 }
 
-int
-opt_parse_i2c_address(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_i2c_address)
 {
-	(void)key, (void)why, (void)whylen;
 	return config_parse_i2c_address(value, field(r, base));
 }
 
-void
-opt_fmt_i2c_address(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_i2c_address)
 {
 	const uint8_t *a = cfield(r, base);
 
@@ -596,13 +491,10 @@ opt_fmt_i2c_address(const struct opt_row *r, const void *base, FILE *out)
 		fprintf(out, "%s = 0x%02x\n", r->key, *a);
 }
 
-int
-opt_parse_driver(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_driver)
 {
 	size_t n = 0;
 
-	(void)key;
 	if (baro_driver_find(value) != NULL && strlen(value) < r->size) {
 		strcpy(field(r, base), value);
 		return 0;
@@ -620,13 +512,10 @@ opt_parse_driver(const struct opt_row *r, void *base, const char *key,
 
 /* Oversampling 1..128 and the IIR coefficient 0..128: powers of two
  * (0 = the driver's default), as every family's registers count them. */
-int
-opt_parse_pow2(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_pow2)
 {
 	uint64_t x;
 
-	(void)key, (void)why, (void)whylen;
 	if (str_to_u64(value, &x) < 0 || (double)x < r->lo ||
 	    (double)x > r->hi || (x & (x - 1)) != 0)
 		return -EINVAL;
@@ -636,13 +525,10 @@ opt_parse_pow2(const struct opt_row *r, void *base, const char *key,
 
 /* drdy and power: CHIPLABEL:LINENAME.  A drdy line makes the chip drive
  * its pin, active high unless drdy_active says otherwise. */
-int
-opt_parse_gpio_line(const struct opt_row *r, void *base, const char *key,
-		const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_gpio_line)
 {
 	struct config_sensor *s = base;
 
-	(void)key, (void)why, (void)whylen;
 	if (baro_gpio_parse_spec(value, NULL, 0, NULL, 0) < 0 ||
 	    strlen(value) >= r->size)
 		return -EINVAL;
@@ -653,8 +539,7 @@ opt_parse_gpio_line(const struct opt_row *r, void *base, const char *key,
 }
 
 /* drdy_active and drdy_drive say something only with a drdy line. */
-void
-opt_fmt_drdy_choice(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_drdy_choice)
 {
 	if (((const struct config_sensor *)base)->drdy[0])
 		opt_fmt_choice(r, base, out);
@@ -662,21 +547,15 @@ opt_fmt_drdy_choice(const struct opt_row *r, const void *base, FILE *out)
 
 /* ---- struct cli: this run of the process -------------------------- */
 
-int
-opt_parse_flag(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_flag)
 {
-	(void)key, (void)value, (void)why, (void)whylen;
 	*(bool *)field(r, base) = true;
 	return 0;
 }
 
 /* A value kept as the command line gave it (a path, a bus). */
-int
-opt_parse_arg(const struct opt_row *r, void *base, const char *key,
-	  const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_arg)
 {
-	(void)key, (void)why, (void)whylen;
 	*(const char **)field(r, base) = value;
 	return 0;
 }

@@ -106,11 +106,15 @@ struct opt_row {
 };
 
 
+/* A value type's signature; its body uses what it needs of these. */
+#define OPT_UNUSED __attribute__((unused))
 #define OPT_PARSER(name)                                                   \
-	int name(const struct opt_row *r, void *base, const char *key,     \
-		 const char *value, char *why, size_t whylen)
+	int name(const struct opt_row *r OPT_UNUSED, void *base OPT_UNUSED, \
+		 const char *key OPT_UNUSED, const char *value OPT_UNUSED, \
+		 char *why OPT_UNUSED, size_t whylen OPT_UNUSED)
 #define OPT_PRINTER(name)                                                  \
-	void name(const struct opt_row *r, const void *base, FILE *out)
+	void name(const struct opt_row *r OPT_UNUSED,                      \
+		  const void *base OPT_UNUSED, FILE *out)
 
 OPT_PARSER(opt_parse_abs_path);
 OPT_PARSER(opt_parse_address);

@@ -96,14 +96,11 @@ static const struct opt_choice drdy_drives[] = {
 	     .expect = "'all' or a rate in Hz from 0 to 1000"
 #define PROCESS .sources = OPT_SRC_ALL, .flags = OPT_PROCESS
 
-static int
-parse_source(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
+static OPT_PARSER(parse_source)
 {
 	struct config *c = base;
 	char names[160];
 
-	(void)r, (void)key;
 	for (int s = CONFIG_SOURCE_NONE + 1;; s++) {
 		const char *name = config_source_name((enum config_source)s);
 		if (strcmp(name, "none") == 0)
@@ -118,45 +115,34 @@ parse_source(const struct opt_row *r, void *base, const char *key,
 	return -EINVAL;
 }
 
-static int
-parse_config_path(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
+static OPT_PARSER(parse_config_path)
 {
 	struct cli *cli = base;
 
-	(void)r, (void)key, (void)why, (void)whylen;
 	cli->config_path = value;
 	cli->config_required = true;
 	return 0;
 }
 
-static int
-parse_probe(const struct opt_row *r, void *base, const char *key,
-	    const char *value, char *why, size_t whylen)
+static OPT_PARSER(parse_probe)
 {
 	struct cli *cli = base;
 
-	(void)r, (void)key, (void)why, (void)whylen;
 	cli->probe = true;
 	cli->probe_bus = value;
 	return 0;
 }
 
-static int
-parse_verbose(const struct opt_row *r, void *base, const char *key,
-	      const char *value, char *why, size_t whylen)
+static OPT_PARSER(parse_verbose)
 {
 	struct cli *cli = base;
 
-	(void)key, (void)value, (void)why, (void)whylen;
 	cli->verbosity = r->arg < 0 ? -1 : cli->verbosity + 1;
 	return 0;
 }
 
 /* Given, the atmosphere no longer follows the release's default. */
-static int
-parse_atmosphere(const struct opt_row *r, void *base, const char *key,
-		 const char *value, char *why, size_t whylen)
+static OPT_PARSER(parse_atmosphere)
 {
 	int rc = opt_parse_choice(r, base, key, value, why, whylen);
 
@@ -165,17 +151,13 @@ parse_atmosphere(const struct opt_row *r, void *base, const char *key,
 	return rc;
 }
 
-static int
-parse_ardupilot(const struct opt_row *r, void *base, const char *key,
-		const char *value, char *why, size_t whylen)
+static OPT_PARSER(parse_ardupilot)
 {
-	(void)r, (void)key, (void)why, (void)whylen;
 	return baro_sitl_ardupilot_parse(value,
 					 &((struct config *)base)->ardupilot);
 }
 
-static void
-fmt_ardupilot(const struct opt_row *r, const void *base, FILE *out)
+static OPT_PRINTER(fmt_ardupilot)
 {
 	fprintf(out, "%s = %s\n", r->key,
 		baro_sitl_ardupilot_name(
