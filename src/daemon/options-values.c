@@ -396,32 +396,6 @@ OPT_PRINTER(opt_fmt_output_type)
 					    : config_output_type_name(o->type));
 }
 
-static bool
-is_msp(const void *base)
-{
-	return output_type_is_msp(((const struct config_output *)base)->type);
-}
-
-/* An MSP output's keys are printed for MSP outputs only, and the MAVLink
- * rates for the others. */
-OPT_PRINTER(opt_fmt_msp_uint)
-{
-	if (is_msp(base))
-		opt_fmt_uint(r, base, out);
-}
-
-OPT_PRINTER(opt_fmt_msp_rate)
-{
-	if (is_msp(base))
-		opt_fmt_rate(r, base, out);
-}
-
-OPT_PRINTER(opt_fmt_mavlink_rate)
-{
-	if (!is_msp(base))
-		opt_fmt_rate(r, base, out);
-}
-
 OPT_PRINTER(opt_fmt_transport)
 {
 	const struct config_output *o = base;
@@ -455,8 +429,6 @@ OPT_PRINTER(opt_fmt_msp_instances)
 	const struct config_output *o = base;
 	bool all = true, first = true;
 
-	if (!output_type_is_msp(o->type))
-		return;
 	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
 		all &= o->msp.map[i] == i;
 	if (all) {

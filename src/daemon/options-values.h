@@ -39,7 +39,8 @@ enum opt_flags {
 	OPT_PROCESS = 1u << 2,
 	/* The value may be left out: --probe [BUS]. */
 	OPT_OPTIONAL = 1u << 3,
-	/* [output NAME]: applies to type = msp only. */
+	/* [output NAME]: applies to type = msp only (and is printed for
+	 * those only). */
 	OPT_MSP = 1u << 4,
 	/* [output NAME] type: settles the MSP transport later. */
 	OPT_OUTPUT_TYPE = 1u << 5,
@@ -147,10 +148,7 @@ OPT_PRINTER(opt_fmt_choice);
 OPT_PRINTER(opt_fmt_double);
 OPT_PRINTER(opt_fmt_drdy_choice);
 OPT_PRINTER(opt_fmt_i2c_address);
-OPT_PRINTER(opt_fmt_mavlink_rate);
 OPT_PRINTER(opt_fmt_msp_instances);
-OPT_PRINTER(opt_fmt_msp_rate);
-OPT_PRINTER(opt_fmt_msp_uint);
 OPT_PRINTER(opt_fmt_octal);
 OPT_PRINTER(opt_fmt_output_type);
 OPT_PRINTER(opt_fmt_profile);

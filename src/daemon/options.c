@@ -410,13 +410,13 @@ const struct opt_row options_table[] = {
 	  .parse = opt_parse_baud, .format = opt_fmt_baud, OUT(baud),
 	  .expect = "one of 9600 ... 921600", .sources = OPT_SRC_ALL },
 	{ "output", "heartbeat_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_mavlink_rate, OUT(rates.heartbeat_hz),
+	  .format = opt_fmt_rate, OUT(rates.heartbeat_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "output", "scaled_pressure_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_mavlink_rate, OUT(rates.scaled_pressure_hz),
+	  .format = opt_fmt_rate, OUT(rates.scaled_pressure_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "output", "hil_sensor_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_mavlink_rate, OUT(rates.hil_sensor_hz),
+	  .format = opt_fmt_rate, OUT(rates.hil_sensor_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "output", "transport", NULL, 0, NULL, NULL,
 	  .parse = opt_parse_choice, .format = opt_fmt_transport,
@@ -426,10 +426,10 @@ const struct opt_row options_table[] = {
 	  .parse = opt_parse_msp_instances, .format = opt_fmt_msp_instances,
 	  .sources = OPT_SRC_ALL, .flags = OPT_MSP | OPT_WHOLE_MSG },
 	{ "output", "rate_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_msp_rate, OUT(msp.rate_hz), .sources = OPT_SRC_ALL,
+	  .format = opt_fmt_rate, OUT(msp.rate_hz), .sources = OPT_SRC_ALL,
 	  .flags = OPT_MSP },
 	{ "output", "vehicle", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_uint, .format = opt_fmt_msp_uint, OUT(msp.vehicle),
+	  .parse = opt_parse_uint, .format = opt_fmt_uint, OUT(msp.vehicle),
 	  .lo = 0, .hi = CONFIG_MAX_SITL - 1,
 	  .expect = "a SITL instance 0..7", .sources = OPT_SRC_ALL,
 	  .flags = OPT_MSP },
@@ -798,7 +798,10 @@ write_rows(FILE *out, const char *section, const void *base,
 	for (size_t i = 0; i < options_count; i++) {
 		const struct opt_row *r = &options_table[i];
 		if (r->section && strcmp(r->section, section) == 0 &&
-		    r->format && options_acts_on(r, source))
+		    r->format && options_acts_on(r, source) &&
+		    (!(r->flags & OPT_MSP) ||
+		     output_type_is_msp(((const struct config_output *)base)
+						->type)))
 			r->format(r, base, out);
 	}
 }
