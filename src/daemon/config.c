@@ -228,13 +228,16 @@ source_has(const struct config *c, unsigned traits)
 	return (config_source_info(c->source)->traits & traits) != 0;
 }
 
-double
+/* When none is configured: ArduPilot's default home in the SITL modes,
+ * PX4's in the PX4 modes, sea level otherwise. */
+static double
 config_default_home_alt(enum config_source source)
 {
 	return config_source_info(source)->home_alt_m;
 }
 
-enum baro_sitl_atmosphere
+/* The one given, else the release's default. */
+static enum baro_sitl_atmosphere
 config_atmosphere(const struct config *c)
 {
 	return c->atmosphere_given

@@ -264,19 +264,10 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 /* PX4's simulators' default home altitude (PX4_HOME_ALT unset). */
 #define CONFIG_PX4_HOME_ALT_M 488.0
 
-/* The home altitude a source gets when none is configured: ArduPilot's
- * default home in the SITL modes, sea level otherwise. */
-double
-config_default_home_alt(enum config_source source);
-
 
 /* Whether a GCS may change faults ([faults] remote): yes or no as set;
  * auto is yes on the emulated sources, no on real sensors. */
 bool config_remote_faults(const struct config *c);
-
-/* The atmosphere in use: the one given, else the release's default. */
-enum baro_sitl_atmosphere
-config_atmosphere(const struct config *c);
 
 /* Fill what depends on other settings (the home altitude by source, the
  * atmosphere by release);

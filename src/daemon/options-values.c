@@ -76,10 +76,10 @@ load_int(const void *src, size_t size, bool is_unsigned)
 
 OPT_PARSER(opt_parse_uint)
 {
-	uint64_t x;
+	unsigned long x;
 
-	if (str_to_u64(value, &x) < 0 || (double)x < r->lo ||
-	    (double)x > r->hi)
+	if (config_parse_uint(value, (unsigned long)r->lo,
+			      (unsigned long)r->hi, &x) < 0)
 		return -EINVAL;
 	store_int(field(r, base), r->size, (long long)x);
 	return 0;
@@ -486,10 +486,11 @@ OPT_PARSER(opt_parse_driver)
  * (0 = the driver's default), as every family's registers count them. */
 OPT_PARSER(opt_parse_pow2)
 {
-	uint64_t x;
+	unsigned long x;
 
-	if (str_to_u64(value, &x) < 0 || (double)x < r->lo ||
-	    (double)x > r->hi || (x & (x - 1)) != 0)
+	if (config_parse_uint(value, (unsigned long)r->lo,
+			      (unsigned long)r->hi, &x) < 0 ||
+	    (x & (x - 1)) != 0)
 		return -EINVAL;
 	store_int(field(r, base), r->size, (long long)x);
 	return 0;
