@@ -72,183 +72,157 @@ load_int(const void *src, size_t size, bool is_unsigned)
 }
 
 /* ------------------------------------------------------------------ */
-/* Parsers and their printers */
+/* The kinds: one rule each, from config-values.h */
 
-OPT_PARSER(opt_parse_uint)
+static bool
+is_uint(enum opt_kind k)
 {
-	unsigned long x;
-
-	if (config_parse_uint(value, (unsigned long)r->lo,
-			      (unsigned long)r->hi, &x) < 0)
-		return -EINVAL;
-	store_int(field(r, base), r->size, (long long)x);
-	return 0;
+	return k == OPT_UINT || k == OPT_UINT_SET || k == OPT_PORT ||
+	       k == OPT_POW2 || k == OPT_OCTAL;
 }
 
-OPT_PRINTER(opt_fmt_uint)
+int
+opt_parse_value(const struct opt_row *r, void *base, const char *value,
+		char *why, size_t whylen)
 {
-	fprintf(out, "%s = %lld\n", r->key,
-		load_int(cfield(r, base), r->size, true));
-}
-
-/* 0 is the field's "not set" (a driver's default): nothing to print. */
-OPT_PRINTER(opt_fmt_uint_set)
-{
-	if (load_int(cfield(r, base), r->size, true) != 0)
-		opt_fmt_uint(r, base, out);
-}
-
-/* A port with room for every instance above it (port + N). */
-OPT_PARSER(opt_parse_port)
-{
-	if (opt_parse_uint(r, base, key, value, why, whylen) == 0)
-		return 0;
-	snprintf(why, whylen, "bad port, expected 1..%.0f (the last "
-		 "instance's port must be one too)", r->hi);
-	return -EINVAL;
-}
-
-OPT_PARSER(opt_parse_double)
-{
-	double x;
-
-	if (str_to_double(value, &x) < 0 || !(x >= r->lo && x <= r->hi))
-		return -EINVAL;
-	memcpy(field(r, base), &x, sizeof(x));
-	return 0;
-}
-
-/* A speed factor: 0 (unpaced), or CONFIG_PX4_SPEED_MIN..MAX. */
-OPT_PARSER(opt_parse_speed_factor)
-{
-	return config_parse_speed_factor(value, field(r, base));
-}
-
-OPT_PRINTER(opt_fmt_double)
-{
-	double x;
-	char buf[32];
-
-	memcpy(&x, cfield(r, base), sizeof(x));
-	if (isnan(x))
-		return;
-	config_format_double(x, buf, sizeof(buf));
-	fprintf(out, "%s = %s\n", r->key, buf);
-}
-
-/* A string of at least lo characters that fits the field. */
-OPT_PARSER(opt_parse_string)
-{
-	size_t n = strlen(value);
-
-	if ((double)n < r->lo || n >= r->size)
-		return -EINVAL;
-	memcpy(field(r, base), value, n + 1);
-	return 0;
-}
-
-OPT_PRINTER(opt_fmt_string)
-{
-	const char *s = cfield(r, base);
-
-	if (*s)
-		fprintf(out, "%s = %s\n", r->key, s);
-}
-
-/* A directory under /: [sensor] iio. */
-OPT_PARSER(opt_parse_abs_path)
-{
-	if (value[0] != '/')
-		return -EINVAL;
-	return opt_parse_string(r, base, key, value, why, whylen);
-}
-
-OPT_PARSER(opt_parse_address)
-{
-	if (config_check_address(value) < 0)
-		return -EINVAL;
-	return opt_parse_string(r, base, key, value, why, whylen);
-}
-
-OPT_PARSER(opt_parse_choice)
-{
-	for (const struct opt_choice *c = r->choices; c->name; c++) {
-		if (strcmp(value, c->name) == 0) {
-			store_int(field(r, base), r->size, c->value);
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static const char *
-choice_name(const struct opt_row *r, long long v)
-{
-	for (const struct opt_choice *c = r->choices; c->name; c++) {
-		if (c->value == v)
-			return c->name;
-	}
-	return NULL;
-}
-
-OPT_PRINTER(opt_fmt_choice)
-{
-	long long v = r->size == sizeof(bool)
-			      ? load_int(cfield(r, base), r->size, true)
-			      : load_int(cfield(r, base), r->size, false);
-	const char *name = choice_name(r, v);
-
-	if (name)
-		fprintf(out, "%s = %s\n", r->key, name);
-}
-
-/* "all" (every sample), or a rate in Hz from 0 (off) to 1000. */
-OPT_PARSER(opt_parse_rate)
-{
+	void *f = field(r, base);
+	unsigned long u;
 	double x = RATE_EVERY_SAMPLE;
+	char *end;
 
-	if (strcmp(value, "all") != 0 &&
-	    (str_to_double(value, &x) < 0 || !(x >= r->lo && x <= r->hi)))
+	switch (r->kind) {
+	case OPT_OCTAL:
+		if (!*value || strspn(value, "01234567") != strlen(value) ||
+		    (u = strtoul(value, &end, 8), *end) || (double)u > r->hi)
+			return -EINVAL;
+		break;
+	case OPT_UINT:
+	case OPT_UINT_SET:
+	case OPT_PORT:
+	case OPT_POW2:
+		/* Oversampling and IIR: powers of two (0 = the driver's
+		 * default), as every family's registers count them. */
+		if (config_parse_uint(value, (unsigned long)r->lo,
+				      (unsigned long)r->hi, &u) == 0 &&
+		    (r->kind != OPT_POW2 || (u & (u - 1)) == 0))
+			break;
+		/* A port needs room for every instance above it. */
+		if (r->kind == OPT_PORT)
+			snprintf(why, whylen, "bad port, expected 1..%.0f (the "
+				 "last instance's port must be one too)", r->hi);
 		return -EINVAL;
-	memcpy(field(r, base), &x, sizeof(x));
+	case OPT_RATE:	/* "all" (every sample), or Hz */
+	case OPT_DOUBLE:
+		if ((r->kind != OPT_RATE || strcmp(value, "all") != 0) &&
+		    (str_to_double(value, &x) < 0 ||
+		     !(x >= r->lo && x <= r->hi)))
+			return -EINVAL;
+		memcpy(f, &x, sizeof(x));
+		return 0;
+	case OPT_SPEED_FACTOR:
+		return config_parse_speed_factor(value, f);
+	case OPT_ADDRESS:
+	case OPT_ABS_PATH:
+	case OPT_STRING:	/* at least lo characters, fits the field */
+		if ((r->kind == OPT_ADDRESS && config_check_address(value) < 0) ||
+		    (r->kind == OPT_ABS_PATH && value[0] != '/') ||
+		    (double)strlen(value) < r->lo || strlen(value) >= r->size)
+			return -EINVAL;
+		strcpy(f, value);
+		return 0;
+	case OPT_CHOICE:
+		for (const struct opt_choice *c = r->choices; c->name; c++) {
+			if (strcmp(value, c->name) == 0) {
+				store_int(f, r->size, c->value);
+				return 0;
+			}
+		}
+		return -EINVAL;
+	case OPT_BAUD:
+		return config_parse_baud(value, f);
+	case OPT_BUS:
+		return config_parse_bus(value, f, r->size);
+	case OPT_I2C_ADDRESS:
+		return config_parse_i2c_address(value, f);
+	case OPT_FLAG:
+		*(bool *)f = true;
+		return 0;
+	case OPT_ARG:	/* kept as the command line gave it */
+		*(const char **)f = value;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+	store_int(f, r->size, (long long)u);
 	return 0;
 }
 
-OPT_PRINTER(opt_fmt_rate)
+void
+opt_format_value(const struct opt_row *r, const void *base, FILE *out)
 {
+	const void *f = cfield(r, base);
+	const long long i = is_uint(r->kind) ? load_int(f, r->size, true) : 0;
 	double x;
 	char buf[32];
 
-	memcpy(&x, cfield(r, base), sizeof(x));
-	if (x == RATE_UNSET)
+	switch (r->kind) {
+	case OPT_UINT_SET:	/* 0: not set (a driver's default) */
+	case OPT_POW2:
+		if (i == 0)
+			return;
+		/* fall through */
+	case OPT_UINT:
+	case OPT_PORT:
+		fprintf(out, "%s = %lld\n", r->key, i);
 		return;
-	if (x == RATE_EVERY_SAMPLE)
-		snprintf(buf, sizeof(buf), "all");
-	else
-		config_format_double(x, buf, sizeof(buf));
-	fprintf(out, "%s = %s\n", r->key, buf);
+	case OPT_OCTAL:
+		fprintf(out, "%s = 0%llo\n", r->key, (unsigned long long)i);
+		return;
+	case OPT_RATE:
+	case OPT_DOUBLE:
+	case OPT_SPEED_FACTOR:
+		memcpy(&x, f, sizeof(x));
+		if (isnan(x) || (r->kind == OPT_RATE && x == RATE_UNSET))
+			return;
+		if (r->kind == OPT_RATE && x == RATE_EVERY_SAMPLE)
+			snprintf(buf, sizeof(buf), "all");
+		else
+			config_format_double(x, buf, sizeof(buf));
+		fprintf(out, "%s = %s\n", r->key, buf);
+		return;
+	case OPT_ADDRESS:
+	case OPT_ABS_PATH:
+	case OPT_STRING:
+	case OPT_BUS:
+		if (*(const char *)f)
+			fprintf(out, "%s = %s\n", r->key, (const char *)f);
+		return;
+	case OPT_CHOICE: {
+		/* bool fields unsigned, enums and ints signed */
+		const long long v = load_int(f, r->size, r->size == 1);
+		for (const struct opt_choice *c = r->choices; c->name; c++) {
+			if (c->value == v) {
+				fprintf(out, "%s = %s\n", r->key, c->name);
+				return;
+			}
+		}
+		return;
+	}
+	case OPT_BAUD:
+		fprintf(out, "%s = %u\n", r->key, *(const unsigned *)f);
+		return;
+	case OPT_I2C_ADDRESS:
+		if (*(const uint8_t *)f)
+			fprintf(out, "%s = 0x%02x\n", r->key,
+				*(const uint8_t *)f);
+		return;
+	default:
+		return;
+	}
 }
 
-OPT_PARSER(opt_parse_octal)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*value || strspn(value, "01234567") != strlen(value))
-		return -EINVAL;
-	v = strtoul(value, &end, 8);
-	if (*end != '\0' || (double)v > r->hi)
-		return -EINVAL;
-	store_int(field(r, base), r->size, (long long)v);
-	return 0;
-}
-
-OPT_PRINTER(opt_fmt_octal)
-{
-	fprintf(out, "%s = 0%llo\n", r->key,
-		(unsigned long long)load_int(cfield(r, base), r->size, true));
-}
-
+/* ------------------------------------------------------------------ */
+/* Rows with a parser or a printer of their own */
 
 OPT_PRINTER(opt_fmt_source)
 {
@@ -263,7 +237,7 @@ OPT_PARSER(opt_parse_source_flag)
 {
 	struct config *c = base;
 
-	if (r->metavar && opt_parse_address(r, base, key, value, why, whylen) < 0)
+	if (r->metavar && opt_parse_value(r, base, value, why, whylen) < 0)
 		return -EINVAL;
 	c->source = (enum config_source)r->arg;
 	return 0;
@@ -386,7 +360,6 @@ OPT_PARSER(opt_parse_output_spec)
 	return 0;
 }
 
-
 OPT_PRINTER(opt_fmt_output_type)
 {
 	const struct config_output *o = base;
@@ -410,12 +383,7 @@ OPT_PRINTER(opt_fmt_baud)
 	const struct config_output *o = base;
 
 	if (o->device[0])
-		opt_fmt_uint(r, base, out);
-}
-
-OPT_PARSER(opt_parse_baud)
-{
-	return config_parse_baud(value, field(r, base));
+		opt_format_value(r, base, out);
 }
 
 OPT_PARSER(opt_parse_msp_instances)
@@ -445,24 +413,6 @@ OPT_PRINTER(opt_fmt_msp_instances)
 	fputc('\n', out);
 }
 
-OPT_PARSER(opt_parse_bus)
-{
-	return config_parse_bus(value, field(r, base), r->size);
-}
-
-OPT_PARSER(opt_parse_i2c_address)
-{
-	return config_parse_i2c_address(value, field(r, base));
-}
-
-OPT_PRINTER(opt_fmt_i2c_address)
-{
-	const uint8_t *a = cfield(r, base);
-
-	if (*a)
-		fprintf(out, "%s = 0x%02x\n", r->key, *a);
-}
-
 OPT_PARSER(opt_parse_driver)
 {
 	size_t n = 0;
@@ -480,20 +430,6 @@ OPT_PARSER(opt_parse_driver)
 		n += (size_t)w;
 	}
 	return -EINVAL;
-}
-
-/* Oversampling 1..128 and the IIR coefficient 0..128: powers of two
- * (0 = the driver's default), as every family's registers count them. */
-OPT_PARSER(opt_parse_pow2)
-{
-	unsigned long x;
-
-	if (config_parse_uint(value, (unsigned long)r->lo,
-			      (unsigned long)r->hi, &x) < 0 ||
-	    (x & (x - 1)) != 0)
-		return -EINVAL;
-	store_int(field(r, base), r->size, (long long)x);
-	return 0;
 }
 
 /* drdy and power: CHIPLABEL:LINENAME.  A drdy line makes the chip drive
@@ -515,20 +451,5 @@ OPT_PARSER(opt_parse_gpio_line)
 OPT_PRINTER(opt_fmt_drdy_choice)
 {
 	if (((const struct config_sensor *)base)->drdy[0])
-		opt_fmt_choice(r, base, out);
-}
-
-/* ---- struct cli: this run of the process -------------------------- */
-
-OPT_PARSER(opt_parse_flag)
-{
-	*(bool *)field(r, base) = true;
-	return 0;
-}
-
-/* A value kept as the command line gave it (a path, a bus). */
-OPT_PARSER(opt_parse_arg)
-{
-	*(const char **)field(r, base) = value;
-	return 0;
+		opt_format_value(r, base, out);
 }

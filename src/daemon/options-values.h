@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The option table's row and its value types: opt_parse_* are the rows'
- * opt_parse_fn, opt_fmt_* their opt_format_fn.  The rules themselves
- * (ranges, addresses, the speed factor ...) are config-values.h's; these
- * store them at a row's field and print them back.  The table and what
- * is generated from it are options.h's.
+ * The option table's row and its value kinds: a kind parses a value into
+ * the row's field by its rule (the rules themselves are config-values.h's)
+ * and prints it back; a row whose value is more than a kind has its own
+ * parser or printer (opt_parse_*, opt_fmt_*).  The table and what is
+ * generated from it are options.h's.
  */
 #ifndef BAROD_OPTIONS_VALUES_H
 #define BAROD_OPTIONS_VALUES_H
@@ -67,6 +67,28 @@ typedef int (*opt_parse_fn)(const struct opt_row *r, void *base,
 typedef void (*opt_format_fn)(const struct opt_row *r, const void *base,
 			      FILE *out);
 
+/* What a row's field holds; the range is the row's lo..hi. */
+enum opt_kind {
+	OPT_CUSTOM,		/* the row's parse and format only */
+	OPT_UINT,		/* any integer width */
+	OPT_UINT_SET,		/* same; 0 (the driver's default) not printed */
+	OPT_POW2,		/* a power of two; 0 not printed */
+	OPT_PORT,		/* a port with room for port + N above it */
+	OPT_OCTAL,		/* permissions up to hi */
+	OPT_DOUBLE,		/* NaN not printed */
+	OPT_RATE,		/* all (every sample) or Hz; RATE_UNSET not printed */
+	OPT_SPEED_FACTOR,	/* config_parse_speed_factor */
+	OPT_STRING,		/* at least lo characters that fit the field */
+	OPT_ABS_PATH,		/* a string starting with / */
+	OPT_ADDRESS,		/* HOST:PORT */
+	OPT_CHOICE,		/* one of choices */
+	OPT_BAUD,
+	OPT_BUS,		/* N or a /dev path */
+	OPT_I2C_ADDRESS,
+	OPT_FLAG,		/* no value: the bool field becomes true */
+	OPT_ARG,		/* a const char * to the command line's text */
+};
+
 struct opt_choice {
 	const char *name;
 	int value;
@@ -82,8 +104,9 @@ struct opt_row {
 	const char *metavar;	/* NULL: takes no value */
 	const char *help;	/* --help; lines after the first start
 				 * under the first */
-	opt_parse_fn parse;
-	opt_format_fn format;	/* NULL: not printed */
+	enum opt_kind kind;
+	opt_parse_fn parse;	/* NULL: the kind's */
+	opt_format_fn format;	/* NULL: the kind's */
 	size_t offset, size;	/* the field's place and size */
 	double lo, hi;		/* range, for the parsers that take one */
 	const char *expect;	/* for messages: "1..255" */
@@ -117,48 +140,28 @@ struct opt_row {
 	void name(const struct opt_row *r OPT_UNUSED,                      \
 		  const void *base OPT_UNUSED, FILE *out)
 
-OPT_PARSER(opt_parse_abs_path);
-OPT_PARSER(opt_parse_address);
-OPT_PARSER(opt_parse_arg);
-OPT_PARSER(opt_parse_baud);
-OPT_PARSER(opt_parse_bus);
-OPT_PARSER(opt_parse_choice);
-OPT_PARSER(opt_parse_double);
+/* The kind's parse (0 or -EINVAL, why as for opt_parse_fn) and print. */
+int opt_parse_value(const struct opt_row *r, void *base, const char *value,
+		    char *why, size_t whylen);
+void opt_format_value(const struct opt_row *r, const void *base, FILE *out);
+
 OPT_PARSER(opt_parse_driver);
-OPT_PARSER(opt_parse_flag);
 OPT_PARSER(opt_parse_gpio_line);
-OPT_PARSER(opt_parse_i2c_address);
 OPT_PARSER(opt_parse_msp_instances);
-OPT_PARSER(opt_parse_octal);
 OPT_PARSER(opt_parse_output_spec);
-OPT_PARSER(opt_parse_port);
-OPT_PARSER(opt_parse_pow2);
 OPT_PARSER(opt_parse_profile);
 OPT_PARSER(opt_parse_throttle);
-OPT_PARSER(opt_parse_rate);
 OPT_PARSER(opt_parse_rng);
 OPT_PARSER(opt_parse_sim_param);
 OPT_PARSER(opt_parse_source_flag);
-OPT_PARSER(opt_parse_speed_factor);
-OPT_PARSER(opt_parse_string);
-OPT_PARSER(opt_parse_uint);
-
 OPT_PRINTER(opt_fmt_baud);
-OPT_PRINTER(opt_fmt_choice);
-OPT_PRINTER(opt_fmt_double);
 OPT_PRINTER(opt_fmt_drdy_choice);
-OPT_PRINTER(opt_fmt_i2c_address);
 OPT_PRINTER(opt_fmt_msp_instances);
-OPT_PRINTER(opt_fmt_octal);
 OPT_PRINTER(opt_fmt_output_type);
 OPT_PRINTER(opt_fmt_profile);
-OPT_PRINTER(opt_fmt_rate);
 OPT_PRINTER(opt_fmt_rng);
 OPT_PRINTER(opt_fmt_sim_params);
 OPT_PRINTER(opt_fmt_source);
-OPT_PRINTER(opt_fmt_string);
 OPT_PRINTER(opt_fmt_transport);
-OPT_PRINTER(opt_fmt_uint);
-OPT_PRINTER(opt_fmt_uint_set);
 
 #endif
