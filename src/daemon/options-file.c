@@ -88,64 +88,51 @@ read_line(char *str, int num, void *stream)
 	return str;
 }
 
-static struct config_output *
-output_for(struct parse *p, const char *name)
+/* [output NAME] or [sensor NAME]: the one of that name, or a new one
+ * with its defaults (name is both structs' first field). */
+static void *
+entry_for(struct parse *p, bool output, const char *name)
 {
 	struct config *c = p->c;
+	size_t *n = output ? &c->n_outputs : &c->n_sensors;
+	const size_t size = output ? sizeof(c->outputs[0])
+				   : sizeof(c->sensors[0]);
+	const size_t max = output ? CONFIG_MAX_OUTPUTS : CONFIG_MAX_SENSORS;
+	char *first = output ? (char *)c->outputs : (char *)c->sensors;
 
-	for (size_t i = 0; i < c->n_outputs; i++) {
-		if (strcmp(c->outputs[i].name, name) == 0)
-			return &c->outputs[i];
+	for (size_t i = 0; i < *n; i++) {
+		if (strcmp(first + i * size, name) == 0)
+			return first + i * size;
 	}
-	if (c->n_outputs == CONFIG_MAX_OUTPUTS) {
-		fail(p, -E2BIG, "more than %d outputs", CONFIG_MAX_OUTPUTS);
+	if (*n == max) {
+		fail(p, -E2BIG, "more than %zu %s", max, output ? "outputs"
+			: "sensors (MAVLink has SCALED_PRESSURE..3)");
 		return NULL;
 	}
 	if (strlen(name) >= CONFIG_NAME_MAX || !*name) {
-		fail(p, -EINVAL, "output name '%s' is empty or too long", name);
+		fail(p, -EINVAL, "%s name '%s' is empty or too long",
+		     output ? "output" : "sensor", name);
 		return NULL;
 	}
-	struct config_output *o = &c->outputs[c->n_outputs];
-	memset(o, 0, sizeof(*o));
-	strcpy(o->name, name);
-	o->type = (enum output_type)-1;
-	o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET, RATE_UNSET };
-	config_msp_defaults(&o->msp);
-	p->output_line[c->n_outputs] = p->line;
-	p->msp_type[c->n_outputs] = false;
-	p->msp_key[c->n_outputs] = NULL;
-	c->n_outputs++;
-	return o;
+	char *e = first + *n * size;
+	memset(e, 0, size);
+	strcpy(e, name);
+	if (output) {
+		struct config_output *o = (struct config_output *)e;
+		o->type = (enum output_type)-1;
+		o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET,
+						  RATE_UNSET };
+		config_msp_defaults(&o->msp);
+		p->output_line[*n] = p->line;
+		p->msp_type[*n] = false;
+		p->msp_key[*n] = NULL;
+	} else {
+		((struct config_sensor *)e)->instance = -1;
+		p->sensor_line[*n] = p->line;
+	}
+	(*n)++;
+	return e;
 }
-
-
-static struct config_sensor *
-sensor_for(struct parse *p, const char *name)
-{
-	struct config *c = p->c;
-
-	for (size_t i = 0; i < c->n_sensors; i++) {
-		if (strcmp(c->sensors[i].name, name) == 0)
-			return &c->sensors[i];
-	}
-	if (c->n_sensors == CONFIG_MAX_SENSORS) {
-		fail(p, -E2BIG, "more than %d sensors (MAVLink has "
-				"SCALED_PRESSURE..3)", CONFIG_MAX_SENSORS);
-		return NULL;
-	}
-	if (strlen(name) >= CONFIG_NAME_MAX || !*name) {
-		fail(p, -EINVAL, "sensor name '%s' is empty or too long", name);
-		return NULL;
-	}
-	struct config_sensor *s = &c->sensors[c->n_sensors];
-	memset(s, 0, sizeof(*s));
-	strcpy(s->name, name);
-	s->instance = -1;
-	p->sensor_line[c->n_sensors] = p->line;
-	c->n_sensors++;
-	return s;
-}
-
 
 static const char *
 section_name(const char *section, const char *kind)
@@ -186,9 +173,7 @@ handler(void *user, const char *section, const char *key, const char *value)
 
 	void *base = p->c;
 	if (name) {
-		base = kind[0] == 'o' ? (void *)output_for(p, name)
-				      : (void *)sensor_for(p, name);
-		if (!base)
+		if (!(base = entry_for(p, kind[0] == 'o', name)))
 			return 0;
 	}
 	const struct opt_row *r = options_find_key(kind, key);

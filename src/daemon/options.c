@@ -95,6 +95,10 @@ static const struct opt_choice drdy_drives[] = {
 #define RATE .kind = OPT_RATE, .lo = 0, .hi = 1000, \
 	     .expect = "'all' or a rate in Hz from 0 to 1000"
 #define PROCESS .sources = OPT_SRC_ALL, .flags = OPT_PROCESS
+/* --sim, --hardware ...: source s; the proxies' value, their upstream. */
+#define SOURCE(s) .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL, \
+		  .flags = OPT_SOURCE, .arg = (s)
+#define UPSTREAM(f) .kind = OPT_ADDRESS, CFG(f), .expect = "HOST:PORT"
 
 static OPT_PARSER(parse_source)
 {
@@ -185,34 +189,24 @@ const struct opt_row options_table[] = {
 	/* ---- the source: one of these, or source in [barod] ---- */
 	{ NULL, NULL, "sim", 0, NULL,
 	  "simulated barometers (source = sim)",
-	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_SIM },
+	  SOURCE(CONFIG_SOURCE_SIM) },
 	{ NULL, NULL, "sitl-json", 0, NULL,
 	  "be ArduPilot SITL's JSON physics peer (port 9002 + 10 I)",
-	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_SITL_JSON },
+	  SOURCE(CONFIG_SOURCE_SITL_JSON) },
 	{ NULL, NULL, "sitl-json-proxy", 0, "HOST:PORT",
 	  "sit between ArduPilot and this JSON backend\n"
 	  "(upstream in [sitl])",
-	  .parse = opt_parse_source_flag, .kind = OPT_ADDRESS,
-	  CFG(sitl.upstream),
-	  .expect = "HOST:PORT", .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_SITL_PROXY },
+	  SOURCE(CONFIG_SOURCE_SITL_PROXY), UPSTREAM(sitl.upstream) },
 	{ NULL, NULL, "px4-sim", 0, NULL,
 	  "be PX4 SITL's simulator (TCP port 4560 + N)",
-	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_PX4_SIM },
+	  SOURCE(CONFIG_SOURCE_PX4_SIM) },
 	{ NULL, NULL, "px4-sim-proxy", 0, "HOST:PORT",
 	  "sit between PX4 SITL (TCP 4560 + N) and this\n"
 	  "simulator (port + N; upstream in [px4])",
-	  .parse = opt_parse_source_flag, .kind = OPT_ADDRESS,
-	  CFG(px4.upstream),
-	  .expect = "HOST:PORT", .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_PX4_PROXY },
+	  SOURCE(CONFIG_SOURCE_PX4_PROXY), UPSTREAM(px4.upstream) },
 	{ NULL, NULL, "hardware", 0, NULL,
 	  "the [sensor NAME] sections' chips (source = hardware)",
-	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_HARDWARE },
+	  SOURCE(CONFIG_SOURCE_HARDWARE) },
 
 	/* ---- [barod] ---- */
 	{ "barod", "source", NULL, 0, NULL, NULL,
@@ -301,8 +295,7 @@ const struct opt_row options_table[] = {
 	  .lo = 1, .hi = 65535 - 10 * CONFIG_MAX_SITL,
 	  .sources = OPT_SRC_SITL },
 	{ "sitl", "upstream", NULL, 0, NULL, NULL,
-	  .kind = OPT_ADDRESS, CFG(sitl.upstream),
-	  .expect = "HOST:PORT", .sources = OPT_SRC(CONFIG_SOURCE_SITL_PROXY) },
+	  UPSTREAM(sitl.upstream), .sources = OPT_SRC(CONFIG_SOURCE_SITL_PROXY) },
 	{ "sitl", "rng_N", "rng", 0, "N=INSTANCE",
 	  "rng_N carries this baro's height (default 1=0; none)",
 	  .parse = opt_parse_rng, .format = opt_fmt_rng, CFG(sitl.rng),
@@ -328,8 +321,7 @@ const struct opt_row options_table[] = {
 	  .kind = OPT_PORT, CFG(px4.port),
 	  .lo = 1, .hi = 65535 - CONFIG_MAX_SITL, .sources = OPT_SRC_PX4 },
 	{ "px4", "upstream", NULL, 0, NULL, NULL,
-	  .kind = OPT_ADDRESS, CFG(px4.upstream),
-	  .expect = "HOST:PORT", .sources = OPT_SRC(CONFIG_SOURCE_PX4_PROXY) },
+	  UPSTREAM(px4.upstream), .sources = OPT_SRC(CONFIG_SOURCE_PX4_PROXY) },
 	{ "px4", "home_lat", NULL, 0, NULL, NULL,
 	  .kind = OPT_DOUBLE, CFG(px4.home_lat_deg),
 	  .lo = -90, .hi = 90, .expect = "degrees from -90 to 90",
@@ -518,6 +510,25 @@ _Static_assert(sizeof(options_table) / sizeof(options_table[0]) <=
 		       CONFIG_ROWS_MAX,
 	       "struct config's given bits cover every row");
 
+/* Appends to buf, which keeps what fits; *n counts what was asked. */
+static void
+append(char *buf, size_t len, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+append(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n >= len)
+		return;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *n, len - *n, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		*n += (size_t)w;
+}
+
 /* ------------------------------------------------------------------ */
 /* Look-ups */
 
@@ -549,15 +560,9 @@ options_section_list(char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < N_SECTIONS && n < len; i++) {
-		int w = snprintf(buf + n, len - n, "%s%s%s", i ? ", " : "",
-				 sections[i],
-				 options_section_named(sections[i]) ? " NAME"
-								    : "");
-		if (w < 0)
-			break;
-		n += (size_t)w;
-	}
+	for (size_t i = 0; i < N_SECTIONS; i++)
+		append(buf, len, &n, "%s%s%s", i ? ", " : "", sections[i],
+		       options_section_named(sections[i]) ? " NAME" : "");
 }
 
 /* rng_1 .. rng_6; SIM_ and what sim_param_assign takes after it. */
@@ -622,16 +627,13 @@ options_key_list(const char *section, char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < options_count && n < len; i++) {
+	for (size_t i = 0; i < options_count; i++) {
 		const struct opt_row *r = &options_table[i];
 		char key[64];
 		if (!r->section || strcmp(r->section, section) != 0)
 			continue;
 		key_text(r, key, sizeof(key));
-		int w = snprintf(buf + n, len - n, "%s%s", n ? ", " : "", key);
-		if (w < 0)
-			break;
-		n += (size_t)w;
+		append(buf, len, &n, "%s%s", n ? ", " : "", key);
 	}
 }
 
@@ -647,14 +649,10 @@ options_sources_text(unsigned sources, char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < N_SOURCES && n < len; i++) {
-		const char *name = config_source_name(source_order[i]);
-		if (!(sources & OPT_SRC(source_order[i])))
-			continue;
-		int w = snprintf(buf + n, len - n, "%s%s", n ? ", " : "", name);
-		if (w < 0)
-			break;
-		n += (size_t)w;
+	for (size_t i = 0; i < N_SOURCES; i++) {
+		if (sources & OPT_SRC(source_order[i]))
+			append(buf, len, &n, "%s%s", n ? ", " : "",
+			       config_source_name(source_order[i]));
 	}
 }
 
@@ -848,24 +846,6 @@ options_write_config(FILE *out, const struct config *c)
 			write_rows(out, sec, c, c->source);
 		}
 	}
-}
-
-static void
-append(char *buf, size_t len, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void
-append(char *buf, size_t len, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*n >= len)
-		return;
-	va_start(ap, fmt);
-	int w = vsnprintf(buf + *n, len - *n, fmt, ap);
-	va_end(ap);
-	if (w > 0)
-		*n += (size_t)w;
 }
 
 size_t
