@@ -77,8 +77,6 @@ struct config_px4 {
 	const char *home_latlon_from;	/* likewise */
 };
 
-
-
 /* One barometer per instance, as MAVLink has SCALED_PRESSURE..3. */
 #define CONFIG_MAX_SENSORS BARO_MAX_INSTANCES
 #define CONFIG_LINE_MAX 64
@@ -151,7 +149,6 @@ output_type_is_msp(enum output_type t)
 {
 	return config_output_info(t)->format == FORMAT_MSP;
 }
-
 
 /* Message rates in Hz; RATE_EVERY_SAMPLE publishes each sample as it is
  * produced, 0 disables the message. */
@@ -244,7 +241,6 @@ struct config {
 void
 config_defaults(struct config *c);
 
-
 /*
  * Parse one output spec from the command line:
  *   udp:HOST:PORT  udp-server:HOST:PORT  serial:DEVICE[:BAUD]
@@ -263,7 +259,6 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 #define CONFIG_SITL_HOME_ALT_M 584.0
 /* PX4's simulators' default home altitude (PX4_HOME_ALT unset). */
 #define CONFIG_PX4_HOME_ALT_M 488.0
-
 
 /* Whether a GCS may change faults ([faults] remote): yes or no as set;
  * auto is yes on the emulated sources, no on real sensors. */

@@ -129,7 +129,6 @@ struct opt_row {
 	const char *env_from;
 };
 
-
 /* A value type's signature; its body uses what it needs of these. */
 #define OPT_UNUSED __attribute__((unused))
 #define OPT_PARSER(name)                                                   \

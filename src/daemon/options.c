@@ -37,7 +37,6 @@ static const struct opt_choice output_types[] = {
 	{ NULL, 0 },
 };
 
-
 static const struct opt_choice atmospheres[] = {
 	{ "simple", BARO_SITL_ATMOS_SIMPLE },
 	{ "1976", BARO_SITL_ATMOS_1976 },
