@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "baro-sitl.h"
+#include "config-values.h"
 #include "driver.h"
 #include "sim-params.h"
 #include "truth-profile.h"
@@ -75,14 +76,6 @@ struct config_px4 {
 	const char *speed_factor_from;	/* "default", a file, the env... */
 	const char *home_latlon_from;	/* likewise */
 };
-
-/* [px4] speed_factor's bounds (0 is allowed: unpaced). */
-#define CONFIG_PX4_SPEED_MIN 0.01
-#define CONFIG_PX4_SPEED_MAX 1000.0
-
-/* Parse a speed factor: 0 or CONFIG_PX4_SPEED_MIN..MAX. */
-int config_parse_speed_factor(const char *text, double *out);
-
 
 /* One barometer per instance, as MAVLink has SCALED_PRESSURE..3. */
 #define CONFIG_MAX_SENSORS BARO_MAX_INSTANCES
@@ -156,9 +149,6 @@ output_type_is_msp(enum output_type t)
 {
 	return config_output_info(t)->format == FORMAT_MSP;
 }
-
-/* The highest MSP instance ArduPilot takes (AP_Baro::handle_msp). */
-#define CONFIG_MSP_INSTANCE_MAX 7
 
 /* Message rates in Hz; RATE_EVERY_SAMPLE publishes each sample as it is
  * produced, 0 disables the message. */
@@ -241,7 +231,8 @@ struct config {
 	char record_path[256];	/* "" = no recording */
 
 	/* Which rows of options_table the file set (bit i: row i), so what
-	 * the source does not use can be told (options_unused). */
+	 * the source does not use can be told (options_unused); where a
+	 * row with an origin field got its value is written there. */
 	uint8_t given[CONFIG_ROWS_MAX / 8];
 };
 
@@ -249,18 +240,6 @@ struct config {
  * 1 Hz, every sample as SCALED_PRESSURE*, ArduPilot's SIM_* defaults. */
 void
 config_defaults(struct config *c);
-
-/*
- * Read an INI file into c (on top of what it holds).  Returns 0, or a
- * negative errno with "FILE:LINE: reason" in err.
- */
-int
-config_load_file(struct config *c, const char *path, char *err, size_t errlen);
-
-/* Same from a string; name is used in messages. */
-int
-config_load_string(struct config *c, const char *text, const char *name,
-		   char *err, size_t errlen);
 
 /*
  * Parse one output spec from the command line:
@@ -281,26 +260,9 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 /* PX4's simulators' default home altitude (PX4_HOME_ALT unset). */
 #define CONFIG_PX4_HOME_ALT_M 488.0
 
-/* The home altitude a source gets when none is configured: ArduPilot's
- * default home in the SITL modes, sea level otherwise. */
-double
-config_default_home_alt(enum config_source source);
-
-/* The PX4 modes take what PX4's own simulators take from the
- * environment (PX4_SIM_SPEED_FACTOR, PX4_HOME_LAT, PX4_HOME_LON,
- * PX4_HOME_ALT), so both sides of the link agree.
- * get is getenv (a test passes its own).  Above the file, below the
- * command line.  -EINVAL with "NAME='VALUE': reason" in err. */
-int config_apply_px4_env(struct config *c, const char *(*get)(const char *),
-			 char *err, size_t errlen);
-
 /* Whether a GCS may change faults ([faults] remote): yes or no as set;
  * auto is yes on the emulated sources, no on real sensors. */
 bool config_remote_faults(const struct config *c);
-
-/* The atmosphere in use: the one given, else the release's default. */
-enum baro_sitl_atmosphere
-config_atmosphere(const struct config *c);
 
 /* Fill what depends on other settings (the home altitude by source, the
  * atmosphere by release);
@@ -348,39 +310,5 @@ config_source_info(enum config_source s);
 /* An MSP output's defaults (see struct config_msp). */
 void
 config_msp_defaults(struct config_msp *m);
-
-/*
- * instances = all, or a list of B or B=M: barod instance B (0..2) sent as
- * MSP instance M (0..7, default B).  Each B and each M at most once:
- * ArduPilot would average two baros given one MSP instance.
- */
-int
-config_parse_msp_instances(const char *value, struct config_msp *m,
-			   char *err, size_t errlen);
-
-/* rng_N's value: a baro instance 0..2, or none (-1). */
-int
-config_parse_rng(const char *value, int *out);
-
-/* A bus as the configuration names it: N (for /dev/i2c-N) or a path. */
-int
-config_parse_bus(const char *value, char *path, size_t len);
-
-/* A 7-bit I2C address outside the reserved ranges: 0x76 or 118. */
-int
-config_parse_i2c_address(const char *v, uint8_t *out);
-
-/* A serial line's rate: one of 9600 ... 921600. */
-int
-config_parse_baud(const char *v, unsigned *out);
-
-/* HOST:PORT, with [v6]:PORT for IPv6 literals; port 1..65535. */
-int
-config_check_address(const char *a);
-
-/* HOST of HOST:PORT is the unspecified address (0.0.0.0, ::): a place
- * to listen on, never one to send to. */
-bool
-config_address_unspecified(const char *a);
 
 #endif

@@ -50,9 +50,3 @@ daemon_source_env(struct daemon *d)
 		.user = d,
 	};
 }
-
-bool
-daemon_emulated(const struct daemon *d)
-{
-	return d->source && (d->source->flags & SOURCE_EMULATED);
-}

@@ -107,7 +107,11 @@ struct daemon {
 void daemon_source_env(struct daemon *d);
 /* Whether the source is the emulator (SOURCE_EMULATED): SIM_* parameters,
  * scenarios' emulator lines and emulator injections act. */
-bool daemon_emulated(const struct daemon *d);
+static inline bool
+daemon_emulated(const struct daemon *d)
+{
+	return d->source && (d->source->flags & SOURCE_EMULATED);
+}
 
 /* daemon-emit.c: the one path of every sample of every source: counters
  * and the fault overlay (vehicle 0, whose baros scenarios and injections

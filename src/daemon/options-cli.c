@@ -212,30 +212,6 @@ getenv_const(const char *name)
 	return getenv(name);
 }
 
-/* Whether the file set [section] key. */
-static bool
-file_gave(const struct config *c, const char *section, const char *key)
-{
-	const struct opt_row *r = options_find_key(section, key);
-	const size_t i = r ? options_index(r) : CONFIG_ROWS_MAX;
-
-	return i < CONFIG_ROWS_MAX && (c->given[i / 8] & (1u << (i % 8)));
-}
-
-/* Where the PX4 modes' home and speed factor came from, for the
- * start-up log: the file's here, the environment's and the options'
- * as they are applied. */
-static void
-note_origins(struct config *c)
-{
-	if (file_gave(c, "sim", "home_alt"))
-		c->home_alt_from = "barod.conf";
-	if (file_gave(c, "px4", "home_lat") || file_gave(c, "px4", "home_lon"))
-		c->px4.home_latlon_from = "barod.conf";
-	if (file_gave(c, "px4", "speed_factor"))
-		c->px4.speed_factor_from = "barod.conf";
-}
-
 int
 cli_apply(const struct cli *cli, struct config *c, char *err, size_t errlen)
 {
@@ -257,11 +233,9 @@ cli_apply(const struct cli *cli, struct config *c, char *err, size_t errlen)
 				  s->as_typed, config_source_name(c->source),
 				  what);
 	}
-	note_origins(c);
 	/* PX4's environment, as PX4's own simulators read it: above the
 	 * file, below the options. */
-	if ((config_source_info(c->source)->traits & CONFIG_SRC_PX4_ENV) &&
-	    (rc = config_apply_px4_env(c, getenv_const, err, errlen)) < 0)
+	if ((rc = options_apply_env(c, getenv_const, err, errlen)) < 0)
 		return rc;
 	/* -o replaces the file's outputs, as a whole. */
 	for (size_t i = 0; i < cli->n_settings; i++) {
@@ -275,12 +249,8 @@ cli_apply(const struct cli *cli, struct config *c, char *err, size_t errlen)
 		if ((rc = options_set(r, c, NULL, s->value, s->as_typed, err,
 				      errlen)) < 0)
 			return rc;
-		if (!r->key)
-			continue;
-		if (strcmp(r->key, "home_alt") == 0)
-			c->home_alt_from = "--home-alt";
-		else if (strcmp(r->key, "speed_factor") == 0)
-			c->px4.speed_factor_from = "--px4-speed-factor";
+		/* s->as_typed lives as long as cli: the daemon's. */
+		options_note_origin(r, c, s->as_typed);
 	}
 	return 0;
 }

@@ -27,331 +27,204 @@ cfield(const struct opt_row *r, const void *base)
 	return (const char *)base + r->offset;
 }
 
-/* Integers of any width the table's fields have. */
+/* The integers of every width the table's fields have, through a union
+ * so the bytes are the field's own on any byte order. */
+union field_int {
+	int8_t i8;
+	uint8_t u8;
+	uint16_t u16;
+	int32_t i32;
+	uint32_t u32;
+	uint64_t u64;
+};
+
 static void
 store_int(void *dst, size_t size, long long v)
 {
-	switch (size) {
-	case 1: {
-		uint8_t x = (uint8_t)v;
-		memcpy(dst, &x, 1);
-		break;
-	}
-	case 2: {
-		uint16_t x = (uint16_t)v;
-		memcpy(dst, &x, 2);
-		break;
-	}
-	case 8: {
-		uint64_t x = (uint64_t)v;
-		memcpy(dst, &x, 8);
-		break;
-	}
-	default: {
-		uint32_t x = (uint32_t)v;
-		memcpy(dst, &x, 4);
-		break;
-	}
-	}
+	union field_int x;
+
+	if (size == 1)
+		x.u8 = (uint8_t)v;
+	else if (size == 2)
+		x.u16 = (uint16_t)v;
+	else if (size == 8)
+		x.u64 = (uint64_t)v;
+	else
+		x.u32 = (uint32_t)v;
+	memcpy(dst, &x, size);
 }
 
-/* Read back as stored: signed for 1-byte and 4-byte fields that hold
- * enums or -1, which the table's unsigned fields never reach. */
+/* Read back as stored; 1- and 4-byte fields signed unless asked (they
+ * hold enums or -1, which the table's unsigned fields never reach). */
 static long long
-load_int(const void *src, size_t size)
+load_int(const void *src, size_t size, bool is_unsigned)
 {
-	switch (size) {
-	case 1: {
-		int8_t x;
-		memcpy(&x, src, 1);
-		return x;
-	}
-	case 2: {
-		uint16_t x;
-		memcpy(&x, src, 2);
-		return x;
-	}
-	case 8: {
-		uint64_t x;
-		memcpy(&x, src, 8);
-		return (long long)x;
-	}
-	default: {
-		int32_t x;
-		memcpy(&x, src, 4);
-		return x;
-	}
-	}
-}
+	union field_int x;
 
-static long long
-load_uint(const void *src, size_t size)
-{
-	if (size == 1) {
-		uint8_t x;
-		memcpy(&x, src, 1);
-		return x;
-	}
-	if (size == 4) {
-		uint32_t x;
-		memcpy(&x, src, 4);
-		return x;
-	}
-	return load_int(src, size);
-}
-
-/* The shortest of %.15g and %.17g that reads back the same double. */
-static void
-fmt_double_value(double v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, len, "%.17g", v);
+	memcpy(&x, src, size);
+	if (size == 1)
+		return is_unsigned ? (long long)x.u8 : (long long)x.i8;
+	if (size == 2)
+		return x.u16;
+	if (size == 8)
+		return (long long)x.u64;
+	return is_unsigned ? (long long)x.u32 : (long long)x.i32;
 }
 
 /* ------------------------------------------------------------------ */
-/* Parsers and their printers */
+/* The kinds: one rule each, from config-values.h */
 
-int
-opt_parse_uint(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
+static bool
+is_uint(enum opt_kind k)
 {
-	uint64_t x;
-
-	(void)key, (void)why, (void)whylen;
-	if (str_to_u64(value, &x) < 0 || (double)x < r->lo ||
-	    (double)x > r->hi)
-		return -EINVAL;
-	store_int(field(r, base), r->size, (long long)x);
-	return 0;
-}
-
-void
-opt_fmt_uint(const struct opt_row *r, const void *base, FILE *out)
-{
-	fprintf(out, "%s = %lld\n", r->key,
-		load_uint(cfield(r, base), r->size));
-}
-
-/* 0 is the field's "not set" (a driver's default): nothing to print. */
-void
-opt_fmt_uint_set(const struct opt_row *r, const void *base, FILE *out)
-{
-	if (load_uint(cfield(r, base), r->size) != 0)
-		opt_fmt_uint(r, base, out);
-}
-
-/* A port with room for every instance above it (port + N). */
-int
-opt_parse_port(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
-{
-	if (opt_parse_uint(r, base, key, value, why, whylen) == 0)
-		return 0;
-	snprintf(why, whylen, "bad port, expected 1..%.0f (the last "
-		 "instance's port must be one too)", r->hi);
-	return -EINVAL;
+	return k == OPT_UINT || k == OPT_UINT_SET || k == OPT_PORT ||
+	       k == OPT_POW2 || k == OPT_OCTAL;
 }
 
 int
-opt_parse_double(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
+opt_parse_value(const struct opt_row *r, void *base, const char *value,
+		char *why, size_t whylen)
 {
-	double x;
-
-	(void)key, (void)why, (void)whylen;
-	if (str_to_double(value, &x) < 0 || !(x >= r->lo && x <= r->hi))
-		return -EINVAL;
-	memcpy(field(r, base), &x, sizeof(x));
-	return 0;
-}
-
-/* A speed factor: 0 (unpaced), or lo..hi. */
-int
-opt_parse_speed_factor(const struct opt_row *r, void *base, const char *key,
-		       const char *value, char *why, size_t whylen)
-{
-	double x;
-
-	(void)key, (void)why, (void)whylen;
-	if (str_to_double(value, &x) < 0 ||
-	    !(x == 0.0 || (x >= r->lo && x <= r->hi)))
-		return -EINVAL;
-	memcpy(field(r, base), &x, sizeof(x));
-	return 0;
-}
-
-void
-opt_fmt_double(const struct opt_row *r, const void *base, FILE *out)
-{
-	double x;
-	char buf[32];
-
-	memcpy(&x, cfield(r, base), sizeof(x));
-	if (isnan(x))
-		return;
-	fmt_double_value(x, buf, sizeof(buf));
-	fprintf(out, "%s = %s\n", r->key, buf);
-}
-
-/* A string of at least lo characters that fits the field. */
-int
-opt_parse_string(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
-{
-	size_t n = strlen(value);
-
-	(void)key, (void)why, (void)whylen;
-	if ((double)n < r->lo || n >= r->size)
-		return -EINVAL;
-	memcpy(field(r, base), value, n + 1);
-	return 0;
-}
-
-void
-opt_fmt_string(const struct opt_row *r, const void *base, FILE *out)
-{
-	const char *s = cfield(r, base);
-
-	if (*s)
-		fprintf(out, "%s = %s\n", r->key, s);
-}
-
-/* A directory under /: [sensor] iio. */
-int
-opt_parse_abs_path(const struct opt_row *r, void *base, const char *key,
-	       const char *value, char *why, size_t whylen)
-{
-	if (value[0] != '/')
-		return -EINVAL;
-	return opt_parse_string(r, base, key, value, why, whylen);
-}
-
-int
-opt_parse_address(const struct opt_row *r, void *base, const char *key,
-	      const char *value, char *why, size_t whylen)
-{
-	if (config_check_address(value) < 0)
-		return -EINVAL;
-	return opt_parse_string(r, base, key, value, why, whylen);
-}
-
-int
-opt_parse_choice(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)why, (void)whylen;
-	for (const struct opt_choice *c = r->choices; c->name; c++) {
-		if (strcmp(value, c->name) == 0) {
-			store_int(field(r, base), r->size, c->value);
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static const char *
-choice_name(const struct opt_row *r, long long v)
-{
-	for (const struct opt_choice *c = r->choices; c->name; c++) {
-		if (c->value == v)
-			return c->name;
-	}
-	return NULL;
-}
-
-void
-opt_fmt_choice(const struct opt_row *r, const void *base, FILE *out)
-{
-	long long v = r->size == sizeof(bool)
-			      ? load_uint(cfield(r, base), r->size)
-			      : load_int(cfield(r, base), r->size);
-	const char *name = choice_name(r, v);
-
-	if (name)
-		fprintf(out, "%s = %s\n", r->key, name);
-}
-
-/* "all" (every sample), or a rate in Hz from 0 (off) to 1000. */
-int
-opt_parse_rate(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
-{
+	void *f = field(r, base);
+	unsigned long u;
 	double x = RATE_EVERY_SAMPLE;
+	char *end;
 
-	(void)key, (void)why, (void)whylen;
-	if (strcmp(value, "all") != 0 &&
-	    (str_to_double(value, &x) < 0 || !(x >= r->lo && x <= r->hi)))
+	switch (r->kind) {
+	case OPT_OCTAL:
+		if (!*value || strspn(value, "01234567") != strlen(value) ||
+		    (u = strtoul(value, &end, 8), *end) || (double)u > r->hi)
+			return -EINVAL;
+		break;
+	case OPT_UINT:
+	case OPT_UINT_SET:
+	case OPT_PORT:
+	case OPT_POW2:
+		/* Oversampling and IIR: powers of two (0 = the driver's
+		 * default), as every family's registers count them. */
+		if (config_parse_uint(value, (unsigned long)r->lo,
+				      (unsigned long)r->hi, &u) == 0 &&
+		    (r->kind != OPT_POW2 || (u & (u - 1)) == 0))
+			break;
+		/* A port needs room for every instance above it. */
+		if (r->kind == OPT_PORT)
+			snprintf(why, whylen, "bad port, expected 1..%.0f (the "
+				 "last instance's port must be one too)", r->hi);
 		return -EINVAL;
-	memcpy(field(r, base), &x, sizeof(x));
+	case OPT_RATE:	/* "all" (every sample), or Hz */
+	case OPT_DOUBLE:
+		if ((r->kind != OPT_RATE || strcmp(value, "all") != 0) &&
+		    (str_to_double(value, &x) < 0 ||
+		     !(x >= r->lo && x <= r->hi)))
+			return -EINVAL;
+		memcpy(f, &x, sizeof(x));
+		return 0;
+	case OPT_SPEED_FACTOR:
+		return config_parse_speed_factor(value, f);
+	case OPT_ADDRESS:
+	case OPT_ABS_PATH:
+	case OPT_STRING:	/* at least lo characters, fits the field */
+		if ((r->kind == OPT_ADDRESS && config_check_address(value) < 0) ||
+		    (r->kind == OPT_ABS_PATH && value[0] != '/') ||
+		    (double)strlen(value) < r->lo || strlen(value) >= r->size)
+			return -EINVAL;
+		strcpy(f, value);
+		return 0;
+	case OPT_CHOICE:
+		for (const struct opt_choice *c = r->choices; c->name; c++) {
+			if (strcmp(value, c->name) == 0) {
+				store_int(f, r->size, c->value);
+				return 0;
+			}
+		}
+		return -EINVAL;
+	case OPT_BAUD:
+		return config_parse_baud(value, f);
+	case OPT_BUS:
+		return config_parse_bus(value, f, r->size);
+	case OPT_I2C_ADDRESS:
+		return config_parse_i2c_address(value, f);
+	case OPT_FLAG:
+		*(bool *)f = true;
+		return 0;
+	case OPT_ARG:	/* kept as the command line gave it */
+		*(const char **)f = value;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+	store_int(f, r->size, (long long)u);
 	return 0;
 }
 
 void
-opt_fmt_rate(const struct opt_row *r, const void *base, FILE *out)
+opt_format_value(const struct opt_row *r, const void *base, FILE *out)
 {
+	const void *f = cfield(r, base);
+	const long long i = is_uint(r->kind) ? load_int(f, r->size, true) : 0;
 	double x;
 	char buf[32];
 
-	memcpy(&x, cfield(r, base), sizeof(x));
-	if (x == RATE_UNSET)
+	switch (r->kind) {
+	case OPT_UINT_SET:	/* 0: not set (a driver's default) */
+	case OPT_POW2:
+		if (i == 0)
+			return;
+		/* fall through */
+	case OPT_UINT:
+	case OPT_PORT:
+		fprintf(out, "%s = %lld\n", r->key, i);
 		return;
-	if (x == RATE_EVERY_SAMPLE)
-		snprintf(buf, sizeof(buf), "all");
-	else
-		fmt_double_value(x, buf, sizeof(buf));
-	fprintf(out, "%s = %s\n", r->key, buf);
-}
-
-int
-opt_parse_octal(const struct opt_row *r, void *base, const char *key,
-	    const char *value, char *why, size_t whylen)
-{
-	char *end;
-	unsigned long v;
-
-	(void)key, (void)why, (void)whylen;
-	if (!*value || strspn(value, "01234567") != strlen(value))
-		return -EINVAL;
-	v = strtoul(value, &end, 8);
-	if (*end != '\0' || (double)v > r->hi)
-		return -EINVAL;
-	store_int(field(r, base), r->size, (long long)v);
-	return 0;
-}
-
-void
-opt_fmt_octal(const struct opt_row *r, const void *base, FILE *out)
-{
-	fprintf(out, "%s = 0%llo\n", r->key,
-		(unsigned long long)load_uint(cfield(r, base), r->size));
-}
-
-
-int
-opt_parse_source(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
-{
-	struct config *c = base;
-	char names[160];
-
-	(void)r, (void)key;
-	for (int s = CONFIG_SOURCE_NONE + 1;; s++) {
-		const char *name = config_source_name((enum config_source)s);
-		if (strcmp(name, "none") == 0)
-			break;
-		if (strcmp(name, value) == 0) {
-			c->source = (enum config_source)s;
-			return 0;
+	case OPT_OCTAL:
+		fprintf(out, "%s = 0%llo\n", r->key, (unsigned long long)i);
+		return;
+	case OPT_RATE:
+	case OPT_DOUBLE:
+	case OPT_SPEED_FACTOR:
+		memcpy(&x, f, sizeof(x));
+		if (isnan(x) || (r->kind == OPT_RATE && x == RATE_UNSET))
+			return;
+		if (r->kind == OPT_RATE && x == RATE_EVERY_SAMPLE)
+			snprintf(buf, sizeof(buf), "all");
+		else
+			config_format_double(x, buf, sizeof(buf));
+		fprintf(out, "%s = %s\n", r->key, buf);
+		return;
+	case OPT_ADDRESS:
+	case OPT_ABS_PATH:
+	case OPT_STRING:
+	case OPT_BUS:
+		if (*(const char *)f)
+			fprintf(out, "%s = %s\n", r->key, (const char *)f);
+		return;
+	case OPT_CHOICE: {
+		/* bool fields unsigned, enums and ints signed */
+		const long long v = load_int(f, r->size, r->size == 1);
+		for (const struct opt_choice *c = r->choices; c->name; c++) {
+			if (c->value == v) {
+				fprintf(out, "%s = %s\n", r->key, c->name);
+				return;
+			}
 		}
+		return;
 	}
-	options_sources_text(OPT_SRC_ALL, names, sizeof(names));
-	snprintf(why, whylen, "supported sources: %s", names);
-	return -EINVAL;
+	case OPT_BAUD:
+		fprintf(out, "%s = %u\n", r->key, *(const unsigned *)f);
+		return;
+	case OPT_I2C_ADDRESS:
+		if (*(const uint8_t *)f)
+			fprintf(out, "%s = 0x%02x\n", r->key,
+				*(const uint8_t *)f);
+		return;
+	default:
+		return;
+	}
 }
 
-void
-opt_fmt_source(const struct opt_row *r, const void *base, FILE *out)
+/* ------------------------------------------------------------------ */
+/* Rows with a parser or a printer of their own */
+
+OPT_PRINTER(opt_fmt_source)
 {
 	const struct config *c = base;
 
@@ -360,28 +233,22 @@ opt_fmt_source(const struct opt_row *r, const void *base, FILE *out)
 }
 
 /* --sim, --hardware ...; the proxies' value is their upstream. */
-int
-opt_parse_source_flag(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_source_flag)
 {
 	struct config *c = base;
 
-	if (r->metavar && opt_parse_address(r, base, key, value, why, whylen) < 0)
+	if (r->metavar && opt_parse_value(r, base, value, why, whylen) < 0)
 		return -EINVAL;
 	c->source = (enum config_source)r->arg;
 	return 0;
 }
 
-int
-opt_parse_profile(const struct opt_row *r, void *base, const char *key,
-	      const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_profile)
 {
-	(void)key;
 	return truth_profile_parse(value, field(r, base), why, whylen);
 }
 
-void
-opt_fmt_profile(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_profile)
 {
 	static const char *const kinds[] = { "static", "climb", "step",
 					     "sine", "takeoff" };
@@ -394,7 +261,7 @@ opt_fmt_profile(const struct opt_row *r, const void *base, FILE *out)
 		return;
 	fprintf(out, "%s = %s", r->key, kinds[p->kind]);
 	for (int k = 0; k < nargs[p->kind]; k++) {
-		fmt_double_value(v[k], buf, sizeof(buf));
+		config_format_double(v[k], buf, sizeof(buf));
 		fprintf(out, ":%s", buf);
 	}
 	fputc('\n', out);
@@ -402,14 +269,11 @@ opt_fmt_profile(const struct opt_row *r, const void *base, FILE *out)
 
 /* A throttle term, T or airborne:T, checked here and laid over the
  * profile by config_resolve (so it outlasts a profile given after it). */
-int
-opt_parse_throttle(const struct opt_row *r, void *base, const char *key,
-		   const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_throttle)
 {
 	struct truth_profile scratch = { 0 };
 	char *dst = field(r, base);
 
-	(void)key;
 	if (truth_profile_parse_throttle(value, &scratch, why, whylen) < 0)
 		return -EINVAL;
 	if (strlen(value) >= r->size) {
@@ -421,9 +285,7 @@ opt_parse_throttle(const struct opt_row *r, void *base, const char *key,
 }
 
 /* rng_N = INSTANCE in the file, --rng N=INSTANCE on the command line. */
-int
-opt_parse_rng(const struct opt_row *r, void *base, const char *key,
-	  const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_rng)
 {
 	int *rng = field(r, base);
 	int n;
@@ -442,8 +304,7 @@ opt_parse_rng(const struct opt_row *r, void *base, const char *key,
 	return config_parse_rng(value, &rng[n]);
 }
 
-void
-opt_fmt_rng(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_rng)
 {
 	const int *rng = cfield(r, base);
 
@@ -456,9 +317,7 @@ opt_fmt_rng(const struct opt_row *r, const void *base, FILE *out)
 }
 
 /* SIM_NAME = VALUE in the file, -p SIM_NAME=VALUE on the command line. */
-int
-opt_parse_sim_param(const struct opt_row *r, void *base, const char *key,
-		const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_sim_param)
 {
 	char assignment[256];
 
@@ -470,8 +329,7 @@ opt_parse_sim_param(const struct opt_row *r, void *base, const char *key,
 }
 
 /* Those that differ from ArduPilot's defaults. */
-void
-opt_fmt_sim_params(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_sim_params)
 {
 	const struct sim_params *p = cfield(r, base);
 	struct sim_params def;
@@ -486,13 +344,10 @@ opt_fmt_sim_params(const struct opt_row *r, const void *base, FILE *out)
 }
 
 /* -o SPEC: one more output, after the others the command line gave. */
-int
-opt_parse_output_spec(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_output_spec)
 {
 	struct config *c = base;
 
-	(void)r, (void)key;
 	if (c->n_outputs == CONFIG_MAX_OUTPUTS) {
 		snprintf(why, whylen, "more than %d outputs",
 			 CONFIG_MAX_OUTPUTS);
@@ -505,93 +360,43 @@ opt_parse_output_spec(const struct opt_row *r, void *base, const char *key,
 	return 0;
 }
 
-
-void
-opt_fmt_output_type(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_output_type)
 {
 	const struct config_output *o = base;
 
-	(void)r;
 	fprintf(out, "type = %s\n", output_type_is_msp(o->type)
 					    ? "msp"
 					    : config_output_type_name(o->type));
 }
 
-static bool
-is_msp(const void *base)
-{
-	return output_type_is_msp(((const struct config_output *)base)->type);
-}
-
-/* An MSP output's keys are printed for MSP outputs only, and the MAVLink
- * rates for the others. */
-void
-opt_fmt_msp_uint(const struct opt_row *r, const void *base, FILE *out)
-{
-	if (is_msp(base))
-		opt_fmt_uint(r, base, out);
-}
-
-void
-opt_fmt_msp_rate(const struct opt_row *r, const void *base, FILE *out)
-{
-	if (is_msp(base))
-		opt_fmt_rate(r, base, out);
-}
-
-void
-opt_fmt_mavlink_rate(const struct opt_row *r, const void *base, FILE *out)
-{
-	if (!is_msp(base))
-		opt_fmt_rate(r, base, out);
-}
-
-void
-opt_fmt_transport(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_transport)
 {
 	const struct config_output *o = base;
 
-	(void)r;
 	if (o->type == OUTPUT_MSP_TCP || o->type == OUTPUT_MSP_UDP)
 		fprintf(out, "transport = %s\n",
 			o->type == OUTPUT_MSP_TCP ? "tcp" : "udp");
 }
 
-void
-opt_fmt_baud(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_baud)
 {
 	const struct config_output *o = base;
 
 	if (o->device[0])
-		opt_fmt_uint(r, base, out);
+		opt_format_value(r, base, out);
 }
 
-int
-opt_parse_baud(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_msp_instances)
 {
-	(void)key, (void)why, (void)whylen;
-	return config_parse_baud(value, field(r, base));
+	return config_parse_msp_instances(
+		value, ((struct config_output *)base)->msp.map, why, whylen);
 }
 
-int
-opt_parse_msp_instances(const struct opt_row *r, void *base, const char *key,
-		    const char *value, char *why, size_t whylen)
-{
-	(void)r, (void)key;
-	return config_parse_msp_instances(value, &((struct config_output *)
-						   base)->msp, why, whylen);
-}
-
-void
-opt_fmt_msp_instances(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_msp_instances)
 {
 	const struct config_output *o = base;
 	bool all = true, first = true;
 
-	(void)r;
-	if (!output_type_is_msp(o->type))
-		return;
 	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
 		all &= o->msp.map[i] == i;
 	if (all) {
@@ -608,38 +413,10 @@ opt_fmt_msp_instances(const struct opt_row *r, const void *base, FILE *out)
 	fputc('\n', out);
 }
 
-int
-opt_parse_bus(const struct opt_row *r, void *base, const char *key,
-	  const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)why, (void)whylen;
-	return config_parse_bus(value, field(r, base), r->size);
-}
-
-int
-opt_parse_i2c_address(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)why, (void)whylen;
-	return config_parse_i2c_address(value, field(r, base));
-}
-
-void
-opt_fmt_i2c_address(const struct opt_row *r, const void *base, FILE *out)
-{
-	const uint8_t *a = cfield(r, base);
-
-	if (*a)
-		fprintf(out, "%s = 0x%02x\n", r->key, *a);
-}
-
-int
-opt_parse_driver(const struct opt_row *r, void *base, const char *key,
-	     const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_driver)
 {
 	size_t n = 0;
 
-	(void)key;
 	if (baro_driver_find(value) != NULL && strlen(value) < r->size) {
 		strcpy(field(r, base), value);
 		return 0;
@@ -655,31 +432,12 @@ opt_parse_driver(const struct opt_row *r, void *base, const char *key,
 	return -EINVAL;
 }
 
-/* Oversampling 1..128 and the IIR coefficient 0..128: powers of two
- * (0 = the driver's default), as every family's registers count them. */
-int
-opt_parse_pow2(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
-{
-	uint64_t x;
-
-	(void)key, (void)why, (void)whylen;
-	if (str_to_u64(value, &x) < 0 || (double)x < r->lo ||
-	    (double)x > r->hi || (x & (x - 1)) != 0)
-		return -EINVAL;
-	store_int(field(r, base), r->size, (long long)x);
-	return 0;
-}
-
 /* drdy and power: CHIPLABEL:LINENAME.  A drdy line makes the chip drive
  * its pin, active high unless drdy_active says otherwise. */
-int
-opt_parse_gpio_line(const struct opt_row *r, void *base, const char *key,
-		const char *value, char *why, size_t whylen)
+OPT_PARSER(opt_parse_gpio_line)
 {
 	struct config_sensor *s = base;
 
-	(void)key, (void)why, (void)whylen;
 	if (baro_gpio_parse_spec(value, NULL, 0, NULL, 0) < 0 ||
 	    strlen(value) >= r->size)
 		return -EINVAL;
@@ -690,65 +448,8 @@ opt_parse_gpio_line(const struct opt_row *r, void *base, const char *key,
 }
 
 /* drdy_active and drdy_drive say something only with a drdy line. */
-void
-opt_fmt_drdy_choice(const struct opt_row *r, const void *base, FILE *out)
+OPT_PRINTER(opt_fmt_drdy_choice)
 {
 	if (((const struct config_sensor *)base)->drdy[0])
-		opt_fmt_choice(r, base, out);
-}
-
-/* ---- struct cli: this run of the process -------------------------- */
-
-int
-opt_parse_flag(const struct opt_row *r, void *base, const char *key,
-	   const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)value, (void)why, (void)whylen;
-	*(bool *)field(r, base) = true;
-	return 0;
-}
-
-/* A value kept as the command line gave it (a path, a bus). */
-int
-opt_parse_arg(const struct opt_row *r, void *base, const char *key,
-	  const char *value, char *why, size_t whylen)
-{
-	(void)key, (void)why, (void)whylen;
-	*(const char **)field(r, base) = value;
-	return 0;
-}
-
-int
-opt_parse_config_path(const struct opt_row *r, void *base, const char *key,
-		  const char *value, char *why, size_t whylen)
-{
-	struct cli *cli = base;
-
-	(void)r, (void)key, (void)why, (void)whylen;
-	cli->config_path = value;
-	cli->config_required = true;
-	return 0;
-}
-
-int
-opt_parse_probe(const struct opt_row *r, void *base, const char *key,
-	    const char *value, char *why, size_t whylen)
-{
-	struct cli *cli = base;
-
-	(void)r, (void)key, (void)why, (void)whylen;
-	cli->probe = true;
-	cli->probe_bus = value;
-	return 0;
-}
-
-int
-opt_parse_verbose(const struct opt_row *r, void *base, const char *key,
-	      const char *value, char *why, size_t whylen)
-{
-	struct cli *cli = base;
-
-	(void)key, (void)value, (void)why, (void)whylen;
-	cli->verbosity = r->arg < 0 ? -1 : cli->verbosity + 1;
-	return 0;
+		opt_format_value(r, base, out);
 }

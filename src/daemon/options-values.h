@@ -1,69 +1,166 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The value types of the option table (options.c): opt_parse_* are its
- * rows' opt_parse_fn, opt_fmt_* their opt_format_fn (see options.h for
- * what they are given and return).
+ * The option table's row and its value kinds: a kind parses a value into
+ * the row's field by its rule (the rules themselves are config-values.h's)
+ * and prints it back; a row whose value is more than a kind has its own
+ * parser or printer (opt_parse_*, opt_fmt_*).  The table and what is
+ * generated from it are options.h's.
  */
 #ifndef BAROD_OPTIONS_VALUES_H
 #define BAROD_OPTIONS_VALUES_H
 
-#include "options.h"
+#include <stdio.h>
 
+#include "config.h"
+
+/* The sources an option acts on: one bit per enum config_source. */
+#define OPT_SRC(s) (1u << (s))
+#define OPT_SRC_SITL (OPT_SRC(CONFIG_SOURCE_SITL_JSON) | \
+		      OPT_SRC(CONFIG_SOURCE_SITL_PROXY))
+#define OPT_SRC_PX4 (OPT_SRC(CONFIG_SOURCE_PX4_SIM) | \
+		     OPT_SRC(CONFIG_SOURCE_PX4_PROXY))
+/* Every source with the AP_Baro_SITL emulator (SIM_* parameters). */
+#define OPT_SRC_EMULATED (OPT_SRC(CONFIG_SOURCE_SIM) | OPT_SRC_SITL | \
+			  OPT_SRC_PX4)
+#define OPT_SRC_ALL (OPT_SRC_EMULATED | OPT_SRC(CONFIG_SOURCE_HARDWARE))
+/* Sources whose truth is barod's own vehicle (--profile, --truth). */
+#define OPT_SRC_OWN_TRUTH (OPT_SRC(CONFIG_SOURCE_SIM) | \
+			   OPT_SRC(CONFIG_SOURCE_SITL_JSON) | \
+			   OPT_SRC(CONFIG_SOURCE_PX4_SIM))
+
+enum opt_flags {
+	/* The parser's reason is the whole message ("unknown profile
+	 * ..."), not "KEY = 'VALUE': expected ...". */
+	OPT_WHOLE_MSG = 1u << 0,
+	/* A source flag (--sim, --hardware ...): at most one is given. */
+	OPT_SOURCE = 1u << 1,
+	/* Command line only, for this run of the process (struct cli):
+	 * not a setting laid over the file again on SIGHUP. */
+	OPT_PROCESS = 1u << 2,
+	/* The value may be left out: --probe [BUS]. */
+	OPT_OPTIONAL = 1u << 3,
+	/* [output NAME]: applies to type = msp only (and is printed for
+	 * those only). */
+	OPT_MSP = 1u << 4,
+	/* [output NAME] type: settles the MSP transport later. */
+	OPT_OUTPUT_TYPE = 1u << 5,
+	/* A list the command line replaces as a whole (-o): the first
+	 * option clears what the file gave; offset is its count. */
+	OPT_LIST = 1u << 6,
+	/* The option ends the parse (--help, --version). */
+	OPT_EXIT = 1u << 7,
+};
+
+struct opt_row;
+
+/*
+ * Check value and store it at base + r->offset (base: struct config,
+ * config_output, config_sensor or cli, by the row's section).  key is
+ * the file's key (a pattern row such as rng_N needs it) or NULL from the
+ * command line.  0, or -EINVAL with why set to a reason, or left empty
+ * for the row's "expected ..." text.
+ */
+typedef int (*opt_parse_fn)(const struct opt_row *r, void *base,
+			    const char *key, const char *value, char *why,
+			    size_t whylen);
+/* Print the row's "key = value" lines for base (none when unset). */
+typedef void (*opt_format_fn)(const struct opt_row *r, const void *base,
+			      FILE *out);
+
+/* What a row's field holds; the range is the row's lo..hi. */
+enum opt_kind {
+	OPT_CUSTOM,		/* the row's parse and format only */
+	OPT_UINT,		/* any integer width */
+	OPT_UINT_SET,		/* same; 0 (the driver's default) not printed */
+	OPT_POW2,		/* a power of two; 0 not printed */
+	OPT_PORT,		/* a port with room for port + N above it */
+	OPT_OCTAL,		/* permissions up to hi */
+	OPT_DOUBLE,		/* NaN not printed */
+	OPT_RATE,		/* all (every sample) or Hz; RATE_UNSET not printed */
+	OPT_SPEED_FACTOR,	/* config_parse_speed_factor */
+	OPT_STRING,		/* at least lo characters that fit the field */
+	OPT_ABS_PATH,		/* a string starting with / */
+	OPT_ADDRESS,		/* HOST:PORT */
+	OPT_CHOICE,		/* one of choices */
+	OPT_BAUD,
+	OPT_BUS,		/* N or a /dev path */
+	OPT_I2C_ADDRESS,
+	OPT_FLAG,		/* no value: the bool field becomes true */
+	OPT_ARG,		/* a const char * to the command line's text */
+};
+
+struct opt_choice {
+	const char *name;
+	int value;
+};
+
+struct opt_row {
+	const char *section;	/* barod, sim, sitl, px4, mavlink, output,
+				 * sensor; NULL: command line only */
+	const char *key;	/* the file's key; rng_N, SIM_* are
+				 * patterns */
+	const char *name;	/* long option; NULL: the file only */
+	char short_name;
+	const char *metavar;	/* NULL: takes no value */
+	const char *help;	/* --help; lines after the first start
+				 * under the first */
+	enum opt_kind kind;
+	opt_parse_fn parse;	/* NULL: the kind's */
+	opt_format_fn format;	/* NULL: the kind's */
+	size_t offset, size;	/* the field's place and size */
+	double lo, hi;		/* range, for the parsers that take one */
+	const char *expect;	/* for messages: "1..255" */
+	const struct opt_choice *choices;	/* NULL-name terminated */
+	unsigned sources;	/* OPT_SRC bits it acts on */
+	unsigned flags;		/* enum opt_flags */
+	int arg;		/* source flags: the source */
+	/* Outside its own sources this option stands for that one
+	 * (--sitl-instances in the PX4 modes is --px4-instances). */
+	const char *alias;
+	/* An environment variable that sets it too, above the file and
+	 * below the command line (options_apply_env), in the sources with
+	 * CONFIG_SRC_PX4_ENV: PX4's variables, read as PX4 reads them. */
+	const char *env;
+	/* Where the value came from ("default", "barod.conf", the variable
+	 * or "--option") is written to the const char * at this offset of
+	 * struct config, for the start-up log; 0: not recorded.  env_from
+	 * names the variable there when two share the field. */
+	size_t from;
+	const char *env_from;
+};
+
+/* A value type's signature; its body uses what it needs of these. */
+#define OPT_UNUSED __attribute__((unused))
 #define OPT_PARSER(name)                                                   \
-	int name(const struct opt_row *r, void *base, const char *key,     \
-		 const char *value, char *why, size_t whylen)
+	int name(const struct opt_row *r OPT_UNUSED, void *base OPT_UNUSED, \
+		 const char *key OPT_UNUSED, const char *value OPT_UNUSED, \
+		 char *why OPT_UNUSED, size_t whylen OPT_UNUSED)
 #define OPT_PRINTER(name)                                                  \
-	void name(const struct opt_row *r, const void *base, FILE *out)
+	void name(const struct opt_row *r OPT_UNUSED,                      \
+		  const void *base OPT_UNUSED, FILE *out)
 
-OPT_PARSER(opt_parse_abs_path);
-OPT_PARSER(opt_parse_address);
-OPT_PARSER(opt_parse_arg);
-OPT_PARSER(opt_parse_baud);
-OPT_PARSER(opt_parse_bus);
-OPT_PARSER(opt_parse_choice);
-OPT_PARSER(opt_parse_config_path);
-OPT_PARSER(opt_parse_double);
+/* The kind's parse (0 or -EINVAL, why as for opt_parse_fn) and print. */
+int opt_parse_value(const struct opt_row *r, void *base, const char *value,
+		    char *why, size_t whylen);
+void opt_format_value(const struct opt_row *r, const void *base, FILE *out);
+
 OPT_PARSER(opt_parse_driver);
-OPT_PARSER(opt_parse_flag);
 OPT_PARSER(opt_parse_gpio_line);
-OPT_PARSER(opt_parse_i2c_address);
 OPT_PARSER(opt_parse_msp_instances);
-OPT_PARSER(opt_parse_octal);
 OPT_PARSER(opt_parse_output_spec);
-OPT_PARSER(opt_parse_port);
-OPT_PARSER(opt_parse_pow2);
-OPT_PARSER(opt_parse_probe);
 OPT_PARSER(opt_parse_profile);
 OPT_PARSER(opt_parse_throttle);
-OPT_PARSER(opt_parse_rate);
 OPT_PARSER(opt_parse_rng);
 OPT_PARSER(opt_parse_sim_param);
-OPT_PARSER(opt_parse_source);
 OPT_PARSER(opt_parse_source_flag);
-OPT_PARSER(opt_parse_speed_factor);
-OPT_PARSER(opt_parse_string);
-OPT_PARSER(opt_parse_uint);
-OPT_PARSER(opt_parse_verbose);
-
 OPT_PRINTER(opt_fmt_baud);
-OPT_PRINTER(opt_fmt_choice);
-OPT_PRINTER(opt_fmt_double);
 OPT_PRINTER(opt_fmt_drdy_choice);
-OPT_PRINTER(opt_fmt_i2c_address);
-OPT_PRINTER(opt_fmt_mavlink_rate);
 OPT_PRINTER(opt_fmt_msp_instances);
-OPT_PRINTER(opt_fmt_msp_rate);
-OPT_PRINTER(opt_fmt_msp_uint);
-OPT_PRINTER(opt_fmt_octal);
 OPT_PRINTER(opt_fmt_output_type);
 OPT_PRINTER(opt_fmt_profile);
-OPT_PRINTER(opt_fmt_rate);
 OPT_PRINTER(opt_fmt_rng);
 OPT_PRINTER(opt_fmt_sim_params);
 OPT_PRINTER(opt_fmt_source);
-OPT_PRINTER(opt_fmt_string);
 OPT_PRINTER(opt_fmt_transport);
-OPT_PRINTER(opt_fmt_uint);
-OPT_PRINTER(opt_fmt_uint_set);
 
 #endif

@@ -6,8 +6,8 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "options-values.h"
 #include "sitl-json.h"
+#include "util-strings.h"
 
 /* ------------------------------------------------------------------ */
 /* The table */
@@ -36,7 +36,6 @@ static const struct opt_choice output_types[] = {
 	{ "msp", OUTPUT_MSP_SERIAL },
 	{ NULL, 0 },
 };
-
 
 static const struct opt_choice atmospheres[] = {
 	{ "simple", BARO_SITL_ATMOS_SIMPLE },
@@ -85,39 +84,83 @@ static const struct opt_choice drdy_drives[] = {
 #define OUT(f) FIELD(struct config_output, f)
 #define SEN(f) FIELD(struct config_sensor, f)
 #define CLI(f) FIELD(struct cli, f)
+#define FROM(f) .from = offsetof(struct config, f)
 
-#define UINT(lo_, hi_) .parse = opt_parse_uint, .format = opt_fmt_uint, \
+#define UINT(lo_, hi_) .kind = OPT_UINT, \
 		       .lo = (lo_), .hi = (hi_)
-#define CHOICE(list) .parse = opt_parse_choice, .format = opt_fmt_choice, \
+#define CHOICE(list) .kind = OPT_CHOICE, \
 		     .choices = (list)
-#define STRING(min) .parse = opt_parse_string, .format = opt_fmt_string, .lo = (min)
-#define RATE .parse = opt_parse_rate, .lo = 0, .hi = 1000, \
+#define STRING(min) .kind = OPT_STRING, .lo = (min)
+#define RATE .kind = OPT_RATE, .lo = 0, .hi = 1000, \
 	     .expect = "'all' or a rate in Hz from 0 to 1000"
 #define PROCESS .sources = OPT_SRC_ALL, .flags = OPT_PROCESS
+/* --sim, --hardware ...: source s; the proxies' value, their upstream. */
+#define SOURCE(s) .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL, \
+		  .flags = OPT_SOURCE, .arg = (s)
+#define UPSTREAM(f) .kind = OPT_ADDRESS, CFG(f), .expect = "HOST:PORT"
+
+static OPT_PARSER(parse_source)
+{
+	struct config *c = base;
+	char names[160];
+
+	for (int s = CONFIG_SOURCE_NONE + 1;; s++) {
+		const char *name = config_source_name((enum config_source)s);
+		if (strcmp(name, "none") == 0)
+			break;
+		if (strcmp(name, value) == 0) {
+			c->source = (enum config_source)s;
+			return 0;
+		}
+	}
+	options_sources_text(OPT_SRC_ALL, names, sizeof(names));
+	snprintf(why, whylen, "supported sources: %s", names);
+	return -EINVAL;
+}
+
+static OPT_PARSER(parse_config_path)
+{
+	struct cli *cli = base;
+
+	cli->config_path = value;
+	cli->config_required = true;
+	return 0;
+}
+
+static OPT_PARSER(parse_probe)
+{
+	struct cli *cli = base;
+
+	cli->probe = true;
+	cli->probe_bus = value;
+	return 0;
+}
+
+static OPT_PARSER(parse_verbose)
+{
+	struct cli *cli = base;
+
+	cli->verbosity = r->arg < 0 ? -1 : cli->verbosity + 1;
+	return 0;
+}
 
 /* Given, the atmosphere no longer follows the release's default. */
-static int
-parse_atmosphere(const struct opt_row *r, void *base, const char *key,
-		 const char *value, char *why, size_t whylen)
+static OPT_PARSER(parse_atmosphere)
 {
-	int rc = opt_parse_choice(r, base, key, value, why, whylen);
+	int rc = opt_parse_value(r, base, value, why, whylen);
 
 	if (rc == 0)
 		((struct config *)base)->atmosphere_given = true;
 	return rc;
 }
 
-static int
-parse_ardupilot(const struct opt_row *r, void *base, const char *key,
-		const char *value, char *why, size_t whylen)
+static OPT_PARSER(parse_ardupilot)
 {
-	(void)r, (void)key, (void)why, (void)whylen;
 	return baro_sitl_ardupilot_parse(value,
 					 &((struct config *)base)->ardupilot);
 }
 
-static void
-fmt_ardupilot(const struct opt_row *r, const void *base, FILE *out)
+static OPT_PRINTER(fmt_ardupilot)
 {
 	fprintf(out, "%s = %s\n", r->key,
 		baro_sitl_ardupilot_name(
@@ -129,52 +172,44 @@ const struct opt_row options_table[] = {
 	/* ---- this run of the process ---- */
 	{ NULL, NULL, "config", 'c', "FILE",
 	  "configuration file (default " CONFIG_DEFAULT_PATH ", if present)",
-	  .parse = opt_parse_config_path, PROCESS },
+	  .parse = parse_config_path, PROCESS },
 	{ NULL, NULL, "check-config", 0, NULL,
 	  "validate the configuration, print it and exit",
-	  .parse = opt_parse_flag, CLI(check_config), PROCESS },
+	  .kind = OPT_FLAG, CLI(check_config), PROCESS },
 	{ NULL, NULL, "probe", 0, "BUS",
 	  "find supported chips on every I2C bus (or BUS), print\n"
 	  "their [sensor] sections and exit",
-	  .parse = opt_parse_probe, PROCESS | OPT_OPTIONAL },
+	  .parse = parse_probe, PROCESS | OPT_OPTIONAL },
 	{ NULL, NULL, "write", 0, "FILE",
 	  "with --probe: replace FILE only when a chip is found,\n"
 	  "atomically, the previous one kept as FILE.bak",
-	  .parse = opt_parse_arg, CLI(probe_write), PROCESS },
+	  .kind = OPT_ARG, CLI(probe_write), PROCESS },
 
 	/* ---- the source: one of these, or source in [barod] ---- */
 	{ NULL, NULL, "sim", 0, NULL,
 	  "simulated barometers (source = sim)",
-	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_SIM },
+	  SOURCE(CONFIG_SOURCE_SIM) },
 	{ NULL, NULL, "sitl-json", 0, NULL,
 	  "be ArduPilot SITL's JSON physics peer (port 9002 + 10 I)",
-	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_SITL_JSON },
+	  SOURCE(CONFIG_SOURCE_SITL_JSON) },
 	{ NULL, NULL, "sitl-json-proxy", 0, "HOST:PORT",
 	  "sit between ArduPilot and this JSON backend\n"
 	  "(upstream in [sitl])",
-	  .parse = opt_parse_source_flag, CFG(sitl.upstream),
-	  .expect = "HOST:PORT", .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_SITL_PROXY },
+	  SOURCE(CONFIG_SOURCE_SITL_PROXY), UPSTREAM(sitl.upstream) },
 	{ NULL, NULL, "px4-sim", 0, NULL,
 	  "be PX4 SITL's simulator (TCP port 4560 + N)",
-	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_PX4_SIM },
+	  SOURCE(CONFIG_SOURCE_PX4_SIM) },
 	{ NULL, NULL, "px4-sim-proxy", 0, "HOST:PORT",
 	  "sit between PX4 SITL (TCP 4560 + N) and this\n"
 	  "simulator (port + N; upstream in [px4])",
-	  .parse = opt_parse_source_flag, CFG(px4.upstream),
-	  .expect = "HOST:PORT", .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_PX4_PROXY },
+	  SOURCE(CONFIG_SOURCE_PX4_PROXY), UPSTREAM(px4.upstream) },
 	{ NULL, NULL, "hardware", 0, NULL,
 	  "the [sensor NAME] sections' chips (source = hardware)",
-	  .parse = opt_parse_source_flag, .sources = OPT_SRC_ALL,
-	  .flags = OPT_SOURCE, .arg = CONFIG_SOURCE_HARDWARE },
+	  SOURCE(CONFIG_SOURCE_HARDWARE) },
 
 	/* ---- [barod] ---- */
 	{ "barod", "source", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_source, .format = opt_fmt_source,
+	  .parse = parse_source, .format = opt_fmt_source,
 	  .sources = OPT_SRC_ALL },
 	{ "barod", "sysid", "sysid", 0, "N",
 	  "MAVLink system id (default 1)",
@@ -189,7 +224,7 @@ const struct opt_row options_table[] = {
 	  STRING(0), CFG(control_path),
 	  .expect = "a path of at most 107 bytes", .sources = OPT_SRC_ALL },
 	{ "barod", "control_mode", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_octal, .format = opt_fmt_octal, CFG(control_mode),
+	  .kind = OPT_OCTAL, CFG(control_mode),
 	  .hi = 0777, .expect = "octal permissions such as 0600",
 	  .sources = OPT_SRC_ALL },
 	{ "barod", "record", "record", 0, "FILE.csv",
@@ -206,7 +241,7 @@ const struct opt_row options_table[] = {
 	{ "sim", "throttle", "throttle", 0, "THROTTLE",
 	  "T or airborne:T (T 0..1): the motors' throttle for the\n"
 	  "ground effect instead of the profile's (0, or takeoff's)",
-	  .parse = opt_parse_throttle, .format = opt_fmt_string,
+	  .parse = opt_parse_throttle, .kind = OPT_STRING,
 	  CFG(throttle), .sources = OPT_SRC(CONFIG_SOURCE_SIM),
 	  .flags = OPT_WHOLE_MSG },
 	{ "sim", "truth", "truth", 0, "FILE.csv",
@@ -217,8 +252,10 @@ const struct opt_row options_table[] = {
 	{ "sim", "home_alt", "home-alt", 0, "METRES",
 	  "home altitude AMSL (default: 584 with --sitl-json*;\n"
 	  "PX4_HOME_ALT, else 488, with --px4-sim*; else 0)",
-	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(home_alt_m),
-	  .lo = -2.1e7, .hi = 2.1e7, .expect = "metres AMSL",
+	  .kind = OPT_DOUBLE, CFG(home_alt_m),
+	  .lo = -2.1e7, .hi = 2.1e7,
+	  .expect = "metres AMSL from -2.1e7 to 2.1e7",
+	  .env = "PX4_HOME_ALT", FROM(home_alt_from),
 	  /* The PX4 proxy's too: its emulator's home bounds the faults,
 	   * as PX4_HOME_ALT does there. */
 	  .sources = OPT_SRC_OWN_TRUTH | OPT_SRC(CONFIG_SOURCE_SITL_PROXY) |
@@ -231,7 +268,7 @@ const struct opt_row options_table[] = {
 	{ "sim", "atmosphere", "atmosphere", 0, "MODEL",
 	  "1976 (default from ArduPilot 4.6), simple (<= 4.5) or\n"
 	  "water; default: --ardupilot's",
-	  .parse = parse_atmosphere, .format = opt_fmt_choice,
+	  .parse = parse_atmosphere, .kind = OPT_CHOICE,
 	  .choices = atmospheres, CFG(atmosphere),
 	  /* Hardware mode too: a glitch or PX4 "wrong" shifts a real
 	   * reading by an altitude through this model. */
@@ -253,12 +290,11 @@ const struct opt_row options_table[] = {
 	  STRING(1), CFG(sitl.bind), .expect = "an address to listen on",
 	  .sources = OPT_SRC_SITL },
 	{ "sitl", "port", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_port, .format = opt_fmt_uint, CFG(sitl.port),
+	  .kind = OPT_PORT, CFG(sitl.port),
 	  .lo = 1, .hi = 65535 - 10 * CONFIG_MAX_SITL,
 	  .sources = OPT_SRC_SITL },
 	{ "sitl", "upstream", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_address, .format = opt_fmt_string, CFG(sitl.upstream),
-	  .expect = "HOST:PORT", .sources = OPT_SRC(CONFIG_SOURCE_SITL_PROXY) },
+	  UPSTREAM(sitl.upstream), .sources = OPT_SRC(CONFIG_SOURCE_SITL_PROXY) },
 	{ "sitl", "rng_N", "rng", 0, "N=INSTANCE",
 	  "rng_N carries this baro's height (default 1=0; none)",
 	  .parse = opt_parse_rng, .format = opt_fmt_rng, CFG(sitl.rng),
@@ -281,18 +317,21 @@ const struct opt_row options_table[] = {
 	  STRING(1), CFG(px4.bind), .expect = "an address to listen on",
 	  .sources = OPT_SRC_PX4 },
 	{ "px4", "port", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_port, .format = opt_fmt_uint, CFG(px4.port),
+	  .kind = OPT_PORT, CFG(px4.port),
 	  .lo = 1, .hi = 65535 - CONFIG_MAX_SITL, .sources = OPT_SRC_PX4 },
 	{ "px4", "upstream", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_address, .format = opt_fmt_string, CFG(px4.upstream),
-	  .expect = "HOST:PORT", .sources = OPT_SRC(CONFIG_SOURCE_PX4_PROXY) },
+	  UPSTREAM(px4.upstream), .sources = OPT_SRC(CONFIG_SOURCE_PX4_PROXY) },
 	{ "px4", "home_lat", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(px4.home_lat_deg),
+	  .kind = OPT_DOUBLE, CFG(px4.home_lat_deg),
 	  .lo = -90, .hi = 90, .expect = "degrees from -90 to 90",
+	  .env = "PX4_HOME_LAT", FROM(px4.home_latlon_from),
+	  .env_from = "PX4_HOME_LAT/LON",
 	  .sources = OPT_SRC(CONFIG_SOURCE_PX4_SIM) },
 	{ "px4", "home_lon", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_double, .format = opt_fmt_double, CFG(px4.home_lon_deg),
+	  .kind = OPT_DOUBLE, CFG(px4.home_lon_deg),
 	  .lo = -180, .hi = 180, .expect = "degrees from -180 to 180",
+	  .env = "PX4_HOME_LON", FROM(px4.home_latlon_from),
+	  .env_from = "PX4_HOME_LAT/LON",
 	  .sources = OPT_SRC(CONFIG_SOURCE_PX4_SIM) },
 	{ "px4", "hil_baros", NULL, 0, NULL, NULL,
 	  UINT(1, 2), CFG(px4.hil_baros),
@@ -308,10 +347,9 @@ const struct opt_row options_table[] = {
 	{ "px4", "speed_factor", "px4-speed-factor", 0, "F",
 	  "physics seconds per second (default\n"
 	  "PX4_SIM_SPEED_FACTOR, else 1; 0: as fast as PX4 replies)",
-	  .parse = opt_parse_speed_factor, .format = opt_fmt_double,
-	  CFG(px4.speed_factor), .lo = CONFIG_PX4_SPEED_MIN,
-	  .hi = CONFIG_PX4_SPEED_MAX,
-	  .expect = "0 (as fast as PX4 replies) or 0.01..1000",
+	  .kind = OPT_SPEED_FACTOR,
+	  CFG(px4.speed_factor), .expect = "0 (as fast as PX4 replies) or "
+	  "0.01..1000", .env = "PX4_SIM_SPEED_FACTOR", FROM(px4.speed_factor_from),
 	  .sources = OPT_SRC(CONFIG_SOURCE_PX4_SIM) },
 
 	/* ---- [mavlink] ---- */
@@ -319,12 +357,12 @@ const struct opt_row options_table[] = {
 	  CHOICE(protocols), CFG(mavlink_version), .expect = "1 or 2",
 	  .sources = OPT_SRC_ALL },
 	{ "mavlink", "heartbeat_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_rate, CFG(rates.heartbeat_hz), .sources = OPT_SRC_ALL },
+	  CFG(rates.heartbeat_hz), .sources = OPT_SRC_ALL },
 	{ "mavlink", "scaled_pressure_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_rate, CFG(rates.scaled_pressure_hz),
+	  CFG(rates.scaled_pressure_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "mavlink", "hil_sensor_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_rate, CFG(rates.hil_sensor_hz),
+	  CFG(rates.hil_sensor_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "mavlink", "signing_key", "signing-key", 0, "FILE",
 	  "sign MAVLink 2 with this 32-byte key; take commands\n"
@@ -351,41 +389,41 @@ const struct opt_row options_table[] = {
 	  .parse = opt_parse_output_spec, CFG(n_outputs),
 	  .sources = OPT_SRC_ALL, .flags = OPT_LIST | OPT_WHOLE_MSG },
 	{ "output", "type", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_choice, .format = opt_fmt_output_type,
+	  .kind = OPT_CHOICE, .format = opt_fmt_output_type,
 	  .choices = output_types, OUT(type),
 	  .expect = "udp-client, udp-server, serial, tcp-client, "
 		    "tcp-server or msp (or udpout, udpin, tcp, tcpin)",
 	  .sources = OPT_SRC_ALL, .flags = OPT_OUTPUT_TYPE },
 	{ "output", "address", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_address, .format = opt_fmt_string, OUT(address),
+	  .kind = OPT_ADDRESS, OUT(address),
 	  .expect = "HOST:PORT", .sources = OPT_SRC_ALL },
 	{ "output", "device", NULL, 0, NULL, NULL,
 	  STRING(1), OUT(device), .expect = "a device path",
 	  .sources = OPT_SRC_ALL },
 	{ "output", "baud", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_baud, .format = opt_fmt_baud, OUT(baud),
+	  .kind = OPT_BAUD, .format = opt_fmt_baud, OUT(baud),
 	  .expect = "one of 9600 ... 921600", .sources = OPT_SRC_ALL },
 	{ "output", "heartbeat_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_mavlink_rate, OUT(rates.heartbeat_hz),
+	  OUT(rates.heartbeat_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "output", "scaled_pressure_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_mavlink_rate, OUT(rates.scaled_pressure_hz),
+	  OUT(rates.scaled_pressure_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "output", "hil_sensor_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_mavlink_rate, OUT(rates.hil_sensor_hz),
+	  OUT(rates.hil_sensor_hz),
 	  .sources = OPT_SRC_ALL },
 	{ "output", "transport", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_choice, .format = opt_fmt_transport,
+	  .kind = OPT_CHOICE, .format = opt_fmt_transport,
 	  .choices = transports, OUT(msp.transport), .expect = "tcp or udp",
 	  .sources = OPT_SRC_ALL, .flags = OPT_MSP },
 	{ "output", "instances", NULL, 0, NULL, NULL,
 	  .parse = opt_parse_msp_instances, .format = opt_fmt_msp_instances,
 	  .sources = OPT_SRC_ALL, .flags = OPT_MSP | OPT_WHOLE_MSG },
 	{ "output", "rate_hz", NULL, 0, NULL, NULL, RATE,
-	  .format = opt_fmt_msp_rate, OUT(msp.rate_hz), .sources = OPT_SRC_ALL,
+	  OUT(msp.rate_hz), .sources = OPT_SRC_ALL,
 	  .flags = OPT_MSP },
 	{ "output", "vehicle", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_uint, .format = opt_fmt_msp_uint, OUT(msp.vehicle),
+	  .kind = OPT_UINT, OUT(msp.vehicle),
 	  .lo = 0, .hi = CONFIG_MAX_SITL - 1,
 	  .expect = "a SITL instance 0..7", .sources = OPT_SRC_ALL,
 	  .flags = OPT_MSP },
@@ -393,24 +431,24 @@ const struct opt_row options_table[] = {
 	/* ---- [sensor NAME]: hardware ---- */
 #define HW .sources = OPT_SRC(CONFIG_SOURCE_HARDWARE)
 	{ "sensor", "bus", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_bus, .format = opt_fmt_string, SEN(bus),
+	  .kind = OPT_BUS, SEN(bus),
 	  .expect = "a bus number (1 for /dev/i2c-1) or a /dev path", HW },
 	{ "sensor", "address", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_i2c_address, .format = opt_fmt_i2c_address, SEN(address),
+	  .kind = OPT_I2C_ADDRESS, SEN(address),
 	  .expect = "a 7-bit I2C address 0x03..0x77", HW },
 	{ "sensor", "driver", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_driver, .format = opt_fmt_string, SEN(driver), HW },
+	  .parse = opt_parse_driver, .kind = OPT_STRING, SEN(driver), HW },
 	{ "sensor", "osr_p", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_pow2, .format = opt_fmt_uint_set, SEN(settings.osr_p),
+	  .kind = OPT_POW2, SEN(settings.osr_p),
 	  .lo = 1, .hi = 128, .expect = "1, 2, 4, ... 128", HW },
 	{ "sensor", "osr_t", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_pow2, .format = opt_fmt_uint_set, SEN(settings.osr_t),
+	  .kind = OPT_POW2, SEN(settings.osr_t),
 	  .lo = 1, .hi = 128, .expect = "1, 2, 4, ... 128", HW },
 	{ "sensor", "iir", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_pow2, .format = opt_fmt_uint_set, SEN(settings.iir),
+	  .kind = OPT_POW2, SEN(settings.iir),
 	  .lo = 0, .hi = 128, .expect = "0 (off) or 1, 2, 4, ... 128", HW },
 	{ "sensor", "rate_hz", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_uint, .format = opt_fmt_uint_set, SEN(settings.rate_hz),
+	  .kind = OPT_UINT_SET, SEN(settings.rate_hz),
 	  .lo = 0, .hi = 1000,
 	  .expect = "0 (as fast as the oversampling allows) to 1000", HW },
 	{ "sensor", "mode", NULL, 0, NULL, NULL,
@@ -420,49 +458,49 @@ const struct opt_row options_table[] = {
 	  UINT(0, BARO_MAX_INSTANCES - 1), SEN(instance), .expect = "0..2",
 	  HW },
 	{ "sensor", "iio", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_abs_path, .format = opt_fmt_string, SEN(iio),
+	  .kind = OPT_ABS_PATH, SEN(iio),
 	  .expect = "the device's sysfs directory, "
 		    "/sys/bus/iio/devices/iio:deviceN", HW },
 	{ "sensor", "drdy", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_gpio_line, .format = opt_fmt_string, SEN(drdy),
+	  .parse = opt_parse_gpio_line, .kind = OPT_STRING, SEN(drdy),
 	  .expect = "CHIPLABEL:LINENAME (gpiodetect and gpioinfo show them)",
 	  .arg = 1, HW },
 	{ "sensor", "drdy_active", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_choice, .format = opt_fmt_drdy_choice,
+	  .kind = OPT_CHOICE, .format = opt_fmt_drdy_choice,
 	  .choices = drdy_levels, SEN(settings.drdy),
 	  .expect = "high or low", HW },
 	{ "sensor", "drdy_drive", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_choice, .format = opt_fmt_drdy_choice,
+	  .kind = OPT_CHOICE, .format = opt_fmt_drdy_choice,
 	  .choices = drdy_drives, SEN(settings.drdy_open_drain),
 	  .expect = "push-pull or open-drain", HW },
 	{ "sensor", "power", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_gpio_line, .format = opt_fmt_string, SEN(power),
+	  .parse = opt_parse_gpio_line, .kind = OPT_STRING, SEN(power),
 	  .expect = "CHIPLABEL:LINENAME (gpiodetect and gpioinfo show them)",
 	  HW },
 	{ "sensor", "power_off_ms", NULL, 0, NULL, NULL,
-	  .parse = opt_parse_uint, .format = opt_fmt_uint_set, SEN(power_off_ms),
+	  .kind = OPT_UINT_SET, SEN(power_off_ms),
 	  .lo = 1, .hi = 60000, .expect = "1 to 60000", HW },
 #undef HW
 
 	/* ---- this run of the process, continued ---- */
 	{ NULL, NULL, "scenario", 0, "FILE",
 	  "run a fault scenario from start-up (doc/scenario.md)",
-	  .parse = opt_parse_arg, CLI(scenario), PROCESS },
+	  .kind = OPT_ARG, CLI(scenario), PROCESS },
 	{ NULL, NULL, "duration", 0, "SECONDS", "stop after this long",
-	  .parse = opt_parse_double, CLI(duration_s), .lo = 1e-6, .hi = 1e9,
+	  .kind = OPT_DOUBLE, CLI(duration_s), .lo = 1e-6, .hi = 1e9,
 	  .expect = "a positive number of seconds", PROCESS },
 	{ NULL, NULL, "verbose", 'v', NULL, "more log (repeatable)",
-	  .parse = opt_parse_verbose, PROCESS },
+	  .parse = parse_verbose, PROCESS },
 	{ NULL, NULL, "quiet", 'q', NULL, "errors only",
-	  .parse = opt_parse_verbose, .arg = -1, PROCESS },
+	  .parse = parse_verbose, .arg = -1, PROCESS },
 	{ NULL, NULL, "log-prefix", 0, NULL,
 	  "<N> priority prefixes on stderr (automatic when it is\n"
 	  "the journal)",
-	  .parse = opt_parse_flag, CLI(log_prefix), PROCESS },
+	  .kind = OPT_FLAG, CLI(log_prefix), PROCESS },
 	{ NULL, NULL, "help", 'h', NULL, "this text",
-	  .parse = opt_parse_flag, CLI(help), PROCESS | OPT_EXIT },
+	  .kind = OPT_FLAG, CLI(help), PROCESS | OPT_EXIT },
 	{ NULL, NULL, "version", 'V', NULL, "the version",
-	  .parse = opt_parse_flag, CLI(version), PROCESS | OPT_EXIT },
+	  .kind = OPT_FLAG, CLI(version), PROCESS | OPT_EXIT },
 };
 
 const size_t options_count = sizeof(options_table) / sizeof(options_table[0]);
@@ -470,6 +508,25 @@ const size_t options_count = sizeof(options_table) / sizeof(options_table[0]);
 _Static_assert(sizeof(options_table) / sizeof(options_table[0]) <=
 		       CONFIG_ROWS_MAX,
 	       "struct config's given bits cover every row");
+
+/* Appends to buf, which keeps what fits; *n counts what was asked. */
+static void
+append(char *buf, size_t len, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+append(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n >= len)
+		return;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *n, len - *n, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		*n += (size_t)w;
+}
 
 /* ------------------------------------------------------------------ */
 /* Look-ups */
@@ -502,15 +559,9 @@ options_section_list(char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < N_SECTIONS && n < len; i++) {
-		int w = snprintf(buf + n, len - n, "%s%s%s", i ? ", " : "",
-				 sections[i],
-				 options_section_named(sections[i]) ? " NAME"
-								    : "");
-		if (w < 0)
-			break;
-		n += (size_t)w;
-	}
+	for (size_t i = 0; i < N_SECTIONS; i++)
+		append(buf, len, &n, "%s%s%s", i ? ", " : "", sections[i],
+		       options_section_named(sections[i]) ? " NAME" : "");
 }
 
 /* rng_1 .. rng_6; SIM_ and what sim_param_assign takes after it. */
@@ -575,16 +626,13 @@ options_key_list(const char *section, char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < options_count && n < len; i++) {
+	for (size_t i = 0; i < options_count; i++) {
 		const struct opt_row *r = &options_table[i];
 		char key[64];
 		if (!r->section || strcmp(r->section, section) != 0)
 			continue;
 		key_text(r, key, sizeof(key));
-		int w = snprintf(buf + n, len - n, "%s%s", n ? ", " : "", key);
-		if (w < 0)
-			break;
-		n += (size_t)w;
+		append(buf, len, &n, "%s%s", n ? ", " : "", key);
 	}
 }
 
@@ -600,14 +648,10 @@ options_sources_text(unsigned sources, char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < N_SOURCES && n < len; i++) {
-		const char *name = config_source_name(source_order[i]);
-		if (!(sources & OPT_SRC(source_order[i])))
-			continue;
-		int w = snprintf(buf + n, len - n, "%s%s", n ? ", " : "", name);
-		if (w < 0)
-			break;
-		n += (size_t)w;
+	for (size_t i = 0; i < N_SOURCES; i++) {
+		if (sources & OPT_SRC(source_order[i]))
+			append(buf, len, &n, "%s%s", n ? ", " : "",
+			       config_source_name(source_order[i]));
 	}
 }
 
@@ -620,7 +664,8 @@ options_set(const struct opt_row *r, void *base, const char *key,
 {
 	char why[320] = "";
 
-	if (r->parse(r, base, key, value, why, sizeof(why)) == 0)
+	if ((r->parse ? r->parse(r, base, key, value, why, sizeof(why))
+		     : opt_parse_value(r, base, value, why, sizeof(why))) == 0)
 		return 0;
 	if (r->flags & OPT_WHOLE_MSG) {
 		if (as_typed)
@@ -641,6 +686,41 @@ options_set(const struct opt_row *r, void *base, const char *key,
 				 r->expect ? r->expect : "something else");
 	}
 	return -EINVAL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The environment: PX4's variables */
+
+int
+options_apply_env(struct config *c, const char *(*get)(const char *),
+		  char *err, size_t errlen)
+{
+	const bool px4 = config_source_info(c->source)->traits &
+			 CONFIG_SRC_PX4_ENV;
+
+	for (size_t i = 0; i < options_count; i++) {
+		const struct opt_row *r = &options_table[i];
+		const char *v = r->env ? get(r->env) : NULL;
+		char why[320] = "";
+		if (!v || !*v || (c->source != CONFIG_SOURCE_NONE &&
+				  (!px4 || !options_acts_on(r, c->source))))
+			continue;
+		if ((r->parse ? r->parse(r, c, r->key, v, why, sizeof(why))
+		     : opt_parse_value(r, c, v, why, sizeof(why))) < 0)
+			return str_errorf(err, errlen, -EINVAL, "%s='%s': %s%s",
+					  r->env, v, why[0] ? "" : "expected ",
+					  why[0] ? why : r->expect);
+		options_note_origin(r, c, r->env_from ? r->env_from : r->env);
+	}
+	return 0;
+}
+
+void
+options_note_origin(const struct opt_row *r, struct config *c,
+		    const char *from)
+{
+	if (r->from)
+		memcpy((char *)c + r->from, &from, sizeof(from));
 }
 
 /* ------------------------------------------------------------------ */
@@ -720,8 +800,12 @@ write_rows(FILE *out, const char *section, const void *base,
 	for (size_t i = 0; i < options_count; i++) {
 		const struct opt_row *r = &options_table[i];
 		if (r->section && strcmp(r->section, section) == 0 &&
-		    r->format && options_acts_on(r, source))
-			r->format(r, base, out);
+		    options_acts_on(r, source) &&
+		    (!(r->flags & OPT_MSP) ||
+		     output_type_is_msp(((const struct config_output *)base)
+						->type)))
+			(r->format ? r->format : opt_format_value)(r, base,
+								   out);
 	}
 }
 
@@ -761,24 +845,6 @@ options_write_config(FILE *out, const struct config *c)
 			write_rows(out, sec, c, c->source);
 		}
 	}
-}
-
-static void
-append(char *buf, size_t len, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void
-append(char *buf, size_t len, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*n >= len)
-		return;
-	va_start(ap, fmt);
-	int w = vsnprintf(buf + *n, len - *n, fmt, ap);
-	va_end(ap);
-	if (w > 0)
-		*n += (size_t)w;
 }
 
 size_t

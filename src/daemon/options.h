@@ -7,8 +7,10 @@
  * struct config (or struct config_output, struct config_sensor, struct
  * cli), and the sources it acts on.  getopt's option list, --help,
  * --check-config's printout and the "unknown key" messages all come from
- * the table (options.c; its value types are options-values.c); the
- * command line's pass over it is options-cli.c, the file's is config.c.
+ * the table (options.c; its row and value types are options-values.h);
+ * the command line's pass over it is options-cli.c, the file's
+ * options-file.c.  Precedence: the command line over PX4's environment
+ * variables (the rows with .env) over the file over the defaults.
  *
  * Adding an option: its field in struct config (and its default in
  * config_defaults), one row below in options.c, its item in barod(8)
@@ -23,89 +25,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "config.h"
-
-/* The sources an option acts on: one bit per enum config_source. */
-#define OPT_SRC(s) (1u << (s))
-#define OPT_SRC_SITL (OPT_SRC(CONFIG_SOURCE_SITL_JSON) | \
-		      OPT_SRC(CONFIG_SOURCE_SITL_PROXY))
-#define OPT_SRC_PX4 (OPT_SRC(CONFIG_SOURCE_PX4_SIM) | \
-		     OPT_SRC(CONFIG_SOURCE_PX4_PROXY))
-/* Every source with the AP_Baro_SITL emulator (SIM_* parameters). */
-#define OPT_SRC_EMULATED (OPT_SRC(CONFIG_SOURCE_SIM) | OPT_SRC_SITL | \
-			  OPT_SRC_PX4)
-#define OPT_SRC_ALL (OPT_SRC_EMULATED | OPT_SRC(CONFIG_SOURCE_HARDWARE))
-/* Sources whose truth is barod's own vehicle (--profile, --truth). */
-#define OPT_SRC_OWN_TRUTH (OPT_SRC(CONFIG_SOURCE_SIM) | \
-			   OPT_SRC(CONFIG_SOURCE_SITL_JSON) | \
-			   OPT_SRC(CONFIG_SOURCE_PX4_SIM))
-
-enum opt_flags {
-	/* The parser's reason is the whole message ("unknown profile
-	 * ..."), not "KEY = 'VALUE': expected ...". */
-	OPT_WHOLE_MSG = 1u << 0,
-	/* A source flag (--sim, --hardware ...): at most one is given. */
-	OPT_SOURCE = 1u << 1,
-	/* Command line only, for this run of the process (struct cli):
-	 * not a setting laid over the file again on SIGHUP. */
-	OPT_PROCESS = 1u << 2,
-	/* The value may be left out: --probe [BUS]. */
-	OPT_OPTIONAL = 1u << 3,
-	/* [output NAME]: applies to type = msp only. */
-	OPT_MSP = 1u << 4,
-	/* [output NAME] type: settles the MSP transport later. */
-	OPT_OUTPUT_TYPE = 1u << 5,
-	/* A list the command line replaces as a whole (-o): the first
-	 * option clears what the file gave; offset is its count. */
-	OPT_LIST = 1u << 6,
-	/* The option ends the parse (--help, --version). */
-	OPT_EXIT = 1u << 7,
-};
-
-struct opt_row;
-
-/*
- * Check value and store it at base + r->offset (base: struct config,
- * config_output, config_sensor or cli, by the row's section).  key is
- * the file's key (a pattern row such as rng_N needs it) or NULL from the
- * command line.  0, or -EINVAL with why set to a reason, or left empty
- * for the row's "expected ..." text.
- */
-typedef int (*opt_parse_fn)(const struct opt_row *r, void *base,
-			    const char *key, const char *value, char *why,
-			    size_t whylen);
-/* Print the row's "key = value" lines for base (none when unset). */
-typedef void (*opt_format_fn)(const struct opt_row *r, const void *base,
-			      FILE *out);
-
-struct opt_choice {
-	const char *name;
-	int value;
-};
-
-struct opt_row {
-	const char *section;	/* barod, sim, sitl, px4, mavlink, output,
-				 * sensor; NULL: command line only */
-	const char *key;	/* the file's key; rng_N, SIM_* are
-				 * patterns */
-	const char *name;	/* long option; NULL: the file only */
-	char short_name;
-	const char *metavar;	/* NULL: takes no value */
-	const char *help;	/* --help; lines after the first start
-				 * under the first */
-	opt_parse_fn parse;
-	opt_format_fn format;	/* NULL: not printed */
-	size_t offset, size;	/* the field's place and size */
-	double lo, hi;		/* range, for the parsers that take one */
-	const char *expect;	/* for messages: "1..255" */
-	const struct opt_choice *choices;	/* NULL-name terminated */
-	unsigned sources;	/* OPT_SRC bits it acts on */
-	unsigned flags;		/* enum opt_flags */
-	int arg;		/* source flags: the source */
-	/* Outside its own sources this option stands for that one
-	 * (--sitl-instances in the PX4 modes is --px4-instances). */
-	const char *alias;
-};
+#include "options-values.h"
 
 extern const struct opt_row options_table[];
 extern const size_t options_count;
@@ -153,6 +73,32 @@ options_acts_on(const struct opt_row *r, enum config_source s);
 /* "sitl-json, sitl-json-proxy" for OPT_SRC bits. */
 void
 options_sources_text(unsigned sources, char *buf, size_t len);
+
+/*
+ * The environment rows (.env) that act on c's source, for the sources
+ * with CONFIG_SRC_PX4_ENV (and any row when no source is set yet); get
+ * is getenv (a test passes its own); set but empty counts as unset.
+ * -EINVAL with "NAME='VALUE': expected ..." in err.
+ */
+int
+options_apply_env(struct config *c, const char *(*get)(const char *),
+		  char *err, size_t errlen);
+
+/* Record that r's value came from from (a string that outlives c), when
+ * the row keeps its origin (opt_row's from). */
+void
+options_note_origin(const struct opt_row *r, struct config *c,
+		    const char *from);
+
+/* Read an INI file into c (on top of what it holds), options-file.c.
+ * 0, or a negative errno with "FILE:LINE: reason" in err. */
+int
+config_load_file(struct config *c, const char *path, char *err, size_t errlen);
+
+/* Same from a string; name is used in messages. */
+int
+config_load_string(struct config *c, const char *text, const char *name,
+		   char *err, size_t errlen);
 
 /* The row's index in options_table (for struct config's given bits). */
 size_t

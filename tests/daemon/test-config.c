@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "options.h"
 #include "gpio.h"
 #include "test-util.h"
 
@@ -463,7 +463,7 @@ test_sitl_section(void **state)
 	assert_non_null(strstr(err, "upstream"));
 }
 
-/* A fake environment for config_apply_px4_env(). */
+/* A fake environment for options_apply_env(). */
 static const char *const *fake_env;
 
 static const char *
@@ -509,18 +509,18 @@ test_px4_speed_factor(void **state)
 	/* The environment, as PX4 reads it. */
 	config_defaults(&c);
 	fake_env = (const char *const[]){ "PX4_SIM_SPEED_FACTOR", "4", NULL };
-	assert_int_equal(config_apply_px4_env(&c, fake_getenv, err,
+	assert_int_equal(options_apply_env(&c, fake_getenv, err,
 					      sizeof(err)), 0);
 	assert_true(c.px4.speed_factor == 4.0);
 	assert_string_equal(c.px4.speed_factor_from, "PX4_SIM_SPEED_FACTOR");
 	/* Set but empty: as unset. */
 	config_defaults(&c);
 	fake_env = (const char *const[]){ "PX4_SIM_SPEED_FACTOR", "", NULL };
-	assert_int_equal(config_apply_px4_env(&c, fake_getenv, err,
+	assert_int_equal(options_apply_env(&c, fake_getenv, err,
 					      sizeof(err)), 0);
 	assert_true(c.px4.speed_factor == 1.0);
 	fake_env = (const char *const[]){ "PX4_SIM_SPEED_FACTOR", "4x", NULL };
-	assert_int_equal(config_apply_px4_env(&c, fake_getenv, err,
+	assert_int_equal(options_apply_env(&c, fake_getenv, err,
 					      sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "PX4_SIM_SPEED_FACTOR='4x'"));
 	assert_true(c.px4.speed_factor == 1.0);
@@ -728,18 +728,18 @@ test_msp_sections(void **state)
 
 	/* The list alone. */
 	config_msp_defaults(&m);
-	assert_int_equal(config_parse_msp_instances("1", &m, err,
+	assert_int_equal(config_parse_msp_instances("1", m.map, err,
 						    sizeof(err)), 0);
 	assert_int_equal(m.map[0], -1);
 	assert_int_equal(m.map[1], 1);
-	assert_int_equal(config_parse_msp_instances("all", &m, err,
+	assert_int_equal(config_parse_msp_instances("all", m.map, err,
 						    sizeof(err)), 0);
 	assert_int_equal(m.map[0], 0);
 	static const char *const bad[] = { "", ",", "0,,1", "x", "0=", "=1",
 					   "0=-1", "0=1=2", "1 2" };
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		config_msp_defaults(&m);
-		if (config_parse_msp_instances(bad[k], &m, err,
+		if (config_parse_msp_instances(bad[k], m.map, err,
 					       sizeof(err)) != -EINVAL)
 			fail_msg("instances = '%s' accepted", bad[k]);
 		/* A refused list leaves the map alone. */
