@@ -28,6 +28,7 @@
 #include "log.h"
 #include "mavlink.h"
 #include "notify.h"
+#include "hardware-probe.h"
 #include "output.h"
 #include "param-service.h"
 #include "sample-csv.h"
@@ -35,7 +36,7 @@
 #include "util-strings.h"
 
 #include "daemon.h"
-#include "sources/source.h"
+#include "source.h"
 
 #define EXIT_CONFIG 2
 

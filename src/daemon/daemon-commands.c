@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "daemon.h"
-#include "sources/source.h"
+#include "source.h"
 #include "util-strings.h"
 
 static void

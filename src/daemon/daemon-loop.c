@@ -7,7 +7,7 @@
 #include <inttypes.h>
 
 #include "daemon.h"
-#include "sources/source.h"
+#include "source.h"
 
 /* Catching up at most this many steps after a stall (1 s); older ones
  * are skipped and counted rather than sent in one burst. */

@@ -4,7 +4,8 @@
  * their own files: the emit path (daemon-emit.c), the timer and flush
  * (daemon-loop.c), the sources' environment (daemon-source.c), faults
  * from scenarios and injections (daemon-faults.c), control socket
- * commands (daemon-commands.c), --probe (daemon-probe.c).  What one
+ * commands (daemon-commands.c), the parameters (daemon-params.c),
+ * remote faults (daemon-remote.c).  What one
  * source mode needs lives in its file under sources/, where samples go
  * under sinks/.  One struct daemon exists, owned by main().
  */
@@ -27,8 +28,8 @@
 #include "options.h"
 #include "param-service.h"
 #include "scenario.h"
-#include "sinks/sink.h"
-#include "sources/source.h"
+#include "sink.h"
+#include "source.h"
 #include "truth-trace.h"
 
 struct daemon;
@@ -188,12 +189,6 @@ void daemon_remote_status(const struct daemon *d, FILE *out);
 /* A sink closes (a reload): the ground stations told on it are
  * forgotten, so a new output at the same address tells its own. */
 void daemon_remote_forget(struct daemon *d, const struct sink *link);
-
-/* daemon-probe.c: barod --probe [BUS] [--write FILE].  0 when chips
- * were found (and FILE written), 1 when none were (FILE left as it was)
- * or the named bus cannot be opened or FILE written, 2 for a bad BUS. */
-int daemon_probe(const char *bus, const char *write_path, FILE *out,
-		 FILE *errs);
 
 /* daemon-commands.c: one control socket line. */
 void daemon_command(void *daemon, const char *line, FILE *out);

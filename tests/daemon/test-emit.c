@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "sources/source.h"
-#include "sources/vehicle.h"
+#include "source.h"
+#include "vehicle.h"
 #include "test-util.h"
 #include "util-strings.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The option table (src/daemon/options.c) against what is generated from
+ * The option table (src/daemon/config/options.c) against what is generated from
  * it and what documents it: barod(8) lists exactly its long options,
  * barod.conf(5) and the installed sample exactly its keys; the command
  * line through cli_parse and cli_load_config (malformed input, one source

@@ -12,7 +12,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "sources/source.h"
+#include "source.h"
 #include "test-util.h"
 
 /* ------------------------------------------------------------------ */

@@ -25,7 +25,7 @@
 #include "daemon.h"
 #include "fuzz-gcs.h"
 #include "fuzz.h"
-#include "sources/source.h"
+#include "source.h"
 
 #define REPLY_MAX (CONTROL_MAX_REPLY + 1)
 

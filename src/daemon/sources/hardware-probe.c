@@ -21,7 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "config-values.h"
+#include "driver.h"
+#include "hardware-probe.h"
+#include "iio.h"
 #include "util-atomic-file.h"
 #include "util-strings.h"
 

@@ -22,7 +22,7 @@
 #include "event-loop.h"
 #include "mavlink.h"
 #include "msp.h"
-#include "transports/transport.h"
+#include "transport.h"
 
 #define OUTPUT_MAX_PEERS TRANSPORT_MAX_PEERS
 #define OUTPUT_SERIAL_BUFFER TRANSPORT_STREAM_BUFFER
