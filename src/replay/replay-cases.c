@@ -308,6 +308,7 @@ struct run_ctx {
 	size_t ninputs;
 	size_t ndamaged, nempty;	/* damaged logs, logs without samples */
 	struct report_plotter *plotter;	/* NULL: no plots */
+	bool first_case;	/* the next case is its source's first */
 };
 
 /* The median sample spacing inside segments, the lag's resampling grid:
@@ -483,7 +484,6 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		fprintf(stderr, "baro-replay: %s\n", err);
 		goto out;
 	}
-	report_plotter_add(ctx->plotter, name);
 	const double dt = typical_interval(st);
 	if (sc)
 		unchecked_reason(&rows, st, sc, dt, why, sizeof(why));
@@ -532,6 +532,12 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		if (!why[0])
 			replay_thresholds_apply(ctx->th, r);
 	}
+	/* Drawn now the case's verdicts are known, while the next case
+	 * runs. */
+	if (report_case_drawn(&ctx->res.r[ctx->res.n - nf], nf,
+			      ctx->first_case, cfg->plot_all))
+		report_plotter_add(ctx->plotter, name);
+	ctx->first_case = false;
 	rc = 0;
 out:
 	for (size_t k = 0; outs && k < nf; k++)
@@ -657,6 +663,7 @@ run_log(struct run_ctx *ctx, const char *path, const struct scen *scens,
 				"invalid ones\n",
 			st.name, (unsigned long long)st.dropped_backwards,
 			(unsigned long long)st.dropped_invalid);
+	ctx->first_case = true;
 	for (size_t i = 0; i < nscen && rc == 0; i++) {
 		if (!scens[i].logs)
 			continue;
@@ -711,7 +718,7 @@ write_manifest(const struct replay_config *cfg, char *err, size_t errlen)
 		.inputs = names, .ninputs = n,
 		.shard_k = cfg->shard_n > 1 ? cfg->shard_k : 1,
 		.shard_n = cfg->shard_n > 1 ? cfg->shard_n : 1,
-		.plot = cfg->plot,
+		.plot = cfg->plot, .plot_all = cfg->plot_all,
 	};
 	int rc = replay_manifest_write(cfg->report_dir, &m, err, errlen);
 	free(names);
@@ -855,6 +862,7 @@ replay_cases_run(const struct replay_config *cfg)
 		goto out;
 	}
 	const size_t synth_at = cfg->logs_enabled ? cfg->nlogs : 0;
+	ctx.first_case = true;	/* the synthetic stream's cases: one source */
 	for (size_t i = 0; cfg->synthetic && in_shard(cfg, synth_at) &&
 			   i < nscen && rc >= 0; i++)
 		rc = run_synthetic(&ctx, &scens[i]);
@@ -877,8 +885,8 @@ replay_cases_run(const struct replay_config *cfg)
 	}
 	if (write_manifest(cfg, err, sizeof(err)) < 0 ||
 	    report_write_html(cfg->report_dir, ctx.res.r, ctx.res.n,
-			      ctx.inputs, ctx.ninputs, cfg->plot, err,
-			      sizeof(err)) < 0) {
+			      ctx.inputs, ctx.ninputs, cfg->plot,
+			      cfg->plot_all, err, sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		status = EXIT_IO;
 		goto out;

@@ -42,6 +42,7 @@ struct replay_config {
 	const char *channel, *reference, *format;
 	uint32_t seed;
 	enum report_plot plot;
+	bool plot_all;		/* every case's plot, not report_case_drawn()'s */
 	bool synthetic;		/* run the synthetic stream */
 	bool logs_enabled;	/* run the logs */
 	bool timing;		/* report time per sample */

@@ -46,6 +46,8 @@ replay_manifest_write(const char *dir, const struct replay_manifest *m,
 	json_object_object_add(o, "of", json_object_new_int64(m->shard_n));
 	json_object_object_add(o, "plots",
 			       json_object_new_string(plot_name(m->plot)));
+	json_object_object_add(o, "every_plot",
+			       json_object_new_boolean(m->plot_all));
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	struct atomic_file af;
 	FILE *f = atomic_file_open(&af, path, err, errlen);
@@ -68,6 +70,7 @@ struct shard {
 	struct replay_summary sum;
 	unsigned k, n;
 	enum report_plot plot;
+	bool plot_all;
 	json_object *inputs;	/* run.json's, an array of strings */
 };
 
@@ -173,6 +176,9 @@ read_shard(struct shard *s, char *err, size_t errlen)
 	s->plot = strcmp(plots, "png") == 0   ? REPORT_PLOT_PNG
 		  : strcmp(plots, "svg") == 0 ? REPORT_PLOT_SVG
 					      : REPORT_PLOT_NONE;
+	/* Absent: a report drawing every case (before plots were picked). */
+	s->plot_all = !json_object_object_get_ex(s->run, "every_plot", &v) ||
+		      json_object_get_boolean(v);
 	snprintf(path, sizeof(path), "%s/summary.json", s->dir);
 	size_t len;
 	char *text = read_text(path, &len);
@@ -502,6 +508,7 @@ check_shards(struct shard *s, size_t n, char *err, size_t errlen)
 	size_t ni = json_object_array_length(s[0].inputs);
 	for (size_t i = 1; i < n; i++) {
 		if (s[i].n != N || s[i].plot != s[0].plot ||
+		    s[i].plot_all != s[0].plot_all ||
 		    json_object_array_length(s[i].inputs) != ni)
 			goto differ;
 		for (size_t j = 0; j < ni; j++)
@@ -610,7 +617,7 @@ replay_merge(const struct replay_merge_config *cfg)
 	}
 	struct replay_manifest man = {
 		.inputs = names, .ninputs = ni, .shard_k = 1, .shard_n = 1,
-		.plot = s[0].plot,
+		.plot = s[0].plot, .plot_all = s[0].plot_all,
 	};
 	for (size_t i = 0; i < cfg->ndirs && rc == 0; i++)
 		rc = copy_cases(s[i].dir, cfg->out, err, sizeof(err));
@@ -621,7 +628,8 @@ replay_merge(const struct replay_merge_config *cfg)
 		rc = replay_manifest_write(cfg->out, &man, err, sizeof(err));
 	if (rc == 0)
 		rc = report_write_html(cfg->out, res, nres, ins, nins,
-				       s[0].plot, err, sizeof(err));
+				       s[0].plot, s[0].plot_all, err,
+				       sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-replay: merge: %s\n", err);
 		status = EXIT_IO;

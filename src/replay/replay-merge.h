@@ -3,7 +3,7 @@
  * Shard reports and their merge.  Every report has a run.json:
  *
  *   { "inputs": [ "a.bin", "b.ulg", "synthetic" ], "shard": 2, "of": 3,
- *     "plots": "png" }
+ *     "plots": "png", "every_plot": false }
  *
  * naming every input of the whole run in order (the logs as given, then
  * the synthetic stream) and which shard of them this report ran (input
@@ -26,6 +26,7 @@ struct replay_manifest {
 	size_t ninputs;
 	unsigned shard_k, shard_n;
 	enum report_plot plot;
+	bool plot_all;		/* every case drawn ("every_plot") */
 };
 
 /* dir/run.json.  0 or a negative errno with a message. */

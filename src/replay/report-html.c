@@ -278,7 +278,7 @@ write_index(const char *dir, const struct report_result *res, size_t n,
 static int
 write_page(const char *dir, const char *source, const struct report_result *res,
 	   size_t n, const struct report_input *in, enum report_plot plot,
-	   char *err, size_t errlen)
+	   bool plot_all, char *err, size_t errlen)
 {
 	char path[4096], page[2 * REPORT_NAME_LEN];
 	page_name(source, page, sizeof(page));
@@ -295,20 +295,35 @@ write_page(const char *dir, const char *source, const struct report_result *res,
 		fputs("<p class=\"input\">the synthetic stream: the emulator "
 		      "flying each scenario's truth profile</p>\n", f);
 	runs_table(f, res, n, source, false);
+	bool first = true;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(res[i].source, source) != 0 ||
 		    (i > 0 && strcmp(res[i - 1].source, source) == 0 &&
 		     strcmp(res[i - 1].scenario, res[i].scenario) == 0))
 			continue;
+		/* The case's results: the runs of its scenario that follow. */
+		size_t k = 1;
+		while (i + k < n && strcmp(res[i + k].source, source) == 0 &&
+		       strcmp(res[i + k].scenario, res[i].scenario) == 0)
+			k++;
 		char name[2 * REPORT_NAME_LEN];
 		report_case_name(source, res[i].scenario, name, sizeof(name));
 		fputs("<h2>", f);
 		put_html(f, res[i].scenario);
 		fputs("</h2>\n", f);
-		if (plot != REPORT_PLOT_NONE)
+		const char *ext = plot == REPORT_PLOT_SVG ? "svg" : "png";
+		if (plot != REPORT_PLOT_NONE &&
+		    report_case_drawn(&res[i], k, first, plot_all))
 			fprintf(f, "<p><img src=\"%s.%s\" alt=\"plot of %s\"></p>\n",
-				name, plot == REPORT_PLOT_SVG ? "svg" : "png",
-				name);
+				name, ext, name);
+		else if (plot != REPORT_PLOT_NONE)
+			fprintf(f, "<p class=\"note undrawn\">Not drawn: no "
+				   "filter under test warned or failed here "
+				   "(--plots all draws every case). To draw "
+				   "it: <code>cd cases &amp;&amp; gnuplot "
+				   "%s.gp</code> makes %s.%s.</p>\n",
+				name, name, ext);
+		first = false;
 		fprintf(f, "<p><a href=\"%s.csv\">%s.csv</a> (every row) "
 			   "<a href=\"%s.gp\">%s.gp</a> (its plot)</p>\n",
 			name, name, name, name);
@@ -320,7 +335,8 @@ write_page(const char *dir, const char *source, const struct report_result *res,
 int
 report_write_html(const char *dir, const struct report_result *res, size_t n,
 		  const struct report_input *inputs, size_t ninputs,
-		  enum report_plot plot, char *err, size_t errlen)
+		  enum report_plot plot, bool plot_all, char *err,
+		  size_t errlen)
 {
 	/* The sources with runs, in their first order. */
 	const char **src = calloc(n ? n : 1, sizeof(*src));
@@ -342,7 +358,8 @@ report_write_html(const char *dir, const struct report_result *res, size_t n,
 		for (size_t i = 0; i < ninputs; i++)
 			if (strcmp(inputs[i].source, src[s]) == 0)
 				in = &inputs[i];
-		rc = write_page(dir, src[s], res, n, in, plot, err, errlen);
+		rc = write_page(dir, src[s], res, n, in, plot, plot_all, err,
+				errlen);
 	}
 	free(src);
 	return rc;

@@ -15,15 +15,19 @@
 #ifndef BAROD_REPORT_HTML_H
 #define BAROD_REPORT_HTML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "report.h"
 
 /* Write the pages into dir.  plot says which plot files the cases have
- * (NONE: none linked).  0 or a negative errno with a message. */
+ * (NONE: none linked), plot_all that every case has one, else those
+ * report_case_drawn() picks (the others say how to draw theirs).  0 or
+ * a negative errno with a message. */
 int
 report_write_html(const char *dir, const struct report_result *res, size_t n,
 		  const struct report_input *inputs, size_t ninputs,
-		  enum report_plot plot, char *err, size_t errlen);
+		  enum report_plot plot, bool plot_all, char *err,
+		  size_t errlen);
 
 #endif

@@ -300,13 +300,56 @@ report_write_case(const struct report_case *c, char *err, size_t errlen)
 	return close_out(g, path, err, errlen);
 }
 
+bool
+report_case_drawn(const struct report_result *res, size_t n, bool first,
+		  bool all)
+{
+	if (all || first)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (res[i].under_test && !res[i].unchecked[0] &&
+		    (res[i].status == REPORT_WARN ||
+		     res[i].status == REPORT_FAIL))
+			return true;
+	return false;
+}
+
 struct report_plotter {
 	char cases[4096];
-	unsigned n, next;
+	unsigned n, jobs, next;
 	pid_t pid[REPORT_MAX_PLOTTERS];
 	int fd[REPORT_MAX_PLOTTERS];	/* its stdin; -1 once it failed */
 	bool failed;
 };
+
+/* Start gnuplot number p->n, reading its scripts from a socket, in the
+ * report's cases/ directory.  0 or a negative errno. */
+static int
+plotter_start(struct report_plotter *p)
+{
+	/* A socket rather than a pipe: a gnuplot that died makes send()
+	 * fail (MSG_NOSIGNAL), never a SIGPIPE. */
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		if (dup2(sv[1], STDIN_FILENO) < 0 || chdir(p->cases) < 0)
+			_exit(126);
+		execlp("gnuplot", "gnuplot", (char *)NULL);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(sv[1]);
+	p->pid[p->n] = pid;
+	p->fd[p->n++] = sv[0];
+	return 0;
+}
 
 int
 report_plotter_open(struct report_plotter **out, const char *dir,
@@ -324,33 +367,12 @@ report_plotter_open(struct report_plotter **out, const char *dir,
 		jobs = 1;
 	if (jobs > REPORT_MAX_PLOTTERS)
 		jobs = REPORT_MAX_PLOTTERS;
-	for (unsigned j = 0; j < jobs; j++) {
-		/* A socket rather than a pipe: a gnuplot that died makes
-		 * send() fail (MSG_NOSIGNAL), never a SIGPIPE. */
-		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-			break;
-		pid_t pid = fork();
-		if (pid < 0) {
-			close(sv[0]);
-			close(sv[1]);
-			break;
-		}
-		if (pid == 0) {
-			if (dup2(sv[1], STDIN_FILENO) < 0 ||
-			    chdir(p->cases) < 0)
-				_exit(126);
-			execlp("gnuplot", "gnuplot", (char *)NULL);
-			_exit(errno == ENOENT ? 127 : 126);
-		}
-		close(sv[1]);
-		p->pid[p->n] = pid;
-		p->fd[p->n++] = sv[0];
-	}
-	if (p->n == 0) {
+	p->jobs = jobs;
+	int rc = plotter_start(p);
+	if (rc < 0) {
 		free(p);
-		return str_errorf(err, errlen, -errno, "starting gnuplot: %s",
-				  strerror(errno));
+		return str_errorf(err, errlen, rc, "starting gnuplot: %s",
+				  strerror(-rc));
 	}
 	*out = p;
 	return 0;
@@ -361,7 +383,11 @@ report_plotter_add(struct report_plotter *p, const char *name)
 {
 	if (!p)
 		return;
-	/* The next gnuplot still alive, in turn. */
+	/* The next gnuplot still alive, in turn, started when its turn
+	 * first comes (a failed start: the ones running take its turns). */
+	if (p->next % p->jobs == p->n && p->n < p->jobs &&
+	    plotter_start(p) < 0)
+		p->jobs = p->n;
 	for (unsigned tries = 0; tries < p->n; tries++) {
 		unsigned j = p->next++ % p->n;
 		if (p->fd[j] < 0)

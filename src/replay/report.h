@@ -117,6 +117,19 @@ struct report_case {
 	enum report_plot plot;	/* the script's terminal (NONE: png) */
 };
 
+/*
+ * Is a case's plot drawn?  Every case's script is written; gnuplot draws
+ * (all false) the first case of each source, its overview, and every
+ * case where a filter under test warns or fails: a dozen plots per log
+ * would cost several times the run itself.  all: every case.  res[0..n)
+ * are the case's results (one per filter); first: it is the first case
+ * of its source.  The run and the HTML pages (its own or a merge's)
+ * decide alike from the results.
+ */
+bool
+report_case_drawn(const struct report_result *res, size_t n, bool first,
+		  bool all);
+
 /* Write cases/NAME.csv and cases/NAME.gp.  0 or a negative errno. */
 int
 report_write_case(const struct report_case *c, char *err, size_t errlen);
@@ -126,6 +139,9 @@ report_write_case(const struct report_case *c, char *err, size_t errlen);
  * the report's plots while the run goes on: each case's script is handed
  * to the next in turn as soon as it is written, so plotting overlaps the
  * filtering and gnuplot starts once per process, not once per plot.
+ * The first process starts at open (its start-up overlaps reading the
+ * first log), the others when they get their first script: a run that
+ * draws a plot per log starts one gnuplot, not one per core.
  * open with plot NONE gives no plotter (NULL), which add and close
  * accept.  close waits for them: 0, -ENOENT when gnuplot is not
  * installed (the scripts stay for later), or another negative errno,

@@ -109,7 +109,12 @@ usage(FILE *out)
 	      "emulator\n"
 	      "                         reproduces: 4.5, 4.6, 4.7 (default) or "
 	      "master\n"
-	      "      --plots KIND       png, svg or none (default png)\n"
+	      "      --plots KIND       png, svg or none (default png): "
+	      "each log's first case\n"
+	      "                         and the cases where a filter under "
+	      "test warns or\n"
+	      "                         fails; KIND,all (all: png,all) "
+	      "every case\n"
 	      "      --shard K/N        run only part K of N of the inputs "
 	      "(input p, the logs\n"
 	      "                         as given then the synthetic stream, "
@@ -358,15 +363,24 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 			}
 			break;
 		case OPT_PLOTS:
-			if (strcmp(optarg, "png") == 0)
+			/* KIND or KIND,all; all alone: png,all. */
+			o->cfg.plot_all = strcmp(optarg, "all") == 0 ||
+					  strcmp(optarg, "png,all") == 0 ||
+					  strcmp(optarg, "svg,all") == 0;
+			if (strcmp(optarg, "png") == 0 ||
+			    strcmp(optarg, "all") == 0 ||
+			    strcmp(optarg, "png,all") == 0)
 				o->cfg.plot = REPORT_PLOT_PNG;
-			else if (strcmp(optarg, "svg") == 0)
+			else if (strcmp(optarg, "svg") == 0 ||
+				 strcmp(optarg, "svg,all") == 0)
 				o->cfg.plot = REPORT_PLOT_SVG;
 			else if (strcmp(optarg, "none") == 0)
 				o->cfg.plot = REPORT_PLOT_NONE;
 			else {
 				fprintf(stderr, "baro-replay: --plots %s: "
-						"png, svg or none\n",
+						"png, svg, none, all (png of "
+						"every case), png,all or "
+						"svg,all\n",
 					optarg);
 				return EXIT_USAGE;
 			}

@@ -98,6 +98,14 @@ pages=$(ls "$tmp/r/cases/"*.html | wc -l)
 if [ "$plots" = png ]; then
 	imgs=$(cat "$tmp/r/cases/"*.html | grep -c '<img src="')
 	[ "$imgs" -ge 2 ] || bad "the pages show $imgs plots"
+	# Each case either shows its plot or says it was not drawn and
+	# how to draw it; no plot drawn that no page shows.
+	cases=$(cat "$tmp/r/cases/"*.html | grep -c '^<h2>')
+	undrawn=$(cat "$tmp/r/cases/"*.html | grep -c 'class="note undrawn"')
+	[ $((imgs + undrawn)) = "$cases" ] ||
+		bad "$cases cases on the pages: $imgs plots, $undrawn not drawn"
+	pngs=$(ls "$tmp/r/cases/" | grep -c '\.png$')
+	[ "$pngs" = "$imgs" ] || bad "$pngs plots drawn, the pages show $imgs"
 fi
 
 # A log's page in the browser: its runs, its plots, no errors; and a

@@ -88,6 +88,13 @@ refuse "a shard twice" "are both shard 1 of 3" \
 replay other --shard 2/3 "$tmp/log1.csv" >/dev/null 2>&1
 refuse "shards of two runs" "not shards of one run" \
 	-o "$tmp/m2" "$tmp/s1" "$tmp/other" "$tmp/s3"
+# A shard drawing every case beside shards drawing some: their pages
+# would disagree on which plots exist.
+if [ "$plots" = png ]; then
+	replay allplots --plots png,all --shard 2/3 "$@" >/dev/null 2>&1
+	refuse "shards drawing different cases" "not shards of one run" \
+		-o "$tmp/m2" "$tmp/s1" "$tmp/allplots" "$tmp/s3"
+fi
 refuse "into a shard" "is one of the reports to merge" \
 	-o "$tmp/s1" "$tmp/s1" "$tmp/s2" "$tmp/s3"
 mkdir "$tmp/notreport" && echo x >"$tmp/notreport/x"

@@ -427,6 +427,83 @@ test_run_plots(void **state)
 	assert_int_equal(temp_dir_remove(dir), 0);
 }
 
+static bool
+report_has(const char *dir, const char *name)
+{
+	char path[512];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0;
+}
+
+/* Which cases gnuplot draws (issue 29: a plotted run within 1.5 x one
+ * without): the source's first case, and the cases where a filter under
+ * test warns or fails; --plots all every case.  raw passes clean and
+ * truth-step and fails spike (it has no spike detection). */
+static void
+test_run_plot_selection(void **state)
+{
+	(void)state;
+	char dir[256], s1[512], s2[512], s3[512];
+	temp_dir_make(dir, sizeof(dir), "replay-plotsel");
+	const char *ver[] = { "gnuplot", "--version", NULL };
+	struct program_result r = run_program("gnuplot", ver, NULL);
+	bool have_gnuplot = r.status == 0;
+	program_result_free(&r);
+
+	for (int all = 0; all < 2; all++) {
+		r = replay("run", "--synthetic-only", "--no-timing", "-q",
+			   "--plots", all ? "all" : "png", "-f", "raw",
+			   "-s", replay_scenario("truth-step", s1, sizeof(s1)),
+			   "-s", replay_scenario("clean", s2, sizeof(s2)),
+			   "-s", replay_scenario("spike", s3, sizeof(s3)),
+			   "-o", dir, NULL);
+		assert_int_equal(r.status, 1);	/* raw fails the spike */
+		program_result_free(&r);
+		/* Every case has its script, drawn or not. */
+		assert_true(report_has(dir, "cases/synthetic--truth-step.gp"));
+		assert_true(report_has(dir, "cases/synthetic--clean.gp"));
+		assert_true(report_has(dir, "cases/synthetic--spike.gp"));
+		char *page = report_file(dir, "cases/synthetic.html");
+		assert_non_null(strstr(page, "<img src=\"synthetic--truth-step.png\""));
+		assert_non_null(strstr(page, "<img src=\"synthetic--spike.png\""));
+		const char *clean = strstr(page, "<img src=\"synthetic--clean.png\"");
+		if (all) {
+			assert_non_null(clean);
+			assert_null(strstr(page, "Not drawn"));
+		} else {
+			assert_null(clean);
+			assert_non_null(strstr(page, "gnuplot synthetic--clean.gp"));
+		}
+		free(page);
+		char *run = report_file(dir, "run.json");
+		assert_non_null(strstr(run, all ? "\"every_plot\":true"
+						: "\"every_plot\":false"));
+		free(run);
+		if (have_gnuplot) {
+			assert_true(report_has(dir, "cases/synthetic--truth-step.png"));
+			assert_true(report_has(dir, "cases/synthetic--spike.png"));
+			assert_int_equal(report_has(dir, "cases/synthetic--clean.png"),
+					 all);
+		}
+	}
+	/* An exploratory run (no -f): the overview alone. */
+	r = replay("run", "--synthetic-only", "--no-timing", "-q", "-s", s2,
+		   "-s", s3, "-o", dir, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	if (have_gnuplot) {
+		assert_true(report_has(dir, "cases/synthetic--clean.png"));
+		assert_false(report_has(dir, "cases/synthetic--spike.png"));
+	}
+	r = replay("run", "--synthetic-only", "--plots", "jpeg,all", "-o", dir,
+		   NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--plots jpeg,all: png, svg, none, all"));
+	program_result_free(&r);
+	assert_int_equal(temp_dir_remove(dir), 0);
+}
+
 static void
 test_run_bad_inputs(void **state)
 {
@@ -972,6 +1049,7 @@ main(void)
 		cmocka_unit_test(test_outputs_survive_failures),
 		cmocka_unit_test(test_run_synthetic_report),
 		cmocka_unit_test(test_run_plots),
+		cmocka_unit_test(test_run_plot_selection),
 		cmocka_unit_test(test_run_bad_inputs),
 		cmocka_unit_test(test_run_unchecked),
 		cmocka_unit_test(test_run_param),
