@@ -87,7 +87,7 @@ sink_link_bandwidth(const struct sink *k)
 }
 
 static void
-message(struct sink *k, uint32_t msgid, const uint8_t *payload)
+mavlink_sink_message(struct sink *k, uint32_t msgid, const uint8_t *payload)
 {
 	send_frame(output_sink_of(k), 0, msgid, payload);
 }
@@ -112,7 +112,7 @@ cdeg(float t_c)
 }
 
 static void
-sample(struct sink *k, const struct emit_ctx *ctx, const struct baro_sample *smp)
+mavlink_sink_sample(struct sink *k, const struct emit_ctx *ctx, const struct baro_sample *smp)
 {
 	struct output_sink *s = output_sink_of(k);
 	const struct config *c = k->env->cfg;
@@ -158,7 +158,7 @@ sample(struct sink *k, const struct emit_ctx *ctx, const struct baro_sample *smp
 }
 
 static void
-heartbeat(struct sink *k, uint64_t now_us)
+mavlink_sink_heartbeat(struct sink *k, uint64_t now_us)
 {
 	struct output_sink *s = output_sink_of(k);
 	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
@@ -180,7 +180,7 @@ heartbeat(struct sink *k, uint64_t now_us)
 /* Rate-limited messages start their cadence again at the vehicle's
  * physics time 0. */
 static void
-restart(struct sink *k, unsigned vehicle)
+mavlink_sink_restart(struct sink *k, unsigned vehicle)
 {
 	struct output_sink *s = output_sink_of(k);
 
@@ -192,14 +192,14 @@ restart(struct sink *k, unsigned vehicle)
 }
 
 static void
-status(struct sink *k, FILE *out)
+mavlink_sink_status(struct sink *k, FILE *out)
 {
 	output_sink_status_begin(k, out);
 	output_sink_status_end(k, out);
 }
 
 static void
-report(struct sink *k)
+mavlink_sink_report(struct sink *k)
 {
 	struct output_sink *s = output_sink_of(k);
 	const struct output_stats *st = &s->out.stats;
@@ -220,24 +220,24 @@ report(struct sink *k)
 
 static const struct sink_ops mavlink_ops = {
 	.name = "mavlink",
-	.sample = sample,
-	.heartbeat = heartbeat,
-	.message = message,
+	.sample = mavlink_sink_sample,
+	.heartbeat = mavlink_sink_heartbeat,
+	.message = mavlink_sink_message,
 	.flush = output_sink_flush,
-	.restart = restart,
+	.restart = mavlink_sink_restart,
 	.reload = output_sink_reload,
 	.is_output = output_sink_is_output,
 	.counts = output_sink_counts,
-	.status = status,
-	.report = report,
+	.status = mavlink_sink_status,
+	.report = mavlink_sink_report,
 	.close = output_sink_close,
 };
 
 static struct sink *
-open_mavlink(const struct sink_env *env, const struct config_output *cfg,
+mavlink_sink_open(const struct sink_env *env, const struct config_output *cfg,
 	     char *err, size_t errlen)
 {
 	return output_sink_open(env, &mavlink_ops, cfg, err, errlen);
 }
 
-const struct sink_type sink_mavlink_type = { FORMAT_MAVLINK, open_mavlink };
+const struct sink_type sink_mavlink_type = { FORMAT_MAVLINK, mavlink_sink_open };

@@ -31,7 +31,7 @@ standard_temperature_c(float pressure_pa)
 /* A sample whose values are not physically possible is counted, not
  * sent. */
 static void
-sample(struct sink *k, const struct emit_ctx *ctx, const struct baro_sample *s)
+msp_sink_sample(struct sink *k, const struct emit_ctx *ctx, const struct baro_sample *s)
 {
 	struct output_sink *os = output_sink_of(k);
 	struct output *o = &os->out;
@@ -72,7 +72,7 @@ sample(struct sink *k, const struct emit_ctx *ctx, const struct baro_sample *s)
 }
 
 static void
-restart(struct sink *k, unsigned vehicle)
+msp_sink_restart(struct sink *k, unsigned vehicle)
 {
 	struct output_sink *s = output_sink_of(k);
 
@@ -81,7 +81,7 @@ restart(struct sink *k, unsigned vehicle)
 }
 
 static void
-status(struct sink *k, FILE *out)
+msp_sink_status(struct sink *k, FILE *out)
 {
 	const struct output_stats *st = &output_sink_of(k)->out.stats;
 
@@ -93,7 +93,7 @@ status(struct sink *k, FILE *out)
 }
 
 static void
-report(struct sink *k)
+msp_sink_report(struct sink *k)
 {
 	struct output_sink *s = output_sink_of(k);
 	const struct output_stats *st = &s->out.stats;
@@ -111,22 +111,22 @@ report(struct sink *k)
 
 static const struct sink_ops msp_ops = {
 	.name = "msp",
-	.sample = sample,
+	.sample = msp_sink_sample,
 	.flush = output_sink_flush,
-	.restart = restart,
+	.restart = msp_sink_restart,
 	.reload = output_sink_reload,
 	.is_output = output_sink_is_output,
 	.counts = output_sink_counts,
-	.status = status,
-	.report = report,
+	.status = msp_sink_status,
+	.report = msp_sink_report,
 	.close = output_sink_close,
 };
 
 static struct sink *
-open_msp(const struct sink_env *env, const struct config_output *cfg,
+msp_sink_open(const struct sink_env *env, const struct config_output *cfg,
 	 char *err, size_t errlen)
 {
 	return output_sink_open(env, &msp_ops, cfg, err, errlen);
 }
 
-const struct sink_type sink_msp_type = { FORMAT_MSP, open_msp };
+const struct sink_type sink_msp_type = { FORMAT_MSP, msp_sink_open };

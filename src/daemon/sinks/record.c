@@ -24,7 +24,7 @@ struct record_sink {
 };
 
 static void
-sample(struct sink *k, const struct emit_ctx *ctx, const struct baro_sample *s)
+record_sink_sample(struct sink *k, const struct emit_ctx *ctx, const struct baro_sample *s)
 {
 	struct record_sink *r = (struct record_sink *)k;
 
@@ -35,7 +35,7 @@ sample(struct sink *k, const struct emit_ctx *ctx, const struct baro_sample *s)
 
 /* Recorded data reaches the disk at least once a second. */
 static void
-heartbeat(struct sink *k, uint64_t now_us)
+record_sink_heartbeat(struct sink *k, uint64_t now_us)
 {
 	struct record_sink *r = (struct record_sink *)k;
 
@@ -47,7 +47,7 @@ heartbeat(struct sink *k, uint64_t now_us)
 }
 
 static bool
-reload(struct sink *k, const struct config *next)
+record_sink_reload(struct sink *k, const struct config *next)
 {
 	(void)k;
 	(void)next;
@@ -57,7 +57,7 @@ reload(struct sink *k, const struct config *next)
 /* The file takes its name only if every sample reached it: a file with
  * holes would pass for a complete recording. */
 static int
-stop(struct sink *k)
+record_sink_stop(struct sink *k)
 {
 	struct record_sink *r = (struct record_sink *)k;
 	char err[512];
@@ -78,7 +78,7 @@ stop(struct sink *k)
 }
 
 static void
-close_record(struct sink *k)
+record_sink_close(struct sink *k)
 {
 	struct record_sink *r = (struct record_sink *)k;
 
@@ -89,11 +89,11 @@ close_record(struct sink *k)
 
 static const struct sink_ops record_ops = {
 	.name = "record",
-	.sample = sample,
-	.heartbeat = heartbeat,
-	.reload = reload,
-	.stop = stop,
-	.close = close_record,
+	.sample = record_sink_sample,
+	.heartbeat = record_sink_heartbeat,
+	.reload = record_sink_reload,
+	.stop = record_sink_stop,
+	.close = record_sink_close,
 };
 
 struct sink *
