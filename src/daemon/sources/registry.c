@@ -27,14 +27,3 @@ source_find(enum config_source mode)
 	}
 	return NULL;
 }
-
-void
-source_describe_emulated(const struct source_env *env, const void *state,
-			 char *buf, size_t len)
-{
-	(void)state;
-	snprintf(buf, len, "%d simulated baro(s), home %.2f m AMSL, "
-			   "atmosphere %s",
-		 env->cfg->params.baro_count, env->cfg->home_alt_m,
-		 baro_sitl_atmosphere_name(env->cfg->atmosphere));
-}

@@ -115,9 +115,4 @@ struct source_ops {
 /* The product's sources (registry.c); NULL for a mode with none. */
 const struct source_ops *source_find(enum config_source mode);
 
-/* The emulated sources' start-up description: the count, the home and
- * the model (a user comparing with ArduPilot's own baro checks them). */
-void source_describe_emulated(const struct source_env *env, const void *state,
-			      char *buf, size_t len);
-
 #endif

@@ -84,4 +84,9 @@ unsigned vehicle_step(const struct source_env *env, struct vehicles *fleet,
 /* baroctl status: "vehicle V throttle T h_agl H m" for each vehicle. */
 void vehicles_status(const struct vehicles *fleet, FILE *out);
 
+/* The emulated sources' start-up description: the count, the home and
+ * the model (a user comparing with ArduPilot's own baro checks them). */
+void source_describe_emulated(const struct source_env *env, const void *state,
+			      char *buf, size_t len);
+
 #endif
