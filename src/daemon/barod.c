@@ -93,60 +93,6 @@ on_sink_closing(void *user, struct sink *k)
 	daemon_remote_forget(d, k);
 }
 
-static int
-ps_check(void *user, size_t idx, double value)
-{
-	struct daemon *d = user;
-	char err[200];
-	int rc = daemon_param_check(d, idx, value, err, sizeof(err));
-
-	/* The STATUSTEXT only says "refused"; the log says why. */
-	if (rc < 0)
-		log_msg(&d->log, LOG_LEVEL_WARNING, "PARAM_SET refused: %s",
-			err);
-	return rc;
-}
-
-static void
-ps_changed(void *user, size_t idx, float old_value, float new_value)
-{
-	struct daemon *d = user;
-	uint8_t pl[MAVLINK_MAX_PAYLOAD];
-	char text[64];
-
-	snprintf(text, sizeof(text), "%s %g -> %g", sim_param_info(idx)->name,
-		 (double)old_value, (double)new_value);
-	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (MAVLink)", text);
-	param_service_statustext(MAV_SEVERITY_NOTICE, text, pl);
-	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
-	daemon_param_inert_warning(d, idx);
-}
-
-/* A reload that names another ArduPilot: taken unless a live value (one
- * the GCS or baroctl set) is a parameter that release does not have. */
-static void
-reload_release(struct daemon *d, struct config *next)
-{
-	char err[200];
-
-	for (size_t i = 0; i < sim_param_count(); i++) {
-		if (baro_sitl_ardupilot_param_check(
-			    next->ardupilot, i,
-			    (double)sim_param_get(&d->sim.params, i), err,
-			    sizeof(err)) < 0) {
-			log_msg(&d->log, LOG_LEVEL_WARNING,
-				"reload: %s (live value); still ArduPilot %s",
-				err, baro_sitl_ardupilot_name(d->sim.ardupilot));
-			next->ardupilot = d->sim.ardupilot;
-			return;
-		}
-	}
-	log_msg(&d->log, LOG_LEVEL_NOTICE, "reload: ArduPilot %s -> %s",
-		baro_sitl_ardupilot_name(d->sim.ardupilot),
-		baro_sitl_ardupilot_name(next->ardupilot));
-	baro_sitl_set_ardupilot(&d->sim, next->ardupilot);
-}
-
 /* SIGHUP: re-read the configuration.  Outputs that did not change keep
  * their sockets; SIM_* values that changed in the file are applied, the
  * others keep what the GCS or a scenario set at run time. */
@@ -170,25 +116,7 @@ reload(struct daemon *d)
 		next.source = d->cfg.source;
 	}
 
-	for (size_t i = 0; i < sim_param_count(); i++) {
-		float was = sim_param_get(&d->cfg.params, i);
-		float now = sim_param_get(&next.params, i);
-		if (memcmp(&was, &now, sizeof(was)) == 0)
-			continue;
-		/* Told as a GCS or baroctl change is: the value live until
-		 * now may be one they set. */
-		float live = sim_param_get(&d->sim.params, i);
-		char text[96];
-		if (sim_param_set(&d->sim.params, i, (double)now) == 0 &&
-		    memcmp(&live, &now, sizeof(live)) != 0) {
-			daemon_param_changed(d, i, live, now, "configuration",
-					     text, sizeof(text));
-			(void)daemon_param_inert_warning(d, i);
-		}
-	}
-	d->sim.atmosphere = next.atmosphere;
-	if (next.ardupilot != d->sim.ardupilot)
-		reload_release(d, &next);
+	daemon_params_reload(d, &next);
 
 	daemon_flush(d);
 	daemon_remote_reload(d, &next);
@@ -371,7 +299,8 @@ main(int argc, char **argv)
 	d.ps = (struct param_service){
 		.sysid = d.cfg.sysid, .compid = d.cfg.compid,
 		.params = &d.sim.params, .send = ps_send,
-		.check = ps_check, .changed = ps_changed,
+		.check = daemon_param_service_check,
+		.changed = daemon_param_service_changed,
 		.inject = daemon_mavlink_inject,
 		.denied = daemon_remote_denied, .user = &d,
 		.link_bandwidth = ps_link_bandwidth,

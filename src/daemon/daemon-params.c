@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The SIM_* parameters as the daemon changes them, whoever asks (the
- * control socket, MAVLink PARAM_SET, a fault injection): the check
- * against the emulator and the release, and the announcement.  Apart
- * from daemon-commands.c so the faults can check a value without
- * reaching up into the control socket's commands. */
+/* Every write of the SIM_* parameters, whoever asks (the control
+ * socket, MAVLink PARAM_SET, a fault injection, a reload): the check
+ * against the emulator and the release, the write, and the
+ * announcement (PARAM_VALUE, STATUSTEXT, the log).  One file, so the
+ * control commands, the faults and the loop reach the same rules. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "daemon.h"
 
@@ -36,8 +37,12 @@ daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
 {
 	uint8_t pl[MAVLINK_MAX_PAYLOAD];
 
-	param_service_value(&d->ps, idx, pl);
-	daemon_send_all(d, MAVLINK_MSG_PARAM_VALUE, pl);
+	/* A PARAM_SET's requester has its PARAM_VALUE from the param
+	 * service already. */
+	if (strcmp(source, "MAVLink") != 0) {
+		param_service_value(&d->ps, idx, pl);
+		daemon_send_all(d, MAVLINK_MSG_PARAM_VALUE, pl);
+	}
 	snprintf(text, len, "%s %g -> %g", sim_param_info(idx)->name,
 		 (double)old, (double)now);
 	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (%s)", text, source);
@@ -57,4 +62,79 @@ daemon_param_inert_warning(struct daemon *d, size_t idx)
 		"leaves out", sim_param_info(idx)->name, inst,
 		d->sim.params.baro_count);
 	return true;
+}
+
+int
+daemon_param_service_check(void *user, size_t idx, double value)
+{
+	struct daemon *d = user;
+	char err[200];
+	int rc = daemon_param_check(d, idx, value, err, sizeof(err));
+
+	/* The STATUSTEXT only says "refused"; the log says why. */
+	if (rc < 0)
+		log_msg(&d->log, LOG_LEVEL_WARNING, "PARAM_SET refused: %s",
+			err);
+	return rc;
+}
+
+void
+daemon_param_service_changed(void *user, size_t idx, float old_value,
+			     float new_value)
+{
+	struct daemon *d = user;
+	char text[96];
+
+	daemon_param_changed(d, idx, old_value, new_value, "MAVLink", text,
+			     sizeof(text));
+	daemon_param_inert_warning(d, idx);
+}
+
+/* A reload that names another ArduPilot: taken unless a live value (one
+ * the GCS or baroctl set) is a parameter that release does not have. */
+static void
+reload_release(struct daemon *d, struct config *next)
+{
+	char err[200];
+
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		if (baro_sitl_ardupilot_param_check(
+			    next->ardupilot, i,
+			    (double)sim_param_get(&d->sim.params, i), err,
+			    sizeof(err)) < 0) {
+			log_msg(&d->log, LOG_LEVEL_WARNING,
+				"reload: %s (live value); still ArduPilot %s",
+				err, baro_sitl_ardupilot_name(d->sim.ardupilot));
+			next->ardupilot = d->sim.ardupilot;
+			return;
+		}
+	}
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "reload: ArduPilot %s -> %s",
+		baro_sitl_ardupilot_name(d->sim.ardupilot),
+		baro_sitl_ardupilot_name(next->ardupilot));
+	baro_sitl_set_ardupilot(&d->sim, next->ardupilot);
+}
+
+void
+daemon_params_reload(struct daemon *d, struct config *next)
+{
+	for (size_t i = 0; i < sim_param_count(); i++) {
+		float was = sim_param_get(&d->cfg.params, i);
+		float now = sim_param_get(&next->params, i);
+		if (memcmp(&was, &now, sizeof(was)) == 0)
+			continue;
+		/* Told as a GCS or baroctl change is: the value live until
+		 * now may be one they set. */
+		float live = sim_param_get(&d->sim.params, i);
+		char text[96];
+		if (sim_param_set(&d->sim.params, i, (double)now) == 0 &&
+		    memcmp(&live, &now, sizeof(live)) != 0) {
+			daemon_param_changed(d, i, live, now, "configuration",
+					     text, sizeof(text));
+			(void)daemon_param_inert_warning(d, i);
+		}
+	}
+	d->sim.atmosphere = next->atmosphere;
+	if (next->ardupilot != d->sim.ardupilot)
+		reload_release(d, next);
 }

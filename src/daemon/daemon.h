@@ -139,22 +139,31 @@ void daemon_requests_status(const struct daemon *d, FILE *out);
 void daemon_service_counters(const struct daemon *d,
 			     struct notify_counters *c);
 
-/* daemon-commands.c: whether value for SIM_* parameter idx keeps the
+/* daemon-params.c, every SIM_* write.  Whether value for parameter idx keeps the
  * emulator's atmosphere in its domain (baro_sitl_param_check() at the
  * running atmosphere and home altitude); 0 or -ERANGE with err. */
 int daemon_param_check(const struct daemon *d, size_t idx, double value,
 		       char *err, size_t errlen);
 
-/* daemon-commands.c: log that SIM_* parameter idx belongs to a baro
+/* Log that SIM_* parameter idx belongs to a baro
  * SIM_BARO_COUNT leaves out (it acts once the count is raised); true if
  * so. */
 bool daemon_param_inert_warning(struct daemon *d, size_t idx);
 
-/* daemon-commands.c: a SIM_* value changed by source ("control",
- * "configuration"): PARAM_VALUE to the GCS, "NAME OLD -> NEW" in text
+/* A SIM_* value changed by source ("control", "configuration",
+ * "MAVLink"): PARAM_VALUE to the GCS (not for "MAVLink": the param
+ * service answered the PARAM_SET), "NAME OLD -> NEW" in text
  * (len bytes), the log and a STATUSTEXT. */
 void daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
 			  const char *source, char *text, size_t len);
+/* The param service's check and changed callbacks (user: the daemon). */
+int daemon_param_service_check(void *user, size_t idx, double value);
+void daemon_param_service_changed(void *user, size_t idx, float old_value,
+				  float new_value);
+/* SIGHUP: the SIM_* values the file changed are applied and announced
+ * (the others keep what the GCS or a scenario set), the atmosphere, and
+ * the ArduPilot release unless a live value does not exist in it. */
+void daemon_params_reload(struct daemon *d, struct config *next);
 
 /* daemon-faults.c: scenarios and PX4-style injections. */
 extern const char *const daemon_px4_types[8];
