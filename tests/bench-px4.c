@@ -8,9 +8,12 @@
  * the floor), barod with a clean emulator (frames pass untouched), barod
  * with noise and a glitch (every frame rewritten), and a paced run at
  * PX4's 250 Hz in real time for barod's CPU per simulated second with its
- * own 100 Hz timer included.
+ * own 100 Hz timer included.  With BUSY, the clean run again with
+ * busy_poll_us = BUSY.  Ends with barod's rate as a share of the
+ * straight-through one and its CPU per step (goals: 40 k frames/s and
+ * 10 us per step at most on the project's 2-core machine).
  *
- *   bench-px4 BAROD [FRAMES]
+ *   bench-px4 BAROD [FRAMES [BUSY_POLL_US]]
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -93,14 +96,20 @@ recv_exact(int fd, uint8_t *b, size_t n)
 	return true;
 }
 
-enum mode { DIRECT, CLEAN, FAULTED, PACED };
+enum mode { DIRECT, CLEAN, FAULTED, BUSY, PACED, N_MODES };
+
+struct result {
+	double fps, cpu_us;	/* barod's CPU per step */
+};
 
 static int
-run(struct harness *h, enum mode mode, unsigned frames)
+run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
+    struct result *res)
 {
 	static const char *const names[] = {
 		"straight through (no barod)", "barod, clean emulator",
 		"barod, noise + glitch (every baro frame rewritten)",
+		"barod, clean emulator, busy-poll",
 		"barod, paced at 250 Hz real time, noise + glitch" };
 	unsigned sim_port, px4_port = 0;
 	int lsim = listener(&sim_port);
@@ -113,12 +122,14 @@ run(struct harness *h, enum mode mode, unsigned frames)
 		px4_port = harness_free_port(h, SOCK_STREAM, false);
 		harness_write(h, conf, sizeof(conf), "barod.conf",
 			"[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
+			"busy_poll_us = %u\n"
 			"[sim]\natmosphere = 1976\n%s"
 			"[px4]\nbind = 127.0.0.1\nport = %u\n"
 			"upstream = 127.0.0.1:%u\n"
 			"[output gcs]\ntype = udp-client\n"
 			"address = 127.0.0.1:9\n",
-			mode == CLEAN ? "SIM_BARO_RND = 0\nSIM_BAR2_RND = 0\n"
+			mode == BUSY ? busy : 0u,
+			mode == CLEAN || mode == BUSY ? "SIM_BARO_RND = 0\nSIM_BAR2_RND = 0\n"
 				      : "SIM_BARO_RND = 0.5\n"
 					"SIM_BARO_GLITCH = 3\n",
 			px4_port, sim_port);
@@ -198,7 +209,10 @@ run(struct harness *h, enum mode mode, unsigned frames)
 	close(lsim);
 
 	qsort(lat, done, sizeof(double), cmp_double);
+	*res = (struct result){ done / dt, done ? 1e6 * cpu / done : 0.0 };
 	printf("%s, %u HIL_SENSOR frames in lockstep:\n", names[mode], done);
+	if (mode == BUSY)
+		printf("  busy_poll_us = %u\n", busy);
 	printf("  %.0f frames/s; sensor leg median %.1f us, p99 %.1f us\n",
 	       done / dt, done ? lat[done / 2] * 1e6 : 0.0,
 	       done ? lat[done * 99 / 100] * 1e6 : 0.0);
@@ -218,20 +232,34 @@ int
 main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench-px4 BAROD [FRAMES]\n");
+		fprintf(stderr, "usage: bench-px4 BAROD [FRAMES [BUSY_POLL_US]]\n");
 		return 2;
 	}
 	unsigned frames = argc > 2 ? (unsigned)atoi(argv[2]) : 50000;
+	unsigned busy = argc > 3 ? (unsigned)atoi(argv[3]) : 0;
+	struct result r[N_MODES] = { { 0 } };
 	int rc = 0;
 	struct harness h;
 	if (harness_init(&h, "bench-px4", argv[1], NULL) < 0)
 		return 1;
-	for (int m = DIRECT; m <= FAULTED; m++) {
-		rc |= run(&h, (enum mode)m, frames);
+	for (int m = DIRECT; m <= BUSY; m++) {
+		if (m == BUSY && !busy)
+			continue;
+		rc |= run(&h, (enum mode)m, frames, busy, &r[m]);
 		printf("\n");
 	}
 	/* Ten simulated seconds at the speed PX4 really runs. */
-	rc |= run(&h, PACED, 2500);
+	rc |= run(&h, PACED, 2500, 0, &r[PACED]);
 	harness_fini(&h);
+	printf("\nthrough barod vs straight through, lockstep:\n");
+	for (int m = CLEAN; m <= BUSY; m++)
+		if (r[m].fps > 0.0)
+			printf("  %-9s %6.0f frames/s (%.2f of %.0f; goal >= "
+			       "40000), barod cpu %.1f us per step (goal <= "
+			       "10)\n", m == CLEAN ? "clean" : m == FAULTED
+							 ? "faulted"
+							 : "busy-poll",
+			       r[m].fps, r[m].fps / r[DIRECT].fps,
+			       r[DIRECT].fps, r[m].cpu_us);
 	return rc;
 }
