@@ -122,13 +122,15 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 		px4_port = harness_free_port(h, SOCK_STREAM, false);
 		harness_write(h, conf, sizeof(conf), "barod.conf",
 			"[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
-			"busy_poll_us = %u\n"
+			"%s%.0u%s"
 			"[sim]\natmosphere = 1976\n%s"
 			"[px4]\nbind = 127.0.0.1\nport = %u\n"
 			"upstream = 127.0.0.1:%u\n"
 			"[output gcs]\ntype = udp-client\n"
 			"address = 127.0.0.1:9\n",
-			mode == BUSY ? busy : 0u,
+			/* Only when asked: an older barod runs the rest. */
+			mode == BUSY ? "busy_poll_us = " : "",
+			mode == BUSY ? busy : 0u, mode == BUSY ? "\n" : "",
 			mode == CLEAN || mode == BUSY ? "SIM_BARO_RND = 0\nSIM_BAR2_RND = 0\n"
 				      : "SIM_BARO_RND = 0.5\n"
 					"SIM_BARO_GLITCH = 3\n",
