@@ -13,12 +13,16 @@
  * straight-through one and its CPU per step (goals: 40 k frames/s and
  * 10 us per step at most on the project's 2-core machine).
  *
- *   bench-px4 BAROD [FRAMES [BUSY_POLL_US]]
+ * ROUNDS (3) rounds alternate the lockstep runs; the medians and
+ * ranges close.
+ *
+ *   bench-px4 BAROD [FRAMES [BUSY_POLL_US [ROUNDS]]]
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,38 +234,71 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 	return done == frames ? 0 : 1;
 }
 
+/* Median, min and max of field f over n results. */
+static void
+spread(const struct result *r, unsigned n, size_t f, double out[3])
+{
+	double v[16];
+
+	for (unsigned i = 0; i < n; i++)
+		v[i] = *(const double *)((const char *)&r[i] + f);
+	qsort(v, n, sizeof(double), cmp_double);
+	out[0] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	out[1] = v[0];
+	out[2] = v[n - 1];
+}
+
 int
 main(int argc, char **argv)
 {
+	static const char *const short_names[N_MODES] = {
+		"straight", "clean", "faulted", "busy-poll", "paced" };
+
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench-px4 BAROD [FRAMES [BUSY_POLL_US]]\n");
+		fprintf(stderr, "usage: bench-px4 BAROD [FRAMES [BUSY_POLL_US "
+				"[ROUNDS]]]\n");
 		return 2;
 	}
 	unsigned frames = argc > 2 ? (unsigned)atoi(argv[2]) : 50000;
 	unsigned busy = argc > 3 ? (unsigned)atoi(argv[3]) : 0;
-	struct result r[N_MODES] = { { 0 } };
+	unsigned rounds = argc > 4 ? (unsigned)atoi(argv[4]) : 3;
+	if (rounds < 1 || rounds > 16) {
+		fprintf(stderr, "bench-px4: 1 to 16 rounds\n");
+		return 2;
+	}
+	struct result r[N_MODES][16] = { { { 0 } } };
 	int rc = 0;
 	struct harness h;
 	if (harness_init(&h, "bench-px4", argv[1], NULL) < 0)
 		return 1;
-	for (int m = DIRECT; m <= BUSY; m++) {
-		if (m == BUSY && !busy)
-			continue;
-		rc |= run(&h, (enum mode)m, frames, busy, &r[m]);
-		printf("\n");
+	/* Rounds alternate the modes, so load from elsewhere on the
+	 * machine hits all alike. */
+	for (unsigned k = 0; k < rounds; k++) {
+		printf("round %u of %u\n", k + 1, rounds);
+		for (int m = DIRECT; m <= BUSY; m++) {
+			if (m == BUSY && !busy)
+				continue;
+			rc |= run(&h, (enum mode)m, frames, busy, &r[m][k]);
+			printf("\n");
+		}
 	}
 	/* Ten simulated seconds at the speed PX4 really runs. */
-	rc |= run(&h, PACED, 2500, 0, &r[PACED]);
+	rc |= run(&h, PACED, 2500, 0, &r[PACED][0]);
 	harness_fini(&h);
-	printf("\nthrough barod vs straight through, lockstep:\n");
-	for (int m = CLEAN; m <= BUSY; m++)
-		if (r[m].fps > 0.0)
-			printf("  %-9s %6.0f frames/s (%.2f of %.0f; goal >= "
-			       "40000), barod cpu %.1f us per step (goal <= "
-			       "10)\n", m == CLEAN ? "clean" : m == FAULTED
-							 ? "faulted"
-							 : "busy-poll",
-			       r[m].fps, r[m].fps / r[DIRECT].fps,
-			       r[DIRECT].fps, r[m].cpu_us);
+	printf("\nmedians (min-max) over %u rounds, lockstep:\n", rounds);
+	double st[3], fps[3], cpu[3];
+	spread(r[DIRECT], rounds, offsetof(struct result, fps), st);
+	printf("  %-9s %6.0f frames/s (%.0f-%.0f)\n", short_names[DIRECT],
+	       st[0], st[1], st[2]);
+	for (int m = CLEAN; m <= BUSY; m++) {
+		if (m == BUSY && !busy)
+			continue;
+		spread(r[m], rounds, offsetof(struct result, fps), fps);
+		spread(r[m], rounds, offsetof(struct result, cpu_us), cpu);
+		printf("  %-9s %6.0f frames/s (%.0f-%.0f; %.2f of straight "
+		       "through; goal >= 40000), barod cpu %.1f us per step "
+		       "(%.1f-%.1f; goal <= 10)\n", short_names[m], fps[0],
+		       fps[1], fps[2], fps[0] / st[0], cpu[0], cpu[1], cpu[2]);
+	}
 	return rc;
 }
