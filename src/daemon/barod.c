@@ -199,6 +199,11 @@ report(struct daemon *d)
 			(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
 				1e-6,
 		ru.ru_maxrss);
+	if (d->loop.busy_poll_us)
+		log_msg(&d->log, LOG_LEVEL_INFO,
+			"busy-polls %" PRIu64 " (%" PRIu64 " answered within "
+			"%" PRIu64 " us)", d->loop.spins, d->loop.spin_hits,
+			d->loop.busy_poll_us);
 	sinks_report(&d->sinks);
 	if (d->source->report)
 		d->source->report(&d->source_env, d->source_state);
@@ -372,6 +377,7 @@ main(int argc, char **argv)
 	d.timer = (struct event_source){ .fd = tfd, .cb = on_timer,
 					 .user = &d };
 	event_loop_add(&d.loop, &d.timer, EPOLLIN);
+	d.loop.busy_poll_us = d.cfg.busy_poll_us;
 	d.loop.after_dispatch = daemon_flush;
 	d.loop.after_user = &d;
 	if (d.cli.duration_s > 0.0)

@@ -8,14 +8,21 @@
  * the floor), barod with a clean emulator (frames pass untouched), barod
  * with noise and a glitch (every frame rewritten), and a paced run at
  * PX4's 250 Hz in real time for barod's CPU per simulated second with its
- * own 100 Hz timer included.
+ * own 100 Hz timer included.  With BUSY, the clean run again with
+ * busy_poll_us = BUSY.  Ends with barod's rate as a share of the
+ * straight-through one and its CPU per step (goals: 40 k frames/s and
+ * 10 us per step at most on the project's 2-core machine).
  *
- *   bench-px4 BAROD [FRAMES]
+ * ROUNDS (3) rounds alternate the lockstep runs; the medians and
+ * ranges close.
+ *
+ *   bench-px4 BAROD [FRAMES [BUSY_POLL_US [ROUNDS]]]
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,15 +100,23 @@ recv_exact(int fd, uint8_t *b, size_t n)
 	return true;
 }
 
-enum mode { DIRECT, CLEAN, FAULTED, PACED };
+enum mode { DIRECT, CLEAN, FAULTED, BUSY, PACED, PACED_BUSY, N_MODES };
+
+struct result {
+	double fps, cpu_us;	/* barod's CPU per step */
+};
 
 static int
-run(struct harness *h, enum mode mode, unsigned frames)
+run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
+    struct result *res)
 {
 	static const char *const names[] = {
 		"straight through (no barod)", "barod, clean emulator",
 		"barod, noise + glitch (every baro frame rewritten)",
-		"barod, paced at 250 Hz real time, noise + glitch" };
+		"barod, clean emulator, busy-poll",
+		"barod, paced at 250 Hz real time, noise + glitch",
+		"barod, paced at 250 Hz real time, noise + glitch, busy-poll" };
+	const bool polls = mode == BUSY || mode == PACED_BUSY;
 	unsigned sim_port, px4_port = 0;
 	int lsim = listener(&sim_port);
 	pid_t pid = -1;
@@ -113,12 +128,16 @@ run(struct harness *h, enum mode mode, unsigned frames)
 		px4_port = harness_free_port(h, SOCK_STREAM, false);
 		harness_write(h, conf, sizeof(conf), "barod.conf",
 			"[barod]\nsource = px4-sim-proxy\ncontrol = none\n"
+			"%s%.0u%s"
 			"[sim]\natmosphere = 1976\n%s"
 			"[px4]\nbind = 127.0.0.1\nport = %u\n"
 			"upstream = 127.0.0.1:%u\n"
 			"[output gcs]\ntype = udp-client\n"
 			"address = 127.0.0.1:9\n",
-			mode == CLEAN ? "SIM_BARO_RND = 0\nSIM_BAR2_RND = 0\n"
+			/* Only when asked: an older barod runs the rest. */
+			polls ? "busy_poll_us = " : "", polls ? busy : 0u,
+			polls ? "\n" : "",
+			mode == CLEAN || mode == BUSY ? "SIM_BARO_RND = 0\nSIM_BAR2_RND = 0\n"
 				      : "SIM_BARO_RND = 0.5\n"
 					"SIM_BARO_GLITCH = 3\n",
 			px4_port, sim_port);
@@ -141,7 +160,7 @@ run(struct harness *h, enum mode mode, unsigned frames)
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	double t0 = now_s();
 	for (unsigned k = 0; k < frames; k++) {
-		if (mode == PACED) {
+		if (mode == PACED || mode == PACED_BUSY) {
 			next.tv_nsec += 4000000;
 			if (next.tv_nsec >= 1000000000) {
 				next.tv_nsec -= 1000000000;
@@ -198,7 +217,10 @@ run(struct harness *h, enum mode mode, unsigned frames)
 	close(lsim);
 
 	qsort(lat, done, sizeof(double), cmp_double);
+	*res = (struct result){ done / dt, done ? 1e6 * cpu / done : 0.0 };
 	printf("%s, %u HIL_SENSOR frames in lockstep:\n", names[mode], done);
+	if (polls)
+		printf("  busy_poll_us = %u\n", busy);
 	printf("  %.0f frames/s; sensor leg median %.1f us, p99 %.1f us\n",
 	       done / dt, done ? lat[done / 2] * 1e6 : 0.0,
 	       done ? lat[done * 99 / 100] * 1e6 : 0.0);
@@ -208,30 +230,84 @@ run(struct harness *h, enum mode mode, unsigned frames)
 		       "simulated second (%.2f%% of a core)%s\n",
 		       1e6 * cpu / done, 1e3 * cpu / (done / 250.0),
 		       100.0 * cpu / (done / 250.0),
-		       mode == PACED ? ", its 100 Hz timer included"
+		       mode >= PACED ? ", its 100 Hz timer included"
 				     : ", start-up included");
 	free(lat);
 	return done == frames ? 0 : 1;
 }
 
+/* Median, min and max of field f over n results. */
+static void
+spread(const struct result *r, unsigned n, size_t f, double out[3])
+{
+	double v[16];
+
+	for (unsigned i = 0; i < n; i++)
+		v[i] = *(const double *)((const char *)&r[i] + f);
+	qsort(v, n, sizeof(double), cmp_double);
+	out[0] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	out[1] = v[0];
+	out[2] = v[n - 1];
+}
+
 int
 main(int argc, char **argv)
 {
+	static const char *const short_names[N_MODES] = {
+		"straight", "clean", "faulted", "busy-poll", "paced",
+		"paced, busy-poll" };
+
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench-px4 BAROD [FRAMES]\n");
+		fprintf(stderr, "usage: bench-px4 BAROD [FRAMES [BUSY_POLL_US "
+				"[ROUNDS]]]\n");
 		return 2;
 	}
 	unsigned frames = argc > 2 ? (unsigned)atoi(argv[2]) : 50000;
+	unsigned busy = argc > 3 ? (unsigned)atoi(argv[3]) : 0;
+	unsigned rounds = argc > 4 ? (unsigned)atoi(argv[4]) : 3;
+	if (rounds < 1 || rounds > 16) {
+		fprintf(stderr, "bench-px4: 1 to 16 rounds\n");
+		return 2;
+	}
+	struct result r[N_MODES][16] = { { { 0 } } };
 	int rc = 0;
 	struct harness h;
 	if (harness_init(&h, "bench-px4", argv[1], NULL) < 0)
 		return 1;
-	for (int m = DIRECT; m <= FAULTED; m++) {
-		rc |= run(&h, (enum mode)m, frames);
-		printf("\n");
+	/* Rounds alternate the modes, so load from elsewhere on the
+	 * machine hits all alike. */
+	for (unsigned k = 0; k < rounds; k++) {
+		printf("round %u of %u\n", k + 1, rounds);
+		for (int m = DIRECT; m <= BUSY; m++) {
+			if (m == BUSY && !busy)
+				continue;
+			rc |= run(&h, (enum mode)m, frames, busy, &r[m][k]);
+			printf("\n");
+		}
 	}
 	/* Ten simulated seconds at the speed PX4 really runs. */
-	rc |= run(&h, PACED, 2500);
+	rc |= run(&h, PACED, 2500, 0, &r[PACED][0]);
+	/* ... where PX4 answers after milliseconds, so every poll is
+	 * spent in full: busy_poll_us's cost at its worst. */
+	if (busy) {
+		printf("\n");
+		rc |= run(&h, PACED_BUSY, 2500, busy, &r[PACED_BUSY][0]);
+	}
 	harness_fini(&h);
+	printf("\nmedians (min-max) over %u rounds, lockstep:\n", rounds);
+	double st[3], fps[3], cpu[3];
+	spread(r[DIRECT], rounds, offsetof(struct result, fps), st);
+	printf("  %-9s %6.0f frames/s (%.0f-%.0f)\n", short_names[DIRECT],
+	       st[0], st[1], st[2]);
+	for (int m = CLEAN; m <= BUSY; m++) {
+		if (m == BUSY && !busy)
+			continue;
+		spread(r[m], rounds, offsetof(struct result, fps), fps);
+		spread(r[m], rounds, offsetof(struct result, cpu_us), cpu);
+		printf("  %-9s %6.0f frames/s (%.0f-%.0f; %.2f of straight "
+		       "through; goal >= 40000), barod cpu %.1f us per step "
+		       "(%.1f-%.1f; goal <= 10)\n", short_names[m], fps[0],
+		       fps[1], fps[2], fps[0] / st[0], cpu[0], cpu[1], cpu[2]);
+	}
 	return rc;
 }

@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * SITL JSON throughput and latency.  barod runs as JSON peer (and then as
- * proxy in front of this program's trivial backend) for INSTANCES SITL
- * instances; this program plays ArduPilot, keeping one frame in flight per
- * instance (lockstep, as ArduPilot does) as fast as replies come.
+ * SITL JSON throughput and latency, direct and through barod.  This
+ * program plays ArduPilot for INSTANCES SITL instances, keeping one frame
+ * in flight per instance (lockstep, as ArduPilot's SIM_JSON does) as fast
+ * as replies come; a child process is the minimal physics backend (one
+ * JSON line per servo packet, at once).  Modes, alternating in each round
+ * so load from elsewhere on the machine hits all alike:
  *
- *   bench-sitl BAROD [FRAMES_PER_INSTANCE [ROUNDS]]
+ *  - direct: ArduPilot and the backend, no barod (the floor);
+ *  - peer: barod is the backend (--sitl-json);
+ *  - proxy: barod between ArduPilot and the backend (--sitl-json-proxy);
+ *  - proxy + busy-poll: the same with busy_poll_us = BUSY (when given).
  *
- * Prints, per round and mode, frames per second, the latency barod adds
- * per frame (median and p99) and barod's CPU time (user and system) per
- * frame; then the medians over the rounds and the proxy's CPU per frame
- * as a multiple of the peer's (the goal is 1.3 at most: a proxied frame
- * costs two more datagrams and one more wake-up than a peer frame, so
- * the ratio is mostly the kernel's).  Rounds alternate the modes, so
- * load from elsewhere on the machine hits both alike.
+ *   bench-sitl BAROD [FRAMES_PER_INSTANCE [ROUNDS [BUSY]]]
+ *
+ * Prints, per round and mode, frames per second, the round trip per frame
+ * (median and p99) and barod's CPU time (user and system) per frame; then
+ * the medians over the rounds, the proxy's rate as a share of the direct
+ * one (goal 0.9 at least) and its CPU per frame as a multiple of the
+ * peer's (goal 1.3 at most: a proxied frame costs two more datagrams and
+ * one more wake-up than a peer frame, so the ratio is mostly the
+ * kernel's).
  */
 #include <netinet/in.h>
 #include <poll.h>
@@ -25,6 +32,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <errno.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,14 +70,64 @@ to(int fd, unsigned port, const void *buf, size_t len)
 	sendto(fd, buf, len, 0, (struct sockaddr *)&sa, sizeof(sa));
 }
 
+enum mode { DIRECT, PEER, PROXY, PROXY_BUSY, N_MODES };
+
+static const char *const mode_names[N_MODES] = {
+	"direct", "peer", "proxy", "proxy + busy-poll",
+};
+
+/* The backend, in its own process as a real one is: each servo packet
+ * answered at once with one JSON line whose timestamp follows its
+ * frame_count, until SIGTERM. */
+static void
+backend(const int *up)
+{
+	char buf[2048];
+
+	for (;;) {
+		struct pollfd p[INSTANCES];
+		for (int i = 0; i < INSTANCES; i++)
+			p[i] = (struct pollfd){ up[i], POLLIN, 0 };
+		if (poll(p, INSTANCES, -1) < 0 && errno != EINTR)
+			_exit(1);
+		for (int k = 0; k < INSTANCES; k++) {
+			if (!(p[k].revents & POLLIN))
+				continue;
+			struct sockaddr_in from;
+			socklen_t flen = sizeof(from);
+			ssize_t n;
+			while ((n = recvfrom(up[k], buf, sizeof(buf),
+					     MSG_DONTWAIT,
+					     (struct sockaddr *)&from,
+					     &flen)) > 0) {
+				struct sitl_servo got;
+				sitl_servo_decode((uint8_t *)buf, (size_t)n,
+						  &got);
+				int len = snprintf(
+					buf, sizeof(buf),
+					"\n{\"timestamp\":%.6f,\"imu\":{\"gyro\":"
+					"[0,0,0],\"accel_body\":[0,0,-9.8]},"
+					"\"position\":[0,0,-5],\"attitude\":"
+					"[0,0,0],\"velocity\":[0,0,0]}\n",
+					got.frame_count / 1200.0);
+				sendto(up[k], buf, (size_t)len, 0,
+				       (struct sockaddr *)&from, flen);
+				flen = sizeof(from);
+			}
+		}
+	}
+}
+
 struct result {
 	double fps;
 	double cpu_us, user_us, sys_us;	/* barod's, per frame */
 };
 
 static int
-run(struct harness *h, bool proxy, unsigned frames, struct result *res)
+run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
+    struct result *res)
 {
+	const bool proxy = mode == PROXY || mode == PROXY_BUSY;
 	unsigned base = 0;
 	int probe = udp_socket(&base);
 	close(probe);
@@ -80,20 +138,36 @@ run(struct harness *h, bool proxy, unsigned frames, struct result *res)
 	int up[INSTANCES];
 	for (int i = 0; i < INSTANCES; i++) {
 		unsigned p = up_port + 10u * (unsigned)i;
-		up[i] = proxy ? udp_socket(&p) : -1;
+		up[i] = mode != PEER ? udp_socket(&p) : -1;
 	}
-	char conf[512];
-	harness_write(h, conf, sizeof(conf), "barod.conf",
-		"[barod]\nsource = %s\ncontrol = none\n"
-		"[sim]\nSIM_BARO_COUNT = 3\nprofile = climb:1\n"
-		"[sitl]\ninstances = %d\nbind = 127.0.0.1\nport = %u\n"
-		"upstream = 127.0.0.1:%u\n"
-		"[output gcs]\ntype = udp-client\naddress = 127.0.0.1:9\n",
-		proxy ? "sitl-json-proxy" : "sitl-json", INSTANCES, base,
-		up_port);
-	/* Its log in the harness's directory; back once it runs. */
-	pid_t pid = harness_start(h, "barod.log", (const char *[]){
-		"-c", conf, NULL });
+	pid_t child = -1;
+	if (mode != PEER) {
+		fflush(stdout);
+		child = fork();
+		if (child == 0)
+			backend(up);
+	}
+	pid_t pid = -1;
+	if (mode != DIRECT) {
+		char conf[512];
+		harness_write(h, conf, sizeof(conf), "barod.conf",
+			"[barod]\nsource = %s\ncontrol = none\n%s%.0u%s"
+			"[sim]\nSIM_BARO_COUNT = 3\nprofile = climb:1\n"
+			"[sitl]\ninstances = %d\nbind = 127.0.0.1\n"
+			"port = %u\nupstream = 127.0.0.1:%u\n"
+			"[output gcs]\ntype = udp-client\n"
+			"address = 127.0.0.1:9\n",
+			proxy ? "sitl-json-proxy" : "sitl-json",
+			mode == PROXY_BUSY ? "busy_poll_us = " : "",
+			mode == PROXY_BUSY ? busy : 0u,
+			mode == PROXY_BUSY ? "\n" : "", INSTANCES, base,
+			up_port);
+		/* Its log in the harness's directory; back once it runs. */
+		pid = harness_start(h, "barod.log", (const char *[]){
+			"-c", conf, NULL });
+	}
+	/* Where ArduPilot sends: barod, or the backend itself. */
+	const unsigned to_port = mode == DIRECT ? up_port : base;
 
 	unsigned ap_port[INSTANCES];
 	int ap[INSTANCES];
@@ -118,46 +192,16 @@ run(struct harness *h, bool proxy, unsigned frames, struct result *res)
 		s.frame_count = 1;
 		size_t n = sitl_servo_encode(&s, pkt);
 		sent_at[i] = now_s();
-		to(ap[i], base + 10u * (unsigned)i, pkt, n);
+		to(ap[i], to_port + 10u * (unsigned)i, pkt, n);
 	}
 	unsigned done = 0;
-	double up_hold = 0.0;	/* time spent in our own backend */
 	while (done < total) {
-		struct pollfd p[2 * INSTANCES];
-		for (int i = 0; i < INSTANCES; i++) {
+		struct pollfd p[INSTANCES];
+		for (int i = 0; i < INSTANCES; i++)
 			p[i] = (struct pollfd){ ap[i], POLLIN, 0 };
-			p[INSTANCES + i] = (struct pollfd){ up[i], POLLIN, 0 };
-		}
-		if (poll(p, proxy ? 2 * INSTANCES : INSTANCES, 2000) <= 0) {
+		if (poll(p, INSTANCES, 2000) <= 0) {
 			fprintf(stderr, "bench-sitl: no reply\n");
 			break;
-		}
-		for (int k = 0; proxy && k < INSTANCES; k++) {
-			if (!(p[INSTANCES + k].revents & POLLIN))
-				continue;
-			/* The backend: answer each servo packet at once. */
-			struct sockaddr_in from;
-			socklen_t flen = sizeof(from);
-			double a = now_s();
-			ssize_t n;
-			while ((n = recvfrom(up[k], buf, sizeof(buf),
-					     MSG_DONTWAIT,
-					     (struct sockaddr *)&from,
-					     &flen)) > 0) {
-				struct sitl_servo got;
-				sitl_servo_decode((uint8_t *)buf, (size_t)n, &got);
-				int len = snprintf(
-					buf, sizeof(buf),
-					"\n{\"timestamp\":%.6f,\"imu\":{\"gyro\":"
-					"[0,0,0],\"accel_body\":[0,0,-9.8]},"
-					"\"position\":[0,0,-5],\"attitude\":"
-					"[0,0,0],\"velocity\":[0,0,0]}\n",
-					got.frame_count / 1200.0);
-				sendto(up[k], buf, (size_t)len, 0,
-				       (struct sockaddr *)&from, flen);
-				flen = sizeof(from);
-			}
-			up_hold += now_s() - a;
 		}
 		for (int i = 0; i < INSTANCES; i++) {
 			if (!(p[i].revents & POLLIN))
@@ -171,13 +215,18 @@ run(struct harness *h, bool proxy, unsigned frames, struct result *res)
 			s.frame_count = ++next[i];
 			size_t n = sitl_servo_encode(&s, pkt);
 			sent_at[i] = now_s();
-			to(ap[i], base + 10u * (unsigned)i, pkt, n);
+			to(ap[i], to_port + 10u * (unsigned)i, pkt, n);
 		}
 	}
 	double dt = now_s() - t0;
 
-	struct rusage ru;
-	harness_stop(h, pid, &ru);
+	struct rusage ru = { 0 };
+	if (pid > 0)
+		harness_stop(h, pid, &ru);
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
 	double cpu = rusage_cpu_s(&ru);
 
 	qsort(lat, nlat, sizeof(double), cmp_double);
@@ -186,17 +235,18 @@ run(struct harness *h, bool proxy, unsigned frames, struct result *res)
 	*res = (struct result){ done / dt, 1e6 * cpu / done, 1e6 * user / done,
 				1e6 * sys / done };
 	printf("%s, %d instances in lockstep, %u frames:\n",
-	       proxy ? "proxy" : "peer", INSTANCES, done);
-	printf("  %.0f frames/s (target >= 120000)\n", res->fps);
-	printf("  round trip per frame: median %.1f us, p99 %.1f us%s\n",
+	       mode_names[mode], INSTANCES, done);
+	if (mode == PROXY_BUSY)
+		printf("  busy_poll_us = %u\n", busy);
+	printf("  %.0f frames/s\n", res->fps);
+	printf("  round trip per frame: median %.1f us, p99 %.1f us\n",
 	       nlat ? lat[nlat / 2] * 1e6 : 0.0,
-	       nlat ? lat[nlat * 99 / 100] * 1e6 : 0.0,
-	       proxy ? " (includes this program's backend)" : "");
-	printf("  barod cpu %.3f ms per 1200 Hz simulated second "
-	       "(%.1f us per frame: user %.1f, system %.1f)\n",
-	       1e3 * cpu / (done / 1200.0), res->cpu_us, res->user_us,
-	       res->sys_us);
-	(void)up_hold;
+	       nlat ? lat[nlat * 99 / 100] * 1e6 : 0.0);
+	if (pid > 0)
+		printf("  barod cpu %.3f ms per 1200 Hz simulated second "
+		       "(%.1f us per frame: user %.1f, system %.1f)\n",
+		       1e3 * cpu / (done / 1200.0), res->cpu_us, res->user_us,
+		       res->sys_us);
 	free(lat);
 	for (int i = 0; i < INSTANCES; i++) {
 		close(ap[i]);
@@ -220,26 +270,29 @@ median_of(struct result *r, unsigned n, size_t field)
 int
 main(int argc, char **argv)
 {
-	struct result peer[16], proxy[16];
+	struct result r[N_MODES][16];
 	int rc = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench-sitl BAROD [FRAMES [ROUNDS]]\n");
+		fprintf(stderr, "usage: bench-sitl BAROD [FRAMES [ROUNDS "
+				"[BUSY_POLL_US]]]\n");
 		return 2;
 	}
 	unsigned frames = argc > 2 ? (unsigned)atoi(argv[2]) : 20000;
 	unsigned rounds = argc > 3 ? (unsigned)atoi(argv[3]) : 3;
+	unsigned busy = argc > 4 ? (unsigned)atoi(argv[4]) : 0;
 	if (rounds < 1 || rounds > 16) {
 		fprintf(stderr, "bench-sitl: 1 to 16 rounds\n");
 		return 2;
 	}
+	const int modes = busy ? N_MODES : PROXY_BUSY;
 	struct harness h;
 	if (harness_init(&h, "bench-sitl", argv[1], NULL) < 0)
 		return 1;
 	for (unsigned k = 0; k < rounds; k++) {
 		printf("round %u of %u\n", k + 1, rounds);
-		rc |= run(&h, false, frames, &peer[k]);
-		rc |= run(&h, true, frames, &proxy[k]);
+		for (int m = 0; m < modes; m++)
+			rc |= run(&h, (enum mode)m, frames, busy, &r[m][k]);
 		printf("\n");
 	}
 	harness_fini(&h);
@@ -248,15 +301,23 @@ main(int argc, char **argv)
 	const size_t user = offsetof(struct result, user_us);
 	const size_t sys = offsetof(struct result, sys_us);
 	printf("medians over %u rounds:\n", rounds);
-	printf("  peer:  %.0f frames/s, barod cpu %.1f us per frame "
-	       "(user %.1f, system %.1f)\n", median_of(peer, rounds, fps),
-	       median_of(peer, rounds, cpu), median_of(peer, rounds, user),
-	       median_of(peer, rounds, sys));
-	printf("  proxy: %.0f frames/s, barod cpu %.1f us per frame "
-	       "(user %.1f, system %.1f)\n", median_of(proxy, rounds, fps),
-	       median_of(proxy, rounds, cpu), median_of(proxy, rounds, user),
-	       median_of(proxy, rounds, sys));
-	printf("  proxy/peer cpu per frame: %.2f (goal <= 1.3)\n",
-	       median_of(proxy, rounds, cpu) / median_of(peer, rounds, cpu));
+	for (int m = 0; m < modes; m++) {
+		printf("  %-18s %7.0f frames/s", mode_names[m],
+		       median_of(r[m], rounds, fps));
+		if (m != DIRECT)
+			printf(", barod cpu %.1f us per frame (user %.1f, "
+			       "system %.1f)", median_of(r[m], rounds, cpu),
+			       median_of(r[m], rounds, user),
+			       median_of(r[m], rounds, sys));
+		printf("\n");
+	}
+	for (int m = PROXY; m < modes; m++) {
+		printf("  %s/direct frames/s: %.2f (goal >= 0.9)\n",
+		       mode_names[m], median_of(r[m], rounds, fps) /
+					      median_of(r[DIRECT], rounds, fps));
+		printf("  %s/peer cpu per frame: %.2f (goal <= 1.3)\n",
+		       mode_names[m], median_of(r[m], rounds, cpu) /
+					      median_of(r[PEER], rounds, cpu));
+	}
 	return rc;
 }

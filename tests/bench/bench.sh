@@ -5,7 +5,9 @@
 #            BENCH_MSP BENCH_PX4 BARO_REPLAY BENCH_REPLAY_SH
 # BENCH_DRIVERS is '-' when the build found no umockdev.
 # bench-barod runs $BAROD_BENCH_ROUNDS (3) rounds of barod and its two
-# floors, BAROD_BENCH_SECONDS (10) each.
+# floors, BAROD_BENCH_SECONDS (10) each.  bench-sitl and bench-px4 also
+# run the proxies with busy_poll_us = $BAROD_BENCH_BUSY_POLL_US (20; 0
+# leaves those runs out).
 set -eu
 "$1"
 echo
@@ -17,11 +19,13 @@ echo
 echo
 "$2" "$3" "${BAROD_BENCH_SECONDS:-10}" msp
 echo
-"$5" "$3" "${BAROD_BENCH_SITL_FRAMES:-20000}"
+"$5" "$3" "${BAROD_BENCH_SITL_FRAMES:-20000}" 3 \
+	"${BAROD_BENCH_BUSY_POLL_US:-20}"
 echo
 "${10}" "$3" "${BAROD_BENCH_PX4_STEPS:-20000}"
 echo
-"${12}" "$3" "${BAROD_BENCH_PX4_FRAMES:-50000}"
+"${12}" "$3" "${BAROD_BENCH_PX4_FRAMES:-50000}" \
+	"${BAROD_BENCH_BUSY_POLL_US:-20}"
 echo
 "$7"
 echo

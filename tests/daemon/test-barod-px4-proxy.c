@@ -879,6 +879,26 @@ test_baro_every_frame(void **state)
 	finish(&r, &run, "HIL_SENSOR 100, baro 100, rewritten 73", NULL);
 }
 
+/* Busy-polling for PX4's and the simulator's answers changes nothing
+ * PX4 gets: the glitched run again, every byte as expected. */
+static void
+test_busy_poll(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+
+	(void)state;
+	expect_glitch(&e, 8.0f, 100);
+	start(&r, "[barod]\nbusy_poll_us = 300\n",
+	      "at 100ms set SIM_BARO_GLITCH 8 for 60min\n");
+	r.baro_every = 1;
+	lockstep(&r, &e, &run, 0, 100);
+	assert_int_equal(run.rewritten, 73);
+	finish(&r, &run, "HIL_SENSOR 100, baro 100, rewritten 73",
+	       "busy-polls ", NULL);
+}
+
 /* A disabled baro: the frames stay (IMU and clock) without baro bits. */
 static void
 test_disable(void **state)
@@ -1229,6 +1249,7 @@ main(void)
 		harness_unit_test(test_glitch, &harness),
 		harness_unit_test(test_glitch_simple_atmosphere, &harness),
 		harness_unit_test(test_baro_every_frame, &harness),
+		harness_unit_test(test_busy_poll, &harness),
 		harness_unit_test(test_disable, &harness),
 		harness_unit_test(test_stuck, &harness),
 		harness_unit_test(test_record_what_px4_got, &harness),

@@ -378,22 +378,18 @@ proxy_step(const struct rig *r, uint32_t frame, double t, uint8_t *got,
 	return n;
 }
 
+/* 100 frames through the proxy: each servo packet reaches the backend
+ * unchanged, each reply is the backend's line behind barod's fields. */
 static void
-test_proxy(void **state)
+proxy_hundred(const struct rig *r, char *buf, char *text)
 {
-	char buf[REPLY_CAP], text[UPSTREAM_CAP];
-	struct rig r;
 	struct sitl_fdm fdm;
-	(void)state;
-
-	rig_open(&r, true);
-	start_rig(&r, "sitl-json-proxy", NULL, NULL);
 
 	for (uint32_t f = 1; f <= 100; f++) {
 		uint8_t sent[SITL_SERVO_LEN_32], got[256];
 		struct sitl_servo s = servo(f, false);
 		size_t len = sitl_servo_encode(&s, sent);
-		ssize_t n = proxy_step(&r, f, f * 0.001, got, text, buf);
+		ssize_t n = proxy_step(r, f, f * 0.001, got, text, buf);
 		/* The servo packet reached the backend unchanged. */
 		assert_int_equal(n, (ssize_t)len);
 		assert_memory_equal(got, sent, len);
@@ -412,6 +408,18 @@ test_proxy(void **state)
 		assert_true(sitl_json_ap_accepts(mask));
 		assert_float_exact(fdm.rng[0], f >= 10 ? 3.0f : 0.0f);
 	}
+}
+
+static void
+test_proxy(void **state)
+{
+	char buf[REPLY_CAP], text[UPSTREAM_CAP];
+	struct rig r;
+	(void)state;
+
+	rig_open(&r, true);
+	start_rig(&r, "sitl-json-proxy", NULL, NULL);
+	proxy_hundred(&r, buf, text);
 
 	/* A line that is not JSON goes through untouched, and is counted. */
 	struct sender barod_up;
@@ -443,6 +451,26 @@ test_proxy(void **state)
 	assert_non_null(s1);
 	assert_true(strstr(s1 + 1, "silent") == NULL ||
 		    strstr(strstr(s1 + 1, "silent") + 1, "silent") == NULL);
+	free(log);
+}
+
+/* Busy-polling for the answers changes nothing that is delivered. */
+static void
+test_proxy_busy_poll(void **state)
+{
+	char buf[REPLY_CAP], text[UPSTREAM_CAP];
+	struct rig r;
+	unsigned long long spins = 0;
+
+	(void)state;
+	rig_open(&r, true);
+	start_rig(&r, "sitl-json-proxy", "--busy-poll", "300");
+	proxy_hundred(&r, buf, text);
+	char *log = rig_stop(&r);
+	const char *bp = strstr(log, "busy-polls ");
+	if (!bp || sscanf(bp, "busy-polls %llu", &spins) != 1 || spins == 0 ||
+	    !strstr(log, "frames 100"))
+		fail_msg("barod's log:\n%s", log);
 	free(log);
 }
 
@@ -820,6 +848,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		harness_unit_test(test_peer, &harness),
 		harness_unit_test(test_proxy, &harness),
+		harness_unit_test(test_proxy_busy_poll, &harness),
 		harness_unit_test(test_proxy_epoch_zero, &harness),
 		harness_unit_test(test_proxy_epoch_unix, &harness),
 		harness_unit_test(test_two_instances, &harness),

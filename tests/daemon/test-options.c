@@ -675,6 +675,7 @@ test_cli_sources(void **state)
 		{ "px4-instances", "2" },      { "sysid", "7" },
 		{ "px4-speed-factor", "2" },
 		{ "compid", "8" },	       { "control", "none" },
+		{ "busy-poll", "20" },
 		{ "record", "r.csv" },	       { "output", "udp:127.0.0.1:9" },
 		{ "remote-faults", "no" },
 	};

@@ -52,6 +52,26 @@ event_loop_remove(struct event_loop *loop, struct event_source *src)
 	loop->generation++;
 }
 
+/* Poll for up to loop->spin_us (a budget until it starts) without
+ * sleeping; the events found, 0 when none came in time. */
+static int
+busy_poll(struct event_loop *loop, struct epoll_event *evs, int max)
+{
+	const uint64_t until = event_now_us() + loop->spin_us;
+	int n;
+
+	loop->spin_us = 0;
+	loop->spins++;
+	do {
+		n = epoll_wait(loop->epfd, evs, max, 0);
+		if (n != 0) {
+			loop->spin_hits += n > 0;
+			return n;
+		}
+	} while (event_now_us() < until);
+	return 0;
+}
+
 int
 event_loop_run(struct event_loop *loop)
 {
@@ -69,7 +89,9 @@ event_loop_run(struct event_loop *loop)
 			uint64_t ms = (next_periodic - now + 999u) / 1000u;
 			timeout = ms > INT_MAX ? INT_MAX : (int)ms;
 		}
-		int n = epoll_wait(loop->epfd, evs, 16, timeout);
+		int n = loop->spin_us ? busy_poll(loop, evs, 16) : 0;
+		if (n == 0)
+			n = epoll_wait(loop->epfd, evs, 16, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

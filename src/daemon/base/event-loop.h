@@ -38,6 +38,15 @@ struct event_loop {
 	void (*periodic)(void *user);
 	void *periodic_user;
 	uint64_t periodic_us;
+	/* Bounded busy-poll (0: off): after a source forwarded a frame whose
+	 * answer is due within microseconds (event_loop_expect), the loop
+	 * polls without sleeping for up to busy_poll_us before it blocks.
+	 * A peer that answers in time then finds barod awake: no sleep, no
+	 * wake-up on either side, at the price of the CPU spent polling. */
+	uint64_t busy_poll_us;
+	uint64_t spin_us;		/* 0: nothing expected */
+	uint64_t spins;			/* busy-polls started */
+	uint64_t spin_hits;		/* ... that found an event */
 };
 
 int
@@ -61,6 +70,14 @@ event_loop_remove(struct event_loop *loop, struct event_source *src);
 /* Dispatch until loop->quit is set.  Returns 0 or a negative errno. */
 int
 event_loop_run(struct event_loop *loop);
+
+/* A source just forwarded a frame whose answer comes soon: poll for it
+ * (busy_poll_us at most) before sleeping.  Free when busy_poll_us is 0. */
+static inline void
+event_loop_expect(struct event_loop *loop)
+{
+	loop->spin_us = loop->busy_poll_us;
+}
 
 /* A CLOCK_MONOTONIC timerfd firing every period_ns; -errno on failure. */
 int

@@ -229,6 +229,9 @@ struct config {
 	char control_path[108];	/* "" = no control socket */
 	unsigned control_mode;	/* permission bits of the socket */
 	char record_path[256];	/* "" = no recording */
+	/* The proxies: poll this long for the answer to a forwarded frame
+	 * before sleeping (0: sleep at once; event-loop.h). */
+	unsigned busy_poll_us;
 
 	/* Which rows of options_table the file set (bit i: row i), so what
 	 * the source does not use can be told (options_unused); where a

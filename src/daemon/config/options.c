@@ -231,6 +231,12 @@ const struct opt_row options_table[] = {
 	  "write every sample (baro-sim's columns)",
 	  STRING(0), CFG(record_path),
 	  .expect = "a path of at most 255 bytes", .sources = OPT_SRC_ALL },
+	{ "barod", "busy_poll_us", "busy-poll", 0, "USEC",
+	  "proxies: poll USEC for the answer to a forwarded\n"
+	  "frame before sleeping (default 0: sleep at once)",
+	  UINT(0, 1000), CFG(busy_poll_us), .expect = "0..1000",
+	  .sources = OPT_SRC(CONFIG_SOURCE_SITL_PROXY) |
+		     OPT_SRC(CONFIG_SOURCE_PX4_PROXY) },
 
 	/* ---- [sim]: the emulator and the truth it sees ---- */
 	{ "sim", "profile", "profile", 0, "SPEC",

@@ -91,6 +91,10 @@ struct px4_proxy {
 	struct px4_listener listener;
 	struct px4_conn px4, sim;
 	struct mavlink_stream from_sim, from_px4;
+	/* What one read from the simulator passes on, gathered so it
+	 * leaves in one send: the framer hands it over in pieces. */
+	uint8_t to_px4[16384];
+	size_t to_px4_len;
 	struct px4_proxy_stats stats;
 
 	bool have_t0;
@@ -298,11 +302,29 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 }
 
 static void
+flush_to_px4(struct px4_proxy *p)
+{
+	if (!p->to_px4_len)
+		return;
+	px4_conn_send(&p->px4, p->to_px4, p->to_px4_len);
+	p->to_px4_len = 0;
+	/* Lockstep: PX4 answers with its controls. */
+	event_loop_expect(p->env->loop);
+}
+
+static void
 to_px4(void *user, const uint8_t *data, size_t len)
 {
 	struct px4_proxy *p = user;
 
-	px4_conn_send(&p->px4, data, len);
+	if (len > sizeof(p->to_px4) - p->to_px4_len)
+		flush_to_px4(p);
+	if (len > sizeof(p->to_px4)) {
+		px4_conn_send(&p->px4, data, len);
+		return;
+	}
+	memcpy(p->to_px4 + p->to_px4_len, data, len);
+	p->to_px4_len += len;
 }
 
 static void
@@ -310,10 +332,13 @@ to_sim(void *user, const uint8_t *data, size_t len)
 {
 	struct px4_proxy *p = user;
 
-	if (px4_conn_is_open(&p->sim))
+	if (px4_conn_is_open(&p->sim)) {
 		px4_conn_send(&p->sim, data, len);
-	else
+		/* Lockstep: the simulator answers with the next step. */
+		event_loop_expect(p->env->loop);
+	} else {
 		p->stats.px4_bytes_unsent += len;
+	}
 }
 
 static void connect_sim(struct px4_proxy *p);
@@ -325,6 +350,7 @@ on_sim_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
 
 	(void)c;
 	mavlink_stream_feed(&p->from_sim, buf, len, rewrite, to_px4, p);
+	flush_to_px4(p);
 }
 
 static void

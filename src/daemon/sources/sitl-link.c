@@ -196,6 +196,8 @@ forward_upstream(struct sitl_link *l, const uint8_t *buf, size_t len)
 {
 	if (send(l->up_src.fd, buf, len, MSG_DONTWAIT) != (ssize_t)len)
 		l->stats.send_errors++;
+	else
+		event_loop_expect(l->loop);
 }
 
 /* One line of upstream text: learn the truth from it, step on a new
@@ -274,6 +276,8 @@ on_upstream(struct event_source *src, uint32_t events, void *user)
 		start = i + 1;
 	}
 	send_to_ap(l, out, used);
+	/* Lockstep: ArduPilot's next servo packet answers this one. */
+	event_loop_expect(l->loop);
 }
 
 /* ---- ArduPilot's side --------------------------------------------- */
