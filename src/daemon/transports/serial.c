@@ -78,7 +78,11 @@ serial_open(struct transport *t, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return attach(t, err, errlen);
+	/* A failed open leaves nothing to free. */
+	int rc = attach(t, err, errlen);
+	if (rc < 0)
+		stream_close(t);
+	return rc;
 }
 
 /* The device went away: closed, what was queued lost and counted, and

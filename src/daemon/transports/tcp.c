@@ -74,10 +74,14 @@ tcp_open(struct transport *t, char *err, size_t errlen)
 	/* Only an address that does not resolve is an error here. */
 	int rc = transport_resolve(t->cfg->address, SOCK_STREAM, false,
 				   &s->addr, &s->addr_len, err, errlen);
+	if (rc == 0) {
+		t->backoff_ms = retry_first_ms(t);
+		rc = tcp_connect(t, err, errlen);
+	}
+	/* A failed open leaves nothing to free. */
 	if (rc < 0)
-		return rc;
-	t->backoff_ms = retry_first_ms(t);
-	return tcp_connect(t, err, errlen);
+		stream_close(t);
+	return rc;
 }
 
 /* Closed for good: no reconnect from a later flush. */
