@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "transports/transport.h"
+#include "transport.h"
 
 /* ArduPilot gives up on a physics frame after 100 ms and resends about
  * every 1.1 s: a second without replies is worth saying. */

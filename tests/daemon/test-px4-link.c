@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "event-loop.h"
-#include "sources/px4-link.h"
+#include "px4-link.h"
 #include "test-util.h"
 
 struct world {

@@ -11,7 +11,7 @@
 #ifndef BAROD_PX4_LINK_H
 #define BAROD_PX4_LINK_H
 
-#include "transports/link.h"
+#include "transport-link.h"
 
 /* barod's backlog per PX4 stream: a second of 250 Hz HIL_SENSOR and
  * HIL_GPS many times over; what does not fit is dropped whole and

@@ -53,7 +53,7 @@
 #include "px4-link.h"
 #include "px4-throttle.h"
 #include "px4-vehicle.h"
-#include "sinks/mavlink-send.h"
+#include "mavlink-send.h"
 #include "source.h"
 
 #define STEP_US 4000u

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "link.h"
+#include "transport-link.h"
 
 #include <errno.h>
 #include <stdio.h>
