@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * px4-link: the TCP pieces of barod's PX4 modes on real sockets and the
- * real event loop: a listener accepting, a non-blocking connect
- * completing or failing, the bounded backlog (bytes beyond it dropped
- * and counted, the rest delivered in order), and a peer closing.
+ * The PX4 links (sources/px4-link.h) on transports/ with their policies,
+ * on real sockets and the real event loop: PX4's side (a TCP server of
+ * one client, the newest connection replacing the older) accepting, the
+ * proxy's simulator side (a TCP client) connecting, failing and retrying
+ * at its fixed interval, the bounded backlog (whole chunks beyond it
+ * dropped and counted, the rest delivered in order, the connection
+ * kept), and a peer closing.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -21,10 +24,13 @@ struct world {
 	struct event_source tick;
 	uint64_t deadline_us;
 	bool *until;
-	bool accepted, connected, closed;
-	int closed_err;
-	int accepted_fd;
-	uint8_t *rx;
+	/* Per link: the server's [0], the client's [1]. */
+	bool up[2], down[2];
+	unsigned ups[2], downs[2];
+	int down_err[2];
+	uint64_t down_us[2];
+	struct transport_link *link[2];
+	uint8_t *rx;			/* what the server received */
 	size_t rx_len;
 };
 
@@ -61,7 +67,6 @@ setup_world(struct world *w)
 	assert_true(fd >= 0);
 	w->tick = (struct event_source){ .fd = fd, .cb = on_tick, .user = w };
 	assert_int_equal(event_loop_add(&w->loop, &w->tick, EPOLLIN), 0);
-	w->accepted_fd = -1;
 }
 
 static void
@@ -74,193 +79,309 @@ teardown_world(struct world *w)
 }
 
 static void
-on_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
+on_rx(struct world *w, unsigned k, enum transport_rx what,
+      const uint8_t *buf, size_t len)
 {
-	struct world *w = user;
-
-	(void)c;
-	w->rx = realloc(w->rx, w->rx_len + len);
-	assert_non_null(w->rx);
-	memcpy(w->rx + w->rx_len, buf, len);
-	w->rx_len += len;
+	switch (what) {
+	case TRANSPORT_RX_DATA:
+		w->rx = realloc(w->rx, w->rx_len + len);
+		assert_non_null(w->rx);
+		memcpy(w->rx + w->rx_len, buf, len);
+		w->rx_len += len;
+		break;
+	case TRANSPORT_RX_UP:
+		w->up[k] = true;
+		w->ups[k]++;
+		break;
+	case TRANSPORT_RX_DOWN:
+		w->down[k] = true;
+		w->downs[k]++;
+		w->down_err[k] = w->link[k]->t.error;
+		w->down_us[k] = event_now_us();
+		break;
+	case TRANSPORT_RX_END:
+	case TRANSPORT_RX_RESET:
+		break;
+	}
 }
 
 static void
-on_connected(struct px4_conn *c, void *user)
+on_server(void *user, enum transport_rx what, const uint8_t *buf, size_t len)
 {
-	struct world *w = user;
-
-	(void)c;
-	w->connected = true;
+	on_rx(user, 0, what, buf, len);
 }
 
 static void
-on_closed(struct px4_conn *c, int err, void *user)
+on_client(void *user, enum transport_rx what, const uint8_t *buf, size_t len)
 {
-	struct world *w = user;
-
-	(void)c;
-	w->closed = true;
-	w->closed_err = err;
+	on_rx(user, 1, what, buf, len);
 }
 
-static const struct px4_conn_ops ops = {
-	.data = on_data, .connected = on_connected, .closed = on_closed,
-};
+/* PX4's side on 127.0.0.1 (port 0: the kernel picks); its port. */
+static unsigned
+open_server(struct world *w, struct transport_link *l)
+{
+	char err[256];
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
 
+	transport_link_init(l);
+	w->link[0] = l;
+	assert_int_equal(transport_link_open(l, &transport_tcp_server, &w->loop,
+					     "px4-0", "127.0.0.1:0",
+					     &px4_link_px4_side, PX4_TX_MAX,
+					     on_server, w, err, sizeof(err)),
+			 0);
+	assert_int_equal(getsockname(l->src.fd, (struct sockaddr *)&sa, &len),
+			 0);
+	return ntohs(sa.sin_port);
+}
+
+static int
+open_client(struct world *w, struct transport_link *l, unsigned port,
+	    char *err, size_t errlen)
+{
+	char addr[64];
+
+	transport_link_init(l);
+	w->link[1] = l;
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	return transport_link_open(l, &transport_tcp, &w->loop, "sim", addr,
+				   &px4_link_sim_side, PX4_TX_MAX, on_client, w,
+				   err, errlen);
+}
+
+/* Run the loop, flushing both links every 10 ms tick, until the server
+ * has received want bytes (at most 2 s). */
 static void
-on_accept(struct px4_listener *l, int fd, void *user)
+run_until_rx(struct world *w, size_t want)
 {
-	struct world *w = user;
-
-	(void)l;
-	w->accepted = true;
-	w->accepted_fd = fd;
+	for (int i = 0; i < 200 && w->rx_len < want; i++) {
+		bool never = false;
+		w->loop.quit = false;
+		w->until = &never;
+		w->deadline_us = event_now_us() + 10000u;
+		event_loop_run(&w->loop);
+		for (unsigned k = 0; k < 2; k++)
+			if (w->link[k])
+				transport_link_flush(w->link[k]);
+	}
 }
 
-/* Listen, connect, pass bytes both ways, close. */
+/* Listen, connect, pass bytes, a newer connection replacing the older,
+ * close. */
 static void
 test_listen_connect(void **state)
 {
 	struct world w;
-	struct px4_listener l;
-	struct px4_conn a = { .src.fd = -1 }, b = { .src.fd = -1 };
-	char err[256], addr[64];
+	struct transport_link srv, cli, cli2;
+	char err[256];
 
 	(void)state;
 	setup_world(&w);
-	/* Port 0: the kernel picks; read it back for the client. */
-	assert_int_equal(px4_listen(&l, &w.loop, "127.0.0.1", 0, on_accept, &w,
-				    err, sizeof(err)), 0);
-	struct sockaddr_in sa;
-	socklen_t len = sizeof(sa);
-	assert_int_equal(getsockname(l.src.fd, (struct sockaddr *)&sa, &len),
+	const unsigned port = open_server(&w, &srv);
+	assert_int_equal(open_client(&w, &cli, port, err, sizeof(err)), 0);
+	/* Queued while connecting: they leave when it completes. */
+	assert_int_equal(transport_link_send(&cli, (const uint8_t *)"hello ",
+					     6), 0);
+	run_until(&w, &w.up[1]);
+	run_until(&w, &w.up[0]);
+	assert_true(transport_link_connected(&srv));
+	assert_int_equal(transport_link_send(&cli, (const uint8_t *)"px4", 3),
 			 0);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%u", ntohs(sa.sin_port));
-	int fd = px4_tcp_connect(addr, err, sizeof(err));
-	assert_true(fd >= 0);
-	assert_int_equal(px4_conn_open(&a, &w.loop, fd, true, &ops, &w), 0);
-	run_until(&w, &w.connected);
-	run_until(&w, &w.accepted);
-	assert_int_equal(px4_conn_open(&b, &w.loop, w.accepted_fd, false, &ops,
-				       &w), 0);
-
-	/* Queued while connecting or not, bytes arrive in order. */
-	px4_conn_send(&a, (const uint8_t *)"hello ", 6);
-	px4_conn_send(&a, (const uint8_t *)"px4", 3);
-	bool got = false;
-	for (int i = 0; i < 100 && !got; i++) {
-		w.loop.quit = false;
-		w.until = &got;
-		w.deadline_us = event_now_us() + 20000u;
-		event_loop_run(&w.loop);
-		got = w.rx_len == 9;
-	}
+	transport_link_flush(&cli);
+	run_until_rx(&w, 9);
 	assert_int_equal(w.rx_len, 9);
 	assert_memory_equal(w.rx, "hello px4", 9);
-	assert_int_equal(a.stats.bytes_out, 9);
-	assert_int_equal(b.stats.bytes_in, 9);
+	assert_int_equal(cli.stats.bytes_sent, 9);
+	assert_int_equal(cli.stats.connects, 1);
+	/* Its peer's address, for the source's log. */
+	assert_non_null(strstr(transport_client_name(&srv.t, 0),
+			       "127.0.0.1:"));
 
-	/* The peer closes: reported once, with no error. */
-	px4_conn_close(&a);
-	run_until(&w, &w.closed);
-	assert_int_equal(w.closed_err, 0);
-	assert_false(px4_conn_is_open(&b));
-	/* Sending on a closed connection does nothing. */
-	px4_conn_send(&b, (const uint8_t *)"x", 1);
+	/* A second connection (a restarted PX4): the first is ended by
+	 * barod (-ECONNABORTED), the newest is the live one. */
+	transport_link_init(&cli2);
+	char addr[64];
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	w.up[0] = false;
+	assert_int_equal(transport_link_open(&cli2, &transport_tcp, &w.loop,
+					     "sim2", addr, &px4_link_sim_side,
+					     0, on_client, &w, err,
+					     sizeof(err)), 0);
+	w.link[1] = &cli2;
+	run_until(&w, &w.up[0]);
+	assert_true(w.down[0]);
+	assert_int_equal(w.down_err[0], -ECONNABORTED);
+	assert_int_equal(w.ups[0], 2);
+	assert_int_equal(srv.t.u.server.n_clients, 1);
+	/* The old client sees its end. */
+	w.link[1] = &cli;
+	run_until(&w, &w.down[1]);
+	assert_false(transport_link_connected(&cli));
+	transport_link_close(&cli);
 
-	px4_listener_close(&l);
-	free(a.tx);
-	free(b.tx);
+	/* The live peer closes: reported once, with no error. */
+	w.down[0] = false;
+	transport_link_close(&cli2);
+	w.link[1] = NULL;
+	run_until(&w, &w.down[0]);
+	assert_int_equal(w.down_err[0], 0);
+	assert_int_equal(w.downs[0], 2);
+	assert_false(transport_link_connected(&srv));
+	/* Nobody to send to: refused and counted, nothing else. */
+	assert_int_equal(transport_link_send(&srv, (const uint8_t *)"x", 1),
+			 -ENOTCONN);
+	assert_int_equal(srv.stats.frames_no_peer, 1);
+	/* A closed link takes nothing. */
+	assert_int_equal(transport_link_send(&cli2, (const uint8_t *)"x", 1),
+			 -ENOTCONN);
+
+	transport_link_close(&srv);
 	teardown_world(&w);
 }
 
-/* Nobody listening: the connect fails through the closed callback. */
+/* Nobody listening: the connect fails through TRANSPORT_RX_DOWN, and is
+ * tried again at the link's fixed interval. */
 static void
 test_connect_refused(void **state)
 {
 	struct world w;
-	struct px4_listener l;
-	struct px4_conn a = { .src.fd = -1 };
-	char err[256], addr[64];
+	struct transport_link srv, cli;
+	char err[256];
 
 	(void)state;
 	setup_world(&w);
-	assert_int_equal(px4_listen(&l, &w.loop, "127.0.0.1", 0, on_accept, &w,
-				    err, sizeof(err)), 0);
-	struct sockaddr_in sa;
-	socklen_t len = sizeof(sa);
-	getsockname(l.src.fd, (struct sockaddr *)&sa, &len);
-	px4_listener_close(&l);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%u", ntohs(sa.sin_port));
-	int fd = px4_tcp_connect(addr, err, sizeof(err));
-	if (fd >= 0) {
-		assert_int_equal(px4_conn_open(&a, &w.loop, fd, true, &ops,
-					       &w), 0);
-		run_until(&w, &w.closed);
-		assert_int_equal(w.closed_err, -ECONNREFUSED);
-		assert_false(w.connected);
-	} else {
-		assert_int_equal(fd, -ECONNREFUSED);
+	const unsigned port = open_server(&w, &srv);
+	transport_link_close(&srv);
+	w.link[0] = NULL;
+	const uint64_t t0 = event_now_us();
+	assert_int_equal(open_client(&w, &cli, port, err, sizeof(err)), 0);
+	if (!w.down[1])
+		run_until(&w, &w.down[1]);
+	assert_int_equal(w.down_err[1], -ECONNREFUSED);
+	assert_false(w.up[1]);
+	/* Still open: the link goes on trying, not before its interval. */
+	assert_true(transport_link_is_open(&cli));
+	w.down[1] = false;
+	bool two = false;
+	for (int i = 0; i < 200 && !two; i++) {
+		run_until_rx(&w, 1);
+		two = w.downs[1] >= 2;
 	}
-	/* Malformed addresses are refused with the reason. */
-	assert_int_equal(px4_tcp_connect("nowhere", err, sizeof(err)),
+	assert_true(two);
+	assert_true(w.down_us[1] - t0 >=
+		    px4_link_sim_side.retry_ms * 1000u - 20000u);
+	assert_false(w.up[1]);
+	/* Sends meanwhile: no peer between attempts, queued for the
+	 * connect while one is in progress. */
+	const int rc = transport_link_send(&cli, (const uint8_t *)"x", 1);
+	if (cli.src.fd < 0)
+		assert_int_equal(rc, -ENOTCONN);
+	else
+		assert_int_equal(rc, 0);
+	transport_link_close(&cli);
+	/* Closed: no more attempts. */
+	const unsigned downs = w.downs[1];
+	run_until_rx(&w, 1);
+	assert_int_equal(w.downs[1], downs);
+
+	/* Malformed or unknown addresses are refused with the reason. */
+	transport_link_init(&cli);
+	assert_int_equal(transport_link_open(&cli, &transport_tcp, &w.loop, "s",
+					     "nowhere", &px4_link_sim_side, 0,
+					     on_client, &w, err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "HOST:PORT"));
-	assert_true(px4_listen(&l, &w.loop, "no.such.host.invalid", 4560,
-			       on_accept, &w, err, sizeof(err)) < 0);
-	free(a.tx);
+	assert_false(transport_link_is_open(&cli));
+	assert_true(transport_link_open(&srv, &transport_tcp_server, &w.loop,
+					"px4-0", "no.such.host.invalid:4560",
+					&px4_link_px4_side, 0, on_server, &w,
+					err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "no.such.host.invalid"));
 	teardown_world(&w);
 }
 
-/* A reader that does not read: the backlog fills to its bound, the
- * rest is dropped and counted, and what was kept arrives in order. */
+/* A PX4 that does not read: the backlog fills to its bound, whole
+ * chunks beyond it are dropped and counted, the connection is kept, and
+ * what was kept arrives in order once PX4 reads. */
 static void
 test_backlog_bound(void **state)
 {
 	struct world w;
-	struct px4_conn a = { .src.fd = -1 }, b = { .src.fd = -1 };
-	int sv[2];
-	const size_t chunk = 4096, total = 4 * PX4_TX_MAX;
-	uint8_t *data = malloc(total);
+	struct transport_link srv;
+	/* More than the kernel's buffers (4 MiB at most by default) and
+	 * the backlog hold. */
+	const size_t chunk = 4096, total = 24 * PX4_TX_MAX;
+	const size_t n_chunks = total / chunk;
+	uint8_t *data = malloc(total), *want = malloc(total);
+	size_t want_len = 0;
+	const int small = 4096;
 
 	(void)state;
 	assert_non_null(data);
+	assert_non_null(want);
 	for (size_t i = 0; i < total; i++)
 		data[i] = (uint8_t)(i * 31 + i / 251);
 	setup_world(&w);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0,
-				    sv), 0);
-	assert_int_equal(px4_conn_open(&a, &w.loop, sv[0], false, &ops, &w),
-			 0);
-	for (size_t i = 0; i < total; i += chunk)
-		px4_conn_send(&a, data + i, chunk);
-	assert_true(a.stats.dropped_bytes > 0);
-	assert_true(a.stats.overflows > 0);
-	assert_int_equal(a.tx_len, PX4_TX_MAX);
-	assert_int_equal(a.stats.bytes_out + a.tx_len + a.stats.dropped_bytes,
-			 total);
-	const size_t kept = total - a.stats.dropped_bytes;
+	const unsigned port = open_server(&w, &srv);
+	int px4 = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(px4 >= 0);
+	setsockopt(px4, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	assert_int_equal(connect(px4, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	run_until(&w, &w.up[0]);
 
-	/* Now read: the backlog drains through EPOLLOUT. */
-	assert_int_equal(px4_conn_open(&b, &w.loop, sv[1], false, &ops, &w),
-			 0);
-	bool got = false;
-	for (int i = 0; i < 500 && !got; i++) {
-		w.loop.quit = false;
-		w.until = &got;
-		w.deadline_us = event_now_us() + 10000u;
-		event_loop_run(&w.loop);
-		got = w.rx_len == kept;
+	size_t dropped = 0;
+	for (size_t k = 0; k < n_chunks; k++) {
+		int rc = transport_link_send(&srv, data + k * chunk, chunk);
+		if (rc == 0) {
+			memcpy(want + want_len, data + k * chunk, chunk);
+			want_len += chunk;
+		} else {
+			assert_int_equal(rc, -EAGAIN);
+			dropped++;
+		}
+		transport_link_flush(&srv);
+		assert_true(transport_link_pending(&srv) <= PX4_TX_MAX);
 	}
-	assert_int_equal(w.rx_len, kept);
-	assert_memory_equal(w.rx, data, kept);
-	assert_int_equal(a.tx_len, 0);
-	px4_conn_close(&a);
-	px4_conn_close(&b);
-	free(a.tx);
-	free(b.tx);
+	assert_true(dropped > 0);
+	assert_int_equal(srv.stats.frames_dropped, dropped);
+	assert_int_equal(srv.stats.bytes_dropped, dropped * chunk);
+	assert_int_equal(srv.stats.frames_sent + dropped, n_chunks);
+	assert_true(transport_link_connected(&srv));
+
+	/* Now read: the backlog drains through EPOLLOUT, in order. */
+	uint8_t *got = malloc(want_len);
+	size_t got_len = 0;
+	assert_non_null(got);
+	/* A 4 KiB window drains slowly: a deadline, not a count. */
+	const uint64_t until = event_now_us() + 30000000u;
+	while (got_len < want_len && event_now_us() < until) {
+		ssize_t n = recv(px4, got + got_len, want_len - got_len,
+				 MSG_DONTWAIT);
+		if (n > 0) {
+			got_len += (size_t)n;
+			continue;
+		}
+		bool never = false;
+		w.loop.quit = false;
+		w.until = &never;
+		w.deadline_us = event_now_us() + 1000u;
+		event_loop_run(&w.loop);
+	}
+	assert_int_equal(got_len, want_len);
+	assert_memory_equal(got, want, want_len);
+	assert_int_equal(transport_link_pending(&srv), 0);
+	assert_false(w.down[0]);
+	close(px4);
+	run_until(&w, &w.down[0]);
+	transport_link_close(&srv);
+	free(got);
 	free(data);
+	free(want);
 	teardown_world(&w);
 }
 

@@ -4,11 +4,13 @@
  * HEARTBEAT, and the GCS messages, each at its configured rate, to one
  * MAVLink output (UDP client or server, serial).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
 #include "atmosphere.h"
+#include "mavlink-send.h"
 #include "output-sink.h"
 
 double
@@ -33,36 +35,57 @@ sink_due(double hz, uint64_t now_us, uint64_t *next_us)
 	return true;
 }
 
-/* One frame from vehicle (sysid + vehicle). */
-static void
-send_frame(struct output_sink *s, unsigned vehicle, uint32_t msgid,
-	   const uint8_t *payload)
+int
+mavlink_send_frame(const struct mavlink_sender *how, uint8_t *seq,
+		   unsigned vehicle, uint32_t msgid, const uint8_t *payload)
 {
-	const struct config *c = s->base.env->cfg;
-	struct output *o = &s->out;
 	uint8_t frame[MAVLINK_MAX_FRAME];
-	int n = mavlink_frame_encode(frame, c->mavlink_version, o->seq,
-				     (uint8_t)(c->sysid + vehicle), c->compid,
-				     msgid, payload);
+	int n = mavlink_frame_encode(frame, how->version, *seq,
+				     (uint8_t)(how->sysid + vehicle),
+				     how->compid, msgid, payload);
 
-	if (n < 0) {
-		/* v1 cannot carry ids above 255: count, do not crash. */
-		o->stats.frames_dropped++;
-		return;
-	}
-	const struct sink_env *env = s->base.env;
-	if (env->signing) {
+	/* v1 cannot carry ids above 255: count, do not crash. */
+	if (n < 0)
+		return -EBADMSG;
+	if (how->signing) {
 		/* One link id for every output: the timestamps come from one
 		 * counter, so each stream's still only rises. */
-		n = mavlink_sign_frame(env->signing, frame, (size_t)n, 0,
-				       env->sign_now());
-		if (n < 0) {
-			o->stats.frames_dropped++;
-			return;
-		}
+		n = mavlink_sign_frame(how->signing, frame, (size_t)n, 0,
+				       how->sign_now());
+		if (n < 0)
+			return -EBADMSG;
 	}
-	o->seq++;
-	(void)output_send(o, frame, (size_t)n);
+	++*seq;
+	return how->queue(how->user, frame, (size_t)n);
+}
+
+static int
+queue_output(void *user, const uint8_t *frame, size_t len)
+{
+	return output_send(user, frame, len);
+}
+
+/* One frame from vehicle (sysid + vehicle) to the sink's output, signed
+ * when barod has a key. */
+static void
+sink_frame(struct output_sink *s, unsigned vehicle, uint32_t msgid,
+	   const uint8_t *payload)
+{
+	const struct sink_env *env = s->base.env;
+	const struct config *c = env->cfg;
+	const struct mavlink_sender how = {
+		.version = c->mavlink_version,
+		.sysid = c->sysid,
+		.compid = c->compid,
+		.signing = env->signing,
+		.sign_now = env->sign_now,
+		.queue = queue_output,
+		.user = &s->out,
+	};
+
+	if (mavlink_send_frame(&how, &s->out.seq, vehicle, msgid, payload) ==
+	    -EBADMSG)
+		s->out.stats.frames_dropped++;
 }
 
 void
@@ -89,7 +112,7 @@ sink_link_bandwidth(const struct sink *k)
 static void
 mavlink_sink_message(struct sink *k, uint32_t msgid, const uint8_t *payload)
 {
-	send_frame(output_sink_of(k), 0, msgid, payload);
+	sink_frame(output_sink_of(k), 0, msgid, payload);
 }
 
 static const uint32_t pressure_msgid[BARO_MAX_INSTANCES] = {
@@ -137,7 +160,7 @@ mavlink_sink_sample(struct sink *k, const struct emit_ctx *ctx, const struct bar
 			.temperature = cdeg(smp->temperature_c),
 		};
 		mavlink_pack_scaled_pressure(&m, sp);
-		send_frame(s, ctx->vehicle, pressure_msgid[i], sp);
+		sink_frame(s, ctx->vehicle, pressure_msgid[i], sp);
 	}
 	if (want_hil) {
 		float alt = NAN;
@@ -153,7 +176,7 @@ mavlink_sink_sample(struct sink *k, const struct emit_ctx *ctx, const struct bar
 			.id = (uint8_t)i,
 		};
 		mavlink_pack_hil_sensor(&h, hil);
-		send_frame(s, ctx->vehicle, MAVLINK_MSG_HIL_SENSOR, hil);
+		sink_frame(s, ctx->vehicle, MAVLINK_MSG_HIL_SENSOR, hil);
 	}
 }
 
@@ -174,7 +197,7 @@ mavlink_sink_heartbeat(struct sink *k, uint64_t now_us)
 		      now_us, &s->next_heartbeat_us))
 		return;
 	mavlink_pack_heartbeat(&hb, pl);
-	send_frame(s, 0, MAVLINK_MSG_HEARTBEAT, pl);
+	sink_frame(s, 0, MAVLINK_MSG_HEARTBEAT, pl);
 }
 
 /* Rate-limited messages start their cadence again at the vehicle's

@@ -69,6 +69,10 @@ on_rx(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 		parser_init(o, peer);
 		msp_parser_init(&o->msp_in);
 		break;
+	case TRANSPORT_RX_UP:
+	case TRANSPORT_RX_DOWN:
+		/* An output's state is the transport's (mirror()). */
+		break;
 	}
 }
 

@@ -56,10 +56,8 @@ enum {
 /* The emulator takes no sample at 0 ms (its timer needs 10 ms since the
  * last); running it this far ahead gives the first frame one. */
 #define SIM_OFFSET_MS BARO_SITL_PERIOD_MS
-/* A lost simulator is tried twice a second: PX4 waits in lockstep
- * meanwhile, so sooner buys nothing, and a restarting simulator takes
- * seconds. */
-#define RETRY_US 500000u
+/* A lost simulator is tried twice a second (px4-link.h). */
+#define RETRY_US (px4_link_sim_side.retry_ms * 1000u)
 
 /* What baroctl status and the exit report tell, per instance. */
 struct px4_proxy_stats {
@@ -88,18 +86,16 @@ struct px4_proxy {
 	unsigned instance;
 	unsigned port;
 	char upstream[160];
-	struct px4_listener listener;
-	struct px4_conn px4, sim;
+	/* PX4's connection (a one-client TCP server) and the simulator's
+	 * (a TCP client), on transports/ (px4-link.h). */
+	struct transport_link px4, sim;
 	struct mavlink_stream from_sim, from_px4;
-	/* What one read from the simulator passes on, gathered so it
-	 * leaves in one send: the framer hands it over in pieces. */
-	uint8_t to_px4[16384];
-	size_t to_px4_len;
 	struct px4_proxy_stats stats;
 
 	bool have_t0;
 	uint64_t t0_us, last_us;
-	uint64_t retry_at_us;		/* 0: no reconnect pending */
+	uint64_t retry_at_us;		/* simulator address unusable:
+					 * open again then; 0: not */
 	bool sim_up;			/* connected, not connecting */
 	bool outage_logged;
 
@@ -302,29 +298,11 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 }
 
 static void
-flush_to_px4(struct px4_proxy *p)
-{
-	if (!p->to_px4_len)
-		return;
-	px4_conn_send(&p->px4, p->to_px4, p->to_px4_len);
-	p->to_px4_len = 0;
-	/* Lockstep: PX4 answers with its controls. */
-	event_loop_expect(p->env->loop);
-}
-
-static void
 to_px4(void *user, const uint8_t *data, size_t len)
 {
 	struct px4_proxy *p = user;
 
-	if (len > sizeof(p->to_px4) - p->to_px4_len)
-		flush_to_px4(p);
-	if (len > sizeof(p->to_px4)) {
-		px4_conn_send(&p->px4, data, len);
-		return;
-	}
-	memcpy(p->to_px4 + p->to_px4_len, data, len);
-	p->to_px4_len += len;
+	(void)transport_link_send(&p->px4, data, len);
 }
 
 static void
@@ -332,45 +310,38 @@ to_sim(void *user, const uint8_t *data, size_t len)
 {
 	struct px4_proxy *p = user;
 
-	if (px4_conn_is_open(&p->sim)) {
-		px4_conn_send(&p->sim, data, len);
-		/* Lockstep: the simulator answers with the next step. */
-		event_loop_expect(p->env->loop);
-	} else {
+	if (transport_link_send(&p->sim, data, len) == -ENOTCONN) {
 		p->stats.px4_bytes_unsent += len;
+		return;
 	}
+	/* Lockstep: the simulator answers with the next step. */
+	event_loop_expect(p->env->loop);
 }
 
-static void connect_sim(struct px4_proxy *p);
-
 static void
-on_sim_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
+on_sim_data(struct px4_proxy *p, const uint8_t *buf, size_t len)
 {
-	struct px4_proxy *p = user;
-
-	(void)c;
 	mavlink_stream_feed(&p->from_sim, buf, len, rewrite, to_px4, p);
-	flush_to_px4(p);
+	/* This wake-up's frames to PX4 in one write. */
+	transport_link_flush(&p->px4);
+	/* Lockstep: PX4 answers with its controls. */
+	event_loop_expect(p->env->loop);
 }
 
 static void
-on_sim_connected(struct px4_conn *c, void *user)
+on_sim_connected(struct px4_proxy *p)
 {
-	struct px4_proxy *p = user;
-
-	(void)c;
 	p->sim_up = true;
 	p->stats.sim_connects++;
 	p->outage_logged = false;
 	say(p, LOG_LEVEL_NOTICE, "simulator %s connected", p->upstream);
 }
 
+/* A connect failed or the connection ended; the link tries again
+ * (px4-link.h) while PX4 is connected. */
 static void
-on_sim_closed(struct px4_conn *c, int err, void *user)
+on_sim_closed(struct px4_proxy *p, int err)
 {
-	struct px4_proxy *p = user;
-
-	(void)c;
 	mavlink_stream_reset(&p->from_sim);
 	if (p->sim_up) {
 		p->stats.sim_disconnects++;
@@ -381,40 +352,52 @@ on_sim_closed(struct px4_conn *c, int err, void *user)
 	} else if (!p->outage_logged) {
 		say(p, LOG_LEVEL_WARNING,
 		    "simulator %s: %s; retrying every %.1f s", p->upstream,
-		    strerror(-err), RETRY_US * 1e-6);
+		    strerror(err ? -err : ECONNREFUSED), RETRY_US * 1e-6);
 		p->outage_logged = true;
 	}
 	p->sim_up = false;
 	/* A new simulator connection is a new simulation. */
 	if (p->have_t0)
 		restart(p, "simulator connection lost");
-	if (px4_conn_is_open(&p->px4))
-		p->retry_at_us = event_now_us() + RETRY_US;
 }
 
-static const struct px4_conn_ops sim_ops = {
-	.data = on_sim_data,
-	.connected = on_sim_connected,
-	.closed = on_sim_closed,
-};
+static void
+on_sim(void *user, enum transport_rx what, const uint8_t *buf, size_t len)
+{
+	struct px4_proxy *p = user;
+
+	switch (what) {
+	case TRANSPORT_RX_DATA:
+		on_sim_data(p, buf, len);
+		break;
+	case TRANSPORT_RX_UP:
+		on_sim_connected(p);
+		break;
+	case TRANSPORT_RX_DOWN:
+		on_sim_closed(p, p->sim.t.error);
+		break;
+	case TRANSPORT_RX_END:
+	case TRANSPORT_RX_RESET:
+		break;
+	}
+}
 
 static void
 connect_sim(struct px4_proxy *p)
 {
-	char err[256];
+	char err[256], name[32];
 
 	p->retry_at_us = 0;
-	int fd = px4_tcp_connect(p->upstream, err, sizeof(err));
-	if (fd < 0) {
+	mavlink_stream_reset(&p->from_sim);
+	snprintf(name, sizeof(name), "px4-%u-simulator", p->instance);
+	if (transport_link_open(&p->sim, &transport_tcp, p->env->loop, name,
+				p->upstream, &px4_link_sim_side, PX4_TX_MAX,
+				on_sim, p, err, sizeof(err)) < 0) {
 		if (!p->outage_logged)
 			say(p, LOG_LEVEL_WARNING, "simulator: %s; retrying", err);
 		p->outage_logged = true;
 		p->retry_at_us = event_now_us() + RETRY_US;
-		return;
 	}
-	mavlink_stream_reset(&p->from_sim);
-	if (px4_conn_open(&p->sim, p->env->loop, fd, true, &sim_ops, p) < 0)
-		p->retry_at_us = event_now_us() + RETRY_US;
 }
 
 static void
@@ -448,67 +431,68 @@ read_controls(void *user, uint8_t *frame, size_t len, size_t hdr,
  * not sit in barod while PX4 waits for the answer), and are framed
  * only to be counted and to read the motor outputs. */
 static void
-on_px4_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
+on_px4_data(struct px4_proxy *p, const uint8_t *buf, size_t len)
 {
-	struct px4_proxy *p = user;
-
-	(void)c;
 	to_sim(p, buf, len);
+	transport_link_flush(&p->sim);
 	mavlink_stream_feed(&p->from_px4, buf, len, read_controls,
 			    counted_only, p);
 }
 
 static void
-on_px4_closed(struct px4_conn *c, int err, void *user)
+on_px4_closed(struct px4_proxy *p, int err)
 {
-	struct px4_proxy *p = user;
-
-	(void)c;
 	p->stats.px4_disconnects++;
-	say(p, LOG_LEVEL_WARNING,
-	    "PX4 disconnected (%s); closing the simulator connection and "
-	    "waiting for PX4", err ? strerror(-err) : "closed");
+	if (err == -ECONNABORTED) {
+		/* A restarted PX4 whose old socket had not been seen to
+		 * close yet: the newest connection is the live one. */
+		say(p, LOG_LEVEL_WARNING, "a new PX4 connection replaces the "
+					  "old one");
+	} else {
+		say(p, LOG_LEVEL_WARNING,
+		    "PX4 disconnected (%s); closing the simulator connection "
+		    "and waiting for PX4", err ? strerror(-err) : "closed");
+	}
 	/* The simulator sees PX4 leave, as it would without barod. */
-	px4_conn_close(&p->sim);
+	transport_link_close(&p->sim);
 	p->sim_up = false;
 	p->retry_at_us = 0;
 	mavlink_stream_reset(&p->from_px4);
 	mavlink_stream_reset(&p->from_sim);
 }
 
-static const struct px4_conn_ops px4_ops = {
-	.data = on_px4_data,
-	.closed = on_px4_closed,
-};
-
 static void
-on_accept(struct px4_listener *l, int fd, void *user)
+on_px4_connected(struct px4_proxy *p)
 {
-	struct px4_proxy *p = user;
-
-	(void)l;
-	if (px4_conn_is_open(&p->px4)) {
-		/* A restarted PX4 whose old socket has not been seen to
-		 * close yet: the newest connection is the live one. */
-		say(p, LOG_LEVEL_WARNING, "a new PX4 connection replaces the "
-					  "old one");
-		px4_conn_close(&p->px4);
-		px4_conn_close(&p->sim);
-		p->sim_up = false;
-		p->stats.px4_disconnects++;
-	}
 	p->stats.px4_connects++;
 	mavlink_stream_reset(&p->from_px4);
-	if (px4_conn_open(&p->px4, p->env->loop, fd, false, &px4_ops, p) < 0) {
-		say(p, LOG_LEVEL_ERR, "PX4 connection: out of memory");
-		return;
-	}
 	say(p, LOG_LEVEL_NOTICE, "PX4 connected; connecting to the simulator "
 				 "%s", p->upstream);
 	if (p->have_t0)
 		restart(p, "PX4 connected again");
 	p->outage_logged = false;
 	connect_sim(p);
+}
+
+static void
+on_px4(void *user, enum transport_rx what, const uint8_t *buf, size_t len)
+{
+	struct px4_proxy *p = user;
+
+	switch (what) {
+	case TRANSPORT_RX_DATA:
+		on_px4_data(p, buf, len);
+		break;
+	case TRANSPORT_RX_UP:
+		on_px4_connected(p);
+		break;
+	case TRANSPORT_RX_DOWN:
+		on_px4_closed(p, p->px4.t.error);
+		break;
+	case TRANSPORT_RX_END:
+	case TRANSPORT_RX_RESET:
+		break;
+	}
 }
 
 static int
@@ -545,8 +529,8 @@ px4proxy_open(const struct source_env *env, void **state, char *err,
 		p->src = src;
 		p->instance = v;
 		p->port = c->port + v;
-		p->px4.src.fd = p->sim.src.fd = -1;
-		p->listener.src.fd = -1;
+		transport_link_init(&p->px4);
+		transport_link_init(&p->sim);
 		snprintf(p->upstream, sizeof(p->upstream), "%.*s:%u",
 			 (int)(colon - c->upstream), c->upstream,
 			 (unsigned)up_port + v);
@@ -556,8 +540,15 @@ px4proxy_open(const struct source_env *env, void **state, char *err,
 		mavlink_stream_init(&p->from_px4,
 				    MAVLINK_MSG_HIL_ACTUATOR_CONTROLS);
 		src->n++;
-		int rc = px4_listen(&p->listener, env->loop, c->bind, p->port,
-				    on_accept, p, err, errlen);
+		char name[32], addr[160];
+		snprintf(name, sizeof(name), "px4-%u", v);
+		snprintf(addr, sizeof(addr), strchr(c->bind, ':') ? "[%s]:%u"
+								  : "%s:%u",
+			 c->bind, p->port);
+		int rc = transport_link_open(&p->px4, &transport_tcp_server,
+					     env->loop, name, addr,
+					     &px4_link_px4_side, PX4_TX_MAX,
+					     on_px4, p, err, errlen);
 		if (rc < 0)
 			return rc;
 		say(p, LOG_LEVEL_INFO, "proxy: PX4 on %s:%u, simulator %s",
@@ -583,17 +574,15 @@ px4proxy_close(const struct source_env *env, void *state)
 		return;
 	for (size_t v = 0; v < src->n; v++) {
 		struct px4_proxy *p = &src->proxies[v];
-		px4_listener_close(&p->listener);
-		px4_conn_close(&p->px4);
-		px4_conn_close(&p->sim);
-		free(p->px4.tx);
-		free(p->sim.tx);
+		transport_link_close(&p->px4);
+		transport_link_close(&p->sim);
 	}
 	free(src->proxies);
 	free(src);
 }
 
-/* Every tick: reconnect a lost simulator. */
+/* Every tick: reconnect a lost simulator (the link's retry, or a new
+ * link when the address could not be used). */
 static void
 px4proxy_tick(const struct source_env *env, void *state, uint64_t ticks,
 	      bool last)
@@ -606,8 +595,11 @@ px4proxy_tick(const struct source_env *env, void *state, uint64_t ticks,
 	(void)last;
 	for (size_t v = 0; v < src->n; v++) {
 		struct px4_proxy *p = &src->proxies[v];
-		if (p->retry_at_us && wall_us >= p->retry_at_us &&
-		    px4_conn_is_open(&p->px4) && !px4_conn_is_open(&p->sim))
+		if (!transport_link_connected(&p->px4))
+			continue;
+		if (transport_link_is_open(&p->sim))
+			transport_link_flush(&p->sim);
+		else if (p->retry_at_us && wall_us >= p->retry_at_us)
 			connect_sim(p);
 	}
 }
@@ -625,8 +617,8 @@ proxy_stats(const struct px4_proxy_source *src, unsigned v,
 	out->frames_from_px4 = p->from_px4.stats.frames;
 	out->bad_crc = p->from_sim.stats.bad_crc;
 	out->signed_passed = p->from_sim.stats.signed_passed;
-	out->dropped_bytes = p->px4.stats.dropped_bytes +
-			     p->sim.stats.dropped_bytes;
+	out->dropped_bytes = p->px4.stats.bytes_dropped +
+			     p->sim.stats.bytes_dropped;
 	return out;
 }
 

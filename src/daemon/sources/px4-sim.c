@@ -40,11 +40,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -54,6 +52,7 @@
 #include "px4-link.h"
 #include "px4-throttle.h"
 #include "px4-vehicle.h"
+#include "mavlink-send.h"
 #include "source.h"
 #include "vehicle.h"
 
@@ -82,14 +81,14 @@ struct px4_sim_stats {
 	uint64_t out_of_range;		/* heights the baro cannot take */
 };
 
-/* The peer's side of its PX4 connection. */
+/* The peer's side of its PX4 connection; the frames sent and dropped
+ * are the link's (transport.h's output_stats). */
 struct px4_sim_link_stats {
 	uint64_t connections;		/* accepted */
 	uint64_t disconnects;		/* PX4 closed, or a socket error */
 	uint64_t replaced;		/* a newer connection took over */
 	uint64_t frames_in;		/* good frames delivered */
-	uint64_t frames_out;		/* handed to the socket's backlog */
-	uint64_t frames_dropped;	/* no PX4, or no room for them */
+	uint64_t unencodable;		/* frames that could not be made */
 };
 
 struct px4_sim_source;
@@ -98,20 +97,16 @@ struct px4_sim {
 	const struct source_env *env;
 	struct px4_sim_source *src;
 	unsigned index;			/* the PX4 instance, the vehicle */
-	/* PX4 on port + N (px4-link.c): one connection at a time, a newer
-	 * one replaces it (a restarted PX4 may connect before the old
-	 * socket reports its end). */
-	struct px4_listener listener;
-	struct px4_conn conn;
+	/* PX4 on port + N: a TCP server (transports/) of one client, a
+	 * newer one replacing it (a restarted PX4 may connect before the
+	 * old socket reports its end).  Frames are queued whole and leave
+	 * at the flush, one write per loop pass. */
+	struct transport_link conn;
 	unsigned port;
 	char peer[64];			/* "ADDR:PORT" of PX4 */
 	struct mavlink_parser parser;
 	uint8_t seq;
-	/* The frames of this loop pass, handed to the connection whole
-	 * by the flush (a frame is never cut by the backlog's bound). */
-	uint8_t out[4096];
-	size_t out_len;
-	unsigned out_frames;
+	unsigned queued;		/* frames queued since the flush */
 	struct px4_sim_link_stats link;
 	struct px4_vehicle vehicle;
 	bool lockstep;			/* PX4's first reply came */
@@ -161,48 +156,38 @@ target_height(const struct source_env *env, double t_s)
 			     : truth_profile_height(&env->cfg->profile, t_s);
 }
 
-/* Hand this pass's frames to the connection, all or (no room in its
- * backlog: PX4 stopped reading) none, so PX4 never gets a cut frame. */
-static void
-push_out(struct px4_sim *s)
+/* The link's queue: whole frames, or (no room in its backlog: PX4
+ * stopped reading; no PX4) the frame dropped and counted, so PX4 never
+ * gets a cut frame. */
+static int
+queue_px4(void *user, const uint8_t *frame, size_t len)
 {
-	if (s->out_len == 0)
-		return;
-	if (px4_conn_is_open(&s->conn) &&
-	    px4_conn_backlog(&s->conn) + s->out_len <= PX4_TX_MAX) {
-		px4_conn_send(&s->conn, s->out, s->out_len);
-		s->link.frames_out += s->out_frames;
-	} else {
-		s->link.frames_dropped += s->out_frames;
-	}
-	s->out_len = 0;
-	s->out_frames = 0;
+	struct px4_sim *s = user;
+	int rc = transport_link_send(&s->conn, frame, len);
+
+	if (rc == 0)
+		s->queued++;
+	return rc;
 }
 
-/* One MAVLink 2 frame (payload at full length) to PX4. */
+/* One MAVLink 2 frame (payload at full length) to PX4, through the send
+ * path the MAVLink sink uses.  Unsigned: PX4's simulator link
+ * (simulator_mavlink) neither signs nor checks signatures, and barod's
+ * key guards what ground stations may do, not this lockstep peer. */
 static void
 send_px4(struct px4_sim *s, uint32_t msgid, const uint8_t *pl)
 {
-	const struct source_env *env = s->env;
-	uint8_t frame[MAVLINK_MAX_FRAME];
+	const struct mavlink_sender how = {
+		.version = 2,
+		.sysid = s->env->cfg->sysid,
+		.compid = s->env->cfg->compid,
+		.queue = queue_px4,
+		.user = s,
+	};
 
-	if (!px4_conn_is_open(&s->conn)) {
-		s->link.frames_dropped++;
-		return;
-	}
-	int n = mavlink_frame_encode(frame, 2, s->seq,
-				     (uint8_t)(env->cfg->sysid + index_of(s)),
-				     env->cfg->compid, msgid, pl);
-	if (n < 0) {
-		s->link.frames_dropped++;
-		return;
-	}
-	if (s->out_len + (size_t)n > sizeof(s->out))
-		push_out(s);
-	memcpy(s->out + s->out_len, frame, (size_t)n);
-	s->out_len += (size_t)n;
-	s->out_frames++;
-	s->seq++;
+	if (mavlink_send_frame(&how, &s->seq, index_of(s), msgid, pl) ==
+	    -EBADMSG)
+		s->link.unencodable++;
 }
 
 /* The baro fields of a HIL_SENSOR from one published sample; false when
@@ -360,20 +345,21 @@ static void step(struct px4_sim *s, uint64_t wall_us);
 static void
 pump(struct px4_sim *s, uint64_t now_us)
 {
-	if (!px4_conn_is_open(&s->conn))
+	if (!transport_link_connected(&s->conn))
 		return;
 	if (pace_factor(s) != s->anchor_factor)
 		reanchor(s, now_us);
 	for (;;) {
-		if (s->lockstep ? s->credits == 0
-				: px4_conn_backlog(&s->conn) != 0)
-			return;	/* no reply yet, or PX4 is not reading */
-		if (!s->lockstep && s->out_len != 0) {
+		if (s->lockstep && s->credits == 0)
+			return;	/* no reply yet */
+		if (!s->lockstep && s->queued != 0) {
 			/* One freewheeling step per flush, so the backlog
 			 * check sees it: again right after the flush. */
 			arm(s, now_us);
 			return;
 		}
+		if (!s->lockstep && transport_link_pending(&s->conn) != 0)
+			return;	/* PX4 is not reading */
 		if (s->anchor_factor > 0.0) {
 			const uint64_t due = due_us(s);
 			if (now_us < due) {
@@ -533,10 +519,9 @@ lost_px4(struct px4_sim *s)
 {
 	struct mavlink_parser_stats keep = s->parser.stats;
 
+	/* What it had not read is the link's (bytes lost). */
 	s->link.disconnects++;
-	s->link.frames_dropped += s->out_frames;
-	s->out_len = 0;
-	s->out_frames = 0;
+	s->queued = 0;
 	mavlink_parser_init(&s->parser);
 	s->parser.stats = keep;
 	log_msg(s->env->log, LOG_LEVEL_NOTICE,
@@ -548,58 +533,16 @@ lost_px4(struct px4_sim *s)
 
 static void on_frame(const struct mavlink_frame *f, void *user);
 
+/* PX4 connected (the link replaced any older connection first). */
 static void
-on_px4_data(struct px4_conn *c, const uint8_t *buf, size_t len, void *user)
+px4_up(struct px4_sim *s)
 {
-	struct px4_sim *s = user;
-
-	(void)c;
-	mavlink_parser_feed(&s->parser, buf, len, on_frame, s);
-}
-
-static void
-on_px4_closed(struct px4_conn *c, int err, void *user)
-{
-	struct px4_sim *s = user;
-
-	(void)c;
-	(void)err;
-	mavlink_parser_flush(&s->parser);
-	lost_px4(s);
-}
-
-static const struct px4_conn_ops px4_ops = {
-	.data = on_px4_data,
-	.closed = on_px4_closed,
-};
-
-static void
-on_accept(struct px4_listener *l, int fd, void *user)
-{
-	struct px4_sim *s = user;
 	const struct source_env *env = s->env;
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-	char host[48] = "?", port[8] = "?";
 
-	(void)l;
-	if (px4_conn_is_open(&s->conn)) {
-		s->link.replaced++;
-		px4_conn_close(&s->conn);
-		lost_px4(s);
-	}
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0)
-		(void)getnameinfo((struct sockaddr *)&ss, len, host,
-				  sizeof(host), port, sizeof(port),
-				  NI_NUMERICHOST | NI_NUMERICSERV);
-	snprintf(s->peer, sizeof(s->peer), "%s:%s", host, port);
-	if (px4_conn_open(&s->conn, env->loop, fd, false, &px4_ops, s) < 0) {
-		log_msg(env->log, LOG_LEVEL_WARNING,
-			"PX4 instance %u: cannot take %s's connection",
-			index_of(s), s->peer);
-		return;
-	}
+	snprintf(s->peer, sizeof(s->peer), "%s",
+		 transport_client_name(&s->conn.t, s->conn.t.rx_peer));
 	s->seq = 0;
+	s->queued = 0;
 	s->link.connections++;
 	restart(s);
 	log_msg(env->log, LOG_LEVEL_NOTICE,
@@ -609,6 +552,33 @@ on_accept(struct px4_listener *l, int fd, void *user)
 	s->connected_us = event_now_us();
 	reanchor(s, s->connected_us);
 	pump(s, s->connected_us);
+}
+
+static void
+on_px4(void *user, enum transport_rx what, const uint8_t *buf, size_t len)
+{
+	struct px4_sim *s = user;
+
+	switch (what) {
+	case TRANSPORT_RX_DATA:
+		mavlink_parser_feed(&s->parser, buf, len, on_frame, s);
+		break;
+	case TRANSPORT_RX_UP:
+		px4_up(s);
+		break;
+	case TRANSPORT_RX_DOWN:
+		if (s->conn.t.error == -ECONNABORTED) {
+			s->link.replaced++;	/* a newer PX4 connected */
+		} else {
+			mavlink_parser_flush(&s->parser);
+		}
+		lost_px4(s);
+		break;
+	case TRANSPORT_RX_END:
+	case TRANSPORT_RX_RESET:
+		/* A new connection starts with restart()'s parser. */
+		break;
+	}
 }
 
 static void
@@ -757,7 +727,7 @@ px4sim_tick(const struct source_env *env, void *state, uint64_t ticks,
 	for (size_t v = 0; v < src->n; v++) {
 		struct px4_sim *s = &src->sims[v];
 		say_waiting(s, wall_us);
-		if (!px4_conn_is_open(&s->conn))
+		if (!transport_link_connected(&s->conn))
 			continue;
 		if (s->lockstep && s->credits == 0) {
 			if (wall_us - s->last_step_us >=
@@ -784,8 +754,11 @@ px4sim_flush(const struct source_env *env, void *state)
 	struct px4_sim_source *src = state;
 
 	(void)env;
-	for (size_t v = 0; v < src->n; v++)
-		push_out(&src->sims[v]);
+	for (size_t v = 0; v < src->n; v++) {
+		struct px4_sim *s = &src->sims[v];
+		transport_link_flush(&s->conn);
+		s->queued = 0;
+	}
 }
 
 static int
@@ -807,7 +780,7 @@ px4sim_open(const struct source_env *env, void **state, char *err,
 		s->src = src;
 		s->index = v;
 		s->port = c->port + v;
-		s->conn.src.fd = -1;
+		transport_link_init(&s->conn);
 		s->pace.fd = timerfd_create(CLOCK_MONOTONIC,
 					    TFD_NONBLOCK | TFD_CLOEXEC);
 		s->pace.cb = on_pace;
@@ -823,9 +796,15 @@ px4sim_open(const struct source_env *env, void **state, char *err,
 			return rc;
 		}
 		mavlink_parser_init(&s->parser);
-		char why[200];
-		int rc = px4_listen(&s->listener, env->loop, c->bind, s->port,
-				    on_accept, s, why, sizeof(why));
+		char why[200], name[32], addr[160];
+		snprintf(name, sizeof(name), "px4-%u", v);
+		snprintf(addr, sizeof(addr), strchr(c->bind, ':') ? "[%s]:%u"
+								  : "%s:%u",
+			 c->bind, s->port);
+		int rc = transport_link_open(&s->conn, &transport_tcp_server,
+					     env->loop, name, addr, &px4_link_px4_side,
+					     PX4_TX_MAX, on_px4, s, why,
+					     sizeof(why));
 		if (rc < 0) {
 			snprintf(err, errlen, "PX4 instance %u: %s", v, why);
 			event_loop_remove(env->loop, &s->pace);
@@ -868,10 +847,7 @@ px4sim_close(const struct source_env *env, void *state)
 		struct px4_sim *s = &src->sims[v];
 		event_loop_remove(env->loop, &s->pace);
 		close(s->pace.fd);
-		px4_conn_close(&s->conn);
-		free(s->conn.tx);
-		s->conn.tx = NULL;
-		px4_listener_close(&s->listener);
+		transport_link_close(&s->conn);
 	}
 	free(src);
 }
@@ -885,7 +861,7 @@ px4sim_status(const struct source_env *env, void *state, FILE *out)
 	const uint64_t now = event_now_us();
 	for (size_t v = 0; v < src->n; v++) {
 		const struct px4_sim *s = &src->sims[v];
-		const bool on = px4_conn_is_open(&s->conn);
+		const bool on = transport_link_connected(&s->conn);
 		fprintf(out,
 			"px4 %zu %s port %u physics %.3f s lockstep %s armed %s "
 			"steps %" PRIu64 " controls %" PRIu64 " stalls %" PRIu64
@@ -930,8 +906,11 @@ px4sim_report(const struct source_env *env, void *state)
 			", out of range %" PRIu64,
 			v, l->connections, l->disconnects, l->replaced,
 			s->stats.restarts, s->stats.steps, s->stats.controls,
-			s->stats.stalls, s->stats.late, s->stats.other_frames, l->frames_out,
-			l->frames_dropped, p->bad_crc + p->unknown_msgid +
+			s->stats.stalls, s->stats.late, s->stats.other_frames,
+			s->conn.stats.frames_sent,
+			l->unencodable + s->conn.stats.frames_dropped +
+				s->conn.stats.frames_no_peer,
+			p->bad_crc + p->unknown_msgid +
 						   p->bad_incompat + p->truncated,
 			p->garbage_bytes, s->stats.bad_baro,
 			s->stats.out_of_range);

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "transport.h"
 
 /* ArduPilot gives up on a physics frame after 100 ms and resends about
  * every 1.1 s: a second without replies is worth saying. */
@@ -50,24 +50,6 @@ complain(struct sitl_link *l, const char *what)
 	    "SITL instance %u: %s (%llu bad packets, %llu bad lines so far)",
 	    l->cfg.instance, what, (unsigned long long)l->stats.bad_packets,
 	    (unsigned long long)l->stats.bad_lines);
-}
-
-static int
-resolve(const char *host, const char *port, bool passive,
-	struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct addrinfo hints = {
-		.ai_socktype = SOCK_DGRAM,
-		.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0),
-	};
-	struct addrinfo *res = NULL;
-
-	if (getaddrinfo(host, port, &hints, &res) != 0 || !res)
-		return -EADDRNOTAVAIL;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
 }
 
 /* The fields text for the reply, formatted again only after a change. */
@@ -389,7 +371,7 @@ sitl_link_open(struct sitl_link *l, const struct sitl_link_config *cfg,
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	char port[16];
+	char port[16], why[200];
 
 	memset(l, 0, sizeof(*l));
 	l->cfg = *cfg;
@@ -404,7 +386,8 @@ sitl_link_open(struct sitl_link *l, const struct sitl_link_config *cfg,
 		l->fields.rng_instance[k] = cfg->rng_instance[k];
 
 	snprintf(port, sizeof(port), "%u", cfg->port);
-	if (resolve(cfg->bind_host, port, true, &ss, &len) < 0) {
+	if (transport_resolve_host(cfg->bind_host, port, SOCK_DGRAM, true, &ss,
+				   &len, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "SITL instance %u: cannot use %s:%s",
 			 cfg->instance, cfg->bind_host, port);
 		return -EADDRNOTAVAIL;
@@ -430,19 +413,15 @@ sitl_link_open(struct sitl_link *l, const struct sitl_link_config *cfg,
 			close(fd);
 			return -ENOMEM;
 		}
-		char host[128];
-		const char *colon = strrchr(cfg->upstream, ':');
-		size_t hlen = colon ? (size_t)(colon - cfg->upstream) : 0;
-		if (!colon || hlen == 0 || hlen >= sizeof(host)) {
-			snprintf(err, errlen, "upstream '%s': expected HOST:PORT",
-				 cfg->upstream);
-			close(fd);
-			return -EINVAL;
-		}
-		memcpy(host, cfg->upstream, hlen);
-		host[hlen] = '\0';
 		int ufd = -1;
-		if (resolve(host, colon + 1, false, &ss, &len) == 0)
+		int rc = transport_resolve(cfg->upstream, SOCK_DGRAM, false,
+					   &ss, &len, why, sizeof(why));
+		if (rc == -EINVAL) {
+			snprintf(err, errlen, "upstream %s", why);
+			close(fd);
+			return rc;
+		}
+		if (rc == 0)
 			ufd = socket(ss.ss_family,
 				     SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 				     0);

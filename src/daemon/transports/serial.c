@@ -74,8 +74,15 @@ attach(struct transport *t, char *err, size_t errlen)
 static int
 serial_open(struct transport *t, char *err, size_t errlen)
 {
-	stream_init(t, false);
-	return attach(t, err, errlen);
+	if (stream_init(t, false) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* A failed open leaves nothing to free. */
+	int rc = attach(t, err, errlen);
+	if (rc < 0)
+		stream_close(t);
+	return rc;
 }
 
 /* The device went away: closed, what was queued lost and counted, and
@@ -131,7 +138,7 @@ serial_describe(const struct transport *t, const struct config_output *cfg,
 
 const struct transport_ops transport_serial = {
 	.open = serial_open,
-	.close = transport_close_fd,
+	.close = stream_close,
 	.queue = stream_queue,
 	.flush = serial_flush,
 	.on_event = serial_on_event,

@@ -8,6 +8,11 @@
  * blocks the loop, nor grows barod's memory, nor costs the others a
  * sample.  What a client sends is its own byte stream (rx_peer is its
  * slot), parsed above like any output's replies.
+ *
+ * The PX4 links use it with their own policy (transport_opts): one client,
+ * a newer connection replacing it, a large backlog whose overflow loses
+ * frames rather than the client, the kernel's send buffer; and they hear
+ * each client come and go (TRANSPORT_RX_UP, TRANSPORT_RX_DOWN).
  */
 #include "transport.h"
 
@@ -28,9 +33,19 @@ struct tcp_server_client {
 	struct event_source src;	/* first: fired -> client; fd -1: free */
 	uint32_t events;
 	char name[64];			/* "HOST:PORT", for the log */
-	size_t len;
-	uint8_t buf[TRANSPORT_CLIENT_BACKLOG];
+	uint64_t order;			/* accepted as the order-th */
+	size_t len, cap;
+	uint8_t *buf;			/* cap bytes */
 };
+
+/* The clients in use: the first limit() slots. */
+static unsigned
+limit(const struct transport *t)
+{
+	const unsigned m = t->opts.max_clients;
+
+	return m && m < TRANSPORT_MAX_CLIENTS ? m : TRANSPORT_MAX_CLIENTS;
+}
 
 static struct tcp_server_client *
 client_of(struct transport *t, const struct event_source *src)
@@ -55,10 +70,11 @@ client_watch(struct transport *t, struct tcp_server_client *c,
 }
 
 /* Close a client's connection; why is NULL for a client that left, else
- * the log line's reason. */
+ * the log line's reason; the owner hears error (TRANSPORT_RX_DOWN) unless
+ * the server itself closes. */
 static void
 client_drop(struct transport *t, struct tcp_server_client *c,
-	    const char *why)
+	    const char *why, int error, bool tell)
 {
 	if (c->src.fd < 0)
 		return;
@@ -74,6 +90,22 @@ client_drop(struct transport *t, struct tcp_server_client *c,
 		log_msg(t->log, why ? LOG_LEVEL_WARNING : LOG_LEVEL_INFO,
 			"output %s: client %s %s%s", t->cfg->name, c->name,
 			why ? "cut off: " : "disconnected", why ? why : "");
+	if (tell) {
+		t->rx_peer = (unsigned)(c - t->u.server.clients);
+		t->error = error;
+		t->rx(t->rx_user, TRANSPORT_RX_DOWN, NULL, 0);
+	}
+}
+
+static void
+server_free(struct transport *t)
+{
+	struct tcp_server_client *c = t->u.server.clients;
+
+	for (unsigned k = 0; c && k < TRANSPORT_MAX_CLIENTS; k++)
+		free(c[k].buf);
+	free(c);
+	t->u.server.clients = NULL;
 }
 
 static int
@@ -106,20 +138,26 @@ server_open(struct transport *t, char *err, size_t errlen)
 		return rc;
 	}
 	/* After the listener: a failed open leaves nothing to free. */
-	t->u.server.clients = calloc(TRANSPORT_MAX_CLIENTS,
-				     sizeof(*t->u.server.clients));
-	if (!t->u.server.clients) {
+	struct tcp_server_client *cl = calloc(TRANSPORT_MAX_CLIENTS,
+					      sizeof(*cl));
+	const size_t cap = t->backlog_max ? t->backlog_max
+					  : TRANSPORT_CLIENT_BACKLOG;
+	t->u.server.clients = cl;
+	for (unsigned k = 0; cl && k < TRANSPORT_MAX_CLIENTS; k++) {
+		cl[k].src.fd = -1;
+		cl[k].cap = k < limit(t) ? cap : 0;
+		if (cl[k].cap && !(cl[k].buf = malloc(cap)))
+			cl = NULL;
+	}
+	if (!cl) {
 		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
 		close(fd);
-		return -ENOMEM;
+	} else {
+		rc = transport_attach(t, fd, EPOLLIN, err, errlen);
 	}
-	for (unsigned k = 0; k < TRANSPORT_MAX_CLIENTS; k++)
-		t->u.server.clients[k].src.fd = -1;
-	rc = transport_attach(t, fd, EPOLLIN, err, errlen);
-	if (rc < 0) {
-		free(t->u.server.clients);
-		t->u.server.clients = NULL;
-	}
+	if (rc < 0)
+		server_free(t);
 	return rc;
 }
 
@@ -129,9 +167,8 @@ server_close(struct transport *t)
 	struct tcp_server_client *c = t->u.server.clients;
 
 	for (unsigned k = 0; c && k < TRANSPORT_MAX_CLIENTS; k++)
-		client_drop(t, &c[k], NULL);
-	free(c);
-	t->u.server.clients = NULL;
+		client_drop(t, &c[k], NULL, 0, false);
+	server_free(t);
 	transport_close_fd(t);
 }
 
@@ -167,16 +204,26 @@ server_accept(struct transport *t)
 		char name[64];
 		peer_name(&ss, len, name, sizeof(name));
 		unsigned k = 0;
-		while (k < TRANSPORT_MAX_CLIENTS && cl[k].src.fd >= 0)
+		while (k < limit(t) && cl[k].src.fd >= 0)
 			k++;
-		if (k == TRANSPORT_MAX_CLIENTS) {
+		if (k == limit(t) && t->opts.newest_wins) {
+			/* The oldest goes: a restarted peer whose old
+			 * socket has not been seen to close. */
+			k = 0;
+			for (unsigned j = 1; j < limit(t); j++)
+				if (cl[j].order < cl[k].order)
+					k = j;
+			client_drop(t, &cl[k], "a newer connection replaces it",
+				    -ECONNABORTED, true);
+		}
+		if (k == limit(t)) {
 			close(fd);
 			t->stats->clients_refused++;
 			if (t->log)
 				log_msg(t->log, LOG_LEVEL_WARNING,
 					"output %s: client %s refused: %u "
 					"clients already", t->cfg->name, name,
-					TRANSPORT_MAX_CLIENTS);
+					limit(t));
 			continue;
 		}
 		int one = 1;
@@ -185,7 +232,7 @@ server_accept(struct transport *t)
 		 * minutes (as tcp.c). */
 		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 				 sizeof(one));
-		int sndbuf = 4096;
+		int sndbuf = t->opts.sndbuf ? (int)t->opts.sndbuf : 4096;
 		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
 				 sizeof(sndbuf));
 		struct tcp_server_client *c = &cl[k];
@@ -201,6 +248,7 @@ server_accept(struct transport *t)
 		}
 		c->events = EPOLLIN;
 		c->len = 0;
+		c->order = ++t->u.server.accepted;
 		snprintf(c->name, sizeof(c->name), "%s", name);
 		t->u.server.n_clients++;
 		t->connected = true;
@@ -211,12 +259,27 @@ server_accept(struct transport *t)
 			log_msg(t->log, LOG_LEVEL_INFO,
 				"output %s: client %s connected (%zu of %u)",
 				t->cfg->name, c->name, t->u.server.n_clients,
-				TRANSPORT_MAX_CLIENTS);
+				limit(t));
+		t->rx_peer = k;
+		t->rx(t->rx_user, TRANSPORT_RX_UP, NULL, 0);
+		if (t->u.server.clients != cl)
+			return;	/* the owner closed the server */
 	}
 }
 
+const char *
+transport_client_name(const struct transport *t, unsigned peer)
+{
+	const struct tcp_server_client *cl = t->u.server.clients;
+
+	if (!cl || peer >= TRANSPORT_MAX_CLIENTS || cl[peer].src.fd < 0)
+		return "";
+	return cl[peer].name;
+}
+
 /* The frame goes into every client's backlog; a client with no room
- * left has stopped reading and is cut off (the others get the frame). */
+ * left has stopped reading and is cut off (the others get the frame), or
+ * with opts.keep_full_clients only misses it. */
 static int
 server_queue(struct transport *t, const uint8_t *frame, size_t len)
 {
@@ -231,9 +294,12 @@ server_queue(struct transport *t, const uint8_t *frame, size_t len)
 		struct tcp_server_client *c = &cl[k];
 		if (c->src.fd < 0)
 			continue;
-		if (c->len + len > sizeof(c->buf)) {
+		if (c->len + len > c->cap) {
+			if (t->opts.keep_full_clients)
+				continue;
 			t->stats->clients_cut++;
-			client_drop(t, c, "it stopped reading (backlog full)");
+			client_drop(t, c, "it stopped reading (backlog full)",
+				    -ECONNABORTED, true);
 			continue;
 		}
 		memcpy(c->buf + c->len, frame, len);
@@ -242,6 +308,7 @@ server_queue(struct transport *t, const uint8_t *frame, size_t len)
 	}
 	if (!taken) {
 		t->stats->frames_dropped++;
+		t->stats->bytes_dropped += len;
 		return -EAGAIN;
 	}
 	t->stats->frames_sent++;
@@ -249,8 +316,8 @@ server_queue(struct transport *t, const uint8_t *frame, size_t len)
 }
 
 /* Write a client's backlog once; what the socket did not take waits for
- * EPOLLOUT.  False when the client is gone. */
-static bool
+ * EPOLLOUT.  0, or the -errno that ended the client. */
+static int
 client_write(struct transport *t, struct tcp_server_client *c)
 {
 	ssize_t n = 0;
@@ -258,14 +325,14 @@ client_write(struct transport *t, struct tcp_server_client *c)
 	if (c->len > 0)
 		n = send(c->src.fd, c->buf, c->len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (n < 0 && errno != EAGAIN && errno != EINTR)
-		return false;
+		return -errno;
 	if (n > 0) {
 		memmove(c->buf, c->buf + n, c->len - (size_t)n);
 		c->len -= (size_t)n;
 		t->stats->bytes_sent += (uint64_t)n;
 	}
 	client_watch(t, c, EPOLLIN | (c->len ? EPOLLOUT : 0u));
-	return true;
+	return 0;
 }
 
 static void
@@ -275,27 +342,11 @@ server_flush(struct transport *t)
 
 	for (unsigned k = 0; cl && k < TRANSPORT_MAX_CLIENTS; k++) {
 		struct tcp_server_client *c = &cl[k];
+		int rc;
 		if (c->src.fd >= 0 && c->len && !(c->events & EPOLLOUT) &&
-		    !client_write(t, c))
-			client_drop(t, c, NULL);
+		    (rc = client_write(t, c)) < 0)
+			client_drop(t, c, NULL, rc, true);
 	}
-}
-
-/* What a client sends, up to the read budget; false when it left. */
-static bool
-client_read(struct transport *t, struct tcp_server_client *c)
-{
-	uint8_t buf[512];
-	ssize_t n;
-
-	t->rx_peer = (unsigned)(c - t->u.server.clients);
-	for (unsigned k = 0; k < TRANSPORT_READ_BUDGET; k++) {
-		n = read(c->src.fd, buf, sizeof(buf));
-		if (n <= 0)
-			return n < 0 && (errno == EAGAIN || errno == EINTR);
-		t->rx(t->rx_user, TRANSPORT_RX_DATA, buf, (size_t)n);
-	}
-	return true;
 }
 
 static void
@@ -306,14 +357,18 @@ server_on_event(struct transport *t, uint32_t events)
 		return;
 	}
 	struct tcp_server_client *c = client_of(t, t->fired);
+	int rc;
 	if (!c || c->src.fd < 0)
 		return;
-	if ((events & EPOLLOUT) && !client_write(t, c)) {
-		client_drop(t, c, NULL);
+	if ((events & EPOLLOUT) && (rc = client_write(t, c)) < 0) {
+		client_drop(t, c, NULL, rc, true);
 		return;
 	}
-	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !client_read(t, c))
-		client_drop(t, c, NULL);
+	/* What a client sends, up to the read budget (stream.c). */
+	t->rx_peer = (unsigned)(c - t->u.server.clients);
+	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) &&
+	    (rc = stream_read_src(t, &c->src)) < 0)
+		client_drop(t, c, NULL, rc == -EPIPE ? 0 : rc, true);
 }
 
 static void

@@ -76,10 +76,40 @@ transport_close_fd(struct transport *t)
 void
 transport_retry_later(struct transport *t)
 {
+	if (t->opts.retry_ms) {
+		t->retry_at_us = event_now_us() +
+				 (uint64_t)t->opts.retry_ms * 1000u;
+		return;
+	}
 	t->retry_at_us = event_now_us() + (uint64_t)t->backoff_ms * 1000u;
 	t->backoff_ms = t->backoff_ms * 2 > TRANSPORT_RETRY_MAX_MS
 				? TRANSPORT_RETRY_MAX_MS
 				: t->backoff_ms * 2;
+}
+
+int
+transport_resolve_host(const char *host, const char *port, int socktype,
+		       bool passive, struct sockaddr_storage *ss,
+		       socklen_t *len, char *err, size_t errlen)
+{
+	struct addrinfo hints = {
+		.ai_socktype = socktype,
+		.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0),
+	};
+	struct addrinfo *res = NULL;
+	int rc = getaddrinfo(host, port, &hints, &res);
+
+	if (rc != 0 || !res) {
+		snprintf(err, errlen, "'%s%s%s:%s': %s",
+			 strchr(host, ':') ? "[" : "", host,
+			 strchr(host, ':') ? "]" : "", port,
+			 rc ? gai_strerror(rc) : "no address");
+		return -EADDRNOTAVAIL;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
 }
 
 int
@@ -91,7 +121,7 @@ transport_resolve(const char *address, int socktype, bool passive,
 	const char *colon = strrchr(address, ':');
 	size_t hlen = colon ? (size_t)(colon - address) : 0;
 
-	if (!colon || hlen == 0 || hlen >= sizeof(host)) {
+	if (!colon || hlen == 0 || hlen >= sizeof(host) || !colon[1]) {
 		snprintf(err, errlen, "'%s': expected HOST:PORT", address);
 		return -EINVAL;
 	}
@@ -101,19 +131,6 @@ transport_resolve(const char *address, int socktype, bool passive,
 		memmove(host, host + 1, hlen - 2);
 		host[hlen - 2] = '\0';
 	}
-
-	struct addrinfo hints = {
-		.ai_socktype = socktype,
-		.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0),
-	};
-	struct addrinfo *res = NULL;
-	int rc = getaddrinfo(host, colon + 1, &hints, &res);
-	if (rc != 0 || !res) {
-		snprintf(err, errlen, "'%s': %s", address, gai_strerror(rc));
-		return -EADDRNOTAVAIL;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
+	return transport_resolve_host(host, colon + 1, socktype, passive, ss,
+				      len, err, errlen);
 }

@@ -15,6 +15,12 @@
  * in config.h's enum output_wire and in transport_ops_for()
  * (transport.c), its source in meson.build, and the output types that
  * use it (rows of config.c's output table).
+ *
+ * The outputs are not the only users: barod's PX4 links (PX4 connecting
+ * to barod as its simulator, barod connecting to a simulator for the
+ * proxy) are a TCP server and a TCP client with their own policy
+ * (struct transport_opts), and their owners take the connection events
+ * (TRANSPORT_RX_UP, TRANSPORT_RX_DOWN) the outputs ignore.
  */
 #ifndef BAROD_TRANSPORT_H
 #define BAROD_TRANSPORT_H
@@ -60,6 +66,7 @@ struct output_stats {
 	uint64_t frames_no_peer;	/* udp-server with nobody to send to,
 					 * msp-tcp not connected */
 	uint64_t bytes_sent;
+	uint64_t bytes_dropped;		/* in the frames dropped */
 	uint64_t frames_received;
 	/* MSP: samples not sent because their values are not physically
 	 * possible (msp_baro_from_sample). */
@@ -77,6 +84,13 @@ enum transport_rx {
 	TRANSPORT_RX_DATA,	/* buf, n: bytes as they came */
 	TRANSPORT_RX_END,	/* a datagram ended: no frame continues */
 	TRANSPORT_RX_RESET,	/* the line or connection is new */
+	/* A connection is up: a TCP client's connect completed, a TCP
+	 * server took a client (rx_peer). */
+	TRANSPORT_RX_UP,
+	/* A connection ended, or a connect failed: t->error is 0 when the
+	 * peer closed, -ECONNABORTED when barod ended it (a server's client
+	 * replaced or cut off), else the socket's -errno. */
+	TRANSPORT_RX_DOWN,
 };
 
 /* The connection bytes come from, when a transport has several (a TCP
@@ -128,9 +142,37 @@ struct transport_stream {
 	struct sockaddr_storage addr;	/* TCP: resolved at open */
 	socklen_t addr_len;
 	bool is_socket;
-	size_t max;			/* backlog limit, <= sizeof(buf) */
+	size_t max;			/* backlog limit: buf's size */
 	size_t len;
-	uint8_t buf[TRANSPORT_STREAM_BUFFER];
+	uint8_t *buf;			/* allocated by stream_init */
+};
+
+/* How a transport behaves where the outputs' defaults do not fit (the PX4
+ * links, which are one peer in lockstep rather than a GCS among several);
+ * all zero: the outputs' behaviour.  Set before open. */
+struct transport_opts {
+	/* TCP client: reconnect at this fixed interval rather than the
+	 * doubling backoff. */
+	unsigned retry_ms;
+	/* TCP client: frames queued while the connect is in progress leave
+	 * when it completes, rather than counting as no peer. */
+	bool queue_connecting;
+	/* TCP server: at most this many clients (0: TRANSPORT_MAX_CLIENTS). */
+	unsigned max_clients;
+	/* TCP server: a connection beyond max_clients replaces the oldest
+	 * client rather than being refused (a restarted PX4 connects before
+	 * its old socket is seen to close). */
+	bool newest_wins;
+	/* TCP server: a client whose backlog is full loses the frame
+	 * (counted), not its connection. */
+	bool keep_full_clients;
+	/* TCP: the kernel's send buffer in bytes (SO_SNDBUF, which the
+	 * kernel doubles); 0: a short one (4096) for outputs' samples.
+	 * Never the kernel's autotuned default: it grows to megabytes, so
+	 * a peer that stops reading would later get seconds of stale
+	 * frames before the live ones (and barod's own backlog bound,
+	 * which drops whole frames, would never be reached). */
+	unsigned sndbuf;
 };
 
 struct tcp_server_client;
@@ -138,6 +180,7 @@ struct tcp_server_client;
 struct transport_tcp_server {
 	struct tcp_server_client *clients;	/* TRANSPORT_MAX_CLIENTS */
 	size_t n_clients;
+	uint64_t accepted;			/* clients ever taken */
 };
 
 struct transport {
@@ -156,9 +199,13 @@ struct transport {
 	 * is src, its clients have their own. */
 	struct event_source *fired;
 	struct logger *log;		/* NULL: no log (tests) */
-	/* Byte streams: at most this much waits in barod (0: the whole
-	 * buffer), set before open. */
+	/* Byte streams and a TCP server's clients: at most this much waits
+	 * in barod (0: TRANSPORT_STREAM_BUFFER, TRANSPORT_CLIENT_BACKLOG),
+	 * set before open. */
 	size_t backlog_max;
+	struct transport_opts opts;
+	/* TRANSPORT_RX_DOWN's reason, see there. */
+	int error;
 
 	uint32_t events;		/* what src is registered for */
 	bool connected;			/* TCP */
@@ -202,15 +249,28 @@ transport_attach(struct transport *t, int fd, uint32_t events, char *err,
 void
 transport_close_fd(struct transport *t);
 
-/* Schedule the next attempt after the backoff, and double it. */
+/* Schedule the next attempt after the backoff, and double it (or after
+ * opts.retry_ms). */
 void
 transport_retry_later(struct transport *t);
 
-/* Split "host:port" / "[v6]:port" and resolve it (numeric port). */
+/* barod's one address resolver (getaddrinfo, numeric port): every
+ * socket barod opens to or for a peer (outputs, the PX4 links, the SITL
+ * links) gets its address here.  transport_resolve splits "host:port" /
+ * "[v6]:port"; transport_resolve_host takes them apart.  0, or -EINVAL /
+ * -EADDRNOTAVAIL with a message naming the address. */
 int
 transport_resolve(const char *address, int socktype, bool passive,
 		  struct sockaddr_storage *ss, socklen_t *len, char *err,
 		  size_t errlen);
+int
+transport_resolve_host(const char *host, const char *port, int socktype,
+		       bool passive, struct sockaddr_storage *ss,
+		       socklen_t *len, char *err, size_t errlen);
+
+/* A TCP server's client's "HOST:PORT" (rx_peer), "" when none. */
+const char *
+transport_client_name(const struct transport *t, unsigned peer);
 
 /* UDP (datagram.c): queue into datagrams, send them with sendmmsg to
  * every peer, read what peers send. */
@@ -228,17 +288,26 @@ datagram_describe(const struct transport *t, const struct config_output *cfg,
 
 /* Byte streams (stream.c): a backlog of whole frames written in one
  * call per flush, and what the peer sends. */
-void
+/* Allocate the backlog (once; kept across reconnects); -ENOMEM. */
+int
 stream_init(struct transport *t, bool is_socket);
+/* Close the fd and free the backlog (the transport's close). */
+void
+stream_close(struct transport *t);
 int
 stream_queue(struct transport *t, const uint8_t *frame, size_t len);
 /* Write the backlog once.  0, or a negative errno when the line or
  * connection failed (other than "not now"). */
 int
 stream_write(struct transport *t);
-/* Read what there is.  0, or -EPIPE when the peer or device is gone. */
+/* Read what there is.  0; -EPIPE when the peer closed (end of stream),
+ * another negative errno when the line or connection failed: either way
+ * it is gone. */
 int
 stream_read(struct transport *t);
+/* The same on another event source of t's (a TCP server's client). */
+int
+stream_read_src(struct transport *t, const struct event_source *src);
 /* Forget the backlog, counted as lost. */
 void
 stream_discard(struct transport *t);
