@@ -13,28 +13,6 @@
 #include "mavlink-send.h"
 #include "output-sink.h"
 
-double
-sink_rate(double output_rate, double global_rate)
-{
-	return output_rate == RATE_UNSET ? global_rate : output_rate;
-}
-
-bool
-sink_due(double hz, uint64_t now_us, uint64_t *next_us)
-{
-	if (hz == RATE_EVERY_SAMPLE)
-		return true;
-	if (!(hz > 0.0) || now_us < *next_us)
-		return false;
-	uint64_t period = (uint64_t)(1e6 / hz);
-	/* Keep the cadence from the first message on; after a gap (a rate
-	 * change, a stall) restart it from now rather than bursting. */
-	*next_us = (*next_us != 0 && *next_us + period > now_us)
-			   ? *next_us + period
-			   : now_us + period;
-	return true;
-}
-
 int
 mavlink_send_frame(const struct mavlink_sender *how, uint8_t *seq,
 		   unsigned vehicle, uint32_t msgid, const uint8_t *payload)

@@ -41,4 +41,10 @@ void output_sink_close(struct sink *k);
 void output_sink_status_begin(struct sink *k, FILE *out);
 void output_sink_status_end(struct sink *k, FILE *out);
 
+/* The rate rules every sink on an output shares (output-sink.c). */
+/* A message's rate: the output's own, or the [mavlink] one. */
+double sink_rate(double output_rate, double global_rate);
+/* Whether a message at hz is due at now_us given its next slot (updated). */
+bool sink_due(double hz, uint64_t now_us, uint64_t *next_us);
+
 #endif

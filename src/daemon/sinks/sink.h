@@ -103,10 +103,6 @@ void sink_send(struct sink *k, uint32_t msgid, const uint8_t *payload);
  * / 10), 0 when it has no such bound (UDP, or not a MAVLink output). */
 uint32_t sink_link_bandwidth(const struct sink *k);
 
-/* A message's rate: the output's own, or the [mavlink] one. */
-double sink_rate(double output_rate, double global_rate);
-/* Whether a message at hz is due at now_us given its next slot (updated). */
-bool sink_due(double hz, uint64_t now_us, uint64_t *next_us);
 
 /* ------------------------------------------------------------------ */
 /* The set of sinks, in order: the outputs as configured, then the record
