@@ -38,8 +38,8 @@ static const uint32_t base_colour[] = {
 #define LEFT 100
 #define RIGHT 780
 #define TITLE_H 30
-#define ZOOM_TOP 760
-#define ZOOM_BOTTOM 948
+#define ZOOM_TOP 728
+#define ZOOM_BOTTOM 918
 
 static bool
 is_test(const struct report_case *c, size_t k)
@@ -292,7 +292,8 @@ static const struct plot_style ref_style = {
 };
 
 /* Input, truth, reference and every filter's estimate over p's range:
- * the altitude panel's series and a zoomed panel's. */
+ * the altitude panel's series (titles) and a zoomed panel's (untitled,
+ * no reference). */
 static int
 add_altitude(struct build *b, struct plot_panel *p, size_t ncols, int pi,
 	     bool titles)
@@ -307,7 +308,9 @@ add_altitude(struct build *b, struct plot_panel *p, size_t ncols, int pi,
 	if (rc == 0)
 		rc = add_series(b, p, r->truth_m, ncols,
 				titles ? "truth" : NULL, truth_style);
-	if (rc == 0 && b->have_ref) {
+	/* Not on a zoomed panel: a GPS on a fault's few seconds is noise
+	 * that would set the scale. */
+	if (rc == 0 && b->have_ref && titles) {
 		for (size_t i = 0; i < r->n; i++)
 			b->tmp[i] = r->reference_m[i] -
 				    (isfinite(b->ref_off) ? b->ref_off : 0.0);
@@ -315,8 +318,7 @@ add_altitude(struct build *b, struct plot_panel *p, size_t ncols, int pi,
 		if (isfinite(b->ref_off) && fabs(b->ref_off) >= 0.1)
 			snprintf(t, sizeof(t), "reference %+.2f m",
 				 -b->ref_off);
-		rc = add_series(b, p, b->tmp, ncols, titles ? t : NULL,
-				ref_style);
+		rc = add_series(b, p, b->tmp, ncols, t, ref_style);
 	}
 	for (size_t i = 0; rc == 0 && i < c->nfilters; i++) {
 		size_t k = draw_order(c, i);
@@ -329,7 +331,7 @@ add_altitude(struct build *b, struct plot_panel *p, size_t ncols, int pi,
 }
 
 /* Fit the y axis to p's data, out to whole ticks: about one tick per
- * 36 pixels. */
+ * 30 pixels. */
 static void
 autoscale_y(struct plot_panel *p)
 {
@@ -351,7 +353,7 @@ autoscale_y(struct plot_panel *p)
 		hi += 1.0;
 	}
 	double px = (double)(p->bottom - p->top);
-	double step = plot_nice_step((hi - lo) * 36.0 / px);
+	double step = plot_nice_step((hi - lo) * 30.0 / px);
 	p->y_step = step;
 	p->y_lo = floor(lo / step) * step;
 	p->y_hi = ceil(hi / step) * step;
@@ -431,7 +433,7 @@ main_panels(struct build *b, struct plot_desc *d, double lo, double hi,
 		double px = (double)(p->bottom - p->top);
 		p->y_lo = -clip;
 		p->y_hi = clip;
-		p->y_step = plot_nice_step(2 * clip * 36.0 / px);
+		p->y_step = plot_nice_step(2 * clip * 30.0 / px);
 		p->y_decimals = step_decimals(p->y_step);
 	}
 	/* 3: what each filter flagged (unhealthy or rejected). */
@@ -496,7 +498,7 @@ plot_layout_case(struct plot_desc *d, const struct report_case *c)
 	for (size_t i = 0; i < r->n && !b.have_ref; i++)
 		b.have_ref = isfinite(r->reference_m[i]);
 	d->width = REPORT_PLOT_WIDTH;
-	d->height = nz ? 1000 : 710;
+	d->height = nz ? 960 : 710;
 	/* Injected faults shaded on the main panels, at least 0.5 % of
 	 * the span wide, or a one-sample spike would be invisible. */
 	for (size_t i = 0; i < r->nwin; i++) {

@@ -227,7 +227,7 @@ test_layout(void **state)
 	snprintf(want, sizeof(want), "lc rgb '#%06x' title 'raw'",
 		 (unsigned)raw->st.rgb);
 	assert_non_null(strstr(gp, want));
-	assert_non_null(strstr(gp, "set terminal png size 1000,1000"));
+	assert_non_null(strstr(gp, "set terminal png size 1000,960"));
 	free(gp);
 	plot_desc_free(&d);
 	fixture_free(&f);
