@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gdfontmb.h>
+#include <zlib.h>
 #include <gdfonts.h>
 
 #include "util-strings.h"
@@ -346,6 +348,106 @@ plot_png_draw(const struct plot_desc *d)
 	return cv.im;
 }
 
+/* PNG chunk: length, type, data, CRC of type and data. */
+static unsigned char *
+put_chunk(unsigned char *o, const char *type, const unsigned char *data,
+	  size_t len)
+{
+	const uint32_t n = (uint32_t)len;
+	*o++ = (unsigned char)(n >> 24);
+	*o++ = (unsigned char)(n >> 16);
+	*o++ = (unsigned char)(n >> 8);
+	*o++ = (unsigned char)n;
+	unsigned char *crc_from = o;
+	memcpy(o, type, 4);
+	o += 4;
+	if (len && data != o)
+		memmove(o, data, len);
+	o += len;
+	uLong crc = crc32(0L, crc_from, (uInt)(o - crc_from));
+	*o++ = (unsigned char)(crc >> 24);
+	*o++ = (unsigned char)(crc >> 16);
+	*o++ = (unsigned char)(crc >> 8);
+	*o++ = (unsigned char)crc;
+	return o;
+}
+
+int
+plot_png_encode(gdImagePtr im, unsigned char **out, size_t *outlen)
+{
+	const int w = gdImageSX(im), h = gdImageSY(im);
+	const int ncol = gdImageColorsTotal(im);
+	if (gdImageTrueColor(im) || w < 1 || h < 1 || ncol < 1)
+		return -EINVAL;
+	const int bits = ncol <= 16 ? 4 : 8;
+	const size_t rowlen = 1 + (bits == 4 ? ((size_t)w + 1) / 2 : (size_t)w);
+	z_stream z = { 0 };
+	/* Runs of one colour are most of a plot: zlib's run-length
+	 * strategy compresses it better than level 1 and faster. */
+	if (deflateInit2(&z, PLOT_PNG_LEVEL, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
+		return -ENOMEM;
+	const uLong zcap = deflateBound(&z, (uLong)(rowlen * (size_t)h));
+	/* signature, IHDR, PLTE, IDAT's head (its data goes straight in
+	 * place), IEND: 8 + 25 + (12 + 768) + 8 + zcap + 4 + 12. */
+	const size_t cap = 8 + 25 + 12 + 3 * 256 + 8 + zcap + 4 + 12;
+	unsigned char *buf = malloc(cap), *row = malloc(rowlen);
+	if (!buf || !row) {
+		deflateEnd(&z);
+		free(buf);
+		free(row);
+		return -ENOMEM;
+	}
+	unsigned char *o = buf;
+	memcpy(o, "\x89PNG\r\n\x1a\n", 8);
+	o += 8;
+	unsigned char ihdr[13] = {
+		(unsigned char)(w >> 24), (unsigned char)(w >> 16),
+		(unsigned char)(w >> 8), (unsigned char)w,
+		(unsigned char)(h >> 24), (unsigned char)(h >> 16),
+		(unsigned char)(h >> 8), (unsigned char)h,
+		(unsigned char)bits, 3 /* palette */, 0, 0, 0,
+	};
+	o = put_chunk(o, "IHDR", ihdr, sizeof(ihdr));
+	unsigned char plte[3 * 256];
+	for (int i = 0; i < ncol; i++) {
+		plte[3 * i] = (unsigned char)gdImageRed(im, i);
+		plte[3 * i + 1] = (unsigned char)gdImageGreen(im, i);
+		plte[3 * i + 2] = (unsigned char)gdImageBlue(im, i);
+	}
+	o = put_chunk(o, "PLTE", plte, 3 * (size_t)ncol);
+	/* IDAT: its data deflated in place after the length and type. */
+	unsigned char *idat = o;
+	z.next_out = idat + 8;
+	z.avail_out = (uInt)zcap;
+	int zrc = Z_OK;
+	for (int y = 0; y < h && zrc == Z_OK; y++) {
+		const unsigned char *p = im->pixels[y];
+		row[0] = 0;	/* filter: none (a palette image gains
+				   nothing from one) */
+		if (bits == 4)
+			for (int x = 0; x < w; x += 2)
+				row[1 + x / 2] = (unsigned char)(
+					p[x] << 4 | (x + 1 < w ? p[x + 1] : 0));
+		else
+			memcpy(row + 1, p, (size_t)w);
+		z.next_in = row;
+		z.avail_in = (uInt)rowlen;
+		zrc = deflate(&z, y == h - 1 ? Z_FINISH : Z_NO_FLUSH);
+	}
+	const size_t zlen = z.total_out;
+	deflateEnd(&z);
+	free(row);
+	if (zrc != Z_STREAM_END) {
+		free(buf);
+		return -ENOMEM;
+	}
+	o = put_chunk(idat, "IDAT", idat + 8, zlen);
+	o = put_chunk(o, "IEND", NULL, 0);
+	*out = buf;
+	*outlen = (size_t)(o - buf);
+	return 0;
+}
+
 int
 plot_png_write(const struct plot_desc *d, const char *path, char *err,
 	       size_t errlen)
@@ -354,23 +456,21 @@ plot_png_write(const struct plot_desc *d, const char *path, char *err,
 	if (!im)
 		return str_errorf(err, errlen, -ENOMEM, "%s: out of memory",
 				  path);
-	int size = 0;
-	void *png = gdImagePngPtrEx(im, &size, PLOT_PNG_LEVEL);
+	unsigned char *png = NULL;
+	size_t size = 0;
+	int rc = plot_png_encode(im, &png, &size);
 	gdImageDestroy(im);
-	if (!png || size <= 0) {
-		gdFree(png);
-		return str_errorf(err, errlen, -ENOMEM, "%s: out of memory",
-				  path);
-	}
+	if (rc < 0)
+		return str_errorf(err, errlen, rc, "%s: out of memory", path);
 	FILE *f = fopen(path, "wb");
 	if (!f) {
 		int e = errno;
-		gdFree(png);
+		free(png);
 		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
-	size_t put = fwrite(png, 1, (size_t)size, f);
-	gdFree(png);
-	if (fclose(f) != 0 || put != (size_t)size)
+	size_t put = fwrite(png, 1, size, f);
+	free(png);
+	if (fclose(f) != 0 || put != size)
 		return str_errorf(err, errlen, -EIO, "%s: write failed", path);
 	return 0;
 }

@@ -373,6 +373,69 @@ test_write(void **state)
 	fixture_free(&f);
 }
 
+/* The encoder against libgd's own PNG reader (libpng): every pixel
+ * back, in the 4-bit form (a plot's <= 16 colours) and the 8-bit one. */
+static void
+check_roundtrip(gdImagePtr im)
+{
+	unsigned char *png = NULL;
+	size_t len = 0;
+	assert_int_equal(plot_png_encode(im, &png, &len), 0);
+	gdImagePtr back = gdImageCreateFromPngPtr((int)len, png);
+	free(png);
+	assert_non_null(back);
+	assert_int_equal(gdImageSX(back), gdImageSX(im));
+	assert_int_equal(gdImageSY(back), gdImageSY(im));
+	for (int y = 0; y < gdImageSY(im); y++)
+		for (int x = 0; x < gdImageSX(im); x++)
+			if (rgb_at(back, x, y) != rgb_at(im, x, y))
+				fail_msg("(%d, %d): %06x, not %06x", x, y,
+					 rgb_at(back, x, y), rgb_at(im, x, y));
+	gdImageDestroy(back);
+}
+
+static void
+test_encode(void **state)
+{
+	(void)state;
+	/* An odd width: the last 4-bit byte holds one pixel. */
+	gdImagePtr im = gdImageCreate(37, 11);
+	assert_non_null(im);
+	for (int i = 0; i < 5; i++)
+		gdImageColorAllocate(im, 50 * i, 255 - 40 * i, 7 * i);
+	for (int y = 0; y < 11; y++)
+		for (int x = 0; x < 37; x++)
+			gdImageSetPixel(im, x, y, (x * 3 + y) % 5);
+	check_roundtrip(im);
+	/* 40 colours: 8 bits a pixel. */
+	for (int i = 5; i < 40; i++)
+		gdImageColorAllocate(im, 6 * i, 3 * i, 255 - 6 * i);
+	for (int y = 0; y < 11; y++)
+		for (int x = 0; x < 37; x++)
+			gdImageSetPixel(im, x, y, (x + 7 * y) % 40);
+	check_roundtrip(im);
+	gdImageDestroy(im);
+	/* A plot. */
+	struct fixture f;
+	fixture_make(&f, 2000, REPORT_PLOT_PNG);
+	struct plot_desc d;
+	assert_int_equal(plot_layout_case(&d, &f.c), 0);
+	im = plot_png_draw(&d);
+	assert_non_null(im);
+	assert_true(gdImageColorsTotal(im) <= 16);
+	check_roundtrip(im);
+	gdImageDestroy(im);
+	plot_desc_free(&d);
+	fixture_free(&f);
+	/* What it cannot encode is refused. */
+	im = gdImageCreateTrueColor(4, 4);
+	unsigned char *png = NULL;
+	size_t len = 0;
+	assert_int_equal(plot_png_encode(im, &png, &len), -EINVAL);
+	assert_null(png);
+	gdImageDestroy(im);
+}
+
 int
 main(void)
 {
@@ -382,6 +445,7 @@ main(void)
 		cmocka_unit_test(test_long_spike),
 		cmocka_unit_test(test_odd_data),
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_encode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
