@@ -376,8 +376,10 @@ main_panels(struct build *b, struct plot_desc *d, double lo, double hi,
 	const struct report_case *c = b->c;
 	const struct replay_rows *r = c->rows;
 	const bool svg = c->plot == REPORT_PLOT_SVG;
-	const int tops[3] = { TITLE_H, 348, 516 };
-	const int bottoms[3] = { 340, 508, 660 };
+	/* Gaps wide enough that one panel's last tick label does not
+	 * meet the next one's first. */
+	const int tops[3] = { TITLE_H, 352, 524 };
+	const int bottoms[3] = { 336, 508, 660 };
 	int rc = 0;
 	for (size_t j = 0; j < 3; j++) {
 		struct plot_panel *p = &d->panel[d->npanels++];
@@ -512,7 +514,7 @@ plot_layout_case(struct plot_desc *d, const struct report_case *c)
 	for (size_t j = 0; j < nz; j++) {
 		struct plot_panel *p = &d->panel[d->npanels++];
 		*p = (struct plot_panel){
-			.left = (int)j * w + 56, .right = (int)(j + 1) * w - 14,
+			.left = (int)j * w + 50, .right = (int)(j + 1) * w - 10,
 			.top = ZOOM_TOP, .bottom = ZOOM_BOTTOM,
 			.x_lo = z[j].lo, .x_hi = z[j].hi,
 		};

@@ -96,10 +96,11 @@ fill(gdImagePtr im, int x0, int y0, int x1, int y1, int col)
 		memset(im->pixels[y] + x0, col, (size_t)(x1 - x0 + 1));
 }
 
+/* gnuplot's png terminal draws lw 2.5 two pixels wide, 1.5 one. */
 static int
 thickness(double lw)
 {
-	int t = (int)lround(lw);
+	int t = (int)floor(lw);
 	return t < 1 ? 1 : t > 8 ? 8 : t;
 }
 
