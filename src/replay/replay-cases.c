@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log-reader.h"
+#include "plot-layout.h"
 #include "replay-filters.h"
 #include "replay-merge.h"
 #include "report-html.h"
@@ -408,6 +409,8 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	struct replay_rows rows;
 	char err[512], name[2 * REPORT_NAME_LEN];
 	size_t nf = replay_filter_count(ctx->filters);
+	struct plot_desc pd;	/* the script's and the PNG's */
+	bool have_pd = false;
 
 	ctx->done++;
 	if (!cfg->quiet)
@@ -480,7 +483,10 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 				    : NAN,
 		.plot = cfg->plot,
 	};
-	if ((rc = report_write_case(&c, err, sizeof(err))) < 0) {
+	if ((rc = plot_layout_case(&pd, &c)) < 0)
+		goto out;
+	have_pd = true;
+	if ((rc = report_write_case(&c, &pd, err, sizeof(err))) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
 		goto out;
 	}
@@ -535,11 +541,15 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	/* Drawn now the case's verdicts are known, while the next case
 	 * runs. */
 	if (report_case_drawn(&ctx->res.r[ctx->res.n - nf], nf,
-			      ctx->first_case, cfg->plot_all))
-		report_plotter_add(ctx->plotter, name);
+			      ctx->first_case, cfg->plot_all) &&
+	    cfg->plot != REPORT_PLOT_NONE &&
+	    report_draw_case(&c, &pd, ctx->plotter, err, sizeof(err)) < 0)
+		fprintf(stderr, "baro-replay: %s; no plot\n", err);
 	ctx->first_case = false;
 	rc = 0;
 out:
+	if (have_pd)
+		plot_desc_free(&pd);
 	for (size_t k = 0; outs && k < nf; k++)
 		replay_output_free(&outs[k]);
 	free(outs);
@@ -845,7 +855,8 @@ replay_cases_run(const struct replay_config *cfg)
 				     in_shard(cfg, cfg->logs_enabled ? cfg->nlogs : 0)
 			     ? nscen
 			     : 0);
-	/* One gnuplot per core, drawing while the cases run. */
+	/* SVG: one gnuplot per core, drawing while the cases run (a PNG
+	 * is drawn in-process as its case ends). */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned pj = cfg->plot_jobs ? cfg->plot_jobs
 		      : cpus < 1 ? 1 : (unsigned)cpus;

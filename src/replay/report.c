@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "report.h"
+#ifdef BAROD_HAVE_GD
+#include "plot-png.h"
+#endif
 #include "report-plot.h"
 
 #include <dirent.h>
@@ -256,7 +259,8 @@ close_out(FILE *f, const char *path, char *err, size_t errlen)
 }
 
 int
-report_write_case(const struct report_case *c, char *err, size_t errlen)
+report_write_case(const struct report_case *c, const struct plot_desc *d,
+		  char *err, size_t errlen)
 {
 	char path[4096];
 	const struct replay_rows *r = c->rows;
@@ -293,11 +297,28 @@ report_write_case(const struct report_case *c, char *err, size_t errlen)
 		int e = errno;
 		return str_errorf(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
-	if (report_plot_script(g, c) < 0) {
-		fclose(g);
-		return str_errorf(err, errlen, -ENOMEM, "out of memory");
-	}
+	report_plot_script(g, d);
 	return close_out(g, path, err, errlen);
+}
+
+int
+report_draw_case(const struct report_case *c, const struct plot_desc *d,
+		 struct report_plotter *p, char *err, size_t errlen)
+{
+#ifdef BAROD_HAVE_GD
+	if (c->plot == REPORT_PLOT_PNG) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/cases/%s.png", c->dir,
+			 c->name);
+		return plot_png_write(d, path, err, errlen);
+	}
+#else
+	(void)d;
+	(void)err;
+	(void)errlen;
+#endif
+	report_plotter_add(p, c->name);
+	return 0;
 }
 
 bool
@@ -359,6 +380,10 @@ report_plotter_open(struct report_plotter **out, const char *dir,
 	*out = NULL;
 	if (plot == REPORT_PLOT_NONE)
 		return 0;
+#ifdef BAROD_HAVE_GD
+	if (plot == REPORT_PLOT_PNG)	/* drawn in-process */
+		return 0;
+#endif
 	struct report_plotter *p = calloc(1, sizeof(*p));
 	if (!p)
 		return str_errorf(err, errlen, -ENOMEM, "out of memory");

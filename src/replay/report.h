@@ -5,7 +5,8 @@
  *                                injected fault, and per filter its
  *                                estimate, flags and test ratio
  *   cases/SOURCE--SCENARIO.gp    the gnuplot script for its plot
- *   cases/SOURCE--SCENARIO.png   (or .svg) the plot, if gnuplot is there
+ *   cases/SOURCE--SCENARIO.png   the plot, drawn in-process (plot-png.h), or
+ *                                .svg, if gnuplot is there
  *   summary.csv                  source,scenario,filter,metric,value,status
  *   summary.json                 the same as JSON
  *   summary.txt                  a table per case for people
@@ -130,25 +131,36 @@ bool
 report_case_drawn(const struct report_result *res, size_t n, bool first,
 		  bool all);
 
-/* Write cases/NAME.csv and cases/NAME.gp.  0 or a negative errno. */
+struct plot_desc;	/* plot-layout.h: c's plot, described once */
+struct report_plotter;
+
+/* Write cases/NAME.csv and cases/NAME.gp (from d).  0 or a negative
+ * errno. */
 int
-report_write_case(const struct report_case *c, char *err, size_t errlen);
+report_write_case(const struct report_case *c, const struct plot_desc *d,
+		  char *err, size_t errlen);
+
+/* Draw c's plot: a PNG in-process from d (plot-png.h), an SVG (or a PNG
+ * in a build without libgd) by handing its script to p (NULL: none).  0, or a negative errno with a message
+ * (the run goes on without that plot). */
+int
+report_draw_case(const struct report_case *c, const struct plot_desc *d,
+		 struct report_plotter *p, char *err, size_t errlen);
 
 /*
  * gnuplot processes (jobs of them, at most REPORT_MAX_PLOTTERS) that draw
- * the report's plots while the run goes on: each case's script is handed
+ * the report's SVG plots (PNGs are drawn in-process) while the run goes on: each case's script is handed
  * to the next in turn as soon as it is written, so plotting overlaps the
  * filtering and gnuplot starts once per process, not once per plot.
  * The first process starts at open (its start-up overlaps reading the
  * first log), the others when they get their first script: a run that
  * draws a plot per log starts one gnuplot, not one per core.
- * open with plot NONE gives no plotter (NULL), which add and close
- * accept.  close waits for them: 0, -ENOENT when gnuplot is not
+ * open with plot NONE (or PNG, with libgd) gives no plotter (NULL),
+ * which add and close accept.  close waits for them: 0, -ENOENT when gnuplot is not
  * installed (the scripts stay for later), or another negative errno,
  * each with a message.
  */
 #define REPORT_MAX_PLOTTERS 8
-struct report_plotter;
 
 int
 report_plotter_open(struct report_plotter **p, const char *dir,

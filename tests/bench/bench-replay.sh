@@ -17,12 +17,10 @@ if [ ! -d "$logs" ]; then
 	echo "bench-replay: no logs in $logs (meson configure -Dlogs_dir=DIR)"
 	exit 0
 fi
-command -v gnuplot >/dev/null 2>&1 ||
-	echo "bench-replay: gnuplot is not installed: the PNG runs draw nothing"
 tmp=$(mktemp -d /tmp/bench-replay-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# CPU seconds (user + sys, gnuplot's included) beside the wall time,
+# CPU seconds (user + sys, of the run and any gnuplot it starts) beside the wall time,
 # when /usr/bin/time is there: on a loaded machine they move less.
 timer=
 [ -x /usr/bin/time ] && timer=/usr/bin/time
@@ -82,9 +80,8 @@ row() {	# row LABEL LOG...
 		nall=$(drawn)
 	fi
 	# Both ratios: wall time is what a user waits for (the issue's
-	# figures were wall times; gnuplot runs on the other core while
-	# the run goes on), CPU time (gnuplot's included, when measured)
-	# what a loaded machine cannot disturb.
+	# figures were wall times), CPU time (when measured) what a loaded
+	# machine disturbs less.
 	echo "$label $none $png $size $pngs $every $nall" | awk '{
 		c = $3 > 0 ? sprintf(" %.2fx cpu", $5 / $3) : ""
 		printf "  %-42s none %5.2f s (cpu %5.2f)  png %5.2f s " \
