@@ -6,10 +6,11 @@
  * the points, and zlib's default level), more than a short log's whole
  * run.  The look is gnuplot's png terminal's, which is libgd too: its
  * built-in fonts, no anti-aliasing, a palette image.  The PNG is
- * encoded here over zlib (its run-length strategy), not by libgd's
- * libpng writer: libpng packed each 4-bit row pixel by pixel, half the
- * encoding's time, and zlib's default level the rest.  Drawing and
- * encoding are pure; only plot_png_write() writes.
+ * written by libpng, set up for a plot rather than through libgd's
+ * writer (which has libpng pack 4-bit rows pixel by pixel, half the
+ * encoding's time, at zlib's default level): rows packed here, no
+ * filter, zlib's run-length strategy.  Drawing and encoding are pure;
+ * only plot_png_write() writes.
  */
 #ifndef BAROD_PLOT_PNG_H
 #define BAROD_PLOT_PNG_H
