@@ -10,14 +10,20 @@
 #include "sitl-json.h"
 #include "util-strings.h"
 
+const enum config_source config_source_order[CONFIG_SOURCE_COUNT - 1] = {
+	CONFIG_SOURCE_SIM,	CONFIG_SOURCE_SITL_JSON,
+	CONFIG_SOURCE_SITL_PROXY, CONFIG_SOURCE_PX4_SIM,
+	CONFIG_SOURCE_PX4_PROXY, CONFIG_SOURCE_HARDWARE,
+};
+
 void
-config_msp_defaults(struct config_msp *m)
+config_output_defaults(struct config_output *o)
 {
+	memset(o, 0, sizeof(*o));
+	o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET, RATE_UNSET };
 	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
-		m->map[i] = (int8_t)i;
-	m->rate_hz = RATE_EVERY_SAMPLE;
-	m->vehicle = 0;
-	m->transport = 0;
+		o->msp.map[i] = (int8_t)i;
+	o->msp.rate_hz = RATE_EVERY_SAMPLE;
 }
 
 void
@@ -97,10 +103,7 @@ int
 config_parse_output(const char *spec, struct config_output *o, char *err,
 		    size_t errlen)
 {
-	memset(o, 0, sizeof(*o));
-	o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET, RATE_UNSET };
-	config_msp_defaults(&o->msp);
-
+	config_output_defaults(o);
 	const struct config_output_info *info = NULL;
 	const char *rest = NULL;
 	/* MAVProxy's and pymavlink's names for the same two. */
@@ -133,6 +136,9 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 		return -EINVAL;
 	}
 	o->type = info->type;
+	o->msp.transport = info->type == OUTPUT_MSP_TCP   ? CONFIG_MSP_TCP
+			   : info->type == OUTPUT_MSP_UDP ? CONFIG_MSP_UDP
+							  : 0;
 	snprintf(o->name, sizeof(o->name), "%.*s", CONFIG_NAME_MAX - 1, spec);
 
 	if (info->wire != WIRE_SERIAL) {

@@ -37,7 +37,11 @@ enum config_source {
 	CONFIG_SOURCE_HARDWARE,		/* [sensor NAME] sections */
 	CONFIG_SOURCE_PX4_SIM,		/* PX4 SITL's simulator on TCP */
 	CONFIG_SOURCE_PX4_PROXY,	/* between PX4 SITL and its simulator */
+	CONFIG_SOURCE_COUNT
 };
+
+/* The sources but none, in the order the documentation lists them. */
+extern const enum config_source config_source_order[CONFIG_SOURCE_COUNT - 1];
 
 #define CONFIG_MAX_SITL 8
 
@@ -168,10 +172,11 @@ struct config_msp {
 					 * 0..7, -1: not carried */
 	double rate_hz;		/* RATE_EVERY_SAMPLE, or Hz per instance */
 	unsigned vehicle;	/* SITL modes: that ArduPilot instance's baros */
-	/* The file's transport (1 tcp, 2 udp, 0 not given) until
-	 * type = msp settles into OUTPUT_MSP_TCP or OUTPUT_MSP_UDP. */
+	/* The file's transport (0: not given) until type = msp settles
+	 * into OUTPUT_MSP_TCP or OUTPUT_MSP_UDP; then that one's. */
 	int8_t transport;
 };
+enum { CONFIG_MSP_TCP = 1, CONFIG_MSP_UDP = 2 };
 
 struct config_output {
 	char name[CONFIG_NAME_MAX];
@@ -307,8 +312,9 @@ struct config_source_info {
 const struct config_source_info *
 config_source_info(enum config_source s);
 
-/* An MSP output's defaults (see struct config_msp). */
+/* An output's defaults: zero, no rates of its own (RATE_UNSET: use
+ * [mavlink]'s), an MSP output's (see struct config_msp). */
 void
-config_msp_defaults(struct config_msp *m);
+config_output_defaults(struct config_output *o);
 
 #endif
