@@ -72,7 +72,7 @@ config_defaults(struct config *c)
 	c->px4.home_latlon_from = "default, PX4's Zurich";
 }
 
-/* In the order -o's error message lists them. */
+/* In enum output_type's order, which -o's error message lists. */
 static const struct config_output_info output_info[] = {
 	{ OUTPUT_UDP_CLIENT, "udp", "udp-client", "udp:HOST:PORT",
 	  FORMAT_MAVLINK, WIRE_UDP_CLIENT },
@@ -93,6 +93,7 @@ static const struct config_output_info output_info[] = {
 };
 
 #define N_OUTPUT_TYPES (sizeof(output_info) / sizeof(output_info[0]))
+_Static_assert(N_OUTPUT_TYPES == OUTPUT_TCP_SERVER + 1, "a row per type");
 
 /* Never a type's: its type matches none. */
 static const struct config_output_info output_unknown = {
@@ -328,11 +329,7 @@ config_output_equal(const struct config_output *a,
 const struct config_output_info *
 config_output_info(enum output_type t)
 {
-	for (size_t k = 0; k < N_OUTPUT_TYPES; k++) {
-		if (output_info[k].type == t)
-			return &output_info[k];
-	}
-	return &output_unknown;
+	return (unsigned)t < N_OUTPUT_TYPES ? &output_info[t] : &output_unknown;
 }
 
 const char *
