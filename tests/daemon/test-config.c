@@ -690,7 +690,8 @@ static void
 test_msp_sections(void **state)
 {
 	struct config c;
-	struct config_msp m;
+	struct config_output mo;
+	struct config_msp *const m = &mo.msp;
 	char err[256];
 	(void)state;
 
@@ -727,23 +728,23 @@ test_msp_sections(void **state)
 	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
 
 	/* The list alone. */
-	config_msp_defaults(&m);
-	assert_int_equal(config_parse_msp_instances("1", m.map, err,
+	config_output_defaults(&mo);
+	assert_int_equal(config_parse_msp_instances("1", m->map, err,
 						    sizeof(err)), 0);
-	assert_int_equal(m.map[0], -1);
-	assert_int_equal(m.map[1], 1);
-	assert_int_equal(config_parse_msp_instances("all", m.map, err,
+	assert_int_equal(m->map[0], -1);
+	assert_int_equal(m->map[1], 1);
+	assert_int_equal(config_parse_msp_instances("all", m->map, err,
 						    sizeof(err)), 0);
-	assert_int_equal(m.map[0], 0);
+	assert_int_equal(m->map[0], 0);
 	static const char *const bad[] = { "", ",", "0,,1", "x", "0=", "=1",
 					   "0=-1", "0=1=2", "1 2" };
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-		config_msp_defaults(&m);
-		if (config_parse_msp_instances(bad[k], m.map, err,
+		config_output_defaults(&mo);
+		if (config_parse_msp_instances(bad[k], m->map, err,
 					       sizeof(err)) != -EINVAL)
 			fail_msg("instances = '%s' accepted", bad[k]);
 		/* A refused list leaves the map alone. */
-		assert_int_equal(m.map[2], 2);
+		assert_int_equal(m->map[2], 2);
 	}
 }
 

@@ -10,14 +10,20 @@
 #include "sitl-json.h"
 #include "util-strings.h"
 
+const enum config_source config_source_order[CONFIG_SOURCE_COUNT - 1] = {
+	CONFIG_SOURCE_SIM,	CONFIG_SOURCE_SITL_JSON,
+	CONFIG_SOURCE_SITL_PROXY, CONFIG_SOURCE_PX4_SIM,
+	CONFIG_SOURCE_PX4_PROXY, CONFIG_SOURCE_HARDWARE,
+};
+
 void
-config_msp_defaults(struct config_msp *m)
+config_output_defaults(struct config_output *o)
 {
+	memset(o, 0, sizeof(*o));
+	o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET, RATE_UNSET };
 	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
-		m->map[i] = (int8_t)i;
-	m->rate_hz = RATE_EVERY_SAMPLE;
-	m->vehicle = 0;
-	m->transport = 0;
+		o->msp.map[i] = (int8_t)i;
+	o->msp.rate_hz = RATE_EVERY_SAMPLE;
 }
 
 void
@@ -66,7 +72,7 @@ config_defaults(struct config *c)
 	c->px4.home_latlon_from = "default, PX4's Zurich";
 }
 
-/* In the order -o's error message lists them. */
+/* In enum output_type's order, which -o's error message lists. */
 static const struct config_output_info output_info[] = {
 	{ OUTPUT_UDP_CLIENT, "udp", "udp-client", "udp:HOST:PORT",
 	  FORMAT_MAVLINK, WIRE_UDP_CLIENT },
@@ -87,6 +93,7 @@ static const struct config_output_info output_info[] = {
 };
 
 #define N_OUTPUT_TYPES (sizeof(output_info) / sizeof(output_info[0]))
+_Static_assert(N_OUTPUT_TYPES == OUTPUT_TCP_SERVER + 1, "a row per type");
 
 /* Never a type's: its type matches none. */
 static const struct config_output_info output_unknown = {
@@ -97,96 +104,77 @@ int
 config_parse_output(const char *spec, struct config_output *o, char *err,
 		    size_t errlen)
 {
-	memset(o, 0, sizeof(*o));
-	o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET, RATE_UNSET };
-	config_msp_defaults(&o->msp);
-
 	const struct config_output_info *info = NULL;
-	const char *rest = NULL;
+	const char *rest = NULL, *port;
+	int len;
+
+	config_output_defaults(o);
 	/* MAVProxy's and pymavlink's names for the same two. */
-	if (strncmp(spec, "udpin:", 6) == 0) {
-		info = config_output_info(OUTPUT_UDP_SERVER);
-		rest = spec + 6;
-	} else if (strncmp(spec, "udpout:", 7) == 0) {
-		info = config_output_info(OUTPUT_UDP_CLIENT);
-		rest = spec + 7;
-	}
+	if (strncmp(spec, "udpin:", 6) == 0)
+		info = config_output_info(OUTPUT_UDP_SERVER), rest = spec + 6;
+	else if (strncmp(spec, "udpout:", 7) == 0)
+		info = config_output_info(OUTPUT_UDP_CLIENT), rest = spec + 7;
 	for (size_t k = 0; k < N_OUTPUT_TYPES && !info; k++) {
 		size_t n = strlen(output_info[k].prefix);
 		if (strncmp(spec, output_info[k].prefix, n) == 0 &&
-		    spec[n] == ':') {
-			info = &output_info[k];
-			rest = spec + n + 1;
-		}
+		    spec[n] == ':')
+			info = &output_info[k], rest = spec + n + 1;
 	}
 	if (!info) {
-		int len = snprintf(err, errlen, "output '%s': expected ", spec);
-		for (size_t k = 0; k < N_OUTPUT_TYPES; k++) {
-			if (len < 0 || (size_t)len >= errlen)
-				break;
-			len += snprintf(err + len, errlen - (size_t)len,
-					"%s%s", k == 0 ? ""
-					: k + 1 < N_OUTPUT_TYPES
-						? ", " : " or ",
-					output_info[k].form);
-		}
+		len = snprintf(err, errlen, "output '%s': expected ", spec);
+		for (size_t k = 0; k < N_OUTPUT_TYPES && len >= 0 &&
+				   (size_t)len < errlen; k++)
+			len += snprintf(err + len, errlen - (size_t)len, "%s%s",
+					k == 0 ? "" : k + 1 < N_OUTPUT_TYPES
+					? ", " : " or ", output_info[k].form);
 		return -EINVAL;
 	}
 	o->type = info->type;
+	o->msp.transport = info->type == OUTPUT_MSP_TCP   ? CONFIG_MSP_TCP
+			   : info->type == OUTPUT_MSP_UDP ? CONFIG_MSP_UDP
+							  : 0;
 	snprintf(o->name, sizeof(o->name), "%.*s", CONFIG_NAME_MAX - 1, spec);
-
-	if (info->wire != WIRE_SERIAL) {
-		if (config_check_address(rest) < 0) {
-			snprintf(err, errlen, "output '%s': expected HOST:PORT",
-				 spec);
-			return -EINVAL;
-		}
-		if (info->wire != WIRE_UDP_SERVER &&
-		    info->wire != WIRE_TCP_SERVER &&
-		    config_address_unspecified(rest)) {
-			const char *port = strrchr(rest, ':') + 1;
-			if (info->type == OUTPUT_TCP_CLIENT)
-				snprintf(err, errlen, "output '%s': barod "
-					 "connects there, and %.*s is nowhere "
-					 "to connect to; to listen on port %s "
-					 "for a GCS to connect, use tcpin:%s",
-					 spec, (int)(port - 1 - rest), rest,
-					 port, rest);
-			else if (info->type == OUTPUT_UDP_CLIENT)
-				snprintf(err, errlen, "output '%s': barod sends "
-					 "there, and %.*s is nowhere to send to; "
-					 "to listen on port %s and answer whoever "
-					 "sends (what MAVProxy makes of "
-					 "udp:0.0.0.0:%s), use udpin:%s or "
-					 "udp-server:%s", spec,
-					 (int)(port - 1 - rest), rest, port,
-					 port, rest, rest);
-			else
-				snprintf(err, errlen, "output '%s': %.*s is "
-					 "nowhere to send to: give the flight "
-					 "controller's address", spec,
-					 (int)(port - 1 - rest), rest);
-			return -EINVAL;
-		}
+	if (info->wire == WIRE_SERIAL) {
+		const char *colon = strrchr(rest, ':');
+		size_t dlen = colon ? (size_t)(colon - rest) : strlen(rest);
+		o->baud = 115200;
+		if (colon && config_parse_baud(colon + 1, &o->baud) < 0)
+			return str_errorf(err, errlen, -EINVAL, "output '%s': "
+					  "baud '%s' is not one of 9600 ... "
+					  "921600", spec, colon + 1);
+		if (dlen == 0 || dlen >= sizeof(o->device))
+			return str_errorf(err, errlen, -EINVAL,
+					  "output '%s': bad device", spec);
+		memcpy(o->device, rest, dlen);
+		o->device[dlen] = '\0';
+		return 0;
+	}
+	if (config_check_address(rest) < 0)
+		return str_errorf(err, errlen, -EINVAL,
+				  "output '%s': expected HOST:PORT", spec);
+	if (info->wire == WIRE_UDP_SERVER || info->wire == WIRE_TCP_SERVER ||
+	    !config_address_unspecified(rest)) {
 		strcpy(o->address, rest);
 		return 0;
 	}
-
-	const char *colon = strrchr(rest, ':');
-	size_t dlen = colon ? (size_t)(colon - rest) : strlen(rest);
-	o->baud = 115200;
-	if (colon && config_parse_baud(colon + 1, &o->baud) < 0) {
-		snprintf(err, errlen, "output '%s': baud '%s' is not one of "
-				      "9600 ... 921600", spec, colon + 1);
-		return -EINVAL;
-	}
-	if (dlen == 0 || dlen >= sizeof(o->device)) {
-		snprintf(err, errlen, "output '%s': bad device", spec);
-		return -EINVAL;
-	}
-	memcpy(o->device, rest, dlen);
-	o->device[dlen] = '\0';
-	return 0;
+	port = strrchr(rest, ':') + 1;
+	len = (int)(port - 1 - rest);
+	if (info->type == OUTPUT_TCP_CLIENT)
+		return str_errorf(err, errlen, -EINVAL, "output '%s': barod "
+				  "connects there, and %.*s is nowhere to "
+				  "connect to; to listen on port %s for a GCS "
+				  "to connect, use tcpin:%s", spec, len, rest,
+				  port, rest);
+	if (info->type == OUTPUT_UDP_CLIENT)
+		return str_errorf(err, errlen, -EINVAL, "output '%s': barod "
+				  "sends there, and %.*s is nowhere to send to; "
+				  "to listen on port %s and answer whoever sends "
+				  "(what MAVProxy makes of udp:0.0.0.0:%s), use "
+				  "udpin:%s or udp-server:%s", spec, len, rest,
+				  port, port, rest, rest);
+	return str_errorf(err, errlen, -EINVAL, "output '%s': %.*s is nowhere "
+			  "to send to: give the flight controller's address",
+			  spec, len, rest);
 }
 
 /* One row per source, in enum config_source's order.  The default
@@ -228,14 +216,6 @@ source_has(const struct config *c, unsigned traits)
 	return (config_source_info(c->source)->traits & traits) != 0;
 }
 
-/* When none is configured: ArduPilot's default home in the SITL modes,
- * PX4's in the PX4 modes, sea level otherwise. */
-static double
-config_default_home_alt(enum config_source source)
-{
-	return config_source_info(source)->home_alt_m;
-}
-
 /* The one given, else the release's default. */
 static enum baro_sitl_atmosphere
 config_atmosphere(const struct config *c)
@@ -257,7 +237,7 @@ void
 config_resolve(struct config *c)
 {
 	if (isnan(c->home_alt_m)) {
-		c->home_alt_m = config_default_home_alt(c->source);
+		c->home_alt_m = config_source_info(c->source)->home_alt_m;
 		c->home_alt_from = "default";
 	}
 	c->atmosphere = config_atmosphere(c);
@@ -270,72 +250,61 @@ config_resolve(struct config *c)
 int
 config_validate(const struct config *c, char *err, size_t errlen)
 {
-	if (c->source == CONFIG_SOURCE_NONE) {
-		snprintf(err, errlen,
-			 "no source: use --sim, --sitl-json, "
-			 "--sitl-json-proxy, --px4-sim, --px4-sim-proxy or "
-			 "--hardware, or set source in [barod]");
-		return -EINVAL;
-	}
-	if (source_has(c, CONFIG_SRC_SENSORS) && c->n_sensors == 0) {
-		snprintf(err, errlen, "source = %s needs a [sensor NAME] "
-				      "section (barod --probe prints them)",
-			 config_source_name(c->source));
-		return -EINVAL;
-	}
-	if (source_has(c, CONFIG_SRC_SITL_UPSTREAM) && !c->sitl.upstream[0]) {
-		snprintf(err, errlen, "%s needs an upstream HOST:PORT (--%s or "
-				      "upstream in [sitl])",
-			 config_source_name(c->source),
-			 config_source_name(c->source));
-		return -EINVAL;
-	}
-	if (source_has(c, CONFIG_SRC_PX4_UPSTREAM) && !c->px4.upstream[0]) {
-		snprintf(err, errlen, "%s needs the simulator's HOST:PORT (--%s "
-				      "or upstream in [px4])",
-			 config_source_name(c->source),
-			 config_source_name(c->source));
-		return -EINVAL;
-	}
+	const char *name = config_source_name(c->source);
 	const bool sitl = source_has(c, CONFIG_SRC_SITL_VEHICLES);
+
+	if (c->source == CONFIG_SOURCE_NONE)
+		return str_errorf(err, errlen, -EINVAL, "no source: use --sim, "
+				  "--sitl-json, --sitl-json-proxy, --px4-sim, "
+				  "--px4-sim-proxy or --hardware, or set source "
+				  "in [barod]");
+	if (source_has(c, CONFIG_SRC_SENSORS) && c->n_sensors == 0)
+		return str_errorf(err, errlen, -EINVAL, "source = %s needs a "
+				  "[sensor NAME] section (barod --probe prints "
+				  "them)", name);
+	if (source_has(c, CONFIG_SRC_SITL_UPSTREAM) && !c->sitl.upstream[0])
+		return str_errorf(err, errlen, -EINVAL, "%s needs an upstream "
+				  "HOST:PORT (--%s or upstream in [sitl])",
+				  name, name);
+	if (source_has(c, CONFIG_SRC_PX4_UPSTREAM) && !c->px4.upstream[0])
+		return str_errorf(err, errlen, -EINVAL, "%s needs the "
+				  "simulator's HOST:PORT (--%s or upstream in "
+				  "[px4])", name, name);
 	for (size_t i = 0; i < c->n_outputs; i++) {
 		const struct config_output *o = &c->outputs[i];
 		if (output_type_is_msp(o->type) && o->msp.vehicle != 0 &&
-		    (!sitl || o->msp.vehicle >= c->sitl.instances)) {
-			snprintf(err, errlen, "output '%s': vehicle %u: %s",
-				 o->name, o->msp.vehicle,
-				 sitl ? "beyond [sitl] instances"
-				      : "only the SITL sources have vehicles");
-			return -EINVAL;
-		}
+		    (!sitl || o->msp.vehicle >= c->sitl.instances))
+			return str_errorf(err, errlen, -EINVAL, "output '%s': "
+					  "vehicle %u: %s", o->name,
+					  o->msp.vehicle, sitl
+					  ? "beyond [sitl] instances"
+					  : "only the SITL sources have "
+					    "vehicles");
 	}
 	for (size_t i = 0; i < c->n_outputs; i++) {
 		for (size_t j = 0; j < i; j++) {
-			if (strcmp(c->outputs[i].name, c->outputs[j].name) == 0) {
-				snprintf(err, errlen, "two outputs named '%s'",
-					 c->outputs[i].name);
-				return -EINVAL;
-			}
+			if (strcmp(c->outputs[i].name, c->outputs[j].name) == 0)
+				return str_errorf(err, errlen, -EINVAL, "two "
+						  "outputs named '%s'",
+						  c->outputs[i].name);
 		}
 	}
-	if (c->signing_key_path[0] && c->mavlink_version != 2) {
-		snprintf(err, errlen, "signing_key: signing needs MAVLink 2 "
-				      "([mavlink] protocol = 2)");
-		return -EINVAL;
-	}
+	if (c->signing_key_path[0] && c->mavlink_version != 2)
+		return str_errorf(err, errlen, -EINVAL, "signing_key: signing "
+				  "needs MAVLink 2 ([mavlink] protocol = 2)");
+	if (!source_has(c, CONFIG_SRC_EMULATED))
+		return 0;
 	/* Here, not per line: the atmosphere and home altitude that bound
 	 * a glitch may come later in the file or from the command line. */
 	const double home = isnan(c->home_alt_m)
-				    ? config_default_home_alt(c->source)
+				    ? config_source_info(c->source)->home_alt_m
 				    : c->home_alt_m;
-	if (source_has(c, CONFIG_SRC_EMULATED) &&
-	    baro_sitl_params_check(config_atmosphere(c), home, &c->params,
+	if (baro_sitl_params_check(config_atmosphere(c), home, &c->params,
 				   err, errlen) < 0)
 		return -EINVAL;
 	/* A parameter the release does not have (GEFF_M before master)
 	 * would do nothing. */
-	for (size_t i = 0; source_has(c, CONFIG_SRC_EMULATED) &&
-			   i < sim_param_count(); i++) {
+	for (size_t i = 0; i < sim_param_count(); i++) {
 		if (baro_sitl_ardupilot_param_check(
 			    c->ardupilot, i, (double)sim_param_get(&c->params, i),
 			    err, errlen) < 0)
@@ -360,11 +329,7 @@ config_output_equal(const struct config_output *a,
 const struct config_output_info *
 config_output_info(enum output_type t)
 {
-	for (size_t k = 0; k < N_OUTPUT_TYPES; k++) {
-		if (output_info[k].type == t)
-			return &output_info[k];
-	}
-	return &output_unknown;
+	return (unsigned)t < N_OUTPUT_TYPES ? &output_info[t] : &output_unknown;
 }
 
 const char *

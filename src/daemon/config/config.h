@@ -37,7 +37,11 @@ enum config_source {
 	CONFIG_SOURCE_HARDWARE,		/* [sensor NAME] sections */
 	CONFIG_SOURCE_PX4_SIM,		/* PX4 SITL's simulator on TCP */
 	CONFIG_SOURCE_PX4_PROXY,	/* between PX4 SITL and its simulator */
+	CONFIG_SOURCE_COUNT
 };
+
+/* The sources but none, in the order the documentation lists them. */
+extern const enum config_source config_source_order[CONFIG_SOURCE_COUNT - 1];
 
 #define CONFIG_MAX_SITL 8
 
@@ -141,8 +145,7 @@ struct config_output_info {
 };
 
 /* The row of output type t. */
-const struct config_output_info *
-config_output_info(enum output_type t);
+const struct config_output_info *config_output_info(enum output_type t);
 
 static inline bool
 output_type_is_msp(enum output_type t)
@@ -168,10 +171,11 @@ struct config_msp {
 					 * 0..7, -1: not carried */
 	double rate_hz;		/* RATE_EVERY_SAMPLE, or Hz per instance */
 	unsigned vehicle;	/* SITL modes: that ArduPilot instance's baros */
-	/* The file's transport (1 tcp, 2 udp, 0 not given) until
-	 * type = msp settles into OUTPUT_MSP_TCP or OUTPUT_MSP_UDP. */
+	/* The file's transport (0: not given) until type = msp settles
+	 * into OUTPUT_MSP_TCP or OUTPUT_MSP_UDP; then that one's. */
 	int8_t transport;
 };
+enum { CONFIG_MSP_TCP = 1, CONFIG_MSP_UDP = 2 };
 
 struct config_output {
 	char name[CONFIG_NAME_MAX];
@@ -183,11 +187,7 @@ struct config_output {
 	struct config_msp msp;
 };
 
-enum config_remote {
-	CONFIG_REMOTE_AUTO,
-	CONFIG_REMOTE_YES,
-	CONFIG_REMOTE_NO,
-};
+enum config_remote { CONFIG_REMOTE_AUTO, CONFIG_REMOTE_YES, CONFIG_REMOTE_NO };
 
 struct config {
 	enum config_source source;
@@ -240,23 +240,22 @@ struct config {
 };
 
 /* Built-in defaults: no source, sysid 1, compid 191, MAVLink 2, heartbeat
- * 1 Hz, every sample as SCALED_PRESSURE*, ArduPilot's SIM_* defaults. */
-void
-config_defaults(struct config *c);
+ * 1 Hz, every sample as SCALED_PRESSURE*, ArduPilot's SIM_* defaults;
+ * an output's: no rates of its own, an MSP output's (struct config_msp). */
+void config_defaults(struct config *c);
+void config_output_defaults(struct config_output *o);
 
 /*
- * Parse one output spec from the command line:
- *   udp:HOST:PORT  udp-server:HOST:PORT  serial:DEVICE[:BAUD]
- *   msp:DEVICE[:BAUD]  msp-tcp:HOST:PORT  msp-udp:HOST:PORT
- * and MAVProxy's (pymavlink's) spellings udpin:HOST:PORT (= udp-server)
- * and udpout:HOST:PORT (= udp), tcp:HOST:PORT (MAVLink to a TCP server)
- * and tcpin:HOST:PORT (MAVLink to each client of barod's TCP server).  A client's HOST must be somewhere to
+ * One output spec from the command line: udp:HOST:PORT,
+ * udp-server:HOST:PORT, serial:DEVICE[:BAUD], msp:DEVICE[:BAUD],
+ * msp-tcp:HOST:PORT, msp-udp:HOST:PORT, tcp:HOST:PORT (to a TCP server),
+ * tcpin:HOST:PORT (barod's TCP server), and MAVProxy's udpin: (=
+ * udp-server) and udpout: (= udp).  A client's HOST must be somewhere to
  * send to: udp:0.0.0.0:PORT, which pymavlink reads as "listen", is
  * refused with the spelling that listens.
  */
-int
-config_parse_output(const char *spec, struct config_output *o, char *err,
-		    size_t errlen);
+int config_parse_output(const char *spec, struct config_output *o,
+			char *err, size_t errlen);
 
 /* ArduPilot SITL's default home (CMAC, -35.363261,149.165230,584,353). */
 #define CONFIG_SITL_HOME_ALT_M 584.0
@@ -268,25 +267,17 @@ config_parse_output(const char *spec, struct config_output *o, char *err,
 bool config_remote_faults(const struct config *c);
 
 /* Fill what depends on other settings (the home altitude by source, the
- * atmosphere by release);
- * call once the file and the command line are merged. */
-void
-config_resolve(struct config *c);
-
-/* Final checks after file and command line: a source, outputs valid. */
-int
-config_validate(const struct config *c, char *err, size_t errlen);
+ * atmosphere by release), once the file and the command line are merged;
+ * then the final checks: a source, what it needs, the outputs. */
+void config_resolve(struct config *c);
+int config_validate(const struct config *c, char *err, size_t errlen);
 
 /* Same outputs (for SIGHUP: keep an output whose settings did not change). */
-bool
-config_output_equal(const struct config_output *a,
-		    const struct config_output *b);
+bool config_output_equal(const struct config_output *a,
+			 const struct config_output *b);
 
-const char *
-config_output_type_name(enum output_type t);
-
-const char *
-config_source_name(enum config_source s);
+const char *config_output_type_name(enum output_type t);
+const char *config_source_name(enum config_source s);
 
 /* What the configuration knows of each source: one row per source in
  * config.c, so no check asks which mode runs, only what it has. */
@@ -307,11 +298,6 @@ struct config_source_info {
 };
 
 /* The row of source s (CONFIG_SOURCE_NONE has one too: "none"). */
-const struct config_source_info *
-config_source_info(enum config_source s);
-
-/* An MSP output's defaults (see struct config_msp). */
-void
-config_msp_defaults(struct config_msp *m);
+const struct config_source_info *config_source_info(enum config_source s);
 
 #endif

@@ -62,28 +62,20 @@ static int
 take(struct cli *cli, struct config *scratch, const struct opt_row *r,
      const char *value, const char *as_typed, char *err, size_t errlen)
 {
+	const bool source = r->flags & OPT_SOURCE;
+	struct cli_setting *s;
+
 	if (r->flags & OPT_PROCESS)
 		return options_set(r, cli, NULL, value, as_typed, err, errlen);
-	if (r->flags & OPT_SOURCE) {
-		if (cli->source.row && cli->source.row != r) {
-			snprintf(err, errlen, "--%s and --%s: one source only",
-				 cli->source.row->name, r->name);
-			return -EINVAL;
-		}
-		cli->source = (struct cli_setting){ r, value, "" };
-		snprintf(cli->source.as_typed, sizeof(cli->source.as_typed),
-			 "%s", as_typed);
-		return options_set(r, scratch, NULL, value, as_typed, err,
-				   errlen);
-	}
-	if (cli->n_settings == CLI_MAX_SETTINGS) {
-		snprintf(err, errlen, "more than %d options",
-			 CLI_MAX_SETTINGS);
-		return -E2BIG;
-	}
+	if (source && cli->source.row && cli->source.row != r)
+		return str_errorf(err, errlen, -EINVAL, "--%s and --%s: one "
+				  "source only", cli->source.row->name, r->name);
+	if (!source && cli->n_settings == CLI_MAX_SETTINGS)
+		return str_errorf(err, errlen, -E2BIG, "more than %d options",
+				  CLI_MAX_SETTINGS);
 	if (options_set(r, scratch, NULL, value, as_typed, err, errlen) < 0)
 		return -EINVAL;
-	struct cli_setting *s = &cli->settings[cli->n_settings++];
+	s = source ? &cli->source : &cli->settings[cli->n_settings++];
 	*s = (struct cli_setting){ r, value, "" };
 	snprintf(s->as_typed, sizeof(s->as_typed), "%s", as_typed);
 	return 0;
@@ -274,12 +266,10 @@ cli_load_config(const struct cli *cli, struct config *c, char *err,
 	 * mavlink-router listen on 14550 with no setup. */
 	if (c->n_outputs == 0) {
 		struct config_output *o = &c->outputs[c->n_outputs++];
-		memset(o, 0, sizeof(*o));
+		config_output_defaults(o);
 		strcpy(o->name, "gcs");
 		o->type = OUTPUT_UDP_CLIENT;
 		strcpy(o->address, "127.0.0.1:14550");
-		o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET,
-						  RATE_UNSET };
 	}
 	config_resolve(c);
 	int rc2 = config_validate(c, err, errlen);

@@ -18,21 +18,21 @@ struct parse {
 	const char *name;	/* file name for messages */
 	FILE *file;		/* file source, or */
 	const char *text;	/* string source */
-	unsigned line;
+	unsigned line, fail_line;	/* the line of the error reported */
 	bool failed;
-	unsigned fail_line;	/* the line of the error reported */
 	int rc;
 	char *err;
 	size_t errlen;
 	unsigned output_line[CONFIG_MAX_OUTPUTS];
+	unsigned sensor_line[CONFIG_MAX_SENSORS];
 	/* type = msp in this file; the transport is settled by
 	 * check_outputs once every key of the section is known. */
 	bool msp_type[CONFIG_MAX_OUTPUTS];
 	const char *msp_key[CONFIG_MAX_OUTPUTS];	/* an MSP-only key set */
-	unsigned sensor_line[CONFIG_MAX_SENSORS];
 };
 
-static int
+/* The first error wins; 0, for libinih's handler to return. */
+static int __attribute__((format(printf, 3, 4)))
 fail(struct parse *p, int rc, const char *fmt, ...)
 {
 	va_list ap;
@@ -55,17 +55,11 @@ static char *
 read_line(char *str, int num, void *stream)
 {
 	struct parse *p = stream;
-	int n = 0;
-	int c = EOF;
+	int n = 0, c = EOF;
 
-	if (p->failed)
-		return NULL;
 	while (n < num - 1) {
-		if (p->file) {
-			c = getc(p->file);
-		} else {
-			c = *p->text ? (unsigned char)*p->text++ : EOF;
-		}
+		c = p->file ? getc(p->file)
+			    : *p->text ? (unsigned char)*p->text++ : EOF;
 		if (c == EOF)
 			break;
 		if (c == '\0') {
@@ -77,7 +71,7 @@ read_line(char *str, int num, void *stream)
 		if (c == '\n')
 			break;
 	}
-	if (n == 0 && c == EOF)
+	if (p->failed || (n == 0 && c == EOF))
 		return NULL;
 	p->line++;
 	if (c != '\n' && c != EOF && n == num - 1) {
@@ -106,7 +100,7 @@ entry_for(struct parse *p, bool output, const char *name)
 	}
 	if (*n == max) {
 		fail(p, -E2BIG, "more than %zu %s", max, output ? "outputs"
-			: "sensors (MAVLink has SCALED_PRESSURE..3)");
+		     : "sensors (MAVLink has SCALED_PRESSURE..3)");
 		return NULL;
 	}
 	if (strlen(name) >= CONFIG_NAME_MAX || !*name) {
@@ -115,25 +109,23 @@ entry_for(struct parse *p, bool output, const char *name)
 		return NULL;
 	}
 	char *e = first + *n * size;
-	memset(e, 0, size);
-	strcpy(e, name);
 	if (output) {
-		struct config_output *o = (struct config_output *)e;
-		o->type = (enum output_type)-1;
-		o->rates = (struct config_rates){ RATE_UNSET, RATE_UNSET,
-						  RATE_UNSET };
-		config_msp_defaults(&o->msp);
+		config_output_defaults((struct config_output *)e);
+		((struct config_output *)e)->type = (enum output_type)-1;
 		p->output_line[*n] = p->line;
 		p->msp_type[*n] = false;
 		p->msp_key[*n] = NULL;
 	} else {
+		memset(e, 0, size);
 		((struct config_sensor *)e)->instance = -1;
 		p->sensor_line[*n] = p->line;
 	}
+	strcpy(e, name);
 	(*n)++;
 	return e;
 }
 
+/* "output NAME" (or "output:NAME"): NAME, else NULL. */
 static const char *
 section_name(const char *section, const char *kind)
 {
@@ -142,10 +134,7 @@ section_name(const char *section, const char *kind)
 	if (strncmp(section, kind, n) != 0 ||
 	    (section[n] != ' ' && section[n] != ':'))
 		return NULL;
-	section += n + 1;
-	while (*section == ' ')
-		section++;
-	return section;
+	return section + n + 1 + strspn(section + n + 1, " ");
 }
 
 /* Every key goes through its row of the option table: the table knows
@@ -154,7 +143,8 @@ static int
 handler(void *user, const char *section, const char *key, const char *value)
 {
 	struct parse *p = user;
-	const char *kind = section, *name = NULL;
+	const char *kind = section, *name;
+	void *base = p->c;
 	char list[512];
 
 	if (p->failed)
@@ -170,24 +160,17 @@ handler(void *user, const char *section, const char *key, const char *value)
 		return fail(p, -EINVAL, "unknown section [%s] (%s)", section,
 			    list);
 	}
-
-	void *base = p->c;
-	if (name) {
-		if (!(base = entry_for(p, kind[0] == 'o', name)))
-			return 0;
-	}
+	if (name && !(base = entry_for(p, kind[0] == 'o', name)))
+		return 0;
 	const struct opt_row *r = options_find_key(kind, key);
 	if (!r) {
 		options_key_list(kind, list, sizeof(list));
-		if (name)
-			return fail(p, -EINVAL, "unknown key '%s' in [%s %s]; "
-				    "valid keys are %s", key, kind, name, list);
-		return fail(p, -EINVAL, "unknown key '%s' in [%s]; valid keys "
-			    "are %s", key, section, list);
+		return fail(p, -EINVAL, "unknown key '%s' in [%s%s%s]; valid "
+			    "keys are %s", key, kind, name ? " " : "",
+			    name ? name : "", list);
 	}
-	char msg[512];
-	if (options_set(r, base, key, value, NULL, msg, sizeof(msg)) < 0)
-		return fail(p, -EINVAL, "%s", msg);
+	if (options_set(r, base, key, value, NULL, list, sizeof(list)) < 0)
+		return fail(p, -EINVAL, "%s", list);
 	const size_t row = options_index(r);
 	p->c->given[row / 8] |= (uint8_t)(1u << (row % 8));
 	if (!name)
@@ -204,46 +187,42 @@ handler(void *user, const char *section, const char *key, const char *value)
 }
 
 /* type = msp: a device (serial) or an address (tcp, the default, or
- * udp), and no MAVLink rates; MSP keys only on MSP outputs.  Failures
- * go through fail(). */
+ * udp), and no MAVLink rates; MSP keys only on MSP outputs. */
 static int
 check_msp_output(struct parse *p, size_t i)
 {
 	struct config_output *o = &p->c->outputs[i];
+	const char *why = NULL;
 
-	if (!output_type_is_msp(o->type)) {
-		if (p->msp_key[i])
-			return fail(p, -EINVAL, "[output %s]: %s applies to "
-				    "type = msp only", o->name, p->msp_key[i]);
-		return 0;
-	}
+	if (!output_type_is_msp(o->type))
+		return p->msp_key[i] ? fail(p, -EINVAL, "[output %s]: %s "
+					    "applies to type = msp only",
+					    o->name, p->msp_key[i]) : 0;
 	if (o->rates.heartbeat_hz != RATE_UNSET ||
 	    o->rates.scaled_pressure_hz != RATE_UNSET ||
 	    o->rates.hil_sensor_hz != RATE_UNSET)
-		return fail(p, -EINVAL, "[output %s]: an msp output carries "
-			    "no MAVLink; rate_hz sets its rate", o->name);
-	if (!p->msp_type[i])
+		why = "an msp output carries no MAVLink; rate_hz sets its rate";
+	else if (!p->msp_type[i])
 		return 0;	/* settled by an earlier file */
-	if (o->device[0] && o->address[0])
-		return fail(p, -EINVAL, "[output %s]: msp takes a device or "
-			    "an address, not both", o->name);
-	if (!o->device[0] && !o->address[0])
-		return fail(p, -EINVAL, "[output %s]: msp needs a device "
-			    "(serial) or an address (transport tcp or udp)",
-			    o->name);
+	else if (o->device[0] && o->address[0])
+		why = "msp takes a device or an address, not both";
+	else if (!o->device[0] && !o->address[0])
+		why = "msp needs a device (serial) or an address (transport "
+		      "tcp or udp)";
+	else if (o->device[0] && o->msp.transport)
+		why = "transport is for an address; a device is serial";
+	else if (o->address[0] && o->baud)
+		why = "baud is for a device";
+	if (why)
+		return fail(p, -EINVAL, "[output %s]: %s", o->name, why);
 	if (o->device[0]) {
-		if (o->msp.transport)
-			return fail(p, -EINVAL, "[output %s]: transport is for "
-				    "an address; a device is serial", o->name);
 		o->type = OUTPUT_MSP_SERIAL;
-		if (!o->baud)
-			o->baud = 115200;
+		o->baud = o->baud ? o->baud : 115200;
 	} else {
-		if (o->baud)
-			return fail(p, -EINVAL, "[output %s]: baud is for a "
-				    "device", o->name);
-		o->type = o->msp.transport == 2 ? OUTPUT_MSP_UDP
-						: OUTPUT_MSP_TCP;
+		o->msp.transport = o->msp.transport ? o->msp.transport
+						    : CONFIG_MSP_TCP;
+		o->type = o->msp.transport == CONFIG_MSP_UDP ? OUTPUT_MSP_UDP
+							     : OUTPUT_MSP_TCP;
 	}
 	p->msp_type[i] = false;
 	return 0;
@@ -252,19 +231,17 @@ check_msp_output(struct parse *p, size_t i)
 static int
 check_outputs(struct parse *p)
 {
-	for (size_t i = 0; i < p->c->n_outputs; i++) {
+	for (size_t i = 0; i < p->c->n_outputs && !p->failed; i++) {
 		const struct config_output *o = &p->c->outputs[i];
+		const bool serial = config_output_info(o->type)->wire ==
+				    WIRE_SERIAL;
 		p->line = p->output_line[i];
 		if ((int)o->type == -1)
 			return fail(p, -EINVAL, "[output %s] has no type",
 				    o->name);
 		check_msp_output(p, i);
-		if (p->failed)
-			return p->rc;
-		if (output_type_is_msp(o->type))
+		if (p->failed || output_type_is_msp(o->type))
 			continue;
-		const bool serial = config_output_info(o->type)->wire ==
-				    WIRE_SERIAL;
 		if (!serial && !o->address[0])
 			return fail(p, -EINVAL, "[output %s] needs an address",
 				    o->name);
@@ -296,6 +273,7 @@ check_sensors(struct parse *p)
 {
 	struct config *c = p->c;
 	bool taken[BARO_MAX_INSTANCES] = { false };
+	char why[160];
 
 	for (size_t i = 0; i < c->n_sensors; i++) {
 		const struct config_sensor *s = &c->sensors[i];
@@ -316,28 +294,24 @@ check_sensors(struct parse *p)
 		if (!s->power[0] && s->power_off_ms)
 			return fail(p, -EINVAL, "[sensor %s]: power_off_ms "
 				    "needs a power line", s->name);
-		char why[160];
 		if (s->driver[0] &&
 		    baro_drdy_check(baro_driver_find(s->driver), NULL,
 				    &s->settings, why, sizeof(why)) < 0)
 			return fail(p, -EINVAL, "[sensor %s]: drdy: %s", s->name,
 				    why);
-		if (s->instance < 0)
-			continue;
-		if (taken[s->instance])
+		if (s->instance >= 0 && taken[s->instance])
 			return fail(p, -EINVAL, "[sensor %s]: instance %d is "
 				    "taken by another sensor", s->name,
 				    s->instance);
-		taken[s->instance] = true;
-	}
-	for (size_t i = 0; i < c->n_sensors; i++) {
-		struct config_sensor *s = &c->sensors[i];
-		int k = 0;
 		if (s->instance >= 0)
+			taken[s->instance] = true;
+	}
+	for (size_t i = 0, k = 0; i < c->n_sensors; i++) {
+		if (c->sensors[i].instance >= 0)
 			continue;
 		while (taken[k])
 			k++;
-		s->instance = k;
+		c->sensors[i].instance = (int)k;
 		taken[k] = true;
 	}
 	return 0;
@@ -346,7 +320,6 @@ check_sensors(struct parse *p)
 static int
 load(struct parse *p)
 {
-	size_t first_new = p->c->n_outputs;
 	int line = ini_parse_stream(read_line, p, handler, p);
 
 	/* libinih goes on after a syntax error and returns the first one's
@@ -356,17 +329,12 @@ load(struct parse *p)
 		p->failed = false;
 	if (!p->failed && line != 0) {
 		p->line = line > 0 ? (unsigned)line : p->line;
-		if (line == -2)
-			fail(p, -ENOMEM, "out of memory");
-		else
-			fail(p, -EINVAL,
-			     "syntax error: expected [section] or key = value");
+		fail(p, line == -2 ? -ENOMEM : -EINVAL, "%s", line == -2
+		     ? "out of memory"
+		     : "syntax error: expected [section] or key = value");
 	}
-	if (!p->failed) {
-		(void)first_new;
-		if (check_outputs(p) == 0)
-			check_sensors(p);
-	}
+	if (!p->failed && check_outputs(p) == 0 && !p->failed)
+		check_sensors(p);
 	return p->failed ? p->rc : 0;
 }
 
@@ -374,18 +342,13 @@ int
 config_load_file(struct config *c, const char *path, char *err, size_t errlen)
 {
 	struct parse p = { .c = c, .name = path, .err = err, .errlen = errlen };
+	int rc;
 
-	p.file = fopen(path, "r");
-	if (!p.file) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
-	}
-	int rc = load(&p);
-	if (rc == 0 && ferror(p.file)) {
-		snprintf(err, errlen, "%s: read error", path);
-		rc = -EIO;
-	}
+	if (!(p.file = fopen(path, "r")))
+		return str_errorf(err, errlen, -errno, "%s: %s", path,
+				  strerror(errno));
+	if ((rc = load(&p)) == 0 && ferror(p.file))
+		rc = str_errorf(err, errlen, -EIO, "%s: read error", path);
 	fclose(p.file);
 	return rc;
 }

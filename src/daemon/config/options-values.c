@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The option table's value types: each parser checks a value against its
- * row (range, choices, size) and stores it; each printer writes the
- * row's "key = value" lines back (options-values.h). */
+/* The option table's value kinds: each parses a value against its row
+ * (range, choices, size) into the row's field and prints the row's
+ * "key = value" lines back (options-values.h). */
 #include "options-values.h"
 
 #include <errno.h>
@@ -12,83 +12,115 @@
 #include "gpio.h"
 #include "util-strings.h"
 
-/* ------------------------------------------------------------------ */
-/* Storing */
-
-static void *
-field(const struct opt_row *r, void *base)
-{
-	return (char *)base + r->offset;
-}
-
-static const void *
-cfield(const struct opt_row *r, const void *base)
-{
-	return (const char *)base + r->offset;
-}
-
-/* The integers of every width the table's fields have, through a union
- * so the bytes are the field's own on any byte order. */
-union field_int {
-	int8_t i8;
-	uint8_t u8;
-	uint16_t u16;
-	int32_t i32;
-	uint32_t u32;
-	uint64_t u64;
-};
-
+/* The table's integer fields are 1, 2, 4 or 8 bytes; 1- and 4-byte ones
+ * are read back signed unless asked (they hold enums or -1, which the
+ * unsigned fields never reach). */
 static void
 store_int(void *dst, size_t size, long long v)
 {
-	union field_int x;
+	int8_t i8 = (int8_t)v;
+	int16_t i16 = (int16_t)v;
+	int32_t i32 = (int32_t)v;
 
-	if (size == 1)
-		x.u8 = (uint8_t)v;
-	else if (size == 2)
-		x.u16 = (uint16_t)v;
-	else if (size == 8)
-		x.u64 = (uint64_t)v;
-	else
-		x.u32 = (uint32_t)v;
-	memcpy(dst, &x, size);
+	memcpy(dst, size == 1 ? (void *)&i8 : size == 2 ? (void *)&i16
+		    : size == 4 ? (void *)&i32 : (void *)&v, size);
 }
 
-/* Read back as stored; 1- and 4-byte fields signed unless asked (they
- * hold enums or -1, which the table's unsigned fields never reach). */
 static long long
 load_int(const void *src, size_t size, bool is_unsigned)
 {
-	union field_int x;
+	int8_t i8;
+	uint16_t u16;
+	int32_t i32;
+	long long v;
 
-	memcpy(&x, src, size);
-	if (size == 1)
-		return is_unsigned ? (long long)x.u8 : (long long)x.i8;
-	if (size == 2)
-		return x.u16;
-	if (size == 8)
-		return (long long)x.u64;
-	return is_unsigned ? (long long)x.u32 : (long long)x.i32;
+	switch (size) {
+	case 1:
+		memcpy(&i8, src, 1);
+		return is_unsigned ? (long long)(uint8_t)i8 : i8;
+	case 2:
+		memcpy(&u16, src, 2);
+		return u16;
+	case 4:
+		memcpy(&i32, src, 4);
+		return is_unsigned ? (long long)(uint32_t)i32 : i32;
+	case 8:
+		memcpy(&v, src, sizeof(v));
+		return v;
+	default:	/* not an integer */
+		return 0;
+	}
 }
 
-/* ------------------------------------------------------------------ */
-/* The kinds: one rule each, from config-values.h */
-
-static bool
-is_uint(enum opt_kind k)
+const char *
+opt_expect(const struct opt_row *r, char *buf, size_t len)
 {
-	return k == OPT_UINT || k == OPT_UINT_SET || k == OPT_PORT ||
-	       k == OPT_POW2 || k == OPT_OCTAL;
+	if (r->expect)
+		return r->expect;
+	snprintf(buf, len, "%.0f..%.0f", r->lo, r->hi);
+	return buf;
+}
+
+static int
+parse_source_name(const char *value, struct config *c, char *why,
+		  size_t whylen)
+{
+	int n = snprintf(why, whylen, "supported sources: ");
+
+	for (int s = CONFIG_SOURCE_NONE + 1; s < CONFIG_SOURCE_COUNT; s++) {
+		const char *name = config_source_name((enum config_source)s);
+		if (strcmp(name, value) == 0) {
+			c->source = (enum config_source)s;
+			return 0;
+		}
+	}
+	/* In the order the documentation lists them. */
+	for (size_t i = 0; i < CONFIG_SOURCE_COUNT - 1 && n > 0 &&
+			   (size_t)n < whylen; i++)
+		n += snprintf(why + n, whylen - (size_t)n, "%s%s", i ? ", " : "",
+			      config_source_name(config_source_order[i]));
+	return -EINVAL;
+}
+
+/* rng_N = INSTANCE in the file, --rng N=INSTANCE on the command line. */
+static int
+parse_rng(int *rng, const char *key, const char *value, char *why,
+	  size_t whylen)
+{
+	int n = key ? key[4] - '1' : value[0] - '1';
+
+	if (!key && (n < 0 || n > 5 || value[1] != '='))
+		return str_errorf(why, whylen, -EINVAL,
+				  "expected N=INSTANCE with N 1..6");
+	return config_parse_rng(key ? value : value + 2, &rng[n]);
+}
+
+static int
+parse_driver(const struct opt_row *r, char *f, const char *value, char *why,
+	     size_t whylen)
+{
+	size_t n = (size_t)snprintf(why, whylen, "known drivers: ");
+
+	if (baro_driver_find(value) != NULL && strlen(value) < r->size) {
+		why[0] = '\0';
+		strcpy(f, value);
+		return 0;
+	}
+	for (size_t i = 0; baro_drivers[i] != NULL && n < whylen; i++)
+		n += (size_t)snprintf(why + n, whylen - n, "%s%s", i ? ", " : "",
+				      baro_drivers[i]->name);
+	return -EINVAL;
 }
 
 int
-opt_parse_value(const struct opt_row *r, void *base, const char *value,
-		char *why, size_t whylen)
+opt_parse_value(const struct opt_row *r, void *base, const char *key,
+		const char *value, char *why, size_t whylen)
 {
-	void *f = field(r, base);
+	void *f = (char *)base + r->offset;
 	unsigned long u;
 	double x = RATE_EVERY_SAMPLE;
-	char *end;
+	char *end, text[256];
+	struct truth_profile scratch = { 0 };
 
 	switch (r->kind) {
 	case OPT_OCTAL:
@@ -121,14 +153,32 @@ opt_parse_value(const struct opt_row *r, void *base, const char *value,
 		return 0;
 	case OPT_SPEED_FACTOR:
 		return config_parse_speed_factor(value, f);
+	case OPT_THROTTLE:	/* laid over the profile by config_resolve */
+		if (truth_profile_parse_throttle(value, &scratch, why,
+						 whylen) < 0)
+			return -EINVAL;
+		if (strlen(value) >= r->size)
+			return str_errorf(why, whylen, -EINVAL,
+					  "throttle '%s' is too long", value);
+		/* fall through */
 	case OPT_ADDRESS:
 	case OPT_ABS_PATH:
 	case OPT_STRING:	/* at least lo characters, fits the field */
+	case OPT_GPIO_LINE:
 		if ((r->kind == OPT_ADDRESS && config_check_address(value) < 0) ||
 		    (r->kind == OPT_ABS_PATH && value[0] != '/') ||
+		    (r->kind == OPT_GPIO_LINE &&
+		     baro_gpio_parse_spec(value, NULL, 0, NULL, 0) < 0) ||
 		    (double)strlen(value) < r->lo || strlen(value) >= r->size)
 			return -EINVAL;
 		strcpy(f, value);
+		/* A drdy line makes the chip drive its pin, active high
+		 * unless drdy_active says otherwise. */
+		if (r->kind == OPT_GPIO_LINE && r->arg &&
+		    ((struct config_sensor *)base)->settings.drdy ==
+			    BARO_DRDY_OFF)
+			((struct config_sensor *)base)->settings.drdy =
+				BARO_DRDY_ACTIVE_HIGH;
 		return 0;
 	case OPT_CHOICE:
 		for (const struct opt_choice *c = r->choices; c->name; c++) {
@@ -150,6 +200,44 @@ opt_parse_value(const struct opt_row *r, void *base, const char *value,
 	case OPT_ARG:	/* kept as the command line gave it */
 		*(const char **)f = value;
 		return 0;
+	case OPT_SOURCE_NAME:
+		return parse_source_name(value, base, why, whylen);
+	case OPT_SOURCE_FLAG:	/* the proxies' value is their upstream */
+		if (r->metavar && (config_check_address(value) < 0 ||
+				   strlen(value) >= r->size))
+			return -EINVAL;
+		if (r->metavar)
+			strcpy(f, value);
+		((struct config *)base)->source = (enum config_source)r->arg;
+		return 0;
+	case OPT_PROFILE:
+		return truth_profile_parse(value, f, why, whylen);
+	case OPT_ARDUPILOT:
+		return baro_sitl_ardupilot_parse(value, f);
+	case OPT_RNG:
+		return parse_rng(f, key, value, why, whylen);
+	case OPT_SIM_PARAM:
+		if (key) {
+			snprintf(text, sizeof(text), "%s=%s", key, value);
+			value = text;
+		}
+		return sim_param_assign(f, value, why, whylen);
+	case OPT_OUTPUT_SPEC: {	/* after the others the command line gave */
+		struct config *c = base;
+		if (c->n_outputs == CONFIG_MAX_OUTPUTS)
+			return str_errorf(why, whylen, -EINVAL,
+					  "more than %d outputs",
+					  CONFIG_MAX_OUTPUTS);
+		if (config_parse_output(value, &c->outputs[c->n_outputs], why,
+					whylen) < 0)
+			return -EINVAL;
+		c->n_outputs++;
+		return 0;
+	}
+	case OPT_MSP_MAP:
+		return config_parse_msp_instances(value, f, why, whylen);
+	case OPT_DRIVER:
+		return parse_driver(r, f, value, why, whylen);
 	default:
 		return -EINVAL;
 	}
@@ -157,26 +245,46 @@ opt_parse_value(const struct opt_row *r, void *base, const char *value,
 	return 0;
 }
 
-void
-opt_format_value(const struct opt_row *r, const void *base, FILE *out)
+static void
+format_profile(const struct truth_profile *p, char *buf, size_t len)
 {
-	const void *f = cfield(r, base);
-	const long long i = is_uint(r->kind) ? load_int(f, r->size, true) : 0;
-	double x;
-	char buf[32];
+	static const char *const kinds[] = { "static", "climb", "step",
+					     "sine", "takeoff" };
+	static const int nargs[] = { 1, 2, 3, 3, 4 };
+	const double v[4] = { p->a, p->b, p->c, p->d };
+	int n = snprintf(buf, len, "%s", kinds[p->kind]);
 
+	for (int k = 0; k < nargs[p->kind] && n > 0 && (size_t)n < len; k++) {
+		buf[n++] = ':';
+		config_format_double(v[k], buf + n, len - (size_t)n);
+		n += (int)strlen(buf + n);
+	}
+}
+
+/* The value as text in buf, or "" for none: the kinds of one line. */
+static void
+format_one(const struct opt_row *r, const void *f, char *buf, size_t len)
+{
+	const long long i = load_int(f, r->size, r->kind != OPT_CHOICE ||
+						   r->size == 1);
+	double x;
+
+	buf[0] = '\0';
 	switch (r->kind) {
 	case OPT_UINT_SET:	/* 0: not set (a driver's default) */
 	case OPT_POW2:
+	case OPT_I2C_ADDRESS:
 		if (i == 0)
 			return;
 		/* fall through */
 	case OPT_UINT:
 	case OPT_PORT:
-		fprintf(out, "%s = %lld\n", r->key, i);
+	case OPT_BAUD:
+		snprintf(buf, len, r->kind == OPT_I2C_ADDRESS ? "0x%02llx"
+			 : "%lld", i);
 		return;
 	case OPT_OCTAL:
-		fprintf(out, "%s = 0%llo\n", r->key, (unsigned long long)i);
+		snprintf(buf, len, "0%llo", (unsigned long long)i);
 		return;
 	case OPT_RATE:
 	case OPT_DOUBLE:
@@ -185,271 +293,84 @@ opt_format_value(const struct opt_row *r, const void *base, FILE *out)
 		if (isnan(x) || (r->kind == OPT_RATE && x == RATE_UNSET))
 			return;
 		if (r->kind == OPT_RATE && x == RATE_EVERY_SAMPLE)
-			snprintf(buf, sizeof(buf), "all");
+			snprintf(buf, len, "all");
 		else
-			config_format_double(x, buf, sizeof(buf));
-		fprintf(out, "%s = %s\n", r->key, buf);
+			config_format_double(x, buf, len);
 		return;
 	case OPT_ADDRESS:
 	case OPT_ABS_PATH:
 	case OPT_STRING:
 	case OPT_BUS:
-		if (*(const char *)f)
-			fprintf(out, "%s = %s\n", r->key, (const char *)f);
+	case OPT_THROTTLE:
+	case OPT_GPIO_LINE:
+	case OPT_DRIVER:
+		snprintf(buf, len, "%s", (const char *)f);
 		return;
-	case OPT_CHOICE: {
-		/* bool fields unsigned, enums and ints signed */
-		const long long v = load_int(f, r->size, r->size == 1);
+	case OPT_CHOICE:	/* bool fields unsigned, enums and ints signed */
 		for (const struct opt_choice *c = r->choices; c->name; c++) {
-			if (c->value == v) {
-				fprintf(out, "%s = %s\n", r->key, c->name);
+			if (c->value == i) {
+				snprintf(buf, len, "%s", c->name);
 				return;
 			}
 		}
 		return;
-	}
-	case OPT_BAUD:
-		fprintf(out, "%s = %u\n", r->key, *(const unsigned *)f);
+	case OPT_SOURCE_NAME:
+		if (*(const enum config_source *)f != CONFIG_SOURCE_NONE)
+			snprintf(buf, len, "%s", config_source_name(
+				 *(const enum config_source *)f));
 		return;
-	case OPT_I2C_ADDRESS:
-		if (*(const uint8_t *)f)
-			fprintf(out, "%s = 0x%02x\n", r->key,
-				*(const uint8_t *)f);
+	case OPT_PROFILE:
+		if ((unsigned)((const struct truth_profile *)f)->kind < 5)
+			format_profile(f, buf, len);
+		return;
+	case OPT_ARDUPILOT:
+		snprintf(buf, len, "%s", baro_sitl_ardupilot_name(
+			 *(const enum baro_sitl_ardupilot *)f));
 		return;
 	default:
 		return;
 	}
 }
 
-/* ------------------------------------------------------------------ */
-/* Rows with a parser or a printer of their own */
-
-OPT_PRINTER(opt_fmt_source)
+void
+opt_format_value(const struct opt_row *r, const void *base, FILE *out)
 {
-	const struct config *c = base;
+	const void *f = (const char *)base + r->offset;
+	char buf[320];
 
-	if (c->source != CONFIG_SOURCE_NONE)
-		fprintf(out, "%s = %s\n", r->key, config_source_name(c->source));
-}
-
-/* --sim, --hardware ...; the proxies' value is their upstream. */
-OPT_PARSER(opt_parse_source_flag)
-{
-	struct config *c = base;
-
-	if (r->metavar && opt_parse_value(r, base, value, why, whylen) < 0)
-		return -EINVAL;
-	c->source = (enum config_source)r->arg;
-	return 0;
-}
-
-OPT_PARSER(opt_parse_profile)
-{
-	return truth_profile_parse(value, field(r, base), why, whylen);
-}
-
-OPT_PRINTER(opt_fmt_profile)
-{
-	static const char *const kinds[] = { "static", "climb", "step",
-					     "sine", "takeoff" };
-	static const int nargs[] = { 1, 2, 3, 3, 4 };
-	const struct truth_profile *p = cfield(r, base);
-	const double v[4] = { p->a, p->b, p->c, p->d };
-	char buf[32];
-
-	if ((unsigned)p->kind >= 5)
+	if (r->shown_if && !((const char *)base)[r->shown_if])
 		return;
-	fprintf(out, "%s = %s", r->key, kinds[p->kind]);
-	for (int k = 0; k < nargs[p->kind]; k++) {
-		config_format_double(v[k], buf, sizeof(buf));
-		fprintf(out, ":%s", buf);
-	}
-	fputc('\n', out);
-}
-
-/* A throttle term, T or airborne:T, checked here and laid over the
- * profile by config_resolve (so it outlasts a profile given after it). */
-OPT_PARSER(opt_parse_throttle)
-{
-	struct truth_profile scratch = { 0 };
-	char *dst = field(r, base);
-
-	if (truth_profile_parse_throttle(value, &scratch, why, whylen) < 0)
-		return -EINVAL;
-	if (strlen(value) >= r->size) {
-		snprintf(why, whylen, "throttle '%s' is too long", value);
-		return -EINVAL;
-	}
-	strcpy(dst, value);
-	return 0;
-}
-
-/* rng_N = INSTANCE in the file, --rng N=INSTANCE on the command line. */
-OPT_PARSER(opt_parse_rng)
-{
-	int *rng = field(r, base);
-	int n;
-
-	if (key) {
-		n = key[4] - '1';
-	} else {
-		if (value[0] < '1' || value[0] > '6' || value[1] != '=') {
-			snprintf(why, whylen, "expected N=INSTANCE with N "
-				 "1..6");
-			return -EINVAL;
+	if (r->kind == OPT_RNG) {
+		for (int n = 0; n < 6; n++) {
+			const int v = ((const int *)f)[n];
+			fprintf(out, v < 0 ? "rng_%d = none\n" : "rng_%d = %d\n",
+				n + 1, v);
 		}
-		n = value[0] - '1';
-		value += 2;
+	} else if (r->kind == OPT_SIM_PARAM) {
+		/* Those that differ from ArduPilot's defaults. */
+		struct sim_params def;
+		sim_params_defaults(&def);
+		for (size_t i = 0; i < sim_param_count(); i++) {
+			float v = sim_param_get(f, i), d = sim_param_get(&def, i);
+			if (memcmp(&v, &d, sizeof(v)) != 0)
+				fprintf(out, "%s = %.9g\n",
+					sim_param_info(i)->name, (double)v);
+		}
+	} else if (r->kind == OPT_MSP_MAP) {
+		const int8_t *map = f;
+		bool all = true;
+		int n = 0;
+		buf[0] = '\0';
+		for (int i = 0; i < BARO_MAX_INSTANCES; i++) {
+			all &= map[i] == i;
+			if (map[i] >= 0)
+				n += snprintf(buf + n, sizeof(buf) - (size_t)n,
+					      "%s%d=%d", n ? "," : "", i, map[i]);
+		}
+		fprintf(out, "%s = %s\n", r->key, all ? "all" : buf);
+	} else {
+		format_one(r, f, buf, sizeof(buf));
+		if (buf[0])
+			fprintf(out, "%s = %s\n", r->key, buf);
 	}
-	return config_parse_rng(value, &rng[n]);
-}
-
-OPT_PRINTER(opt_fmt_rng)
-{
-	const int *rng = cfield(r, base);
-
-	for (int n = 0; n < 6; n++) {
-		if (rng[n] < 0)
-			fprintf(out, "rng_%d = none\n", n + 1);
-		else
-			fprintf(out, "rng_%d = %d\n", n + 1, rng[n]);
-	}
-}
-
-/* SIM_NAME = VALUE in the file, -p SIM_NAME=VALUE on the command line. */
-OPT_PARSER(opt_parse_sim_param)
-{
-	char assignment[256];
-
-	if (key) {
-		snprintf(assignment, sizeof(assignment), "%s=%s", key, value);
-		value = assignment;
-	}
-	return sim_param_assign(field(r, base), value, why, whylen);
-}
-
-/* Those that differ from ArduPilot's defaults. */
-OPT_PRINTER(opt_fmt_sim_params)
-{
-	const struct sim_params *p = cfield(r, base);
-	struct sim_params def;
-
-	sim_params_defaults(&def);
-	for (size_t i = 0; i < sim_param_count(); i++) {
-		float v = sim_param_get(p, i), d = sim_param_get(&def, i);
-		if (memcmp(&v, &d, sizeof(v)) != 0)
-			fprintf(out, "%s = %.9g\n", sim_param_info(i)->name,
-				(double)v);
-	}
-}
-
-/* -o SPEC: one more output, after the others the command line gave. */
-OPT_PARSER(opt_parse_output_spec)
-{
-	struct config *c = base;
-
-	if (c->n_outputs == CONFIG_MAX_OUTPUTS) {
-		snprintf(why, whylen, "more than %d outputs",
-			 CONFIG_MAX_OUTPUTS);
-		return -EINVAL;
-	}
-	if (config_parse_output(value, &c->outputs[c->n_outputs], why,
-				whylen) < 0)
-		return -EINVAL;
-	c->n_outputs++;
-	return 0;
-}
-
-OPT_PRINTER(opt_fmt_output_type)
-{
-	const struct config_output *o = base;
-
-	fprintf(out, "type = %s\n", output_type_is_msp(o->type)
-					    ? "msp"
-					    : config_output_type_name(o->type));
-}
-
-OPT_PRINTER(opt_fmt_transport)
-{
-	const struct config_output *o = base;
-
-	if (o->type == OUTPUT_MSP_TCP || o->type == OUTPUT_MSP_UDP)
-		fprintf(out, "transport = %s\n",
-			o->type == OUTPUT_MSP_TCP ? "tcp" : "udp");
-}
-
-OPT_PRINTER(opt_fmt_baud)
-{
-	const struct config_output *o = base;
-
-	if (o->device[0])
-		opt_format_value(r, base, out);
-}
-
-OPT_PARSER(opt_parse_msp_instances)
-{
-	return config_parse_msp_instances(
-		value, ((struct config_output *)base)->msp.map, why, whylen);
-}
-
-OPT_PRINTER(opt_fmt_msp_instances)
-{
-	const struct config_output *o = base;
-	bool all = true, first = true;
-
-	for (int i = 0; i < BARO_MAX_INSTANCES; i++)
-		all &= o->msp.map[i] == i;
-	if (all) {
-		fputs("instances = all\n", out);
-		return;
-	}
-	fputs("instances = ", out);
-	for (int i = 0; i < BARO_MAX_INSTANCES; i++) {
-		if (o->msp.map[i] < 0)
-			continue;
-		fprintf(out, "%s%d=%d", first ? "" : ",", i, o->msp.map[i]);
-		first = false;
-	}
-	fputc('\n', out);
-}
-
-OPT_PARSER(opt_parse_driver)
-{
-	size_t n = 0;
-
-	if (baro_driver_find(value) != NULL && strlen(value) < r->size) {
-		strcpy(field(r, base), value);
-		return 0;
-	}
-	n = (size_t)snprintf(why, whylen, "known drivers: ");
-	for (size_t i = 0; baro_drivers[i] != NULL && n < whylen; i++) {
-		int w = snprintf(why + n, whylen - n, "%s%s", i ? ", " : "",
-				 baro_drivers[i]->name);
-		if (w < 0)
-			break;
-		n += (size_t)w;
-	}
-	return -EINVAL;
-}
-
-/* drdy and power: CHIPLABEL:LINENAME.  A drdy line makes the chip drive
- * its pin, active high unless drdy_active says otherwise. */
-OPT_PARSER(opt_parse_gpio_line)
-{
-	struct config_sensor *s = base;
-
-	if (baro_gpio_parse_spec(value, NULL, 0, NULL, 0) < 0 ||
-	    strlen(value) >= r->size)
-		return -EINVAL;
-	strcpy(field(r, base), value);
-	if (r->arg && s->settings.drdy == BARO_DRDY_OFF)
-		s->settings.drdy = BARO_DRDY_ACTIVE_HIGH;
-	return 0;
-}
-
-/* drdy_active and drdy_drive say something only with a drdy line. */
-OPT_PRINTER(opt_fmt_drdy_choice)
-{
-	if (((const struct config_sensor *)base)->drdy[0])
-		opt_format_value(r, base, out);
 }

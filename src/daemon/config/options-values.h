@@ -2,9 +2,8 @@
 /*
  * The option table's row and its value kinds: a kind parses a value into
  * the row's field by its rule (the rules themselves are config-values.h's)
- * and prints it back; a row whose value is more than a kind has its own
- * parser or printer (opt_parse_*, opt_fmt_*).  The table and what is
- * generated from it are options.h's.
+ * and prints it back, so a row is data: its kind, its field, its range.
+ * The table and what is generated from it are options.h's.
  */
 #ifndef BAROD_OPTIONS_VALUES_H
 #define BAROD_OPTIONS_VALUES_H
@@ -32,44 +31,29 @@ enum opt_flags {
 	/* The parser's reason is the whole message ("unknown profile
 	 * ..."), not "KEY = 'VALUE': expected ...". */
 	OPT_WHOLE_MSG = 1u << 0,
-	/* A source flag (--sim, --hardware ...): at most one is given. */
-	OPT_SOURCE = 1u << 1,
+	OPT_SOURCE = 1u << 1,	/* --sim, --hardware ...: one at most */
 	/* Command line only, for this run of the process (struct cli):
 	 * not a setting laid over the file again on SIGHUP. */
 	OPT_PROCESS = 1u << 2,
-	/* The value may be left out: --probe [BUS]. */
-	OPT_OPTIONAL = 1u << 3,
-	/* [output NAME]: applies to type = msp only (and is printed for
-	 * those only). */
-	OPT_MSP = 1u << 4,
-	/* [output NAME] type: settles the MSP transport later. */
-	OPT_OUTPUT_TYPE = 1u << 5,
+	OPT_OPTIONAL = 1u << 3,	/* the value may be left out: --probe */
+	OPT_MSP = 1u << 4,	/* [output NAME]: type = msp only */
+	OPT_OUTPUT_TYPE = 1u << 5,	/* settles the MSP transport later */
 	/* A list the command line replaces as a whole (-o): the first
 	 * option clears what the file gave; offset is its count. */
 	OPT_LIST = 1u << 6,
-	/* The option ends the parse (--help, --version). */
-	OPT_EXIT = 1u << 7,
+	OPT_EXIT = 1u << 7,	/* ends the parse (--help, --version) */
 };
 
 struct opt_row;
 
-/*
- * Check value and store it at base + r->offset (base: struct config,
- * config_output, config_sensor or cli, by the row's section).  key is
- * the file's key (a pattern row such as rng_N needs it) or NULL from the
- * command line.  0, or -EINVAL with why set to a reason, or left empty
- * for the row's "expected ..." text.
- */
+/* A row's own parser, for what no kind is (the command line's -v, -c):
+ * 0, or -EINVAL with why set (or left empty for "expected ..."). */
 typedef int (*opt_parse_fn)(const struct opt_row *r, void *base,
-			    const char *key, const char *value, char *why,
-			    size_t whylen);
-/* Print the row's "key = value" lines for base (none when unset). */
-typedef void (*opt_format_fn)(const struct opt_row *r, const void *base,
-			      FILE *out);
+			    const char *value, char *why, size_t whylen);
 
 /* What a row's field holds; the range is the row's lo..hi. */
 enum opt_kind {
-	OPT_CUSTOM,		/* the row's parse and format only */
+	OPT_CUSTOM,		/* the row's parse only */
 	OPT_UINT,		/* any integer width */
 	OPT_UINT_SET,		/* same; 0 (the driver's default) not printed */
 	OPT_POW2,		/* a power of two; 0 not printed */
@@ -81,12 +65,23 @@ enum opt_kind {
 	OPT_STRING,		/* at least lo characters that fit the field */
 	OPT_ABS_PATH,		/* a string starting with / */
 	OPT_ADDRESS,		/* HOST:PORT */
-	OPT_CHOICE,		/* one of choices */
+	OPT_CHOICE,		/* one of choices; printed as the first match */
 	OPT_BAUD,
 	OPT_BUS,		/* N or a /dev path */
 	OPT_I2C_ADDRESS,
 	OPT_FLAG,		/* no value: the bool field becomes true */
 	OPT_ARG,		/* a const char * to the command line's text */
+	OPT_SOURCE_NAME,	/* [barod] source */
+	OPT_SOURCE_FLAG,	/* --sim ...: arg; the proxies' value: upstream */
+	OPT_PROFILE,		/* a struct truth_profile */
+	OPT_THROTTLE,		/* a throttle term, kept as text */
+	OPT_ARDUPILOT,		/* enum baro_sitl_ardupilot */
+	OPT_RNG,		/* rng_N (file), N=INSTANCE (command line) */
+	OPT_SIM_PARAM,		/* SIM_NAME = V (file), SIM_NAME=V (-p) */
+	OPT_OUTPUT_SPEC,	/* -o SPEC: one more output */
+	OPT_MSP_MAP,		/* an MSP output's instances */
+	OPT_DRIVER,
+	OPT_GPIO_LINE,		/* CHIPLABEL:LINENAME; arg 1: the drdy line */
 };
 
 struct opt_choice {
@@ -105,15 +100,18 @@ struct opt_row {
 	const char *help;	/* --help; lines after the first start
 				 * under the first */
 	enum opt_kind kind;
-	opt_parse_fn parse;	/* NULL: the kind's */
-	opt_format_fn format;	/* NULL: the kind's */
+	opt_parse_fn parse;	/* OPT_CUSTOM's */
 	size_t offset, size;	/* the field's place and size */
-	double lo, hi;		/* range, for the parsers that take one */
-	const char *expect;	/* for messages: "1..255" */
+	double lo, hi;		/* range, for the kinds that take one */
+	const char *expect;	/* for messages; NULL: "LO..HI" */
 	const struct opt_choice *choices;	/* NULL-name terminated */
 	unsigned sources;	/* OPT_SRC bits it acts on */
 	unsigned flags;		/* enum opt_flags */
-	int arg;		/* source flags: the source */
+	int arg;		/* the kind's or the parser's argument */
+	/* Printed only when the string at this offset of base is set
+	 * (baud with a device, drdy_active with a drdy line); 0: always
+	 * (offset 0 is a section's name, always set). */
+	size_t shown_if;
 	/* Outside its own sources this option stands for that one
 	 * (--sitl-instances in the PX4 modes is --px4-instances). */
 	const char *alias;
@@ -129,38 +127,18 @@ struct opt_row {
 	const char *env_from;
 };
 
-/* A value type's signature; its body uses what it needs of these. */
-#define OPT_UNUSED __attribute__((unused))
-#define OPT_PARSER(name)                                                   \
-	int name(const struct opt_row *r OPT_UNUSED, void *base OPT_UNUSED, \
-		 const char *key OPT_UNUSED, const char *value OPT_UNUSED, \
-		 char *why OPT_UNUSED, size_t whylen OPT_UNUSED)
-#define OPT_PRINTER(name)                                                  \
-	void name(const struct opt_row *r OPT_UNUSED,                      \
-		  const void *base OPT_UNUSED, FILE *out)
+/* Check value and store it at base + r->offset (base: struct config,
+ * config_output, config_sensor or cli, by the row's section).  key is
+ * the file's key (a pattern row such as rng_N needs it) or NULL from the
+ * command line.  0, or -EINVAL with why set to a reason, or left empty
+ * for the row's "expected ..." text. */
+int opt_parse_value(const struct opt_row *r, void *base, const char *key,
+		    const char *value, char *why, size_t whylen);
 
-/* The kind's parse (0 or -EINVAL, why as for opt_parse_fn) and print. */
-int opt_parse_value(const struct opt_row *r, void *base, const char *value,
-		    char *why, size_t whylen);
+/* Print the row's "key = value" lines for base (none when unset). */
 void opt_format_value(const struct opt_row *r, const void *base, FILE *out);
 
-OPT_PARSER(opt_parse_driver);
-OPT_PARSER(opt_parse_gpio_line);
-OPT_PARSER(opt_parse_msp_instances);
-OPT_PARSER(opt_parse_output_spec);
-OPT_PARSER(opt_parse_profile);
-OPT_PARSER(opt_parse_throttle);
-OPT_PARSER(opt_parse_rng);
-OPT_PARSER(opt_parse_sim_param);
-OPT_PARSER(opt_parse_source_flag);
-OPT_PRINTER(opt_fmt_baud);
-OPT_PRINTER(opt_fmt_drdy_choice);
-OPT_PRINTER(opt_fmt_msp_instances);
-OPT_PRINTER(opt_fmt_output_type);
-OPT_PRINTER(opt_fmt_profile);
-OPT_PRINTER(opt_fmt_rng);
-OPT_PRINTER(opt_fmt_sim_params);
-OPT_PRINTER(opt_fmt_source);
-OPT_PRINTER(opt_fmt_transport);
+/* What a value of r must be, for messages: r->expect, else "LO..HI". */
+const char *opt_expect(const struct opt_row *r, char *buf, size_t len);
 
 #endif

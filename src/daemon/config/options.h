@@ -31,30 +31,22 @@ extern const struct opt_row options_table[];
 extern const size_t options_count;
 
 /* The row of key in section ("output" and "sensor" for the named
- * sections), or NULL. */
-const struct opt_row *
-options_find_key(const char *section, const char *key);
-
-/* The row of a long option, or NULL. */
-const struct opt_row *
-options_find_name(const char *name);
+ * sections), of a long option, or NULL; a row's index in the table. */
+const struct opt_row *options_find_key(const char *section, const char *key);
+const struct opt_row *options_find_name(const char *name);
+size_t options_index(const struct opt_row *r);
 
 /* The section exists in the table: barod, sim, ... (not "output" bare:
- * [output NAME] and [sensor NAME] are named). */
-bool
-options_section_known(const char *section);
+ * [output NAME] and [sensor NAME] are named, options_section_named). */
+bool options_section_known(const char *section);
+bool options_section_named(const char *section);
 
-/* Named sections: [output NAME], [sensor NAME]. */
-bool
-options_section_named(const char *section);
-
-/* "barod, sim, sitl, px4, mavlink, output NAME, sensor NAME". */
-void
-options_section_list(char *buf, size_t len);
-
-/* The keys of a section, comma-separated, for "valid keys are". */
-void
-options_key_list(const char *section, char *buf, size_t len);
+/* For messages: "barod, sim, ..., output NAME, sensor NAME"; a section's
+ * keys ("valid keys are"); "sitl-json, sitl-json-proxy" for OPT_SRC
+ * bits. */
+void options_section_list(char *buf, size_t len);
+void options_key_list(const char *section, char *buf, size_t len);
+void options_sources_text(unsigned sources, char *buf, size_t len);
 
 /*
  * Parse value into base through r.  On error msg holds the whole message:
@@ -62,17 +54,12 @@ options_key_list(const char *section, char *buf, size_t len);
  * command line "--OPTION: 'VALUE' is not ..." (as_typed: the option as
  * the user wrote it, "-p" or "--param").
  */
-int
-options_set(const struct opt_row *r, void *base, const char *key,
-	    const char *value, const char *as_typed, char *msg, size_t len);
+int options_set(const struct opt_row *r, void *base, const char *key,
+		const char *value, const char *as_typed, char *msg,
+		size_t len);
 
 /* r acts on source s (by itself, not through an alias). */
-bool
-options_acts_on(const struct opt_row *r, enum config_source s);
-
-/* "sitl-json, sitl-json-proxy" for OPT_SRC bits. */
-void
-options_sources_text(unsigned sources, char *buf, size_t len);
+bool options_acts_on(const struct opt_row *r, enum config_source s);
 
 /*
  * The environment rows (.env) that act on c's source, for the sources
@@ -80,52 +67,36 @@ options_sources_text(unsigned sources, char *buf, size_t len);
  * is getenv (a test passes its own); set but empty counts as unset.
  * -EINVAL with "NAME='VALUE': expected ..." in err.
  */
-int
-options_apply_env(struct config *c, const char *(*get)(const char *),
-		  char *err, size_t errlen);
+int options_apply_env(struct config *c, const char *(*get)(const char *),
+		      char *err, size_t errlen);
 
 /* Record that r's value came from from (a string that outlives c), when
  * the row keeps its origin (opt_row's from). */
-void
-options_note_origin(const struct opt_row *r, struct config *c,
-		    const char *from);
+void options_note_origin(const struct opt_row *r, struct config *c,
+			 const char *from);
 
-/* Read an INI file into c (on top of what it holds), options-file.c.
- * 0, or a negative errno with "FILE:LINE: reason" in err. */
-int
-config_load_file(struct config *c, const char *path, char *err, size_t errlen);
-
-/* Same from a string; name is used in messages. */
-int
-config_load_string(struct config *c, const char *text, const char *name,
-		   char *err, size_t errlen);
-
-/* The row's index in options_table (for struct config's given bits). */
-size_t
-options_index(const struct opt_row *r);
+/* Read an INI file (or a string, name for messages) into c, on top of
+ * what it holds (options-file.c).  0, or a negative errno with
+ * "FILE:LINE: reason" in err. */
+int config_load_file(struct config *c, const char *path, char *err,
+		     size_t errlen);
+int config_load_string(struct config *c, const char *text, const char *name,
+		       char *err, size_t errlen);
 
 /* --help, from the table. */
-void
-options_usage(FILE *out);
+void options_usage(FILE *out);
 
-/*
- * The configuration as barod.conf(5) lines, for the sections and keys
- * the configured source uses: a file that loads to the same settings.
- */
-void
-options_write_config(FILE *out, const struct config *c);
+/* The configuration as barod.conf(5) lines, for the sections and keys
+ * the configured source uses: a file that loads to the same settings. */
+void options_write_config(FILE *out, const struct config *c);
 
-/*
- * What the file gave that the configured source does not use ("[px4]
+/* What the file gave that the configured source does not use ("[px4]
  * port, [sensor baro0]"): a file may carry sections for several modes,
- * so these are told, not refused.  The number of them.
- */
-size_t
-options_unused(const struct config *c, char *buf, size_t len);
+ * so these are told, not refused.  The number of them. */
+size_t options_unused(const struct config *c, char *buf, size_t len);
 
 /* --check-config: the summary line, the configuration, what is unused. */
-void
-options_check_report(FILE *out, const struct config *c);
+void options_check_report(FILE *out, const struct config *c);
 
 /* ---- the command line (options-cli.c) ---------------------------- */
 
@@ -139,7 +110,6 @@ struct cli_setting {
 	char as_typed[32];	/* "-p" or "--param", for messages */
 };
 
-/* Command-line settings, kept so SIGHUP can lay them over the re-read file. */
 struct cli {
 	const char *config_path;
 	bool config_required;
@@ -157,13 +127,10 @@ struct cli {
 	size_t n_settings;
 };
 
-/*
- * Parse argv into cli; every value is checked here.  0; 1 when --help or
- * --version was printed to out (exit 0); -EINVAL with the message in err.
- */
-int
-cli_parse(int argc, char **argv, struct cli *cli, FILE *out, char *err,
-	  size_t errlen);
+/* Parse argv into cli; every value is checked here.  0; 1 when --help or
+ * --version was printed to out (exit 0); -EINVAL with the message in err. */
+int cli_parse(int argc, char **argv, struct cli *cli, FILE *out, char *err,
+	      size_t errlen);
 
 /*
  * The configuration for this run: defaults, the file (-c FILE, or
@@ -171,13 +138,12 @@ cli_parse(int argc, char **argv, struct cli *cli, FILE *out, char *err,
  * default output, resolved and validated; an option that the source
  * does not act on is refused.  0 or -errno with the message in err.
  */
-int
-cli_load_config(const struct cli *cli, struct config *c, char *err,
-		size_t errlen);
+int cli_load_config(const struct cli *cli, struct config *c, char *err,
+		    size_t errlen);
 
 /* The command line laid over c (config_defaults and a file already
  * there), without the file and the final checks: for the tests. */
-int
-cli_apply(const struct cli *cli, struct config *c, char *err, size_t errlen);
+int cli_apply(const struct cli *cli, struct config *c, char *err,
+	      size_t errlen);
 
 #endif
