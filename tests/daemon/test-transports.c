@@ -5,10 +5,15 @@
  * (counted by wrapping the send calls), UDP clients and servers with
  * several peers, a serial line through a pty (full, hung up), and a TCP
  * connection that drops and is made again.  Nothing queued is lost
- * without being counted.
+ * without being counted.  The SITL JSON links' UDP policies through
+ * transport-link.h: a server answering only the sender its owner
+ * accepted, on a port of its own; a connected client reading only its
+ * peer's datagrams, whole up to 64 KiB; a message sent at once in one
+ * call; one receive call per wake-up.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,8 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "transport-link.h"
+#include "transports.h"
 #include "test-files.h"
 
 /* ---- System calls per fd: these wrap the C library's for the whole
@@ -62,6 +69,18 @@ sendmmsg(int fd, struct mmsghdr *m, unsigned int vlen, int flags)
 {
 	count(fd);
 	return (int)syscall(SYS_sendmmsg, fd, m, vlen, flags);
+}
+
+/* Receive calls apart (only the transports' UDP reads use it here). */
+static unsigned rx_calls[MAX_FD];
+
+int
+recvmmsg(int fd, struct mmsghdr *m, unsigned int vlen, int flags,
+	 struct timespec *timeout)
+{
+	if (fd >= 0 && fd < MAX_FD)
+		rx_calls[fd]++;
+	return (int)syscall(SYS_recvmmsg, fd, m, vlen, flags, timeout);
 }
 
 /* ---- Helpers */
@@ -789,6 +808,279 @@ test_tcp_server_clients_parsed_apart(void **state)
 	event_loop_fini(&l);
 }
 
+/* ---- The SITL JSON links' UDP policies (transport-link.h) */
+
+/* What a link's owner saw: datagrams, their sizes, and whether to
+ * accept their sender (datagrams starting with "ok"). */
+struct link_rx {
+	struct transport_link *link;
+	unsigned datagrams, ends;
+	size_t last_len;
+	bool accept_ok;
+};
+
+static void
+link_rx(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
+{
+	struct link_rx *r = user;
+
+	if (what == TRANSPORT_RX_END) {
+		r->ends++;
+		return;
+	}
+	if (what != TRANSPORT_RX_DATA)
+		return;
+	r->datagrams++;
+	r->last_len = n;
+	if (r->accept_ok && n >= 2 && memcmp(buf, "ok", 2) == 0)
+		transport_link_answer_sender(r->link);
+}
+
+static void
+to_port(int fd, unsigned port, const void *buf, size_t n)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	assert_int_equal(sendto(fd, buf, n, 0, (struct sockaddr *)&to,
+				sizeof(to)), (ssize_t)n);
+}
+
+/* ArduPilot's side: nobody to answer until a datagram is accepted; then
+ * only its sender, whatever else arrives; a newly accepted sender
+ * replaces it.  The port is the link's alone. */
+static void
+test_udp_answer_accepted(void **state)
+{
+	static const struct transport_opts opts = {
+		.answer_accepted = true,
+		.exclusive_port = true,
+	};
+	struct event_loop l;
+	struct transport_link srv, again;
+	struct link_rx r = { .link = &srv, .accept_ok = true };
+	char addr[ADDR_LEN], err[256];
+	unsigned sport = free_port(SOCK_DGRAM), pa, pb;
+	uint8_t buf[64];
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", sport);
+	transport_link_init(&srv);
+	assert_int_equal(transport_link_open(&srv, &transport_udp_server, &l,
+					     "ap", addr, &opts, 0, link_rx, &r,
+					     err, sizeof(err)), 0);
+	int a = udp_loopback(&pa, SOCK_NONBLOCK);
+	int b = udp_loopback(&pb, SOCK_NONBLOCK);
+
+	/* A second link on the port is refused, naming it. */
+	transport_link_init(&again);
+	assert_int_equal(transport_link_open(&again, &transport_udp_server, &l,
+					     "ap", addr, &opts, 0, link_rx, &r,
+					     err, sizeof(err)), -EADDRINUSE);
+	assert_non_null(strstr(err, addr));
+
+	/* Heard, not accepted: still nobody to answer. */
+	to_port(a, sport, "no", 2);
+	pump(&l, NULL, 0, 20);
+	assert_int_equal(r.datagrams, 1);
+	assert_int_equal(r.ends, 1);
+	assert_int_equal(transport_link_send_now(&srv, (const uint8_t *)"r1", 2),
+			 -ENOTCONN);
+	assert_int_equal(srv.stats.frames_no_peer, 1);
+
+	to_port(a, sport, "ok", 2);
+	pump(&l, NULL, 0, 20);
+	/* A stray datagram from b moves nothing. */
+	to_port(b, sport, "no", 2);
+	pump(&l, NULL, 0, 20);
+	assert_int_equal(r.datagrams, 3);
+	assert_int_equal(transport_link_send_now(&srv, (const uint8_t *)"r2", 2),
+			 0);
+	assert_int_equal(recv(a, buf, sizeof(buf), 0), 2);
+	assert_memory_equal(buf, "r2", 2);
+	assert_true(recv(b, buf, sizeof(buf), 0) < 0);
+
+	/* b accepted: b alone from now on (ArduPilot restarted on another
+	 * port). */
+	to_port(b, sport, "ok", 2);
+	pump(&l, NULL, 0, 20);
+	assert_int_equal(transport_link_send_now(&srv, (const uint8_t *)"r3", 2),
+			 0);
+	assert_int_equal(recv(b, buf, sizeof(buf), 0), 2);
+	assert_memory_equal(buf, "r3", 2);
+	assert_true(recv(a, buf, sizeof(buf), 0) < 0);
+	assert_int_equal(srv.stats.frames_sent, 2);
+	assert_int_equal(srv.stats.bytes_sent, 4);
+
+	transport_link_close(&srv);
+	close(a);
+	close(b);
+	event_loop_fini(&l);
+}
+
+/* The proxy's backend: a connected client reads only its peer, whole
+ * datagrams up to datagram_max; a message leaves at once in one call,
+ * after what was queued; a batch of datagrams is one receive call a
+ * wake-up, however many wait. */
+static void
+test_udp_only_peer(void **state)
+{
+	static const struct transport_opts opts = {
+		.only_peer = true,
+		.datagram_max = 65000,
+	};
+	enum { BIG = 60000 };
+	struct event_loop l;
+	struct transport_link cli;
+	struct link_rx r = { .link = &cli };
+	char addr[ADDR_LEN], err[256];
+	unsigned pport, sport;
+	uint8_t *big = calloc(1, BIG), buf[64];
+	(void)state;
+
+	assert_non_null(big);
+	assert_int_equal(event_loop_init(&l), 0);
+	int peer = udp_loopback(&pport, SOCK_NONBLOCK);
+	int stranger = udp_loopback(&sport, SOCK_NONBLOCK);
+	int rcv = 1 << 20;
+	setsockopt(peer, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", pport);
+	transport_link_init(&cli);
+	assert_int_equal(transport_link_open(&cli, &transport_udp_client, &l,
+					     "up", addr, &opts, 0, link_rx, &r,
+					     err, sizeof(err)), 0);
+	assert_true(transport_link_connected(&cli));
+	struct sockaddr_in me;
+	socklen_t mlen = sizeof(me);
+	assert_int_equal(getsockname(cli.src.fd, (struct sockaddr *)&me,
+				     &mlen), 0);
+	const unsigned cport = ntohs(me.sin_port);
+
+	/* Queued, then sent at once: both arrive, in that order; the
+	 * message is one datagram of 60000 bytes in one call. */
+	assert_int_equal(transport_link_send(&cli, (const uint8_t *)"q", 1), 0);
+	calls[cli.src.fd] = 0;
+	assert_int_equal(transport_link_send_now(&cli, big, BIG), 0);
+	assert_int_equal(calls[cli.src.fd], 2);	/* the queue, the message */
+	assert_int_equal(recv(peer, big, BIG, 0), 1);
+	assert_int_equal(recv(peer, big, BIG, 0), BIG);
+	calls[cli.src.fd] = 0;
+	assert_int_equal(transport_link_send_now(&cli, (const uint8_t *)"m", 1),
+			 0);
+	assert_int_equal(calls[cli.src.fd], 1);
+	assert_int_equal(recv(peer, buf, sizeof(buf), 0), 1);
+	assert_int_equal(cli.stats.frames_sent, 3);
+
+	/* The stranger is not read; the peer's 60000 bytes are, whole. */
+	to_port(stranger, cport, "x", 1);
+	to_port(peer, cport, big, BIG);
+	pump(&l, NULL, 0, 20);
+	assert_int_equal(r.datagrams, 1);
+	assert_int_equal(r.last_len, BIG);
+
+	/* Datagrams larger than TRANSPORT_RX_DATAGRAM make one a read:
+	 * three waiting, three wake-ups, three calls, none finding the
+	 * socket empty. */
+	rx_calls[cli.src.fd] = 0;
+	for (int i = 0; i < 3; i++)
+		to_port(peer, cport, "abc", 3);
+	pump(&l, NULL, 0, 20);
+	assert_int_equal(r.datagrams, 4);
+	assert_int_equal(rx_calls[cli.src.fd], 3);
+
+	transport_link_close(&cli);
+	close(peer);
+	close(stranger);
+	free(big);
+	event_loop_fini(&l);
+}
+
+/* The outputs' batch: 20 datagrams waiting are read in two calls (16,
+ * then 4), one a wake-up; one larger than TRANSPORT_RX_DATAGRAM arrives
+ * cut to it. */
+static void
+test_udp_batch(void **state)
+{
+	struct event_loop l;
+	struct transport_link srv;
+	struct link_rx r = { .link = &srv };
+	char addr[ADDR_LEN], err[256];
+	unsigned sport = free_port(SOCK_DGRAM), pa;
+	uint8_t big[3000] = { 0 };
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", sport);
+	transport_link_init(&srv);
+	assert_int_equal(transport_link_open(&srv, &transport_udp_server, &l,
+					     "gcs", addr, NULL, 0, link_rx, &r,
+					     err, sizeof(err)), 0);
+	int a = udp_loopback(&pa, SOCK_NONBLOCK);
+	rx_calls[srv.src.fd] = 0;
+	for (int i = 0; i < 20; i++)
+		to_port(a, sport, "hi", 2);
+	struct epoll_event ev;
+	assert_int_equal(epoll_wait(l.epfd, &ev, 1, 1000), 1);
+	srv.src.cb(&srv.src, ev.events, srv.src.user);
+	assert_int_equal(r.datagrams, TRANSPORT_RX_BATCH);
+	assert_int_equal(rx_calls[srv.src.fd], 1);
+	pump(&l, NULL, 0, 20);
+	assert_int_equal(r.datagrams, 20);
+	assert_int_equal(r.ends, 20);
+	assert_int_equal(rx_calls[srv.src.fd], 2);
+
+	to_port(a, sport, big, sizeof(big));
+	pump(&l, NULL, 0, 20);
+	assert_int_equal(r.last_len, TRANSPORT_RX_DATAGRAM);
+	/* Every sender is a peer (the outputs' udp-server). */
+	assert_int_equal(transport_link_send_now(&srv, (const uint8_t *)"r", 1),
+			 0);
+	assert_int_equal(recv(a, big, sizeof(big), 0), 1);
+
+	transport_link_close(&srv);
+	close(a);
+	event_loop_fini(&l);
+}
+
+/* A connected client whose peer is gone: the refusal the kernel reports
+ * fails the next send, counted as dropped. */
+static void
+test_udp_only_peer_refused(void **state)
+{
+	static const struct transport_opts opts = { .only_peer = true };
+	struct event_loop l;
+	struct transport_link cli;
+	struct link_rx r = { .link = &cli };
+	char addr[ADDR_LEN], err[256];
+	(void)state;
+
+	assert_int_equal(event_loop_init(&l), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", free_port(SOCK_DGRAM));
+	transport_link_init(&cli);
+	assert_int_equal(transport_link_open(&cli, &transport_udp_client, &l,
+					     "up", addr, &opts, 0, link_rx, &r,
+					     err, sizeof(err)), 0);
+	assert_int_equal(transport_link_send_now(&cli, (const uint8_t *)"a", 1),
+			 0);
+	/* The ICMP port unreachable comes back within microseconds on
+	 * loopback; wait for it without reading (a read would take it). */
+	struct pollfd p = { .fd = cli.src.fd, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 1000), 1);
+	assert_int_equal(transport_link_send_now(&cli, (const uint8_t *)"b", 1),
+			 -ECONNREFUSED);
+	assert_int_equal(cli.stats.frames_sent, 1);
+	assert_int_equal(cli.stats.frames_dropped, 1);
+	/* The loop reads the next refusal and goes on. */
+	(void)transport_link_send_now(&cli, (const uint8_t *)"c", 1);
+	pump(&l, NULL, 0, 20);
+	assert_int_equal(r.datagrams, 0);
+
+	transport_link_close(&cli);
+	event_loop_fini(&l);
+}
+
 int
 main(void)
 {
@@ -804,6 +1096,10 @@ main(void)
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_tcp_server_slow_client),
 		cmocka_unit_test(test_tcp_server_clients_parsed_apart),
+		cmocka_unit_test(test_udp_answer_accepted),
+		cmocka_unit_test(test_udp_only_peer),
+		cmocka_unit_test(test_udp_batch),
+		cmocka_unit_test(test_udp_only_peer_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

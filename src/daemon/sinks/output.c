@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "output.h"
+#include "transports.h"
 
 #include <errno.h>
 #include <stdio.h>

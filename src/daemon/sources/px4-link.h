@@ -12,6 +12,7 @@
 #define BAROD_PX4_LINK_H
 
 #include "transport-link.h"
+#include "transports.h"
 
 /* barod's backlog per PX4 stream: a second of 250 Hz HIL_SENSOR and
  * HIL_GPS many times over; what does not fit is dropped whole and

@@ -7,11 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <unistd.h>
 
 #include "log.h"
-#include "transport.h"
+#include "transports.h"
 
 /* ArduPilot gives up on a physics frame after 100 ms and resends about
  * every 1.1 s: a second without replies is worth saying. */
@@ -19,6 +17,23 @@
 #define WARN_INTERVAL_US 1000000u
 /* Room for a full upstream datagram plus barod's fields on every line. */
 #define PROXY_TX_MAX (2 * SITL_JSON_MAX_LINE)
+
+/* ArduPilot's side: replies go where the last valid servo packet came
+ * from (ArduPilot's SIM_JSON sends from a port of its choosing, and a
+ * restarted one may choose another; a stray datagram moves nothing), and
+ * the port is barod's alone (two barods sharing it would each get some
+ * of ArduPilot's packets). */
+static const struct transport_opts sitl_ap_side = {
+	.answer_accepted = true,
+	.exclusive_port = true,
+};
+
+/* The proxy's backend: connected, so only its replies are read, a whole
+ * JSON datagram as ArduPilot would take it. */
+static const struct transport_opts sitl_backend_side = {
+	.only_peer = true,
+	.datagram_max = SITL_JSON_MAX_LINE,
+};
 
 static void
 say(struct sitl_link *l, int level, const char *fmt, ...)
@@ -65,17 +80,17 @@ fields_text(struct sitl_link *l, bool changed)
 	return l->fields_text;
 }
 
+/* At once, not at the loop pass's flush: ArduPilot waits for it. */
 static void
 send_to_ap(struct sitl_link *l, const char *buf, size_t len)
 {
-	if (!l->have_ap)
-		return;
-	ssize_t n = sendto(l->ap_src.fd, buf, len, MSG_DONTWAIT,
-			   (struct sockaddr *)&l->ap_addr, l->ap_len);
-	if (n == (ssize_t)len) {
+	int rc = transport_link_send_now(&l->ap, (const uint8_t *)buf, len);
+
+	if (rc == 0) {
 		l->stats.replies++;
 		l->last_reply_us = event_now_us();
-	} else {
+	} else if (rc != -ENOTCONN) {
+		/* -ENOTCONN: no ArduPilot yet, nobody to answer. */
 		l->stats.send_errors++;
 	}
 }
@@ -176,7 +191,7 @@ peer_frame(struct sitl_link *l, const struct sitl_servo *s)
 static void
 forward_upstream(struct sitl_link *l, const uint8_t *buf, size_t len)
 {
-	if (send(l->up_src.fd, buf, len, MSG_DONTWAIT) != (ssize_t)len)
+	if (transport_link_send_now(&l->up, buf, len) < 0)
 		l->stats.send_errors++;
 	else
 		event_loop_expect(l->loop);
@@ -233,23 +248,21 @@ verbatim:
 	return len;
 }
 
+/* One datagram from the backend (one a wake-up, of up to
+ * SITL_JSON_MAX_LINE bytes: sitl_backend_side). */
 static void
-on_upstream(struct event_source *src, uint32_t events, void *user)
+on_upstream(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 {
 	struct sitl_link *l = user;
-	char *in = l->rx, *out = l->tx;
+	const char *in = (const char *)buf;
+	char *out = l->tx;
 
-	(void)events;
-	/* One datagram per wake-up: epoll is level-triggered, so another
-	 * waiting datagram wakes us again, and the usual case (one reply
-	 * per frame) costs no extra recv that finds the socket empty. */
-	ssize_t n = recv(src->fd, in, SITL_JSON_MAX_LINE, MSG_DONTWAIT);
-	if (n < 0)
-		return;	/* EAGAIN, or ECONNREFUSED: nobody upstream */
+	if (what != TRANSPORT_RX_DATA)
+		return;
 	size_t used = 0, start = 0;
 	for (;;) {
-		const char *nl = memchr(in + start, '\n', (size_t)n - start);
-		const size_t i = nl ? (size_t)(nl - in) : (size_t)n;
+		const char *nl = memchr(in + start, '\n', n - start);
+		const size_t i = nl ? (size_t)(nl - in) : n;
 		used += proxy_line(l, in + start, i - start, out + used,
 				   PROXY_TX_MAX - used - 1);
 		if (!nl)
@@ -264,12 +277,17 @@ on_upstream(struct event_source *src, uint32_t events, void *user)
 
 /* ---- ArduPilot's side --------------------------------------------- */
 
+/* One datagram from ArduPilot's side (in batches of up to
+ * TRANSPORT_RX_BATCH a wake-up; a larger one than a servo packet arrives
+ * cut, a bad size either way). */
 static void
-ardupilot_packet(struct sitl_link *l, const uint8_t *buf, size_t n,
-		 const struct sockaddr_storage *from, socklen_t flen)
+on_ardupilot(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 {
+	struct sitl_link *l = user;
 	struct sitl_servo s;
 
+	if (what != TRANSPORT_RX_DATA)
+		return;
 	if (sitl_servo_decode(buf, n, &s) < 0 || s.frame_rate == 0) {
 		l->stats.bad_packets++;
 		complain(l, "servo packet with a bad magic, size or frame rate "
@@ -277,9 +295,7 @@ ardupilot_packet(struct sitl_link *l, const uint8_t *buf, size_t n,
 		return;
 	}
 	/* Replies go where the servo packets come from. */
-	l->ap_addr = *from;
-	l->ap_len = flen;
-	l->have_ap = true;
+	transport_link_answer_sender(&l->ap);
 	l->stats.servo_packets++;
 	l->last_servo_us = event_now_us();
 
@@ -307,44 +323,6 @@ ardupilot_packet(struct sitl_link *l, const uint8_t *buf, size_t n,
 	}
 }
 
-/* Servo packets in batches: one recvmmsg per wake-up rather than a
- * recvfrom per packet plus one more that finds the socket empty. */
-#define RX_BATCH 16
-
-static void
-on_ardupilot(struct event_source *src, uint32_t events, void *user)
-{
-	struct sitl_link *l = user;
-	uint8_t buf[RX_BATCH][512];
-	struct sockaddr_storage from[RX_BATCH];
-	struct iovec iov[RX_BATCH];
-	struct mmsghdr msg[RX_BATCH];
-	int n;
-
-	(void)events;
-	do {
-		for (int i = 0; i < RX_BATCH; i++) {
-			iov[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
-			msg[i] = (struct mmsghdr){
-				.msg_hdr = { .msg_name = &from[i],
-					     .msg_namelen = sizeof(from[i]),
-					     .msg_iov = &iov[i],
-					     .msg_iovlen = 1 },
-			};
-		}
-		n = recvmmsg(src->fd, msg, RX_BATCH, MSG_DONTWAIT, NULL);
-		for (int i = 0; i < n; i++) {
-			/* A datagram larger than any servo packet arrives
-			 * truncated: bad size either way. */
-			size_t len = msg[i].msg_hdr.msg_flags & MSG_TRUNC
-					     ? sizeof(buf[i]) + 1
-					     : msg[i].msg_len;
-			ardupilot_packet(l, buf[i], len, &from[i],
-					 msg[i].msg_hdr.msg_namelen);
-		}
-	} while (n == RX_BATCH);
-}
-
 void
 sitl_link_check(struct sitl_link *l, uint64_t now)
 {
@@ -369,9 +347,9 @@ sitl_link_open(struct sitl_link *l, const struct sitl_link_config *cfg,
 	       sitl_restart_cb restart_cb, sitl_log_cb log, void *user,
 	       char *err, size_t errlen)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
-	char port[16], why[200];
+	char name[32], addr[96], why[200];
+	const bool v6 = strchr(cfg->bind_host, ':') != NULL;
+	int rc;
 
 	memset(l, 0, sizeof(*l));
 	l->cfg = *cfg;
@@ -380,82 +358,46 @@ sitl_link_open(struct sitl_link *l, const struct sitl_link_config *cfg,
 	l->restart = restart_cb;
 	l->log = log;
 	l->user = user;
-	l->ap_src.fd = l->up_src.fd = -1;
+	transport_link_init(&l->ap);
+	transport_link_init(&l->up);
 	l->fields.count = 0;
 	for (int k = 0; k < 6; k++)
 		l->fields.rng_instance[k] = cfg->rng_instance[k];
 
-	snprintf(port, sizeof(port), "%u", cfg->port);
-	if (transport_resolve_host(cfg->bind_host, port, SOCK_DGRAM, true, &ss,
-				   &len, why, sizeof(why)) < 0) {
-		snprintf(err, errlen, "SITL instance %u: cannot use %s:%s",
-			 cfg->instance, cfg->bind_host, port);
-		return -EADDRNOTAVAIL;
+	snprintf(name, sizeof(name), "SITL instance %u", cfg->instance);
+	snprintf(addr, sizeof(addr), "%s%s%s:%u", v6 ? "[" : "",
+		 cfg->bind_host, v6 ? "]" : "", cfg->port);
+	rc = transport_link_open(&l->ap, &transport_udp_server, loop, name,
+				 addr, &sitl_ap_side, 0, on_ardupilot, l, why,
+				 sizeof(why));
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", name, why);
+		return rc;
 	}
-	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) < 0) {
-		int e = errno;
-		snprintf(err, errlen, "SITL instance %u: bind %s:%s: %s",
-			 cfg->instance, cfg->bind_host, port, strerror(e));
-		if (fd >= 0)
-			close(fd);
-		return -e;
-	}
-	l->ap_src = (struct event_source){ .fd = fd, .cb = on_ardupilot,
-					   .user = l };
+	if (cfg->mode != SITL_PROXY)
+		return 0;
 
-	if (cfg->mode == SITL_PROXY) {
-		l->rx = malloc(SITL_JSON_MAX_LINE + 1);
-		l->tx = malloc(PROXY_TX_MAX);
-		if (!l->rx || !l->tx) {
-			snprintf(err, errlen, "out of memory");
-			close(fd);
-			return -ENOMEM;
-		}
-		int ufd = -1;
-		int rc = transport_resolve(cfg->upstream, SOCK_DGRAM, false,
-					   &ss, &len, why, sizeof(why));
-		if (rc == -EINVAL) {
-			snprintf(err, errlen, "upstream %s", why);
-			close(fd);
-			return rc;
-		}
-		if (rc == 0)
-			ufd = socket(ss.ss_family,
-				     SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-				     0);
-		/* Connected: only the backend's replies are read back. */
-		if (ufd < 0 || connect(ufd, (struct sockaddr *)&ss, len) < 0) {
-			snprintf(err, errlen, "upstream %s: %s", cfg->upstream,
-				 strerror(errno ? errno : EADDRNOTAVAIL));
-			if (ufd >= 0)
-				close(ufd);
-			close(fd);
-			return -EADDRNOTAVAIL;
-		}
-		l->up_src = (struct event_source){ .fd = ufd,
-						   .cb = on_upstream,
-						   .user = l };
-		event_loop_add(loop, &l->up_src, EPOLLIN);
+	l->tx = malloc(PROXY_TX_MAX);
+	if (!l->tx) {
+		snprintf(err, errlen, "out of memory");
+		sitl_link_close(l);
+		return -ENOMEM;
 	}
-	return event_loop_add(loop, &l->ap_src, EPOLLIN);
+	rc = transport_link_open(&l->up, &transport_udp_client, loop, name,
+				 cfg->upstream, &sitl_backend_side, 0,
+				 on_upstream, l, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(err, errlen, "upstream %s", why);
+		sitl_link_close(l);
+	}
+	return rc;
 }
 
 void
 sitl_link_close(struct sitl_link *l)
 {
-	if (l->ap_src.fd >= 0) {
-		event_loop_remove(l->loop, &l->ap_src);
-		close(l->ap_src.fd);
-		l->ap_src.fd = -1;
-	}
-	if (l->up_src.fd >= 0) {
-		event_loop_remove(l->loop, &l->up_src);
-		close(l->up_src.fd);
-		l->up_src.fd = -1;
-	}
-	free(l->rx);
+	transport_link_close(&l->ap);
+	transport_link_close(&l->up);
 	free(l->tx);
-	l->rx = l->tx = NULL;
+	l->tx = NULL;
 }

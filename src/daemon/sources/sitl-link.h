@@ -9,20 +9,22 @@
  *    backend, its JSON replies come back with barod's fields inserted.
  *
  * Either way the physics timestamp is the emulator's clock.  The link
- * owns the sockets and the frame bookkeeping; the daemon steps the
- * emulator through the step callback.
+ * owns its transports (a UDP server for ArduPilot, answering whoever sent
+ * the last valid servo packet; a connected UDP client for the proxy's
+ * backend; each reply sent at once) and the frame bookkeeping; the daemon
+ * steps the emulator through the step callback.
  */
 #ifndef BAROD_SITL_LINK_H
 #define BAROD_SITL_LINK_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/socket.h>
 
 #include "baro-sitl.h"
 #include "event-loop.h"
 #include "sitl-json.h"
 #include "sitl-motion.h"
+#include "transport-link.h"
 #include "truth-profile.h"
 #include "truth-trace.h"
 
@@ -82,11 +84,8 @@ struct sitl_link {
 	struct sitl_link_config cfg;
 	struct sitl_link_stats stats;
 	struct event_loop *loop;
-	struct event_source ap_src;	/* ArduPilot side */
-	struct event_source up_src;	/* proxy: upstream side */
-	struct sockaddr_storage ap_addr;
-	socklen_t ap_len;
-	bool have_ap;
+	struct transport_link ap;	/* ArduPilot's side */
+	struct transport_link up;	/* proxy: the backend's */
 
 	bool have_frame;
 	uint32_t last_frame;
@@ -106,7 +105,7 @@ struct sitl_link {
 	struct sitl_vehicle vehicle;	/* peer: the last state sent */
 	struct sitl_motion motion;	/* peer: the vehicle flown */
 
-	char *rx, *tx;			/* proxy: datagram buffers */
+	char *tx;			/* proxy: the reply to ArduPilot */
 	char reply[4096];		/* peer: the last reply, for resends */
 	int reply_len;
 	struct sitl_baro_fields fields;	/* latest */
@@ -124,6 +123,7 @@ struct sitl_link {
 	uint64_t warned_bad;		/* rate limit: last warning wall time */
 };
 
+/* Not moved while open (its transports point into it). */
 int
 sitl_link_open(struct sitl_link *l, const struct sitl_link_config *cfg,
 	       struct event_loop *loop, sitl_step_cb step,

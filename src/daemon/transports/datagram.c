@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -30,8 +31,9 @@ datagram_open(struct transport *t, bool server, char *err, size_t errlen)
 	}
 	if (server) {
 		int one = 1;
-		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
-				 sizeof(one));
+		if (!t->opts.exclusive_port)
+			(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+					 sizeof(one));
 		if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
 			int e = errno;
 			snprintf(err, errlen, "%s: bind: %s", t->cfg->address,
@@ -40,11 +42,49 @@ datagram_open(struct transport *t, bool server, char *err, size_t errlen)
 			return -e;
 		}
 	} else {
+		if (t->opts.only_peer &&
+		    connect(fd, (struct sockaddr *)&ss, len) < 0) {
+			int e = errno;
+			snprintf(err, errlen, "%s: connect: %s",
+				 t->cfg->address, strerror(e));
+			close(fd);
+			return -e;
+		}
+		t->connected = t->opts.only_peer;
 		g->peers[0] = ss;
 		g->peer_len[0] = len;
 		g->n_peers = 1;
 	}
-	return transport_attach(t, fd, EPOLLIN, err, errlen);
+	/* Kept across reopen, freed at close. */
+	if (!g->rx_buf) {
+		g->rx_size = t->opts.datagram_max > TRANSPORT_RX_DATAGRAM
+				     ? t->opts.datagram_max
+				     : TRANSPORT_RX_DATAGRAM;
+		g->rx_slots = g->rx_size > TRANSPORT_RX_DATAGRAM
+				      ? 1
+				      : TRANSPORT_RX_BATCH;
+		g->rx_buf = malloc(g->rx_size * g->rx_slots);
+		if (!g->rx_buf) {
+			snprintf(err, errlen, "%s: out of memory",
+				 t->cfg->address);
+			close(fd);
+			return -ENOMEM;
+		}
+	}
+	rc = transport_attach(t, fd, EPOLLIN, err, errlen);
+	if (rc < 0) {
+		free(g->rx_buf);
+		g->rx_buf = NULL;
+	}
+	return rc;
+}
+
+void
+datagram_close(struct transport *t)
+{
+	transport_close_fd(t);
+	free(t->u.dgram.rx_buf);
+	t->u.dgram.rx_buf = NULL;
 }
 
 int
@@ -80,12 +120,18 @@ send_all(struct transport *t)
 	struct iovec iov[TRANSPORT_DATAGRAMS];
 	unsigned total = 0;
 
+	/* A connected socket (opts.only_peer) is sent to without a name:
+	 * the kernel then uses the route it keeps. */
+	const bool named = !t->connected;
+
 	for (unsigned d = 0; d < g->n; d++) {
 		iov[d] = (struct iovec){ g->q[d].data, g->q[d].len };
 		for (size_t p = 0; p < g->n_peers; p++)
 			m[total++] = (struct mmsghdr){
-				.msg_hdr = { .msg_name = &g->peers[p],
-					     .msg_namelen = g->peer_len[p],
+				.msg_hdr = { .msg_name = named ? &g->peers[p]
+							       : NULL,
+					     .msg_namelen = named ? g->peer_len[p]
+								  : 0,
 					     .msg_iov = &iov[d],
 					     .msg_iovlen = 1 },
 			};
@@ -185,26 +231,93 @@ remember_peer(struct transport_datagram *g, const struct sockaddr_storage *ss,
 	g->n_peers++;
 }
 
-void
-datagram_readable(struct transport *t, bool learn_peers)
+int
+datagram_send(struct transport *t, const uint8_t *msg, size_t len)
 {
-	uint8_t buf[2048];
+	struct transport_datagram *g = &t->u.dgram;
+	int rc = 0;
 
-	for (unsigned k = 0; k < TRANSPORT_READ_BUDGET; k++) {
-		struct sockaddr_storage from;
-		socklen_t flen = sizeof(from);
-		ssize_t n = recvfrom(t->src->fd, buf, sizeof(buf), 0,
-				     (struct sockaddr *)&from, &flen);
-		if (n < 0)
-			return;	/* EAGAIN, or an ICMP error for a dead peer */
-		/* Bigger than buf (a 64 KiB datagram): the kernel cut it;
-		 * the parser sees the start and resyncs at the end. */
-		if (learn_peers)
-			remember_peer(&t->u.dgram, &from, flen);
-		t->rx(t->rx_user, TRANSPORT_RX_DATA, buf, (size_t)n);
+	if (g->n)
+		datagram_flush(t);	/* what was queued goes first */
+	if (t->src->fd < 0) {
+		t->stats->frames_dropped++;
+		t->stats->bytes_dropped += len;
+		return -ENOTCONN;
+	}
+	if (g->n_peers == 0) {
+		t->stats->frames_no_peer++;
+		return -ENOTCONN;
+	}
+	for (size_t p = 0; p < g->n_peers; p++) {
+		ssize_t r = t->connected
+				    ? send(t->src->fd, msg, len, MSG_DONTWAIT)
+				    : sendto(t->src->fd, msg, len, MSG_DONTWAIT,
+					     (const struct sockaddr *)&g->peers[p],
+					     g->peer_len[p]);
+		if (r == (ssize_t)len) {
+			t->stats->bytes_sent += len;
+		} else {
+			/* Sent to every peer or counted as dropped, as a
+			 * flush counts; the other peers still get theirs. */
+			rc = r < 0 ? -errno : -EMSGSIZE;
+		}
+	}
+	if (rc == 0) {
+		t->stats->frames_sent++;
+	} else {
+		t->stats->frames_dropped++;
+		t->stats->bytes_dropped += len;
+	}
+	return rc;
+}
+
+void
+datagram_readable(struct transport *t, bool server)
+{
+	struct transport_datagram *g = &t->u.dgram;
+	struct sockaddr_storage from[TRANSPORT_RX_BATCH];
+	struct iovec iov[TRANSPORT_RX_BATCH];
+	struct mmsghdr m[TRANSPORT_RX_BATCH];
+	const bool learn = server && !t->opts.answer_accepted;
+
+	for (unsigned i = 0; i < g->rx_slots; i++) {
+		iov[i] = (struct iovec){ g->rx_buf + i * g->rx_size,
+					 g->rx_size };
+		m[i] = (struct mmsghdr){
+			.msg_hdr = { .msg_name = &from[i],
+				     .msg_namelen = sizeof(from[i]),
+				     .msg_iov = &iov[i],
+				     .msg_iovlen = 1 },
+		};
+	}
+	/* One batch per readiness event (TRANSPORT_RX_BATCH). */
+	int n = recvmmsg(t->src->fd, m, g->rx_slots, MSG_DONTWAIT, NULL);
+	/* n < 0: EAGAIN, or an ICMP error for a dead peer. */
+	for (int i = 0; i < n; i++) {
+		/* Bigger than a slot (a 64 KiB datagram): the kernel cut
+		 * it; the parser sees the start and resyncs at the end. */
+		g->from = &from[i];
+		g->from_len = m[i].msg_hdr.msg_namelen;
+		if (learn)
+			remember_peer(g, &from[i], g->from_len);
+		t->rx(t->rx_user, TRANSPORT_RX_DATA, iov[i].iov_base,
+		      m[i].msg_len);
 		/* A frame never continues into the next datagram. */
 		t->rx(t->rx_user, TRANSPORT_RX_END, NULL, 0);
 	}
+	g->from = NULL;
+}
+
+void
+datagram_answer_sender(struct transport *t)
+{
+	struct transport_datagram *g = &t->u.dgram;
+
+	if (!g->from)
+		return;
+	g->peers[0] = *g->from;
+	g->peer_len[0] = g->from_len;
+	g->n_peers = 1;
 }
 
 void

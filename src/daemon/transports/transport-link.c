@@ -77,6 +77,22 @@ transport_link_send(struct transport_link *l, const uint8_t *buf, size_t len)
 	return l->t.ops->queue(&l->t, buf, len);
 }
 
+int
+transport_link_send_now(struct transport_link *l, const uint8_t *buf,
+			size_t len)
+{
+	struct transport *t = &l->t;
+
+	if (!t->ops)
+		return -ENOTCONN;
+	if (t->ops->send)
+		return t->ops->send(t, buf, len);
+	int rc = t->ops->queue(t, buf, len);
+	if (rc == 0)
+		t->ops->flush(t);
+	return rc;
+}
+
 void
 transport_link_flush(struct transport_link *l)
 {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * A transport a source owns (the PX4 links: PX4 connecting to barod as
- * its simulator, the proxy's connection to the real simulator), rather
- * than an output's: the transport, its event source, its counters and
+ * its simulator, the proxy's connection to the real simulator; the SITL
+ * JSON links: ArduPilot's servo packets, the proxy's physics backend),
+ * rather than an output's: the transport, its event source, its counters and
  * its address in one object, bound once, so the source only says what
  * to open and takes what comes back (rx: bytes, and the connection
  * events TRANSPORT_RX_UP / TRANSPORT_RX_DOWN).  It must not move while
@@ -25,7 +26,8 @@ void
 transport_link_init(struct transport_link *l);
 
 /*
- * Open ops (transport_tcp, transport_tcp_server) on address (HOST:PORT)
+ * Open ops (transports.h: transport_tcp, transport_udp_server, ...) on
+ * address (HOST:PORT)
  * with opts and backlog bytes (0: the transport's default), named name
  * in messages.  0, or a negative errno with a message in err.
  */
@@ -57,6 +59,22 @@ transport_link_connected(const struct transport_link *l)
  * 0, -EAGAIN (no room), -ENOTCONN (no peer). */
 int
 transport_link_send(struct transport_link *l, const uint8_t *buf, size_t len);
+
+/* The same, sent at once rather than at the next flush (a lockstep
+ * peer waits for it): UDP sends the message as one datagram of up to
+ * 64 KiB with one system call, the others queue and flush.  Errors as
+ * transport_ops.send. */
+int
+transport_link_send_now(struct transport_link *l, const uint8_t *buf,
+			size_t len);
+
+/* During rx of a UDP server opened with opts.answer_accepted: answer
+ * this datagram's sender, and only it, from now on. */
+static inline void
+transport_link_answer_sender(struct transport_link *l)
+{
+	datagram_answer_sender(&l->t);
+}
 
 /* Hand what is queued to the kernel (one system call); a TCP client
  * whose retry is due connects again. */

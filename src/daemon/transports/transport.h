@@ -13,14 +13,19 @@
  *
  * Adding a transport: one file defining a struct transport_ops, its wire
  * in config.h's enum output_wire and in transport_ops_for()
- * (transport.c), its source in meson.build, and the output types that
- * use it (rows of config.c's output table).
+ * (transports.c, the registry, which also declares every ops table), its
+ * source in meson.build, and the output types that use it (rows of
+ * config.c's output table).  This file and transport.c are what the
+ * transports share; they know none of them.
  *
  * The outputs are not the only users: barod's PX4 links (PX4 connecting
  * to barod as its simulator, barod connecting to a simulator for the
- * proxy) are a TCP server and a TCP client with their own policy
- * (struct transport_opts), and their owners take the connection events
- * (TRANSPORT_RX_UP, TRANSPORT_RX_DOWN) the outputs ignore.
+ * proxy) are a TCP server and a TCP client, and its SITL JSON links
+ * (ArduPilot's servo packets, the proxy's physics backend) a UDP server
+ * and a UDP client, each with its own policy (struct transport_opts);
+ * their owners take the connection events (TRANSPORT_RX_UP,
+ * TRANSPORT_RX_DOWN) the outputs ignore, and the SITL links send each
+ * reply at once (ops->send) rather than at the loop pass's flush.
  */
 #ifndef BAROD_TRANSPORT_H
 #define BAROD_TRANSPORT_H
@@ -41,12 +46,20 @@
  * burst of status texts fits without an early flush. */
 #define TRANSPORT_DATAGRAMS 8
 #define TRANSPORT_STREAM_BUFFER 8192
-/* Reads one readiness event may make (datagrams, or 512-byte reads of a
- * stream) before the loop gets back to its timer: a peer that sends
- * faster than barod parses is read on the next pass (the socket stays
- * readable) and the kernel drops the excess, rather than the loop
- * draining it forever while samples wait. */
+/* Reads one readiness event may make (512-byte reads of a stream)
+ * before the loop gets back to its timer: a peer that sends faster than
+ * barod parses is read on the next pass (the socket stays readable) and
+ * the kernel drops the excess, rather than the loop draining it forever
+ * while samples wait. */
 #define TRANSPORT_READ_BUDGET 64
+/* UDP reads one batch per readiness event, for the same reason: one
+ * recvmmsg of up to this many datagrams of TRANSPORT_RX_DATAGRAM bytes
+ * (larger ones arrive cut, and the parser resyncs), or of one when
+ * opts.datagram_max is larger.  Level-triggered epoll wakes the loop
+ * again while more wait; a lockstep peer's one datagram costs one call,
+ * never a second that finds the socket empty. */
+#define TRANSPORT_RX_BATCH 16
+#define TRANSPORT_RX_DATAGRAM 2048
 /* Reconnection (TCP) and reopening (a serial device that hung up, such
  * as a USB adapter unplugged) backoff, doubling between these. */
 #define TRANSPORT_RETRY_MIN_MS 100u
@@ -113,6 +126,13 @@ struct transport_ops {
 	/* Hand what is queued to the kernel (one system call), and reopen
 	 * or reconnect once the backoff has passed. */
 	void (*flush)(struct transport *t);
+	/* Send one message at once, past the queue (what is queued leaves
+	 * first): a datagram of any size the socket takes, to every peer,
+	 * in one system call for one peer.  Counted as queue and flush
+	 * count (one frame).  0, -ENOTCONN with no peer (counted as no
+	 * peer) or no socket, or the failed send's negative errno (counted
+	 * as dropped).  NULL: queue and flush do it. */
+	int (*send)(struct transport *t, const uint8_t *msg, size_t len);
 	/* src's epoll events. */
 	void (*on_event)(struct transport *t, uint32_t events);
 	/* "ADDRESS" or "DEVICE BAUD baud", with its state.  Given the
@@ -136,6 +156,13 @@ struct transport_datagram {
 		uint8_t data[TRANSPORT_DATAGRAM_MAX];
 	} q[TRANSPORT_DATAGRAMS];
 	unsigned n;			/* datagrams queued, the last open */
+	/* Received datagrams: rx_slots of rx_size bytes, allocated at
+	 * open; the sender of the one being delivered (during rx). */
+	uint8_t *rx_buf;
+	size_t rx_size;
+	unsigned rx_slots;
+	const struct sockaddr_storage *from;
+	socklen_t from_len;
 };
 
 struct transport_stream {
@@ -173,6 +200,22 @@ struct transport_opts {
 	 * frames before the live ones (and barod's own backlog bound,
 	 * which drops whole frames, would never be reached). */
 	unsigned sndbuf;
+	/* UDP: the largest datagram read whole (0: TRANSPORT_RX_DATAGRAM);
+	 * above it, one datagram per read. */
+	size_t datagram_max;
+	/* UDP server: one peer, chosen by the owner: the sender of a
+	 * datagram it accepts during rx (datagram_answer_sender), not
+	 * every sender (ArduPilot's SIM_JSON: replies go where the last
+	 * valid servo packet came from; a stray datagram changes nothing). */
+	bool answer_accepted;
+	/* UDP server: no SO_REUSEADDR, so the bind fails while another
+	 * socket holds the port (two barods on one SITL port would split
+	 * ArduPilot's packets between them, silently). */
+	bool exclusive_port;
+	/* UDP client: the socket is connected to the peer: only its
+	 * datagrams are read, a refused send fails (counted), and each
+	 * send skips the route lookup (the SITL proxy's backend). */
+	bool only_peer;
 };
 
 struct tcp_server_client;
@@ -208,7 +251,7 @@ struct transport {
 	int error;
 
 	uint32_t events;		/* what src is registered for */
-	bool connected;			/* TCP */
+	bool connected;			/* TCP; UDP with opts.only_peer */
 	/* TCP between connections, serial after a hangup: when to try
 	 * again, and the next wait. */
 	uint64_t retry_at_us;
@@ -220,17 +263,6 @@ struct transport {
 		struct transport_tcp_server server;
 	} u;
 };
-
-/* The ops for an output type's wire (config.c's output table), NULL for
- * no type. */
-const struct transport_ops *
-transport_ops_for(enum output_type type);
-
-extern const struct transport_ops transport_udp_client;
-extern const struct transport_ops transport_udp_server;
-extern const struct transport_ops transport_serial;
-extern const struct transport_ops transport_tcp;
-extern const struct transport_ops transport_tcp_server;
 
 /* ---- Shared by the transports ---- */
 
@@ -276,12 +308,23 @@ transport_client_name(const struct transport *t, unsigned peer);
  * every peer, read what peers send. */
 int
 datagram_open(struct transport *t, bool server, char *err, size_t errlen);
+/* Close the socket and free the receive buffer. */
+void
+datagram_close(struct transport *t);
 int
 datagram_queue(struct transport *t, const uint8_t *frame, size_t len);
 void
 datagram_flush(struct transport *t);
+int
+datagram_send(struct transport *t, const uint8_t *msg, size_t len);
+/* One batch; a server learns every sender as a peer unless
+ * opts.answer_accepted. */
 void
-datagram_readable(struct transport *t, bool learn_peers);
+datagram_readable(struct transport *t, bool server);
+/* During rx, with opts.answer_accepted: the datagram being delivered is
+ * from the one peer to answer from now on. */
+void
+datagram_answer_sender(struct transport *t);
 void
 datagram_describe(const struct transport *t, const struct config_output *cfg,
 		  const struct event_source *src, char *buf, size_t len);

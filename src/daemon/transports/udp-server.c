@@ -19,9 +19,10 @@ udp_server_on_event(struct transport *t, uint32_t events)
 
 const struct transport_ops transport_udp_server = {
 	.open = udp_server_open,
-	.close = transport_close_fd,
+	.close = datagram_close,
 	.queue = datagram_queue,
 	.flush = datagram_flush,
+	.send = datagram_send,
 	.on_event = udp_server_on_event,
 	.describe = datagram_describe,
 };
