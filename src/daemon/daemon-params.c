@@ -31,23 +31,30 @@ daemon_param_check(const struct daemon *d, size_t idx, double value,
 				     value, err, errlen);
 }
 
+/* "NAME OLD -> NEW" in text, to the log (saying who changed it) and as
+ * a STATUSTEXT to every ground station. */
+static void
+announce(struct daemon *d, size_t idx, float old, float now,
+	 const char *source, char *text, size_t len)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD];
+
+	snprintf(text, len, "%s %g -> %g", sim_param_info(idx)->name,
+		 (double)old, (double)now);
+	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (%s)", text, source);
+	param_service_statustext(MAV_SEVERITY_NOTICE, text, pl);
+	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
+}
+
 void
 daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
 		     const char *source, char *text, size_t len)
 {
 	uint8_t pl[MAVLINK_MAX_PAYLOAD];
 
-	/* A PARAM_SET's requester has its PARAM_VALUE from the param
-	 * service already. */
-	if (strcmp(source, "MAVLink") != 0) {
-		param_service_value(&d->ps, idx, pl);
-		daemon_send_all(d, MAVLINK_MSG_PARAM_VALUE, pl);
-	}
-	snprintf(text, len, "%s %g -> %g", sim_param_info(idx)->name,
-		 (double)old, (double)now);
-	log_msg(&d->log, LOG_LEVEL_NOTICE, "%s (%s)", text, source);
-	param_service_statustext(MAV_SEVERITY_NOTICE, text, pl);
-	daemon_send_all(d, MAVLINK_MSG_STATUSTEXT, pl);
+	param_service_value(&d->ps, idx, pl);
+	daemon_send_all(d, MAVLINK_MSG_PARAM_VALUE, pl);
+	announce(d, idx, old, now, source, text, len);
 }
 
 bool
@@ -85,8 +92,9 @@ daemon_param_service_changed(void *user, size_t idx, float old_value,
 	struct daemon *d = user;
 	char text[96];
 
-	daemon_param_changed(d, idx, old_value, new_value, "MAVLink", text,
-			     sizeof(text));
+	/* The PARAM_SET's requester has its PARAM_VALUE from the param
+	 * service already. */
+	announce(d, idx, old_value, new_value, "MAVLink", text, sizeof(text));
 	daemon_param_inert_warning(d, idx);
 }
 

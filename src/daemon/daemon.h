@@ -150,9 +150,8 @@ int daemon_param_check(const struct daemon *d, size_t idx, double value,
  * so. */
 bool daemon_param_inert_warning(struct daemon *d, size_t idx);
 
-/* A SIM_* value changed by source ("control", "configuration",
- * "MAVLink"): PARAM_VALUE to the GCS (not for "MAVLink": the param
- * service answered the PARAM_SET), "NAME OLD -> NEW" in text
+/* A SIM_* value changed by source ("control", "configuration"):
+ * PARAM_VALUE to the GCS, "NAME OLD -> NEW" in text
  * (len bytes), the log and a STATUSTEXT. */
 void daemon_param_changed(struct daemon *d, size_t idx, float old, float now,
 			  const char *source, char *text, size_t len);
