@@ -899,6 +899,46 @@ test_busy_poll(void **state)
 	       "busy-polls ", NULL);
 }
 
+/* The busy-poll waits for the answer to a frame passed on, never for
+ * one to half a frame: a HIL_SENSOR the simulator writes in two halves
+ * costs one poll (after its second half), as a whole one does, and PX4's
+ * controls one more.  Before, each half started a poll: 3 per step. */
+static void
+test_busy_poll_split_frames(void **state)
+{
+	struct rig r;
+	struct run run = { .t0 = T0_US };
+	uint8_t tx[256], rx[256];
+	const unsigned steps = 20;
+	unsigned long long polls = 0;
+
+	(void)state;
+	start(&r, "[barod]\nbusy_poll_us = 1000\n", NULL);
+	for (unsigned k = 0; k < steps; k++) {
+		size_t n = hil_sensor(&r, tx, k, run.t0);
+		send_all(r.sim, tx, n / 2);
+		/* Past the poll barod started for PX4's last controls, so
+		 * the half is read alone. */
+		usleep(3000);
+		send_all(r.sim, tx + n / 2, n - n / 2);
+		/* The frame whole (its baro may carry the emulator's
+		 * noise: the other tests check the bytes). */
+		recv_exact(r.px4, rx, n);
+		assert_memory_equal(rx, tx, 10);
+		answer(&r, k);
+	}
+	char *log = stop(&r);
+	const char *bp = strstr(log, "busy-polls ");
+	if (!bp || sscanf(bp, "busy-polls %llu", &polls) != 1)
+		fail_msg("no busy-polls count in barod's log:\n%s", log);
+	/* One per frame each way (the first HIL_SENSOR has no controls
+	 * before it). */
+	if (polls < steps || polls > 2 * steps)
+		fail_msg("%llu busy-polls for %u steps of split frames, "
+			 "expected %u..%u", polls, steps, steps, 2 * steps);
+	free(log);
+}
+
 /* A disabled baro: the frames stay (IMU and clock) without baro bits. */
 static void
 test_disable(void **state)
@@ -1250,6 +1290,7 @@ main(void)
 		harness_unit_test(test_glitch_simple_atmosphere, &harness),
 		harness_unit_test(test_baro_every_frame, &harness),
 		harness_unit_test(test_busy_poll, &harness),
+		harness_unit_test(test_busy_poll_split_frames, &harness),
 		harness_unit_test(test_disable, &harness),
 		harness_unit_test(test_stuck, &harness),
 		harness_unit_test(test_record_what_px4_got, &harness),

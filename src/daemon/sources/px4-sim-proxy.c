@@ -98,6 +98,8 @@ struct px4_proxy {
 					 * open again then; 0: not */
 	bool sim_up;			/* connected, not connecting */
 	bool outage_logged;
+	/* This wake-up passed a whole frame on to PX4 (to_px4). */
+	bool sent_to_px4;
 
 	/* The latest emulator sample of baro 0 and what it means for the
 	 * frames until the next one. */
@@ -302,7 +304,8 @@ to_px4(void *user, const uint8_t *data, size_t len)
 {
 	struct px4_proxy *p = user;
 
-	(void)transport_link_send(&p->px4, data, len);
+	if (transport_link_send(&p->px4, data, len) == 0)
+		p->sent_to_px4 = true;
 }
 
 static void
@@ -321,11 +324,14 @@ to_sim(void *user, const uint8_t *data, size_t len)
 static void
 on_sim_data(struct px4_proxy *p, const uint8_t *buf, size_t len)
 {
+	p->sent_to_px4 = false;
 	mavlink_stream_feed(&p->from_sim, buf, len, rewrite, to_px4, p);
 	/* This wake-up's frames to PX4 in one write. */
 	transport_link_flush(&p->px4);
-	/* Lockstep: PX4 answers with its controls. */
-	event_loop_expect(p->env->loop);
+	/* Lockstep: PX4 answers a frame with its controls; the first half
+	 * of one (TCP may split it) has no answer to wait for. */
+	if (p->sent_to_px4)
+		event_loop_expect(p->env->loop);
 }
 
 static void
