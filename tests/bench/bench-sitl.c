@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * SITL JSON throughput and latency, direct and through barod.  This
- * program plays ArduPilot for INSTANCES SITL instances, keeping one frame
+ * program plays ArduPilot for INSTANCES (8) SITL instances, keeping one frame
  * in flight per instance (lockstep, as ArduPilot's SIM_JSON does) as fast
  * as replies come; a child process is the minimal physics backend (one
  * JSON line per servo packet, at once).  Modes, alternating in each round
@@ -12,7 +12,14 @@
  *  - proxy: barod between ArduPilot and the backend (--sitl-json-proxy);
  *  - proxy + busy-poll: the same with busy_poll_us = BUSY (when given).
  *
- *   bench-sitl BAROD [FRAMES_PER_INSTANCE [ROUNDS [BUSY]]]
+ *   bench-sitl BAROD [FRAMES_PER_INSTANCE [ROUNDS [BUSY [WORK_US
+ *              [INSTANCES]]]]]
+ *
+ * WORK_US (0) is the autopilot's own time per frame: before each servo
+ * packet the scripted ArduPilot spins that long, as a real one runs its
+ * whole loop between two physics frames.  0 is the worst case for a
+ * proxy (everything it adds is most of a frame); a real ArduPilot's loop
+ * at --speedup is what decides how much of it an autopilot feels.
  *
  * Prints, per round and mode, frames per second, the round trip per frame
  * (median and p99) and barod's CPU time (user and system) per frame; then
@@ -40,7 +47,7 @@
 #include "bench-util.h"
 #include "sitl-json.h"
 
-#define INSTANCES 8
+#define INSTANCES 8	/* at most; 8 unless told */
 
 /* Bound to *port, or to any port when *port is 0 (then set). */
 static int
@@ -80,17 +87,17 @@ static const char *const mode_names[N_MODES] = {
  * answered at once with one JSON line whose timestamp follows its
  * frame_count, until SIGTERM. */
 static void
-backend(const int *up)
+backend(const int *up, int n_inst)
 {
 	char buf[2048];
 
 	for (;;) {
 		struct pollfd p[INSTANCES];
-		for (int i = 0; i < INSTANCES; i++)
+		for (int i = 0; i < n_inst; i++)
 			p[i] = (struct pollfd){ up[i], POLLIN, 0 };
-		if (poll(p, INSTANCES, -1) < 0 && errno != EINTR)
+		if (poll(p, (nfds_t)n_inst, -1) < 0 && errno != EINTR)
 			_exit(1);
-		for (int k = 0; k < INSTANCES; k++) {
+		for (int k = 0; k < n_inst; k++) {
 			if (!(p[k].revents & POLLIN))
 				continue;
 			struct sockaddr_in from;
@@ -118,6 +125,16 @@ backend(const int *up)
 	}
 }
 
+/* The autopilot's loop: on the CPU for us microseconds. */
+static void
+autopilot_work(unsigned us)
+{
+	const double until = now_s() + us * 1e-6;
+
+	while (us && now_s() < until)
+		;
+}
+
 struct result {
 	double fps;
 	double cpu_us, user_us, sys_us;	/* barod's, per frame */
@@ -125,7 +142,7 @@ struct result {
 
 static int
 run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
-    struct result *res)
+    unsigned work_us, int n_inst, struct result *res)
 {
 	const bool proxy = mode == PROXY || mode == PROXY_BUSY;
 	unsigned base = 0;
@@ -136,7 +153,7 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 	/* The backend of instance I listens on base + 5 + 10 I. */
 	const unsigned up_port = base + 5;
 	int up[INSTANCES];
-	for (int i = 0; i < INSTANCES; i++) {
+	for (int i = 0; i < n_inst; i++) {
 		unsigned p = up_port + 10u * (unsigned)i;
 		up[i] = mode != PEER ? udp_socket(&p) : -1;
 	}
@@ -145,7 +162,7 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 		fflush(stdout);
 		child = fork();
 		if (child == 0)
-			backend(up);
+			backend(up, n_inst);
 	}
 	pid_t pid = -1;
 	if (mode != DIRECT) {
@@ -160,7 +177,7 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 			proxy ? "sitl-json-proxy" : "sitl-json",
 			mode == PROXY_BUSY ? "busy_poll_us = " : "",
 			mode == PROXY_BUSY ? busy : 0u,
-			mode == PROXY_BUSY ? "\n" : "", INSTANCES, base,
+			mode == PROXY_BUSY ? "\n" : "", n_inst, base,
 			up_port);
 		/* Its log in the harness's directory; back once it runs. */
 		pid = harness_start(h, "barod.log", (const char *[]){
@@ -171,12 +188,12 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 
 	unsigned ap_port[INSTANCES];
 	int ap[INSTANCES];
-	for (int i = 0; i < INSTANCES; i++) {
+	for (int i = 0; i < n_inst; i++) {
 		ap_port[i] = 0;
 		ap[i] = udp_socket(&ap_port[i]);
 	}
 
-	const unsigned total = frames * INSTANCES;
+	const unsigned total = frames * (unsigned)n_inst;
 	double *lat = malloc(sizeof(double) * total);
 	unsigned nlat = 0;
 	uint32_t next[INSTANCES];
@@ -187,7 +204,7 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 	char buf[70000];
 
 	double t0 = now_s();
-	for (int i = 0; i < INSTANCES; i++) {
+	for (int i = 0; i < n_inst; i++) {
 		next[i] = 1;
 		s.frame_count = 1;
 		size_t n = sitl_servo_encode(&s, pkt);
@@ -197,13 +214,13 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 	unsigned done = 0;
 	while (done < total) {
 		struct pollfd p[INSTANCES];
-		for (int i = 0; i < INSTANCES; i++)
+		for (int i = 0; i < n_inst; i++)
 			p[i] = (struct pollfd){ ap[i], POLLIN, 0 };
-		if (poll(p, INSTANCES, 2000) <= 0) {
+		if (poll(p, (nfds_t)n_inst, 2000) <= 0) {
 			fprintf(stderr, "bench-sitl: no reply\n");
 			break;
 		}
-		for (int i = 0; i < INSTANCES; i++) {
+		for (int i = 0; i < n_inst; i++) {
 			if (!(p[i].revents & POLLIN))
 				continue;
 			if (recv(ap[i], buf, sizeof(buf), 0) <= 0)
@@ -212,6 +229,7 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 			done++;
 			if (next[i] >= frames)
 				continue;
+			autopilot_work(work_us);
 			s.frame_count = ++next[i];
 			size_t n = sitl_servo_encode(&s, pkt);
 			sent_at[i] = now_s();
@@ -235,9 +253,12 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 	*res = (struct result){ done / dt, 1e6 * cpu / done, 1e6 * user / done,
 				1e6 * sys / done };
 	printf("%s, %d instances in lockstep, %u frames:\n",
-	       mode_names[mode], INSTANCES, done);
+	       mode_names[mode], n_inst, done);
 	if (mode == PROXY_BUSY)
 		printf("  busy_poll_us = %u\n", busy);
+	if (work_us)
+		printf("  the autopilot's own work: %u us per frame\n",
+		       work_us);
 	printf("  %.0f frames/s\n", res->fps);
 	printf("  round trip per frame: median %.1f us, p99 %.1f us\n",
 	       nlat ? lat[nlat / 2] * 1e6 : 0.0,
@@ -248,7 +269,7 @@ run(struct harness *h, enum mode mode, unsigned frames, unsigned busy,
 		       1e3 * cpu / (done / 1200.0), res->cpu_us, res->user_us,
 		       res->sys_us);
 	free(lat);
-	for (int i = 0; i < INSTANCES; i++) {
+	for (int i = 0; i < n_inst; i++) {
 		close(ap[i]);
 		if (up[i] >= 0)
 			close(up[i]);
@@ -275,14 +296,20 @@ main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: bench-sitl BAROD [FRAMES [ROUNDS "
-				"[BUSY_POLL_US]]]\n");
+				"[BUSY_POLL_US [WORK_US [INSTANCES]]]]]\n");
 		return 2;
 	}
 	unsigned frames = argc > 2 ? (unsigned)atoi(argv[2]) : 20000;
 	unsigned rounds = argc > 3 ? (unsigned)atoi(argv[3]) : 3;
 	unsigned busy = argc > 4 ? (unsigned)atoi(argv[4]) : 0;
+	unsigned work_us = argc > 5 ? (unsigned)atoi(argv[5]) : 0;
+	int n_inst = argc > 6 ? atoi(argv[6]) : INSTANCES;
 	if (rounds < 1 || rounds > 16) {
 		fprintf(stderr, "bench-sitl: 1 to 16 rounds\n");
+		return 2;
+	}
+	if (n_inst < 1 || n_inst > INSTANCES) {
+		fprintf(stderr, "bench-sitl: 1 to %d instances\n", INSTANCES);
 		return 2;
 	}
 	const int modes = busy ? N_MODES : PROXY_BUSY;
@@ -292,7 +319,8 @@ main(int argc, char **argv)
 	for (unsigned k = 0; k < rounds; k++) {
 		printf("round %u of %u\n", k + 1, rounds);
 		for (int m = 0; m < modes; m++)
-			rc |= run(&h, (enum mode)m, frames, busy, &r[m][k]);
+			rc |= run(&h, (enum mode)m, frames, busy, work_us,
+				  n_inst, &r[m][k]);
 		printf("\n");
 	}
 	harness_fini(&h);
@@ -300,7 +328,10 @@ main(int argc, char **argv)
 	const size_t cpu = offsetof(struct result, cpu_us);
 	const size_t user = offsetof(struct result, user_us);
 	const size_t sys = offsetof(struct result, sys_us);
-	printf("medians over %u rounds:\n", rounds);
+	printf("medians over %u rounds", rounds);
+	if (work_us)
+		printf(", the autopilot working %u us per frame", work_us);
+	printf(":\n");
 	for (int m = 0; m < modes; m++) {
 		printf("  %-18s %7.0f frames/s", mode_names[m],
 		       median_of(r[m], rounds, fps));

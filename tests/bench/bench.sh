@@ -7,7 +7,10 @@
 # bench-barod runs $BAROD_BENCH_ROUNDS (3) rounds of barod and its two
 # floors, BAROD_BENCH_SECONDS (10) each.  bench-sitl and bench-px4 also
 # run the proxies with busy_poll_us = $BAROD_BENCH_BUSY_POLL_US (20; 0
-# leaves those runs out).
+# leaves those runs out).  bench-sitl runs again for each INSTANCES:WORK_US
+# of $BAROD_BENCH_SITL_LOADS (1:0 1:50 1:200 8:20): autopilots that work
+# WORK_US microseconds per frame, for the share of their rate a proxy
+# takes from autopilots that do something.
 set -eu
 "$1"
 echo
@@ -22,6 +25,14 @@ echo
 "$5" "$3" "${BAROD_BENCH_SITL_FRAMES:-20000}" 3 \
 	"${BAROD_BENCH_BUSY_POLL_US:-20}"
 echo
+for load in ${BAROD_BENCH_SITL_LOADS:-1:0 1:50 1:200 8:20}; do
+	echo "bench-sitl, $load (instances:autopilot work in us per frame)"
+	# The medians only; every line when it fails.
+	out=$("$5" "$3" 3000 3 0 "${load#*:}" "${load%%:*}") ||
+		{ echo "$out"; exit 1; }
+	echo "$out" | sed -n '/^medians/,$p'
+	echo
+done
 "${10}" "$3" "${BAROD_BENCH_PX4_STEPS:-20000}"
 echo
 "${12}" "$3" "${BAROD_BENCH_PX4_FRAMES:-50000}" \
