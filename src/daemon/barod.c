@@ -202,8 +202,9 @@ report(struct daemon *d)
 	if (d->loop.busy_poll_us)
 		log_msg(&d->log, LOG_LEVEL_INFO,
 			"busy-polls %" PRIu64 " (%" PRIu64 " answered within "
-			"%" PRIu64 " us)", d->loop.spins, d->loop.spin_hits,
-			d->loop.busy_poll_us);
+			"%" PRIu64 " us), %" PRIu64 " skipped for a side "
+			"answering later", d->loop.spins, d->loop.spin_hits,
+			d->loop.busy_poll_us, d->loop.spin_skips);
 	sinks_report(&d->sinks);
 	if (d->source->report)
 		d->source->report(&d->source_env, d->source_state);

@@ -3,7 +3,8 @@
  * The event loop's bounded busy-poll: it polls only after a source said
  * an answer is due (event_loop_expect) and only when busy_poll_us is set;
  * an answer already there is taken without sleeping; one that does not
- * come leaves the loop to sleep as before.
+ * come leaves the loop to sleep as before; a side whose answers keep
+ * coming too late is left unpolled for a while, then tried again.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@ struct rig {
 	struct event_source in_src, answer_src, timer_src;
 	bool send_answer;	/* the "peer" answers at once */
 	unsigned frames, answers, timeouts;
+	struct event_spin dir;	/* the answering side */
 };
 
 static void
@@ -45,7 +47,7 @@ on_in(struct event_source *src, uint32_t events, void *user)
 	r->frames++;
 	if (r->send_answer)
 		assert_int_equal(write(r->answer[1], "a", 1), 1);
-	event_loop_expect(&r->loop);
+	event_loop_expect(&r->loop, &r->dir);
 }
 
 static void
@@ -71,8 +73,11 @@ on_timer(struct event_source *src, uint32_t events, void *user)
 	r->loop.quit = true;
 }
 
+/* The loop ends at the answer, or at the timer's next tick (every
+ * period_ns) when none comes. */
 static void
-rig_open(struct rig *r, uint64_t busy_poll_us, bool send_answer)
+rig_open_period(struct rig *r, uint64_t busy_poll_us, bool send_answer,
+		uint64_t period_ns)
 {
 	memset(r, 0, sizeof(*r));
 	assert_int_equal(event_loop_init(&r->loop), 0);
@@ -80,8 +85,7 @@ rig_open(struct rig *r, uint64_t busy_poll_us, bool send_answer)
 	r->send_answer = send_answer;
 	assert_int_equal(pipe(r->in), 0);
 	assert_int_equal(pipe(r->answer), 0);
-	/* Ends the loop when no answer comes: 200 ms, far beyond any poll. */
-	r->timer = event_timerfd_periodic(200000000ull);
+	r->timer = event_timerfd_periodic(period_ns);
 	assert_true(r->timer >= 0);
 	r->in_src = (struct event_source){ r->in[0], on_in, r };
 	r->answer_src = (struct event_source){ r->answer[0], on_answer, r };
@@ -91,6 +95,22 @@ rig_open(struct rig *r, uint64_t busy_poll_us, bool send_answer)
 			 0);
 	assert_int_equal(event_loop_add(&r->loop, &r->timer_src, EPOLLIN), 0);
 	assert_int_equal(write(r->in[1], "f", 1), 1);
+}
+
+/* Ends the loop when no answer comes: 200 ms, far beyond any poll. */
+static void
+rig_open(struct rig *r, uint64_t busy_poll_us, bool send_answer)
+{
+	rig_open_period(r, busy_poll_us, send_answer, 200000000ull);
+}
+
+/* One more frame in, the loop run until its answer or the timer. */
+static void
+rig_frame(struct rig *r)
+{
+	assert_int_equal(write(r->in[1], "f", 1), 1);
+	r->loop.quit = false;
+	assert_int_equal(event_loop_run(&r->loop), 0);
 }
 
 static void
@@ -158,6 +178,61 @@ test_no_answer(void **state)
 	rig_close(&r);
 }
 
+/* A side that lets EVENT_SPIN_MISSES polls in a row run out is not
+ * polled for the next EVENT_SPIN_BACKOFF frames (they sleep at once, as
+ * with the poll off), then polled once more. */
+static void
+test_late_side_backs_off(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	/* 100 µs polls, no answer: the 5 ms timer ends each frame. */
+	rig_open_period(&r, 100, false, 5000000ull);
+	assert_int_equal(event_loop_run(&r.loop), 0);
+	/* A poll the machine stalled past a timer tick finds the tick and
+	 * counts as answered, so the misses are counted, not assumed. */
+	for (unsigned k = 0; r.dir.skip == 0; k++) {
+		assert_true(k < 50);
+		rig_frame(&r);
+	}
+	assert_int_equal(r.dir.skip, EVENT_SPIN_BACKOFF);
+	assert_true(r.loop.spins - r.loop.spin_hits >= EVENT_SPIN_MISSES);
+	const uint64_t spins = r.loop.spins;
+	for (unsigned k = 0; k < EVENT_SPIN_BACKOFF; k++)
+		rig_frame(&r);
+	assert_int_equal(r.loop.spins, spins);
+	assert_int_equal(r.loop.spin_skips, EVENT_SPIN_BACKOFF);
+	assert_int_equal(r.dir.skip, 0);
+	/* Tried again. */
+	rig_frame(&r);
+	assert_int_equal(r.loop.spins, spins + 1);
+	assert_int_equal(r.frames, r.timeouts);
+	rig_close(&r);
+}
+
+/* A side that answers in time is polled for every frame, and an answer
+ * in time clears the misses before them. */
+static void
+test_prompt_side_stays_polled(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_open(&r, 1000, true);
+	r.dir.misses = EVENT_SPIN_MISSES - 1;
+	assert_int_equal(event_loop_run(&r.loop), 0);
+	assert_int_equal(r.dir.misses, 0);
+	for (unsigned k = 1; k < 2 * EVENT_SPIN_BACKOFF; k++)
+		rig_frame(&r);
+	assert_int_equal(r.answers, 2 * EVENT_SPIN_BACKOFF);
+	assert_int_equal(r.loop.spins, 2 * EVENT_SPIN_BACKOFF);
+	assert_int_equal(r.loop.spin_hits, 2 * EVENT_SPIN_BACKOFF);
+	assert_int_equal(r.loop.spin_skips, 0);
+	assert_int_equal(r.dir.skip, 0);
+	rig_close(&r);
+}
+
 int
 main(void)
 {
@@ -165,6 +240,8 @@ main(void)
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_answer_in_time),
 		cmocka_unit_test(test_no_answer),
+		cmocka_unit_test(test_late_side_backs_off),
+		cmocka_unit_test(test_prompt_side_stays_polled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

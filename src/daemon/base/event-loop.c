@@ -53,22 +53,31 @@ event_loop_remove(struct event_loop *loop, struct event_source *src)
 }
 
 /* Poll for up to loop->spin_us (a budget until it starts) without
- * sleeping; the events found, 0 when none came in time. */
+ * sleeping; the events found, 0 when none came in time.  The side
+ * waited for learns whether it answered in time. */
 static int
 busy_poll(struct event_loop *loop, struct epoll_event *evs, int max)
 {
 	const uint64_t until = event_now_us() + loop->spin_us;
+	struct event_spin *dir = loop->spin_dir;
 	int n;
 
 	loop->spin_us = 0;
+	loop->spin_dir = NULL;
 	loop->spins++;
 	do {
 		n = epoll_wait(loop->epfd, evs, max, 0);
 		if (n != 0) {
 			loop->spin_hits += n > 0;
+			if (dir && n > 0)
+				dir->misses = 0;
 			return n;
 		}
 	} while (event_now_us() < until);
+	if (dir && ++dir->misses >= EVENT_SPIN_MISSES) {
+		dir->misses = 0;
+		dir->skip = EVENT_SPIN_BACKOFF;
+	}
 	return 0;
 }
 

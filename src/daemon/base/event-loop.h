@@ -45,9 +45,27 @@ struct event_loop {
 	 * wake-up on either side, at the price of the CPU spent polling. */
 	uint64_t busy_poll_us;
 	uint64_t spin_us;		/* 0: nothing expected */
+	struct event_spin *spin_dir;	/* whose answer the poll waits for */
 	uint64_t spins;			/* busy-polls started */
 	uint64_t spin_hits;		/* ... that found an event */
+	uint64_t spin_skips;		/* expects a backing-off side skipped */
 };
+
+/* One direction of a proxy (answers from the backend, from the
+ * autopilot): whether its answers have been coming within the poll.
+ * Zero-initialised by its owner. */
+struct event_spin {
+	unsigned misses;	/* polls in a row that ran out */
+	unsigned skip;		/* expects left to skip before trying again */
+};
+
+/* A side that let this many polls in a row run out is not polled for
+ * the next EVENT_SPIN_BACKOFF expects: an autopilot that runs its whole
+ * loop before it answers, or a simulator paced to real time, answers in
+ * milliseconds, and polling for it would cost busy_poll_us every frame
+ * and find nothing.  After the back-off one poll tries again. */
+#define EVENT_SPIN_MISSES 3
+#define EVENT_SPIN_BACKOFF 64u
 
 int
 event_loop_init(struct event_loop *loop);
@@ -71,12 +89,22 @@ event_loop_remove(struct event_loop *loop, struct event_source *src);
 int
 event_loop_run(struct event_loop *loop);
 
-/* A source just forwarded a frame whose answer comes soon: poll for it
- * (busy_poll_us at most) before sleeping.  Free when busy_poll_us is 0. */
+/* A source just forwarded a frame whose answer comes soon from side
+ * dir: poll for it (busy_poll_us at most) before sleeping, unless that
+ * side has been answering too late to catch (struct event_spin).  Free
+ * when busy_poll_us is 0. */
 static inline void
-event_loop_expect(struct event_loop *loop)
+event_loop_expect(struct event_loop *loop, struct event_spin *dir)
 {
+	if (!loop->busy_poll_us)
+		return;
+	if (dir->skip) {
+		dir->skip--;
+		loop->spin_skips++;
+		return;
+	}
 	loop->spin_us = loop->busy_poll_us;
+	loop->spin_dir = dir;
 }
 
 /* A CLOCK_MONOTONIC timerfd firing every period_ns; -errno on failure. */

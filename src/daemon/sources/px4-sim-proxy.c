@@ -100,6 +100,8 @@ struct px4_proxy {
 	bool outage_logged;
 	/* This wake-up passed a whole frame on to PX4 (to_px4). */
 	bool sent_to_px4;
+	/* Whether each side answers within --busy-poll. */
+	struct event_spin spin_sim, spin_px4;
 
 	/* The latest emulator sample of baro 0 and what it means for the
 	 * frames until the next one. */
@@ -318,7 +320,7 @@ to_sim(void *user, const uint8_t *data, size_t len)
 		return;
 	}
 	/* Lockstep: the simulator answers with the next step. */
-	event_loop_expect(p->env->loop);
+	event_loop_expect(p->env->loop, &p->spin_sim);
 }
 
 static void
@@ -331,7 +333,7 @@ on_sim_data(struct px4_proxy *p, const uint8_t *buf, size_t len)
 	/* Lockstep: PX4 answers a frame with its controls; the first half
 	 * of one (TCP may split it) has no answer to wait for. */
 	if (p->sent_to_px4)
-		event_loop_expect(p->env->loop);
+		event_loop_expect(p->env->loop, &p->spin_px4);
 }
 
 static void

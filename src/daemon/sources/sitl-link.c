@@ -194,7 +194,7 @@ forward_upstream(struct sitl_link *l, const uint8_t *buf, size_t len)
 	if (transport_link_send_now(&l->up, buf, len) < 0)
 		l->stats.send_errors++;
 	else
-		event_loop_expect(l->loop);
+		event_loop_expect(l->loop, &l->spin_up);
 }
 
 /* One line of upstream text: learn the truth from it, step on a new
@@ -272,7 +272,7 @@ on_upstream(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 	}
 	send_to_ap(l, out, used);
 	/* Lockstep: ArduPilot's next servo packet answers this one. */
-	event_loop_expect(l->loop);
+	event_loop_expect(l->loop, &l->spin_ap);
 }
 
 /* ---- ArduPilot's side --------------------------------------------- */

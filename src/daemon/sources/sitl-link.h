@@ -86,6 +86,8 @@ struct sitl_link {
 	struct event_loop *loop;
 	struct transport_link ap;	/* ArduPilot's side */
 	struct transport_link up;	/* proxy: the backend's */
+	/* proxy: whether each side answers within --busy-poll */
+	struct event_spin spin_up, spin_ap;
 
 	bool have_frame;
 	uint32_t last_frame;
