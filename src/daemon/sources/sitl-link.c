@@ -259,12 +259,22 @@ on_upstream(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 
 	if (what != TRANSPORT_RX_DATA)
 		return;
+	/* used stays below PROXY_TX_MAX: every line is given only the room
+	 * left, and a line the fields make too long (many short lines in
+	 * one datagram) ends the reply there. */
 	size_t used = 0, start = 0;
 	for (;;) {
 		const char *nl = memchr(in + start, '\n', n - start);
 		const size_t i = nl ? (size_t)(nl - in) : n;
-		used += proxy_line(l, in + start, i - start, out + used,
-				   PROXY_TX_MAX - used - 1);
+		const size_t w = proxy_line(l, in + start, i - start,
+					    out + used,
+					    PROXY_TX_MAX - 1 - used);
+		used += w;
+		if ((w == 0 && i > start) || (nl && used + 1 >= PROXY_TX_MAX)) {
+			complain(l, "upstream datagram did not fit the reply "
+				    "with barod's fields: its rest dropped");
+			break;
+		}
 		if (!nl)
 			break;
 		out[used++] = '\n';
