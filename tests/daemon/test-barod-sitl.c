@@ -521,6 +521,34 @@ test_proxy_expanding_lines(void **state)
 	free(log);
 }
 
+/* A backend that never answers at all: barod's warning counts the
+ * silence from ArduPilot's first servo packet, so after 3.5 s of it the
+ * last warning says more than 2.5 s (it said "1.x s" every second, the
+ * time since one second before the latest servo packet). */
+static void
+test_proxy_backend_never_answers(void **state)
+{
+	struct rig r;
+	(void)state;
+
+	rig_open(&r, true);
+	start_rig(&r, "sitl-json-proxy", NULL, NULL);
+	/* 3.5 s at least. */
+	for (uint32_t f = 1; f <= 175; f++) {
+		send_servo(r.ap, r.port, f, false);
+		usleep(20000);
+	}
+	char *log = rig_stop(&r);
+	const char *last = NULL;
+	for (const char *p = strstr(log, "silent for "); p;
+	     p = strstr(p + 1, "silent for "))
+		last = p;
+	double s = 0.0;
+	if (!last || sscanf(last, "silent for %lf s", &s) != 1 || s < 2.5)
+		fail_msg("barod's log:\n%s", log);
+	free(log);
+}
+
 /* Busy-polling for the answers changes nothing that is delivered. */
 static void
 test_proxy_busy_poll(void **state)
@@ -916,6 +944,7 @@ main(void)
 		harness_unit_test(test_peer, &harness),
 		harness_unit_test(test_proxy, &harness),
 		harness_unit_test(test_proxy_expanding_lines, &harness),
+		harness_unit_test(test_proxy_backend_never_answers, &harness),
 		harness_unit_test(test_proxy_busy_poll, &harness),
 		harness_unit_test(test_proxy_epoch_zero, &harness),
 		harness_unit_test(test_proxy_epoch_unix, &harness),

@@ -306,8 +306,9 @@ on_ardupilot(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 	}
 	/* Replies go where the servo packets come from. */
 	transport_link_answer_sender(&l->ap);
-	l->stats.servo_packets++;
 	l->last_servo_us = event_now_us();
+	if (l->stats.servo_packets++ == 0)
+		l->first_servo_us = l->last_servo_us;
 
 	bool fresh = true;
 	if (l->have_frame && s.frame_count == l->last_frame) {
@@ -347,7 +348,7 @@ sitl_link_check(struct sitl_link *l, uint64_t now)
 	    "SITL instance %u: upstream %s silent for %.1f s; ArduPilot gets "
 	    "no physics", l->cfg.instance, l->cfg.upstream,
 	    (double)(now - (l->last_reply_us ? l->last_reply_us
-					     : l->last_servo_us - SILENCE_US)) *
+					     : l->first_servo_us)) *
 		    1e-6);
 }
 
