@@ -448,6 +448,67 @@ test_replaced_backlog(void **state)
 	teardown_world(&w);
 }
 
+/* A PX4 at its worst on the way out: one that resets its connection
+ * (SO_LINGER 0) while barod has frames for it, and one that half-closes
+ * (shutdown SHUT_WR) while still reading.  Each is reported once (the
+ * reset with its error, the half-close as a close: a PX4 that can no
+ * longer answer is gone for lockstep) and closed, never read again in a
+ * loop; the next PX4 is taken as usual. */
+static void
+test_reset_and_half_close(void **state)
+{
+	struct world w;
+	struct transport_link srv;
+	struct linger hard = { .l_onoff = 1, .l_linger = 0 };
+
+	(void)state;
+	setup_world(&w);
+	const unsigned port = open_server(&w, &srv);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int px4 = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(px4 >= 0);
+	assert_int_equal(connect(px4, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	run_until(&w, &w.up[0]);
+	assert_int_equal(send(px4, "half a fr", 9, 0), 9);
+	assert_int_equal(transport_link_send(&srv, (const uint8_t *)"step", 4),
+			 0);
+	setsockopt(px4, SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+	close(px4);
+	run_until(&w, &w.down[0]);
+	assert_int_equal(w.downs[0], 1);
+	assert_int_equal(w.down_err[0], -ECONNRESET);
+	assert_false(transport_link_connected(&srv));
+
+	px4 = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(px4 >= 0);
+	w.up[0] = w.down[0] = false;
+	assert_int_equal(connect(px4, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	run_until(&w, &w.up[0]);
+	assert_int_equal(shutdown(px4, SHUT_WR), 0);
+	run_until(&w, &w.down[0]);
+	assert_int_equal(w.downs[0], 2);
+	assert_int_equal(w.down_err[0], 0);
+	/* barod closed its end: PX4 reads the end of the stream. */
+	char b[8];
+	struct timeval tv = { .tv_sec = 2 };
+	setsockopt(px4, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(recv(px4, b, sizeof(b), 0), 0);
+	close(px4);
+	/* Nothing more is reported: the loop is quiet. */
+	bool never = false;
+	w.loop.quit = false;
+	w.until = &never;
+	w.deadline_us = event_now_us() + 100000u;
+	const uint64_t wakeups = w.loop.wakeups;
+	assert_int_equal(event_loop_run(&w.loop), 0);
+	assert_int_equal(w.downs[0], 2);
+	assert_true(w.loop.wakeups - wakeups <= 12);
+	transport_link_close(&srv);
+	teardown_world(&w);
+}
+
 int
 main(void)
 {
@@ -456,6 +517,7 @@ main(void)
 		cmocka_unit_test(test_connect_refused),
 		cmocka_unit_test(test_backlog_bound),
 		cmocka_unit_test(test_replaced_backlog),
+		cmocka_unit_test(test_reset_and_half_close),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
