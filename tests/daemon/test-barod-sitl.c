@@ -521,6 +521,37 @@ test_proxy_expanding_lines(void **state)
 	free(log);
 }
 
+/* An empty datagram from the backend is nothing ArduPilot could use: it
+ * is not passed on, nor counted as a reply (which would also hide a
+ * silent backend); the next real answer goes through. */
+static void
+test_proxy_empty_datagram(void **state)
+{
+	char buf[REPLY_CAP], text[UPSTREAM_CAP];
+	struct rig r;
+	uint8_t got[256];
+	struct sender from;
+	(void)state;
+
+	rig_open(&r, true);
+	start_rig(&r, "sitl-json-proxy", NULL, NULL);
+	proxy_step(&r, 1, 0.001, got, text, buf);
+	send_servo(r.ap, r.port, 2, false);
+	assert_true(backend_receive(&r, got, sizeof(got), &from) > 0);
+	assert_int_equal(sendto(r.up, "", 0, 0, (struct sockaddr *)&from.sa,
+				from.len), 0);
+	struct pollfd p = { r.ap, POLLIN, 0 };
+	if (poll(&p, 1, 200) > 0)
+		fail_msg("ArduPilot got a datagram of %zd bytes",
+			 recv(r.ap, buf, sizeof(buf), 0));
+	backend_reply(&r, &from, 0.002, text);
+	assert_true(sitl_peer_receive(r.ap, buf, REPLY_CAP, 1000) > 0);
+	char *log = rig_stop(&r);
+	if (!strstr(log, "replies 2,"))
+		fail_msg("barod's log:\n%s", log);
+	free(log);
+}
+
 /* A backend that never answers at all: barod's warning counts the
  * silence from ArduPilot's first servo packet, so after 3.5 s of it the
  * last warning says more than 2.5 s (it said "1.x s" every second, the
@@ -945,6 +976,7 @@ main(void)
 		harness_unit_test(test_proxy, &harness),
 		harness_unit_test(test_proxy_expanding_lines, &harness),
 		harness_unit_test(test_proxy_backend_never_answers, &harness),
+		harness_unit_test(test_proxy_empty_datagram, &harness),
 		harness_unit_test(test_proxy_busy_poll, &harness),
 		harness_unit_test(test_proxy_epoch_zero, &harness),
 		harness_unit_test(test_proxy_epoch_unix, &harness),

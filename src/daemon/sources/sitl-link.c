@@ -259,6 +259,12 @@ on_upstream(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 
 	if (what != TRANSPORT_RX_DATA)
 		return;
+	if (n == 0) {
+		/* Nothing ArduPilot could read: not a reply. */
+		l->stats.bad_lines++;
+		complain(l, "upstream sent an empty datagram");
+		return;
+	}
 	/* used stays below PROXY_TX_MAX: every line is given only the room
 	 * left, and a line the fields make too long (many short lines in
 	 * one datagram) ends the reply there. */
