@@ -108,7 +108,8 @@ header_complete(struct mavlink_stream *s, mavlink_stream_out_cb out,
 		msgid = b[5];
 	}
 	s->stats.frames++;
-	if (msgid == s->watch) {
+	s->held_watched = msgid == s->watch;
+	if (s->held_watched || s->whole_frames) {
 		s->header_done = true;
 		s->need = total;
 		return;
@@ -168,8 +169,15 @@ mavlink_stream_feed(struct mavlink_stream *s, const uint8_t *data, size_t len,
 			memcpy(s->buf + s->have, data + i, n);
 			s->have += n;
 			i += n;
-			if (s->have == s->need)
+			if (s->have < s->need)
+				continue;
+			if (s->held_watched) {
 				finish_watched(s, edit, out, user);
+			} else {
+				out(user, s->buf, s->have);
+				s->have = 0;
+				s->header_done = false;
+			}
 		}
 	}
 }

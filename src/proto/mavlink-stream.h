@@ -11,6 +11,8 @@
  * and in order, whatever it is (unknown messages, bad CRCs, garbage).  So
  * the output is the input byte for byte apart from edited frames, and a
  * frame is edited exactly when the C library would deliver it.
+ * With whole_frames every frame is held until complete, so a stream that
+ * ends mid-frame has passed none of that frame.
  *
  * Pure: no I/O, no allocation; bytes leave through the caller's callback.
  */
@@ -57,6 +59,12 @@ struct mavlink_stream {
 	size_t need;		/* header or frame length being collected */
 	size_t pass;		/* bytes of an unwatched frame still to pass */
 	bool header_done;
+	bool held_watched;	/* the frame in buf is the watched one */
+	/* Every frame held until complete, not only the watched one (set
+	 * after init): a connection that ends mid-frame then passed none
+	 * of it, so the receiver never takes the next stream's first
+	 * bytes as its rest. */
+	bool whole_frames;
 	struct mavlink_stream_stats stats;
 };
 
@@ -73,7 +81,8 @@ mavlink_stream_feed(struct mavlink_stream *s, const uint8_t *data, size_t len,
 void
 mavlink_stream_reset(struct mavlink_stream *s);
 
-/* Bytes held back waiting for the rest of a header or watched frame. */
+/* Bytes held back waiting for the rest of a header or watched frame (any
+ * frame with whole_frames). */
 size_t
 mavlink_stream_held(const struct mavlink_stream *s);
 

@@ -1127,6 +1127,36 @@ test_malformed(void **state)
 	       "abs_pressure is not an air pressure", NULL);
 }
 
+/* The simulator dies in the middle of a frame barod does not edit (a
+ * HIL_GPS): PX4 must not get its first half either (it would take the
+ * next simulator's first frame as the rest of it), and the next
+ * connection starts clean, as after half a HIL_SENSOR. */
+static void
+test_simulator_dies_mid_frame(void **state)
+{
+	struct rig r;
+	struct expect e;
+	struct run run = { .t0 = T0_US };
+	uint8_t tx[256], rx[16];
+
+	(void)state;
+	expect_init(&e);
+	start(&r, NULL, NULL);
+	lockstep(&r, &e, &run, 0, 10);
+	size_t k = hil_gps(&r, tx, 10);
+	send_all(r.sim, tx, k / 2);
+	close(r.sim);
+	r.sim = accept_barod(&r);
+	if (readable(r.px4, 200)) {
+		ssize_t n = recv(r.px4, rx, sizeof(rx), MSG_DONTWAIT);
+		fail_msg("PX4 got %zd bytes of a frame that never ends", n);
+	}
+	expect_init(&e);
+	run.t0 = 0;
+	lockstep(&r, &e, &run, 0, 20);
+	finish(&r, &run, "simulator disconnects 1", NULL);
+}
+
 static void
 baroctl(const char *args, char *out, size_t cap)
 {
@@ -1298,6 +1328,7 @@ main(void)
 		harness_unit_test(test_restarts, &harness),
 		harness_unit_test(test_simulator_late, &harness),
 		harness_unit_test(test_malformed, &harness),
+		harness_unit_test(test_simulator_dies_mid_frame, &harness),
 		harness_unit_test(test_live_params, &harness),
 		harness_unit_test(test_two_instances, &harness),
 		harness_unit_test(test_cli, &harness),

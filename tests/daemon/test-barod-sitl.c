@@ -454,6 +454,132 @@ test_proxy(void **state)
 	free(log);
 }
 
+/*
+ * A backend at its worst: one datagram of short JSON lines, each of
+ * which gets barod's fields (a hundred bytes) inserted, so the reply
+ * would be several times what it came as, then empty lines and a long
+ * one.  barod must not write past its reply buffer (it did: the room
+ * left went below zero as a size_t), drops what does not fit and says
+ * so, and carries on with the next frame.
+ */
+static void
+test_proxy_expanding_lines(void **state)
+{
+	char buf[REPLY_CAP], text[UPSTREAM_CAP], conf[768];
+	struct rig r;
+	(void)state;
+
+	rig_open(&r, true);
+	/* Three baros and all six rangefinders: the longest fields. */
+	harness_write(&harness, conf, sizeof(conf), "sitl.conf",
+		      "[barod]\nsource = sitl-json-proxy\ncontrol = none\n"
+		      "[sim]\nprofile = static:10\nhome_alt = 584\n"
+		      "atmosphere = 1976\nSIM_BARO_COUNT = 3\n"
+		      "[sitl]\nbind = 127.0.0.1\nport = %u\n"
+		      "upstream = 127.0.0.1:%u\nrng_1 = 0\nrng_2 = 1\n"
+		      "rng_3 = 2\nrng_4 = 0\nrng_5 = 1\nrng_6 = 2\n"
+		      "[output gcs]\ntype = udp-client\n"
+		      "address = 127.0.0.1:%u\n",
+		      r.port, r.up_port, r.mav_port);
+	start_with(conf, NULL, NULL);
+	uint8_t got[256];
+	for (uint32_t f = 1; f <= 20; f++)
+		proxy_step(&r, f, f * 0.001, got, text, buf);
+
+	struct sender from;
+	send_servo(r.ap, r.port, 21, false);
+	assert_true(backend_receive(&r, got, sizeof(got), &from) > 0);
+	enum { BIG = 64000 };
+	char *dg = malloc(BIG);
+	assert_non_null(dg);
+	size_t n = 0;
+	static const char line[] =
+		"{\"timestamp\":0.021,\"imu\":{\"gyro\":[0,0,0],"
+		"\"accel_body\":[0,0,0]},\"position\":[0,0,0],"
+		"\"attitude\":[0,0,0],\"velocity\":[0,0,0]}\n";
+	while (n + sizeof(line) < BIG - 16000) {
+		memcpy(dg + n, line, sizeof(line) - 1);
+		n += sizeof(line) - 1;
+	}
+	while (n < BIG - 8000)
+		dg[n++] = '\n';
+	while (n < BIG)
+		dg[n++] = 'x';
+	assert_int_equal(sendto(r.up, dg, n, 0, (struct sockaddr *)&from.sa,
+				from.len), (ssize_t)n);
+	free(dg);
+	/* Too long for one datagram to ArduPilot either way: what counts
+	 * is that barod lives on and answers the next frame. */
+	(void)sitl_peer_receive(r.ap, buf, sizeof(buf), 200);
+	struct sitl_fdm fdm;
+	proxy_step(&r, 22, 0.022, got, text, buf);
+	assert_true(sitl_json_ap_accepts(ap_read(buf, &fdm)));
+
+	char *log = rig_stop(&r);
+	if (!strstr(log, "frames 22,") || !strstr(log, "did not fit"))
+		fail_msg("barod's log:\n%s", log);
+	free(log);
+}
+
+/* An empty datagram from the backend is nothing ArduPilot could use: it
+ * is not passed on, nor counted as a reply (which would also hide a
+ * silent backend); the next real answer goes through. */
+static void
+test_proxy_empty_datagram(void **state)
+{
+	char buf[REPLY_CAP], text[UPSTREAM_CAP];
+	struct rig r;
+	uint8_t got[256];
+	struct sender from;
+	(void)state;
+
+	rig_open(&r, true);
+	start_rig(&r, "sitl-json-proxy", NULL, NULL);
+	proxy_step(&r, 1, 0.001, got, text, buf);
+	send_servo(r.ap, r.port, 2, false);
+	assert_true(backend_receive(&r, got, sizeof(got), &from) > 0);
+	assert_int_equal(sendto(r.up, "", 0, 0, (struct sockaddr *)&from.sa,
+				from.len), 0);
+	struct pollfd p = { r.ap, POLLIN, 0 };
+	if (poll(&p, 1, 200) > 0)
+		fail_msg("ArduPilot got a datagram of %zd bytes",
+			 recv(r.ap, buf, sizeof(buf), 0));
+	backend_reply(&r, &from, 0.002, text);
+	assert_true(sitl_peer_receive(r.ap, buf, REPLY_CAP, 1000) > 0);
+	char *log = rig_stop(&r);
+	if (!strstr(log, "replies 2,"))
+		fail_msg("barod's log:\n%s", log);
+	free(log);
+}
+
+/* A backend that never answers at all: barod's warning counts the
+ * silence from ArduPilot's first servo packet, so after 3.5 s of it the
+ * last warning says more than 2.5 s (it said "1.x s" every second, the
+ * time since one second before the latest servo packet). */
+static void
+test_proxy_backend_never_answers(void **state)
+{
+	struct rig r;
+	(void)state;
+
+	rig_open(&r, true);
+	start_rig(&r, "sitl-json-proxy", NULL, NULL);
+	/* 3.5 s at least. */
+	for (uint32_t f = 1; f <= 175; f++) {
+		send_servo(r.ap, r.port, f, false);
+		usleep(20000);
+	}
+	char *log = rig_stop(&r);
+	const char *last = NULL;
+	for (const char *p = strstr(log, "silent for "); p;
+	     p = strstr(p + 1, "silent for "))
+		last = p;
+	double s = 0.0;
+	if (!last || sscanf(last, "silent for %lf s", &s) != 1 || s < 2.5)
+		fail_msg("barod's log:\n%s", log);
+	free(log);
+}
+
 /* Busy-polling for the answers changes nothing that is delivered. */
 static void
 test_proxy_busy_poll(void **state)
@@ -848,6 +974,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		harness_unit_test(test_peer, &harness),
 		harness_unit_test(test_proxy, &harness),
+		harness_unit_test(test_proxy_expanding_lines, &harness),
+		harness_unit_test(test_proxy_backend_never_answers, &harness),
+		harness_unit_test(test_proxy_empty_datagram, &harness),
 		harness_unit_test(test_proxy_busy_poll, &harness),
 		harness_unit_test(test_proxy_epoch_zero, &harness),
 		harness_unit_test(test_proxy_epoch_unix, &harness),

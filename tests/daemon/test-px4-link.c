@@ -385,6 +385,130 @@ test_backlog_bound(void **state)
 	teardown_world(&w);
 }
 
+/* A restarted PX4 connects while its old connection still holds a
+ * backlog it never read: the old backlog is discarded (counted lost),
+ * and the new PX4's stream starts with what was sent after it came,
+ * never with the old one's stale frames. */
+static void
+test_replaced_backlog(void **state)
+{
+	struct world w;
+	struct transport_link srv;
+	const int small = 4096;
+	uint8_t chunk[4096];
+
+	(void)state;
+	setup_world(&w);
+	const unsigned port = open_server(&w, &srv);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int old = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(old >= 0);
+	setsockopt(old, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	assert_int_equal(connect(old, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	run_until(&w, &w.up[0]);
+	/* The old PX4 never reads: fill the kernel's buffers and leave a
+	 * backlog in barod. */
+	memset(chunk, 'o', sizeof(chunk));
+	for (int k = 0; k < 128; k++) {
+		(void)transport_link_send(&srv, chunk, sizeof(chunk));
+		transport_link_flush(&srv);
+	}
+	const size_t stale = transport_link_pending(&srv);
+	assert_true(stale > 0);
+
+	int neu = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(neu >= 0);
+	w.up[0] = false;
+	assert_int_equal(connect(neu, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	run_until(&w, &w.up[0]);
+	assert_int_equal(w.down_err[0], -ECONNABORTED);
+	assert_int_equal(srv.stats.bytes_lost, stale);
+	assert_int_equal(transport_link_pending(&srv), 0);
+	assert_int_equal(transport_link_send(&srv, (const uint8_t *)"fresh", 5),
+			 0);
+	transport_link_flush(&srv);
+	char got[64];
+	size_t have = 0;
+	const uint64_t until = event_now_us() + 2000000u;
+	while (have < 5 && event_now_us() < until) {
+		ssize_t n = recv(neu, got + have, sizeof(got) - have,
+				 MSG_DONTWAIT);
+		if (n > 0)
+			have += (size_t)n;
+		else
+			usleep(1000);
+	}
+	assert_int_equal(have, 5);
+	assert_memory_equal(got, "fresh", 5);
+	close(old);
+	close(neu);
+	transport_link_close(&srv);
+	teardown_world(&w);
+}
+
+/* A PX4 at its worst on the way out: one that resets its connection
+ * (SO_LINGER 0) while barod has frames for it, and one that half-closes
+ * (shutdown SHUT_WR) while still reading.  Each is reported once (the
+ * reset with its error, the half-close as a close: a PX4 that can no
+ * longer answer is gone for lockstep) and closed, never read again in a
+ * loop; the next PX4 is taken as usual. */
+static void
+test_reset_and_half_close(void **state)
+{
+	struct world w;
+	struct transport_link srv;
+	struct linger hard = { .l_onoff = 1, .l_linger = 0 };
+
+	(void)state;
+	setup_world(&w);
+	const unsigned port = open_server(&w, &srv);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int px4 = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(px4 >= 0);
+	assert_int_equal(connect(px4, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	run_until(&w, &w.up[0]);
+	assert_int_equal(send(px4, "half a fr", 9, 0), 9);
+	assert_int_equal(transport_link_send(&srv, (const uint8_t *)"step", 4),
+			 0);
+	setsockopt(px4, SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+	close(px4);
+	run_until(&w, &w.down[0]);
+	assert_int_equal(w.downs[0], 1);
+	assert_int_equal(w.down_err[0], -ECONNRESET);
+	assert_false(transport_link_connected(&srv));
+
+	px4 = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(px4 >= 0);
+	w.up[0] = w.down[0] = false;
+	assert_int_equal(connect(px4, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	run_until(&w, &w.up[0]);
+	assert_int_equal(shutdown(px4, SHUT_WR), 0);
+	run_until(&w, &w.down[0]);
+	assert_int_equal(w.downs[0], 2);
+	assert_int_equal(w.down_err[0], 0);
+	/* barod closed its end: PX4 reads the end of the stream. */
+	char b[8];
+	struct timeval tv = { .tv_sec = 2 };
+	setsockopt(px4, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(recv(px4, b, sizeof(b), 0), 0);
+	close(px4);
+	/* Nothing more is reported: the loop is quiet. */
+	bool never = false;
+	w.loop.quit = false;
+	w.until = &never;
+	w.deadline_us = event_now_us() + 100000u;
+	const uint64_t wakeups = w.loop.wakeups;
+	assert_int_equal(event_loop_run(&w.loop), 0);
+	assert_int_equal(w.downs[0], 2);
+	assert_true(w.loop.wakeups - wakeups <= 12);
+	transport_link_close(&srv);
+	teardown_world(&w);
+}
+
 int
 main(void)
 {
@@ -392,6 +516,8 @@ main(void)
 		cmocka_unit_test(test_listen_connect),
 		cmocka_unit_test(test_connect_refused),
 		cmocka_unit_test(test_backlog_bound),
+		cmocka_unit_test(test_replaced_backlog),
+		cmocka_unit_test(test_reset_and_half_close),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

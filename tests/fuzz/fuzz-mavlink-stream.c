@@ -6,7 +6,8 @@
  * input.  With every HIL_SENSOR edited (baro bytes changed), the output
  * has the input's length, differs only inside the frames edited, and
  * framed again gives the same frames with every edited one checking
- * (its CRC was recomputed).  Any disagreement aborts.
+ * (its CRC was recomputed).  Holding every frame whole (whole_frames)
+ * changes when bytes leave, never which.  Any disagreement aborts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,9 +75,10 @@ no_edit(void *user, uint8_t *frame, size_t len, size_t hdr,
 
 static void
 run(const uint8_t *data, size_t size, size_t chunking, bool editing,
-    struct sink *s, struct mavlink_stream *st)
+    struct sink *s, struct mavlink_stream *st, bool whole)
 {
 	mavlink_stream_init(st, MAVLINK_MSG_HIL_SENSOR);
+	st->whole_frames = whole;
 	s->n = 0;
 	s->edits = 0;
 	for (size_t i = 0, k = 0; i < size; i += k) {
@@ -94,9 +96,10 @@ run(const uint8_t *data, size_t size, size_t chunking, bool editing,
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t b0[OUT_MAX], b1[OUT_MAX], b2[OUT_MAX], b3[OUT_MAX];
-	static struct sink s0, s1, s2, s3;
-	struct mavlink_stream t0, t1, t2, t3;
+	static uint8_t b0[OUT_MAX], b1[OUT_MAX], b2[OUT_MAX], b3[OUT_MAX],
+		b4[OUT_MAX];
+	static struct sink s0, s1, s2, s3, s4;
+	struct mavlink_stream t0, t1, t2, t3, t4;
 
 	if (size > OUT_MAX / 2)
 		return 0;
@@ -104,14 +107,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s1.buf = b1;
 	s2.buf = b2;
 	s3.buf = b3;
+	s4.buf = b4;
 
-	run(data, size, 0, false, &s0, &t0);
+	run(data, size, 0, false, &s0, &t0, false);
 	if (memcmp(s0.buf, data, s0.n) != 0)
 		abort();
 
-	run(data, size, 0, true, &s1, &t1);
-	run(data, size, 1, true, &s2, &t2);
-	run(data, size, 2, true, &s3, &t3);
+	run(data, size, 0, true, &s1, &t1, false);
+	run(data, size, 1, true, &s2, &t2, false);
+	run(data, size, 2, true, &s3, &t3, false);
+	run(data, size, 2, true, &s4, &t4, true);
+	/* Whole frames: the same bytes, short of a partial frame held. */
+	if (s4.n > s1.n || memcmp(s4.buf, s1.buf, s4.n) != 0 ||
+	    t4.stats.frames != t1.stats.frames ||
+	    t4.stats.edited != t1.stats.edited)
+		abort();
 	if (s1.n != s0.n || s2.n != s1.n || s3.n != s1.n ||
 	    memcmp(s1.buf, s2.buf, s1.n) != 0 ||
 	    memcmp(s1.buf, s3.buf, s1.n) != 0 ||
@@ -136,7 +146,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sink again = { .buf = b2 };
 	struct mavlink_stream t;
 	memcpy(s1.buf + s1.n, t1.buf, t1.have);
-	run(s1.buf, s1.n + t1.have, 0, false, &again, &t);
+	run(s1.buf, s1.n + t1.have, 0, false, &again, &t, false);
 	if (t.stats.frames != t1.stats.frames ||
 	    t.stats.watched != t1.stats.watched ||
 	    t.stats.bad_crc != t1.stats.bad_crc ||

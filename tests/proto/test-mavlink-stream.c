@@ -172,6 +172,41 @@ test_latency(void **state)
 	free(e);
 }
 
+/* whole_frames (the proxy's simulator side): a HEARTBEAT arriving in
+ * pieces is held until its last byte too, passed in one piece, and a
+ * connection that ends in the middle of one passed none of it. */
+static void
+test_whole_frames(void **state)
+{
+	size_t ne, nd;
+	uint8_t *e = hex(vec_e, &ne), *d = hex(vec_d, &nd);
+	struct mavlink_stream st;
+	struct sink s = { .do_edit = true };
+
+	(void)state;
+	mavlink_stream_init(&st, MAVLINK_MSG_HIL_SENSOR);
+	st.whole_frames = true;
+	mavlink_stream_feed(&st, e, 12, edit_a_to_b, out, &s);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(mavlink_stream_held(&st), 12);
+	mavlink_stream_feed(&st, e + 12, ne - 12, edit_a_to_b, out, &s);
+	assert_int_equal(s.n, ne);
+	assert_memory_equal(s.buf, e, ne);
+	/* Garbage still leaves at once; half a frame is dropped. */
+	mavlink_stream_feed(&st, (const uint8_t *)"xy", 2, edit_a_to_b, out,
+			    &s);
+	mavlink_stream_feed(&st, d, nd / 2, edit_a_to_b, out, &s);
+	assert_int_equal(s.n, ne + 2);
+	mavlink_stream_reset(&st);
+	assert_int_equal(st.stats.discarded, nd / 2);
+	mavlink_stream_feed(&st, d, nd, edit_a_to_b, out, &s);
+	assert_int_equal(s.n, ne + 2 + nd);
+	assert_memory_equal(s.buf + ne + 2, d, nd);
+	assert_int_equal(s.edits, 0);
+	free(e);
+	free(d);
+}
+
 /* Frames PX4's parser would drop are passed as they are, not edited. */
 static void
 test_bad_frames(void **state)
@@ -273,6 +308,7 @@ main(void)
 		cmocka_unit_test(test_vector_b),
 		cmocka_unit_test(test_passthrough),
 		cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_whole_frames),
 		cmocka_unit_test(test_bad_frames),
 		cmocka_unit_test(test_v1),
 	};

@@ -543,6 +543,10 @@ px4proxy_open(const struct source_env *env, void **state, char *err,
 			 (int)(colon - c->upstream), c->upstream,
 			 (unsigned)up_port + v);
 		mavlink_stream_init(&p->from_sim, MAVLINK_MSG_HIL_SENSOR);
+		/* A simulator that dies mid-frame leaves PX4 no half of
+		 * it; and a frame that finds PX4's backlog full is dropped
+		 * whole. */
+		p->from_sim.whole_frames = true;
 		/* Nothing from PX4 is edited; framed to count, and to
 		 * read HIL_ACTUATOR_CONTROLS. */
 		mavlink_stream_init(&p->from_px4,

@@ -259,12 +259,28 @@ on_upstream(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 
 	if (what != TRANSPORT_RX_DATA)
 		return;
+	if (n == 0) {
+		/* Nothing ArduPilot could read: not a reply. */
+		l->stats.bad_lines++;
+		complain(l, "upstream sent an empty datagram");
+		return;
+	}
+	/* used stays below PROXY_TX_MAX: every line is given only the room
+	 * left, and a line the fields make too long (many short lines in
+	 * one datagram) ends the reply there. */
 	size_t used = 0, start = 0;
 	for (;;) {
 		const char *nl = memchr(in + start, '\n', n - start);
 		const size_t i = nl ? (size_t)(nl - in) : n;
-		used += proxy_line(l, in + start, i - start, out + used,
-				   PROXY_TX_MAX - used - 1);
+		const size_t w = proxy_line(l, in + start, i - start,
+					    out + used,
+					    PROXY_TX_MAX - 1 - used);
+		used += w;
+		if ((w == 0 && i > start) || (nl && used + 1 >= PROXY_TX_MAX)) {
+			complain(l, "upstream datagram did not fit the reply "
+				    "with barod's fields: its rest dropped");
+			break;
+		}
 		if (!nl)
 			break;
 		out[used++] = '\n';
@@ -296,8 +312,9 @@ on_ardupilot(void *user, enum transport_rx what, const uint8_t *buf, size_t n)
 	}
 	/* Replies go where the servo packets come from. */
 	transport_link_answer_sender(&l->ap);
-	l->stats.servo_packets++;
 	l->last_servo_us = event_now_us();
+	if (l->stats.servo_packets++ == 0)
+		l->first_servo_us = l->last_servo_us;
 
 	bool fresh = true;
 	if (l->have_frame && s.frame_count == l->last_frame) {
@@ -337,7 +354,7 @@ sitl_link_check(struct sitl_link *l, uint64_t now)
 	    "SITL instance %u: upstream %s silent for %.1f s; ArduPilot gets "
 	    "no physics", l->cfg.instance, l->cfg.upstream,
 	    (double)(now - (l->last_reply_us ? l->last_reply_us
-					     : l->last_servo_us - SILENCE_US)) *
+					     : l->first_servo_us)) *
 		    1e-6);
 }
 

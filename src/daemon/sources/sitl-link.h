@@ -98,6 +98,7 @@ struct sitl_link {
 	double last_timestamp;		/* proxy: upstream's, s */
 	bool have_timestamp;
 	uint64_t last_servo_us;		/* wall clock, for the silence check */
+	uint64_t first_servo_us;	/* ... and of the first servo packet */
 	uint64_t last_reply_us;
 	uint64_t last_warn_us;
 	struct sitl_truth truth;
