@@ -76,6 +76,9 @@ struct px4_proxy_stats {
 	uint64_t sim_connects, sim_disconnects;
 	uint64_t dropped_bytes;		/* backlog overflow, both ways */
 	uint64_t px4_bytes_unsent;	/* from PX4 while no simulator */
+	/* Cut off by a disconnect, both ways: a backlog not yet written
+	 * and a frame not yet whole. */
+	uint64_t lost_bytes;
 };
 
 struct px4_proxy_source;
@@ -631,6 +634,9 @@ proxy_stats(const struct px4_proxy_source *src, unsigned v,
 	out->signed_passed = p->from_sim.stats.signed_passed;
 	out->dropped_bytes = p->px4.stats.bytes_dropped +
 			     p->sim.stats.bytes_dropped;
+	out->lost_bytes = p->px4.stats.bytes_lost + p->sim.stats.bytes_lost +
+			  p->from_sim.stats.discarded +
+			  p->from_px4.stats.discarded;
 	return out;
 }
 
@@ -674,13 +680,14 @@ px4proxy_report(const struct source_env *env, void *state)
 			", restarts %" PRIu64 ", PX4 connects %" PRIu64
 			", PX4 disconnects %" PRIu64 ", simulator connects %" PRIu64
 			", simulator disconnects %" PRIu64
-			", dropped bytes %" PRIu64 ", unsent PX4 bytes %" PRIu64,
+			", dropped bytes %" PRIu64 ", unsent PX4 bytes %" PRIu64
+			", lost bytes %" PRIu64,
 			v, s.hil_sensor, s.baro_frames, s.rewritten,
 			s.baro_cleared, s.other_id, s.bad_crc, s.signed_passed,
 			s.bad_baro, s.frames_from_sim, s.frames_from_px4,
 			s.restarts, s.px4_connects, s.px4_disconnects,
 			s.sim_connects, s.sim_disconnects, s.dropped_bytes,
-			s.px4_bytes_unsent);
+			s.px4_bytes_unsent, s.lost_bytes);
 	}
 }
 
