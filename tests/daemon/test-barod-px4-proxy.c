@@ -929,13 +929,18 @@ test_busy_poll_split_frames(void **state)
 	}
 	char *log = stop(&r);
 	const char *bp = strstr(log, "busy-polls ");
-	if (!bp || sscanf(bp, "busy-polls %llu", &polls) != 1)
+	unsigned long long hits, us, skipped;
+	if (!bp || sscanf(bp, "busy-polls %llu (%llu answered within %llu "
+			      "us), %llu skipped", &polls, &hits, &us,
+			  &skipped) != 4)
 		fail_msg("no busy-polls count in barod's log:\n%s", log);
-	/* One per frame each way (the first HIL_SENSOR has no controls
-	 * before it). */
-	if (polls < steps || polls > 2 * steps)
-		fail_msg("%llu busy-polls for %u steps of split frames, "
-			 "expected %u..%u", polls, steps, steps, 2 * steps);
+	/* One answer expected per frame each way (the first HIL_SENSOR has
+	 * no controls before it): polled, or skipped for a side whose
+	 * answers came too late on a slow machine. */
+	if (polls + skipped < steps || polls + skipped > 2 * steps)
+		fail_msg("%llu busy-polls and %llu skipped for %u steps of "
+			 "split frames, expected %u..%u in all", polls, skipped,
+			 steps, steps, 2 * steps);
 	free(log);
 }
 
