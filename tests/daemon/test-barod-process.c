@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "harness-cmocka.h"
 #include "mavlink.h"
 #include "msp-capture.h"
@@ -444,6 +446,80 @@ test_control_socket(void **state)
 				     sizeof(reply)), 2);
 	assert_non_null(strstr(reply, "is barod running?"));
 	close(fd);
+}
+
+/* A connection to the control socket at path. */
+static int
+control_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_true(strlen(path) < sizeof(sa.sun_path));
+	strcpy(sa.sun_path, path);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+/* What fd says until it closes or is quiet for 2 s. */
+static void
+read_reply(int fd, char *buf, size_t len)
+{
+	size_t have = 0;
+	struct pollfd p = { fd, POLLIN, 0 };
+	ssize_t n = 1;
+
+	while (have + 1 < len && n > 0 && poll(&p, 1, 2000) == 1 &&
+	       (n = read(fd, buf + have, len - 1 - have)) > 0) {
+		have += (size_t)n;
+		if (memchr(buf, '\n', have) && strstr(buf, "ok"))
+			break;
+	}
+	buf[have] = '\0';
+}
+
+/* As many control clients as barod serves, connected and silent: one
+ * more is told why it is refused and closed; the silent ones are still
+ * answered when they ask; once one leaves, baroctl is served again. */
+static void
+test_control_many_clients(void **state)
+{
+	char sock[512], reply[4096];
+	int c[CONTROL_MAX_CLIENTS];
+	(void)state;
+
+	path_in_tmp(sock, sizeof(sock), "many");
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "--control", sock, "--duration", "20", NULL },
+		"many.log");
+	for (int i = 0; i < 100 && access(sock, F_OK) != 0; i++)
+		usleep(20000);
+	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++)
+		c[i] = control_connect(sock);
+
+	int extra = control_connect(sock);
+	read_reply(extra, reply, sizeof(reply));
+	assert_string_equal(reply, "error too many control clients\n");
+	assert_int_equal(read(extra, reply, sizeof(reply)), 0);
+	close(extra);
+	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "too many control clients"));
+
+	assert_int_equal(write(c[CONTROL_MAX_CLIENTS - 1], "get SIM_BARO_RND\n",
+			       17), 17);
+	read_reply(c[CONTROL_MAX_CLIENTS - 1], reply, sizeof(reply));
+	assert_string_equal(reply, "SIM_BARO_RND 0.2\nok\n");
+
+	close(c[0]);
+	usleep(100000);
+	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+				     sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 healthy"));
+	for (int i = 1; i < CONTROL_MAX_CLIENTS; i++)
+		close(c[i]);
+	assert_int_equal(stop_barod(pid), 0);
 }
 
 /* PX4-style injections and scenarios through baroctl. */
@@ -1968,6 +2044,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest mavlink[] = {
 		harness_unit_test(test_sigterm_completes_record, &harness),
 		harness_unit_test(test_control_socket, &harness),
+		harness_unit_test(test_control_many_clients, &harness),
 		harness_unit_test(test_faults_through_control, &harness),
 		harness_unit_test(test_rates_hil_and_v1, &harness),
 		harness_unit_test(test_sighup_reload, &harness),
