@@ -34,8 +34,9 @@ struct sink_env {
 	const struct config *cfg;
 	struct logger *log;
 	struct event_loop *loop;
-	/* A MAVLink frame received by a sink (a GCS's request). */
-	void (*frame)(void *user, struct sink *from,
+	/* A MAVLink frame received by a sink (a GCS's request); true when
+	 * it is taken (its sender, on a udp-server, becomes a peer). */
+	bool (*frame)(void *user, struct sink *from,
 		      const struct mavlink_frame *f);
 	/* A sink a reload closes, just before it goes (its requests'
 	 * replies must not outlive it); NULL: nobody asks. */
