@@ -445,6 +445,8 @@ struct acks {
 	/* With a key: every frame barod sent must verify with it. */
 	struct mavlink_signing *verify;
 	unsigned signed_ok, not_signed_ok;
+	unsigned values;	/* PARAM_VALUE that came, the last's value */
+	float value;
 };
 
 static void
@@ -466,6 +468,14 @@ on_ack(const struct mavlink_frame *fr, void *user)
 		mavlink_unpack_statustext(fr->payload, &st);
 		a->texts++;
 		strncat(a->text, st.text, sizeof(a->text) - strlen(a->text) - 1);
+	}
+	if (fr->msgid == MAVLINK_MSG_PARAM_VALUE) {
+		struct mavlink_param_value v;
+		mavlink_unpack_param_value(fr->payload, &v);
+		if (strcmp(v.param_id, "SIM_BARO_GLITCH") == 0) {
+			a->values++;
+			a->value = v.param_value;
+		}
 	}
 	if (fr->msgid != MAVLINK_MSG_COMMAND_ACK)
 		return;
@@ -716,6 +726,28 @@ test_remote_injection_denied(void **state)
 	assert_non_null(strstr(reply, "remote faults off denied 2\n"));
 	assert_non_null(strstr(reply, "baro 0 overlay none withheld 0\n"));
 	assert_non_null(strstr(reply, "baro 1 overlay none withheld 0\n"));
+
+	/* A PARAM_SET is refused the same way, answered as the parameter
+	 * protocol has it: the value held (told why already). */
+	{
+		uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+		struct mavlink_param_set ps = { .param_value = 10.0f,
+						.target_system = 1,
+						.target_component = 191,
+						.param_id = "SIM_BARO_GLITCH",
+						.param_type = 9 };
+		mavlink_pack_param_set(&ps, pl);
+		int n = mavlink_frame_encode(frame, 2, 0, 255, 190,
+					     MAVLINK_MSG_PARAM_SET, pl);
+		assert_true(n > 0);
+		struct acks c = { .result = -1 };
+		send_frame_wait(fd, &from, frame, (size_t)n, 700, &c);
+		assert_int_equal(c.values, 1);
+		assert_float_exact(c.value, 0.0f);
+		assert_int_equal(c.texts, 0);
+	}
+	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "remote faults off denied 3\n"));
 	live_stop(f, &l);
 
 	/* Every reading of baro 0 went out: no gap an "off" would leave. */
@@ -727,6 +759,7 @@ test_remote_injection_denied(void **state)
 	char *text = read_file(log);
 	assert_non_null(strstr(text, "MAV_CMD_INJECT_FAILURE from 255/190 "
 				     "refused"));
+	assert_non_null(strstr(text, "PARAM_SET from 255/190 refused"));
 	assert_null(strstr(text, "inject off"));
 	assert_null(strstr(text, "inject wrong"));
 	free(text);
