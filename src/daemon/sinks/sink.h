@@ -125,7 +125,6 @@ int sinks_open_outputs(struct sinks *set, const struct config *c);
 void sinks_sample(struct sinks *set, const struct emit_ctx *ctx,
 		  const struct baro_sample *s);
 void sinks_heartbeat(struct sinks *set, uint64_t now_us);
-void sinks_message(struct sinks *set, uint32_t msgid, const uint8_t *payload);
 void sinks_flush(struct sinks *set);
 void sinks_restart(struct sinks *set, unsigned vehicle);
 /* SIGHUP: sinks next keeps go on untouched (in their order), the others
