@@ -55,14 +55,17 @@ on_timer(struct event_source *src, uint32_t events, void *user)
 }
 
 /* A MAVLink frame from a GCS on one of the sinks: the reply goes back on
- * that sink. */
-static void
+ * that sink.  Taken when it passes the signing check (any frame without
+ * a key). */
+static bool
 on_mavlink(void *user, struct sink *from, const struct mavlink_frame *f)
 {
 	struct daemon *d = user;
 
-	if (daemon_remote_accept(d, f))
-		param_service_handle(&d->ps, f, from);
+	if (!daemon_remote_accept(d, f))
+		return false;
+	param_service_handle(&d->ps, f, from);
+	return true;
 }
 
 static void

@@ -39,10 +39,17 @@ daemon_emit(struct daemon *d, const struct emit_ctx *ctx,
 	return true;
 }
 
+/* To every output that takes GCS messages, within each one's budget
+ * (param_service_tell): what one output's requests cause must not crowd
+ * the samples off another. */
 void
 daemon_send_all(struct daemon *d, uint32_t msgid, const uint8_t *payload)
 {
-	sinks_message(&d->sinks, msgid, payload);
+	for (size_t i = 0; i < d->sinks.n; i++) {
+		struct sink *k = d->sinks.list[i];
+		if (k->ops->message && param_service_tell(&d->ps, k))
+			sink_send(k, msgid, payload);
+	}
 }
 
 void

@@ -80,10 +80,11 @@ daemon_requests_status(const struct daemon *d, FILE *out)
 	fprintf(out,
 		"mavlink requests %" PRIu64 " dropped %" PRIu64
 		" lists %" PRIu64 " merged %" PRIu64 " refused %" PRIu64
-		" done %" PRIu64 " in-flight %zu values %" PRIu64 "\n",
+		" done %" PRIu64 " in-flight %zu values %" PRIu64
+		" untold %" PRIu64 "\n",
 		st->requests, st->requests_dropped, st->lists, st->lists_merged,
 		st->lists_refused, st->lists_done,
-		param_service_listing(&d->ps), st->values_listed);
+		param_service_listing(&d->ps), st->values_listed, st->untold);
 }
 
 /* Whatever the events queued leaves now: the sinks' (one datagram per

@@ -263,6 +263,19 @@ admit(struct param_service *ps, const struct mavlink_frame *f, void *link)
 	return true;
 }
 
+bool
+param_service_tell(struct param_service *ps, void *link)
+{
+	struct param_service_link *l = link_of(ps, link);
+
+	if (!l || l->credit <= -link_burst(link_rate(ps, link))) {
+		ps->stats.untold++;
+		return false;
+	}
+	l->credit -= ONE;
+	return true;
+}
+
 /* Whom a request that is answered addresses; false for other messages. */
 static bool
 request_target(const struct mavlink_frame *f, uint8_t *sys, uint8_t *comp)

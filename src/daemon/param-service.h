@@ -67,6 +67,7 @@ struct param_service_stats {
 	uint64_t values_listed;	/* PARAM_VALUE sent by lists */
 	uint64_t requests;	/* other requests admitted */
 	uint64_t requests_dropped;	/* over a budget: not answered */
+	uint64_t untold;	/* told-to-all frames a link had no budget for */
 };
 
 struct param_service {
@@ -123,6 +124,15 @@ param_service_tick(struct param_service *ps, uint64_t now_us);
 /* The link is gone (an output closed by a reload): its transfers end. */
 void
 param_service_forget(struct param_service *ps, void *link);
+
+/* Whether a frame told to every link (a set's PARAM_VALUE, an
+ * announcement) goes to link: it costs the link a frame of budget, as a
+ * request's reply does, and a link overdrawn by its burst misses it
+ * (counted in untold).  Without this a flood of PARAM_SET on one link,
+ * paced by that link's budget, would fill every other link, a serial
+ * line's samples crowded out. */
+bool
+param_service_tell(struct param_service *ps, void *link);
 
 /* Lists in flight now. */
 size_t

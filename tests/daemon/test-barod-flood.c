@@ -5,8 +5,9 @@
  * barod's source port with PARAM_REQUEST_LIST (one sysid, then every
  * sysid), COMMAND_LONG, garbage and 64 KiB datagrams; an msp-tcp peer
  * that never reads, then one that sends a frame that never ends; a
- * control-socket client that never reads.  Under each, no published
- * sample may be missing (SCALED_PRESSURE's time_boot_ms advances by
+ * control-socket client that never reads; PARAM_SET, each told to a
+ * 115200-baud serial output read at the line's rate.  Under each, no
+ * published sample may be missing (SCALED_PRESSURE's time_boot_ms advances by
  * exactly 10 ms, at least 99 % of the samples the window's wall time is
  * worth arrive), the replies barod sends for the flood stay within the
  * link's budget, nothing goes back to the flooder, and RSS stays flat.
@@ -593,6 +594,137 @@ test_stream_peers(void **state)
 	rig_stop(&r);
 }
 
+/* A PARAM_SET, SIM_BARO_GLITCH 1 and 2 in turn (each a change: a
+ * PARAM_VALUE and a STATUSTEXT to every output), from sysids cycling so
+ * every one has a fresh bucket. */
+static size_t
+make_set(uint8_t *buf, size_t cap, uint64_t k)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_param_set m = { .param_value = (float)(1 + k % 2),
+				       .target_system = 1,
+				       .target_component = 191,
+				       .param_id = "SIM_BARO_GLITCH",
+				       .param_type = 9 };
+
+	(void)cap;
+	mavlink_pack_param_set(&m, pl);
+	return frame_of(buf, (uint8_t)(1 + k % 40), MAVLINK_MSG_PARAM_SET, pl,
+			(uint8_t)k);
+}
+
+/* Long enough for the broadcasts to fill what a 115200-baud line's
+ * kernel buffer (a pty's: about 16 kB) and barod's backlog hold. */
+#define SET_FLOOD_MS 4000u
+
+/* A serial line's far end: the pty's master, read no faster than the
+ * line's baud rate carries (8N1: ten bits a byte), as a flight
+ * controller's TELEM port takes it. */
+struct line {
+	int fd;
+	unsigned bytes_per_s;
+	uint64_t t0, taken;
+	struct mavlink_parser parser;
+	struct gcs_view v;
+};
+
+static void
+line_open(struct line *l, unsigned baud, char *spec, size_t len)
+{
+	memset(l, 0, sizeof(*l));
+	l->fd = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+	assert_true(l->fd >= 0);
+	assert_int_equal(fcntl(l->fd, F_SETFD, FD_CLOEXEC), 0);
+	assert_int_equal(grantpt(l->fd), 0);
+	assert_int_equal(unlockpt(l->fd), 0);
+	l->bytes_per_s = baud / 10u;
+	mavlink_parser_init(&l->parser);
+	snprintf(spec, len, "serial:%s:%u", ptsname(l->fd), baud);
+}
+
+/* What the line has carried by now; all there is when !paced. */
+static void
+line_read(struct line *l, bool paced)
+{
+	uint8_t buf[4096];
+	const uint64_t now = now_ms();
+
+	if (!l->t0)
+		l->t0 = now;
+	for (;;) {
+		size_t want = sizeof(buf);
+		if (paced) {
+			uint64_t owed = (now - l->t0) * l->bytes_per_s / 1000u;
+			if (owed <= l->taken)
+				return;
+			if (owed - l->taken < want)
+				want = (size_t)(owed - l->taken);
+		}
+		ssize_t n = read(l->fd, buf, want);
+		if (n <= 0)
+			return;
+		l->taken += (uint64_t)n;
+		mavlink_parser_feed(&l->parser, buf, (size_t)n, on_gcs_frame,
+				    &l->v);
+	}
+}
+
+/* A flood of PARAM_SET on the UDP output (the simulator takes remote
+ * changes by default), and a 57600-baud serial output on a line that
+ * carries the samples with room to spare: every set's PARAM_VALUE and
+ * STATUSTEXT go to every output, but on the line they may only take
+ * room the samples do not need.  No SCALED_PRESSURE may go missing on
+ * it. */
+static void
+test_set_flood_spares_the_line(void **state)
+{
+	static uint8_t buf[2048];
+	struct line l;
+	struct rig r;
+	char spec[128], reply[4096];
+	uint64_t k = 0, sent = 0;
+
+	(void)state;
+	line_open(&l, 115200, spec, sizeof(spec));
+	rig_start(&r, "-o", spec);
+	const uint64_t t0 = now_ms();
+	while (now_ms() - t0 < SET_FLOOD_MS) {
+		for (int i = 0; i < 16; i++) {
+			size_t n = make_set(buf, sizeof(buf), k++);
+			if (send(r.flood, buf, n, MSG_DONTWAIT) == (ssize_t)n)
+				sent++;
+		}
+		drain(&r, 1);
+		line_read(&l, true);
+	}
+	/* The line's backlog comes as fast as it may now: a sample lost
+	 * shows as a step in time_boot_ms, wherever it was. */
+	for (uint64_t t1 = now_ms(); now_ms() - t1 < 1500;) {
+		drain(&r, 5);
+		line_read(&l, true);
+	}
+	control_request(r.control, "status\n", reply, sizeof(reply),
+			&(struct control_wait){ 50, 20000, false });
+	rig_stop(&r);
+	line_read(&l, false);
+	close(l.fd);
+	const char *out = strstr(reply, "serial");
+	printf("# %" PRIu64 " PARAM_SET; the line: SCALED_PRESSURE %" PRIu64
+	       ", gaps %" PRIu64 " (worst %u ms), PARAM_VALUE %" PRIu64
+	       ", STATUSTEXT %" PRIu64 "; the GCS: PARAM_VALUE %" PRIu64
+	       "\n# %.*s\n", sent, l.v.pressures, l.v.gaps, l.v.worst_step,
+	       l.v.values, l.v.texts, r.v.values,
+	       out ? (int)strcspn(out, "\n") : 0, out ? out : "");
+	/* The flood was taken and reached the line. */
+	assert_true(r.v.values > SET_FLOOD_MS / 10u);
+	assert_true(l.v.values > 0);
+	if (l.v.gaps)
+		fail_msg("the line lost samples to the flood's replies: %" PRIu64
+			 " gaps in time_boot_ms (worst %u ms)", l.v.gaps,
+			 l.v.worst_step);
+	assert_true(l.v.pressures * 10u >= SET_FLOOD_MS);
+}
+
 int
 main(void)
 {
@@ -600,6 +732,7 @@ main(void)
 		harness_unit_test(test_hundred_lists, &harness),
 		harness_unit_test(test_udp_floods, &harness),
 		harness_unit_test(test_stream_peers, &harness),
+		harness_unit_test(test_set_flood_spares_the_line, &harness),
 	};
 
 	return harness_run_tests(&harness, "barod-flood", tests);

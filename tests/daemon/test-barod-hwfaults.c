@@ -445,6 +445,8 @@ struct acks {
 	/* With a key: every frame barod sent must verify with it. */
 	struct mavlink_signing *verify;
 	unsigned signed_ok, not_signed_ok;
+	unsigned values;	/* PARAM_VALUE that came, the last's value */
+	float value;
 };
 
 static void
@@ -466,6 +468,14 @@ on_ack(const struct mavlink_frame *fr, void *user)
 		mavlink_unpack_statustext(fr->payload, &st);
 		a->texts++;
 		strncat(a->text, st.text, sizeof(a->text) - strlen(a->text) - 1);
+	}
+	if (fr->msgid == MAVLINK_MSG_PARAM_VALUE) {
+		struct mavlink_param_value v;
+		mavlink_unpack_param_value(fr->payload, &v);
+		if (strcmp(v.param_id, "SIM_BARO_GLITCH") == 0) {
+			a->values++;
+			a->value = v.param_value;
+		}
 	}
 	if (fr->msgid != MAVLINK_MSG_COMMAND_ACK)
 		return;
@@ -716,6 +726,28 @@ test_remote_injection_denied(void **state)
 	assert_non_null(strstr(reply, "remote faults off denied 2\n"));
 	assert_non_null(strstr(reply, "baro 0 overlay none withheld 0\n"));
 	assert_non_null(strstr(reply, "baro 1 overlay none withheld 0\n"));
+
+	/* A PARAM_SET is refused the same way, answered as the parameter
+	 * protocol has it: the value held (told why already). */
+	{
+		uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+		struct mavlink_param_set ps = { .param_value = 10.0f,
+						.target_system = 1,
+						.target_component = 191,
+						.param_id = "SIM_BARO_GLITCH",
+						.param_type = 9 };
+		mavlink_pack_param_set(&ps, pl);
+		int n = mavlink_frame_encode(frame, 2, 0, 255, 190,
+					     MAVLINK_MSG_PARAM_SET, pl);
+		assert_true(n > 0);
+		struct acks c = { .result = -1 };
+		send_frame_wait(fd, &from, frame, (size_t)n, 700, &c);
+		assert_int_equal(c.values, 1);
+		assert_float_exact(c.value, 0.0f);
+		assert_int_equal(c.texts, 0);
+	}
+	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "remote faults off denied 3\n"));
 	live_stop(f, &l);
 
 	/* Every reading of baro 0 went out: no gap an "off" would leave. */
@@ -727,14 +759,16 @@ test_remote_injection_denied(void **state)
 	char *text = read_file(log);
 	assert_non_null(strstr(text, "MAV_CMD_INJECT_FAILURE from 255/190 "
 				     "refused"));
+	assert_non_null(strstr(text, "PARAM_SET from 255/190 refused"));
 	assert_null(strstr(text, "inject off"));
 	assert_null(strstr(text, "inject wrong"));
 	free(text);
 }
 
 /* With a signing key and remote injection opted in: only injections
- * signed with the key act; unsigned ones, a replay and another key's are
- * dropped without an answer; everything barod sends is signed.  A key
+ * signed with the key act; unsigned ones (MAVLink 1 too, and one flagged
+ * signed without a signature), a replay and another key's are dropped
+ * without an answer; everything barod sends is signed.  A key
  * file others may read stops barod at start with status 2. */
 static void
 test_remote_injection_signed(void **state)
@@ -785,6 +819,28 @@ test_remote_injection_signed(void **state)
 	send_frame_wait(fd, &from, frame, inject_frame(frame, 1, 1, &wrong),
 			1000, &a);
 	assert_int_equal(a.result, -1);
+	/* MAVLink 1 (which cannot be signed), and MAVLink 2 with the signed
+	 * flag but no signature after it: no answer either. */
+	{
+		uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+		struct mavlink_command_long cl = {
+			.param = { 3.0f, 1.0f, 1.0f }, .command = 420,
+			.target_system = 1, .target_component = 191,
+		};
+		mavlink_pack_command_long(&cl, pl);
+		int n = mavlink_frame_encode(frame, 1, 0, 255, 190,
+					     MAVLINK_MSG_COMMAND_LONG, pl);
+		assert_true(n > 0);
+		send_frame_wait(fd, &from, frame, (size_t)n, 1000, &a);
+		assert_int_equal(a.result, -1);
+		size_t len2 = inject_frame(frame, 1, 1, NULL);
+		frame[2] = MAVLINK_IFLAG_SIGNED;
+		mavlink_frame_put_crc(frame, len2 - 2,
+				      mavlink_msg_info(MAVLINK_MSG_COMMAND_LONG)
+					      ->crc_extra);
+		send_frame_wait(fd, &from, frame, len2, 1000, &a);
+		assert_int_equal(a.result, -1);
+	}
 	/* Signed with the key: "off" on baro 0 acts. */
 	size_t len = inject_frame(frame, 1, 1, &gcs);
 	memcpy(replay, frame, len);
@@ -802,7 +858,9 @@ test_remote_injection_signed(void **state)
 	assert_non_null(strstr(reply, "baro 0 overlay none"));
 	print_message("%s", strstr(reply, "remote"));
 	assert_non_null(strstr(reply, "remote faults on denied 0\n"));
-	assert_non_null(strstr(reply, " accepted 2 unsigned 1 bad-signature 1 "
+	/* The MAVLink 1 frame counted unsigned; the one cut short never
+	 * was a whole frame. */
+	assert_non_null(strstr(reply, " accepted 2 unsigned 2 bad-signature 1 "
 				      "replayed 1 "));
 	/* All that barod sent verified with the key. */
 	print_message("barod's frames: %u verified, %u not\n", a.signed_ok,

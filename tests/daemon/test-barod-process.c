@@ -16,11 +16,14 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "harness-cmocka.h"
+#include "mavlink-sign.h"
 #include "mavlink.h"
 #include "msp-capture.h"
 #include "sim-params.h"
@@ -446,6 +449,80 @@ test_control_socket(void **state)
 	close(fd);
 }
 
+/* A connection to the control socket at path. */
+static int
+control_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_true(strlen(path) < sizeof(sa.sun_path));
+	strcpy(sa.sun_path, path);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+/* What fd says until it closes or is quiet for 2 s. */
+static void
+read_reply(int fd, char *buf, size_t len)
+{
+	size_t have = 0;
+	struct pollfd p = { fd, POLLIN, 0 };
+	ssize_t n = 1;
+
+	while (have + 1 < len && n > 0 && poll(&p, 1, 2000) == 1 &&
+	       (n = read(fd, buf + have, len - 1 - have)) > 0) {
+		have += (size_t)n;
+		if (memchr(buf, '\n', have) && strstr(buf, "ok"))
+			break;
+	}
+	buf[have] = '\0';
+}
+
+/* As many control clients as barod serves, connected and silent: one
+ * more is told why it is refused and closed; the silent ones are still
+ * answered when they ask; once one leaves, baroctl is served again. */
+static void
+test_control_many_clients(void **state)
+{
+	char sock[512], reply[4096];
+	int c[CONTROL_MAX_CLIENTS];
+	(void)state;
+
+	path_in_tmp(sock, sizeof(sock), "many");
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "--control", sock, "--duration", "20", NULL },
+		"many.log");
+	for (int i = 0; i < 100 && access(sock, F_OK) != 0; i++)
+		usleep(20000);
+	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++)
+		c[i] = control_connect(sock);
+
+	int extra = control_connect(sock);
+	read_reply(extra, reply, sizeof(reply));
+	assert_string_equal(reply, "error too many control clients\n");
+	assert_int_equal(read(extra, reply, sizeof(reply)), 0);
+	close(extra);
+	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, "too many control clients"));
+
+	assert_int_equal(write(c[CONTROL_MAX_CLIENTS - 1], "get SIM_BARO_RND\n",
+			       17), 17);
+	read_reply(c[CONTROL_MAX_CLIENTS - 1], reply, sizeof(reply));
+	assert_string_equal(reply, "SIM_BARO_RND 0.2\nok\n");
+
+	close(c[0]);
+	usleep(100000);
+	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+				     sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 healthy"));
+	for (int i = 1; i < CONTROL_MAX_CLIENTS; i++)
+		close(c[i]);
+	assert_int_equal(stop_barod(pid), 0);
+}
+
 /* PX4-style injections and scenarios through baroctl. */
 static void
 test_faults_through_control(void **state)
@@ -685,6 +762,121 @@ test_udp_server(void **state)
 	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 30);
 	assert_int_equal(wait_exit(pid), 0);
 	close(fd);
+}
+
+/* One second of a udp-server output with a ground station on it (a
+ * HEARTBEAT, signed when sign is given, every 100 ms) and eight other
+ * sockets sending what barod does not take: garbage, and unsigned
+ * HEARTBEATs when barod has a key.  What the ground station and the
+ * strays got, in gcs and stray. */
+static void
+strays_against_gcs(const char *key, struct mavlink_signing *sign,
+		   struct capture *gcs, unsigned *stray)
+{
+	char out[64];
+	unsigned myport, sport[8];
+	int fd = udp_loopback(&myport, SOCK_NONBLOCK), st[8];
+	const unsigned port = udp_server_output(out, sizeof(out));
+	pid_t pid = start_barod((const char *[]){
+		"--sim", "--control", "none", "-o", out, "--duration", "4",
+		key ? "--signing-key" : NULL, key, NULL }, "strays.log");
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, frame[MAVLINK_MAX_FRAME];
+	const struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
+					      .mavlink_version = 3 };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	mavlink_pack_heartbeat(&hb, pl);
+	for (int i = 0; i < 8; i++)
+		st[i] = udp_loopback(&sport[i], SOCK_NONBLOCK);
+	capture_init(gcs);
+	gcs->parser.deliver_signed = true;
+	/* Until barod has bound its port and taken the ground station. */
+	for (int i = 0; i < 100 && gcs->count[MAVLINK_MSG_SCALED_PRESSURE] < 5;
+	     i++) {
+		int n = mavlink_frame_encode(frame, 2, 0, 255, 190,
+					     MAVLINK_MSG_HEARTBEAT, pl);
+		if (sign)
+			n = mavlink_sign_frame(sign, frame, (size_t)n, 1,
+					       mavlink_sign_timestamp(
+						       test_wall_us()));
+		assert_true(n > 0);
+		assert_int_equal(sendto(fd, frame, (size_t)n, 0,
+					(struct sockaddr *)&sa, sizeof(sa)), n);
+		capture_for(fd, gcs, 100);
+	}
+	assert_true(gcs->count[MAVLINK_MSG_SCALED_PRESSURE] >= 5);
+	capture_init(gcs);
+	gcs->parser.deliver_signed = true;
+	*stray = 0;
+	for (int round = 0; round < 10; round++) {
+		int n = mavlink_frame_encode(frame, 2, 0, 255, 190,
+					     MAVLINK_MSG_HEARTBEAT, pl);
+		if (sign)
+			n = mavlink_sign_frame(sign, frame, (size_t)n, 1,
+					       mavlink_sign_timestamp(
+						       test_wall_us()));
+		assert_int_equal(sendto(fd, frame, (size_t)n, 0,
+					(struct sockaddr *)&sa, sizeof(sa)), n);
+		for (int i = 0; i < 8; i++) {
+			assert_int_equal(sendto(st[i], "x", 1, 0,
+						(struct sockaddr *)&sa,
+						sizeof(sa)), 1);
+			n = mavlink_frame_encode(frame, 2, 0, (uint8_t)(10 + i),
+						 190, MAVLINK_MSG_HEARTBEAT, pl);
+			if (key)
+				assert_int_equal(
+					sendto(st[i], frame, (size_t)n, 0,
+					       (struct sockaddr *)&sa,
+					       sizeof(sa)), n);
+		}
+		capture_for(fd, gcs, 100);
+	}
+	for (int i = 0; i < 8; i++) {
+		uint8_t buf[2048];
+		while (recv(st[i], buf, sizeof(buf), 0) > 0)
+			++*stray;
+		close(st[i]);
+	}
+	assert_int_equal(wait_exit(pid), 0);
+	close(fd);
+}
+
+/* A udp-server output answers the ground stations it hears from; eight
+ * other senders of what barod does not take (garbage; with a key,
+ * unsigned frames) neither become peers nor push the ground station out
+ * of the table (it holds eight): it keeps every sample. */
+static void
+test_udp_server_strays(void **state)
+{
+	struct capture gcs;
+	unsigned stray;
+	char key[512];
+	uint8_t k[MAVLINK_SIGN_KEY_LEN];
+	struct mavlink_signing sign;
+	(void)state;
+
+	strays_against_gcs(NULL, NULL, &gcs, &stray);
+	print_message("no key: the ground station got %u SCALED_PRESSURE in "
+		      "1 s, the strays %u datagrams\n",
+		      gcs.count[MAVLINK_MSG_SCALED_PRESSURE], stray);
+	assert_true(gcs.count[MAVLINK_MSG_SCALED_PRESSURE] >= 90);
+	assert_int_equal(stray, 0);
+
+	mavlink_sign_key_from_passphrase("strays", 6, k);
+	path_in_tmp(key, sizeof(key), "strays.key");
+	int kfd = open(key, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(kfd >= 0);
+	assert_int_equal(write(kfd, k, sizeof(k)), (ssize_t)sizeof(k));
+	close(kfd);
+	mavlink_signing_init(&sign, k, mavlink_sign_timestamp(test_wall_us()));
+	strays_against_gcs(key, &sign, &gcs, &stray);
+	print_message("key: the ground station got %u SCALED_PRESSURE in "
+		      "1 s, the strays %u datagrams\n",
+		      gcs.count[MAVLINK_MSG_SCALED_PRESSURE], stray);
+	assert_true(gcs.count[MAVLINK_MSG_SCALED_PRESSURE] >= 90);
+	assert_int_equal(stray, 0);
 }
 
 static void
@@ -1968,10 +2160,12 @@ main(int argc, char **argv)
 	const struct CMUnitTest mavlink[] = {
 		harness_unit_test(test_sigterm_completes_record, &harness),
 		harness_unit_test(test_control_socket, &harness),
+		harness_unit_test(test_control_many_clients, &harness),
 		harness_unit_test(test_faults_through_control, &harness),
 		harness_unit_test(test_rates_hil_and_v1, &harness),
 		harness_unit_test(test_sighup_reload, &harness),
 		harness_unit_test(test_udp_server, &harness),
+		harness_unit_test(test_udp_server_strays, &harness),
 		harness_unit_test(test_serial_pty, &harness),
 		harness_unit_test(test_blocked_serial_counts_drops, &harness),
 		harness_unit_test(test_config_errors, &harness),

@@ -375,6 +375,31 @@ test_requests_bounded(void **state)
 	assert_int_equal(f->ps.stats.requests_dropped, dropped);
 }
 
+/* A frame told to every link costs each link a frame of budget: a link
+ * takes one burst and one in debt, then misses them (counted) until its
+ * budget is repaid, as requests do; lists on it wait meanwhile; other
+ * links are not affected. */
+static void
+test_tell_bounded(void **state)
+{
+	struct fixture *f = *state;
+	int told = 0;
+
+	param_service_tick(&f->ps, 0);
+	for (int i = 0; i < 100; i++)
+		told += param_service_tell(&f->ps, (void *)0x1);
+	assert_int_equal(told, 40);
+	assert_int_equal(f->ps.stats.untold, 60);
+	assert_true(param_service_tell(&f->ps, (void *)0x2));
+	request_list(f, (void *)0x1, 1);
+	ticks(f, 10000, 100000);	/* repays 20: out of debt only */
+	assert_int_equal(f->n_sent, 0);
+	assert_true(param_service_tell(&f->ps, (void *)0x1));
+	ticks(f, 110000, 200000);
+	assert_int_equal(f->n_sent, 19);
+	assert_int_equal(f->ps.stats.untold, 60);
+}
+
 /* An output a reload closes: its lists end, nothing more goes to it. */
 static void
 test_forget(void **state)
@@ -632,6 +657,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_list_many_requesters,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_requests_bounded, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_tell_bounded, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_forget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),

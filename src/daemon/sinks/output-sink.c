@@ -11,9 +11,9 @@ on_frame(struct output *o, const struct mavlink_frame *f, void *user)
 {
 	struct output_sink *s = user;
 
-	(void)o;
-	if (s->base.env->frame)
-		s->base.env->frame(s->base.env->user, &s->base, f);
+	if (s->base.env->frame &&
+	    s->base.env->frame(s->base.env->user, &s->base, f))
+		output_keep_sender(o);
 }
 
 struct sink *

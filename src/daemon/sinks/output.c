@@ -134,10 +134,24 @@ output_open(struct output *o, const struct config_output *cfg,
 	}
 	t->loop = loop;
 	t->rx = on_rx;
+	/* With an owner to judge the frames, a MAVLink udp-server sends to
+	 * the senders of frames it takes (output_keep_sender), not to
+	 * whoever sends anything. */
+	t->opts.learn_accepted = on_frame && cfg->type == OUTPUT_UDP_SERVER &&
+				 !output_is_msp(o);
 	t->backlog_max = output_is_msp(o) ? OUTPUT_MSP_BACKLOG : 0;
 	int rc = t->ops->open(t, err, errlen);
 	mirror(o);
 	return rc;
+}
+
+void
+output_keep_sender(struct output *o)
+{
+	struct transport *t = bind_transport(o);
+
+	if (t->opts.learn_accepted)
+		datagram_learn_sender(t);
 }
 
 void

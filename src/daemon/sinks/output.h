@@ -76,6 +76,11 @@ output_open(struct output *o, const struct config_output *cfg,
 	    struct event_loop *loop, output_frame_cb on_frame, void *user,
 	    char *err, size_t errlen);
 
+/* During on_frame: the frame was taken, so its sender (on a udp-server)
+ * is a peer to send to; elsewhere nothing. */
+void
+output_keep_sender(struct output *o);
+
 void
 output_close(struct output *o);
 

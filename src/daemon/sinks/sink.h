@@ -34,8 +34,9 @@ struct sink_env {
 	const struct config *cfg;
 	struct logger *log;
 	struct event_loop *loop;
-	/* A MAVLink frame received by a sink (a GCS's request). */
-	void (*frame)(void *user, struct sink *from,
+	/* A MAVLink frame received by a sink (a GCS's request); true when
+	 * it is taken (its sender, on a udp-server, becomes a peer). */
+	bool (*frame)(void *user, struct sink *from,
 		      const struct mavlink_frame *f);
 	/* A sink a reload closes, just before it goes (its requests'
 	 * replies must not outlive it); NULL: nobody asks. */
@@ -124,7 +125,6 @@ int sinks_open_outputs(struct sinks *set, const struct config *c);
 void sinks_sample(struct sinks *set, const struct emit_ctx *ctx,
 		  const struct baro_sample *s);
 void sinks_heartbeat(struct sinks *set, uint64_t now_us);
-void sinks_message(struct sinks *set, uint32_t msgid, const uint8_t *payload);
 void sinks_flush(struct sinks *set);
 void sinks_restart(struct sinks *set, unsigned vehicle);
 /* SIGHUP: sinks next keeps go on untouched (in their order), the others

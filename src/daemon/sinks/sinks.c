@@ -87,13 +87,6 @@ sinks_heartbeat(struct sinks *set, uint64_t now_us)
 }
 
 void
-sinks_message(struct sinks *set, uint32_t msgid, const uint8_t *payload)
-{
-	for (size_t i = 0; i < set->n; i++)
-		sink_send(set->list[i], msgid, payload);
-}
-
-void
 sinks_flush(struct sinks *set)
 {
 	for (size_t i = 0; i < set->n; i++) {

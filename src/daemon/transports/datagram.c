@@ -278,7 +278,8 @@ datagram_readable(struct transport *t, bool server)
 	struct sockaddr_storage from[TRANSPORT_RX_BATCH];
 	struct iovec iov[TRANSPORT_RX_BATCH];
 	struct mmsghdr m[TRANSPORT_RX_BATCH];
-	const bool learn = server && !t->opts.answer_accepted;
+	const bool learn = server && !t->opts.answer_accepted &&
+			   !t->opts.learn_accepted;
 
 	for (unsigned i = 0; i < g->rx_slots; i++) {
 		iov[i] = (struct iovec){ g->rx_buf + i * g->rx_size,
@@ -318,6 +319,15 @@ datagram_answer_sender(struct transport *t)
 	g->peers[0] = *g->from;
 	g->peer_len[0] = g->from_len;
 	g->n_peers = 1;
+}
+
+void
+datagram_learn_sender(struct transport *t)
+{
+	struct transport_datagram *g = &t->u.dgram;
+
+	if (g->from)
+		remember_peer(g, g->from, g->from_len);
 }
 
 void

@@ -208,6 +208,11 @@ struct transport_opts {
 	 * every sender (ArduPilot's SIM_JSON: replies go where the last
 	 * valid servo packet came from; a stray datagram changes nothing). */
 	bool answer_accepted;
+	/* UDP server: a sender joins the peers only when the owner takes a
+	 * datagram of it during rx (datagram_learn_sender), so datagrams
+	 * barod does not take (garbage; unsigned frames when it has a
+	 * signing key) cannot push a ground station out of the table. */
+	bool learn_accepted;
 	/* UDP server: no SO_REUSEADDR, so the bind fails while another
 	 * socket holds the port (two barods on one SITL port would split
 	 * ArduPilot's packets between them, silently). */
@@ -318,13 +323,18 @@ datagram_flush(struct transport *t);
 int
 datagram_send(struct transport *t, const uint8_t *msg, size_t len);
 /* One batch; a server learns every sender as a peer unless
- * opts.answer_accepted. */
+ * opts.answer_accepted or opts.learn_accepted. */
 void
 datagram_readable(struct transport *t, bool server);
 /* During rx, with opts.answer_accepted: the datagram being delivered is
  * from the one peer to answer from now on. */
 void
 datagram_answer_sender(struct transport *t);
+/* During rx, with opts.learn_accepted: the datagram being delivered is
+ * from a peer to send to (the oldest is forgotten when the table is
+ * full). */
+void
+datagram_learn_sender(struct transport *t);
 void
 datagram_describe(const struct transport *t, const struct config_output *cfg,
 		  const struct event_source *src, char *buf, size_t len);
