@@ -929,7 +929,7 @@ test_busy_poll_split_frames(void **state)
 	}
 	char *log = stop(&r);
 	const char *bp = strstr(log, "busy-polls ");
-	unsigned long long hits, us, skipped;
+	unsigned long long hits = 0, us = 0, skipped = 0;
 	if (!bp || sscanf(bp, "busy-polls %llu (%llu answered within %llu "
 			      "us), %llu skipped", &polls, &hits, &us,
 			  &skipped) != 4)
