@@ -2091,6 +2091,61 @@ test_tcp_server_stalled_gcs(void **state)
 	close(stalled);
 }
 
+/* Eight clients that connect to barod's tcpin: and never send take
+ * every place; a ground station connecting next replaces the oldest of
+ * them, and once it has sent a HEARTBEAT (a frame barod takes) eight
+ * more silent newcomers replace each other, never it: it keeps the
+ * stream all along.  Before, the ground station was refused ("8 clients
+ * already") and got nothing. */
+static void
+test_tcp_server_silent_clients(void **state)
+{
+	char out[64];
+	struct capture cap;
+	int silent[16];
+	(void)state;
+
+	const unsigned port = harness_free_port(&harness, SOCK_STREAM, false);
+	snprintf(out, sizeof(out), "tcpin:127.0.0.1:%u", port);
+	pid_t pid = start_barod((const char *[]){ "--sim", "--control", "none",
+						  "-o", out, "-v", NULL },
+				"tcpin-silent.log");
+	for (int i = 0; i < 8; i++) {
+		silent[i] = harness_dial_tcp(port, 500);
+		assert_true(silent[i] >= 0);
+	}
+	msleep(200);
+	int fd = harness_dial_tcp(port, 500);
+	assert_true(fd >= 0);
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, frame[MAVLINK_MAX_FRAME];
+	const struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8,
+					      .mavlink_version = 3 };
+	mavlink_pack_heartbeat(&hb, pl);
+	int n = mavlink_frame_encode(frame, 2, 0, 255, 190,
+				     MAVLINK_MSG_HEARTBEAT, pl);
+	assert_int_equal(write(fd, frame, (size_t)n), n);
+	capture_init(&cap);
+	stream_for(fd, &cap, 300);
+	for (int i = 8; i < 16; i++) {
+		silent[i] = harness_dial_tcp(port, 500);
+		assert_true(silent[i] >= 0);
+		stream_for(fd, &cap, 50);
+	}
+	stream_for(fd, &cap, 300);
+	print_message("the ground station got %u SCALED_PRESSURE beside 16 "
+		      "silent clients\n", cap.count[MAVLINK_MSG_SCALED_PRESSURE]);
+	assert_true(cap.count[MAVLINK_MSG_SCALED_PRESSURE] > 50);
+	assert_int_equal(cap.seq_gaps, 0);
+	assert_int_equal(stop_barod(pid), 0);
+	char *log = read_tmp("tcpin-silent.log");
+	assert_null(strstr(log, "clients already"));
+	assert_non_null(strstr(log, "cut off: it sent nothing barod takes"));
+	free(log);
+	close(fd);
+	for (int i = 0; i < 16; i++)
+		close(silent[i]);
+}
+
 /* A listener on 127.0.0.1:port again, once the kernel lets go of the
  * port (the last connection's end may hold it a moment). */
 static int
@@ -2176,6 +2231,7 @@ main(int argc, char **argv)
 		harness_unit_test(test_two_barods_at_once, &harness),
 		harness_unit_test(test_tcp_server_gcs, &harness),
 		harness_unit_test(test_tcp_server_stalled_gcs, &harness),
+		harness_unit_test(test_tcp_server_silent_clients, &harness),
 		harness_unit_test(test_tcp_client_reconnects, &harness),
 	};
 	const struct CMUnitTest msp[] = {

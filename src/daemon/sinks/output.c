@@ -134,10 +134,11 @@ output_open(struct output *o, const struct config_output *cfg,
 	}
 	t->loop = loop;
 	t->rx = on_rx;
-	/* With an owner to judge the frames, a MAVLink udp-server sends to
-	 * the senders of frames it takes (output_keep_sender), not to
-	 * whoever sends anything. */
-	t->opts.learn_accepted = on_frame && cfg->type == OUTPUT_UDP_SERVER &&
+	/* With an owner to judge the frames, a MAVLink server keeps the
+	 * senders of frames it takes (output_keep_sender): a udp-server
+	 * sends to them, not to whoever sends anything; a tcp-server keeps
+	 * their places when silent clients would take them. */
+	t->opts.learn_accepted = on_frame && t->ops->keep_sender &&
 				 !output_is_msp(o);
 	t->backlog_max = output_is_msp(o) ? OUTPUT_MSP_BACKLOG : 0;
 	int rc = t->ops->open(t, err, errlen);
@@ -151,7 +152,7 @@ output_keep_sender(struct output *o)
 	struct transport *t = bind_transport(o);
 
 	if (t->opts.learn_accepted)
-		datagram_learn_sender(t);
+		t->ops->keep_sender(t);
 }
 
 void

@@ -76,8 +76,9 @@ output_open(struct output *o, const struct config_output *cfg,
 	    struct event_loop *loop, output_frame_cb on_frame, void *user,
 	    char *err, size_t errlen);
 
-/* During on_frame: the frame was taken, so its sender (on a udp-server)
- * is a peer to send to; elsewhere nothing. */
+/* During on_frame: the frame was taken, so its sender is one to keep (a
+ * udp-server's peer to send to, a tcp-server's client that newcomers do
+ * not replace); elsewhere nothing. */
 void
 output_keep_sender(struct output *o);
 

@@ -34,6 +34,7 @@ struct tcp_server_client {
 	uint32_t events;
 	char name[64];			/* "HOST:PORT", for the log */
 	uint64_t order;			/* accepted as the order-th */
+	bool kept;			/* sent a frame the owner took */
 	size_t len, cap;
 	uint8_t *buf;			/* cap bytes */
 };
@@ -215,6 +216,17 @@ server_accept(struct transport *t)
 					k = j;
 			client_drop(t, &cl[k], "a newer connection replaces it",
 				    -ECONNABORTED, true);
+		} else if (k == limit(t) && t->opts.learn_accepted) {
+			/* The oldest that never sent a frame barod took
+			 * goes; with none such, the newcomer is refused. */
+			for (unsigned j = 0; j < limit(t); j++)
+				if (!cl[j].kept &&
+				    (k == limit(t) || cl[j].order < cl[k].order))
+					k = j;
+			if (k < limit(t))
+				client_drop(t, &cl[k], "it sent nothing barod "
+					    "takes, and a new client needs its "
+					    "place", -ECONNABORTED, true);
 		}
 		if (k == limit(t)) {
 			close(fd);
@@ -248,6 +260,7 @@ server_accept(struct transport *t)
 		}
 		c->events = EPOLLIN;
 		c->len = 0;
+		c->kept = false;
 		c->order = ++t->u.server.accepted;
 		snprintf(c->name, sizeof(c->name), "%s", name);
 		t->u.server.n_clients++;
@@ -392,6 +405,16 @@ server_pending(const struct transport *t)
 	return n;
 }
 
+static void
+server_keep_sender(struct transport *t)
+{
+	struct tcp_server_client *cl = t->u.server.clients;
+
+	if (cl && t->rx_peer < TRANSPORT_MAX_CLIENTS &&
+	    cl[t->rx_peer].src.fd >= 0)
+		cl[t->rx_peer].kept = true;
+}
+
 const struct transport_ops transport_tcp_server = {
 	.open = server_open,
 	.close = server_close,
@@ -400,4 +423,5 @@ const struct transport_ops transport_tcp_server = {
 	.on_event = server_on_event,
 	.describe = server_describe,
 	.pending = server_pending,
+	.keep_sender = server_keep_sender,
 };

@@ -144,6 +144,11 @@ struct transport_ops {
 	/* Bytes waiting in barod for the line to take them (after a
 	 * flush: what a full line left); NULL: never any. */
 	size_t (*pending)(const struct transport *t);
+	/* During rx, with opts.learn_accepted: the owner took what the
+	 * peer being delivered sent, so it is one to keep (a UDP server's
+	 * peer to send to; a TCP server's client no newcomer replaces).
+	 * NULL: nothing to learn. */
+	void (*keep_sender)(struct transport *t);
 };
 
 struct transport_datagram {
@@ -209,9 +214,13 @@ struct transport_opts {
 	 * valid servo packet came from; a stray datagram changes nothing). */
 	bool answer_accepted;
 	/* UDP server: a sender joins the peers only when the owner takes a
-	 * datagram of it during rx (datagram_learn_sender), so datagrams
-	 * barod does not take (garbage; unsigned frames when it has a
-	 * signing key) cannot push a ground station out of the table. */
+	 * datagram of it during rx (ops.keep_sender), so datagrams barod
+	 * does not take (garbage; unsigned frames when it has a signing
+	 * key) cannot push a ground station out of the table.  TCP server:
+	 * with every place taken, a newcomer replaces the oldest client
+	 * that has sent nothing barod took, so clients that connect and
+	 * stay silent cannot lock a ground station out; one that has sent
+	 * something barod took keeps its place. */
 	bool learn_accepted;
 	/* UDP server: no SO_REUSEADDR, so the bind fails while another
 	 * socket holds the port (two barods on one SITL port would split

@@ -25,4 +25,5 @@ const struct transport_ops transport_udp_server = {
 	.send = datagram_send,
 	.on_event = udp_server_on_event,
 	.describe = datagram_describe,
+	.keep_sender = datagram_learn_sender,
 };
