@@ -74,8 +74,10 @@ busy_poll(struct event_loop *loop, struct epoll_event *evs, int max)
 			return n;
 		}
 	} while (event_now_us() < until);
+	/* Backed off, the side stays one miss from backing off again: the
+	 * poll after the back-off is a single probe, not three more. */
 	if (dir && ++dir->misses >= EVENT_SPIN_MISSES) {
-		dir->misses = 0;
+		dir->misses = EVENT_SPIN_MISSES - 1;
 		dir->skip = EVENT_SPIN_BACKOFF;
 	}
 	return 0;
