@@ -247,20 +247,23 @@ sitl_close(const struct source_env *env, void *state)
 	free(s);
 }
 
-/* Once a second: a link that went quiet is looked at. */
+/* Every tick, a link that went quiet is looked at: it warns at most
+ * once a second, and a check only once a second let timer jitter push
+ * every other warning a whole second late.  What barod waits for is
+ * said once a second. */
 static void
 sitl_tick(const struct source_env *env, void *state, uint64_t ticks,
 	  bool last)
 {
 	struct sitl_source *s = state;
+	const uint64_t now = event_now_us();
 
 	(void)env;
 	(void)last;
-	if (ticks % 100 != 0)
-		return;
 	for (size_t v = 0; v < s->n_links; v++) {
-		sitl_link_check(&s->links[v], event_now_us());
-		say_waiting(s, v, event_now_us());
+		sitl_link_check(&s->links[v], now);
+		if (ticks % 100 == 0)
+			say_waiting(s, v, now);
 	}
 }
 
