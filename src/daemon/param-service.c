@@ -295,9 +295,10 @@ request_target(const struct mavlink_frame *f, uint8_t *sys, uint8_t *comp)
 		*comp = m.target_component;
 		return true;
 	}
-	case MAVLINK_MSG_COMMAND_LONG: {
+	case MAVLINK_MSG_COMMAND_LONG:
+	case MAVLINK_MSG_COMMAND_INT: {
 		struct mavlink_command_long m;
-		mavlink_unpack_command_long(f->payload, &m);
+		(void)mavlink_unpack_command(f->msgid, f->payload, &m);
 		*sys = m.target_system;
 		*comp = m.target_component;
 		return true;
@@ -424,7 +425,10 @@ handle_command(struct param_service *ps, const struct mavlink_frame *f,
 	struct mavlink_command_long m;
 	uint8_t pl[MAVLINK_MAX_PAYLOAD];
 
-	mavlink_unpack_command_long(f->payload, &m);
+	/* COMMAND_INT as well: PX4 takes MAV_CMD_INJECT_FAILURE either way,
+	 * and ArduPilot's GCS_Common.cpp answers both; unanswered, a GCS
+	 * that sends COMMAND_INT retries and times out. */
+	(void)mavlink_unpack_command(f->msgid, f->payload, &m);
 	if (!for_us(ps, m.target_system, m.target_component))
 		return;
 
@@ -481,6 +485,7 @@ param_service_handle(struct param_service *ps, const struct mavlink_frame *f,
 		handle_list(ps, f, reply_to);
 		break;
 	case MAVLINK_MSG_COMMAND_LONG:
+	case MAVLINK_MSG_COMMAND_INT:
 		handle_command(ps, f, reply_to);
 		break;
 	default:

@@ -25,7 +25,7 @@
  * link without one (UDP), with a burst of PARAM_SERVICE_BURST_S of it
  * (at least 5 frames, ArduPilot's most per call without flow control).
  * Every other request that is answered (PARAM_REQUEST_READ, PARAM_SET,
- * COMMAND_LONG) is admitted when its requester has a token
+ * COMMAND_LONG, COMMAND_INT) is admitted when its requester has a token
  * (PARAM_SERVICE_REQ_RATE per second, as many in a burst) and its link's
  * budget is not overdrawn by more than the burst; it then goes before
  * the lists (they wait until the link's budget is repaid).  What is not

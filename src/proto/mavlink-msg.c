@@ -351,6 +351,67 @@ mavlink_unpack_command_long(const uint8_t *pl, struct mavlink_command_long *m)
 }
 
 size_t
+mavlink_pack_command_int(const struct mavlink_command_int *m, uint8_t *pl)
+{
+	for (int i = 0; i < 4; i++)
+		le_put_f32(pl + 4 * i, m->param[i]);
+	le_put32(pl + 16, (uint32_t)m->x);
+	le_put32(pl + 20, (uint32_t)m->y);
+	le_put_f32(pl + 24, m->z);
+	le_put16(pl + 28, m->command);
+	pl[30] = m->target_system;
+	pl[31] = m->target_component;
+	pl[32] = m->frame;
+	pl[33] = m->current;
+	pl[34] = m->autocontinue;
+	return 35;
+}
+
+void
+mavlink_unpack_command_int(const uint8_t *pl, struct mavlink_command_int *m)
+{
+	memset(m, 0, sizeof(*m));
+	for (int i = 0; i < 4; i++)
+		m->param[i] = le_get_f32(pl + 4 * i);
+	m->x = (int32_t)le_get32(pl + 16);
+	m->y = (int32_t)le_get32(pl + 20);
+	m->z = le_get_f32(pl + 24);
+	m->command = le_get16(pl + 28);
+	m->target_system = pl[30];
+	m->target_component = pl[31];
+	m->frame = pl[32];
+	m->current = pl[33];
+	m->autocontinue = pl[34];
+}
+
+int
+mavlink_unpack_command(uint32_t msgid, const uint8_t *pl,
+		       struct mavlink_command_long *m)
+{
+	struct mavlink_command_int ci;
+
+	switch (msgid) {
+	case MAVLINK_MSG_COMMAND_LONG:
+		mavlink_unpack_command_long(pl, m);
+		return 0;
+	case MAVLINK_MSG_COMMAND_INT:
+		mavlink_unpack_command_int(pl, &ci);
+		memset(m, 0, sizeof(*m));
+		for (int i = 0; i < 4; i++)
+			m->param[i] = ci.param[i];
+		m->param[4] = (float)((double)ci.x * 1e-7);
+		m->param[5] = (float)((double)ci.y * 1e-7);
+		m->param[6] = ci.z;
+		m->command = ci.command;
+		m->target_system = ci.target_system;
+		m->target_component = ci.target_component;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+size_t
 mavlink_pack_command_ack(const struct mavlink_command_ack *m, uint8_t *pl)
 {
 	le_put16(pl + 0, m->command);
@@ -420,6 +481,8 @@ mavlink_pack_msg(uint32_t msgid, const union mavlink_msg *m, uint8_t *pl)
 		return mavlink_pack_param_value(&m->pv, pl);
 	case MAVLINK_MSG_PARAM_SET:
 		return mavlink_pack_param_set(&m->ps, pl);
+	case MAVLINK_MSG_COMMAND_INT:
+		return mavlink_pack_command_int(&m->ci, pl);
 	case MAVLINK_MSG_COMMAND_LONG:
 		return mavlink_pack_command_long(&m->cl, pl);
 	case MAVLINK_MSG_COMMAND_ACK:
@@ -465,6 +528,9 @@ mavlink_unpack_msg(uint32_t msgid, const uint8_t *pl, union mavlink_msg *m)
 		return 0;
 	case MAVLINK_MSG_PARAM_SET:
 		mavlink_unpack_param_set(pl, &m->ps);
+		return 0;
+	case MAVLINK_MSG_COMMAND_INT:
+		mavlink_unpack_command_int(pl, &m->ci);
 		return 0;
 	case MAVLINK_MSG_COMMAND_LONG:
 		mavlink_unpack_command_long(pl, &m->cl);

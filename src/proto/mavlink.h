@@ -25,6 +25,7 @@ enum mavlink_msg_id {
 	MAVLINK_MSG_PARAM_VALUE = 22,
 	MAVLINK_MSG_PARAM_SET = 23,
 	MAVLINK_MSG_SCALED_PRESSURE = 29,
+	MAVLINK_MSG_COMMAND_INT = 75,
 	MAVLINK_MSG_COMMAND_LONG = 76,
 	MAVLINK_MSG_COMMAND_ACK = 77,
 	MAVLINK_MSG_HIL_ACTUATOR_CONTROLS = 93,
@@ -268,6 +269,17 @@ struct mavlink_command_long {
 	uint8_t target_system, target_component, confirmation;
 };
 
+/* The same command with x/y as scaled integers (lat/lon 1e7) and a
+ * frame; no confirmation field (it is never resent as such). */
+struct mavlink_command_int {
+	float param[4];
+	int32_t x, y;
+	float z;
+	uint16_t command;
+	uint8_t target_system, target_component, frame, current,
+		autocontinue;
+};
+
 struct mavlink_command_ack {
 	uint16_t command;
 	uint8_t result, progress;
@@ -294,6 +306,7 @@ union mavlink_msg {
 	struct mavlink_param_request_list prl;
 	struct mavlink_param_value pv;
 	struct mavlink_param_set ps;
+	struct mavlink_command_int ci;
 	struct mavlink_command_long cl;
 	struct mavlink_command_ack ca;
 	struct mavlink_statustext st;
@@ -345,6 +358,17 @@ size_t mavlink_pack_command_long(const struct mavlink_command_long *m,
 				 uint8_t *pl);
 void mavlink_unpack_command_long(const uint8_t *pl,
 				 struct mavlink_command_long *m);
+size_t mavlink_pack_command_int(const struct mavlink_command_int *m,
+				uint8_t *pl);
+void mavlink_unpack_command_int(const uint8_t *pl,
+				struct mavlink_command_int *m);
+/* A COMMAND_LONG or COMMAND_INT payload as one command, as PX4's
+ * MavlinkReceiver makes one vehicle_command of either: a COMMAND_INT's
+ * param1..4 and z go to param[0..3] and param[6], its x and y to
+ * param[4..5] divided by 1e7, and confirmation is 0.  -ENOENT for any
+ * other message. */
+int mavlink_unpack_command(uint32_t msgid, const uint8_t *pl,
+			   struct mavlink_command_long *m);
 size_t mavlink_pack_command_ack(const struct mavlink_command_ack *m,
 				uint8_t *pl);
 void mavlink_unpack_command_ack(const uint8_t *pl,

@@ -484,6 +484,18 @@ on_ack(const struct mavlink_frame *fr, void *user)
 		a->result = ack.result;
 }
 
+/* frame (len bytes) signed with sign when not NULL: its length. */
+static size_t
+sign_frame(uint8_t frame[MAVLINK_MAX_FRAME], int len,
+	   struct mavlink_signing *sign)
+{
+	if (sign)
+		len = mavlink_sign_frame(sign, frame, (size_t)len, 0,
+					 mavlink_sign_timestamp(test_wall_us()));
+	assert_true(len > 0);
+	return (size_t)len;
+}
+
 /* MAV_CMD_INJECT_FAILURE for the baro (unit 3), signed with sign when
  * not NULL, into frame: its length. */
 static size_t
@@ -500,11 +512,25 @@ inject_frame(uint8_t frame[MAVLINK_MAX_FRAME], float type, float instance,
 	int len = mavlink_frame_encode(frame, 2, 0, 255, 190,
 				       MAVLINK_MSG_COMMAND_LONG, pl);
 	assert_true(len > 0);
-	if (sign)
-		len = mavlink_sign_frame(sign, frame, (size_t)len, 0,
-					 mavlink_sign_timestamp(test_wall_us()));
+	return sign_frame(frame, len, sign);
+}
+
+/* The same injection as a COMMAND_INT, as a GCS may send it. */
+static size_t
+inject_frame_int(uint8_t frame[MAVLINK_MAX_FRAME], float type,
+		 float instance, struct mavlink_signing *sign)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_command_int ci = {
+		.param = { 3.0f, type, instance }, .command = 420,
+		.target_system = 1, .target_component = 191,
+	};
+
+	mavlink_pack_command_int(&ci, pl);
+	int len = mavlink_frame_encode(frame, 2, 0, 255, 190,
+				       MAVLINK_MSG_COMMAND_INT, pl);
 	assert_true(len > 0);
-	return (size_t)len;
+	return sign_frame(frame, len, sign);
 }
 
 /* frame to barod, which sends to fd; what came back for wait_ms (or
@@ -856,11 +882,25 @@ test_remote_injection_signed(void **state)
 	assert_int_equal(a.result, -1);
 	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "baro 0 overlay none"));
+	/* As a COMMAND_INT: unsigned, no answer; signed, it acts. */
+	send_frame_wait(fd, &from, frame, inject_frame_int(frame, 1, 1, NULL),
+			1000, &a);
+	assert_int_equal(a.result, -1);
+	send_frame_wait(fd, &from, frame, inject_frame_int(frame, 1, 1, &gcs),
+			2000, &a);
+	assert_int_equal(a.result, 0);
+	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 overlay off"));
+	send_frame_wait(fd, &from, frame, inject_frame_int(frame, 0, 1, &gcs),
+			2000, &a);
+	assert_int_equal(a.result, 0);
+	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 overlay none"));
 	print_message("%s", strstr(reply, "remote"));
 	assert_non_null(strstr(reply, "remote faults on denied 0\n"));
-	/* The MAVLink 1 frame counted unsigned; the one cut short never
-	 * was a whole frame. */
-	assert_non_null(strstr(reply, " accepted 2 unsigned 2 bad-signature 1 "
+	/* The MAVLink 1 frame and the unsigned COMMAND_INT counted
+	 * unsigned; the one cut short never was a whole frame. */
+	assert_non_null(strstr(reply, " accepted 4 unsigned 3 bad-signature 1 "
 				      "replayed 1 "));
 	/* All that barod sent verified with the key. */
 	print_message("barod's frames: %u verified, %u not\n", a.signed_ok,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The parameter/command microservice without sockets: frames in,
  * replies captured from the send callback. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "baro-sitl.h"
@@ -596,6 +597,86 @@ test_inject_failure(void **state)
 	assert_int_equal(command(f, 420, 3, 2, 1), MAV_RESULT_UNSUPPORTED);
 }
 
+/* COMMAND_INT, as PX4 takes MAV_CMD_INJECT_FAILURE either way: the same
+ * answers as COMMAND_LONG's (before, a COMMAND_INT for us went
+ * unanswered and its sender retried and timed out). */
+static uint8_t
+command_int(struct fixture *f, uint16_t cmd, uint8_t target, float p1,
+	    float p2, float p3)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_command_int m = { .command = cmd,
+					 .target_system = target,
+					 .target_component = 191,
+					 .param = { p1, p2, p3 },
+					 .x = 473977418, .y = 85455939,
+					 .frame = 6 };
+	struct mavlink_command_ack ack;
+
+	mavlink_pack_command_int(&m, pl);
+	handle(f, MAVLINK_MSG_COMMAND_INT, pl);
+	if (f->n_sent == 0)
+		return 0xff;
+	assert_int_equal(f->n_sent, 1);
+	assert_int_equal(f->sent[0].msgid, MAVLINK_MSG_COMMAND_ACK);
+	mavlink_unpack_command_ack(f->sent[0].payload, &ack);
+	assert_int_equal(ack.command, cmd);
+	assert_int_equal(ack.target_system, 255);
+	assert_int_equal(ack.target_component, 190);
+	return ack.result;
+}
+
+static void
+test_command_int(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(command_int(f, 420, 7, 3, 2, 1), MAV_RESULT_ACCEPTED);
+	assert_int_equal(f->injections, 1);
+	assert_int_equal(f->injected_type, 2);
+	assert_int_equal(f->injected_instance, 1);
+	assert_int_equal(command_int(f, 420, 7, 3, 8, 1), MAV_RESULT_DENIED);
+	assert_int_equal(command_int(f, 246, 7, 0, 0, 0),
+			 MAV_RESULT_UNSUPPORTED);
+	/* Another system's: not answered. */
+	assert_int_equal(command_int(f, 420, 9, 3, 2, 1), 0xff);
+	assert_int_equal(f->injections, 1);
+	f->ps.remote_faults = false;
+	assert_int_equal(command_int(f, 420, 7, 3, 2, 1), MAV_RESULT_DENIED);
+	assert_int_equal(f->injections, 1);
+	assert_int_equal(f->denials, 1);
+}
+
+/* The one command both messages become: a COMMAND_INT's x and y divided
+ * by 1e7 as PX4's receiver does, confirmation 0; other messages are not
+ * commands. */
+static void
+test_unpack_command(void **state)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_command_int ci = { .command = 420, .target_system = 7,
+					  .target_component = 191,
+					  .param = { 3, 2, 1, 0.5f },
+					  .x = 473977418, .y = -85455939,
+					  .z = 12.5f };
+	struct mavlink_command_long m;
+
+	(void)state;
+	mavlink_pack_command_int(&ci, pl);
+	assert_int_equal(mavlink_unpack_command(MAVLINK_MSG_COMMAND_INT, pl,
+						&m), 0);
+	assert_int_equal(m.command, 420);
+	assert_int_equal(m.target_system, 7);
+	assert_int_equal(m.target_component, 191);
+	assert_true(m.param[0] == 3.0f && m.param[3] == 0.5f);
+	assert_true(m.param[4] == (float)47.3977418);
+	assert_true(m.param[5] == (float)-8.5455939);
+	assert_true(m.param[6] == 12.5f);
+	assert_int_equal(m.confirmation, 0);
+	assert_int_equal(mavlink_unpack_command(MAVLINK_MSG_PARAM_SET, pl, &m),
+			 -ENOENT);
+}
+
 /* [faults] remote = no (a real sensor's default): neither a PARAM_SET
  * nor an injection changes anything; each is answered as refused and
  * reported to denied. */
@@ -667,6 +748,9 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_command_ack, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_command_int, setup,
+						teardown),
+		cmocka_unit_test(test_unpack_command),
 		cmocka_unit_test_setup_teardown(test_inject_failure, setup,
 						teardown),
 	};

@@ -62,9 +62,9 @@ gcs_send(void *user, void *reply_to, uint32_t msgid, const uint8_t *payload)
 	if (msgid == MAVLINK_MSG_COMMAND_ACK) {
 		struct mavlink_command_long c;
 		struct mavlink_command_ack a;
-		mavlink_unpack_command_long(g->f->payload, &c);
 		mavlink_unpack_command_ack(payload, &a);
-		if (g->f->msgid != MAVLINK_MSG_COMMAND_LONG ||
+		if (mavlink_unpack_command(g->f->msgid, g->f->payload,
+					   &c) < 0 ||
 		    a.command != c.command || a.target_system != g->f->sysid ||
 		    a.target_component != g->f->compid ||
 		    (g->ack >= 0 && a.result != g->ack))
@@ -108,7 +108,8 @@ gcs_inject(void *user, unsigned type, unsigned instance)
 	struct gcs *g = user;
 	struct mavlink_command_long c;
 
-	mavlink_unpack_command_long(g->f->payload, &c);
+	if (mavlink_unpack_command(g->f->msgid, g->f->payload, &c) < 0)
+		abort();
 	if (type > 7 || instance > 3 || c.command != MAV_CMD_INJECT_FAILURE ||
 	    c.param[0] != 3.0f || c.param[1] != (float)type ||
 	    c.param[2] != (float)instance)
@@ -128,7 +129,8 @@ gcs_denied(void *user, const struct mavlink_frame *f, void *reply_to)
 
 	if (g->ps.remote_faults || f != g->f || reply_to != &g->link ||
 	    (f->msgid != MAVLINK_MSG_PARAM_SET &&
-	     f->msgid != MAVLINK_MSG_COMMAND_LONG))
+	     f->msgid != MAVLINK_MSG_COMMAND_LONG &&
+	     f->msgid != MAVLINK_MSG_COMMAND_INT))
 		abort();
 	g->denials++;
 }

@@ -336,6 +336,19 @@ static const struct fdesc d_cl[] = {
 	FD(mavlink_command_long, target_component, U8),
 	FD(mavlink_command_long, confirmation, U8), FEND
 };
+#define FQ(i, n) { n, offsetof(struct mavlink_command_int, param[i]), F32, \
+		      0, false }
+static const struct fdesc d_ci[] = {
+	FQ(0, "param1"), FQ(1, "param2"), FQ(2, "param3"), FQ(3, "param4"),
+	FD(mavlink_command_int, x, I32), FD(mavlink_command_int, y, I32),
+	FD(mavlink_command_int, z, F32),
+	FD(mavlink_command_int, command, U16),
+	FD(mavlink_command_int, target_system, U8),
+	FD(mavlink_command_int, target_component, U8),
+	FD(mavlink_command_int, frame, U8),
+	FD(mavlink_command_int, current, U8),
+	FD(mavlink_command_int, autocontinue, U8), FEND
+};
 static const struct fdesc d_ca[] = {
 	FD(mavlink_command_ack, command, U16),
 	FD(mavlink_command_ack, result, U8),
@@ -359,6 +372,7 @@ static const struct mdesc msgs[] = {
 	{ MAVLINK_MSG_PARAM_VALUE, d_pv },
 	{ MAVLINK_MSG_PARAM_SET, d_ps },
 	{ MAVLINK_MSG_SCALED_PRESSURE, d_sp },
+	{ MAVLINK_MSG_COMMAND_INT, d_ci },
 	{ MAVLINK_MSG_COMMAND_LONG, d_cl },
 	{ MAVLINK_MSG_COMMAND_ACK, d_ca },
 	{ MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, d_hac },

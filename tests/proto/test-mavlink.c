@@ -229,6 +229,14 @@ static const struct field f_scaled_pressure[] = {
 	F("float", "press_diff"), F("int16_t", "temperature"),
 	EXT("int16_t", "temperature_press_diff"), END
 };
+static const struct field f_command_int[] = {
+	F("float", "param1"), F("float", "param2"), F("float", "param3"),
+	F("float", "param4"), F("int32_t", "x"), F("int32_t", "y"),
+	F("float", "z"), F("uint16_t", "command"),
+	F("uint8_t", "target_system"), F("uint8_t", "target_component"),
+	F("uint8_t", "frame"), F("uint8_t", "current"),
+	F("uint8_t", "autocontinue"), END
+};
 static const struct field f_command_long[] = {
 	F("float", "param1"), F("float", "param2"), F("float", "param3"),
 	F("float", "param4"), F("float", "param5"), F("float", "param6"),
@@ -285,6 +293,7 @@ static const struct msg_def msg_defs[] = {
 	{ 22, "PARAM_VALUE", f_param_value },
 	{ 23, "PARAM_SET", f_param_set },
 	{ 29, "SCALED_PRESSURE", f_scaled_pressure },
+	{ 75, "COMMAND_INT", f_command_int },
 	{ 76, "COMMAND_LONG", f_command_long },
 	{ 77, "COMMAND_ACK", f_command_ack },
 	{ 93, "HIL_ACTUATOR_CONTROLS", f_hil_actuator_controls },
@@ -764,7 +773,7 @@ static const uint32_t all_ids[] = {
 	MAVLINK_MSG_PARAM_REQUEST_LIST, MAVLINK_MSG_PARAM_VALUE,
 	MAVLINK_MSG_PARAM_SET, MAVLINK_MSG_SCALED_PRESSURE,
 	MAVLINK_MSG_COMMAND_LONG, MAVLINK_MSG_COMMAND_ACK,
-	MAVLINK_MSG_HIL_SENSOR, MAVLINK_MSG_SCALED_PRESSURE2,
+	MAVLINK_MSG_COMMAND_INT, MAVLINK_MSG_HIL_SENSOR, MAVLINK_MSG_SCALED_PRESSURE2,
 	MAVLINK_MSG_SCALED_PRESSURE3, MAVLINK_MSG_STATUSTEXT,
 	MAVLINK_MSG_HIL_ACTUATOR_CONTROLS, MAVLINK_MSG_HIL_GPS,
 	MAVLINK_MSG_HIL_STATE_QUATERNION,
@@ -939,6 +948,20 @@ make_sample(struct sample *s, uint32_t msgid, uint32_t *seed)
 		s->m.cl.target_system = (uint8_t)(seed ? rnd(g) : 1);
 		s->m.cl.target_component = (uint8_t)(seed ? rnd(g) : 191);
 		s->m.cl.confirmation = (uint8_t)(seed ? rnd(g) : 2);
+		break;
+	case MAVLINK_MSG_COMMAND_INT:
+		for (int i = 0; i < 4; i++)
+			s->m.ci.param[i] = seed ? rnd_float(g)
+					       : (float)(i + 1) * 0.5f;
+		s->m.ci.x = (int32_t)(seed ? rnd(g) : 0x80000000u);
+		s->m.ci.y = (int32_t)(seed ? rnd(g) : 473977418u);
+		s->m.ci.z = seed ? rnd_float(g) : -12.5f;
+		s->m.ci.command = (uint16_t)(seed ? rnd(g) : 420);
+		s->m.ci.target_system = (uint8_t)(seed ? rnd(g) : 1);
+		s->m.ci.target_component = (uint8_t)(seed ? rnd(g) : 191);
+		s->m.ci.frame = (uint8_t)(seed ? rnd(g) : 6);
+		s->m.ci.current = (uint8_t)(seed ? rnd(g) : 0);
+		s->m.ci.autocontinue = (uint8_t)(seed ? rnd(g) : 255);
 		break;
 	case MAVLINK_MSG_COMMAND_ACK:
 		s->m.ca.command = (uint16_t)(seed ? rnd(g) : 241);
