@@ -86,6 +86,13 @@ ps_link_bandwidth(void *user, void *link)
 	return sink_link_bandwidth(link);
 }
 
+static uint32_t
+ps_link_stream_rate(void *user, void *link)
+{
+	(void)user;
+	return sink_link_stream_rate(link);
+}
+
 /* A reload closes an output: lists to it end there. */
 static void
 on_sink_closing(void *user, struct sink *k)
@@ -313,6 +320,7 @@ main(int argc, char **argv)
 		.inject = daemon_mavlink_inject,
 		.denied = daemon_remote_denied, .user = &d,
 		.link_bandwidth = ps_link_bandwidth,
+		.link_stream_rate = ps_link_stream_rate,
 	};
 	if (d.cli.scenario &&
 	    daemon_scenario_start(&d, d.cli.scenario, err, sizeof(err)) < 0) {

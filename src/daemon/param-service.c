@@ -161,10 +161,19 @@ handle_read(struct param_service *ps, const struct mavlink_frame *f,
 static double
 link_rate(const struct param_service *ps, void *link)
 {
-	uint32_t bw = ps->link_bandwidth ? ps->link_bandwidth(ps->user, link)
-					 : 0;
-	double r = bw ? bw * PARAM_SERVICE_SHARE / PARAM_SERVICE_FRAME_BYTES
-		      : PARAM_SERVICE_NET_RATE;
+	const uint32_t bw =
+		ps->link_bandwidth ? ps->link_bandwidth(ps->user, link) : 0;
+	if (!bw)
+		return PARAM_SERVICE_NET_RATE;
+
+	const uint32_t taken = ps->link_stream_rate
+				       ? ps->link_stream_rate(ps->user, link)
+				       : 0;
+	double share = bw * PARAM_SERVICE_SHARE;
+	const double left = taken < bw ? (double)(bw - taken) : 0.0;
+	if (left < share)
+		share = left;
+	const double r = share / PARAM_SERVICE_FRAME_BYTES;
 
 	return r < 1.0 ? 1.0 : r;
 }

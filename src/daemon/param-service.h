@@ -21,9 +21,13 @@
  * link's budget, one list in flight per requester (the link it came from
  * and the requester's sysid/compid); asking again while it is in flight
  * is merged into it.  The budget of a link is 30 % of its bandwidth in
- * PARAM_VALUE frames (57600 baud: 46/s), or PARAM_SERVICE_NET_RATE on a
- * link without one (UDP), with a burst of PARAM_SERVICE_BURST_S of it
- * (at least 5 frames, ArduPilot's most per call without flow control).
+ * PARAM_VALUE frames (57600 baud: 46/s), or what the link's own stream
+ * of samples leaves of it if that is less (ArduPilot sends a parameter
+ * only when the UART has room for it: its streams are not delayed), or
+ * PARAM_SERVICE_NET_RATE on a link without a bandwidth (UDP), with a
+ * burst of PARAM_SERVICE_BURST_S of it (at least 5 frames, ArduPilot's
+ * most per call without flow control), and never under one frame a
+ * second.
  * Every other request that is answered (PARAM_REQUEST_READ, PARAM_SET,
  * COMMAND_LONG, COMMAND_INT) is admitted when its requester has a token
  * (PARAM_SERVICE_REQ_RATE per second, as many in a burst) and its link's
@@ -101,6 +105,9 @@ struct param_service {
 	/* The link's bandwidth in bytes/s (a serial line's baud / 10), or 0
 	 * when it has none to speak of (UDP); NULL: none has. */
 	uint32_t (*link_bandwidth)(void *user, void *link);
+	/* The bytes/s the link's own stream (samples, HEARTBEAT) takes of
+	 * that bandwidth; NULL: none. */
+	uint32_t (*link_stream_rate)(void *user, void *link);
 	uint64_t now_us;	/* the last param_service_tick's time */
 	bool ticked;
 	struct param_service_link links[PARAM_SERVICE_LINKS];

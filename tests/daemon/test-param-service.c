@@ -270,6 +270,46 @@ test_list_paced_serial(void **state)
 		assert_ptr_equal(f->sent[i].reply_to, (void *)0x2);
 }
 
+/* The samples take 5200 of the 5760 bytes/s: a list gets the 560 left
+ * (15.1 PARAM_VALUE/s), not the quiet line's 30 % (46.7/s); a line the
+ * samples fill still gets one a second. */
+static uint32_t
+samples_5200(void *user, void *link)
+{
+	(void)user;
+	return link == (void *)0x2 ? 5200u : 6000u;
+}
+
+static uint32_t
+radios_57600(void *user, void *link)
+{
+	(void)user;
+	(void)link;
+	return 5760u;
+}
+
+static void
+test_list_paced_by_stream(void **state)
+{
+	struct fixture *f = *state;
+
+	f->ps.link_bandwidth = radios_57600;
+	f->ps.link_stream_rate = samples_5200;
+	param_service_tick(&f->ps, 0);
+	request_list(f, (void *)0x2, 255);
+	ticks(f, 0, 1000000);
+	assert_in_range(f->n_sent, 19, 21);	/* 5 + 15.1 */
+	ticks(f, 1010000, 2000000);
+	assert_in_range(f->n_sent, 34, 36);
+	ticks(f, 2010000, 3000000);
+	assert_int_equal(f->n_sent, sim_param_count());
+
+	f->n_sent = 0;
+	request_list(f, (void *)0x3, 255);
+	ticks(f, 3010000, 6000000);
+	assert_in_range(f->n_sent, 7, 9);	/* 5 + 1/s */
+}
+
 /* Asking again while a list is in flight joins it; once it is done, the
  * next request starts another. */
 static void
@@ -733,6 +773,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_list_paced_serial, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_list_paced_by_stream,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_merged, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_list_many_requesters,

@@ -40,14 +40,27 @@ mavlink_send_frame(const struct mavlink_sender *how, uint8_t *seq,
 static int
 queue_output(void *user, const uint8_t *frame, size_t len)
 {
-	return output_send(user, frame, len);
+	struct output_sink *s = user;
+
+	return output_send(&s->out, frame, len);
+}
+
+/* The same, counted as the sink's own stream. */
+static int
+queue_stream(void *user, const uint8_t *frame, size_t len)
+{
+	struct output_sink *s = user;
+
+	s->stream_bytes += len;
+	return output_send(&s->out, frame, len);
 }
 
 /* One frame from vehicle (sysid + vehicle) to the sink's output, signed
- * when barod has a key. */
+ * when barod has a key; stream: one of the sink's own (a sample or a
+ * HEARTBEAT), not a reply. */
 static void
 sink_frame(struct output_sink *s, unsigned vehicle, uint32_t msgid,
-	   const uint8_t *payload)
+	   const uint8_t *payload, bool stream)
 {
 	const struct sink_env *env = s->base.env;
 	const struct config *c = env->cfg;
@@ -57,8 +70,8 @@ sink_frame(struct output_sink *s, unsigned vehicle, uint32_t msgid,
 		.compid = c->compid,
 		.signing = env->signing,
 		.sign_now = env->sign_now,
-		.queue = queue_output,
-		.user = &s->out,
+		.queue = stream ? queue_stream : queue_output,
+		.user = s,
 	};
 
 	if (mavlink_send_frame(&how, &s->out.seq, vehicle, msgid, payload) ==
@@ -87,10 +100,18 @@ sink_link_bandwidth(const struct sink *k)
 	return c->type == OUTPUT_SERIAL ? c->baud / 10u : 0u;
 }
 
+uint32_t
+sink_link_stream_rate(const struct sink *k)
+{
+	if (k->ops != &mavlink_ops)
+		return 0;
+	return ((const struct output_sink *)k)->stream_rate;
+}
+
 static void
 mavlink_sink_message(struct sink *k, uint32_t msgid, const uint8_t *payload)
 {
-	sink_frame(output_sink_of(k), 0, msgid, payload);
+	sink_frame(output_sink_of(k), 0, msgid, payload, false);
 }
 
 static const uint32_t pressure_msgid[BARO_MAX_INSTANCES] = {
@@ -138,7 +159,7 @@ mavlink_sink_sample(struct sink *k, const struct emit_ctx *ctx, const struct bar
 			.temperature = cdeg(smp->temperature_c),
 		};
 		mavlink_pack_scaled_pressure(&m, sp);
-		sink_frame(s, ctx->vehicle, pressure_msgid[i], sp);
+		sink_frame(s, ctx->vehicle, pressure_msgid[i], sp, true);
 	}
 	if (want_hil) {
 		float alt = NAN;
@@ -154,7 +175,7 @@ mavlink_sink_sample(struct sink *k, const struct emit_ctx *ctx, const struct bar
 			.id = (uint8_t)i,
 		};
 		mavlink_pack_hil_sensor(&h, hil);
-		sink_frame(s, ctx->vehicle, MAVLINK_MSG_HIL_SENSOR, hil);
+		sink_frame(s, ctx->vehicle, MAVLINK_MSG_HIL_SENSOR, hil, true);
 	}
 }
 
@@ -170,12 +191,24 @@ mavlink_sink_heartbeat(struct sink *k, uint64_t now_us)
 		.mavlink_version = 3,
 	};
 
+	/* Every tick: the stream's rate over each whole second. */
+	if (!s->window_started) {
+		s->window_started = true;
+		s->window_us = now_us;
+		s->window_bytes = s->stream_bytes;
+	} else if (now_us - s->window_us >= 1000000u) {
+		const uint64_t b = (s->stream_bytes - s->window_bytes) *
+				   1000000u / (now_us - s->window_us);
+		s->stream_rate = b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+		s->window_us = now_us;
+		s->window_bytes = s->stream_bytes;
+	}
 	if (!sink_due(sink_rate(s->out.cfg.rates.heartbeat_hz,
 				k->env->cfg->rates.heartbeat_hz),
 		      now_us, &s->next_heartbeat_us))
 		return;
 	mavlink_pack_heartbeat(&hb, pl);
-	sink_frame(s, 0, MAVLINK_MSG_HEARTBEAT, pl);
+	sink_frame(s, 0, MAVLINK_MSG_HEARTBEAT, pl, true);
 }
 
 /* Rate-limited messages start their cadence again at the vehicle's

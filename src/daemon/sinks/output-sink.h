@@ -18,6 +18,13 @@ struct output_sink {
 	uint64_t next_pressure_us[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
 	uint64_t next_hil_us[CONFIG_MAX_SITL][BARO_MAX_INSTANCES];
 	uint64_t next_msp_us[BARO_MAX_INSTANCES];
+	/* The sink's own stream (samples, HEARTBEAT; not the replies to a
+	 * GCS): bytes queued so far, and their rate over the last whole
+	 * second of the daemon's tick clock (sink_link_stream_rate). */
+	uint64_t stream_bytes;
+	uint64_t window_us, window_bytes;
+	bool window_started;
+	uint32_t stream_rate;
 };
 
 static inline struct output_sink *

@@ -104,6 +104,12 @@ void sink_send(struct sink *k, uint32_t msgid, const uint8_t *payload);
  * / 10), 0 when it has no such bound (UDP, or not a MAVLink output). */
 uint32_t sink_link_bandwidth(const struct sink *k);
 
+/* The bytes per second the sink's own stream (samples and HEARTBEAT)
+ * took over the last whole second, 0 before one has passed or when it is
+ * not a MAVLink output: what is left of the line is what a GCS's replies
+ * may use without delaying the samples. */
+uint32_t sink_link_stream_rate(const struct sink *k);
+
 
 /* ------------------------------------------------------------------ */
 /* The set of sinks, in order: the outputs as configured, then the record
