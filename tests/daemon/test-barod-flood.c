@@ -785,6 +785,33 @@ test_list_on_a_full_line(void **state)
 	assert_true(l.v.values >= sim_param_count());
 }
 
+/* A 9600-baud line cannot carry two baros at 100 Hz (about 5200
+ * bytes/s against 960): barod says so once, with the figures and what
+ * to change, rather than only counting what it drops. */
+static void
+test_line_too_slow(void **state)
+{
+	struct line l;
+	struct rig r;
+	char spec[128];
+
+	(void)state;
+	line_open(&l, 9600, spec, sizeof(spec));
+	rig_start(&r, "-o", spec);
+	for (uint64_t t0 = now_ms(); now_ms() - t0 < 2500u;) {
+		drain(&r, 5);
+		line_read(&l, true);
+	}
+	char *log = harness_log(&harness, r.pid);
+	rig_stop(&r);
+	close(l.fd);
+	const char *w = strstr(log, "bytes/s of a line that carries 960");
+	if (!w || strstr(w + 1, "bytes/s of a line that carries") ||
+	    !strstr(log, "raise the baud rate"))
+		fail_msg("barod's log:\n%s", log);
+	free(log);
+}
+
 int
 main(void)
 {
@@ -794,6 +821,7 @@ main(void)
 		harness_unit_test(test_stream_peers, &harness),
 		harness_unit_test(test_set_flood_spares_the_line, &harness),
 		harness_unit_test(test_list_on_a_full_line, &harness),
+		harness_unit_test(test_line_too_slow, &harness),
 	};
 
 	return harness_run_tests(&harness, "barod-flood", tests);

@@ -179,6 +179,34 @@ mavlink_sink_sample(struct sink *k, const struct emit_ctx *ctx, const struct bar
 	}
 }
 
+/* A serial line slower than the samples drops some every second (the
+ * counters have them): say so once per episode, with what would fit. */
+static void
+say_over_line(struct output_sink *s)
+{
+	const uint32_t bw = sink_link_bandwidth(&s->base);
+	char desc[256];
+
+	if (!bw)
+		return;
+	const bool over = s->stream_rate > bw;
+	if (over == s->over_line)
+		return;
+	s->over_line = over;
+	if (over)
+		log_msg(s->base.env->log, LOG_LEVEL_WARNING,
+			"output %s: the samples ask %" PRIu32 " bytes/s of a "
+			"line that carries %" PRIu32 " (baud / 10): some are "
+			"dropped; raise the baud rate or lower "
+			"scaled_pressure_hz / hil_sensor_hz",
+			output_describe(&s->out, desc, sizeof(desc)),
+			s->stream_rate, bw);
+	else
+		log_msg(s->base.env->log, LOG_LEVEL_NOTICE,
+			"output %s: the line carries the samples again",
+			output_describe(&s->out, desc, sizeof(desc)));
+}
+
 static void
 mavlink_sink_heartbeat(struct sink *k, uint64_t now_us)
 {
@@ -202,6 +230,7 @@ mavlink_sink_heartbeat(struct sink *k, uint64_t now_us)
 		s->stream_rate = b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
 		s->window_us = now_us;
 		s->window_bytes = s->stream_bytes;
+		say_over_line(s);
 	}
 	if (!sink_due(sink_rate(s->out.cfg.rates.heartbeat_hz,
 				k->env->cfg->rates.heartbeat_hz),

@@ -25,6 +25,7 @@ struct output_sink {
 	uint64_t window_us, window_bytes;
 	bool window_started;
 	uint32_t stream_rate;
+	bool over_line;		/* said: the stream is more than the line */
 };
 
 static inline struct output_sink *
