@@ -147,10 +147,16 @@ daemon_remote_denied(void *user, const struct mavlink_frame *f,
 		    p->compid == f->compid)
 			return;
 	}
-	if (r->n_told == DAEMON_REMOTE_PEERS)
-		return;
-	r->told[r->n_told++] = (struct remote_peer){ reply_to, f->sysid,
-						     f->compid };
+	/* Full (16 sysids, which anyone may make up): the one told longest
+	 * ago makes room, so a real ground station arriving after a crowd
+	 * of made-up ones is still told why. */
+	const struct remote_peer p = { reply_to, f->sysid, f->compid };
+	if (r->n_told < DAEMON_REMOTE_PEERS) {
+		r->told[r->n_told++] = p;
+	} else {
+		r->told[r->told_next] = p;
+		r->told_next = (r->told_next + 1) % DAEMON_REMOTE_PEERS;
+	}
 	if (reply_to)
 		tell(d, reply_to, MAV_SEVERITY_WARNING, why);
 }
@@ -166,6 +172,7 @@ daemon_remote_forget(struct daemon *d, const struct sink *link)
 			r->told[k++] = r->told[i];
 	}
 	r->n_told = k;
+	r->told_next = 0;
 }
 
 void

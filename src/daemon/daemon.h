@@ -46,9 +46,10 @@ struct daemon_remote {
 	uint64_t accepted;	/* signed frames that verified */
 	uint64_t dropped[MAVLINK_SIGN_RESULTS];	/* the others, by reason */
 	uint64_t denied;	/* fault changes refused ([faults] remote) */
-	/* Ground stations told why (once each). */
+	/* Ground stations told why (once each); when full, a new one takes
+	 * the place of the one told longest ago (told_next). */
 	struct remote_peer told[DAEMON_REMOTE_PEERS];
-	size_t n_told;
+	size_t n_told, told_next;
 	uint16_t text_id;	/* the last chunked STATUSTEXT's id */
 };
 

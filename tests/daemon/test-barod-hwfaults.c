@@ -515,6 +515,24 @@ inject_frame(uint8_t frame[MAVLINK_MAX_FRAME], float type, float instance,
 	return sign_frame(frame, len, sign);
 }
 
+/* An unsigned injection from another ground station's sysid. */
+static size_t
+inject_frame_from(uint8_t frame[MAVLINK_MAX_FRAME], uint8_t sysid,
+		  float type, float instance)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	struct mavlink_command_long cl = {
+		.param = { 3.0f, type, instance }, .command = 420,
+		.target_system = 1, .target_component = 191,
+	};
+
+	mavlink_pack_command_long(&cl, pl);
+	int len = mavlink_frame_encode(frame, 2, 0, sysid, 190,
+				       MAVLINK_MSG_COMMAND_LONG, pl);
+	assert_true(len > 0);
+	return (size_t)len;
+}
+
 /* The same injection as a COMMAND_INT, as a GCS may send it. */
 static size_t
 inject_frame_int(uint8_t frame[MAVLINK_MAX_FRAME], float type,
@@ -774,6 +792,27 @@ test_remote_injection_denied(void **state)
 	}
 	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "remote faults off denied 3\n"));
+	/* 16 more made-up ground stations (any sysid will do) fill the
+	 * table of those told why; a 17th is still told, and the first,
+	 * the longest ago, is told again.  Before, both got the DENIED
+	 * answer without the reason once 16 had been told. */
+	for (unsigned id = 100; id <= 116; id++) {
+		struct acks c = { .result = -1 };
+		send_frame_wait(fd, &from, frame,
+				inject_frame_from(frame, (uint8_t)id, 4, 0),
+				2000, &c);
+		assert_int_equal(c.result, 2);
+		if (c.texts != 2)
+			fail_msg("sysid %u: %u STATUSTEXT chunks", id,
+				 c.texts);
+	}
+	{
+		struct acks c = { .result = -1 };
+		send_frame_wait(fd, &from, frame, inject_frame(frame, 4, 0, NULL),
+				2000, &c);
+		assert_int_equal(c.result, 2);
+		assert_int_equal(c.texts, 2);
+	}
 	live_stop(f, &l);
 
 	/* Every reading of baro 0 went out: no gap an "off" would leave. */
