@@ -159,6 +159,7 @@ client_flush(struct control_client *c)
 		free(c->out);
 		c->out = NULL;
 		c->out_len = c->out_off = 0;
+		c->last_us = event_now_us();
 	}
 	(void)event_loop_modify(c->ctl->loop, &c->src,
 				EPOLLIN | (c->out ? EPOLLOUT : 0u));
@@ -244,6 +245,7 @@ on_client(struct event_source *src, uint32_t events, void *user)
 		return;
 	}
 	c->in_len += (size_t)n;
+	c->last_us = event_now_us();
 	if (control_lines_take(c->in, &c->in_len, &client_lines, c) ==
 	    CONTROL_LINES_TOO_LONG) {
 		static const char msg[] = CONTROL_LINES_TOO_LONG_MSG;
@@ -262,22 +264,40 @@ on_listen(struct event_source *src, uint32_t events, void *user)
 	int fd = accept4(src->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
-	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
-		struct control_client *c = &ctl->clients[i];
-		if (c->src.fd >= 0)
-			continue;
-		c->src = (struct event_source){ .fd = fd, .cb = on_client,
-						.user = c };
-		c->ctl = ctl;
-		if (event_loop_add(ctl->loop, &c->src, EPOLLIN) < 0) {
-			close(fd);
-			c->src.fd = -1;
-		}
+	const uint64_t now = event_now_us();
+	struct control_client *c = NULL, *quiet = NULL;
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS && !c; i++) {
+		struct control_client *k = &ctl->clients[i];
+		if (k->src.fd < 0)
+			c = k;
+		else if (!k->out && now - k->last_us >= CONTROL_IDLE_US &&
+			 (!quiet || k->last_us < quiet->last_us))
+			quiet = k;
+	}
+	if (!c && quiet) {
+		/* Clients that connect and never ask would otherwise lock
+		 * baroctl out for good. */
+		static const char bye[] =
+			"error closed: quiet while another client waited\n";
+		(void)send(quiet->src.fd, bye, sizeof(bye) - 1,
+			   MSG_DONTWAIT | MSG_NOSIGNAL);
+		client_close(quiet);
+		c = quiet;
+	}
+	if (!c) {
+		static const char msg[] = "error too many control clients\n";
+		(void)send(fd, msg, sizeof(msg) - 1,
+			   MSG_DONTWAIT | MSG_NOSIGNAL);
+		close(fd);
 		return;
 	}
-	const char msg[] = "error too many control clients\n";
-	(void)send(fd, msg, sizeof(msg) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-	close(fd);
+	c->src = (struct event_source){ .fd = fd, .cb = on_client, .user = c };
+	c->ctl = ctl;
+	c->last_us = now;
+	if (event_loop_add(ctl->loop, &c->src, EPOLLIN) < 0) {
+		close(fd);
+		c->src.fd = -1;
+	}
 }
 
 /* An exclusive flock on path's directory (no extra file to leave

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "control-lines.h"
@@ -16,6 +17,10 @@
 
 #define CONTROL_MAX_CLIENTS 8
 #define CONTROL_MAX_REPLY 65536
+/* With every place taken, a newcomer takes the place of the client quiet
+ * longest if it has been quiet (nothing asked, nothing left to read) this
+ * long; else it is refused. */
+#define CONTROL_IDLE_US 2000000u
 
 /* Run one command; write the reply lines (ending with ok/error) to out. */
 typedef void (*control_command_cb)(void *user, const char *line, FILE *out);
@@ -27,6 +32,7 @@ struct control_client {
 	size_t in_len;
 	char *out;
 	size_t out_len, out_off;
+	uint64_t last_us;	/* connected, asked, or read its reply */
 };
 
 struct control {

@@ -482,7 +482,9 @@ read_reply(int fd, char *buf, size_t len)
 
 /* As many control clients as barod serves, connected and silent: one
  * more is told why it is refused and closed; the silent ones are still
- * answered when they ask; once one leaves, baroctl is served again. */
+ * answered when they ask; once they have been quiet for CONTROL_IDLE_US
+ * a newcomer takes the place of the one quiet longest; once one leaves,
+ * baroctl is served again. */
 static void
 test_control_many_clients(void **state)
 {
@@ -508,6 +510,23 @@ test_control_many_clients(void **state)
 				     sizeof(reply)), 1);
 	assert_non_null(strstr(reply, "too many control clients"));
 
+	assert_int_equal(write(c[CONTROL_MAX_CLIENTS - 1], "get SIM_BARO_RND\n",
+			       17), 17);
+	read_reply(c[CONTROL_MAX_CLIENTS - 1], reply, sizeof(reply));
+	assert_string_equal(reply, "SIM_BARO_RND 0.2\nok\n");
+
+	/* Quiet for CONTROL_IDLE_US: a newcomer takes the place of the one
+	 * quiet longest (the first), which is told why.  Before, clients
+	 * that connected and never asked locked baroctl out for good. */
+	usleep(CONTROL_IDLE_US + 200000u);
+	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
+				     sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "baro 0 healthy"));
+	read_reply(c[0], reply, sizeof(reply));
+	assert_string_equal(reply, "error closed: quiet while another client "
+				   "waited\n");
+	assert_int_equal(read(c[0], reply, sizeof(reply)), 0);
+	/* The one that asked last still has its place. */
 	assert_int_equal(write(c[CONTROL_MAX_CLIENTS - 1], "get SIM_BARO_RND\n",
 			       17), 17);
 	read_reply(c[CONTROL_MAX_CLIENTS - 1], reply, sizeof(reply));
