@@ -157,9 +157,23 @@ check(struct mavlink_signing *s, const uint8_t *frame, size_t len,
 		uint64_t local = now > s->timestamp ? now : s->timestamp;
 		if (ts + MAVLINK_SIGN_WINDOW < local)
 			return MAVLINK_SIGN_STALE;
-		if (s->n_streams == MAVLINK_SIGN_STREAMS)
-			return MAVLINK_SIGN_FULL;
-		st = &s->streams[s->n_streams++];
+		if (s->n_streams < MAVLINK_SIGN_STREAMS) {
+			st = &s->streams[s->n_streams++];
+		} else {
+			/* Full: a stream quiet for longer than the window
+			 * makes room.  Forgetting it opens no replay: any
+			 * frame of its would be a new stream over a minute
+			 * old, refused as stale.  Without this, 16 streams
+			 * in a long flight (link ids change as ground
+			 * stations reconnect) refused every new one until
+			 * barod restarted. */
+			st = &s->streams[0];
+			for (size_t i = 1; i < s->n_streams; i++)
+				if (s->streams[i].timestamp < st->timestamp)
+					st = &s->streams[i];
+			if (st->timestamp + MAVLINK_SIGN_WINDOW >= local)
+				return MAVLINK_SIGN_FULL;
+		}
 		*st = (struct mavlink_sign_stream){ 0, link, sysid, compid };
 	}
 	st->timestamp = ts;

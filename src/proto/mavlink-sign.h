@@ -21,8 +21,10 @@
 
 #define MAVLINK_SIGN_KEY_LEN 32
 #define MAVLINK_SIGNATURE_LEN 13
-/* Streams remembered; a new one beyond this is refused, as the C
- * library does (only frames signed with the key get this far). */
+/* Streams remembered (only frames signed with the key get this far); a
+ * new one beyond this takes the place of one quiet for over
+ * MAVLINK_SIGN_WINDOW, and is refused, as the C library refuses it,
+ * while every one has been heard from within the window. */
 #define MAVLINK_SIGN_STREAMS 16
 /* The largest timestamp 48 bits carry (in the year 2104). */
 #define MAVLINK_SIGN_TS_MAX 0xFFFFFFFFFFFFull
@@ -35,7 +37,7 @@ enum mavlink_sign_result {
 	MAVLINK_SIGN_BAD,	/* the signature does not match the key */
 	MAVLINK_SIGN_REPLAY,	/* not newer than its stream's last frame */
 	MAVLINK_SIGN_STALE,	/* a new stream over a minute in the past */
-	MAVLINK_SIGN_FULL,	/* a new stream, no room to remember it */
+	MAVLINK_SIGN_FULL,	/* a new stream, every place in use */
 };
 #define MAVLINK_SIGN_RESULTS (MAVLINK_SIGN_FULL + 1)
 

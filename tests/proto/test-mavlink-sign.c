@@ -240,6 +240,41 @@ test_stream_table_full(void **state)
 	int len = mavlink_sign_frame(&s, frame, n, 0, V_TS);
 	assert_int_equal(mavlink_signing_check(&r, frame, (size_t)len, V_TS),
 			 MAVLINK_SIGN_OK);
+
+	/* Stream 2's first frame, kept to replay later. */
+	uint8_t old2[MAVLINK_MAX_FRAME];
+	struct mavlink_signing s2;
+	mavlink_signing_init(&s2, key, V_TS);
+	n = encode_sp(old2, 2, 0);
+	const int len2 = mavlink_sign_frame(&s2, old2, n, 0, V_TS - 50);
+
+	/* Over a minute on, with sysid 1 still talking and 2..16 quiet: a
+	 * new stream takes the place of the one heard from longest ago.
+	 * Before, it was refused (no-room) for as long as barod ran. */
+	const uint64_t later = V_TS + MAVLINK_SIGN_WINDOW + 200000u;
+	n = encode_sp(frame, 1, 2);
+	len = mavlink_sign_frame(&s, frame, n, 0, later - 100000u);
+	assert_int_equal(mavlink_signing_check(&r, frame, (size_t)len, later),
+			 MAVLINK_SIGN_OK);
+	n = encode_sp(frame, 40, 0);
+	len = mavlink_sign_frame(&s, frame, n, 0, later);
+	assert_int_equal(mavlink_signing_check(&r, frame, (size_t)len, later),
+			 MAVLINK_SIGN_OK);
+	/* Forgetting a stream opens no replay: its old frames are a new
+	 * stream over a minute old. */
+	assert_int_equal(mavlink_signing_check(&r, old2, (size_t)len2, later),
+			 MAVLINK_SIGN_STALE);
+	assert_int_equal(r.n_streams, MAVLINK_SIGN_STREAMS);
+	/* Every place heard from within the window: refused again. */
+	for (unsigned id = 41; id < 41 + MAVLINK_SIGN_STREAMS; id++) {
+		n = encode_sp(frame, (uint8_t)id, 0);
+		len = mavlink_sign_frame(&s, frame, n, 0, later);
+		(void)mavlink_signing_check(&r, frame, (size_t)len, later);
+	}
+	n = encode_sp(frame, 99, 0);
+	len = mavlink_sign_frame(&s, frame, n, 0, later);
+	assert_int_equal(mavlink_signing_check(&r, frame, (size_t)len, later),
+			 MAVLINK_SIGN_FULL);
 }
 
 struct got {
