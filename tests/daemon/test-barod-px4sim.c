@@ -735,15 +735,16 @@ test_slow_reader(void **state)
 	/* No SO_RCVBUF here: a window shrunk for the flood and widened
 	 * for the drain never reopened promptly, so the drain crawled at
 	 * 8 KiB per 200 ms zero-window probe: 11 s on a quiet machine, and
-	 * the likely cause of a CI run that hit meson's 90 s.  The default
-	 * buffers (tcp_wmem's 4 MiB at most, and this side's 128 KiB while
-	 * it does not read) still hold far less than the 12 MB asked for;
-	 * barod dropped some 89,000 frames here. */
+	 * the likely cause of a CI run that hit meson's 90 s.  The kernel
+	 * buffers (barod's send buffer, fixed at PX4_KERNEL_TX, and this
+	 * side's default 128 KiB while it does not read) still hold far
+	 * less than the 12 MB asked for; barod dropped some 89,000 frames
+	 * here. */
 	px4_connect(&p, port);
 	first_step(&p, s);
 	engage(&p, s, 1);
-	/* Some 12 MB of steps asked for: more than TCP's buffers (4 MB at
-	 * most by default) and barod's 256 KiB backlog hold. */
+	/* Some 12 MB of steps asked for: more than TCP's buffers and
+	 * barod's 256 KiB backlog hold. */
 	for (int k = 0; k < 80000; k++)
 		px4_controls(&p, (uint64_t)k * STEP_US);
 	const char *st = control(sock, "status\n");
