@@ -124,7 +124,12 @@ handle_set(struct param_service *ps, const struct mavlink_frame *f,
 		return;
 	}
 	float now = sim_param_get(ps->params, (size_t)idx);
+	/* To every link, the requester's included: its frame was paid when
+	 * the set was admitted.  Charged again, a set that took the link to
+	 * its debt limit went unanswered, and so did each retry after it. */
+	ps->paid = reply_to;
 	send_value(ps, NULL, (size_t)idx);
+	ps->paid = NULL;
 	if (ps->changed && memcmp(&old, &now, sizeof(old)) != 0)
 		ps->changed(ps->user, (size_t)idx, old, now);
 }
@@ -275,8 +280,13 @@ admit(struct param_service *ps, const struct mavlink_frame *f, void *link)
 bool
 param_service_tell(struct param_service *ps, void *link)
 {
-	struct param_service_link *l = link_of(ps, link);
+	struct param_service_link *l;
 
+	if (link && link == ps->paid) {
+		ps->paid = NULL;
+		return true;
+	}
+	l = link_of(ps, link);
 	if (!l || l->credit <= -link_burst(link_rate(ps, link))) {
 		ps->stats.untold++;
 		return false;

@@ -110,6 +110,9 @@ struct param_service {
 	uint32_t (*link_stream_rate)(void *user, void *link);
 	uint64_t now_us;	/* the last param_service_tick's time */
 	bool ticked;
+	/* While a PARAM_SET's PARAM_VALUE is told to every link: the link
+	 * it came from, whose frame of budget admit already took. */
+	void *paid;
 	struct param_service_link links[PARAM_SERVICE_LINKS];
 	struct param_service_requester requesters[PARAM_SERVICE_REQUESTERS];
 	struct param_service_stats stats;
@@ -135,7 +138,8 @@ param_service_forget(struct param_service *ps, void *link);
 /* Whether a frame told to every link (a set's PARAM_VALUE, an
  * announcement) goes to link: it costs the link a frame of budget, as a
  * request's reply does, and a link overdrawn by its burst misses it
- * (counted in untold).  Without this a flood of PARAM_SET on one link,
+ * (counted in untold).  A PARAM_SET's own link always has its
+ * PARAM_VALUE, at no further cost: the request paid for its answer.  Without this a flood of PARAM_SET on one link,
  * paced by that link's budget, would fill every other link, a serial
  * line's samples crowded out. */
 bool

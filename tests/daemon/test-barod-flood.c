@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -812,6 +813,76 @@ test_line_too_slow(void **state)
 	free(log);
 }
 
+/* How many times needle is in hay. */
+static int
+count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* Reads the line at its rate for ms, or until barod's log holds until
+ * (if not NULL); its log after. */
+static char *
+line_watch(struct line *l, pid_t pid, unsigned ms, const char *until)
+{
+	char *log = NULL;
+
+	for (uint64_t t0 = now_ms(); now_ms() - t0 < ms;) {
+		usleep(20000);
+		line_read(l, true);
+		free(log);
+		log = harness_log(&harness, pid);
+		if (until && strstr(log, until))
+			break;
+	}
+	return log;
+}
+
+/* Samples at 18.5 Hz from two baros ask 957 and 1009 bytes/s of a
+ * 9600-baud line (960) in turn, 983 on average: the line is over, one
+ * episode.  Before, barod said so and then "carries the samples again"
+ * every other second (three warnings in 6 s); now once, and the line
+ * carrying them again is said once they fit for a while (a reload to
+ * 5 Hz). */
+static void
+test_line_warning_steady(void **state)
+{
+	static const char *over = "bytes/s of a line that carries 960";
+	static const char *again = "the line carries the samples again";
+	struct line l;
+	char spec[128], conf[256];
+
+	(void)state;
+	line_open(&l, 9600, spec, sizeof(spec));
+	harness_write(&harness, conf, sizeof(conf), "steady.conf",
+		      "[barod]\ncontrol = none\n"
+		      "[mavlink]\nscaled_pressure_hz = 18.5\n");
+	const pid_t pid = harness_start(&harness, "steady.log", (const char *[]){
+		"--sim", "-c", conf, "-o", spec, "-v", NULL });
+	char *log = line_watch(&l, pid, 6500u, NULL);
+	if (count_of(log, over) != 1 || strstr(log, again))
+		fail_msg("%d warnings, %d 'again' in 6.5 s; barod's log:\n%s",
+			 count_of(log, over), count_of(log, again), log);
+	free(log);
+
+	harness_write(&harness, conf, sizeof(conf), "steady.conf",
+		      "[barod]\ncontrol = none\n"
+		      "[mavlink]\nscaled_pressure_hz = 5\n");
+	assert_int_equal(kill(pid, SIGHUP), 0);
+	log = line_watch(&l, pid, 15000u, again);
+	assert_int_equal(harness_stop(&harness, pid, NULL), 0);
+	close(l.fd);
+	if (count_of(log, over) != 1 || count_of(log, again) != 1)
+		fail_msg("after the reload: %d warnings, %d 'again'; barod's "
+			 "log:\n%s", count_of(log, over), count_of(log, again),
+			 log);
+	free(log);
+}
+
 int
 main(void)
 {
@@ -822,6 +893,7 @@ main(void)
 		harness_unit_test(test_set_flood_spares_the_line, &harness),
 		harness_unit_test(test_list_on_a_full_line, &harness),
 		harness_unit_test(test_line_too_slow, &harness),
+		harness_unit_test(test_line_warning_steady, &harness),
 	};
 
 	return harness_run_tests(&harness, "barod-flood", tests);

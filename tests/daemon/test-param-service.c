@@ -2,6 +2,7 @@
 /* The parameter/command microservice without sockets: frames in,
  * replies captured from the send callback. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "baro-sitl.h"
@@ -308,6 +309,89 @@ test_list_paced_by_stream(void **state)
 	request_list(f, (void *)0x3, 255);
 	ticks(f, 3010000, 6000000);
 	assert_in_range(f->n_sent, 7, 9);	/* 5 + 1/s */
+}
+
+/* As the daemon sends a frame told to every link (daemon_send_all): to
+ * each link the service lets it go to, here 0x2 only. */
+static void
+send_told(void *user, void *reply_to, uint32_t msgid, const uint8_t *payload)
+{
+	struct fixture *f = user;
+
+	if (!reply_to && !param_service_tell(&f->ps, (void *)0x2))
+		return;
+	fake_send(user, reply_to ? reply_to : (void *)0x2, msgid, payload);
+}
+
+static uint32_t
+line_9600(void *user, void *link)
+{
+	(void)user;
+	(void)link;
+	return 960u;
+}
+
+/* A ground station on a line its samples fill (the budget's floor, one
+ * frame a second) sets a parameter and, as QGroundControl does, sends
+ * the PARAM_SET again each second until the PARAM_VALUE comes.  Every
+ * set the service takes (and applies) is answered on its link: the
+ * request paid for its reply.  Before, the PARAM_VALUE was told to every
+ * link and charged the requester's link a second frame: the fourth set
+ * in a row took the link to its debt limit, its answer was left untold,
+ * and each retry a second later was taken and left unanswered again, for
+ * ever (the GCS gave up on a value barod had set). */
+static void
+test_set_answered_on_a_full_line(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t = 0;
+	unsigned answered = 0;
+
+	f->ps.send = send_told;
+	f->ps.link_bandwidth = line_9600;
+	f->ps.link_stream_rate = samples_5200;	/* 6000 on 0x2 */
+	param_service_tick(&f->ps, 0);
+	for (int k = 1; k <= 8; k++) {
+		for (int tries = 0;; tries++) {
+			uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+			struct mavlink_param_set m = {
+				.param_value = (float)k, .target_system = 7,
+				.target_component = 191,
+				.param_type = MAV_PARAM_TYPE_REAL32 };
+			const uint64_t taken = f->ps.stats.requests;
+
+			if (tries == 10)
+				fail_msg("set %d: no PARAM_VALUE after 10 s "
+					 "(%u answered before; taken %" PRIu64
+					 ", untold %" PRIu64 ")", k, answered,
+					 f->ps.stats.requests,
+					 f->ps.stats.untold);
+			snprintf(m.param_id, sizeof(m.param_id),
+				 "SIM_BARO_GLITCH");
+			mavlink_pack_param_set(&m, pl);
+			f->n_sent = 0;
+			handle_as(f, MAVLINK_MSG_PARAM_SET, pl, (void *)0x2,
+				  255, 190);
+			if (f->ps.stats.requests > taken) {
+				/* Taken: applied, and answered on its link. */
+				assert_float_exact(f->params.baro[0].glitch,
+						   (float)k);
+				if (f->n_sent != 1)
+					fail_msg("set %d (try %d) applied but "
+						 "not answered", k, tries + 1);
+				assert_ptr_equal(f->sent[0].reply_to,
+						 (void *)0x2);
+				assert_float_exact(
+					value_of(&f->sent[0]).param_value,
+					(float)k);
+				answered++;
+				break;
+			}
+			ticks(f, t + 10000u, t + 1000000u);
+			t += 1000000u;
+		}
+	}
+	assert_int_equal(answered, 8);
 }
 
 /* Asking again while a list is in flight joins it; once it is done, the
@@ -788,6 +872,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_refused, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_set_answered_on_a_full_line,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_ack, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_command_int, setup,

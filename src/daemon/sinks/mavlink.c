@@ -179,6 +179,12 @@ mavlink_sink_sample(struct sink *k, const struct emit_ctx *ctx, const struct bar
 	}
 }
 
+/* Whole seconds in a row a line must carry the samples again before the
+ * episode ends: a stream near the line's rate (18 samples one second, 19
+ * the next) is over it one second in two, and the warning must not come
+ * back every other second. */
+#define OVER_LINE_FIT_S 5u
+
 /* A serial line slower than the samples drops some every second (the
  * counters have them): say so once per episode, with what would fit. */
 static void
@@ -190,6 +196,9 @@ say_over_line(struct output_sink *s)
 	if (!bw)
 		return;
 	const bool over = s->stream_rate > bw;
+	if (s->over_line && !over && ++s->fit_s < OVER_LINE_FIT_S)
+		return;
+	s->fit_s = 0;
 	if (over == s->over_line)
 		return;
 	s->over_line = over;

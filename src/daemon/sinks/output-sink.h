@@ -26,6 +26,7 @@ struct output_sink {
 	bool window_started;
 	uint32_t stream_rate;
 	bool over_line;		/* said: the stream is more than the line */
+	unsigned fit_s;		/* ...and it has fit for so many seconds */
 };
 
 static inline struct output_sink *
