@@ -139,9 +139,10 @@ param_service_forget(struct param_service *ps, void *link);
  * announcement) goes to link: it costs the link a frame of budget, as a
  * request's reply does, and a link overdrawn by its burst misses it
  * (counted in untold).  A PARAM_SET's own link always has its
- * PARAM_VALUE, at no further cost: the request paid for its answer.  Without this a flood of PARAM_SET on one link,
- * paced by that link's budget, would fill every other link, a serial
- * line's samples crowded out. */
+ * PARAM_VALUE, at no further cost: the request paid for its answer.
+ * Without this a flood of PARAM_SET on one link, paced by that link's
+ * budget, would fill every other link, a serial line's samples crowded
+ * out. */
 bool
 param_service_tell(struct param_service *ps, void *link);
 
