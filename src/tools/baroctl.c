@@ -258,10 +258,11 @@ main(int argc, char **argv)
 			strerror(errno));
 		return 2;
 	}
-	if (send(fd, line, n, MSG_NOSIGNAL) != (ssize_t)n) {
-		fprintf(stderr, "baroctl: %s: %s\n", path, strerror(errno));
-		return 2;
-	}
+	/* barod may have answered and closed before the line went out (it
+	 * refuses a client beyond its places at once): its answer is
+	 * still there to read, and says more than "Broken pipe". */
+	const int sent_errno =
+		send(fd, line, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : errno;
 
 	/* Read reply lines until the one that starts with ok or error. */
 	FILE *in = fdopen(fd, "r");
@@ -281,6 +282,13 @@ main(int argc, char **argv)
 		}
 		fputs(reply, stdout);
 	}
-	fprintf(stderr, "baroctl: %s: connection closed before a reply\n", path);
+	if (sent_errno)
+		fprintf(stderr, "baroctl: %s: %s\n", path,
+			strerror(sent_errno));
+	else
+		fprintf(stderr, "baroctl: %s: connection closed before a "
+			"reply\n", path);
+	if (in)
+		fclose(in);
 	return 2;
 }
