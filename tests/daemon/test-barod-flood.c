@@ -735,7 +735,7 @@ test_set_flood_spares_the_line(void **state)
 static void
 test_list_on_a_full_line(void **state)
 {
-	uint8_t buf[64];
+	uint8_t buf[MAVLINK_MAX_FRAME];
 	struct line l;
 	struct rig r;
 	char spec[128], reply[4096];
