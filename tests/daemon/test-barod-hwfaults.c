@@ -496,59 +496,42 @@ sign_frame(uint8_t frame[MAVLINK_MAX_FRAME], int len,
 	return (size_t)len;
 }
 
-/* MAV_CMD_INJECT_FAILURE for the baro (unit 3), signed with sign when
- * not NULL, into frame: its length. */
+/* MAV_CMD_INJECT_FAILURE for the baro (unit 3) from sysid, as msgid
+ * (COMMAND_LONG or COMMAND_INT, as a GCS may send it), signed with sign
+ * when not NULL, into frame: its length. */
+static size_t
+inject_frame_as(uint8_t frame[MAVLINK_MAX_FRAME], uint32_t msgid,
+		uint8_t sysid, float type, float instance,
+		struct mavlink_signing *sign)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
+	const float param[3] = { 3.0f, type, instance };
+
+	if (msgid == MAVLINK_MSG_COMMAND_INT) {
+		struct mavlink_command_int ci = { .command = 420,
+						  .target_system = 1,
+						  .target_component = 191 };
+		memcpy(ci.param, param, sizeof(param));
+		mavlink_pack_command_int(&ci, pl);
+	} else {
+		struct mavlink_command_long cl = { .command = 420,
+						   .target_system = 1,
+						   .target_component = 191 };
+		memcpy(cl.param, param, sizeof(param));
+		mavlink_pack_command_long(&cl, pl);
+	}
+	int len = mavlink_frame_encode(frame, 2, 0, sysid, 190, msgid, pl);
+	assert_true(len > 0);
+	return sign_frame(frame, len, sign);
+}
+
+/* The ground station's (255/190) COMMAND_LONG. */
 static size_t
 inject_frame(uint8_t frame[MAVLINK_MAX_FRAME], float type, float instance,
 	     struct mavlink_signing *sign)
 {
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
-	struct mavlink_command_long cl = {
-		.param = { 3.0f, type, instance }, .command = 420,
-		.target_system = 1, .target_component = 191,
-	};
-
-	mavlink_pack_command_long(&cl, pl);
-	int len = mavlink_frame_encode(frame, 2, 0, 255, 190,
-				       MAVLINK_MSG_COMMAND_LONG, pl);
-	assert_true(len > 0);
-	return sign_frame(frame, len, sign);
-}
-
-/* An unsigned injection from another ground station's sysid. */
-static size_t
-inject_frame_from(uint8_t frame[MAVLINK_MAX_FRAME], uint8_t sysid,
-		  float type, float instance)
-{
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
-	struct mavlink_command_long cl = {
-		.param = { 3.0f, type, instance }, .command = 420,
-		.target_system = 1, .target_component = 191,
-	};
-
-	mavlink_pack_command_long(&cl, pl);
-	int len = mavlink_frame_encode(frame, 2, 0, sysid, 190,
-				       MAVLINK_MSG_COMMAND_LONG, pl);
-	assert_true(len > 0);
-	return (size_t)len;
-}
-
-/* The same injection as a COMMAND_INT, as a GCS may send it. */
-static size_t
-inject_frame_int(uint8_t frame[MAVLINK_MAX_FRAME], float type,
-		 float instance, struct mavlink_signing *sign)
-{
-	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 };
-	struct mavlink_command_int ci = {
-		.param = { 3.0f, type, instance }, .command = 420,
-		.target_system = 1, .target_component = 191,
-	};
-
-	mavlink_pack_command_int(&ci, pl);
-	int len = mavlink_frame_encode(frame, 2, 0, 255, 190,
-				       MAVLINK_MSG_COMMAND_INT, pl);
-	assert_true(len > 0);
-	return sign_frame(frame, len, sign);
+	return inject_frame_as(frame, MAVLINK_MSG_COMMAND_LONG, 255, type,
+			       instance, sign);
 }
 
 /* frame to barod, which sends to fd; what came back for wait_ms (or
@@ -799,7 +782,8 @@ test_remote_injection_denied(void **state)
 	for (unsigned id = 100; id <= 116; id++) {
 		struct acks c = { .result = -1 };
 		send_frame_wait(fd, &from, frame,
-				inject_frame_from(frame, (uint8_t)id, 4, 0),
+				inject_frame_as(frame, MAVLINK_MSG_COMMAND_LONG,
+						(uint8_t)id, 4, 0, NULL),
 				2000, &c);
 		assert_int_equal(c.result, 2);
 		if (c.texts != 2)
@@ -922,15 +906,21 @@ test_remote_injection_signed(void **state)
 	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "baro 0 overlay none"));
 	/* As a COMMAND_INT: unsigned, no answer; signed, it acts. */
-	send_frame_wait(fd, &from, frame, inject_frame_int(frame, 1, 1, NULL),
+	send_frame_wait(fd, &from, frame,
+			inject_frame_as(frame, MAVLINK_MSG_COMMAND_INT, 255, 1,
+					1, NULL),
 			1000, &a);
 	assert_int_equal(a.result, -1);
-	send_frame_wait(fd, &from, frame, inject_frame_int(frame, 1, 1, &gcs),
+	send_frame_wait(fd, &from, frame,
+			inject_frame_as(frame, MAVLINK_MSG_COMMAND_INT, 255, 1,
+					1, &gcs),
 			2000, &a);
 	assert_int_equal(a.result, 0);
 	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "baro 0 overlay off"));
-	send_frame_wait(fd, &from, frame, inject_frame_int(frame, 0, 1, &gcs),
+	send_frame_wait(fd, &from, frame,
+			inject_frame_as(frame, MAVLINK_MSG_COMMAND_INT, 255, 0,
+					1, &gcs),
 			2000, &a);
 	assert_int_equal(a.result, 0);
 	assert_int_equal(baroctl(sock, "status", reply, sizeof(reply)), 0);
