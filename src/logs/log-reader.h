@@ -9,6 +9,13 @@
  *   LOG_REC_REFERENCE  an independent altitude to compare with (GPS, EKF,
  *                      rangefinder, a simulator's truth)
  *   LOG_REC_EVENT      arming, take-off, landing, reboots, dropouts
+ *   LOG_REC_IMU        an accelerometer sample (specific force, body frame)
+ *   LOG_REC_ATTITUDE   the vehicle's attitude (roll, pitch, yaw)
+ *   LOG_REC_GPS        a GNSS fix: altitude, vertical velocity, accuracies
+ *   LOG_REC_RANGE      a rangefinder distance
+ *
+ * A message that is both a reference and a sensor sample (a GPS fix, a
+ * rangefinder reading) gives both records, the reference first.
  *
  * Streaming and constant memory: a reader holds one record's bytes and
  * its format tables, never the file.  A damaged file gives every record
@@ -35,6 +42,44 @@ enum log_record_kind {
 	LOG_REC_BARO,
 	LOG_REC_REFERENCE,
 	LOG_REC_EVENT,
+	LOG_REC_IMU,
+	LOG_REC_ATTITUDE,
+	LOG_REC_GPS,
+	LOG_REC_RANGE,
+};
+
+/* An accelerometer sample: what it measures (specific force), body frame
+ * forward-right-down, m/s^2; level at rest about (0, 0, -9.80665). */
+struct log_imu {
+	uint64_t time_us;
+	uint8_t instance;
+	double accel[3];
+};
+
+/* Euler angles 3-2-1, rad (DataFlash ATT and MAVLink ATTITUDE give them;
+ * a ULog quaternion is converted). */
+struct log_attitude {
+	uint64_t time_us;
+	double roll_rad, pitch_rad, yaw_rad;
+};
+
+struct log_gps {
+	uint64_t time_us;
+	uint8_t instance;
+	uint8_t fix_type;	/* 0-1 none, 2 2D, 3 3D, 4+ DGPS/RTK */
+	uint8_t nsats;		/* 255: unknown */
+	double alt_amsl_m;
+	double vel_up_m_s;	/* NaN: the log has none */
+	double vacc_m;		/* vertical accuracy; NaN: unknown */
+	double vel_acc_m_s;	/* speed accuracy; NaN: unknown */
+};
+
+struct log_range {
+	uint64_t time_us;
+	uint8_t instance;
+	double distance_m;
+	double min_m, max_m;	/* NaN: unknown */
+	int8_t quality;		/* 0..100, -1 unknown (PX4 signal_quality) */
 };
 
 enum log_ref_source {
@@ -94,6 +139,10 @@ struct log_record {
 		struct baro_sample baro;
 		struct log_reference ref;
 		struct log_event event;
+		struct log_imu imu;
+		struct log_attitude att;
+		struct log_gps gps;
+		struct log_range range;
 	};
 };
 

@@ -34,6 +34,34 @@ struct replay_segment {
 	uint64_t log_us;	/* its first sample's time as the log has it */
 };
 
+/* Up to BARO_MAX_INSTANCES barometers: the primary one (the stream's
+ * samples) and the others the recording has, each on its own clock
+ * and rate, for filters that read every instance (baro-filter.h v2). */
+struct replay_baro_series {
+	char channel[64];
+	size_t n, cap;
+	struct baro_sample *s;
+};
+
+/* The other sensors, in time order on the samples' clock (segments
+ * shifted as the samples are).  Empty when the recording has none. */
+struct replay_aux {
+	size_t nbaro;		/* further baros: 0..BARO_MAX_INSTANCES-1 */
+	struct replay_baro_series baro[BARO_MAX_INSTANCES - 1];
+	size_t nimu, capimu;
+	struct log_imu *imu;
+	size_t natt, capatt;
+	struct log_attitude *att;
+	size_t ngps, capgps;
+	struct log_gps *gps;
+	size_t nrange, caprange;
+	struct log_range *range;
+	/* Where each came from ("IMU", "ATT", "GPS", "RFND",
+	 * "sensor_combined", ...); "" when none. */
+	char imu_channel[64], att_channel[64], gps_channel[64],
+		range_channel[64];
+};
+
 struct replay_stream {
 	char name[96];		/* "ap_copter-3.4.4...bin", "synthetic" */
 	char channel[64];	/* the baro channel used */
@@ -59,6 +87,7 @@ struct replay_stream {
 	struct replay_segment *seg;
 	struct log_segmenter segmenter;
 	uint64_t shift_us;
+	struct replay_aux aux;
 };
 
 void
