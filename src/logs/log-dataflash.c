@@ -874,6 +874,10 @@ set_untimed(struct df_reader *s, uint64_t time)
 		case LOG_REC_BARO: e->rec.baro.time_us = time; break;
 		case LOG_REC_REFERENCE: e->rec.ref.time_us = time; break;
 		case LOG_REC_EVENT: e->rec.event.time_us = time; break;
+		case LOG_REC_IMU: e->rec.imu.time_us = time; break;
+		case LOG_REC_ATTITUDE: e->rec.att.time_us = time; break;
+		case LOG_REC_GPS: e->rec.gps.time_us = time; break;
+		case LOG_REC_RANGE: e->rec.range.time_us = time; break;
 		}
 	}
 }

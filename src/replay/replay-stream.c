@@ -197,6 +197,11 @@ gather_record(struct gather *g, struct replay_stream *st,
 			for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++)
 				log_segmenter_reboot(&g->chan[i].segmenter);
 		return push_event(st, &rec->event);
+	case LOG_REC_IMU:
+	case LOG_REC_ATTITUDE:
+	case LOG_REC_GPS:
+	case LOG_REC_RANGE:
+		return 0;	/* not gathered yet */
 	}
 	return 0;
 }

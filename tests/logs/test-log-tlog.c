@@ -1083,6 +1083,12 @@ rec_equal(const struct log_record *a, const struct log_record *b)
 	case LOG_REC_EVENT:
 		return a->event.time_us == b->event.time_us &&
 		       a->event.kind == b->event.kind;
+	case LOG_REC_IMU:
+	case LOG_REC_ATTITUDE:
+	case LOG_REC_GPS:
+	case LOG_REC_RANGE:
+		return memcmp(&a->imu, &b->imu, sizeof(struct log_record) -
+			      offsetof(struct log_record, imu)) == 0;
 	}
 	return false;
 }

@@ -414,6 +414,12 @@ rec_equal(const struct log_record *a, const struct log_record *b)
 		return a->event.time_us == b->event.time_us &&
 		       a->event.kind == b->event.kind &&
 		       a->event.value == b->event.value;
+	case LOG_REC_IMU:
+	case LOG_REC_ATTITUDE:
+	case LOG_REC_GPS:
+	case LOG_REC_RANGE:
+		return memcmp(&a->imu, &b->imu, sizeof(struct log_record) -
+			      offsetof(struct log_record, imu)) == 0;
 	}
 	return false;
 }
