@@ -17,7 +17,7 @@ static const struct {
 } kinds[] = {
 	{ "static", TRUTH_STATIC, 1, 1, "static:HEIGHT" },
 	{ "climb", TRUTH_CLIMB, 1, 2, "climb:RATE[:START]" },
-	{ "step", TRUTH_STEP, 3, 3, "step:FROM:TO:AT_S" },
+	{ "step", TRUTH_STEP, 3, 4, "step:FROM:TO:AT_S[:RISE_S]" },
 	{ "sine", TRUTH_SINE, 2, 3, "sine:AMPLITUDE:PERIOD_S[:CENTRE]" },
 	{ "takeoff", TRUTH_TAKEOFF, 3, 4, "takeoff:HEIGHT:RATE:HOLD_S[:THROTTLE]" },
 };
@@ -89,6 +89,15 @@ truth_profile_parse(const char *spec, struct truth_profile *out, char *err,
 				return -EINVAL;
 			}
 		}
+		if (kinds[k].kind == TRUTH_STEP) {
+			if (nargs < 4)
+				v[3] = 0.0;
+			if (!(v[3] >= 0.0) || v[3] > 1e6) {
+				snprintf(err, errlen, "profile '%s': the rise "
+					 "time must be 0 to 1e6 s", spec);
+				return -EINVAL;
+			}
+		}
 		if (kinds[k].kind == TRUTH_SINE && !(v[1] > 0.0)) {
 			snprintf(err, errlen,
 				 "profile '%s': the period must be positive",
@@ -152,7 +161,14 @@ truth_profile_height(const struct truth_profile *p, double t)
 	case TRUTH_CLIMB:
 		return p->b + p->a * t;
 	case TRUTH_STEP:
-		return t < p->c ? p->a : p->b;
+		if (t < p->c)
+			return p->a;
+		if (!(p->d > 0.0) || t >= p->c + p->d)
+			return p->b;
+		/* A raised cosine: velocity and acceleration stay finite,
+		 * as a vehicle's do (an accelerometer can follow it). */
+		return p->a + (p->b - p->a) *
+				      (1.0 - cos(M_PI * (t - p->c) / p->d)) / 2.0;
 	case TRUTH_SINE:
 		return p->c + p->a * sin(2.0 * M_PI * t / p->b);
 	case TRUTH_TAKEOFF:

@@ -5,7 +5,9 @@
  *
  *   static:H            constant height H m
  *   climb:RATE[:H0]     H0 + RATE * t   (m/s, may be negative)
- *   step:H0:H1:T        H0 until T seconds, then H1
+ *   step:H0:H1:T[:R]    H0 until T seconds, then H1; with R > 0 a smooth
+ *                       change over R seconds (a raised cosine), as a
+ *                       vehicle climbs
  *   sine:A:PERIOD[:H0]  H0 + A * sin(2 pi t / PERIOD)
  *   takeoff:H:RATE:HOLD[:THR]
  *                       a flight: on the ground with motors off for 1 s,

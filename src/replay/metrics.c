@@ -283,6 +283,87 @@ metrics_noise(const struct metrics_series *s, const bool *static_mask,
 	return 0;
 }
 
+/* Least-squares line through the points in a window, from running sums. */
+struct linfit {
+	double n, st, stt, sx, stx;
+};
+
+static void
+linfit_add(struct linfit *f, double t, double x, double sign)
+{
+	f->n += sign;
+	f->st += sign * t;
+	f->stt += sign * t * t;
+	f->sx += sign * x;
+	f->stx += sign * t * x;
+}
+
+/* The fitted line at t; the mean when the window has one time only. */
+static double
+linfit_at(const struct linfit *f, double t, double tc)
+{
+	/* Sums are about tc (the window's centre sample) so the normal
+	 * equations stay well conditioned on a long recording's times. */
+	double mt = f->st / f->n, mx = f->sx / f->n;
+	double vtt = f->stt / f->n - mt * mt;
+	double vtx = f->stx / f->n - mt * mx;
+	if (!(vtt > 1e-12))
+		return mx;
+	return mx + vtx / vtt * ((t - tc) - mt);
+}
+
+int
+metrics_detrend(const double *t, const double *x, const bool *mask, size_t n,
+		double window_s, double *out)
+{
+	if (!t || !x || !out || !isfinite(window_s) || !(window_s > 0.0))
+		return -EINVAL;
+	const double half = window_s / 2.0;
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = NAN;
+	/* Each maximal run of selected samples on its own: a gap in the
+	 * mask (a fault, a grace time) is not bridged. */
+	size_t i = 0;
+	while (i < n) {
+		while (i < n && !selected(mask, i))
+			i++;
+		size_t r0 = i;
+		while (i < n && selected(mask, i))
+			i++;
+		size_t r1 = i;	/* [r0, r1) */
+		for (size_t c = r0; c < r1; c++) {
+			if (!isfinite(t[c]) || !isfinite(x[c]))
+				continue;
+			/* O(window) per sample: windows hold a few hundred
+			 * samples at most, and this keeps each fit exact
+			 * rather than drifting with running-sum updates. */
+			struct linfit f = { 0 };
+			for (size_t j = c; j > r0; j--) {
+				size_t k = j - 1;
+				if (!isfinite(t[k]) || !isfinite(x[k]))
+					continue;
+				if (t[c] - t[k] > half)
+					break;
+				linfit_add(&f, t[k] - t[c], x[k], 1.0);
+			}
+			for (size_t k = c; k < r1; k++) {
+				if (!isfinite(t[k]) || !isfinite(x[k]))
+					continue;
+				if (t[k] - t[c] > half)
+					break;
+				linfit_add(&f, t[k] - t[c], x[k], 1.0);
+			}
+			if (f.n < 3)
+				continue;
+			out[c] = x[c] - linfit_at(&f, t[c], t[c]);
+			used++;
+		}
+	}
+	return used ? 0 : -ENODATA;
+}
+
 /* ---- Lag --------------------------------------------------------------- */
 
 /* The next usable sample at or after i: finite t and x, later than
@@ -428,10 +509,14 @@ int
 metrics_lag(const double *t, const double *ref, const double *sig, size_t n,
 	    double dt, double max_lag, struct metrics_lag *out)
 {
-	if (!t || !ref || !sig || n == 0 || !out || !isfinite(dt) ||
-	    !(dt > 0.0) || !isfinite(max_lag) || !(max_lag >= 0.0))
+	if (!t || !ref || !sig || !out || !isfinite(dt) || !(dt > 0.0) ||
+	    !isfinite(max_lag) || !(max_lag >= 0.0))
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	/* Nothing to compare (a filter with no estimate yet) is no data,
+	 * not a caller's mistake. */
+	if (n == 0)
+		return -ENODATA;
 
 	double lo_a = 0, hi_a = 0, lo_b = 0, hi_b = 0;
 	if (usable_span(t, ref, n, &lo_a, &hi_a) < 2 ||
@@ -966,7 +1051,9 @@ static const struct metrics_name names[] = {
 	{ "fp_per_hour", "1/h", "false alarms per hour of clean time" },
 	{ "flagged_s", "s", "time spent flagged" },
 	{ "flagged_pct", "%", "samples flagged" },
-	{ "leakage_m", "m", "largest |output - truth| while a fault is on" },
+	{ "leakage_m", "m", "largest |output - truth| while a fault is on "
+			    "(baro-replay: truth is the same filter on the "
+			    "unfaulted input)" },
 	{ "recovery_max_s", "s", "worst time back within the band" },
 	{ "unrecovered", "", "faults after which the output never recovered" },
 	{ "tr_mean", "", "mean innovation test ratio" },
@@ -974,6 +1061,8 @@ static const struct metrics_name names[] = {
 	{ "tr_amber_pct", "%", "samples with test ratio > 0.5" },
 	{ "tr_red_pct", "%", "samples with test ratio > 1.0" },
 	{ "nan_outputs", "", "non-finite outputs after the first estimate" },
+	{ "estimate_missing_pct", "%", "samples after the warm-up (2 s or 10 "
+				       "samples) without an estimate" },
 	{ "first_output_s", "s", "time of the first estimate" },
 	{ "time_backwards", "", "input times earlier than the previous" },
 	{ "time_repeated", "", "input times equal to the previous" },

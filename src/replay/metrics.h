@@ -122,6 +122,17 @@ int
 metrics_noise(const struct metrics_series *s, const bool *static_mask,
 	      struct metrics_noise *out);
 
+/*
+ * out[i] = x[i] minus the least-squares line through the selected samples
+ * within window_s / 2 of t[i] in the same run of the mask (NULL: all), so
+ * a slow trend, a ramp or the tail of a step is not noise; NaN where a
+ * sample is not selected or not finite, or its window has fewer than
+ * three usable samples.  -ENODATA when no sample got a value.
+ */
+int
+metrics_detrend(const double *t, const double *x, const bool *mask, size_t n,
+		double window_s, double *out);
+
 /* ---- Lag --------------------------------------------------------------- */
 
 struct metrics_lag {
@@ -145,8 +156,8 @@ struct metrics_lag {
  * half the data), the correlation is Pearson's over the overlapping
  * points; the best L is refined by a parabola through its neighbours.
  * -E2BIG when the span needs more than 1e8 grid points; -ENODATA when
- * either signal has fewer than two usable samples or the grid fewer than
- * 4 points; -EDOM when a signal is constant (no correlation defined).
+ * n is 0, either signal has fewer than two usable samples or the grid
+ * fewer than 4 points; -EDOM when a signal is constant (no correlation defined).
  */
 int
 metrics_lag(const double *t, const double *ref, const double *sig, size_t n,

@@ -16,6 +16,7 @@
 #include "replay-merge.h"
 #include "report-html.h"
 #include "replay-metrics.h"
+#include "replay-reference.h"
 #include "replay-run.h"
 #include "replay-stream.h"
 #include "scenario.h"
@@ -63,7 +64,77 @@ struct scen {
 	struct truth_profile profile;
 	double duration_s;
 	bool logs;
+	unsigned reveal;	/* enum replay_input: what reveals its faults */
 };
+
+/* The inputs a filter reads, and those that reveal a scenario's faults
+ * (its '# replay: reveal=' list): recall, latency, leakage and recovery
+ * are judged only for a filter that reads one of them. */
+enum replay_input {
+	REPLAY_IN_BARO = 1u << 0,	/* the primary baro alone */
+	REPLAY_IN_BARO2 = 1u << 1,	/* a second baro */
+	REPLAY_IN_ACCEL = 1u << 2,
+	REPLAY_IN_GPS = 1u << 3,
+	REPLAY_IN_RANGE = 1u << 4,
+};
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} input_names[] = {
+	{ "baro", REPLAY_IN_BARO },
+	{ "baro2", REPLAY_IN_BARO2 },
+	{ "accel", REPLAY_IN_ACCEL },
+	{ "gps", REPLAY_IN_GPS },
+	{ "range", REPLAY_IN_RANGE },
+	{ "none", 0 },
+};
+
+#define N_INPUT_NAMES (sizeof(input_names) / sizeof(input_names[0]))
+
+/* "accel, gps" for the bits in mask; "nothing" for none. */
+static void
+format_inputs(unsigned mask, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < N_INPUT_NAMES; i++) {
+		if (!(mask & input_names[i].bit))
+			continue;
+		int w = snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
+				 input_names[i].name);
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+	if (at == 0)
+		snprintf(buf, len, "nothing");
+}
+
+/* reveal=a,b,... into *mask; -EINVAL naming the bad item. */
+static int
+parse_reveal(const char *v, unsigned *mask, const char *path)
+{
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", v);
+	*mask = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+		while (i < N_INPUT_NAMES && strcmp(input_names[i].name, tok))
+			i++;
+		if (i == N_INPUT_NAMES) {
+			fprintf(stderr, "baro-replay: %s: '# replay:' line: "
+					"reveal=%s: unknown input '%s' (baro, "
+					"baro2, accel, gps, range or none)\n",
+				path, v, tok);
+			return -EINVAL;
+		}
+		*mask |= input_names[i].bit;
+	}
+	return 0;
+}
 
 /* The "# replay: key=value ..." line, if any. */
 static int
@@ -75,6 +146,7 @@ parse_directive(const char *text, struct scen *s, const char *path)
 	truth_profile_parse("static:10", &s->profile, err, sizeof(err));
 	s->duration_s = 60.0;
 	s->logs = true;
+	s->reveal = REPLAY_IN_BARO;
 	if (!p)
 		return 0;
 	p += strlen("# replay:");
@@ -109,6 +181,9 @@ parse_directive(const char *text, struct scen *s, const char *path)
 			if (str_to_double(v, &s->duration_s) < 0 ||
 			    !(s->duration_s > 0.0) || s->duration_s > 86400.0)
 				goto bad;
+		} else if (strcmp(tok, "reveal") == 0) {
+			if (parse_reveal(v, &s->reveal, path) < 0)
+				return -EINVAL;
 		} else if (strcmp(tok, "logs") == 0) {
 			if (strcmp(v, "yes") == 0)
 				s->logs = true;
@@ -123,7 +198,7 @@ parse_directive(const char *text, struct scen *s, const char *path)
 	bad:
 		fprintf(stderr, "baro-replay: %s: '# replay:' line: bad item "
 				"'%s' (profile=SPEC duration=SECONDS "
-				"logs=yes|no)\n",
+				"logs=yes|no reveal=INPUT,...)\n",
 			path, tok);
 		return -EINVAL;
 	}
@@ -400,10 +475,170 @@ unchecked_reason(const struct replay_rows *rows, const struct replay_stream *st,
 	}
 }
 
+/*
+ * The stream with no fault, run once: every filter's output on it (the
+ * golden run each faulted case is compared with), and for a log the
+ * accuracy reference, a zero-phase smoother of the clean recording.
+ */
+struct golden {
+	struct replay_rows rows;
+	struct replay_output *outs;	/* one per filter */
+	size_t nf;
+	double *ref;		/* per golden row; NULL for a synthetic
+				 * stream, whose truth is the profile */
+	double sigma_m;		/* the smoother's baro noise SD */
+};
+
+static void
+golden_free(struct golden *g)
+{
+	for (size_t k = 0; g->outs && k < g->nf; k++)
+		replay_output_free(&g->outs[k]);
+	free(g->outs);
+	free(g->ref);
+	replay_rows_free(&g->rows);
+	*g = (struct golden){ 0 };
+}
+
+static bool
+stream_is_synthetic(const struct replay_stream *st)
+{
+	return strncmp(st->reference, "truth", 5) == 0;
+}
+
+/* 0, or a negative errno with the message printed (-ENOMEM ends the
+ * run; anything else leaves the stream's cases without a golden run). */
+static int
+golden_build(struct run_ctx *ctx, const struct replay_stream *st,
+	     struct golden *g)
+{
+	char err[512];
+	*g = (struct golden){ 0 };
+	int rc = replay_rows_build(&g->rows, st, NULL, ctx->cfg->seed, err,
+				   sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "baro-replay: %s\n", err);
+		return rc;
+	}
+	g->nf = replay_filter_count(ctx->filters);
+	g->outs = calloc(g->nf ? g->nf : 1, sizeof(*g->outs));
+	if (!g->outs) {
+		golden_free(g);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < g->nf; k++) {
+		rc = replay_filter_run(ctx->filters, k, &g->rows, &g->outs[k],
+				       err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "baro-replay: %s\n", err);
+			golden_free(g);
+			return rc;
+		}
+	}
+	if (stream_is_synthetic(st))
+		return 0;
+	const size_t n = g->rows.n;
+	double *z = malloc((n ? n : 1) * sizeof(*z));
+	g->ref = malloc((n ? n : 1) * sizeof(*g->ref));
+	if (!z || !g->ref) {
+		free(z);
+		golden_free(g);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		z[i] = g->rows.is_sample[i] ? g->rows.in_alt_m[i] : NAN;
+	struct replay_reference_params rp;
+	replay_reference_defaults(&rp);
+	rc = replay_reference_smooth(g->rows.t_s, z, NULL, g->rows.seg_start,
+				     n, &rp, g->ref, &g->sigma_m);
+	free(z);
+	if (rc == -ENOMEM) {
+		golden_free(g);
+		return rc;
+	}
+	if (rc < 0) {
+		free(g->ref);
+		g->ref = NULL;
+	}
+	return 0;
+}
+
+/* The last golden row at or before t_us (rows are in time order), or
+ * SIZE_MAX before the first. */
+static size_t
+golden_row_at(const struct golden *g, uint64_t t_us)
+{
+	size_t lo = 0, hi = g->rows.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->rows.t_us[mid] <= t_us)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 ? SIZE_MAX : lo - 1;
+}
+
+/* A log case's truth: the smoother at each sample row's time, by linear
+ * interpolation between golden sample rows of one segment (a delayed or
+ * shifted sample's time may fall between them); NaN elsewhere. */
+static void
+golden_truth(const struct golden *g, struct replay_rows *rows)
+{
+	for (size_t i = 0; i < rows->n; i++) {
+		rows->truth_m[i] = NAN;
+		if (!g->ref || !rows->is_sample[i])
+			continue;
+		size_t a = golden_row_at(g, rows->t_us[i]);
+		if (a == SIZE_MAX)
+			continue;
+		while (a > 0 && !g->rows.is_sample[a])
+			a--;
+		if (!g->rows.is_sample[a])
+			continue;
+		if (g->rows.t_us[a] == rows->t_us[i]) {
+			rows->truth_m[i] = g->ref[a];
+			continue;
+		}
+		size_t b = a + 1;
+		while (b < g->rows.n && !g->rows.is_sample[b])
+			b++;
+		if (b >= g->rows.n || g->rows.seg_start[b] ||
+		    g->rows.t_us[b] - g->rows.t_us[a] > REPLAY_REF_MAX_GAP_US)
+			continue;
+		double w = (double)(rows->t_us[i] - g->rows.t_us[a]) /
+			   (double)(g->rows.t_us[b] - g->rows.t_us[a]);
+		rows->truth_m[i] = g->ref[a] + w * (g->ref[b] - g->ref[a]);
+	}
+}
+
+/* Filter k's golden estimate at each of rows' times (held from its last
+ * golden row), into out. */
+static void
+golden_output(const struct golden *g, size_t k, const struct replay_rows *rows,
+	      double *out)
+{
+	for (size_t i = 0; i < rows->n; i++) {
+		size_t a = golden_row_at(g, rows->t_us[i]);
+		out[i] = a == SIZE_MAX ? NAN : g->outs[k].alt_m[a];
+	}
+}
+
+/* The inputs filter k reads from stream st. */
+static unsigned
+filter_inputs(const struct run_ctx *ctx, size_t k,
+	      const struct replay_stream *st)
+{
+	(void)ctx;
+	(void)k;
+	(void)st;
+	return REPLAY_IN_BARO;
+}
+
 /* One stream under one scenario: every filter, the case files, metrics. */
 static int
 run_case(struct run_ctx *ctx, const struct replay_stream *st,
-	 const struct scen *s)
+	 const struct scen *s, const struct golden *g)
 {
 	const struct replay_config *cfg = ctx->cfg;
 	struct replay_rows rows;
@@ -444,10 +679,18 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		free(placed);
 		return rc == -ENOMEM ? -ENOMEM : 0;
 	}
+	const bool synthetic = stream_is_synthetic(st);
+	if (!synthetic)
+		golden_truth(g, &rows);
+	/* Leakage and recovery need the golden run only where a fault
+	 * ran. */
+	const bool faulted = rows.nwin > 0;
 	struct replay_output *outs = calloc(nf, sizeof(*outs));
 	const char **names = calloc(nf, sizeof(*names));
 	bool *under_test = calloc(nf, sizeof(*under_test));
-	if (!outs || !names || !under_test) {
+	double *gold = faulted ? malloc((rows.n ? rows.n : 1) * sizeof(*gold))
+			       : NULL;
+	if (!outs || !names || !under_test || (faulted && !gold)) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -463,16 +706,20 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	}
 	report_case_name(st->name, s->name, name, sizeof(name));
 	char title[512];
+	char refname[128];
+	if (synthetic)
+		snprintf(refname, sizeof(refname), "the profile");
+	else if (g->ref)
+		snprintf(refname, sizeof(refname), "zero-phase smoother of the "
+			 "clean %s (noise %.2f m)", st->channel, g->sigma_m);
+	else
+		snprintf(refname, sizeof(refname), "none");
 	snprintf(title, sizeof(title), "%s / %s  (channel %s, truth: %s)",
-		 st->name, s->name, st->channel,
-		 strncmp(st->reference, "truth", 5) == 0
-			 ? "profile"
-			 : "clean recording");
+		 st->name, s->name, st->channel, refname);
 	/* gnuplot's title is in single quotes. */
 	for (char *q = title; *q; q++)
 		if (*q == '\'')
 			*q = '"';
-	const bool synthetic = strncmp(st->reference, "truth", 5) == 0;
 	struct report_case c = {
 		.dir = cfg->report_dir, .name = name, .title = title,
 		.rows = &rows, .nfilters = nf, .filter_names = names,
@@ -493,13 +740,26 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	const double dt = typical_interval(st);
 	if (sc)
 		unchecked_reason(&rows, st, sc, dt, why, sizeof(why));
+	if (!why[0] && replay_rows_after_warmup(&rows) == 0)
+		snprintf(why, sizeof(why), "the recording (%zu samples, "
+			 "%.1f s) is shorter than a filter's warm-up (%.0f s "
+			 "or %u samples)", rows.samples_out,
+			 rows.n ? rows.t_s[rows.n - 1] : 0.0, REPLAY_WARMUP_S,
+			 REPLAY_WARMUP_SAMPLES);
 	if (why[0]) {
 		ctx->unchecked++;
 		fprintf(stderr, "baro-replay: %s / %s: unchecked, %s\n",
 			st->name, s->name, why);
 	}
+	/* Timeouts at a log's 3 Hz fire between ordinary samples. */
+	const double rate_hz = 1.0 / dt;
+	char rate_note[128] = "";
+	if (rate_hz < REPLAY_DETECT_MIN_HZ)
+		snprintf(rate_note, sizeof(rate_note), "unchecked: log rate "
+			 "%.1f Hz (on-board timing needs %.0f Hz)", rate_hz,
+			 REPLAY_DETECT_MIN_HZ);
 	struct replay_metrics_ctx mctx = {
-		.synthetic_truth = synthetic,
+		.reference = synthetic || g->ref,
 		.step_t_s = synthetic && s->profile.kind == TRUTH_STEP
 				    ? s->profile.c
 				    : NAN,
@@ -522,6 +782,9 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 			goto out;
 		}
 		r->under_test = replay_filter_under_test(ctx->filters, k);
+		if (faulted)
+			golden_output(g, k, &rows, gold);
+		mctx.golden = gold;
 		rc = replay_metrics_fill(&rows, &outs[k], &mctx, cfg->timing,
 					 r, err, sizeof(err));
 		if (rc < 0) {
@@ -535,8 +798,34 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 			rc = -ENOMEM;
 			goto out;
 		}
-		if (!why[0])
-			replay_thresholds_apply(ctx->th, r);
+		if (why[0])
+			continue;
+		struct replay_judge_notes notes = { 0 };
+		unsigned in = filter_inputs(ctx, k, st);
+		if (faulted && !(s->reveal & in)) {
+			char a[64], b[64], note[192];
+			format_inputs(in, a, sizeof(a));
+			format_inputs(s->reveal, b, sizeof(b));
+			if (s->reveal)
+				snprintf(note, sizeof(note), "not judged: reads "
+					 "%s; this fault is revealed by %s", a,
+					 b);
+			else
+				snprintf(note, sizeof(note), "not judged: no "
+					 "sensor reveals this fault");
+			if (!(notes.detection = str_pool_get_cut(
+				      &ctx->texts, note, REPORT_NOTE_LEN))) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		if (rate_note[0] &&
+		    !(notes.rate = str_pool_get_cut(&ctx->texts, rate_note,
+						    REPORT_NOTE_LEN))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		replay_thresholds_apply(ctx->th, r, &notes);
 	}
 	/* Drawn now the case's verdicts are known, while the next case
 	 * runs. */
@@ -555,6 +844,7 @@ out:
 	free(outs);
 	free(names);
 	free(under_test);
+	free(gold);
 	free(placed);
 	replay_rows_free(&rows);
 	return rc;
@@ -674,11 +964,19 @@ run_log(struct run_ctx *ctx, const char *path, const struct scen *scens,
 			st.name, (unsigned long long)st.dropped_backwards,
 			(unsigned long long)st.dropped_invalid);
 	ctx->first_case = true;
+	struct golden g;
+	rc = golden_build(ctx, &st, &g);
+	if (rc < 0) {
+		replay_stream_free(&st);
+		ctx->done += nlogscen;
+		return rc == -ENOMEM ? rc : 0;
+	}
 	for (size_t i = 0; i < nscen && rc == 0; i++) {
 		if (!scens[i].logs)
 			continue;
-		rc = run_case(ctx, &st, &scens[i]);
+		rc = run_case(ctx, &st, &scens[i], &g);
 	}
+	golden_free(&g);
 	replay_stream_free(&st);
 	return rc;
 }
@@ -696,7 +994,14 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 		fprintf(stderr, "baro-replay: %s: %s\n", s->name, err);
 		return rc;
 	}
-	rc = run_case(ctx, &st, s);
+	struct golden g;
+	rc = golden_build(ctx, &st, &g);
+	if (rc == 0) {
+		rc = run_case(ctx, &st, s, &g);
+		golden_free(&g);
+	} else if (rc != -ENOMEM) {
+		rc = 0;		/* said; the other cases go on */
+	}
 	replay_stream_free(&st);
 	return rc;
 }
@@ -751,6 +1056,19 @@ replay_verdict(const struct report_result *res, size_t n,
 		return EXIT_IO;
 	}
 	size_t nt = report_tally_filters(res, n, t, n);
+	size_t ntest = 0;
+	for (size_t k = 0; k < nt; k++)
+		ntest += t[k].under_test;
+	if (o->named && ntest == 0) {
+		/* Named with -f, yet no input gave them a case: that is not
+		 * an exploratory run, and not a pass. */
+		fprintf(stderr, "baro-replay: the %zu filter%s under test "
+				"(-f) ran on no case: no input had barometer "
+				"samples to judge them on\n",
+			o->named, o->named == 1 ? "" : "s");
+		free(t);
+		return EXIT_FAILED;
+	}
 	if (o->table)
 		report_print_verdicts(stdout, t, nt);
 	size_t failed = 0, warned = 0;
@@ -920,7 +1238,8 @@ replay_cases_run(const struct replay_config *cfg)
 	struct replay_verdict_opts vo = {
 		.strict = cfg->strict, .table = !cfg->no_table,
 		.unchecked = ctx.unchecked, .ndamaged = ctx.ndamaged,
-		.nempty = ctx.nempty,
+		/* A shard of run --jobs may hold no case; the merge judges. */
+		.nempty = ctx.nempty, .named = cfg->no_table ? 0 : cfg->nfilters,
 	};
 	status = replay_verdict(ctx.res.r, ctx.res.n, &vo);
 out:

@@ -77,11 +77,14 @@ struct replay_verdict_opts {
 				   stderr (not for a shard of run --jobs) */
 	size_t unchecked;	/* cases whose faults did not run */
 	size_t ndamaged, nempty;	/* inputs damaged, without samples */
+	/* Filters named under test (-f); with none of them in res, the
+	 * status is 1 and stderr says why.  0: do not check (merge). */
+	size_t named;
 };
 
 /* The exit status of a report's runs: 1 when a filter under test failed
- * (strict: or warned, or o's counts are not all 0), else 0; the table of
- * filter verdicts on stdout, why a 1 on stderr. */
+ * or none named ran (strict: or warned, or o's counts are not all 0),
+ * else 0; the table of filter verdicts on stdout, why a 1 on stderr. */
 int
 replay_verdict(const struct report_result *res, size_t n,
 	       const struct replay_verdict_opts *o);

@@ -493,10 +493,12 @@ write_csv(const char *dir, const struct report_result *res, size_t n,
 				put_text(f, res[i].unchecked);
 				fputc('\n', f);
 			}
-			else
-				fprintf(f, ",%s,%s\n",
-					report_status_name(m->status),
-					m->rule);
+			else {
+				fprintf(f, ",%s,",
+					report_status_name(m->status));
+				put_text(f, m->rule);
+				fputc('\n', f);
+			}
 		}
 	for (size_t i = 0; i < ninputs; i++) {
 		const struct report_input *in = &inputs[i];

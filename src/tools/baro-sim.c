@@ -75,7 +75,7 @@ usage(FILE *out)
 	      "(default 1)\n"
 	      "  -g, --generate PROFILE   built-in truth instead of TRACE:\n"
 	      "                           static:H  climb:RATE[:H0]  "
-	      "step:H0:H1:T\n"
+	      "step:H0:H1:T[:R]\n"
 	      "                           sine:AMPLITUDE:PERIOD[:H0]\n"
 	      "                           takeoff:HEIGHT:RATE:HOLD[:THROTTLE]\n"
 	      "      --throttle T|airborne:T  throttle of the generated trace "

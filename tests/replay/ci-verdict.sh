@@ -42,20 +42,24 @@ expect() {	# expect FILE TEXT WHAT
 }
 
 # What a user writes for a smoother: judge accuracy, smoothing and lag
-# (the built-in rules), not fault detection, which it does not claim.
+# (the built-in rules), not fault detection or keeping spikes out, which
+# it does not claim; the baselines stay under the built-in rules.
 cat >"$tmp/th.txt" <<'TH'
-recall off
-precision off
+plugin:deadband*/*: recall off
+plugin:deadband*/*: precision off
+plugin:deadband*/*: leakage_m off
 TH
 good="plugin:$EXAMPLE_FILTER:band=0.3"
 bad="plugin:$BAD_OFFSET"
-# The smoother's scenarios: clean data, extra noise, a truth step.
+# The smoother's scenarios: clean data, extra noise, a truth step, and a
+# spike the baselines without a gate let through.
 run() {	# run OUT ARGS...: over every bundled log and the synthetic stream
 	out=$1
 	shift
 	"$BARO_REPLAY" run -o "$tmp/$out" --plots none --no-timing -q \
 		--synthetic -s "$SCENARIO_DIR/clean.scn" \
 		-s "$SCENARIO_DIR/noise.scn" -s "$SCENARIO_DIR/truth-step.scn" \
+		-s "$SCENARIO_DIR/spike.scn" \
 		"$@" "$LOGS_DIR"/*.bin "$LOGS_DIR"/*.ulg "$LOGS_DIR"/*.tlog \
 		>"$tmp/out" 2>"$tmp/err"
 }
@@ -65,8 +69,8 @@ check 0 $? "good plugin"
 expect "$tmp/good/summary.txt" "judged (under test, -f): plugin:deadband:band=0.3" "good plugin"
 expect "$tmp/good/summary.txt" "baselines (shown, not judged): raw range health lowpass median gate" "good plugin"
 expect "$tmp/out" "plugin:deadband:band=0.3       under test" "good plugin"
-# The baselines fail beside it (raw and range cannot smooth the noise
-# scenario), and that changes nothing.
+# The baselines fail beside it (raw, range, lowpass, health let the spike
+# through), and that changes nothing.
 if ! grep -E '^  (raw|range|lowpass|median|gate|health) +baseline +[0-9]+ +[0-9]+ +[0-9]+ +[1-9]' \
 	"$tmp/out" >/dev/null; then
 	echo "FAIL: good plugin: no baseline failed, the test proves nothing" >&2
@@ -83,7 +87,7 @@ run both -t "$tmp/th.txt" -f "$good" -f "$bad"
 check 1 $? "good and broken plugins together"
 
 # The same good filter without its thresholds file: the built-in rules
-# want fault detection, which it does not do.
+# want the spike kept out, which a deadband does not do.
 run builtin -f "$good"
 check 1 $? "good plugin under the built-in rules"
 
@@ -92,7 +96,7 @@ check 0 $? "no -f: exploratory"
 expect "$tmp/out" "exploratory run: no filter under test" "no -f"
 
 # A warning passes, unless --strict.
-printf 'recall off\nprecision off\nplugin:deadband*/*: rms_m <= 0.0001 warn\n' \
+printf 'recall off\nprecision off\nleakage_m off\nplugin:deadband*/*: rms_m <= 0.0001 warn\n' \
 	>"$tmp/warn.txt"
 run warn -t "$tmp/warn.txt" -f "$good"
 check 0 $? "warning"

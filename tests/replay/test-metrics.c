@@ -986,8 +986,9 @@ test_invalid(void **state)
 				     &lag), -EINVAL);
 	assert_int_equal(metrics_lag(r->t, r->truth, NULL, 10, 0.1, 1.0,
 				     &lag), -EINVAL);
+	/* n == 0 is no data (a filter with no estimate), not an error. */
 	assert_int_equal(metrics_lag(r->t, r->truth, r->output, 0, 0.1, 1.0,
-				     &lag), -EINVAL);
+				     &lag), -ENODATA);
 	assert_int_equal(metrics_lag(r->t, r->truth, r->output, 10, 0.1, 1.0,
 				     NULL), -EINVAL);
 	const double bad_dt[] = { 0.0, -0.1, NAN, INFINITY };

@@ -428,7 +428,7 @@ test_defaults(void **state)
 	assert_int_equal(thresholds_add_defaults(&t, err, sizeof(err)), 0);
 	assert_true(t.count > 10);
 	assert_non_null(strstr(thresholds_default_text(), "rms_m <= 0.5"));
-	assert_string_equal(t.rules[0].where, "defaults:2");
+	assert_string_equal(t.rules[0].where, "defaults:3");
 
 	const char *f = "lowpass";
 	assert_int_equal(thresholds_eval(&t, "rms_m", 0.3, f, "clean", NULL),

@@ -490,7 +490,7 @@ test_usage_errors(void **state)
 	expect_usage_error((const char *[]){ "-g", "sine:1:0", NULL }, NULL,
 			   "period must be positive");
 	expect_usage_error((const char *[]){ "-g", "step:1", NULL }, NULL,
-			   "expected step:FROM:TO:AT_S");
+			   "expected step:FROM:TO:AT_S[:RISE_S]");
 	expect_usage_error((const char *[]){ "-g", "static:1", "t.csv", NULL },
 			   NULL, "not both");
 	expect_usage_error((const char *[]){ "--rate", "0", "-g", "static:1",

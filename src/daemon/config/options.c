@@ -190,7 +190,7 @@ const struct opt_row options_table[] = {
 
 	/* ---- [sim]: the emulator and the truth it sees ---- */
 	{ "sim", "profile", "profile", 0, "SPEC",
-	  "truth: static:H climb:RATE[:H0] step:H0:H1:T sine:A:P[:H0]\n"
+	  "truth: static:H climb:RATE[:H0] step:H0:H1:T[:R] sine:A:P[:H0]\n"
 	  "takeoff:H:RATE:HOLD[:THROTTLE]",
 	  .kind = OPT_PROFILE, CFG(profile), .sources = OPT_SRC_OWN_TRUTH,
 	  .flags = OPT_WHOLE_MSG },
