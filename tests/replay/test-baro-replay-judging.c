@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Issue 34: what a run judges and against what.  Each case here failed
+ * before the judging was reworked:
+ *   - a lag at the edge of the search range was reported and scored
+ *     (lag_s -2.000 passed lag_s <= 0.2);
+ *   - a smoother was charged with leakage for the noise it removed, and
+ *     raw scored rms 0 against the recording it filtered;
+ *   - a step's transient and a spike's tail counted as noise (lowpass
+ *     +9.65 dB on truth-step, +9.3 dB on spike);
+ *   - step-offset ended with the data, so every smoother was warned
+ *     'unrecovered' for a fault that never ended;
+ *   - a filter with no estimate ended the run with status 2 and no
+ *     report, and with that error turned into "no data" passed;
+ *   - -f on a log without baro samples said "exploratory run";
+ *   - a 3 Hz log's timeouts counted as false alarms.
+ * The unit cases drive replay_metrics_fill() with rows made here; the
+ * rest go through the binary as a user does.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay-cli.h"
+#include "replay-metrics.h"
+#include "replay-run.h"
+#include "report.h"
+
+/* ---- replay_metrics_fill() on rows made here ------------------------ */
+
+struct made {
+	struct replay_rows rows;
+	struct replay_output out;
+	double *golden;
+};
+
+static void
+made_alloc(struct made *m, size_t n, double dt)
+{
+	memset(m, 0, sizeof(*m));
+	struct replay_rows *r = &m->rows;
+	r->n = r->cap = n;
+	r->t_s = calloc(n, sizeof(double));
+	r->t_us = calloc(n, sizeof(uint64_t));
+	r->is_sample = calloc(n, 1);
+	r->pressure_pa = calloc(n, sizeof(double));
+	r->temperature_c = calloc(n, sizeof(double));
+	r->in_alt_m = calloc(n, sizeof(double));
+	r->truth_m = calloc(n, sizeof(double));
+	r->reference_m = calloc(n, sizeof(double));
+	r->label = calloc(n, sizeof(uint32_t));
+	r->seg_start = calloc(n, 1);
+	r->segments = 1;
+	m->out.alt_m = calloc(n, sizeof(double));
+	m->out.test_ratio = calloc(n, sizeof(double));
+	m->out.flags = calloc(n, sizeof(uint32_t));
+	m->golden = calloc(n, sizeof(double));
+	assert_non_null(m->golden);
+	for (size_t i = 0; i < n; i++) {
+		r->t_s[i] = dt * (double)i;
+		r->t_us[i] = (uint64_t)llround(r->t_s[i] * 1e6);
+		r->is_sample[i] = 1;
+		r->temperature_c[i] = NAN;
+		r->reference_m[i] = NAN;
+		m->out.test_ratio[i] = NAN;
+		m->out.flags[i] = BARO_FILTER_OUT_HEALTHY;
+	}
+}
+
+static void
+made_free(struct made *m)
+{
+	replay_rows_free(&m->rows);
+	replay_output_free(&m->out);
+	free(m->golden);
+}
+
+/* A deterministic noise of SD about sd. */
+static double
+noise(size_t i, double sd)
+{
+	uint32_t x = (uint32_t)i * 2654435761u + 12345u;
+	x ^= x >> 13;
+	x *= 0x5bd1e995u;
+	x ^= x >> 15;
+	return sd * 3.4641 * ((double)(x & 0xffff) / 65535.0 - 0.5);
+}
+
+/* First-order low-pass, cutoff fc, over x: y. */
+static void
+lowpass(const double *t, const double *x, size_t n, double fc, double *y)
+{
+	double rc = 1.0 / (2.0 * M_PI * fc);
+	y[0] = x[0];
+	for (size_t i = 1; i < n; i++) {
+		double a = 1.0 - exp(-(t[i] - t[i - 1]) / rc);
+		y[i] = y[i - 1] + a * (x[i] - y[i - 1]);
+	}
+}
+
+static double
+metric(const struct report_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->m[i].name, name) == 0)
+			return r->m[i].value;
+	fail_msg("no metric %s", name);
+	return NAN;
+}
+
+static void
+fill(struct made *m, bool golden, struct report_result *r)
+{
+	struct replay_metrics_ctx ctx = {
+		.reference = true,
+		.step_t_s = NAN,
+		.lag_dt_s = m->rows.t_s[1] - m->rows.t_s[0],
+		.lag_max_s = 2.0,
+		.golden = golden ? m->golden : NULL,
+	};
+	char err[256];
+	report_result_init(r);
+	assert_int_equal(replay_metrics_fill(&m->rows, &m->out, &ctx, false, r,
+					     err, sizeof(err)),
+			 0);
+}
+
+/* A lag beyond the search range is undetermined, not its edge. */
+static void
+test_lag_at_edge_undetermined(void **state)
+{
+	(void)state;
+	struct made m;
+	made_alloc(&m, 6000, 0.01);	/* 60 s at 100 Hz */
+	for (size_t i = 0; i < m.rows.n; i++) {
+		double t = m.rows.t_s[i];
+		/* An irregular motion, so the correlation has one peak. */
+		m.rows.truth_m[i] = 3.0 * sin(0.7 * t) + 1.5 * sin(2.3 * t);
+		m.rows.in_alt_m[i] = m.rows.truth_m[i];
+		double late = t - 3.0;	/* 3 s late: beyond +-2 s */
+		m.out.alt_m[i] = 3.0 * sin(0.7 * late) + 1.5 * sin(2.3 * late);
+	}
+	struct report_result r;
+	fill(&m, false, &r);
+	assert_true(isnan(metric(&r, "lag_s")));
+	report_result_free(&r);
+
+	for (size_t i = 0; i < m.rows.n; i++) {
+		double late = m.rows.t_s[i] - 0.5;
+		m.out.alt_m[i] = 3.0 * sin(0.7 * late) + 1.5 * sin(2.3 * late);
+	}
+	fill(&m, false, &r);
+	assert_float_equal(metric(&r, "lag_s"), 0.5, 0.02);
+	report_result_free(&r);
+	made_free(&m);
+}
+
+/* Where a fault ran the lag is the clean case's to measure: a stretch
+ * interpolated across the fault's window is not a delay. */
+static void
+test_lag_not_across_faults(void **state)
+{
+	(void)state;
+	struct made m;
+	made_alloc(&m, 6000, 0.01);
+	for (size_t i = 0; i < m.rows.n; i++) {
+		double t = m.rows.t_s[i];
+		m.rows.truth_m[i] = 3.0 * sin(0.7 * t) + 1.5 * sin(2.3 * t);
+		m.rows.in_alt_m[i] = m.rows.truth_m[i];
+		m.out.alt_m[i] = m.rows.truth_m[i];
+		m.golden[i] = m.out.alt_m[i];
+		if (t >= 20.0 && t < 40.0)
+			m.rows.label[i] = 1;
+	}
+	struct report_result r;
+	fill(&m, true, &r);
+	assert_true(isnan(metric(&r, "lag_s")));
+	report_result_free(&r);
+	made_free(&m);
+}
+
+/* Leakage is what the fault did: a smoother's own distance from the
+ * truth is not leakage; a fault moving it 5 m is. */
+static void
+test_leakage_is_the_difference(void **state)
+{
+	(void)state;
+	struct made m;
+	made_alloc(&m, 3000, 0.01);
+	double *x = calloc(m.rows.n, sizeof(double));
+	assert_non_null(x);
+	for (size_t i = 0; i < m.rows.n; i++) {
+		double t = m.rows.t_s[i];
+		m.rows.truth_m[i] = 2.0 * sin(2.0 * M_PI * t / 5.0);
+		x[i] = m.rows.truth_m[i] + noise(i, 0.3);
+		m.rows.in_alt_m[i] = x[i];
+		if (t >= 10.0 && t < 12.0)
+			m.rows.label[i] = 1;
+	}
+	/* The faulted run saw the same input (the fault did nothing to
+	 * this filter), so its output is its golden output. */
+	lowpass(m.rows.t_s, x, m.rows.n, 0.5, m.out.alt_m);
+	memcpy(m.golden, m.out.alt_m, m.rows.n * sizeof(double));
+	struct report_result r;
+	fill(&m, true, &r);
+	assert_float_equal(metric(&r, "leakage_m"), 0.0, 1e-12);
+	/* ... though against the truth it is a lagging smoother. */
+	assert_true(metric(&r, "rms_m") > 0.1);
+	report_result_free(&r);
+
+	for (size_t i = 0; i < m.rows.n; i++)
+		if (m.rows.label[i])
+			m.out.alt_m[i] += 5.0;
+	fill(&m, true, &r);
+	assert_float_equal(metric(&r, "leakage_m"), 5.0, 1e-9);
+	report_result_free(&r);
+	free(x);
+	made_free(&m);
+}
+
+/* A climb is not noise: a low-pass on a noisy 10 m climb attenuates. */
+static void
+test_noise_not_a_step(void **state)
+{
+	(void)state;
+	struct made m;
+	made_alloc(&m, 6000, 0.01);
+	double *x = calloc(m.rows.n, sizeof(double));
+	assert_non_null(x);
+	for (size_t i = 0; i < m.rows.n; i++) {
+		double t = m.rows.t_s[i], u = (t - 20.0) / 4.0;
+		m.rows.truth_m[i] = t < 20.0 ? 0.0 : t >= 24.0 ? 10.0
+				    : 10.0 * (1.0 - cos(M_PI * u)) / 2.0;
+		x[i] = m.rows.truth_m[i] + noise(i, 0.2);
+		m.rows.in_alt_m[i] = x[i];
+	}
+	lowpass(m.rows.t_s, x, m.rows.n, 1.0, m.out.alt_m);
+	struct report_result r;
+	fill(&m, false, &r);
+	assert_true(metric(&r, "noise_db") < -3.0);
+	assert_float_equal(metric(&r, "noise_in_sd_m"), 0.2, 0.03);
+	report_result_free(&r);
+	free(x);
+	made_free(&m);
+}
+
+/* No estimate at all: no error, the figure that fails it. */
+static void
+test_no_estimate_is_a_figure(void **state)
+{
+	(void)state;
+	struct made m;
+	made_alloc(&m, 500, 0.01);
+	for (size_t i = 0; i < m.rows.n; i++) {
+		m.rows.truth_m[i] = 1.0;
+		m.rows.in_alt_m[i] = 1.0 + noise(i, 0.2);
+		m.out.alt_m[i] = NAN;
+	}
+	struct report_result r;
+	fill(&m, false, &r);
+	assert_float_equal(metric(&r, "estimate_missing_pct"), 100.0, 0.0);
+	assert_true(isnan(metric(&r, "rms_m")));
+	report_result_free(&r);
+	/* NaN for the first 10 samples of a 100 Hz stream: all within the
+	 * 2 s warm-up. */
+	for (size_t i = 0; i < m.rows.n; i++)
+		m.out.alt_m[i] = i < 10 ? NAN : m.rows.in_alt_m[i];
+	fill(&m, false, &r);
+	assert_float_equal(metric(&r, "estimate_missing_pct"), 0.0, 0.0);
+	report_result_free(&r);
+	made_free(&m);
+}
+
+/* ---- through the binary ------------------------------------------------ */
+
+static const char *
+plugin(const char *var)
+{
+	const char *p = getenv(var);
+	assert_non_null(p);
+	return p;
+}
+
+/* A filter that never gives an estimate fails every case it is judged
+ * on, with the figure that says why; the run and its report complete. */
+static void
+test_all_nan_plugin_fails(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-nan", NULL, "r");
+	char spec[600], spike[512];
+	snprintf(spec, sizeof(spec), "plugin:%s", plugin("NAN_PLUGIN"));
+	replay_scenario("spike", spike, sizeof(spike));
+	struct program_result r = replay(REPLAY_RUN_QUIET, "--synthetic-only",
+					 "-s", c.clean, "-s", spike, "-f", spec,
+					 "-o", c.out, NULL);
+	assert_int_equal(r.status, 1);
+	assert_null(strstr(r.err, "Invalid argument"));
+	assert_non_null(strstr(r.err, "plugin:nan failed 2 of its 2 runs"));
+	program_result_free(&r);
+	char *csv = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(csv, "synthetic,clean,plugin:nan,"
+				    "estimate_missing_pct,100,fail,"));
+	assert_non_null(strstr(csv, "synthetic,spike,plugin:nan,"
+				    "estimate_missing_pct,100,fail,"));
+	free(csv);
+	replay_case_remove(&c);
+}
+
+/* A warm-up within the documented limit passes; on a 5-sample log the
+ * case is shorter than any warm-up and unchecked, not a crash. */
+static void
+test_warmup_plugin(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-warmup", NULL, "r");
+	char spec[600];
+	snprintf(spec, sizeof(spec), "plugin:%s", plugin("WARMUP_PLUGIN"));
+	struct program_result r = replay(REPLAY_RUN_QUIET, "--synthetic-only",
+					 "-s", c.clean, "-f", spec, "-o",
+					 c.out, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+
+	const char *logs = replay_logs_dir();
+	if (logs) {
+		char log[512];
+		snprintf(log, sizeof(log), "%s/%s", logs,
+			 "ap_copter-4.6.2_pixhawk4_truncated80k.bin");
+		r = replay(REPLAY_RUN_QUIET, "-s", c.clean, "-f", spec, "-o",
+			   c.out, log, NULL);
+		assert_int_equal(r.status, 0);
+		assert_non_null(strstr(r.err, "shorter than a filter's "
+					      "warm-up"));
+		program_result_free(&r);
+	}
+	replay_case_remove(&c);
+}
+
+/* The built-in lowpass on a one-sample CSV: a report, not status 2. */
+static void
+test_one_sample_log(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-one", "one.csv", "r");
+	write_file(c.log, "time_s,pressure_pa\n1.0,101325\n");
+	/* Every bundled scenario: the dropout's polls leave the filter
+	 * rows without a sample, where the lag had n == 0. */
+	struct program_result r = replay(REPLAY_RUN_QUIET, "-f", "lowpass",
+					 "-o", c.out, c.log, NULL);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.err, "metrics:"));
+	program_result_free(&r);
+	replay_case_remove(&c);
+}
+
+/* -f on a log without baro samples: not an exploratory run, not a pass. */
+static void
+test_named_filter_no_samples(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-nobaro", "nobaro.csv", "r");
+	write_file(c.log, "time_s,pressure_pa\n");
+	struct program_result r = replay(REPLAY_RUN_QUIET, "-s", c.clean,
+					 "-f", "gate", "-o", c.out, c.log,
+					 NULL);
+	assert_int_equal(r.status, 1);
+	assert_null(strstr(r.out, "exploratory run"));
+	assert_non_null(strstr(r.err, "the 1 filter under test (-f) ran on "
+				      "no case"));
+	program_result_free(&r);
+	replay_case_remove(&c);
+}
+
+/* The synthetic stream: step-offset ends, so every filter can come
+ * back; truth-step's climb and spike's tail are not noise. */
+static void
+test_synthetic_scenarios(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-synth", NULL, "r");
+	char off[512], step[512], spike[512];
+	replay_scenario("step-offset", off, sizeof(off));
+	replay_scenario("truth-step", step, sizeof(step));
+	replay_scenario("spike", spike, sizeof(spike));
+	struct program_result r = replay(REPLAY_RUN_QUIET, "--synthetic-only",
+					 "-s", off, "-s", step, "-s", spike,
+					 "-o", c.out, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *csv = report_file(c.out, "summary.csv");
+	static const char *const smoothers[] = { "lowpass", "median", "gate" };
+	for (size_t k = 0; k < 3; k++)
+		assert_float_equal(summary_value(csv, "step-offset",
+						 smoothers[k], "unrecovered"),
+				   0.0, 0.0);
+	assert_true(summary_value(csv, "truth-step", "lowpass", "noise_db") <
+		    0.0);
+	assert_true(summary_value(csv, "spike", "lowpass", "noise_db") < 0.0);
+	/* raw fails the spike on what got through, gate passes it. */
+	assert_true(summary_value(csv, "spike", "raw", "leakage_m") > 19.0);
+	assert_true(summary_value(csv, "spike", "gate", "leakage_m") < 1.0);
+	assert_non_null(strstr(csv, "synthetic,spike,raw,leakage_m,"));
+	free(csv);
+	replay_case_remove(&c);
+}
+
+/* On a real log: raw is measured against a reference that is not
+ * itself (rms about its noise, not 0), a smoother scores better than
+ * raw, and the case names its reference. */
+static void
+test_log_reference(void **state)
+{
+	(void)state;
+	const char *logs = replay_logs_dir();
+	if (!logs)
+		skip();
+	struct replay_case c;
+	replay_case_make(&c, "replay-ref", NULL, "r");
+	char log[512];
+	snprintf(log, sizeof(log), "%s/%s", logs,
+		 "ap_copter-3.4.4-rc1_badajoz_climb.bin");
+	struct program_result r = replay(REPLAY_RUN_QUIET, "-s", c.clean,
+					 "-o", c.out, log, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *csv = report_file(c.out, "summary.csv");
+	double raw = summary_value(csv, "clean", "raw", "rms_m");
+	double lp = summary_value(csv, "clean", "lowpass", "rms_m");
+	assert_true(raw > 0.02);
+	assert_true(lp < raw);
+	free(csv);
+	char *gp = report_file(c.out, "cases/ap_copter-3.4.4-rc1_badajoz_"
+				      "climb.bin--clean.gp");
+	assert_non_null(strstr(gp, "zero-phase smoother of the clean "
+				   "BARO[0]"));
+	free(gp);
+	replay_case_remove(&c);
+}
+
+/* A 2.9 Hz telemetry log: timing figures unchecked, with the rate. */
+static void
+test_slow_log_unchecked(void **state)
+{
+	(void)state;
+	const char *logs = replay_logs_dir();
+	if (!logs)
+		skip();
+	struct replay_case c;
+	replay_case_make(&c, "replay-slow", NULL, "r");
+	char log[512];
+	snprintf(log, sizeof(log), "%s/%s", logs,
+		 "mav_arducopter_cmac_2015.tlog");
+	struct program_result r = replay(REPLAY_RUN_QUIET, "-s", c.clean,
+					 "-f", "health", "-o", c.out, log,
+					 NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *csv = report_file(c.out, "summary.csv");
+	const char *p = strstr(csv, ",clean,health,fp_per_1000,");
+	assert_non_null(p);
+	const char *eol = strchr(p, '\n');
+	const char *note = strstr(p, "unchecked: log rate 2.9 Hz");
+	assert_true(note && note < eol);
+	free(csv);
+	replay_case_remove(&c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lag_at_edge_undetermined),
+		cmocka_unit_test(test_lag_not_across_faults),
+		cmocka_unit_test(test_leakage_is_the_difference),
+		cmocka_unit_test(test_noise_not_a_step),
+		cmocka_unit_test(test_no_estimate_is_a_figure),
+		cmocka_unit_test(test_all_nan_plugin_fails),
+		cmocka_unit_test(test_warmup_plugin),
+		cmocka_unit_test(test_one_sample_log),
+		cmocka_unit_test(test_named_filter_no_samples),
+		cmocka_unit_test(test_synthetic_scenarios),
+		cmocka_unit_test(test_log_reference),
+		cmocka_unit_test(test_slow_log_unchecked),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
