@@ -63,6 +63,7 @@ struct scen {
 	struct truth_profile profile;
 	double duration_s;
 	bool logs;
+	unsigned baros;		/* synthetic barometers; 0: SIM_BARO_COUNT */
 };
 
 /* The "# replay: key=value ..." line, if any. */
@@ -75,6 +76,7 @@ parse_directive(const char *text, struct scen *s, const char *path)
 	truth_profile_parse("static:10", &s->profile, err, sizeof(err));
 	s->duration_s = 60.0;
 	s->logs = true;
+	s->baros = 0;
 	if (!p)
 		return 0;
 	p += strlen("# replay:");
@@ -109,6 +111,14 @@ parse_directive(const char *text, struct scen *s, const char *path)
 			if (str_to_double(v, &s->duration_s) < 0 ||
 			    !(s->duration_s > 0.0) || s->duration_s > 86400.0)
 				goto bad;
+		} else if (strcmp(tok, "baros") == 0) {
+			/* The synthetic stream's barometers, so a scenario
+			 * can fault baro 1 or 2 beside a sound baro 0. */
+			uint64_t n;
+			if (str_to_u64(v, &n) < 0 || n < 1 ||
+			    n > BARO_MAX_INSTANCES)
+				goto bad;
+			s->baros = (unsigned)n;
 		} else if (strcmp(tok, "logs") == 0) {
 			if (strcmp(v, "yes") == 0)
 				s->logs = true;
@@ -123,7 +133,7 @@ parse_directive(const char *text, struct scen *s, const char *path)
 	bad:
 		fprintf(stderr, "baro-replay: %s: '# replay:' line: bad item "
 				"'%s' (profile=SPEC duration=SECONDS "
-				"logs=yes|no)\n",
+				"logs=yes|no baros=1-3)\n",
 			path, tok);
 		return -EINVAL;
 	}
@@ -688,10 +698,17 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 {
 	struct replay_stream st;
 	char err[512];
-	int rc = replay_stream_synthetic(&st, &s->profile, s->duration_s,
-					 SYNTHETIC_HOME_M, &ctx->cfg->params,
-					 ctx->cfg->ardupilot, ctx->cfg->seed,
-					 err, sizeof(err));
+	struct replay_synth_config c;
+	replay_synth_config_init(&c);
+	c.profile = &s->profile;
+	c.duration_s = s->duration_s;
+	c.home_m = SYNTHETIC_HOME_M;
+	c.params = &ctx->cfg->params;
+	c.ardupilot = ctx->cfg->ardupilot;
+	c.seed = ctx->cfg->seed;
+	c.nbaro = s->baros;
+	c.sc = s->sc;	/* its instance-1/2 lines fault the further baros */
+	int rc = replay_stream_synthetic_with(&st, &c, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-replay: %s: %s\n", s->name, err);
 		return rc;

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "baro-sitl.h"
+#include "faults.h"
+#include "scenario.h"
 #include "util-strings.h"
 
 /* Grow *arr (elements of size sz) to hold one more; -ENOMEM. */
@@ -773,34 +775,28 @@ synth_truth(const struct replay_synth_config *c, struct baro_sitl_agl *agl,
 }
 
 /*
- * Barometer i through its own emulator: the instance's SIM_BAR*_
- * parameters as that emulator's instance 0, the shared SIM_TEMP_* as
- * they are, its own noise stream (instance 0 keeps seed, so its samples
- * are those of a one-baro stream).  Instance 0 writes the samples and the
- * truth reference at each of its ticks; the others their aux series.
+ * Barometer 0, the samples, through an emulator of its own with only
+ * that instance, seeded with the stream's seed: its samples are those of
+ * a one-baro stream whatever else runs.  The truth reference is written
+ * at each of its ticks.
  */
 static int
-synth_baro(struct replay_stream *st, const struct replay_synth_config *c,
-	   const struct sim_params *params, unsigned i, uint64_t end_ms,
-	   char *err, size_t errlen)
+synth_baro0(struct replay_stream *st, const struct replay_synth_config *c,
+	    const struct sim_params *params, uint64_t end_ms, char *err,
+	    size_t errlen)
 {
 	struct sim_params p = *params;
 	struct baro_sitl sim;
 	struct baro_sitl_agl agl;
-	struct replay_baro_series *b =
-		i ? &st->aux.baro[i - 1] : NULL;
 
 	p.baro_count = 1;
-	p.baro[0] = params->baro[i];
 	baro_sitl_init(&sim, &p, baro_sitl_ardupilot_atmosphere(c->ardupilot),
-		       i ? c->seed ^ (0x27d4eb2fu * i) : c->seed);
+		       c->seed);
 	baro_sitl_set_ardupilot(&sim, c->ardupilot);
 	baro_sitl_agl_init(&agl);
-	if (b)
-		snprintf(b->channel, sizeof(b->channel), "AP_Baro_SITL[%u]", i);
 
-	const uint64_t period = c->baro_period_ms[i];
-	for (uint64_t ms = period + c->baro_phase_ms[i]; ms <= end_ms;
+	const uint64_t period = c->baro_period_ms[0];
+	for (uint64_t ms = period + c->baro_phase_ms[0]; ms <= end_ms;
 	     ms += period) {
 		struct baro_sitl_truth truth;
 		struct baro_sample out[BARO_MAX_INSTANCES];
@@ -808,22 +804,101 @@ synth_baro(struct replay_stream *st, const struct replay_synth_config *c,
 			return str_errorf(err, errlen, -ERANGE,
 				       "synthetic profile leaves the atmosphere at %.3f s",
 				       (double)ms * 1e-3);
-		unsigned n = baro_sitl_update(&sim, (uint32_t)ms, &truth, out);
 		int rc = 0;
-		if (n && !b) {
+		if (baro_sitl_update(&sim, (uint32_t)ms, &truth, out))
 			rc = push_sample(st, &out[0]);
-		} else if (n) {
-			out[0].instance = (uint8_t)i;
-			rc = grow((void **)&b->s, &b->cap, b->n, sizeof(*b->s));
-			if (rc == 0)
-				b->s[b->n++] = out[0];
-		}
-		if (rc == 0 && !b)
+		if (rc == 0)
 			rc = push_ref(st, ms * 1000u, (double)truth.alt_amsl_m);
 		if (rc < 0)
 			return str_errorf(err, errlen, rc, "out of memory");
 	}
 	return 0;
+}
+
+/* Run the scenario up to scenario time rel_ms. */
+static int
+synth_step_scenario(struct scenario_run *run, uint64_t rel_ms,
+		    struct baro_sitl *sim, struct fault_overlay *ov)
+{
+	struct scenario_event ev[SCENARIO_EVENTS_MIN];
+	do {
+		int n = scenario_step(run, rel_ms, sim, ov, ev,
+				      SCENARIO_EVENTS_MIN);
+		if (n < 0)
+			return n;
+	} while (scenario_run_due(run, rel_ms));
+	return 0;
+}
+
+/*
+ * Further barometer i (1 or 2) through an emulator of its own with the
+ * whole parameter set and SIM_BARO_COUNT i + 1, of which only instance i
+ * is kept: its SIM_BAR2_/SIM_BAR3_ parameters act as in ArduPilot, its
+ * noise stream is its own.  The scenario, if any, drives that emulator
+ * and a fault overlay from the samples' first time on (where the
+ * injector starts it on baro 0), so `glitch 1 15` faults this baro while
+ * baro 0 gets only its own actions, from the injector.
+ */
+static int
+synth_baro_aux(struct replay_stream *st, const struct replay_synth_config *c,
+	       const struct sim_params *params, unsigned i, uint64_t end_ms,
+	       char *err, size_t errlen)
+{
+	struct sim_params p = *params;
+	struct baro_sitl sim;
+	struct baro_sitl_agl agl;
+	struct fault_overlay ov;
+	struct scenario_run *run = NULL;
+	struct replay_baro_series *b = &st->aux.baro[i - 1];
+	const uint32_t seed = c->seed ^ (0x27d4eb2fu * i);
+	const uint64_t t0_ms = c->baro_period_ms[0] + c->baro_phase_ms[0];
+	int rc = 0;
+
+	p.baro_count = (int8_t)(i + 1);
+	baro_sitl_init(&sim, &p, baro_sitl_ardupilot_atmosphere(c->ardupilot),
+		       seed);
+	baro_sitl_set_ardupilot(&sim, c->ardupilot);
+	baro_sitl_agl_init(&agl);
+	fault_overlay_init(&ov, seed);
+	snprintf(b->channel, sizeof(b->channel), "AP_Baro_SITL[%u]", i);
+	if (c->sc) {
+		run = malloc(sizeof(*run));
+		if (!run)
+			return str_errorf(err, errlen, -ENOMEM, "out of memory");
+		scenario_run_init(run, c->sc, &sim, (uint32_t)t0_ms);
+	}
+
+	const uint64_t period = c->baro_period_ms[i];
+	for (uint64_t ms = period + c->baro_phase_ms[i];
+	     ms <= end_ms && rc == 0; ms += period) {
+		struct baro_sitl_truth truth;
+		struct baro_sample out[BARO_MAX_INSTANCES];
+		if (synth_truth(c, &agl, ms, &truth) < 0) {
+			rc = str_errorf(err, errlen, -ERANGE,
+				     "synthetic profile leaves the atmosphere at %.3f s",
+				     (double)ms * 1e-3);
+			break;
+		}
+		if (run && ms >= t0_ms &&
+		    (rc = synth_step_scenario(run, ms - t0_ms, &sim, &ov)) < 0) {
+			str_errorf(err, errlen, rc,
+				   "synthetic baro %u: scenario step failed", i);
+			break;
+		}
+		unsigned n = baro_sitl_update(&sim, (uint32_t)ms, &truth, out);
+		for (unsigned k = 0; k < n && rc == 0; k++) {
+			if (out[k].instance != i ||
+			    !fault_overlay_apply(&ov, &out[k]))
+				continue;
+			rc = grow((void **)&b->s, &b->cap, b->n, sizeof(*b->s));
+			if (rc == 0)
+				b->s[b->n++] = out[k];
+			else
+				str_errorf(err, errlen, rc, "out of memory");
+		}
+	}
+	free(run);
+	return rc;
 }
 
 static uint64_t
@@ -945,8 +1020,9 @@ replay_stream_synthetic_with(struct replay_stream *st,
 
 	const uint64_t end_ms = (uint64_t)llround(c->duration_s * 1000.0);
 	st->aux.nbaro = nbaro - 1;
-	for (unsigned i = 0; i < nbaro && rc == 0; i++)
-		rc = synth_baro(st, c, &p, i, end_ms, err, errlen);
+	rc = synth_baro0(st, c, &p, end_ms, err, errlen);
+	for (unsigned i = 1; i < nbaro && rc == 0; i++)
+		rc = synth_baro_aux(st, c, &p, i, end_ms, err, errlen);
 	const uint64_t end_us =
 		end_ms / BARO_SITL_PERIOD_MS * BARO_SITL_PERIOD_MS * 1000u;
 	if (rc == 0 && (rc = synth_aux(st, c, end_us)) < 0)

@@ -17,6 +17,7 @@
 #include "baro-sitl.h"
 #include "log-reader.h"
 #include "log-segments.h"
+#include "scenario.h"
 #include "sim-params.h"
 #include "synth-sensors.h"
 #include "truth-profile.h"
@@ -178,6 +179,12 @@ struct replay_synth_config {
 	uint32_t baro_period_ms[BARO_MAX_INSTANCES];
 	uint32_t baro_phase_ms[BARO_MAX_INSTANCES];
 	struct synth_sensor_params sensors;
+	/* A fault scenario for the further baros (NULL: none), its time 0
+	 * at the first sample, where baro-replay's injector starts it on
+	 * the samples: actions on instances 1 and 2 (`glitch 1 15`,
+	 * SIM_BAR2_*, `px4 stuck 2`) act here, those on instance 0 are the
+	 * injector's.  Relative times must already be placed. */
+	const struct scenario *sc;
 };
 
 /* The defaults above, with synth_sensor_params_defaults(); profile,

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "replay-stream.h"
+#include "scenario.h"
 #include "synth-sensors.h"
 #include "test-util.h"
 
@@ -370,6 +371,68 @@ test_synth_baros_independent(void **state)
 	assert_true(fabs(sxy[0] / sqrt(sxx[0] * sxx[1])) < 0.05);
 	assert_true(fabs(sxy[1] / sqrt(sxx[0] * sxx[2])) < 0.05);
 	assert_true(fabs(sxy[2] / sqrt(sxx[1] * sxx[2])) < 0.05);
+	replay_stream_free(&st);
+}
+
+/* A scenario faults a further baro while baro 0 stays as it was: the
+ * glitch on instance 1 for 5 s from 10 s after the first sample, a
+ * px4 stuck on instance 2; instance-0 lines are the injector's. */
+static void
+test_synth_scenario_faults_baro1_only(void **state)
+{
+	(void)state;
+	static const char text[] = "at 10s glitch 1 15 for 5s\n"
+				   "at 10s glitch 0 50 for 5s\n"
+				   "at 20s px4 stuck 2 for 3s\n";
+	struct truth_profile prof = profile("static:10");
+	struct replay_synth_config c;
+	struct replay_stream clean, st;
+	static struct scenario sc;
+	char err[256];
+
+	if (scenario_parse(&sc, text, strlen(text), "t.scn", err,
+			   sizeof(err)) < 0)
+		fail_msg("%s", err);
+	replay_synth_config_init(&c);
+	c.profile = &prof;
+	c.duration_s = 30.0;
+	c.home_m = 100.0;
+	c.nbaro = 3;
+	synth(&clean, &c);
+	c.sc = &sc;
+	synth(&st, &c);
+	assert_true(baro_eq(clean.samples, st.samples, clean.n));
+	const struct replay_baro_series *b1 = &st.aux.baro[0];
+	const struct replay_baro_series *b2 = &st.aux.baro[1];
+	size_t in = 0;
+	for (size_t i = 0; i < b1->n; i++) {
+		/* Scenario time 0 is the first sample, at 10 ms. */
+		const uint64_t t = b1->s[i].time_us;
+		const bool glitched = t >= 10010000 && t < 15010000;
+		assert_close_abs(b1->s[i].alt_m, glitched ? 125.0 : 110.0,
+				 0.2001);
+		in += glitched;
+	}
+	assert_int_equal(in, 250);	/* 5 s at 50 Hz */
+	/* Stuck: the same reading held for 3 s, then moving again (the
+	 * emulator's float pressure is coarse enough that two noisy
+	 * samples agree by chance about 1 time in 80, on baro 0 too). */
+	size_t held = 0, chance = 0;
+	for (size_t i = 1; i < b2->n; i++) {
+		const uint64_t t = b2->s[i].time_us;
+		const bool same = b2->s[i].pressure_pa == b2->s[i - 1].pressure_pa;
+		const bool stuck = t > 20010000 && t < 23010000;
+		if (stuck)
+			assert_true(same);
+		if (stuck)
+			held++;
+		else
+			chance += same;
+	}
+	assert_int_equal(held, 250);	/* 3 s at 83 Hz */
+	if (chance > b2->n / 50)
+		fail_msg("%zu equal pairs outside the fault", chance);
+	replay_stream_free(&clean);
 	replay_stream_free(&st);
 }
 
@@ -1105,6 +1168,7 @@ main(void)
 		cmocka_unit_test(test_synth_deterministic_per_seed),
 		cmocka_unit_test(test_synth_baro0_independent_of_count),
 		cmocka_unit_test(test_synth_baros_independent),
+		cmocka_unit_test(test_synth_scenario_faults_baro1_only),
 		cmocka_unit_test(test_accel_at_rest_level),
 		cmocka_unit_test(test_accel_hover_noise),
 		cmocka_unit_test(test_accel_vibration),
