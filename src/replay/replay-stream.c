@@ -2,9 +2,9 @@
 #include "replay-stream.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
