@@ -1102,6 +1102,50 @@ test_log_aux_follows_the_samples_shift(void **state)
 	replay_stream_free(&st);
 }
 
+/* Through a real reader: baro-sim's three-instance CSV, in memory.
+ * The instance with the most samples is the primary; the others follow
+ * in instance order, each at its own times. */
+static void
+test_log_csv_three_instances(void **state)
+{
+	(void)state;
+	char csv[8192];
+	int len = snprintf(csv, sizeof(csv),
+			   "time_ms,instance,pressure_pa,temperature_c\n");
+	for (int k = 0; k < 40; k++) {
+		len += snprintf(csv + len, sizeof(csv) - (size_t)len,
+				"%d,1,100000.5,25\n", 1000 + k * 10);
+		if (k % 2 == 0)
+			len += snprintf(csv + len, sizeof(csv) - (size_t)len,
+					"%d,2,100001.5,25\n", 1003 + k * 10);
+		if (k % 4 == 0)
+			len += snprintf(csv + len, sizeof(csv) - (size_t)len,
+					"%d,0,100002.5,25\n", 1005 + k * 10);
+	}
+	struct log_reader r;
+	struct replay_stream st;
+	char err[256];
+	assert_int_equal(log_reader_open_mem(&r, csv, (size_t)len, "b.csv",
+					     "csv"),
+			 0);
+	assert_int_equal(replay_stream_from_log(&st, &r, "b.csv", NULL, NULL,
+						err, sizeof(err)),
+			 0);
+	log_reader_close(&r);
+	assert_string_equal(st.channel, "baro[1]");
+	assert_int_equal(st.n, 40);
+	assert_int_equal(st.aux.nbaro, 2);
+	assert_string_equal(st.aux.baro[0].channel, "baro[0]");
+	assert_string_equal(st.aux.baro[1].channel, "baro[2]");
+	assert_int_equal(st.aux.baro[0].n, 10);
+	assert_int_equal(st.aux.baro[1].n, 20);
+	assert_int_equal(st.aux.baro[0].s[1].time_us, 1045000);
+	assert_close_abs(st.aux.baro[1].s[0].pressure_pa, 100001.5, 0);
+	assert_int_equal(st.aux.nimu, 0);
+	assert_string_equal(st.aux.imu_channel, "");
+	replay_stream_free(&st);
+}
+
 /* ---- from a log: the bundled multi-baro ULog ---- */
 
 static const char *
@@ -1181,6 +1225,7 @@ main(void)
 		cmocka_unit_test(test_log_aux_family_and_kinds),
 		cmocka_unit_test(test_log_aux_beside_fused_stream),
 		cmocka_unit_test(test_log_aux_follows_the_samples_shift),
+		cmocka_unit_test(test_log_csv_three_instances),
 		cmocka_unit_test(test_bundled_two_baro_ulog),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
