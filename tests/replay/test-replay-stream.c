@@ -1146,6 +1146,35 @@ test_log_csv_three_instances(void **state)
 	replay_stream_free(&st);
 }
 
+/* A recording gap in the samples (10 s without baro, the IMU going on):
+ * what the IMU logged in the gap has no segment to belong to. */
+static void
+test_log_aux_left_out_in_a_gap(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "BARO[0]", "IMU[0]" };
+	static struct recs R;
+	struct replay_stream st;
+
+	R.n = 0;
+	for (uint64_t k = 0; k < 300; k++) {
+		const uint64_t t = 1000000 + k * 100000;	/* 1..30.9 s */
+		if (k < 100 || k >= 200)
+			add_baro(&R, 0, t, 95000.0f);
+		add_imu(&R, 1, 0, t + 50000, (double)k);
+	}
+	assert_int_equal(read_script(&st, &R, names, 2, NULL), 0);
+	assert_int_equal(st.nseg, 2);
+	assert_int_equal(st.seg[1].why, LOG_SEG_GAP);
+	/* 0..98 before the gap (99 ends after the last sample), 200..298
+	 * after it. */
+	assert_int_equal(st.aux.nimu, 198);
+	assert_close_abs(st.aux.imu[98].accel[2], 98.0, 0);
+	assert_close_abs(st.aux.imu[99].accel[2], 200.0, 0);
+	assert_int_equal(st.aux.dropped_outside, 102);
+	replay_stream_free(&st);
+}
+
 /* ---- from a log: the bundled multi-baro ULog ---- */
 
 static const char *
@@ -1225,6 +1254,7 @@ main(void)
 		cmocka_unit_test(test_log_aux_family_and_kinds),
 		cmocka_unit_test(test_log_aux_beside_fused_stream),
 		cmocka_unit_test(test_log_aux_follows_the_samples_shift),
+		cmocka_unit_test(test_log_aux_left_out_in_a_gap),
 		cmocka_unit_test(test_log_csv_three_instances),
 		cmocka_unit_test(test_bundled_two_baro_ulog),
 	};
