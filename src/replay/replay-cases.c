@@ -65,6 +65,7 @@ struct scen {
 	double duration_s;
 	bool logs;
 	unsigned reveal;	/* enum replay_input: what reveals its faults */
+	unsigned baros;		/* synthetic barometers; 0: SIM_BARO_COUNT */
 };
 
 /* The inputs a filter reads, and those that reveal a scenario's faults
@@ -147,6 +148,7 @@ parse_directive(const char *text, struct scen *s, const char *path)
 	s->duration_s = 60.0;
 	s->logs = true;
 	s->reveal = REPLAY_IN_BARO;
+	s->baros = 0;
 	if (!p)
 		return 0;
 	p += strlen("# replay:");
@@ -184,6 +186,14 @@ parse_directive(const char *text, struct scen *s, const char *path)
 		} else if (strcmp(tok, "reveal") == 0) {
 			if (parse_reveal(v, &s->reveal, path) < 0)
 				return -EINVAL;
+		} else if (strcmp(tok, "baros") == 0) {
+			/* The synthetic stream's barometers, so a scenario
+			 * can fault baro 1 or 2 beside a sound baro 0. */
+			uint64_t n;
+			if (str_to_u64(v, &n) < 0 || n < 1 ||
+			    n > BARO_MAX_INSTANCES)
+				goto bad;
+			s->baros = (unsigned)n;
 		} else if (strcmp(tok, "logs") == 0) {
 			if (strcmp(v, "yes") == 0)
 				s->logs = true;
@@ -198,7 +208,7 @@ parse_directive(const char *text, struct scen *s, const char *path)
 	bad:
 		fprintf(stderr, "baro-replay: %s: '# replay:' line: bad item "
 				"'%s' (profile=SPEC duration=SECONDS "
-				"logs=yes|no reveal=INPUT,...)\n",
+				"logs=yes|no baros=1-3 reveal=INPUT,...)\n",
 			path, tok);
 		return -EINVAL;
 	}
@@ -986,10 +996,17 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 {
 	struct replay_stream st;
 	char err[512];
-	int rc = replay_stream_synthetic(&st, &s->profile, s->duration_s,
-					 SYNTHETIC_HOME_M, &ctx->cfg->params,
-					 ctx->cfg->ardupilot, ctx->cfg->seed,
-					 err, sizeof(err));
+	struct replay_synth_config c;
+	replay_synth_config_init(&c);
+	c.profile = &s->profile;
+	c.duration_s = s->duration_s;
+	c.home_m = SYNTHETIC_HOME_M;
+	c.params = &ctx->cfg->params;
+	c.ardupilot = ctx->cfg->ardupilot;
+	c.seed = ctx->cfg->seed;
+	c.nbaro = s->baros;
+	c.sc = s->sc;	/* its instance-1/2 lines fault the further baros */
+	int rc = replay_stream_synthetic_with(&st, &c, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "baro-replay: %s: %s\n", s->name, err);
 		return rc;
