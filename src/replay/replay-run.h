@@ -36,6 +36,29 @@
 /* Reference points further apart than this are not interpolated. */
 #define REPLAY_REF_MAX_GAP_US 5000000u
 
+/* The other sensors' samples, for version-2 filters (baro-filter.h). */
+enum replay_aux_kind {
+	REPLAY_AUX_BARO,	/* a further baro: frame baro[index] */
+	REPLAY_AUX_ACCEL,
+	REPLAY_AUX_GPS,
+	REPLAY_AUX_RANGE,
+};
+
+/* One sample as the frame's block for its sensor will hold it (flags
+ * without VALID and FRESH, which the runner sets). */
+struct replay_aux_event {
+	uint64_t t_us;
+	uint8_t kind;		/* enum replay_aux_kind */
+	uint8_t index;		/* REPLAY_AUX_BARO: 1..BARO_FILTER_MAX_BAROS-1 */
+	uint32_t label;		/* REPLAY_AUX_BARO: enum inject_label */
+	union {
+		struct baro_filter_baro baro;
+		struct baro_filter_accel accel;
+		struct baro_filter_gps gps;
+		struct baro_filter_range range;
+	} u;
+};
+
 struct replay_rows {
 	size_t n, cap;
 	double *t_s;		/* since the stream's first sample */
@@ -55,6 +78,16 @@ struct replay_rows {
 	size_t samples_out;	/* sample rows */
 	size_t segments;	/* the stream's segments (at least 1) */
 	uint64_t passthrough;	/* too close together to fault */
+	/* Version 2: the baros a frame has (1 + the further ones), the
+	 * other sensors' samples in time order (those before the first
+	 * row left out), and where segments after the first start in
+	 * time (a version-2 filter restarts before the first event
+	 * there, whichever sensor's). */
+	uint32_t nbaro;
+	size_t naux;
+	struct replay_aux_event *aux;
+	size_t nseg_t;
+	uint64_t *seg_t_us;
 	/* Fault windows as the scenario ran them, for plots. */
 	size_t nwin, capwin;
 	bool win_open;		/* the last window is still running */
@@ -69,17 +102,35 @@ replay_rows_free(struct replay_rows *rows);
 
 /*
  * Build the rows of st with sc injected (NULL: none).  seed drives the
- * injected noise and the overlay.  0, or a negative errno with a message.
+ * injected noise and the overlay.  With st->aux, also the aux events:
+ * further baros with sc's actions on their instance (1, 2) injected,
+ * each on its own ground pressure (its first REPLAY_CAL_SAMPLES
+ * readings); accelerometer samples with the latest attitude and
+ * vert_accel_mss (replay_vert_accel()); GPS with alt_m from the first 3D
+ * fix of its segment; rangefinder with IN_RANGE.  0, or a negative errno
+ * with a message.
  */
 int
 replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 		  const struct scenario *sc, uint32_t seed, char *err,
 		  size_t errlen);
 
+/*
+ * Earth-frame vertical acceleration, up, gravity removed (m/s^2), from
+ * specific force f in the body frame (forward-right-down) and the
+ * attitude (3-2-1 Euler, rad): -(R f).z - 9.80665, R body-to-NED.  Yaw
+ * does not enter.  Level or tilted, at rest it is 0.
+ */
+double
+replay_vert_accel(const double f[3], double roll_rad, double pitch_rad);
+
 struct replay_output {
 	double *alt_m;		/* the estimate per row (NaN: none) */
 	double *test_ratio;
 	uint32_t *flags;	/* BARO_FILTER_OUT_* */
+	double *climb_m_s;	/* NaN: none (always for version 1) */
+	/* BARO_FILTER_BARO_OUT_* per row and baro: [row * 3 + baro] */
+	uint32_t *baro_flags;
 	double ns_per_row;	/* measured while stepping (not deterministic) */
 	size_t state_bytes;
 };
@@ -89,7 +140,11 @@ replay_output_free(struct replay_output *out);
 
 /*
  * Reset fi and step it over every row, resetting it again at each
- * segment start.  0, or -ENOMEM with a message.
+ * segment start.  A version-1 filter steps once per row, as it always
+ * has (its baro_flags[0] from its flags, the rest 0).  A version-2 filter
+ * steps once per row and per aux event, merged in time order (aux events
+ * at a row's time before it); the row's output is the output of its own
+ * step.  0, or -ENOMEM with a message.
  */
 int
 replay_run_filter(const struct replay_rows *rows,
