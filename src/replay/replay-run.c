@@ -615,15 +615,16 @@ run_v1(const struct replay_rows *rows, struct baro_filter_instance *fi,
 	}
 }
 
-/* Every block's FRESH off (VALID off too with all). */
+/* Every block's flags in clear off: FRESH after a step, VALID too at a
+ * segment start (the sensor-specific flags stay with the sample). */
 static void
-frame_clear(struct baro_filter_frame *fr, uint32_t keep)
+frame_clear(struct baro_filter_frame *fr, uint32_t clear)
 {
 	for (int k = 0; k < BARO_FILTER_MAX_BAROS; k++)
-		fr->baro[k].flags &= keep;
-	fr->accel.flags &= keep;
-	fr->gps.flags &= keep;
-	fr->range.flags &= keep;
+		fr->baro[k].flags &= ~clear;
+	fr->accel.flags &= ~clear;
+	fr->gps.flags &= ~clear;
+	fr->range.flags &= ~clear;
 }
 
 static void
@@ -661,6 +662,8 @@ run_v2(const struct replay_rows *rows, struct baro_filter_instance *fi,
 	struct baro_filter_output2 o;
 	size_t a = 0, seg = 0;
 	bool reset_since_row = false;
+	const uint32_t every = BARO_FILTER_SENSOR_VALID |
+			       BARO_FILTER_SENSOR_FRESH;
 
 	for (size_t i = 0; i < rows->n; i++) {
 		const uint64_t t = rows->t_us[i];
@@ -669,10 +672,10 @@ run_v2(const struct replay_rows *rows, struct baro_filter_instance *fi,
 			if (seg < rows->nseg_t && e->t_us >= rows->seg_t_us[seg]) {
 				seg = segment_of(rows, e->t_us, seg);
 				baro_filter_instance_reset(fi);
-				frame_clear(&fr, 0);
+				frame_clear(&fr, every);
 				reset_since_row = true;
 			}
-			frame_clear(&fr, BARO_FILTER_SENSOR_VALID);
+			frame_clear(&fr, BARO_FILTER_SENSOR_FRESH);
 			frame_take(&fr, e);
 			fr.now_us = e->t_us > fr.now_us ? e->t_us : fr.now_us;
 			baro_filter_instance_step2(fi, &fr, &o);
@@ -681,10 +684,10 @@ run_v2(const struct replay_rows *rows, struct baro_filter_instance *fi,
 		    (rows->seg_start[i] && !reset_since_row)) {
 			seg = segment_of(rows, t, seg);
 			baro_filter_instance_reset(fi);
-			frame_clear(&fr, 0);
+			frame_clear(&fr, every);
 		}
 		reset_since_row = false;
-		frame_clear(&fr, BARO_FILTER_SENSOR_VALID);
+		frame_clear(&fr, BARO_FILTER_SENSOR_FRESH);
 		if (rows->is_sample[i]) {
 			double temp = rows->temperature_c[i];
 			fr.baro[0] = (struct baro_filter_baro){
