@@ -4,11 +4,13 @@
  *
  * A filter turns a stream of barometer samples into an altitude estimate
  * and a health verdict.  The built-in filters (range, health, lowpass,
- * median, gate, raw) and filters loaded from a shared object implement
- * the same struct baro_filter, so baro-replay treats them alike.
+ * median, gate, raw; comp in version 2) and filters loaded from a shared
+ * object implement the same struct baro_filter (or, version 2 below,
+ * struct baro_filter2), so baro-replay treats them alike.
  *
  * Writing a user filter: build a shared object that includes this header
- * (installed as <barod/baro-filter.h>) and exports
+ * (installed as <barod/baro-filter.h>; `pkg-config --cflags barod-filter`
+ * gives its include path, installed or from a build tree) and exports
  *
  *     const struct baro_filter *baro_filter_entry(uint32_t abi_version);
  *
