@@ -71,3 +71,12 @@ for f in 'plugin:complementary' 'plugin:complementary:tau=1' \
 	done
 done
 echo "ok: baro-replay scored the example (and its copy) on the synthetic stream"
+
+# One file twice with the same parameters is one filter twice: an error.
+"$BARO_REPLAY" run -o out2 --plots none --no-timing -q --synthetic-only \
+	-s "$SCENARIO_DIR/clean.scn" -f plugin:./libex2.so \
+	-f plugin:./libex2.so >out.txt 2>err.txt
+rc=$?
+[ "$rc" -eq 2 ] || die "the same plugin twice: exit $rc, expected 2"
+grep -q "given twice" err.txt || { cat err.txt >&2; die "no 'given twice'"; }
+echo "ok: the same file twice is still 'given twice'"
