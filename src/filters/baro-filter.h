@@ -112,8 +112,9 @@ typedef const struct baro_filter *(*baro_filter_entry_fn)(uint32_t abi_version);
  * returning a static struct baro_filter2 whose abi_version is
  * BARO_FILTER2_ABI_VERSION, or NULL if it cannot serve abi_version.  The
  * host looks for baro_filter2_entry first and falls back to version 1's
- * baro_filter_entry, so version-1 objects keep working unchanged and a
- * run may mix both.
+ * baro_filter_entry (when the object has no baro_filter2_entry, or it
+ * returns NULL), so version-1 objects keep working unchanged and a run
+ * may mix both.
  *
  * Calling contract (beyond version 1's, which holds):
  *   - step() is called once per event of the recording, in time order:

@@ -170,8 +170,18 @@ refused(const char *path, const char *symbol, unsigned version, char *err,
 	return -EPROTO;
 }
 
+static bool
+has_symbol(void *h, const char *name)
+{
+	(void)dlerror();
+	return dlsym(h, name) != NULL;
+}
+
+#define LOAD_V2_REFUSED 2
+
 /* Version 2's table, when the object exports its entry: 1 with *f set,
- * 0 when it has no such symbol, or a negative errno. */
+ * 0 when it has no such symbol, LOAD_V2_REFUSED (err set) when its entry
+ * returns NULL, or a negative errno. */
 static int
 load_v2(void *h, const char *path, const struct baro_filter2 **f, char *err,
 	size_t errlen)
@@ -186,9 +196,11 @@ load_v2(void *h, const char *path, const struct baro_filter2 **f, char *err,
 	memcpy(&entry, &sym, sizeof(entry));
 
 	const struct baro_filter2 *t = entry(BARO_FILTER2_ABI_VERSION);
-	if (!t)
-		return refused(path, BARO_FILTER2_ENTRY_SYMBOL,
-			       BARO_FILTER2_ABI_VERSION, err, errlen);
+	if (!t) {
+		(void)refused(path, BARO_FILTER2_ENTRY_SYMBOL,
+			      BARO_FILTER2_ABI_VERSION, err, errlen);
+		return LOAD_V2_REFUSED;
+	}
 	struct table_view v = {
 		.abi_version = t->abi_version, .name = t->name,
 		.create = t->create, .step = t->step, .reset = t->reset,
@@ -255,6 +267,10 @@ load_plugin(const char *path, struct baro_filter_instance *fi, char *err,
 		return -ELIBBAD;
 	}
 	int rc = load_v2(h, path, &fi->filter2, err, errlen);
+	/* An object that serves both but refuses this host's version 2
+	 * still serves version 1; without that entry the refusal stands. */
+	if (rc == LOAD_V2_REFUSED)
+		rc = has_symbol(h, BARO_FILTER_ENTRY_SYMBOL) ? 0 : -EPROTO;
 	if (rc == 0)
 		rc = load_v1(h, path, &fi->filter, err, errlen);
 	if (rc < 0) {

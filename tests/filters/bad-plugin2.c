@@ -6,6 +6,7 @@
  *   3 a NULL reset() callback
  *   4 a name outside [a-z0-9_-]
  *   5 good, and exports a version-1 entry too: version 2 is taken
+ *   6 refuses version 2 but exports a version-1 entry: that is taken
  */
 #include <math.h>
 #include <stddef.h>
@@ -57,10 +58,10 @@ const struct baro_filter2 *
 baro_filter2_entry(uint32_t abi_version)
 {
 	(void)abi_version;
-	return BAD2_KIND == 2 ? NULL : &bad;
+	return BAD2_KIND == 2 || BAD2_KIND == 6 ? NULL : &bad;
 }
 
-#if BAD2_KIND == 5
+#if BAD2_KIND == 5 || BAD2_KIND == 6
 static void
 one_step(void *state, uint64_t now_us, const struct baro_filter_input *in,
 	 struct baro_filter_output *out)
@@ -74,7 +75,7 @@ one_step(void *state, uint64_t now_us, const struct baro_filter_input *in,
 static const struct baro_filter one = {
 	.abi_version = BARO_FILTER_ABI_VERSION,
 	.name = "one",
-	.description = "the version-1 face of kind 5",
+	.description = "the version-1 face of kinds 5 and 6",
 	.create = bad_create,
 	.step = one_step,
 	.reset = bad_nop,

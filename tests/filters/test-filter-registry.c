@@ -435,6 +435,12 @@ test_plugin_v2_errors(void **state)
 	assert_string_equal(fi.label, "plugin:two");
 	baro_filter_instance_destroy(&fi);
 
+	/* Version 2 refused, version 1 served: version 1. */
+	create_ok(&fi, "BAD2_FALLBACK", "");
+	assert_false(baro_filter_instance_is_v2(&fi));
+	assert_string_equal(fi.label, "plugin:one");
+	baro_filter_instance_destroy(&fi);
+
 	/* A version-1 plugin is not version 2. */
 	create_ok(&fi, "EXAMPLE_FILTER", "");
 	assert_false(baro_filter_instance_is_v2(&fi));
