@@ -97,8 +97,9 @@ builtin_names(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < N_BUILTINS + N_BUILTINS2 && used < len; i++) {
-		const char *name = i < N_BUILTINS ? builtins[i]->name
-						  : builtins2[i - N_BUILTINS]->name;
+		const char *name = i < N_BUILTINS
+					   ? builtins[i]->name
+					   : builtins2[i - N_BUILTINS]->name;
 		int w = snprintf(buf + used, len - used, "%s%s",
 				 i ? ", " : "", name);
 		if (w < 0 || (size_t)w >= len - used)
@@ -466,6 +467,16 @@ baro_filter_instance_step(struct baro_filter_instance *fi, uint64_t now_us,
 	out->flags = o.flags;
 }
 
+uint32_t
+baro_filter_v1_baro_flags(uint32_t flags)
+{
+	return BARO_FILTER_BARO_OUT_SELECTED |
+	       (flags & BARO_FILTER_OUT_HEALTHY ? BARO_FILTER_BARO_OUT_HEALTHY
+						: 0u) |
+	       (flags & BARO_FILTER_OUT_REJECTED ? BARO_FILTER_BARO_OUT_REJECTED
+						 : 0u);
+}
+
 void
 baro_filter_instance_step2(struct baro_filter_instance *fi,
 			   const struct baro_filter_frame *in,
@@ -495,13 +506,7 @@ baro_filter_instance_step2(struct baro_filter_instance *fi,
 	out->alt_m = o.alt_m;
 	out->test_ratio = o.test_ratio;
 	out->flags = o.flags;
-	out->baro_flags[0] =
-		BARO_FILTER_BARO_OUT_SELECTED |
-		(o.flags & BARO_FILTER_OUT_HEALTHY ? BARO_FILTER_BARO_OUT_HEALTHY
-						   : 0u) |
-		(o.flags & BARO_FILTER_OUT_REJECTED
-			 ? BARO_FILTER_BARO_OUT_REJECTED
-			 : 0u);
+	out->baro_flags[0] = baro_filter_v1_baro_flags(o.flags);
 }
 
 void

@@ -115,6 +115,11 @@ baro_filter_instance_step2(struct baro_filter_instance *fi,
 			   const struct baro_filter_frame *in,
 			   struct baro_filter_output2 *out);
 
+/* The baro_flags[0] that a version-1 filter's output flags stand for,
+ * as step2() gives them. */
+uint32_t
+baro_filter_v1_baro_flags(uint32_t flags);
+
 void
 baro_filter_instance_reset(struct baro_filter_instance *fi);
 

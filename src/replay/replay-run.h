@@ -21,6 +21,7 @@
 
 #include "baro-filter.h"
 #include "filter-registry.h"
+#include "replay-aux.h"
 #include "replay-stream.h"
 #include "scenario.h"
 
@@ -35,29 +36,6 @@
 #define REPLAY_POLL_FACTOR 3u
 /* Reference points further apart than this are not interpolated. */
 #define REPLAY_REF_MAX_GAP_US 5000000u
-
-/* The other sensors' samples, for version-2 filters (baro-filter.h). */
-enum replay_aux_kind {
-	REPLAY_AUX_BARO,	/* a further baro: frame baro[index] */
-	REPLAY_AUX_ACCEL,
-	REPLAY_AUX_GPS,
-	REPLAY_AUX_RANGE,
-};
-
-/* One sample as the frame's block for its sensor will hold it (flags
- * without VALID and FRESH, which the runner sets). */
-struct replay_aux_event {
-	uint64_t t_us;
-	uint8_t kind;		/* enum replay_aux_kind */
-	uint8_t index;		/* REPLAY_AUX_BARO: 1..BARO_FILTER_MAX_BAROS-1 */
-	uint32_t label;		/* REPLAY_AUX_BARO: enum inject_label */
-	union {
-		struct baro_filter_baro baro;
-		struct baro_filter_accel accel;
-		struct baro_filter_gps gps;
-		struct baro_filter_range range;
-	} u;
-};
 
 struct replay_rows {
 	size_t n, cap;
@@ -100,29 +78,20 @@ struct replay_rows {
 void
 replay_rows_free(struct replay_rows *rows);
 
+/* Altitude (m) at pressure p (Pa) above the altitude alt_p0 of the
+ * ground pressure, 1976 standard atmosphere; NaN out of its range. */
+double
+replay_rel_alt(double p, double alt_p0);
+
 /*
  * Build the rows of st with sc injected (NULL: none).  seed drives the
- * injected noise and the overlay.  With st->aux, also the aux events:
- * further baros with sc's actions on their instance (1, 2) injected,
- * each on its own ground pressure (its first REPLAY_CAL_SAMPLES
- * readings); accelerometer samples with the latest attitude and
- * vert_accel_mss (replay_vert_accel()); GPS with alt_m from the first 3D
- * fix of its segment; rangefinder with IN_RANGE.  0, or a negative errno
- * with a message.
+ * injected noise and the overlay.  With st->aux, also the aux events
+ * (replay_aux_build()).  0, or a negative errno with a message.
  */
 int
 replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 		  const struct scenario *sc, uint32_t seed, char *err,
 		  size_t errlen);
-
-/*
- * Earth-frame vertical acceleration, up, gravity removed (m/s^2), from
- * specific force f in the body frame (forward-right-down) and the
- * attitude (3-2-1 Euler, rad): -(R f).z - 9.80665, R body-to-NED.  Yaw
- * does not enter.  Level or tilted, at rest it is 0.
- */
-double
-replay_vert_accel(const double f[3], double roll_rad, double pitch_rad);
 
 struct replay_output {
 	double *alt_m;		/* the estimate per row (NaN: none) */
@@ -142,9 +111,11 @@ replay_output_free(struct replay_output *out);
  * Reset fi and step it over every row, resetting it again at each
  * segment start.  A version-1 filter steps once per row, as it always
  * has (its baro_flags[0] from its flags, the rest 0).  A version-2 filter
- * steps once per row and per aux event, merged in time order (aux events
- * at a row's time before it); the row's output is the output of its own
- * step.  0, or -ENOMEM with a message.
+ * steps once per row and per aux event up to the last row's time, merged
+ * in time order (aux events at a row's time before it); the row's output
+ * is the output of its own step; a segment resets it before the segment's
+ * first event and clears every block's VALID.  0, or -ENOMEM with a
+ * message.
  */
 int
 replay_run_filter(const struct replay_rows *rows,

@@ -420,7 +420,8 @@ test_plugin_v2_errors(void **state)
 	expect_error(spec, allow, -EPROTO, "filter ABI version 3",
 		     "speaks 2");
 	snprintf(spec, sizeof(spec), "plugin:%s", env_path("BAD2_REFUSE"));
-	expect_error(spec, allow, -EPROTO, "baro_filter2_entry(2) returned NULL",
+	expect_error(spec, allow, -EPROTO,
+		     "baro_filter2_entry(2) returned NULL",
 		     "does not support ABI version 2");
 	snprintf(spec, sizeof(spec), "plugin:%s:a=b", env_path("BAD2_NULLCB"));
 	expect_error(spec, allow, -EBADE, "no reset() callback",

@@ -758,7 +758,8 @@ comp_against_gate(bool with_accel)
 		baro_filter_instance_step2(&comp, &fr, &o);
 		struct baro_filter_output og = put(&gate, alt_sample(t, z));
 		if (t == spike_us) {
-			r.spike_rejected_comp = o.flags & BARO_FILTER_OUT_REJECTED;
+			r.spike_rejected_comp =
+				o.flags & BARO_FILTER_OUT_REJECTED;
 			r.spike_rejected_gate = rejected(og);
 			r.spike_err_comp = o.alt_m - traj_h(ts);
 			assert_true(o.baro_flags[0] &

@@ -8,6 +8,7 @@
 #include "atmosphere.h"
 #include "filter-registry.h"
 #include "inject.h"
+#include "replay-aux.h"
 #include "replay-run.h"
 #include "replay-stream.h"
 #include "test-util.h"
@@ -358,7 +359,8 @@ make_aux_stream(struct replay_stream *st)
 	for (size_t i = 0; i < 40; i++)
 		a->imu[i] = (struct log_imu){
 			.time_us = 950000 + i * 50000,
-			.accel = { G0 * sin(30 * deg), 0.0, -G0 * cos(30 * deg) },
+			.accel = { G0 * sin(30 * deg), 0.0,
+				   -G0 * cos(30 * deg) },
 		};
 	a->nimu = a->capimu = 40;
 	a->att = calloc(1, sizeof(*a->att));
@@ -570,8 +572,9 @@ test_aux_segment_reset(void **state)
 	st.aux.imu[n++] = (struct log_imu){ .time_us = seg_t - 10000,
 					    .accel = { 0, 0, -G0 } };
 	/* Keep time order: the extra one sorted in. */
-	for (size_t i = n - 1; i > 0 && st.aux.imu[i].time_us <
-						st.aux.imu[i - 1].time_us; i--) {
+	for (size_t i = n - 1;
+	     i > 0 && st.aux.imu[i].time_us < st.aux.imu[i - 1].time_us;
+	     i--) {
 		struct log_imu x = st.aux.imu[i];
 		st.aux.imu[i] = st.aux.imu[i - 1];
 		st.aux.imu[i - 1] = x;
