@@ -118,9 +118,11 @@ typedef const struct baro_filter *(*baro_filter_entry_fn)(uint32_t abi_version);
  *
  * Calling contract (beyond version 1's, which holds):
  *   - step() is called once per event of the recording, in time order:
- *     each sample of any sensor (in->fresh says which), and polls while
- *     the primary barometer (baro[0]) is silent.  Several sensors may be
- *     fresh in one step (same timestamp).
+ *     each sample of any sensor (BARO_FILTER_SENSOR_FRESH in its block
+ *     says which), and polls while the primary barometer (baro[0]) is
+ *     silent.  A host may make several blocks fresh in one step when
+ *     their samples share a timestamp; baro-replay steps each sample on
+ *     its own, the other sensors' before baro[0]'s at the same time.
  *   - Each sensor block holds that sensor's latest sample and keeps it
  *     between its samples (time_us says how old it is); VALID is clear
  *     until the sensor's first sample of the segment, and for a sensor
