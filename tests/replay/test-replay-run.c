@@ -686,8 +686,9 @@ centred_rms(const struct replay_rows *rows, const double *out, double from_s)
  * Through the whole runner: the synthetic stream on an 8 m, 10 s sine
  * (ArduPilot's 0.2 m baro noise, 100 Hz), with an accelerometer at the
  * baro's times that reads the profile's acceleration plus a 0.05 m/s^2
- * bias and +-0.05 m/s^2 noise, level, with an attitude from the start.  comp, fed the accelerometer as
- * aux events, beats gate, which sees the baro alone.
+ * bias and +-0.05 m/s^2 noise, level, with an attitude from the start.
+ * comp, fed the accelerometer as aux events, beats gate, which sees the
+ * baro alone.
  */
 static void
 test_comp_beats_gate_through_runner(void **state)
