@@ -4,11 +4,13 @@
  *
  * A filter turns a stream of barometer samples into an altitude estimate
  * and a health verdict.  The built-in filters (range, health, lowpass,
- * median, gate, raw) and filters loaded from a shared object implement
- * the same struct baro_filter, so baro-replay treats them alike.
+ * median, gate, raw; comp in version 2) and filters loaded from a shared
+ * object implement the same struct baro_filter (or, version 2 below,
+ * struct baro_filter2), so baro-replay treats them alike.
  *
  * Writing a user filter: build a shared object that includes this header
- * (installed as <barod/baro-filter.h>) and exports
+ * (installed as <barod/baro-filter.h>; `pkg-config --cflags barod-filter`
+ * gives its include path, installed or from a build tree) and exports
  *
  *     const struct baro_filter *baro_filter_entry(uint32_t abi_version);
  *
@@ -110,14 +112,17 @@ typedef const struct baro_filter *(*baro_filter_entry_fn)(uint32_t abi_version);
  * returning a static struct baro_filter2 whose abi_version is
  * BARO_FILTER2_ABI_VERSION, or NULL if it cannot serve abi_version.  The
  * host looks for baro_filter2_entry first and falls back to version 1's
- * baro_filter_entry, so version-1 objects keep working unchanged and a
- * run may mix both.
+ * baro_filter_entry (when the object has no baro_filter2_entry, or it
+ * returns NULL), so version-1 objects keep working unchanged and a run
+ * may mix both.
  *
  * Calling contract (beyond version 1's, which holds):
  *   - step() is called once per event of the recording, in time order:
- *     each sample of any sensor (in->fresh says which), and polls while
- *     the primary barometer (baro[0]) is silent.  Several sensors may be
- *     fresh in one step (same timestamp).
+ *     each sample of any sensor (BARO_FILTER_SENSOR_FRESH in its block
+ *     says which), and polls while the primary barometer (baro[0]) is
+ *     silent.  A host may make several blocks fresh in one step when
+ *     their samples share a timestamp; baro-replay steps each sample on
+ *     its own, the other sensors' before baro[0]'s at the same time.
  *   - Each sensor block holds that sensor's latest sample and keeps it
  *     between its samples (time_us says how old it is); VALID is clear
  *     until the sensor's first sample of the segment, and for a sensor

@@ -11,6 +11,8 @@ extern const struct baro_filter baro_filter_health;
 extern const struct baro_filter baro_filter_lowpass;
 extern const struct baro_filter baro_filter_median;
 extern const struct baro_filter baro_filter_gate;
+/* Version 2 (every sensor). */
+extern const struct baro_filter2 baro_filter_comp;
 
 /* For the tests: the range filter's running mean pressure (Pa), which
  * the output does not carry. */

@@ -2,6 +2,7 @@
 #include "filter-registry.h"
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -17,6 +18,12 @@ static const struct baro_filter *const builtins[] = {
 };
 
 #define N_BUILTINS (sizeof(builtins) / sizeof(builtins[0]))
+
+static const struct baro_filter2 *const builtins2[] = {
+	&baro_filter_comp,
+};
+
+#define N_BUILTINS2 (sizeof(builtins2) / sizeof(builtins2[0]))
 
 /* Longest filter name accepted from a spec or a plugin. */
 #define NAME_MAX_LEN 32
@@ -35,6 +42,22 @@ baro_filter_builtins(size_t *count)
 {
 	*count = N_BUILTINS;
 	return builtins;
+}
+
+const struct baro_filter2 *
+baro_filter2_builtin(const char *name)
+{
+	for (size_t i = 0; i < N_BUILTINS2; i++)
+		if (strcmp(builtins2[i]->name, name) == 0)
+			return builtins2[i];
+	return NULL;
+}
+
+const struct baro_filter2 *const *
+baro_filter2_builtins(size_t *count)
+{
+	*count = N_BUILTINS2;
+	return builtins2;
 }
 
 size_t
@@ -73,10 +96,13 @@ builtin_names(char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < N_BUILTINS && used < len; i++) {
+	for (size_t i = 0; i < N_BUILTINS + N_BUILTINS2 && used < len; i++) {
+		const char *name = i < N_BUILTINS
+					   ? builtins[i]->name
+					   : builtins2[i - N_BUILTINS]->name;
 		int w = snprintf(buf + used, len - used, "%s%s",
-				 i ? ", " : "", builtins[i]->name);
-		if (w < 0)
+				 i ? ", " : "", name);
+		if (w < 0 || (size_t)w >= len - used)
 			break;
 		used += (size_t)w;
 	}
@@ -96,10 +122,137 @@ valid_name(const char *name)
 	return n > 0 && n <= NAME_MAX_LEN;
 }
 
-/* The plugin's filter table, checked; the handle stays open on success. */
+/* What both versions' tables have, for one set of checks. */
+struct table_view {
+	uint32_t abi_version;
+	const char *name;
+	bool create, step, reset, destroy;
+};
+
+/* The checks common to both versions; 0 or -EPROTO / -EBADE. */
 static int
-load_plugin(const char *path, void **handle,
-	    const struct baro_filter **filter, char *err, size_t errlen)
+check_table(const char *path, const struct table_view *t, uint32_t want,
+	    char *err, size_t errlen)
+{
+	if (t->abi_version != want) {
+		snprintf(err, errlen, "plugin %s: filter ABI version %u, this "
+			 "program speaks %u (rebuild the filter against its "
+			 "<barod/baro-filter.h>)", path,
+			 (unsigned)t->abi_version, (unsigned)want);
+		return -EPROTO;
+	}
+	const char *missing = !t->create    ? "create"
+			      : !t->step    ? "step"
+			      : !t->reset   ? "reset"
+			      : !t->destroy ? "destroy"
+					    : NULL;
+	if (missing) {
+		snprintf(err, errlen, "plugin %s: the filter has no %s() "
+			 "callback (NULL)", path, missing);
+		return -EBADE;
+	}
+	if (!t->name || !valid_name(t->name)) {
+		snprintf(err, errlen, "plugin %s: the filter's name is %s, "
+			 "not 1 to %d of [a-z0-9_-]", path,
+			 t->name ? "invalid" : "NULL", NAME_MAX_LEN);
+		return -EBADE;
+	}
+	return 0;
+}
+
+/* entry(version) returned NULL. */
+static int
+refused(const char *path, const char *symbol, unsigned version, char *err,
+	size_t errlen)
+{
+	snprintf(err, errlen, "plugin %s: %s(%u) returned NULL: the filter "
+		 "does not support ABI version %u", path, symbol, version,
+		 version);
+	return -EPROTO;
+}
+
+static bool
+has_symbol(void *h, const char *name)
+{
+	(void)dlerror();
+	return dlsym(h, name) != NULL;
+}
+
+#define LOAD_V2_REFUSED 2
+
+/* Version 2's table, when the object exports its entry: 1 with *f set,
+ * 0 when it has no such symbol, LOAD_V2_REFUSED (err set) when its entry
+ * returns NULL, or a negative errno. */
+static int
+load_v2(void *h, const char *path, const struct baro_filter2 **f, char *err,
+	size_t errlen)
+{
+	(void)dlerror();
+	void *sym = dlsym(h, BARO_FILTER2_ENTRY_SYMBOL);
+	if (!sym)
+		return 0;
+	/* ISO C has no object-to-function pointer cast; POSIX guarantees
+	 * the representations agree. */
+	baro_filter2_entry_fn entry;
+	memcpy(&entry, &sym, sizeof(entry));
+
+	const struct baro_filter2 *t = entry(BARO_FILTER2_ABI_VERSION);
+	if (!t) {
+		(void)refused(path, BARO_FILTER2_ENTRY_SYMBOL,
+			      BARO_FILTER2_ABI_VERSION, err, errlen);
+		return LOAD_V2_REFUSED;
+	}
+	struct table_view v = {
+		.abi_version = t->abi_version, .name = t->name,
+		.create = t->create, .step = t->step, .reset = t->reset,
+		.destroy = t->destroy,
+	};
+	int rc = check_table(path, &v, BARO_FILTER2_ABI_VERSION, err, errlen);
+	if (rc < 0)
+		return rc;
+	*f = t;
+	return 1;
+}
+
+static int
+load_v1(void *h, const char *path, const struct baro_filter **f, char *err,
+	size_t errlen)
+{
+	(void)dlerror();
+	void *sym = dlsym(h, BARO_FILTER_ENTRY_SYMBOL);
+	if (!sym) {
+		snprintf(err, errlen, "plugin %s: no %s symbol, nor %s "
+			 "(export const struct baro_filter *%s(uint32_t) or "
+			 "const struct baro_filter2 *%s(uint32_t), see "
+			 "<barod/baro-filter.h>)", path,
+			 BARO_FILTER_ENTRY_SYMBOL, BARO_FILTER2_ENTRY_SYMBOL,
+			 BARO_FILTER_ENTRY_SYMBOL, BARO_FILTER2_ENTRY_SYMBOL);
+		return -ELIBBAD;
+	}
+	baro_filter_entry_fn entry;
+	memcpy(&entry, &sym, sizeof(entry));
+
+	const struct baro_filter *t = entry(BARO_FILTER_ABI_VERSION);
+	if (!t)
+		return refused(path, BARO_FILTER_ENTRY_SYMBOL,
+			       BARO_FILTER_ABI_VERSION, err, errlen);
+	struct table_view v = {
+		.abi_version = t->abi_version, .name = t->name,
+		.create = t->create, .step = t->step, .reset = t->reset,
+		.destroy = t->destroy,
+	};
+	int rc = check_table(path, &v, BARO_FILTER_ABI_VERSION, err, errlen);
+	if (rc < 0)
+		return rc;
+	*f = t;
+	return 0;
+}
+
+/* The plugin's filter table, version 2 looked for first, checked; the
+ * handle stays open on success. */
+static int
+load_plugin(const char *path, struct baro_filter_instance *fi, char *err,
+	    size_t errlen)
 {
 	if (access(path, F_OK) != 0) {
 		int e = errno;
@@ -114,58 +267,26 @@ load_plugin(const char *path, void **handle,
 			 why ? why : "unknown dlopen error");
 		return -ELIBBAD;
 	}
-	(void)dlerror();
-	void *sym = dlsym(h, BARO_FILTER_ENTRY_SYMBOL);
-	if (!sym) {
-		snprintf(err, errlen, "plugin %s: no %s symbol (export "
-			 "const struct baro_filter *%s(uint32_t), see "
-			 "<barod/baro-filter.h>)", path,
-			 BARO_FILTER_ENTRY_SYMBOL, BARO_FILTER_ENTRY_SYMBOL);
+	int rc = load_v2(h, path, &fi->filter2, err, errlen);
+	/* An object that serves both but refuses this host's version 2
+	 * still serves version 1; without that entry the refusal stands. */
+	if (rc == LOAD_V2_REFUSED)
+		rc = has_symbol(h, BARO_FILTER_ENTRY_SYMBOL) ? 0 : -EPROTO;
+	if (rc == 0)
+		rc = load_v1(h, path, &fi->filter, err, errlen);
+	if (rc < 0) {
+		fi->filter = NULL;
+		fi->filter2 = NULL;
 		dlclose(h);
-		return -ELIBBAD;
+		return rc;
 	}
-	/* ISO C has no object-to-function pointer cast; POSIX guarantees
-	 * the representations agree. */
-	baro_filter_entry_fn entry;
-	memcpy(&entry, &sym, sizeof(entry));
-
-	const struct baro_filter *f = entry(BARO_FILTER_ABI_VERSION);
-	if (!f) {
-		snprintf(err, errlen, "plugin %s: %s(%u) returned NULL: the "
-			 "filter does not support ABI version %u", path,
-			 BARO_FILTER_ENTRY_SYMBOL, BARO_FILTER_ABI_VERSION,
-			 BARO_FILTER_ABI_VERSION);
-		dlclose(h);
-		return -EPROTO;
-	}
-	if (f->abi_version != BARO_FILTER_ABI_VERSION) {
-		snprintf(err, errlen, "plugin %s: filter ABI version %u, this "
-			 "program speaks %u (rebuild the filter against its "
-			 "<barod/baro-filter.h>)", path,
-			 (unsigned)f->abi_version, BARO_FILTER_ABI_VERSION);
-		dlclose(h);
-		return -EPROTO;
-	}
-	const char *missing = !f->create    ? "create"
-			      : !f->step    ? "step"
-			      : !f->reset   ? "reset"
-			      : !f->destroy ? "destroy"
-					    : NULL;
-	if (missing) {
-		snprintf(err, errlen, "plugin %s: the filter has no %s() "
-			 "callback (NULL)", path, missing);
-		dlclose(h);
-		return -EBADE;
-	}
-	if (!f->name || !valid_name(f->name)) {
-		snprintf(err, errlen, "plugin %s: the filter's name is %s, "
-			 "not 1 to %d of [a-z0-9_-]", path,
-			 f->name ? "invalid" : "NULL", NAME_MAX_LEN);
-		dlclose(h);
-		return -EBADE;
-	}
-	*handle = h;
-	*filter = f;
+	fi->dl_handle = h;
+	/* A base name too long for fi->file is cut: it only tells apart. */
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t blen = strnlen(base, sizeof(fi->file) - 1);
+	memcpy(fi->file, base, blen);
+	fi->file[blen] = '\0';
 	return 0;
 }
 
@@ -177,7 +298,10 @@ create_state(struct baro_filter_instance *fi, const char *params, char *err,
 {
 	char msg[256] = "";
 	void *state = NULL;
-	int rc = fi->filter->create(&state, params, msg, sizeof(msg));
+	int rc = fi->filter2 ? fi->filter2->create(&state, params, msg,
+						   sizeof(msg))
+			     : fi->filter->create(&state, params, msg,
+						  sizeof(msg));
 
 	msg[sizeof(msg) - 1] = '\0';
 	if (rc == 0) {
@@ -192,7 +316,8 @@ create_state(struct baro_filter_instance *fi, const char *params, char *err,
 	if (msg[0] == '\0')
 		snprintf(msg, sizeof(msg), "%s", strerror(-rc));
 	if (fi->dl_handle)
-		snprintf(err, errlen, "plugin %s: %s", fi->filter->name, msg);
+		snprintf(err, errlen, "plugin %s: %s",
+			 baro_filter_instance_name(fi), msg);
 	else
 		snprintf(err, errlen, "%s", msg);
 	return rc;
@@ -224,10 +349,10 @@ create_plugin(struct baro_filter_instance *fi, const char *rest,
 	}
 	snprintf(path, sizeof(path), "%s%.*s", dot, (int)plen, rest);
 
-	int rc = load_plugin(path, &fi->dl_handle, &fi->filter, err, errlen);
+	int rc = load_plugin(path, fi, err, errlen);
 	if (rc < 0)
 		return rc;
-	set_label(fi, "plugin:", fi->filter->name, params);
+	set_label(fi, "plugin:", baro_filter_instance_name(fi), params);
 	rc = create_state(fi, params, err, errlen);
 	if (rc < 0) {
 		dlclose(fi->dl_handle);
@@ -259,12 +384,14 @@ baro_filter_instance_create(struct baro_filter_instance *fi, const char *spec,
 		return create_plugin(fi, rest, flags, err, errlen);
 
 	const struct baro_filter *f = NULL;
+	const struct baro_filter2 *f2 = NULL;
 	if (nlen < sizeof(name)) {
 		memcpy(name, spec, nlen);
 		name[nlen] = '\0';
 		f = baro_filter_builtin(name);
+		f2 = f ? NULL : baro_filter2_builtin(name);
 	}
-	if (!f) {
+	if (!f && !f2) {
 		builtin_names(names, sizeof(names));
 		snprintf(err, errlen, "unknown filter '%.*s' (built-ins: %s; "
 			 "or plugin:PATH)", (int)(nlen > 64 ? 64 : nlen), spec,
@@ -272,7 +399,8 @@ baro_filter_instance_create(struct baro_filter_instance *fi, const char *spec,
 		return -ENOENT;
 	}
 	fi->filter = f;
-	set_label(fi, "", f->name, rest);
+	fi->filter2 = f2;
+	set_label(fi, "", baro_filter_instance_name(fi), rest);
 	int rc = create_state(fi, rest, err, errlen);
 	if (rc < 0)
 		*fi = (struct baro_filter_instance){ 0 };
@@ -285,10 +413,28 @@ baro_filter_instance_destroy(struct baro_filter_instance *fi)
 	/* A set filter means create() succeeded, even with a NULL state. */
 	if (fi->filter)
 		fi->filter->destroy(fi->state);
+	else if (fi->filter2)
+		fi->filter2->destroy(fi->state);
 	if (fi->dl_handle)
 		dlclose(fi->dl_handle);
 	*fi = (struct baro_filter_instance){ 0 };
 }
+
+bool
+baro_filter_instance_is_v2(const struct baro_filter_instance *fi)
+{
+	return fi->filter2 != NULL;
+}
+
+const char *
+baro_filter_instance_name(const struct baro_filter_instance *fi)
+{
+	return fi->filter2 ? fi->filter2->name : fi->filter->name;
+}
+
+static const struct baro_filter_output2 nothing2 = {
+	.alt_m = NAN, .climb_m_s = NAN, .test_ratio = NAN,
+};
 
 void
 baro_filter_instance_step(struct baro_filter_instance *fi, uint64_t now_us,
@@ -296,17 +442,104 @@ baro_filter_instance_step(struct baro_filter_instance *fi, uint64_t now_us,
 			  struct baro_filter_output *out)
 {
 	*out = (struct baro_filter_output){ .alt_m = NAN, .test_ratio = NAN };
-	fi->filter->step(fi->state, now_us, in, out);
+	if (fi->filter) {
+		fi->filter->step(fi->state, now_us, in, out);
+		return;
+	}
+	struct baro_filter_frame fr = { .now_us = now_us, .nbaro = 1 };
+	if (in) {
+		fr.baro[0] = (struct baro_filter_baro){
+			.time_us = in->time_us,
+			.flags = BARO_FILTER_SENSOR_VALID |
+				 BARO_FILTER_SENSOR_FRESH |
+				 (in->flags & BARO_FILTER_IN_HAS_TEMPERATURE
+					  ? BARO_FILTER_BARO_HAS_TEMPERATURE
+					  : 0u),
+			.pressure_pa = in->pressure_pa,
+			.temperature_c = in->temperature_c,
+			.alt_m = in->alt_m,
+		};
+	}
+	struct baro_filter_output2 o = nothing2;
+	fi->filter2->step(fi->state, &fr, &o);
+	out->alt_m = o.alt_m;
+	out->test_ratio = o.test_ratio;
+	out->flags = o.flags;
+}
+
+uint32_t
+baro_filter_v1_baro_flags(uint32_t flags)
+{
+	return BARO_FILTER_BARO_OUT_SELECTED |
+	       (flags & BARO_FILTER_OUT_HEALTHY ? BARO_FILTER_BARO_OUT_HEALTHY
+						: 0u) |
+	       (flags & BARO_FILTER_OUT_REJECTED ? BARO_FILTER_BARO_OUT_REJECTED
+						 : 0u);
+}
+
+void
+baro_filter_instance_step2(struct baro_filter_instance *fi,
+			   const struct baro_filter_frame *in,
+			   struct baro_filter_output2 *out)
+{
+	*out = nothing2;
+	if (fi->filter2) {
+		fi->filter2->step(fi->state, in, out);
+		return;
+	}
+	const struct baro_filter_baro *b = &in->baro[0];
+	struct baro_filter_output o;
+	if (b->flags & BARO_FILTER_SENSOR_FRESH) {
+		struct baro_filter_input v1 = {
+			.time_us = b->time_us,
+			.pressure_pa = b->pressure_pa,
+			.temperature_c = b->temperature_c,
+			.alt_m = b->alt_m,
+			.flags = b->flags & BARO_FILTER_BARO_HAS_TEMPERATURE
+					 ? BARO_FILTER_IN_HAS_TEMPERATURE
+					 : 0u,
+		};
+		baro_filter_instance_step(fi, in->now_us, &v1, &o);
+	} else {
+		baro_filter_instance_step(fi, in->now_us, NULL, &o);
+	}
+	out->alt_m = o.alt_m;
+	out->test_ratio = o.test_ratio;
+	out->flags = o.flags;
+	out->baro_flags[0] = baro_filter_v1_baro_flags(o.flags);
 }
 
 void
 baro_filter_instance_reset(struct baro_filter_instance *fi)
 {
-	fi->filter->reset(fi->state);
+	if (fi->filter2)
+		fi->filter2->reset(fi->state);
+	else
+		fi->filter->reset(fi->state);
 }
 
 size_t
 baro_filter_instance_state_size(const struct baro_filter_instance *fi)
 {
-	return fi->filter->state_size ? fi->filter->state_size(fi->state) : 0;
+	size_t (*size)(const void *) = fi->filter2 ? fi->filter2->state_size
+						   : fi->filter->state_size;
+	return size ? size(fi->state) : 0;
+}
+
+int
+baro_filter_instance_label_file(struct baro_filter_instance *fi)
+{
+	const char *prefix = "plugin:";
+	size_t pl = strlen(prefix);
+	if (!fi->dl_handle || !fi->file[0] ||
+	    strncmp(fi->label, prefix, pl) != 0)
+		return -EINVAL;
+	size_t at = pl + strlen(baro_filter_instance_name(fi));
+	size_t len = strlen(fi->label), add = 1 + strlen(fi->file);
+	if (len + add >= sizeof(fi->label))
+		return -EINVAL;
+	memmove(fi->label + at + add, fi->label + at, len - at + 1);
+	fi->label[at] = '@';
+	memcpy(fi->label + at + 1, fi->file, add - 1);
+	return 0;
 }

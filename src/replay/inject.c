@@ -15,15 +15,25 @@
 void
 inject_init(struct inject *inj, uint32_t seed)
 {
+	inject_init_instance(inj, seed, 0);
+}
+
+void
+inject_init_instance(struct inject *inj, uint32_t seed, unsigned instance)
+{
 	struct sim_params p;
 
-	*inj = (struct inject){ 0 };
+	if (instance >= BARO_MAX_INSTANCES)
+		instance = BARO_MAX_INSTANCES - 1;
+	*inj = (struct inject){ .instance = instance };
 	sim_params_defaults(&p);
 	/* The recording already has its sensor's noise; a scenario adds
 	 * more with `noise`. */
 	for (unsigned i = 0; i < BARO_MAX_INSTANCES; i++)
 		p.baro[i].rnd = 0.0f;
-	p.baro_count = 1;
+	/* The emulator samples instances 0..instance from one truth; only
+	 * ours is kept. */
+	p.baro_count = instance + 1;
 	baro_sitl_init(&inj->sim, &p, BARO_SITL_ATMOS_1976, seed);
 	fault_overlay_init(&inj->overlay, seed);
 }
@@ -39,12 +49,13 @@ inject_start_scenario(struct inject *inj, struct scenario_run *run,
 static uint32_t
 label_of(const struct inject *inj)
 {
-	const struct sim_baro_params *bp = &inj->sim.params.baro[0];
+	const unsigned k = inj->instance;
+	const struct sim_baro_params *bp = &inj->sim.params.baro[k];
 	uint32_t l = 0;
 
 	if (bp->glitch != 0.0f)
 		l |= INJECT_GLITCH;
-	if (bp->drift != 0.0f || inj->sim.inst[0].total_drift_m != 0.0f)
+	if (bp->drift != 0.0f || inj->sim.inst[k].total_drift_m != 0.0f)
 		l |= INJECT_DRIFT;
 	if (bp->rnd > 0.0f)
 		l |= INJECT_NOISE;
@@ -54,7 +65,7 @@ label_of(const struct inject *inj)
 		l |= INJECT_DELAY;
 	if (bp->disable)
 		l |= INJECT_DISABLE;
-	switch (inj->overlay.inst[0].spec.kind) {
+	switch (inj->overlay.inst[k].spec.kind) {
 	case FAULT_GARBAGE:
 		l |= INJECT_GARBAGE;
 		break;
@@ -135,8 +146,12 @@ inject_sample(struct inject *inj, const struct baro_sample *in,
 	inj->last_label = *label;
 	*out = *in;
 
-	if (n == 0) {
-		if (inj->sim.params.baro[0].disable)
+	const unsigned k = inj->instance;
+	unsigned j = 0;
+	while (j < n && s[j].instance != k)
+		j++;
+	if (j == n) {
+		if (inj->sim.params.baro[k].disable)
 			return 0;
 		/* The emulator samples at most every 10 ms; a faster
 		 * recording's extra samples pass unchanged (counted), so no
@@ -146,13 +161,21 @@ inject_sample(struct inject *inj, const struct baro_sample *in,
 	}
 	/* An untouched altitude gives back the recorded bits; a faulted
 	 * one the model's pressure at the faulted altitude. */
-	if (s[0].alt_m != truth.alt_amsl_m) {
-		out->pressure_pa = s[0].pressure_pa;
-		if (inj->sim.params.baro[0].freeze == 1 && inj->have_last)
+	if (s[j].alt_m != truth.alt_amsl_m) {
+		out->pressure_pa = s[j].pressure_pa;
+		if (inj->sim.params.baro[k].freeze == 1 && inj->have_last)
 			out->temperature_c = inj->last.temperature_c;
 	}
 	out->flags &= ~(uint32_t)BARO_SAMPLE_HAS_ALTITUDE;
-	if (!fault_overlay_apply(&inj->overlay, out))
+	/* The overlay acts on the sample's instance.  The further baros'
+	 * is theirs in the frame (1, 2) whatever the recording numbered
+	 * them; the primary's stays the recording's, as it always was. */
+	const uint8_t rec_instance = out->instance;
+	if (k != 0)
+		out->instance = (uint8_t)k;
+	bool keep = fault_overlay_apply(&inj->overlay, out);
+	out->instance = rec_instance;
+	if (!keep)
 		return 0;
 	inj->last = *out;
 	inj->have_last = true;

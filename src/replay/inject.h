@@ -40,7 +40,9 @@ enum inject_label {
 };
 
 struct inject {
-	struct baro_sitl sim;		/* instance 0 stands for the stream */
+	struct baro_sitl sim;		/* instance `instance` stands for the
+					   stream */
+	unsigned instance;		/* 0 unless inject_init_instance() */
 	struct fault_overlay overlay;
 	struct scenario_run *run;	/* NULL: no scenario */
 	uint64_t t0_us;			/* time of the first sample */
@@ -62,6 +64,15 @@ struct inject {
  */
 void
 inject_init(struct inject *inj, uint32_t seed);
+
+/*
+ * The same for the recording of baro instance (0..BARO_MAX_INSTANCES-1):
+ * the scenario's actions on that instance (its SIM_BARn_* parameters,
+ * `px4 ... instance`) act on it, the others' do not.  Instance 0 is
+ * inject_init().  For the second and third baros of a recording.
+ */
+void
+inject_init_instance(struct inject *inj, uint32_t seed, unsigned instance);
 
 /* Attach a scenario run (storage owned by the caller). */
 void

@@ -43,22 +43,33 @@ add_filter(struct replay_filter_set *set, const char *spec, char *err,
 		if (*c == ',' || *c == '\'' || *c == '"' || *c == '\n')
 			*c = ';';
 	/* Two runs of one filter with equal labels could not be told
-	 * apart in the report. */
-	for (size_t j = 0; j + 1 < set->n; j++)
-		if (strcmp(set->fi[j].label, fi->label) == 0) {
-			snprintf(err, errlen, "filter '%s' is given twice",
-				 spec);
-			return -EINVAL;
+	 * apart in the report.  Two plugins from different files that give
+	 * themselves one name (a filter and its next version) are two
+	 * filters: the newcomer's label says which file it is. */
+	for (size_t j = 0; j + 1 < set->n; j++) {
+		struct baro_filter_instance *o = &set->fi[j];
+		if (strcmp(o->label, fi->label) != 0)
+			continue;
+		if (o->dl_handle && fi->dl_handle &&
+		    strcmp(o->file, fi->file) != 0 &&
+		    baro_filter_instance_label_file(fi) == 0) {
+			j = (size_t)-1;	/* the new label against all again */
+			continue;
 		}
+		snprintf(err, errlen, "filter '%s' is given twice", spec);
+		return -EINVAL;
+	}
 	return 0;
 }
 
-/* Does a filter under test already run built-in b (with any params)? */
+/* Does a filter under test already run the built-in called name (with
+ * any params)? */
 static bool
-named(const struct replay_filter_set *set, const struct baro_filter *b)
+named(const struct replay_filter_set *set, const char *name)
 {
 	for (size_t k = 0; k < set->n_test; k++)
-		if (!set->fi[k].dl_handle && set->fi[k].filter == b)
+		if (!set->fi[k].dl_handle &&
+		    strcmp(baro_filter_instance_name(&set->fi[k]), name) == 0)
 			return true;
 	return false;
 }
@@ -68,13 +79,14 @@ replay_filter_set_open(struct replay_filter_set **out,
 		       const char *const *specs, size_t n, bool baselines,
 		       char *err, size_t errlen)
 {
-	size_t nb;
+	size_t nb, nb2;
 	const struct baro_filter *const *b = baro_filter_builtins(&nb);
+	const struct baro_filter2 *const *b2 = baro_filter2_builtins(&nb2);
 
 	*out = NULL;
 	struct replay_filter_set *set = calloc(1, sizeof(*set));
 	if (set)
-		set->fi = calloc(n + nb, sizeof(*set->fi));
+		set->fi = calloc(n + nb + nb2, sizeof(*set->fi));
 	if (!set || !set->fi) {
 		free(set);
 		snprintf(err, errlen, "out of memory");
@@ -85,8 +97,11 @@ replay_filter_set_open(struct replay_filter_set **out,
 		rc = add_filter(set, specs[k], err, errlen);
 	set->n_test = set->n;
 	for (size_t k = 0; k < nb && rc == 0; k++)
-		if ((n == 0 || baselines) && !named(set, b[k]))
+		if ((n == 0 || baselines) && !named(set, b[k]->name))
 			rc = add_filter(set, b[k]->name, err, errlen);
+	for (size_t k = 0; k < nb2 && rc == 0; k++)
+		if ((n == 0 || baselines) && !named(set, b2[k]->name))
+			rc = add_filter(set, b2[k]->name, err, errlen);
 	if (rc < 0) {
 		replay_filter_set_close(set);
 		return rc;
@@ -128,6 +143,9 @@ replay_filter_list(FILE *out)
 	const struct baro_filter *const *b = baro_filter_builtins(&nb);
 	for (size_t k = 0; k < nb; k++)
 		fprintf(out, "%-10s %s\n", b[k]->name, b[k]->description);
+	const struct baro_filter2 *const *b2 = baro_filter2_builtins(&nb);
+	for (size_t k = 0; k < nb; k++)
+		fprintf(out, "%-10s %s\n", b2[k]->name, b2[k]->description);
 	fprintf(out, "%-10s %s\n", "plugin:PATH",
 		"a filter from a shared object (see baro-filter.h)");
 	return ferror(out) ? -EIO : 0;

@@ -11,6 +11,7 @@
 
 #include "atmosphere.h"
 #include "inject.h"
+#include "replay-aux.h"
 #include "util-strings.h"
 
 void
@@ -26,6 +27,8 @@ replay_rows_free(struct replay_rows *rows)
 	free(rows->reference_m);
 	free(rows->label);
 	free(rows->seg_start);
+	free(rows->aux);
+	free(rows->seg_t_us);
 	free(rows->win);
 	*rows = (struct replay_rows){ 0 };
 }
@@ -60,8 +63,8 @@ rows_reserve(struct replay_rows *r, size_t need)
 	return 0;
 }
 
-static double
-rel_alt(double p, double alt_p0)
+double
+replay_rel_alt(double p, double alt_p0)
 {
 	float a;
 	if (atmos_1976_altitude((float)p, &a) < 0)
@@ -197,11 +200,13 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 						  REPLAY_REF_MAX_GAP_US);
 		if (!isfinite(ref0) && isfinite(ref)) {
 			/* Align a late reference to the clean baro now. */
-			ref0 = ref - rel_alt((double)s->pressure_pa, alt_p0);
+			ref0 = ref - replay_rel_alt((double)s->pressure_pa,
+						    alt_p0);
 		}
 		double truth = synthetic_truth
 				       ? ref - ref0
-				       : rel_alt((double)s->pressure_pa, alt_p0);
+				       : replay_rel_alt((double)s->pressure_pa,
+							alt_p0);
 		double reference = synthetic_truth ? NAN : ref - ref0;
 
 		struct baro_sample out;
@@ -225,7 +230,8 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 				      ? (double)out.temperature_c
 				      : NAN;
 		rc = add_row(rows, out.time_us, true, (double)out.pressure_pa,
-			     temp, rel_alt((double)out.pressure_pa, alt_p0),
+			     temp,
+			     replay_rel_alt((double)out.pressure_pa, alt_p0),
 			     truth, reference, label);
 		if (rc == 0 && seg_pending && rows->n > 1)
 			rows->seg_start[rows->n - 1] = 1;
@@ -234,13 +240,27 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 	}
 	rows->passthrough = inj.passthrough;
 	free(run);
+	if (rc == 0 && st->nseg > 1) {
+		rows->seg_t_us = malloc((st->nseg - 1) *
+					sizeof(*rows->seg_t_us));
+		if (!rows->seg_t_us)
+			rc = -ENOMEM;
+		for (size_t k = 1; rc == 0 && k < st->nseg; k++)
+			if (st->seg[k].first < st->n)
+				rows->seg_t_us[rows->nseg_t++] =
+					st->samples[st->seg[k].first].time_us;
+	}
 	if (rc < 0) {
 		if (rc == -ENOMEM)
 			str_errorf(err, errlen, rc, "out of memory");
 		replay_rows_free(rows);
 		return rc;
 	}
-	return 0;
+	rows->nbaro = 1;
+	rc = replay_aux_build(rows, st, sc, seed, err, errlen);
+	if (rc < 0)
+		replay_rows_free(rows);
+	return rc;
 }
 
 void
@@ -249,6 +269,8 @@ replay_output_free(struct replay_output *out)
 	free(out->alt_m);
 	free(out->test_ratio);
 	free(out->flags);
+	free(out->climb_m_s);
+	free(out->baro_flags);
 	*out = (struct replay_output){ 0 };
 }
 
@@ -260,23 +282,11 @@ now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-int
-replay_run_filter(const struct replay_rows *rows,
-		  struct baro_filter_instance *fi, struct replay_output *out,
-		  char *err, size_t errlen)
+/* Version 1: one step per row, as before version 2 existed. */
+static void
+run_v1(const struct replay_rows *rows, struct baro_filter_instance *fi,
+       struct replay_output *out)
 {
-	*out = (struct replay_output){ 0 };
-	size_t n = rows->n ? rows->n : 1;
-	out->alt_m = malloc(n * sizeof(*out->alt_m));
-	out->test_ratio = malloc(n * sizeof(*out->test_ratio));
-	out->flags = malloc(n * sizeof(*out->flags));
-	if (!out->alt_m || !out->test_ratio || !out->flags) {
-		replay_output_free(out);
-		return str_errorf(err, errlen, -ENOMEM, "out of memory");
-	}
-	/* Every run starts from the state create() gave. */
-	baro_filter_instance_reset(fi);
-	const double start = now_ns();
 	for (size_t i = 0; i < rows->n; i++) {
 		struct baro_filter_output o;
 		if (rows->seg_start[i])
@@ -298,7 +308,138 @@ replay_run_filter(const struct replay_rows *rows,
 		out->alt_m[i] = o.alt_m;
 		out->test_ratio[i] = o.test_ratio;
 		out->flags[i] = o.flags;
+		out->climb_m_s[i] = NAN;
+		out->baro_flags[3 * i] = baro_filter_v1_baro_flags(o.flags);
+		out->baro_flags[3 * i + 1] = 0;
+		out->baro_flags[3 * i + 2] = 0;
 	}
+}
+
+/* Every block's flags in clear off: FRESH after a step, VALID too at a
+ * segment start (the sensor-specific flags stay with the sample). */
+static void
+frame_clear(struct baro_filter_frame *fr, uint32_t clear)
+{
+	for (int k = 0; k < BARO_FILTER_MAX_BAROS; k++)
+		fr->baro[k].flags &= ~clear;
+	fr->accel.flags &= ~clear;
+	fr->gps.flags &= ~clear;
+	fr->range.flags &= ~clear;
+}
+
+static void
+frame_take(struct baro_filter_frame *fr, const struct replay_aux_event *e)
+{
+	const uint32_t now = BARO_FILTER_SENSOR_VALID |
+			     BARO_FILTER_SENSOR_FRESH;
+	switch ((enum replay_aux_kind)e->kind) {
+	case REPLAY_AUX_BARO:
+		if (e->index < BARO_FILTER_MAX_BAROS) {
+			fr->baro[e->index] = e->u.baro;
+			fr->baro[e->index].flags |= now;
+		}
+		break;
+	case REPLAY_AUX_ACCEL:
+		fr->accel = e->u.accel;
+		fr->accel.flags |= now;
+		break;
+	case REPLAY_AUX_GPS:
+		fr->gps = e->u.gps;
+		fr->gps.flags |= now;
+		break;
+	case REPLAY_AUX_RANGE:
+		fr->range = e->u.range;
+		fr->range.flags |= now;
+		break;
+	}
+}
+
+/* Version 2: rows and aux events merged by time, one step each. */
+static void
+run_v2(const struct replay_rows *rows, struct baro_filter_instance *fi,
+       struct replay_output *out)
+{
+	struct baro_filter_frame fr = { .nbaro = rows->nbaro ? rows->nbaro
+							    : 1 };
+	struct baro_filter_output2 o;
+	size_t a = 0, seg = 0;
+	bool reset_since_row = false;
+	const uint32_t every = BARO_FILTER_SENSOR_VALID |
+			       BARO_FILTER_SENSOR_FRESH;
+
+	for (size_t i = 0; i < rows->n; i++) {
+		const uint64_t t = rows->t_us[i];
+		while (a < rows->naux && rows->aux[a].t_us <= t) {
+			const struct replay_aux_event *e = &rows->aux[a++];
+			if (seg < rows->nseg_t &&
+			    e->t_us >= rows->seg_t_us[seg]) {
+				seg = replay_segment_of(rows, e->t_us, seg);
+				baro_filter_instance_reset(fi);
+				frame_clear(&fr, every);
+				reset_since_row = true;
+			}
+			frame_clear(&fr, BARO_FILTER_SENSOR_FRESH);
+			frame_take(&fr, e);
+			fr.now_us = e->t_us > fr.now_us ? e->t_us : fr.now_us;
+			baro_filter_instance_step2(fi, &fr, &o);
+		}
+		if ((seg < rows->nseg_t && t >= rows->seg_t_us[seg]) ||
+		    (rows->seg_start[i] && !reset_since_row)) {
+			seg = replay_segment_of(rows, t, seg);
+			baro_filter_instance_reset(fi);
+			frame_clear(&fr, every);
+		}
+		reset_since_row = false;
+		frame_clear(&fr, BARO_FILTER_SENSOR_FRESH);
+		if (rows->is_sample[i]) {
+			double temp = rows->temperature_c[i];
+			uint32_t fl = BARO_FILTER_SENSOR_VALID |
+				      BARO_FILTER_SENSOR_FRESH;
+			if (isfinite(temp))
+				fl |= BARO_FILTER_BARO_HAS_TEMPERATURE;
+			fr.baro[0] = (struct baro_filter_baro){
+				.time_us = t,
+				.flags = fl,
+				.pressure_pa = rows->pressure_pa[i],
+				.temperature_c = temp,
+				.alt_m = rows->in_alt_m[i],
+			};
+		}
+		fr.now_us = t > fr.now_us ? t : fr.now_us;
+		baro_filter_instance_step2(fi, &fr, &o);
+		out->alt_m[i] = o.alt_m;
+		out->test_ratio[i] = o.test_ratio;
+		out->flags[i] = o.flags;
+		out->climb_m_s[i] = o.climb_m_s;
+		for (int k = 0; k < BARO_FILTER_MAX_BAROS; k++)
+			out->baro_flags[3 * i + (size_t)k] = o.baro_flags[k];
+	}
+}
+
+int
+replay_run_filter(const struct replay_rows *rows,
+		  struct baro_filter_instance *fi, struct replay_output *out,
+		  char *err, size_t errlen)
+{
+	*out = (struct replay_output){ 0 };
+	size_t n = rows->n ? rows->n : 1;
+	out->alt_m = malloc(n * sizeof(*out->alt_m));
+	out->test_ratio = malloc(n * sizeof(*out->test_ratio));
+	out->flags = malloc(n * sizeof(*out->flags));
+	out->climb_m_s = malloc(n * sizeof(*out->climb_m_s));
+	out->baro_flags = malloc(3 * n * sizeof(*out->baro_flags));
+	if (!out->alt_m || !out->test_ratio || !out->flags ||
+	    !out->climb_m_s || !out->baro_flags) {
+		replay_output_free(out);
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	}
+	/* Every run starts from the state create() gave. */
+	baro_filter_instance_reset(fi);
+	const double start = now_ns();
+	if (baro_filter_instance_is_v2(fi))
+		run_v2(rows, fi, out);
+	else
+		run_v1(rows, fi, out);
 	out->ns_per_row = rows->n ? (now_ns() - start) / (double)rows->n : 0.0;
 	out->state_bytes = baro_filter_instance_state_size(fi);
 	return 0;

@@ -21,6 +21,7 @@
 
 #include "baro-filter.h"
 #include "filter-registry.h"
+#include "replay-aux.h"
 #include "replay-stream.h"
 #include "scenario.h"
 
@@ -55,6 +56,16 @@ struct replay_rows {
 	size_t samples_out;	/* sample rows */
 	size_t segments;	/* the stream's segments (at least 1) */
 	uint64_t passthrough;	/* too close together to fault */
+	/* Version 2: the baros a frame has (1 + the further ones), the
+	 * other sensors' samples in time order (those before the first
+	 * row left out), and where segments after the first start in
+	 * time (a version-2 filter restarts before the first event
+	 * there, whichever sensor's). */
+	uint32_t nbaro;
+	size_t naux;
+	struct replay_aux_event *aux;
+	size_t nseg_t;
+	uint64_t *seg_t_us;
 	/* Fault windows as the scenario ran them, for plots. */
 	size_t nwin, capwin;
 	bool win_open;		/* the last window is still running */
@@ -67,9 +78,15 @@ struct replay_rows {
 void
 replay_rows_free(struct replay_rows *rows);
 
+/* Altitude (m) at pressure p (Pa) above the altitude alt_p0 of the
+ * ground pressure, 1976 standard atmosphere; NaN out of its range. */
+double
+replay_rel_alt(double p, double alt_p0);
+
 /*
  * Build the rows of st with sc injected (NULL: none).  seed drives the
- * injected noise and the overlay.  0, or a negative errno with a message.
+ * injected noise and the overlay.  With st->aux, also the aux events
+ * (replay_aux_build()).  0, or a negative errno with a message.
  */
 int
 replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
@@ -80,6 +97,9 @@ struct replay_output {
 	double *alt_m;		/* the estimate per row (NaN: none) */
 	double *test_ratio;
 	uint32_t *flags;	/* BARO_FILTER_OUT_* */
+	double *climb_m_s;	/* NaN: none (always for version 1) */
+	/* BARO_FILTER_BARO_OUT_* per row and baro: [row * 3 + baro] */
+	uint32_t *baro_flags;
 	double ns_per_row;	/* measured while stepping (not deterministic) */
 	size_t state_bytes;
 };
@@ -89,7 +109,13 @@ replay_output_free(struct replay_output *out);
 
 /*
  * Reset fi and step it over every row, resetting it again at each
- * segment start.  0, or -ENOMEM with a message.
+ * segment start.  A version-1 filter steps once per row, as it always
+ * has (its baro_flags[0] from its flags, the rest 0).  A version-2 filter
+ * steps once per row and per aux event up to the last row's time, merged
+ * in time order (aux events at a row's time before it); the row's output
+ * is the output of its own step; a segment resets it before the segment's
+ * first event and clears every block's VALID.  0, or -ENOMEM with a
+ * message.
  */
 int
 replay_run_filter(const struct replay_rows *rows,

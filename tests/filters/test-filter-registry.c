@@ -332,6 +332,219 @@ test_plugin_errors(void **state)
 	expect_error(spec, allow, -EBADE, "name is invalid", NULL);
 }
 
+/* Create spec (a plugin path from env, then ":params" or nothing). */
+static void
+create_ok(struct baro_filter_instance *fi, const char *env,
+	  const char *params)
+{
+	char spec[PATH_MAX + 64], err[512];
+	snprintf(spec, sizeof(spec), "plugin:%s%s", env_path(env), params);
+	int rc = baro_filter_instance_create(fi, spec,
+					     BARO_FILTER_SPEC_PLUGINS, err,
+					     sizeof(err));
+	if (rc != 0)
+		fail_msg("%s: %s", spec, err);
+}
+
+static void
+test_plugin_v2_example(void **state)
+{
+	(void)state;
+	struct baro_filter_instance fi;
+
+	create_ok(&fi, "EXAMPLE_FILTER2", ":tau=1");
+	assert_true(baro_filter_instance_is_v2(&fi));
+	assert_null(fi.filter);
+	assert_string_equal(fi.filter2->name, "complementary");
+	assert_string_equal(fi.label, "plugin:complementary:tau=1");
+	assert_string_equal(fi.file, "example-filter2.so");
+	assert_true(baro_filter_instance_state_size(&fi) >= 4 * sizeof(double));
+
+	/* At rest on a level accelerometer and a constant baro: the first
+	 * sample starts it, the climb stays 0. */
+	struct baro_filter_frame fr = { .nbaro = 1 };
+	struct baro_filter_output2 out;
+	for (unsigned k = 0; k < 100; k++) {
+		uint64_t t = 10000u * k;
+		fr.now_us = t;
+		fr.accel = (struct baro_filter_accel){
+			.time_us = t,
+			.flags = BARO_FILTER_SENSOR_VALID |
+				 BARO_FILTER_SENSOR_FRESH |
+				 BARO_FILTER_ACCEL_HAS_ATTITUDE,
+			.specific_force = { 0, 0, -9.80665 },
+			.vert_accel_mss = 0.0,
+		};
+		fr.baro[0] = (struct baro_filter_baro){
+			.time_us = t,
+			.flags = BARO_FILTER_SENSOR_VALID |
+				 BARO_FILTER_SENSOR_FRESH,
+			.pressure_pa = 100000,
+			.alt_m = 12.0,
+		};
+		baro_filter_instance_step2(&fi, &fr, &out);
+		assert_close_abs(out.alt_m, 12.0, 1e-9);
+		assert_close_abs(out.climb_m_s, 0.0, 1e-9);
+		assert_true(out.flags & BARO_FILTER_OUT_HEALTHY);
+		assert_true(out.baro_flags[0] & BARO_FILTER_BARO_OUT_SELECTED);
+	}
+	/* Through the version-1 step: baro[0] as the sample. */
+	struct baro_filter_input in = { .time_us = 1000000, .alt_m = 12.0,
+					.pressure_pa = 100000 };
+	struct baro_filter_output o1;
+	baro_filter_instance_step(&fi, in.time_us, &in, &o1);
+	assert_close_abs(o1.alt_m, 12.0, 1e-9);
+	assert_true(isnan(o1.test_ratio));
+	baro_filter_instance_reset(&fi);
+	baro_filter_instance_step(&fi, 1100000, NULL, &o1);
+	assert_true(isnan(o1.alt_m));
+	baro_filter_instance_destroy(&fi);
+	assert_null(fi.filter2);
+	assert_null(fi.dl_handle);
+
+	char spec[PATH_MAX + 32];
+	snprintf(spec, sizeof(spec), "plugin:%s:tau=-1",
+		 env_path("EXAMPLE_FILTER2"));
+	expect_error(spec, BARO_FILTER_SPEC_PLUGINS, -EINVAL,
+		     "plugin complementary: tau='-1'", NULL);
+}
+
+static void
+test_plugin_v2_errors(void **state)
+{
+	(void)state;
+	char spec[PATH_MAX + 32];
+	const unsigned allow = BARO_FILTER_SPEC_PLUGINS;
+
+	snprintf(spec, sizeof(spec), "plugin:%s", env_path("BAD2_ABI"));
+	expect_error(spec, allow, -EPROTO, "filter ABI version 3",
+		     "speaks 2");
+	snprintf(spec, sizeof(spec), "plugin:%s", env_path("BAD2_REFUSE"));
+	expect_error(spec, allow, -EPROTO,
+		     "baro_filter2_entry(2) returned NULL",
+		     "does not support ABI version 2");
+	snprintf(spec, sizeof(spec), "plugin:%s:a=b", env_path("BAD2_NULLCB"));
+	expect_error(spec, allow, -EBADE, "no reset() callback",
+		     env_path("BAD2_NULLCB"));
+	snprintf(spec, sizeof(spec), "plugin:%s", env_path("BAD2_NAME"));
+	expect_error(spec, allow, -EBADE, "name is invalid", NULL);
+
+	/* Both entries: version 2 is looked for first. */
+	struct baro_filter_instance fi;
+	create_ok(&fi, "BAD2_BOTH", "");
+	assert_true(baro_filter_instance_is_v2(&fi));
+	assert_string_equal(fi.label, "plugin:two");
+	baro_filter_instance_destroy(&fi);
+
+	/* Version 2 refused, version 1 served: version 1. */
+	create_ok(&fi, "BAD2_FALLBACK", "");
+	assert_false(baro_filter_instance_is_v2(&fi));
+	assert_string_equal(fi.label, "plugin:one");
+	baro_filter_instance_destroy(&fi);
+
+	/* A version-1 plugin is not version 2. */
+	create_ok(&fi, "EXAMPLE_FILTER", "");
+	assert_false(baro_filter_instance_is_v2(&fi));
+	assert_non_null(fi.filter);
+	assert_null(fi.filter2);
+	baro_filter_instance_destroy(&fi);
+}
+
+/* step2 on a version-1 filter: baro[0] fresh is a sample, else a poll;
+ * the same outputs as step() called so, climb NaN, baro_flags[0]. */
+static void
+test_step2_v1_adapter(void **state)
+{
+	(void)state;
+	struct baro_filter_instance a, b;
+	char err[256];
+
+	assert_int_equal(baro_filter_instance_create(&a, "gate:noise=0.5", 0,
+						     err, sizeof(err)), 0);
+	assert_int_equal(baro_filter_instance_create(&b, "gate:noise=0.5", 0,
+						     err, sizeof(err)), 0);
+	assert_false(baro_filter_instance_is_v2(&a));
+	struct baro_filter_frame fr = { .nbaro = 2 };
+	unsigned rejected = 0;
+	for (unsigned k = 0; k < 400; k++) {
+		uint64_t t = 10000u * k;
+		/* Every 4th step no baro[0] sample (a poll); a spike at
+		 * 200; baro[1] always fresh and far off, never seen. */
+		bool sample = k % 4 != 3;
+		double alt = 0.01 * k + (k == 200 ? 30.0 : 0.0);
+		fr.now_us = t;
+		fr.baro[0].flags = BARO_FILTER_SENSOR_VALID |
+				   (sample ? BARO_FILTER_SENSOR_FRESH : 0u) |
+				   BARO_FILTER_BARO_HAS_TEMPERATURE;
+		if (sample) {
+			fr.baro[0].time_us = t;
+			fr.baro[0].alt_m = alt;
+			fr.baro[0].pressure_pa = 100000.0 - alt * 12.0;
+			fr.baro[0].temperature_c = 20.0;
+		}
+		fr.baro[1] = (struct baro_filter_baro){
+			.time_us = t,
+			.flags = BARO_FILTER_SENSOR_VALID |
+				 BARO_FILTER_SENSOR_FRESH,
+			.alt_m = 500.0,
+		};
+		struct baro_filter_output2 o2;
+		struct baro_filter_output o1;
+		baro_filter_instance_step2(&a, &fr, &o2);
+		if (sample) {
+			struct baro_filter_input in = {
+				.time_us = t,
+				.pressure_pa = fr.baro[0].pressure_pa,
+				.temperature_c = 20.0,
+				.alt_m = alt,
+				.flags = BARO_FILTER_IN_HAS_TEMPERATURE,
+			};
+			baro_filter_instance_step(&b, t, &in, &o1);
+		} else {
+			baro_filter_instance_step(&b, t, NULL, &o1);
+		}
+		assert_memory_equal(&o2.alt_m, &o1.alt_m, sizeof(double));
+		assert_memory_equal(&o2.test_ratio, &o1.test_ratio,
+				    sizeof(double));
+		assert_int_equal(o2.flags, o1.flags);
+		assert_true(isnan(o2.climb_m_s));
+		uint32_t want = BARO_FILTER_BARO_OUT_SELECTED;
+		if (o1.flags & BARO_FILTER_OUT_HEALTHY)
+			want |= BARO_FILTER_BARO_OUT_HEALTHY;
+		if (o1.flags & BARO_FILTER_OUT_REJECTED) {
+			want |= BARO_FILTER_BARO_OUT_REJECTED;
+			rejected++;
+		}
+		assert_int_equal(o2.baro_flags[0], want);
+		assert_int_equal(o2.baro_flags[1], 0);
+		assert_int_equal(o2.baro_flags[2], 0);
+	}
+	assert_int_equal(rejected, 1);
+	baro_filter_instance_destroy(&a);
+	baro_filter_instance_destroy(&b);
+}
+
+/* Two plugins naming themselves alike are told apart by file. */
+static void
+test_label_file(void **state)
+{
+	(void)state;
+	struct baro_filter_instance fi;
+	char err[256];
+
+	create_ok(&fi, "EXAMPLE_FILTER2", ":tau=3");
+	assert_int_equal(baro_filter_instance_label_file(&fi), 0);
+	assert_string_equal(fi.label,
+			    "plugin:complementary@example-filter2.so:tau=3");
+	baro_filter_instance_destroy(&fi);
+	assert_int_equal(baro_filter_instance_create(&fi, "comp", 0, err,
+						     sizeof(err)), 0);
+	assert_true(baro_filter_instance_is_v2(&fi));
+	assert_int_equal(baro_filter_instance_label_file(&fi), -EINVAL);
+	assert_string_equal(fi.label, "comp");
+	baro_filter_instance_destroy(&fi);
+}
+
 int
 main(void)
 {
@@ -343,6 +556,10 @@ main(void)
 		cmocka_unit_test(test_plugin_example),
 		cmocka_unit_test(test_plugin_relative_path),
 		cmocka_unit_test(test_plugin_errors),
+		cmocka_unit_test(test_plugin_v2_example),
+		cmocka_unit_test(test_plugin_v2_errors),
+		cmocka_unit_test(test_step2_v1_adapter),
+		cmocka_unit_test(test_label_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

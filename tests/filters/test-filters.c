@@ -662,18 +662,198 @@ run_script(struct baro_filter_instance *fi, uint64_t t0, double base,
 	}
 }
 
+/* --- comp (version 2) --- */
+
+/* A reproducible N(0, 1): xorshift64 and Box-Muller. */
+struct gauss {
+	uint64_t s;
+};
+
+static double
+uniform01(struct gauss *g)
+{
+	g->s ^= g->s << 13;
+	g->s ^= g->s >> 7;
+	g->s ^= g->s << 17;
+	return ((double)(g->s >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double
+gauss(struct gauss *g)
+{
+	double u = uniform01(g), v = uniform01(g);
+	return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
+}
+
+/* A climb with a sine on it, m; and its acceleration, m/s^2. */
+static double
+traj_h(double t)
+{
+	return 2.0 * t + 8.0 * sin(0.6 * t);
+}
+
+static double
+traj_a(double t)
+{
+	return -8.0 * 0.36 * sin(0.6 * t);
+}
+
+struct comp_run {
+	double rms_comp, rms_gate;
+	bool spike_rejected_comp, spike_rejected_gate;
+	double spike_err_comp;
+	double max_diff_no_accel;	/* comp without accel against gate */
+};
+
+/*
+ * 60 s: baro at 50 Hz with 0.5 m noise (a 20 m spike at 30 s), accel at
+ * 200 Hz, level, with 0.05 m/s^2 noise and a 0.08 m/s^2 bias; with_accel
+ * false leaves the accel block empty.  comp steps on every event (accel
+ * before baro at one time, as the runner orders them), gate on the baro
+ * samples; errors against the trajectory at the baro samples after 5 s.
+ */
+static struct comp_run
+comp_against_gate(bool with_accel)
+{
+	struct baro_filter_instance comp = make("comp:noise=0.5");
+	struct baro_filter_instance gate = make("gate:noise=0.5");
+	struct gauss g = { 0x243f6a8885a308d3u };
+	struct baro_filter_frame fr = { .nbaro = 1 };
+	struct comp_run r = { 0 };
+	double se_c = 0.0, se_g = 0.0;
+	size_t n = 0;
+	const uint64_t spike_us = 30 * S;
+
+	assert_true(baro_filter_instance_is_v2(&comp));
+	for (uint64_t t = 0; t <= 60 * S; t += 5 * MS) {
+		double ts = (double)t * 1e-6;
+		struct baro_filter_output2 o;
+		if (with_accel) {
+			double a = traj_a(ts) + 0.05 * gauss(&g) + 0.08;
+			fr.now_us = t;
+			fr.baro[0].flags &= ~BARO_FILTER_SENSOR_FRESH;
+			fr.accel = (struct baro_filter_accel){
+				.time_us = t,
+				.flags = BARO_FILTER_SENSOR_VALID |
+					 BARO_FILTER_SENSOR_FRESH |
+					 BARO_FILTER_ACCEL_HAS_ATTITUDE,
+				.specific_force = { 0, 0, -(9.80665 + a) },
+				.vert_accel_mss = a,
+			};
+			baro_filter_instance_step2(&comp, &fr, &o);
+			fr.accel.flags &= ~BARO_FILTER_SENSOR_FRESH;
+		}
+		if (t % (20 * MS) != 0)
+			continue;
+		double z = traj_h(ts) + 0.5 * gauss(&g) +
+			   (t == spike_us ? 20.0 : 0.0);
+		fr.now_us = t;
+		fr.baro[0] = (struct baro_filter_baro){
+			.time_us = t,
+			.flags = BARO_FILTER_SENSOR_VALID |
+				 BARO_FILTER_SENSOR_FRESH,
+			.pressure_pa = 101325.0 - 12.0 * z,
+			.alt_m = z,
+		};
+		baro_filter_instance_step2(&comp, &fr, &o);
+		struct baro_filter_output og = put(&gate, alt_sample(t, z));
+		if (t == spike_us) {
+			r.spike_rejected_comp =
+				o.flags & BARO_FILTER_OUT_REJECTED;
+			r.spike_rejected_gate = rejected(og);
+			r.spike_err_comp = o.alt_m - traj_h(ts);
+			assert_true(o.baro_flags[0] &
+				    BARO_FILTER_BARO_OUT_REJECTED);
+			continue;	/* the spike's own step not scored */
+		}
+		assert_true(o.flags & BARO_FILTER_OUT_HEALTHY);
+		assert_true(isfinite(o.climb_m_s));
+		double d = fabs(o.alt_m - og.alt_m);
+		if (d > r.max_diff_no_accel)
+			r.max_diff_no_accel = d;
+		if (t < 5 * S)
+			continue;
+		se_c += (o.alt_m - traj_h(ts)) * (o.alt_m - traj_h(ts));
+		se_g += (og.alt_m - traj_h(ts)) * (og.alt_m - traj_h(ts));
+		n++;
+	}
+	r.rms_comp = sqrt(se_c / (double)n);
+	r.rms_gate = sqrt(se_g / (double)n);
+	baro_filter_instance_destroy(&comp);
+	baro_filter_instance_destroy(&gate);
+	return r;
+}
+
+/* What the accelerometer is worth: well under gate's error on 0.5 m
+ * noise, and a 20 m spike still rejected. */
+static void
+test_comp_beats_gate(void **state)
+{
+	(void)state;
+	struct comp_run r = comp_against_gate(true);
+
+	print_message("comp rms %.3f m, gate rms %.3f m\n", r.rms_comp,
+		      r.rms_gate);
+	assert_true(r.rms_comp < r.rms_gate);
+	assert_true(r.rms_comp < 0.75 * r.rms_gate);
+	assert_true(r.spike_rejected_comp);
+	assert_true(r.spike_rejected_gate);
+	assert_true(fabs(r.spike_err_comp) < 0.5);
+}
+
+/* Without an accelerometer comp is gate: the same random-acceleration
+ * model, gate and fusion (to rounding). */
+static void
+test_comp_without_accel_is_gate(void **state)
+{
+	(void)state;
+	struct comp_run r = comp_against_gate(false);
+
+	assert_true(r.max_diff_no_accel < 1e-9);
+	assert_true(r.spike_rejected_comp);
+}
+
+/* A height timeout restarts comp at the sample, as gate. */
+static void
+test_comp_timeout(void **state)
+{
+	(void)state;
+	struct baro_filter_instance fi = make("comp:timeout_s=1");
+	struct baro_filter_output o;
+
+	o = put(&fi, alt_sample(0, 0.0));
+	assert_true(o.alt_m == 0.0);
+	o = put(&fi, alt_sample(100 * MS, 0.1));
+	assert_false(rejected(o));
+	/* A step of 50 m: rejected until no sample passed for 1 s. */
+	o = put(&fi, alt_sample(500 * MS, 50.0));
+	assert_true(rejected(o));
+	o = put(&fi, alt_sample(1000 * MS, 50.0));
+	assert_true(rejected(o));
+	assert_true(healthy(o));
+	o = poll_at(&fi, 1150 * MS);
+	assert_false(healthy(o));
+	o = put(&fi, alt_sample(1200 * MS, 50.0));
+	assert_false(rejected(o));
+	assert_true(o.alt_m == 50.0);
+	assert_true(healthy(o));
+	baro_filter_instance_destroy(&fi);
+}
+
 static void
 test_reset_is_fresh(void **state)
 {
 	(void)state;
-	size_t n;
+	size_t n, n2;
 	const struct baro_filter *const *all = baro_filter_builtins(&n);
+	const struct baro_filter2 *const *all2 = baro_filter2_builtins(&n2);
 	enum { N = 200 };
 	struct baro_filter_output fresh[N], again[N], junk[N];
 
-	for (size_t i = 0; i < n; i++) {
-		struct baro_filter_instance a = make(all[i]->name);
-		struct baro_filter_instance b = make(all[i]->name);
+	for (size_t i = 0; i < n + n2; i++) {
+		const char *name = i < n ? all[i]->name : all2[i - n]->name;
+		struct baro_filter_instance a = make(name);
+		struct baro_filter_instance b = make(name);
 
 		/* Far from the second run's level and just before it in
 		 * time, so anything reset() forgot shows in the outputs. */
@@ -687,7 +867,7 @@ test_reset_is_fresh(void **state)
 					 fresh[k].test_ratio) ||
 			    again[k].flags != fresh[k].flags)
 				fail_msg("%s: step %u differs after reset",
-					 all[i]->name, k);
+					 name, k);
 		}
 		baro_filter_instance_destroy(&a);
 		baro_filter_instance_destroy(&b);
@@ -715,6 +895,9 @@ main(void)
 		cmocka_unit_test(test_gate_ratio_by_hand),
 		cmocka_unit_test(test_gate_spike_and_step),
 		cmocka_unit_test(test_gate_timeout),
+		cmocka_unit_test(test_comp_beats_gate),
+		cmocka_unit_test(test_comp_without_accel_is_gate),
+		cmocka_unit_test(test_comp_timeout),
 		cmocka_unit_test(test_reset_is_fresh),
 	};
 

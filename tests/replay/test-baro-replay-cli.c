@@ -1002,8 +1002,9 @@ test_run_bundled_logs(void **state)
 	for (const char *p = json; (p = strstr(p, "\"filter\":")); p++)
 		runs++;
 	/* 12 scenarios apply to logs (truth-step is synthetic only), 13
-	 * to the synthetic stream, 6 built-in filters each. */
-	assert_int_equal(runs, (NLOGS * 12 + 13) * 6);
+	 * to the synthetic stream, 7 built-in filters each (6 of version
+	 * 1, comp of version 2). */
+	assert_int_equal(runs, (NLOGS * 12 + 13) * 7);
 	char *csv = report_file(dir, "summary.csv");
 	char key[256];
 	for (int i = 0; i < NLOGS; i++) {
