@@ -622,7 +622,9 @@ next(void *priv, struct log_input *in, struct log_record *rec,
 	struct tlog *t = priv;
 
 	while (t->qlen == 0) {
-		struct frame fr;
+		/* Set by read_record on success only; gcc 14 -O3 cannot
+		 * see that through the inlined on_frame (issue 36). */
+		struct frame fr = { 0 };
 		int rc = read_record(t, in, info, &fr, err, errlen);
 		if (rc <= 0)
 			return rc;

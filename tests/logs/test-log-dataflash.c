@@ -295,6 +295,17 @@ rec_time(const struct log_record *r)
 	}
 }
 
+/* The sum of every type's count in list_types. */
+static size_t
+types_total(const struct got *g)
+{
+	size_t sum = 0;
+
+	for (const char *p = g->types; (p = strchr(p, '=')) != NULL; p++)
+		sum += strtoul(p + 1, NULL, 10);
+	return sum;
+}
+
 static bool
 has_type(const struct got *g, const char *entry)
 {
@@ -523,6 +534,8 @@ test_truncate_every_byte(void **state)
 		boundary = boundary || cut == b.n;
 		struct got *g = read_mem(&b, cut);
 		assert_int_equal(count(g, LOG_REC_BARO, NULL), bars);
+		/* Every whole record is counted by type, the cut one not. */
+		assert_int_equal(types_total(g), whole);
 		if (boundary) {
 			assert_int_equal(g->rc, 0);
 		} else {
