@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "log-reader.h"
+#include "sensor-rec.h"
 #include "test-util.h"
 #include "byte-buf.h"
 
@@ -288,11 +289,7 @@ nth(const struct got *g, enum log_record_kind kind, const char *channel,
 static uint64_t
 rec_time(const struct log_record *r)
 {
-	switch (r->kind) {
-	case LOG_REC_BARO: return r->baro.time_us;
-	case LOG_REC_REFERENCE: return r->ref.time_us;
-	default: return r->event.time_us;
-	}
+	return log_record_time(r);
 }
 
 /* The sum of every type's count in list_types. */
@@ -1188,6 +1185,8 @@ same_records(const struct got *a, const struct got *b, size_t n)
 		     x->baro.flags != y->baro.flags))
 			return false;
 		if (x->kind == LOG_REC_REFERENCE && x->ref.alt_m != y->ref.alt_m)
+			return false;
+		if (!old_kind(x->kind) && !sensor_rec_equal(x, y))
 			return false;
 	}
 	return true;

@@ -16,6 +16,7 @@
 #include "test-util.h"
 #include "byte-buf.h"
 #include "log-reader.h"
+#include "sensor-rec.h"
 #include "mavlink.h"
 #include "util-endian.h"
 
@@ -1087,8 +1088,7 @@ rec_equal(const struct log_record *a, const struct log_record *b)
 	case LOG_REC_ATTITUDE:
 	case LOG_REC_GPS:
 	case LOG_REC_RANGE:
-		return memcmp(&a->imu, &b->imu, sizeof(struct log_record) -
-			      offsetof(struct log_record, imu)) == 0;
+		return sensor_rec_equal(a, b);
 	}
 	return false;
 }

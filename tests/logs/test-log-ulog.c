@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "log-reader.h"
+#include "sensor-rec.h"
 #include "test-util.h"
 #include "byte-buf.h"
 #include "util-endian.h"
@@ -231,7 +232,7 @@ pb_fill(struct pb *p, size_t n, uint8_t v)
 
 /* ---- reading ---- */
 
-#define MAX_RECS 8192
+#define MAX_RECS 32768
 
 struct got {
 	int open_rc, rc;
@@ -278,6 +279,27 @@ drain(struct log_reader *r, struct got *g)
 	while ((name = log_reader_channel_name(r, g->n_chans)))
 		snprintf(g->chan[g->n_chans++], 96, "%s", name);
 	log_reader_list_types(r, type_cb, g);
+}
+
+/* Move the sensor records (IMU, attitude, GPS, range) out of g into
+ * out, keeping the order of both; how many there were.  The tests of
+ * the older kinds then see exactly the sequence they always did. */
+static size_t
+take_sensor_records(struct got *g, struct log_record *out, size_t cap)
+{
+	size_t kept = 0, taken = 0;
+
+	assert_true(g->n <= MAX_RECS);
+	for (size_t i = 0; i < g->n; i++) {
+		if (old_kind(g->rec[i].kind))
+			g->rec[kept++] = g->rec[i];
+		else if (taken < cap)
+			out[taken++] = g->rec[i];
+		else
+			taken++;
+	}
+	g->n = kept;
+	return taken;
 }
 
 static struct got *
@@ -418,8 +440,7 @@ rec_equal(const struct log_record *a, const struct log_record *b)
 	case LOG_REC_ATTITUDE:
 	case LOG_REC_GPS:
 	case LOG_REC_RANGE:
-		return memcmp(&a->imu, &b->imu, sizeof(struct log_record) -
-			      offsetof(struct log_record, imu)) == 0;
+		return sensor_rec_equal(a, b);
 	}
 	return false;
 }
@@ -1286,6 +1307,35 @@ test_references(void **state)
 
 	struct got *g = read_mem(b.buf, b.n, NULL);
 	assert_int_equal(g->rc, 0);
+	/* Every GPS message is a GPS sample, whatever its fix, after the
+	 * reference it may also be; the rangefinder facing down is a
+	 * range sample after its reference. */
+	assert_int_equal(g->n, 10);
+	assert_int_equal(g->rec[0].kind, LOG_REC_GPS);
+	assert_int_equal(g->rec[1].kind, LOG_REC_REFERENCE);
+	assert_int_equal(g->rec[2].kind, LOG_REC_GPS);
+	assert_int_equal(g->rec[7].kind, LOG_REC_RANGE);
+	struct log_record sens[4];
+	assert_int_equal(take_sensor_records(g, sens, 4), 4);
+	for (int i = 0; i < 3; i++) {
+		const struct log_gps *s = &sens[i].gps;
+		assert_string_equal(g->chan[sens[i].channel],
+				    "vehicle_gps_position");
+		assert_int_equal(s->time_us, 1000 + i);
+		assert_int_equal(s->fix_type, 2 + i);
+		assert_true(s->alt_amsl_m == (424749 + i) / 1000.0);
+		/* The v1.9 layout here has none of these. */
+		assert_int_equal(s->nsats, 255);
+		assert_true(isnan(s->vel_up_m_s) && isnan(s->vacc_m) &&
+			    isnan(s->vel_acc_m_s));
+	}
+	const struct log_range *rg = &sens[3].range;
+	assert_string_equal(g->chan[sens[3].channel], "distance_sensor[1]");
+	assert_int_equal(rg->time_us, 3001);
+	assert_int_equal(rg->instance, 1);
+	assert_true(rg->distance_m == 0.44f);
+	assert_true(isnan(rg->min_m) && isnan(rg->max_m));
+	assert_int_equal(rg->quality, -1);
 	assert_int_equal(g->n, 6);
 	static const struct {
 		const char *chan;
@@ -1337,6 +1387,10 @@ test_references(void **state)
 	ub_data(&b, 1, p.d, p.n);
 	g = read_mem(b.buf, b.n, NULL);
 	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->n, 2);
+	assert_int_equal(take_sensor_records(g, sens, 1), 1);
+	assert_true(sens[0].gps.alt_amsl_m == 487.976);
+	assert_int_equal(sens[0].gps.time_us, 1710773359526000);
 	assert_int_equal(g->n, 1);
 	assert_int_equal(g->rec[0].ref.time_us, 1710773359526000);
 	assert_true(g->rec[0].ref.alt_m == 487.976);
