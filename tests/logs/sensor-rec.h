@@ -10,6 +10,8 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "log-reader.h"
 
@@ -61,6 +63,86 @@ old_kind(enum log_record_kind k)
 {
 	return k == LOG_REC_BARO || k == LOG_REC_REFERENCE ||
 	       k == LOG_REC_EVENT;
+}
+
+/*
+ * What a bundled log should give on one sensor stream: its count and
+ * its first and last records, decoded independently (each test says
+ * how).  Attitude from trigonometry may differ in the last bits
+ * between C libraries, so it is compared to 1e-12 rad; every other
+ * field exactly.
+ */
+struct sensor_expect {
+	const char *chan;
+	enum log_record_kind kind;
+	size_t n;
+	struct log_record first, last;
+};
+
+static inline bool
+sensor_rec_matches(const struct log_record *got,
+		   const struct log_record *want)
+{
+	if (got->kind != want->kind)
+		return false;
+	if (got->kind != LOG_REC_ATTITUDE)
+		return sensor_rec_equal(got, want);
+	return got->att.time_us == want->att.time_us &&
+	       fabs(got->att.roll_rad - want->att.roll_rad) < 1e-12 &&
+	       fabs(got->att.pitch_rad - want->att.pitch_rad) < 1e-12 &&
+	       fabs(got->att.yaw_rad - want->att.yaw_rad) < 1e-12;
+}
+
+/*
+ * Check the records recs[0..n) (channel names chan_name(channel)) on
+ * every stream of want against it, and that no other stream has sensor
+ * records.  A message naming the stream on the first difference, else
+ * "" (msg holds len bytes).
+ */
+static inline void
+sensor_check(const struct log_record *recs, size_t n,
+	     const char *(*chan_name)(const void *ctx, unsigned channel),
+	     const void *ctx, const struct sensor_expect *want, size_t nwant,
+	     char *msg, size_t len)
+{
+	msg[0] = '\0';
+	for (size_t w = 0; w < nwant && !msg[0]; w++) {
+		size_t seen = 0;
+		const struct log_record *first = NULL, *last = NULL;
+		for (size_t i = 0; i < n; i++) {
+			if (recs[i].kind != want[w].kind ||
+			    strcmp(chan_name(ctx, recs[i].channel),
+				   want[w].chan) != 0)
+				continue;
+			if (!first)
+				first = &recs[i];
+			last = &recs[i];
+			seen++;
+		}
+		if (seen != want[w].n)
+			snprintf(msg, len, "%s kind %d: %zu records, want %zu",
+				 want[w].chan, (int)want[w].kind, seen,
+				 want[w].n);
+		else if (seen && !sensor_rec_matches(first, &want[w].first))
+			snprintf(msg, len, "%s kind %d: first record differs",
+				 want[w].chan, (int)want[w].kind);
+		else if (seen && !sensor_rec_matches(last, &want[w].last))
+			snprintf(msg, len, "%s kind %d: last record differs",
+				 want[w].chan, (int)want[w].kind);
+	}
+	for (size_t i = 0; i < n && !msg[0]; i++) {
+		if (old_kind(recs[i].kind))
+			continue;
+		bool known = false;
+		for (size_t w = 0; w < nwant; w++)
+			known |= recs[i].kind == want[w].kind &&
+				 strcmp(chan_name(ctx, recs[i].channel),
+					want[w].chan) == 0;
+		if (!known)
+			snprintf(msg, len, "unexpected kind %d on %s",
+				 (int)recs[i].kind,
+				 chan_name(ctx, recs[i].channel));
+	}
 }
 
 #endif

@@ -1614,6 +1614,124 @@ test_real_truncations(void **state)
 	free(path);
 }
 
+/* ------------------------------------------------------------------ */
+/* Sensor records of the bundled logs */
+
+/*
+ * Counts and first/last records per stream, decoded once with a
+ * throwaway Python parser written from the format (FMT-described
+ * records, FMTU/MULT; not kept): IMU/IMU2 AccX..Z as logged; ATT
+ * Roll, Pitch, Yaw in degrees (centidegrees where the format is 'c'/'C')
+ * times pi/180, yaw above pi less 2 pi; every GPS record with Status,
+ * NSats, Alt, -VZ and the VAcc, SAcc of the GPA right after it (NaN
+ * without); times TimeUS, TimeMS x 1000, or the 2014 GPS's T x 1000.
+ * None of the logs has RFND or ACC records.
+ */
+static const struct sensor_expect sens_313[] = {
+	{ "ATT", LOG_REC_ATTITUDE, 735,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 32451000, -0.017278759594743863, -0.028623399732707007, -0.5180137219919168 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 105851000, -0.008377580409572781, -0.03368485456349056, -0.3211405823669562 } } },
+	{ "IMU[0]", LOG_REC_IMU, 3672,
+	  { .kind = LOG_REC_IMU, .imu = { 32451000, 0, { -0.10048732906579971, 0.2667340636253357, -9.810201644897461 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 105870000, 0, { 0.14725087583065033, 0.10448383539915085, -9.913568496704102 } } } },
+	{ "IMU[1]", LOG_REC_IMU, 3672,
+	  { .kind = LOG_REC_IMU, .imu = { 32451000, 1, { -0.11991739273071289, 0.36079442501068115, -9.687288284301758 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 105870000, 1, { 0.0680687427520752, -0.7830154299736023, -9.785372734069824 } } } },
+	{ "GPS[0]", LOG_REC_GPS, 368,
+	  { .kind = LOG_REC_GPS, .gps = { 32461000, 0, 3, 13, 277.82, -0.019999999552965164, NAN, NAN } },
+	  { .kind = LOG_REC_GPS, .gps = { 105821000, 0, 3, 14, 286.76, -0.3799999952316284, NAN, NAN } } },
+};
+static const struct sensor_expect sens_344[] = {
+	{ "IMU[0]", LOG_REC_IMU, 3755,
+	  { .kind = LOG_REC_IMU, .imu = { 224630352, 0, { -0.1959240734577179, 0.28368207812309265, -9.78702449798584 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 375293037, 0, { 9.184815406799316, 1.0923562049865723, -3.086635112762451 } } } },
+	{ "IMU[1]", LOG_REC_IMU, 3755,
+	  { .kind = LOG_REC_IMU, .imu = { 224630352, 1, { -0.1106490045785904, 0.27130094170570374, -9.702140808105469 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 375293037, 1, { 9.388090133666992, 0.9340524077415466, -3.321605920791626 } } } },
+	{ "ATT", LOG_REC_ATTITUDE, 1502,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 224685628, -0.026878070480712675, -0.015533430342749533, -1.583013631558857 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 375280200, -0.27785641691749724, 1.2395328347663728, 0.18291050560900574 } } },
+	{ "GPS[0]", LOG_REC_GPS, 753,
+	  { .kind = LOG_REC_GPS, .gps = { 224714179, 0, 4, 17, 213.63, -0.009999999776482582, 0.93, 0.16 } },
+	  { .kind = LOG_REC_GPS, .gps = { 375150331, 0, 4, 17, 211.19, -0.04999999701976776, 0.98, 0.29 } } },
+};
+static const struct sensor_expect sens_35[] = {
+	{ "ATT", LOG_REC_ATTITUDE, 504,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 402617284, -0.02199114857512855, -0.04782202150464463, -1.8179349488772933 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 453494900, -0.0066322511575784525, 0.024260076602721184, -1.7985617941801566 } } },
+	{ "IMU[0]", LOG_REC_IMU, 1258,
+	  { .kind = LOG_REC_IMU, .imu = { 402644506, 0, { -0.11938289552927017, 0.24223732948303223, -10.213163375854492 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 453502278, 0, { 0.9270141124725342, -0.07651850581169128, -9.802717208862305 } } } },
+	{ "IMU[1]", LOG_REC_IMU, 1258,
+	  { .kind = LOG_REC_IMU, .imu = { 402644506, 1, { -0.2769341766834259, 0.14752985537052155, -10.392358779907227 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 453502278, 1, { 0.5482136011123657, -0.014167191460728645, -10.036998748779297 } } } },
+	{ "GPS[0]", LOG_REC_GPS, 254,
+	  { .kind = LOG_REC_GPS, .gps = { 402735374, 0, 4, 18, 3.52, -0.0560000017285347, 0.75, 0.2 } },
+	  { .kind = LOG_REC_GPS, .gps = { 453330122, 0, 4, 18, -2.6, -0.05000000074505806, 0.61, 0.24 } } },
+};
+static const struct sensor_expect sens_364[] = {
+	{ "IMU[0]", LOG_REC_IMU, 1820,
+	  { .kind = LOG_REC_IMU, .imu = { 208659484, 0, { 0.15701234340667725, 0.2550721764564514, -9.823831558227539 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 909299881, 0, { -0.04196174070239067, -0.508883535861969, -10.148125648498535 } } } },
+	{ "IMU[1]", LOG_REC_IMU, 1820,
+	  { .kind = LOG_REC_IMU, .imu = { 208659484, 1, { 0.24620380997657776, 0.2819700837135315, -9.732436180114746 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 909299881, 1, { -0.03510502353310585, -0.560296893119812, -9.994236946105957 } } } },
+	{ "ATT", LOG_REC_ATTITUDE, 728,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 208674420, 0.0041887902047863905, 0.011868238913561441, -0.17784905077822177 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 909274534, 0.007330382858376184, -0.01064650843716541, -0.1288052987971815 } } },
+	{ "GPS[0]", LOG_REC_GPS, 365,
+	  { .kind = LOG_REC_GPS, .gps = { 208734295, 0, 4, 18, 47.36, 0.009000000543892384, 1.42, 0.31 } },
+	  { .kind = LOG_REC_GPS, .gps = { 909334550, 0, 4, 18, 49.4, -0.04400000348687172, 0.99, 0.3 } } },
+};
+static const struct sensor_expect sens_462[] = {
+	{ "ATT", LOG_REC_ATTITUDE, 5,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 140186526, -0.06831869978337239, 0.06153013987838148, 1.73100370901663 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 140593234, -0.06834960493558492, 0.061483522075737485, 1.7314202274111181 } } },
+	{ "IMU[0]", LOG_REC_IMU, 10,
+	  { .kind = LOG_REC_IMU, .imu = { 140209868, 0, { 0.6129292845726013, 0.8672698140144348, -9.763680458068848 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 140575610, 0, { 0.5999481678009033, 0.8649151921272278, -9.762846946716309 } } } },
+	{ "IMU[1]", LOG_REC_IMU, 10,
+	  { .kind = LOG_REC_IMU, .imu = { 140209868, 1, { 0.48838382959365845, 0.9139217734336853, -9.737777709960938 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 140575610, 1, { 0.4669237732887268, 0.9233852624893188, -9.744965553283691 } } } },
+	{ "GPS[0]", LOG_REC_GPS, 2,
+	  { .kind = LOG_REC_GPS, .gps = { 140225173, 0, 3, 8, 47.77, -0.010000000707805157, 1.36, 0.18 } },
+	  { .kind = LOG_REC_GPS, .gps = { 140430894, 0, 3, 8, 47.77, 0.006000000052154064, 1.36, 0.19 } } },
+};
+static const char *
+got_chan(const void *ctx, unsigned channel)
+{
+	const struct got *g = ctx;
+	return channel < g->nchan ? g->chan[channel] : "?";
+}
+
+static void
+check_sensors(const char *file, const struct sensor_expect *want,
+	      size_t nwant)
+{
+	NEED_LOG(path, file);
+	struct got *g = read_file(path);
+	char msg[160];
+	sensor_check(g->rec, g->n, got_chan, g, want, nwant, msg, sizeof(msg));
+	if (msg[0])
+		fail_msg("%s: %s", file, msg);
+	got_free(g);
+	free(path);
+}
+
+#define CHECK_SENSORS(file, want) \
+	check_sensors(file, want, sizeof(want) / sizeof(want[0]))
+
+static void
+test_bundled_sensors(void **state)
+{
+	(void)state;
+	CHECK_SENSORS("ap_copter-3.1.3_px4v2_legacy-ctun-only.bin", sens_313);
+	CHECK_SENSORS("ap_copter-3.4.4-rc1_badajoz_climb.bin", sens_344);
+	CHECK_SENSORS("ap_copter-3.5era_netherlands_short.bin", sens_35);
+	CHECK_SENSORS("ap_copter-3.6.4_fmuv5_high-vibration.bin", sens_364);
+	CHECK_SENSORS("ap_copter-4.6.2_pixhawk4_truncated80k.bin", sens_462);
+}
+
 int
 main(void)
 {
@@ -1638,6 +1756,7 @@ main(void)
 		cmocka_unit_test(test_log_462),
 		cmocka_unit_test(test_log_313),
 		cmocka_unit_test(test_real_truncations),
+		cmocka_unit_test(test_bundled_sensors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
