@@ -2005,6 +2005,91 @@ test_bundled_damaged(void **state)
 	}
 }
 
+/*
+ * Sensor records of the bundled ULogs: counts and first/last records
+ * per stream, decoded once with a throwaway Python parser written from
+ * the ULog format ('F' definitions, 'A' subscriptions, 'D' data; not
+ * kept): sensor_combined accelerometer_m_s2 at timestamp +
+ * accelerometer_timestamp_relative; vehicle_attitude q[0..3] turned to
+ * roll = atan2(2(cd + ab), a2 - b2 - c2 + d2), pitch = asin(2(ac - bd)),
+ * yaw = atan2(2(bc + ad), a2 + b2 - c2 - d2) in double; the GPS topic's
+ * altitude_msl_m or alt / 1000, -vel_d_m_s, epv, s_variance_m_s,
+ * satellites_used, fix_type; distance_sensor facing down with its
+ * limits and signal_quality.  Times: timestamp_sample when non-zero,
+ * else timestamp.
+ */
+static const struct sensor_expect sens_cube[] = {
+	{ "sensor_combined", LOG_REC_IMU, 1298,
+	  { .kind = LOG_REC_IMU, .imu = { 20326716, 0, { 0.0012458056444302201, -0.15434497594833374, -9.63424301147461 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 26822868, 0, { -0.010053723119199276, -0.1637258678674698, -9.566828727722168 } } } },
+	{ "vehicle_attitude", LOG_REC_ATTITUDE, 1298,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 20326716, 0.01884275218295525, -0.0019168289624496926, 0.24224177268641248 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 26822868, 0.017549944187666623, -0.0009506811834908454, 0.03457180885425016 } } },
+	{ "vehicle_gps_position", LOG_REC_GPS, 32,
+	  { .kind = LOG_REC_GPS, .gps = { 20471648, 0, 3, 15, 66.814, -0.242000013589859, 6.984000205993652, 0.6510000228881836 } },
+	  { .kind = LOG_REC_GPS, .gps = { 26658637, 0, 3, 14, 62.977, -0.08100000023841858, 5.2220001220703125, 0.4780000150203705 } } },
+};
+
+static const struct sensor_expect sens_fmuv3[] = {
+	{ "distance_sensor", LOG_REC_RANGE, 361,
+	  { .kind = LOG_REC_RANGE, .range = { 5080853612, 0, 6.21999979019165, 0.05000000074505806, 25.0, 96 } },
+	  { .kind = LOG_REC_RANGE, .range = { 5120415622, 0, 0.4699999988079071, 0.05000000074505806, 25.0, 97 } } },
+	{ "sensor_combined", LOG_REC_IMU, 341,
+	  { .kind = LOG_REC_IMU, .imu = { 5080903927, 0, { 1.2223460674285889, 0.28565558791160583, -4.047487258911133 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 5120452723, 0, { -1.151281714439392, 0.5735969543457031, -12.805784225463867 } } } },
+	{ "vehicle_attitude", LOG_REC_ATTITUDE, 1099,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 5080903927, 0.03281748419493888, 0.017061483099768387, -1.8522025847746697 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 5120480777, -0.005363824043694054, 0.012523315356446843, -1.8252690506484854 } } },
+	{ "vehicle_gps_position", LOG_REC_GPS, 179,
+	  { .kind = LOG_REC_GPS, .gps = { 5080891710, 0, 4, 14, 428.924, 1.4600000381469727, 0.8040000200271606, 0.2840000092983246 } },
+	  { .kind = LOG_REC_GPS, .gps = { 5120303403, 0, 4, 16, 424.756, -0.04800000041723251, 0.8300000429153442, 0.2930000126361847 } } },
+};
+
+static const struct sensor_expect sens_sitl[] = {
+	{ "sensor_combined", LOG_REC_IMU, 7783,
+	  { .kind = LOG_REC_IMU, .imu = { 1710773350354000, 0, { 0.06176302954554558, -0.0017142761498689651, -9.821813583374023 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 1710773381482000, 0, { -0.023231130093336105, 0.009059630334377289, -9.812236785888672 } } } },
+	{ "vehicle_attitude", LOG_REC_ATTITUDE, 622,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 1710773350434000, 0.0013223684382160544, 0.008762311401294309, -0.0009019481402216538 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 1710773381434000, 0.0014080563082705397, 0.001892114944644558, 0.020246691169513886 } } },
+	{ "vehicle_gps_position", LOG_REC_GPS, 583,
+	  { .kind = LOG_REC_GPS, .gps = { 1710773351206000, 0, 0, 10, 487.993, -0.0, 97.77999877929688, 0.25 } },
+	  { .kind = LOG_REC_GPS, .gps = { 1710773381470000, 0, 3, 10, 487.992, -0.0, 0.3999999761581421, 0.25 } } },
+};
+
+static const char *
+got_chan(const void *ctx, unsigned channel)
+{
+	const struct got *g = ctx;
+	return channel < g->n_chans ? g->chan[channel] : "?";
+}
+
+static void
+check_sensors(const char *file, const struct sensor_expect *want,
+	      size_t nwant)
+{
+	struct got *g = read_log(file);
+	if (!g)
+		skip();
+	char msg[160];
+	sensor_check(g->rec, g->n, got_chan, g, want, nwant, msg, sizeof(msg));
+	if (msg[0])
+		fail_msg("%s: %s", file, msg);
+	free(g);
+}
+
+#define CHECK_SENSORS(file, want) \
+	check_sensors(file, want, sizeof(want) / sizeof(want[0]))
+
+static void
+test_bundled_sensors(void **state)
+{
+	(void)state;
+	CHECK_SENSORS("px4_cubeorange_bench_2baro.ulg", sens_cube);
+	CHECK_SENSORS("px4_fmuv3_flight_rangefinder.ulg", sens_fmuv3);
+	CHECK_SENSORS("px4_sitl_hover_barobias.ulg", sens_sitl);
+}
+
 int
 main(void)
 {
@@ -2030,6 +2115,7 @@ main(void)
 		cmocka_unit_test(test_sitl),
 		cmocka_unit_test(test_bundled_truncated),
 		cmocka_unit_test(test_bundled_damaged),
+		cmocka_unit_test(test_bundled_sensors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
