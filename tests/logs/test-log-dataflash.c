@@ -1615,6 +1615,169 @@ test_real_truncations(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Sensor records from hand-made logs */
+
+static const struct def d_imu46 = {
+	20, "IMU", "QBffffffIIfBBHH",
+	"TimeUS,I,GyrX,GyrY,GyrZ,AccX,AccY,AccZ,EG,EA,T,GH,AH,GHz,AHz" };
+static const struct def d_imu2_34 = {
+	21, "IMU2", "QffffffIIfBB",
+	"TimeUS,GyrX,GyrY,GyrZ,AccX,AccY,AccZ,ErrG,ErrA,Temp,GyHlt,AcHlt" };
+static const struct def d_acc46 = { 22, "ACC", "QBQfff",
+				    "TimeUS,I,SampleUS,AccX,AccY,AccZ" };
+static const struct def d_att34 = {
+	23, "ATT", "QccccCCCC",
+	"TimeUS,DesRoll,Roll,DesPitch,Pitch,DesYaw,Yaw,ErrRP,ErrYaw" };
+static const struct def d_gps46 = {
+	24, "GPS", "QBBIHBcLLeffffB",
+	"TimeUS,I,Status,GMS,GWk,NSats,HDop,Lat,Lng,Alt,Spd,GCrs,VZ,Yaw,U" };
+static const struct def d_gpa46 = {
+	25, "GPA", "QBCCCCfBIHeHH",
+	"TimeUS,I,VDop,HAcc,VAcc,SAcc,YAcc,VV,SMS,Delta,AEl,RTCMFU,RTCMFD" };
+static const struct def d_rfnd46 = { 26, "RFND", "QBCBBb",
+				     "TimeUS,Instance,Dist,Stat,Orient,Quality" };
+
+/* The sensor records of one record each: value, unit, instance, and
+ * the order: a GPS or RFND reference first, the sample after it. */
+static void
+test_sensor_records(void **state)
+{
+	(void)state;
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &d_imu46);
+	fmt_def(&b, &d_imu2_34);
+	fmt_def(&b, &d_acc46);
+	fmt_def(&b, &d_att34);
+	fmt_def(&b, &d_gps46);
+	fmt_def(&b, &d_gpa46);
+	fmt_def(&b, &d_rfnd46);
+	df_rec(&b, &d_imu46, KV({ "TimeUS", 1000 }, { "I", 1 },
+				{ "AccX", 0.5 }, { "AccY", -0.25 },
+				{ "AccZ", -9.75 }));
+	df_rec(&b, &d_imu2_34, KV({ "TimeUS", 1001 }, { "AccZ", -9.5 }));
+	df_rec(&b, &d_acc46, KV({ "TimeUS", 1002 }, { "I", 2 },
+				{ "AccZ", -9.25 }));
+	/* Centidegrees; yaw 270 deg is -90. */
+	df_rec(&b, &d_att34, KV({ "TimeUS", 2000 }, { "Roll", 1.5 },
+				{ "Pitch", -45 }, { "Yaw", 270 }));
+	df_rec(&b, &d_gps46, KV({ "TimeUS", 3000 }, { "Status", 6 },
+				{ "NSats", 21 }, { "Alt", 123.45 },
+				{ "VZ", 0.75 }));
+	df_rec(&b, &d_gpa46, KV({ "TimeUS", 3000 }, { "VAcc", 1.25 },
+				{ "SAcc", 0.5 }));
+	/* No 3D fix: no reference, a sample all the same; its GPA comes
+	 * after another record, so its accuracies stay unknown. */
+	df_rec(&b, &d_gps46, KV({ "TimeUS", 3200 }, { "Status", 1 },
+				{ "NSats", 3 }, { "Alt", 99 }));
+	df_rec(&b, &d_imu46, KV({ "TimeUS", 3300 }, { "AccZ", -9.0 }));
+	df_rec(&b, &d_gpa46, KV({ "TimeUS", 3200 }, { "VAcc", 9 }));
+	df_rec(&b, &d_rfnd46, KV({ "TimeUS", 4000 }, { "Instance", 1 },
+				 { "Dist", 2.5 }, { "Stat", 4 },
+				 { "Orient", 25 }, { "Quality", 90 }));
+	/* Not Good: no reference, quality 0; not down: nothing. */
+	df_rec(&b, &d_rfnd46, KV({ "TimeUS", 4100 }, { "Dist", 7 },
+				 { "Stat", 3 }, { "Orient", 25 },
+				 { "Quality", 90 }));
+	df_rec(&b, &d_rfnd46, KV({ "TimeUS", 4200 }, { "Dist", 3 },
+				 { "Stat", 4 }, { "Orient", 0 }));
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	static const enum log_record_kind order[] = {
+		LOG_REC_IMU, LOG_REC_IMU, LOG_REC_IMU, LOG_REC_ATTITUDE,
+		LOG_REC_REFERENCE, LOG_REC_GPS, LOG_REC_GPS, LOG_REC_IMU,
+		LOG_REC_REFERENCE, LOG_REC_RANGE, LOG_REC_RANGE,
+	};
+	assert_int_equal(g->n, sizeof(order) / sizeof(order[0]));
+	for (size_t i = 0; i < g->n; i++)
+		assert_int_equal(g->rec[i].kind, order[i]);
+	const struct log_record *r = g->rec;
+	assert_string_equal(g->chan[r[0].channel], "IMU[1]");
+	assert_int_equal(r[0].imu.instance, 1);
+	assert_int_equal(r[0].imu.time_us, 1000);
+	assert_true(r[0].imu.accel[0] == 0.5 && r[0].imu.accel[1] == -0.25 &&
+		    r[0].imu.accel[2] == -9.75);
+	assert_string_equal(g->chan[r[1].channel], "IMU[1]");
+	assert_true(r[1].imu.accel[2] == -9.5);
+	assert_string_equal(g->chan[r[2].channel], "ACC[2]");
+	assert_int_equal(r[2].imu.instance, 2);
+	assert_string_equal(g->chan[r[3].channel], "ATT");
+	assert_true(r[3].att.roll_rad == 1.5 * (M_PI / 180.0));
+	assert_true(r[3].att.pitch_rad == -45 * (M_PI / 180.0));
+	assert_true(r[3].att.yaw_rad == 270 * (M_PI / 180.0) - 2.0 * M_PI);
+	assert_string_equal(g->chan[r[4].channel], "GPS[0]");
+	assert_int_equal(r[4].ref.source, LOG_REF_GPS);
+	assert_int_equal(r[5].channel, r[4].channel);
+	const struct log_gps *gp = &r[5].gps;
+	assert_int_equal(gp->time_us, 3000);
+	assert_int_equal(gp->fix_type, 6);
+	assert_int_equal(gp->nsats, 21);
+	assert_true(gp->alt_amsl_m == 12345 * 0.01);
+	assert_true(gp->vel_up_m_s == -0.75);
+	assert_true(gp->vacc_m == 125 * 0.01 && gp->vel_acc_m_s == 50 * 0.01);
+	gp = &r[6].gps;
+	assert_int_equal(gp->fix_type, 1);
+	assert_true(gp->alt_amsl_m == 99);
+	assert_true(isnan(gp->vacc_m) && isnan(gp->vel_acc_m_s));
+	assert_string_equal(g->chan[r[8].channel], "RFND[1]");
+	assert_true(r[8].ref.alt_m == 2.5);
+	assert_int_equal(r[9].range.instance, 1);
+	assert_true(r[9].range.distance_m == 2.5);
+	assert_int_equal(r[9].range.quality, 90);
+	assert_true(isnan(r[9].range.min_m) && isnan(r[9].range.max_m));
+	assert_string_equal(g->chan[r[10].channel], "RFND[0]");
+	assert_true(r[10].range.distance_m == 7);
+	assert_int_equal(r[10].range.quality, 0);
+	got_free(g);
+	free(b.buf);
+}
+
+/* Damaged or odd sensor records: a FMT without an axis, a Length too
+ * short for the format, an instance past the channels, a record cut by
+ * the end, a GPS as the last record (its sample still comes out). */
+static void
+test_sensor_malformed(void **state)
+{
+	(void)state;
+	static const struct def no_z = { 20, "IMU", "QBff",
+					 "TimeUS,I,AccX,AccY" };
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &no_z);
+	fmt_raw(&b, 23, 10, "ATT", "QccccCCCC",
+		"TimeUS,DesRoll,Roll,DesPitch,Pitch,DesYaw,Yaw,ErrRP,ErrYaw");
+	fmt_def(&b, &d_gps46);
+	fmt_def(&b, &d_imu2_34);
+	df_rec(&b, &no_z, KV({ "TimeUS", 1000 }, { "AccX", 1 }));
+	hdr(&b, 23);
+	put_le(&b, 2000, 7);	/* ATT framed by its Length of 10 */
+	df_rec(&b, &d_gps46, KV({ "TimeUS", 2500 }, { "I", 200 },
+				{ "Status", 3 }, { "Alt", 5 }));
+	df_rec(&b, &d_gps46, KV({ "TimeUS", 3000 }, { "Status", 3 },
+				{ "Alt", 5 }));
+	size_t cut = b.n;
+	df_rec(&b, &d_imu2_34, KV({ "TimeUS", 4000 }, { "AccZ", -9.5 }));
+	struct got *g = read_mem(&b, b.n - 3);
+	assert_int_equal(g->rc, -ENODATA);
+	char want[32];
+	snprintf(want, sizeof(want), "offset %zu:", cut);
+	assert_non_null(strstr(g->err, want));
+	assert_int_equal(g->info.fmt_undecodable, 1);
+	assert_int_equal(count(g, LOG_REC_IMU, NULL), 0);
+	assert_int_equal(count(g, LOG_REC_ATTITUDE, NULL), 0);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "GPS[0]"), 1);
+	assert_int_equal(count(g, LOG_REC_GPS, "GPS[0]"), 1);
+	assert_int_equal(g->n, 2);
+	assert_int_equal(g->rec[1].gps.time_us, 3000);
+	assert_true(g->rec[1].gps.vel_up_m_s == 0.0);
+	assert_true(has_type(g, "IMU=1") && has_type(g, "ATT=1"));
+	got_free(g);
+	free(b.buf);
+}
+
+/* ------------------------------------------------------------------ */
 /* Sensor records of the bundled logs */
 
 /*
@@ -1757,6 +1920,8 @@ main(void)
 		cmocka_unit_test(test_log_313),
 		cmocka_unit_test(test_real_truncations),
 		cmocka_unit_test(test_bundled_sensors),
+		cmocka_unit_test(test_sensor_records),
+		cmocka_unit_test(test_sensor_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
