@@ -2005,6 +2005,154 @@ test_bundled_damaged(void **state)
 	}
 }
 
+/* The sensor topics from hand-made logs: values, conversions, and the
+ * odd or damaged cases (an invalid relative timestamp, an attitude
+ * without its fourth component, a quality out of range, a velocity
+ * marked invalid, a message of the wrong size). */
+static void
+test_sensor_topics(void **state)
+{
+	(void)state;
+	struct ub b;
+	ub_header(&b, 1);
+	ub_flags(&b, NULL, NULL);
+	ub_format(&b, "sensor_combined:uint64_t timestamp;float[3] gyro_rad;"
+		  "uint32_t gyro_integral_dt;"
+		  "int32_t accelerometer_timestamp_relative;"
+		  "float[3] accelerometer_m_s2;");
+	ub_format(&b, "vehicle_attitude:uint64_t timestamp;float[4] q;");
+	ub_format(&b, "vehicle_gps_position:uint64_t timestamp;int32_t alt;"
+		  "float vel_d_m_s;float epv;float s_variance_m_s;"
+		  "uint8_t fix_type;bool vel_ned_valid;"
+		  "uint8_t satellites_used;uint8_t[1] _padding0;");
+	ub_format(&b, "distance_sensor:uint64_t timestamp;"
+		  "float min_distance;float max_distance;"
+		  "float current_distance;int8_t signal_quality;"
+		  "uint8_t orientation;uint8_t[2] _padding0;");
+	ub_add(&b, 0, 1, "sensor_combined");
+	ub_add(&b, 0, 2, "vehicle_attitude");
+	ub_add(&b, 1, 3, "vehicle_gps_position");
+	ub_add(&b, 0, 4, "distance_sensor");
+	static const int32_t rel[] = { -250, INT32_MAX, -5000 };
+	for (int i = 0; i < 3; i++) {
+		struct pb p = { .n = 0 };
+		pb_u64(&p, 1000 * (uint64_t)(i + 1));
+		pb_fill(&p, 16, 0);
+		pb_u32(&p, (uint32_t)rel[i]);
+		pb_f32(&p, 0.5f);
+		pb_f32(&p, -0.25f);
+		pb_f32(&p, -9.75f);
+		ub_data(&b, 1, p.d, p.n);
+	}
+	/* 90 deg about z, then 30 deg about x. */
+	const float h = (float)M_SQRT1_2;
+	const float qs[2][4] = { { h, 0, 0, h },
+				 { (float)cos(M_PI / 12), (float)sin(M_PI / 12),
+				   0, 0 } };
+	for (int i = 0; i < 2; i++) {
+		struct pb p = { .n = 0 };
+		pb_u64(&p, 5000 + (uint64_t)i);
+		for (int k = 0; k < 4; k++)
+			pb_f32(&p, qs[i][k]);
+		ub_data(&b, 2, p.d, p.n);
+	}
+	for (int i = 0; i < 2; i++) {	/* velocity valid, then not */
+		struct pb p = { .n = 0 };
+		pb_u64(&p, 6000 + (uint64_t)i);
+		pb_u32(&p, 500250);
+		pb_f32(&p, 1.5f);
+		pb_f32(&p, 2.25f);
+		pb_f32(&p, 0.5f);
+		pb_u8(&p, 3);
+		pb_u8(&p, (uint8_t)!i);
+		pb_u8(&p, 11);
+		pb_u8(&p, 0);
+		ub_data(&b, 3, p.d, p.n);
+	}
+	static const int8_t quality[] = { 77, 120 };
+	for (int i = 0; i < 2; i++) {
+		struct pb p = { .n = 0 };
+		pb_u64(&p, 7000 + (uint64_t)i);
+		pb_f32(&p, 0.25f);
+		pb_f32(&p, 40.0f);
+		pb_f32(&p, 3.5f);
+		pb_u8(&p, (uint8_t)quality[i]);
+		pb_u8(&p, 25);
+		pb_fill(&p, 2, 0);
+		ub_data(&b, 4, p.d, p.n);
+	}
+	/* A sensor_combined four bytes short (not padding): bad. */
+	struct pb p = { .n = 0 };
+	pb_u64(&p, 9000);
+	pb_fill(&p, 28, 0);
+	ub_data(&b, 1, p.d, p.n);
+
+	struct got *g = read_mem(b.buf, b.n, NULL);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->info.records_bad, 1);
+	struct log_record s[16];
+	size_t n = take_sensor_records(g, s, 16);
+	/* References: two GPS fixes, two rangefinder readings. */
+	assert_int_equal(g->n, 4);
+	assert_int_equal(n, 7);
+	/* IMU: timestamp + relative; INT32_MAX and a time before 0 are
+	 * no sample. */
+	assert_string_equal(g->chan[s[0].channel], "sensor_combined");
+	assert_int_equal(s[0].kind, LOG_REC_IMU);
+	assert_int_equal(s[0].imu.time_us, 750);
+	assert_true(s[0].imu.accel[0] == 0.5 && s[0].imu.accel[1] == -0.25 &&
+		    s[0].imu.accel[2] == -9.75);
+	for (int i = 0; i < 2; i++) {
+		const struct log_attitude *a = &s[1 + i].att;
+		assert_int_equal(s[1 + i].kind, LOG_REC_ATTITUDE);
+		assert_int_equal(a->time_us, 5000 + i);
+		assert_close_abs(a->roll_rad, i ? M_PI / 6 : 0.0, 1e-6);
+		assert_close_abs(a->pitch_rad, 0.0, 1e-6);
+		assert_close_abs(a->yaw_rad, i ? 0.0 : M_PI / 2, 1e-6);
+	}
+	for (int i = 0; i < 2; i++) {
+		const struct log_gps *gp = &s[3 + i].gps;
+		assert_string_equal(g->chan[s[3 + i].channel],
+				    "vehicle_gps_position[1]");
+		assert_int_equal(gp->instance, 1);
+		assert_int_equal(gp->fix_type, 3);
+		assert_int_equal(gp->nsats, 11);
+		assert_true(gp->alt_amsl_m == 500.25);
+		assert_true(gp->vacc_m == 2.25 && gp->vel_acc_m_s == 0.5);
+		if (i)
+			assert_true(isnan(gp->vel_up_m_s));
+		else
+			assert_true(gp->vel_up_m_s == -1.5);
+	}
+	for (int i = 0; i < 2; i++) {
+		const struct log_range *rg = &s[5 + i].range;
+		assert_int_equal(rg->time_us, 7000 + i);
+		assert_true(rg->distance_m == 3.5 && rg->min_m == 0.25 &&
+			    rg->max_m == 40.0);
+		assert_int_equal(rg->quality, i ? -1 : 77);
+	}
+	free(g);
+	ub_free(&b);
+
+	/* q with three components: not an attitude, and nothing else
+	 * lost. */
+	ub_header(&b, 1);
+	ub_flags(&b, NULL, NULL);
+	ub_format(&b, "vehicle_attitude:uint64_t timestamp;float[3] q;"
+		  "uint8_t[4] _padding0;");
+	ub_add(&b, 0, 1, "vehicle_attitude");
+	p = (struct pb){ .n = 0 };
+	pb_u64(&p, 100);
+	pb_fill(&p, 16, 0);
+	ub_data(&b, 1, p.d, p.n);
+	g = read_mem(b.buf, b.n, NULL);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->n, 0);
+	assert_int_equal(g->info.records_bad, 0);
+	free(g);
+	ub_free(&b);
+}
+
 /*
  * Sensor records of the bundled ULogs: counts and first/last records
  * per stream, decoded once with a throwaway Python parser written from
@@ -2116,6 +2264,7 @@ main(void)
 		cmocka_unit_test(test_bundled_truncated),
 		cmocka_unit_test(test_bundled_damaged),
 		cmocka_unit_test(test_bundled_sensors),
+		cmocka_unit_test(test_sensor_topics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
