@@ -179,6 +179,7 @@ struct frame {
 	uint8_t sysid, compid;
 	uint32_t msgid;
 	uint8_t len;
+	bool v2;
 	const uint8_t *payload;
 };
 
@@ -289,6 +290,7 @@ check_record(const uint8_t *p, size_t avail, struct frame *fr, size_t *need)
 	fr->compid = v2 ? f[6] : f[4];
 	fr->msgid = msgid;
 	fr->len = (uint8_t)len;
+	fr->v2 = v2;
 	fr->payload = f + hdr;
 	return REC_GOOD;
 }
@@ -512,6 +514,24 @@ is_version_text(const char *s)
 }
 
 /*
+ * A sensor message short of its base fields in a MAVLink 1 frame (which
+ * never truncates) would read zeros as values: a bad record.  MAVLink 2
+ * drops trailing zero bytes, so its short frames are whole.
+ */
+static bool
+sensor_frame_whole(const struct frame *fr, struct log_info *info)
+{
+	const struct mavlink_msg_info *mi = msg_info(fr->msgid);
+
+	if (fr->v2 || !mi || fr->len >= mi->min_len)
+		return true;
+	if (info->bytes_skipped == 0 && info->records_bad == 0)
+		info->first_bad_offset = fr->offset;
+	info->records_bad++;
+	return false;
+}
+
+/*
  * A sensor message's time_boot_ms on the output clock, without moving
  * it: only the samples and GLOBAL_POSITION_INT drive the boot clock (so
  * the records they give are as before).  False before any timed frame,
@@ -593,7 +613,8 @@ accuracy_m(const struct frame *fr, const uint8_t *pl, size_t off)
 /* GPS_RAW_INT: the reference as before (3D fixes), then a sample of
  * every frame.  It has no vertical speed. */
 static void
-on_gps_raw(struct tlog *t, const struct frame *fr, const uint8_t *pl)
+on_gps_raw(struct tlog *t, const struct frame *fr, const uint8_t *pl,
+	   struct log_info *info)
 {
 	if (!t->have_time)
 		return;
@@ -601,6 +622,9 @@ on_gps_raw(struct tlog *t, const struct frame *fr, const uint8_t *pl)
 	if (pl[28] >= GPS_FIX_3D)
 		push_ref(t, ST_GPS, t->now_us, LOG_REF_GPS, LOG_DATUM_AMSL,
 			 alt);
+	/* The reference as it always was; the sample only whole. */
+	if (!sensor_frame_whole(fr, info))
+		return;
 	struct log_record *r = push(t, LOG_REC_GPS, ST_GPS);
 	r->gps = (struct log_gps){
 		.time_us = t->now_us,
@@ -701,21 +725,25 @@ on_frame(struct tlog *t, const struct frame *fr, struct log_info *info)
 		break;
 	}
 	case MSG_GPS_RAW_INT:
-		on_gps_raw(t, fr, pl);
+		on_gps_raw(t, fr, pl, info);
 		break;
 	case MSG_SCALED_IMU:
 	case MSG_SCALED_IMU2:
 	case MSG_SCALED_IMU3:
-		on_scaled_imu(t, fr, pl);
+		if (sensor_frame_whole(fr, info))
+			on_scaled_imu(t, fr, pl);
 		break;
 	case MSG_HIGHRES_IMU:
-		on_highres_imu(t, fr, pl);
+		if (sensor_frame_whole(fr, info))
+			on_highres_imu(t, fr, pl);
 		break;
 	case MSG_ATTITUDE:
-		on_attitude(t, pl);
+		if (sensor_frame_whole(fr, info))
+			on_attitude(t, pl);
 		break;
 	case MSG_DISTANCE_SENSOR:
-		on_distance(t, fr, pl);
+		if (sensor_frame_whole(fr, info))
+			on_distance(t, fr, pl);
 		break;
 	case MSG_VFR_HUD: {
 		double alt = le_get_f32(pl + 8);
