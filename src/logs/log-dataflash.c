@@ -65,14 +65,30 @@
  *    appearing after that still come out as samples.  Records keep file
  *    order either way.
  *  - GPS (GPS2 = instance 1): Alt (AMSL) as reference "GPS[i]", only with
- *    a 3D fix (Status >= 3).
+ *    a 3D fix (Status >= 3); then, for every GPS record whatever its
+ *    fix, a LOG_REC_GPS on the same channel: fix_type = Status (AP_GPS's
+ *    0 none .. 6 RTK fixed), NSats, Alt, vel_up = -VZ (AP_GPS logs
+ *    velocity().z, NED), and vacc_m = VAcc, vel_acc_m_s = SAcc from the
+ *    GPA (GPA2) AP_GPS writes right after it with the same TimeUS.  The
+ *    sample waits one record for that GPA: a GPS not directly followed
+ *    by its instance's GPA (2014 logs have none) has NaN accuracies.
+ *  - IMU, IMU2, IMU3 (instance by name, or I since 4.0) and ACC, ACC1..3
+ *    (the batch sampler's, when logged): AccX..Z as LOG_REC_IMU on
+ *    "IMU[i]" / "ACC[i]", specific force in m/s^2, FRD body frame.
+ *  - ATT: Roll, Pitch, Yaw (degrees; centidegrees before 4.0, scaled by
+ *    their 'c'/'C' format) as LOG_REC_ATTITUDE in rad on "ATT", yaw
+ *    0..360 deg taken to -pi..pi as MAVLink's ATTITUDE has it; DesRoll
+ *    etc. are not read.
  *  - EKF: NKF1.PD (EKF2) and XKF1.PD (EKF3), core 0 only (the C column
  *    where logged), as alt = -PD, datum HOME (the EKF origin).  POS.Alt
  *    is not used: it is the same solution moved to AMSL, and a second
  *    EKF channel with another datum would only invite mixing them.
  *  - RFND: Dist (or Dist1, the first rangefinder) as datum GROUND on
  *    "RFND[i]", skipped when the log says it is not facing down
- *    (Orient != 25) or not Good (Stat != 4).
+ *    (Orient != 25) or not Good (Stat != 4); then every reading facing
+ *    down as LOG_REC_RANGE: distance_m (the 'C' column scaled to m by
+ *    its format), quality 0 when not Good, else Quality (4.x) or -1;
+ *    min/max NaN (they are parameters, not logged).
  *  - EV 10/11/28/18/60: armed, disarmed, take-off, landed, EKF altitude
  *    reset (value = the id); ERR subsystem 18 (baro): code 0 healthy,
  *    else unhealthy (value = the code).
@@ -88,7 +104,7 @@
  *    (without the trailing " (git hash)"), hardware from the MSG of the
  *    form "<board> XXXXXXXX XXXXXXXX XXXXXXXX" (board id words).
  *
- * Memory: one table of 256 types, a 128-record queue and 64 channel
+ * Memory: one table of 256 types, a 1024-record queue and 64 channel
  * names, whatever the file.
  */
 #include "log-reader.h"

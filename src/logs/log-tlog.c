@@ -46,6 +46,19 @@
  * GLOBAL_POSITION_INT alt/relative_alt it is closer to (HOME on a tie,
  * which is an EKF without an origin; AMSL before any).  HEARTBEAT's armed bit: ARMED/DISARMED on each change (the first
  * heartbeat only sets the state).
+ *
+ * Sensor records, each on its message's channel.  SCALED_IMU/2/3 ->
+ * LOG_REC_IMU instance 0/1/2 (mG x 9.80665e-3 m/s^2, FRD body frame);
+ * HIGHRES_IMU (m/s^2; instance = its id extension) when fields_updated
+ * marks a new accelerometer; ATTITUDE (rad) -> LOG_REC_ATTITUDE; every
+ * GPS_RAW_INT after the reference it may be -> LOG_REC_GPS (alt mm ->
+ * m, no vertical speed: NaN; v_acc and vel_acc from the MAVLink 2
+ * extensions, NaN when absent or 0); DISTANCE_SENSOR looking down
+ * (orientation 25) -> a LOG_REF_RANGEFINDER reference and
+ * LOG_REC_RANGE (cm -> m; signal_quality 0 unknown -> -1, 1 invalid ->
+ * 0).  RAW_IMU is not read: "raw" by the standard, ArduPilot's mG by
+ * practice.  Sensor messages take time_boot_ms on the boot clock
+ * without driving it (see sensor_time()).
  */
 #include "log-reader.h"
 

@@ -31,6 +31,18 @@
  * - GPS altitudes only with fix_type >= 3; vehicle_local_position only
  *   when z_valid (where logged); distance_sensor only facing down
  *   (orientation 25, where logged).
+ * - Sensor records: sensor_combined's accelerometer_m_s2 (specific
+ *   force, FRD body frame) as LOG_REC_IMU at timestamp +
+ *   accelerometer_timestamp_relative, and vehicle_acceleration's xyz
+ *   (bias corrected, gravity included, FRD: msg/VehicleAcceleration.msg,
+ *   so the same quantity) on a channel of its own;
+ *   vehicle_attitude's q as Euler 3-2-1 (LOG_REC_ATTITUDE); every
+ *   vehicle_gps_position message as LOG_REC_GPS after the reference it
+ *   may be (alt mm or altitude_msl_m, -vel_d_m_s when vel_ned_valid,
+ *   epv, s_variance_m_s, satellites_used, fix_type; NaN/255 where the
+ *   version lacks a field); distance_sensor facing down as
+ *   LOG_REC_RANGE after its reference (min/max_distance,
+ *   signal_quality).  Each on its topic's channel.
  * - Arming comes from actuator_armed and vehicle_status (arming_state 2)
  *   through one state, take-off/landing from vehicle_land_detected.landed;
  *   an event is a change of state, the first value only sets it.
@@ -123,7 +135,7 @@ enum slot { S_TS, S_TSS, S_A, S_B, S_C, S_D, S_E, S_F, S_G, S_H,
 
 enum topic_kind {
 	TK_AIR = 1, TK_SBARO, TK_SCOMB, TK_GPS, TK_LPOS, TK_DIST, TK_LAND,
-	TK_ARMED, TK_STATUS, TK_GT_GLOBAL, TK_GT_LOCAL, TK_ATT,
+	TK_ARMED, TK_STATUS, TK_GT_GLOBAL, TK_GT_LOCAL, TK_ATT, TK_VACC,
 };
 
 static const struct topic_def {
@@ -154,6 +166,8 @@ static const struct topic_def {
 	    "max_distance", "signal_quality" } },
 	{ "vehicle_attitude", TK_ATT, false,
 	  { "q[0]", "q[1]", "q[2]", "q[3]" } },
+	{ "vehicle_acceleration", TK_VACC, false,
+	  { "xyz[0]", "xyz[1]", "xyz[2]" } },
 	{ "vehicle_land_detected", TK_LAND, false, { "landed", NULL, NULL } },
 	{ "actuator_armed", TK_ARMED, false, { "armed", NULL, NULL } },
 	{ "vehicle_status", TK_STATUS, false, { "arming_state", NULL, NULL } },
@@ -876,6 +890,25 @@ scomb_imu(struct ulog *u, unsigned ti, const struct fmt *f,
 			.accel = { acc[0], acc[1], acc[2] } };
 }
 
+/* vehicle_acceleration: "bias corrected acceleration (including
+ * gravity) in the FRD body frame" (PX4 msg/VehicleAcceleration.msg):
+ * specific force already, as sensor_combined's. */
+static void
+vacc_record(struct ulog *u, unsigned ti, const struct fmt *f,
+	    const uint8_t *pl, size_t len, uint64_t t)
+{
+	double a[3];
+
+	for (unsigned i = 0; i < 3; i++)
+		if (!get_f64(f, S_A + i, pl, len, &a[i]))
+			return;
+	struct log_record *r = push(u, channel(u, ti, 0), LOG_REC_IMU);
+	if (r)
+		r->imu = (struct log_imu){
+			.time_us = t, .instance = u->topics[ti].multi_id,
+			.accel = { a[0], a[1], a[2] } };
+}
+
 /* A field's value, or NaN when the topic's version lacks it. */
 static double
 f64_or_nan(const struct fmt *f, unsigned slot, const uint8_t *pl,
@@ -1033,6 +1066,9 @@ decode(struct ulog *u, unsigned ti, const struct fmt *f, const uint8_t *pl,
 		break;
 	case TK_ATT:
 		att_record(u, ti, f, pl, len, t);
+		break;
+	case TK_VACC:
+		vacc_record(u, ti, f, pl, len, t);
 		break;
 	case TK_LPOS:
 		if (get_f64(f, S_B, pl, len, &b) && b == 0)

@@ -2158,7 +2158,8 @@ test_sensor_topics(void **state)
  * per stream, decoded once with a throwaway Python parser written from
  * the ULog format ('F' definitions, 'A' subscriptions, 'D' data; not
  * kept): sensor_combined accelerometer_m_s2 at timestamp +
- * accelerometer_timestamp_relative; vehicle_attitude q[0..3] turned to
+ * accelerometer_timestamp_relative; vehicle_acceleration xyz;
+ * vehicle_attitude q[0..3] turned to
  * roll = atan2(2(cd + ab), a2 - b2 - c2 + d2), pitch = asin(2(ac - bd)),
  * yaw = atan2(2(bc + ad), a2 + b2 - c2 - d2) in double; the GPS topic's
  * altitude_msl_m or alt / 1000, -vel_d_m_s, epv, s_variance_m_s,
@@ -2194,6 +2195,9 @@ static const struct sensor_expect sens_fmuv3[] = {
 };
 
 static const struct sensor_expect sens_sitl[] = {
+	{ "vehicle_acceleration", LOG_REC_IMU, 624,
+	  { .kind = LOG_REC_IMU, .imu = { 1710773350354000, 0, { 0.0495784692466259, -0.027930017560720444, -9.817455291748047 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 1710773381454000, 0, { -0.020962489768862724, -0.006049071438610554, -9.816537857055664 } } } },
 	{ "sensor_combined", LOG_REC_IMU, 7783,
 	  { .kind = LOG_REC_IMU, .imu = { 1710773350354000, 0, { 0.06176302954554558, -0.0017142761498689651, -9.821813583374023 } } },
 	  { .kind = LOG_REC_IMU, .imu = { 1710773381482000, 0, { -0.023231130093336105, 0.009059630334377289, -9.812236785888672 } } } },
