@@ -932,6 +932,22 @@ test_references(void **state)
 	/* POS is the EKF again in AMSL: not a second EKF channel. */
 	assert_int_equal(chan(g, "POS"), -1);
 	assert_int_equal(count(g, LOG_REC_REFERENCE, NULL), 7);
+	/* Every GPS record is a sample, whatever its fix; every reading
+	 * facing down is a range sample (Good: its Quality, logged 0
+	 * here; not Good: 0; the 3.4 layout has neither column: the
+	 * first rangefinder, quality unknown). */
+	assert_int_equal(count(g, LOG_REC_GPS, "GPS[0]"), 4);
+	assert_int_equal(count(g, LOG_REC_GPS, "GPS[1]"), 1);
+	assert_int_equal(nth(g, LOG_REC_GPS, "GPS[0]", 0)->gps.fix_type, 1);
+	assert_int_equal(count(g, LOG_REC_RANGE, "RFND[0]"), 3);
+	static const int8_t quality[] = { 0, 0, -1 };
+	static const double dist[] = { 1.25, 2, 0.75 };
+	for (size_t i = 0; i < 3; i++) {
+		const struct log_range *rg =
+			&nth(g, LOG_REC_RANGE, "RFND[0]", i)->range;
+		assert_int_equal(rg->quality, quality[i]);
+		assert_close_abs(rg->distance_m, dist[i], 1e-9);
+	}
 	got_free(g);
 	free(b.buf);
 }
