@@ -74,7 +74,8 @@
  *    by its instance's GPA (2014 logs have none) has NaN accuracies.
  *  - IMU, IMU2, IMU3 (instance by name, or I since 4.0) and ACC, ACC1..3
  *    (the batch sampler's, when logged): AccX..Z as LOG_REC_IMU on
- *    "IMU[i]" / "ACC[i]", specific force in m/s^2, FRD body frame.
+ *    "IMU[i]" / "ACC[i]", specific force in m/s^2, FRD body frame; an
+ *    ACC sample at its SampleUS when that is set.
  *  - ATT: Roll, Pitch, Yaw (degrees; centidegrees before 4.0, scaled by
  *    their 'c'/'C' format) as LOG_REC_ATTITUDE in rad on "ATT", yaw
  *    0..360 deg taken to -pi..pi as MAVLink's ATTITUDE has it; DesRoll
@@ -168,7 +169,7 @@ enum { S_BARO_I, S_BARO_ALT, S_BARO_AMSL, S_BARO_PRESS, S_BARO_TEMP,
 enum { S_GPS_I, S_GPS_STATUS, S_GPS_ALT, S_GPS_NSATS, S_GPS_VZ };
 enum { S_EKF_CORE, S_EKF_PD };
 enum { S_RFND_I, S_RFND_DIST, S_RFND_STAT, S_RFND_ORIENT, S_RFND_QUALITY };
-enum { S_IMU_I, S_IMU_X, S_IMU_Y, S_IMU_Z };
+enum { S_IMU_I, S_IMU_X, S_IMU_Y, S_IMU_Z, S_IMU_SAMPLE };
 enum { S_ATT_ROLL, S_ATT_PITCH, S_ATT_YAW };
 enum { S_GPA_I, S_GPA_VACC, S_GPA_SACC };
 
@@ -202,10 +203,10 @@ static const struct df_role_def role_defs[] = {
 	{ "IMU", ROLE_IMU, 0, { "I", "!AccX", "!AccY", "!AccZ" } },
 	{ "IMU2", ROLE_IMU, 1, { "I", "!AccX", "!AccY", "!AccZ" } },
 	{ "IMU3", ROLE_IMU, 2, { "I", "!AccX", "!AccY", "!AccZ" } },
-	{ "ACC", ROLE_IMU, 0, { "I", "!AccX", "!AccY", "!AccZ" } },
-	{ "ACC1", ROLE_IMU, 0, { "I", "!AccX", "!AccY", "!AccZ" } },
-	{ "ACC2", ROLE_IMU, 1, { "I", "!AccX", "!AccY", "!AccZ" } },
-	{ "ACC3", ROLE_IMU, 2, { "I", "!AccX", "!AccY", "!AccZ" } },
+	{ "ACC", ROLE_IMU, 0, { "I", "!AccX", "!AccY", "!AccZ", "SampleUS" } },
+	{ "ACC1", ROLE_IMU, 0, { "I", "!AccX", "!AccY", "!AccZ", "SampleUS" } },
+	{ "ACC2", ROLE_IMU, 1, { "I", "!AccX", "!AccY", "!AccZ", "SampleUS" } },
+	{ "ACC3", ROLE_IMU, 2, { "I", "!AccX", "!AccY", "!AccZ", "SampleUS" } },
 	{ "ATT", ROLE_ATT, 0, { "!Roll", "!Pitch", "!Yaw" } },
 	{ "NKF1", ROLE_EKF, 0, { "C", "!PD" } },
 	{ "XKF1", ROLE_EKF, 0, { "C", "!PD" } },
@@ -1199,6 +1200,12 @@ on_imu(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 
 	if (!instance_of(t, S_IMU_I, rec, &n))
 		return;
+	/* ACC's TimeUS is when the batch was written, SampleUS when the
+	 * sample was taken (on the same clock, so a joined boot's offset
+	 * applies). */
+	double sample = slot_or_nan(s, t, S_IMU_SAMPLE, rec);
+	if (sample > 0 && sample < 0x1p53)
+		time = (uint64_t)sample + s->offset_us;
 	struct log_record r = { .kind = LOG_REC_IMU };
 	r.imu = (struct log_imu){
 		.time_us = time,

@@ -1673,8 +1673,9 @@ test_sensor_records(void **state)
 				{ "AccX", 0.5 }, { "AccY", -0.25 },
 				{ "AccZ", -9.75 }));
 	df_rec(&b, &d_imu2_34, KV({ "TimeUS", 1001 }, { "AccZ", -9.5 }));
+	/* Timed by SampleUS, when the sample was taken. */
 	df_rec(&b, &d_acc46, KV({ "TimeUS", 1002 }, { "I", 2 },
-				{ "AccZ", -9.25 }));
+				{ "SampleUS", 990 }, { "AccZ", -9.25 }));
 	/* Centidegrees; yaw 270 deg is -90. */
 	df_rec(&b, &d_att34, KV({ "TimeUS", 2000 }, { "Roll", 1.5 },
 				{ "Pitch", -45 }, { "Yaw", 270 }));
@@ -1718,6 +1719,8 @@ test_sensor_records(void **state)
 	assert_true(r[1].imu.accel[2] == -9.5);
 	assert_string_equal(g->chan[r[2].channel], "ACC[2]");
 	assert_int_equal(r[2].imu.instance, 2);
+	assert_int_equal(r[2].imu.time_us, 990);
+	assert_true(r[2].imu.accel[2] == -9.25);
 	assert_string_equal(g->chan[r[3].channel], "ATT");
 	assert_true(r[3].att.roll_rad == 1.5 * (M_PI / 180.0));
 	assert_true(r[3].att.pitch_rad == -45 * (M_PI / 180.0));
