@@ -432,7 +432,7 @@ push_event(struct tlog *t, enum stream st, uint64_t time_us,
 				       .value = value };
 }
 
-static void
+static struct log_reference *
 push_ref(struct tlog *t, enum stream st, uint64_t time_us,
 	 enum log_ref_source src, enum log_ref_datum datum, double alt_m)
 {
@@ -440,6 +440,7 @@ push_ref(struct tlog *t, enum stream st, uint64_t time_us,
 
 	r->ref = (struct log_reference){ .time_us = time_us, .source = src,
 					 .datum = datum, .alt_m = alt_m };
+	return &r->ref;
 }
 
 /* A vehicle frame's time_boot_ms on the output clock (see the top). */
@@ -660,8 +661,8 @@ on_distance(struct tlog *t, const struct frame *fr, const uint8_t *pl)
 	if (pl[12] != MAV_SENSOR_DOWN || !sensor_time(t, le_get32(pl), &us))
 		return;
 	double d = le_get16(pl + 8) / 100.0;
-	push_ref(t, ST_DIST, us, LOG_REF_RANGEFINDER, LOG_DATUM_GROUND, d);
-	t->queue[(t->qhead + t->qlen - 1) % QUEUE_LEN].ref.instance = pl[11];
+	push_ref(t, ST_DIST, us, LOG_REF_RANGEFINDER, LOG_DATUM_GROUND, d)
+		->instance = pl[11];
 	uint8_t q = fr->len > 38 ? pl[38] : 0;
 	struct log_record *r = push(t, LOG_REC_RANGE, ST_DIST);
 	r->range = (struct log_range){

@@ -149,8 +149,8 @@ static const struct topic_def {
 	{ "vehicle_air_data", TK_AIR, false,
 	  { "baro_pressure_pa", "baro_temp_celcius", "baro_alt_meter" } },
 	{ "sensor_baro", TK_SBARO, true, { "pressure", "temperature", NULL } },
-	/* PX4 up to about 1.7: the baro inside sensor_combined. */
-	/* The accelerometer too, timed by timestamp +
+	/* The baro inside sensor_combined (PX4 up to about 1.7), and the
+	 * accelerometer, timed by timestamp +
 	 * accelerometer_timestamp_relative (timestamp is the gyro's). */
 	{ "sensor_combined", TK_SCOMB, false,
 	  { "baro_alt_meter", "baro_temp_celcius",
@@ -422,7 +422,8 @@ add_elements(struct ulog *u, unsigned fi, enum ftype type,
 			slot = wanted_slot(&u->fmts[fi], (const uint8_t *)el,
 					   (size_t)n);
 		}
-		int rc = slot < 0 || slot < S_A
+		/* "timestamp[0]" is no time field. */
+		int rc = slot < S_A
 			? add_item(u, (struct item){ .type = FT_RUN,
 						     .count = prims[type].size })
 			: add_item(u, (struct item){ .type = (uint8_t)type,
