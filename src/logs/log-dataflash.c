@@ -65,14 +65,31 @@
  *    appearing after that still come out as samples.  Records keep file
  *    order either way.
  *  - GPS (GPS2 = instance 1): Alt (AMSL) as reference "GPS[i]", only with
- *    a 3D fix (Status >= 3).
+ *    a 3D fix (Status >= 3); then, for every GPS record whatever its
+ *    fix, a LOG_REC_GPS on the same channel: fix_type = Status (AP_GPS's
+ *    0 none .. 6 RTK fixed), NSats, Alt, vel_up = -VZ (AP_GPS logs
+ *    velocity().z, NED), and vacc_m = VAcc, vel_acc_m_s = SAcc from the
+ *    GPA (GPA2) AP_GPS writes right after it with the same TimeUS.  The
+ *    sample waits one record for that GPA: a GPS not directly followed
+ *    by its instance's GPA (2014 logs have none) has NaN accuracies.
+ *  - IMU, IMU2, IMU3 (instance by name, or I since 4.0) and ACC, ACC1..3
+ *    (the batch sampler's, when logged): AccX..Z as LOG_REC_IMU on
+ *    "IMU[i]" / "ACC[i]", specific force in m/s^2, FRD body frame; an
+ *    ACC sample at its SampleUS when that is set.
+ *  - ATT: Roll, Pitch, Yaw (degrees; centidegrees before 4.0, scaled by
+ *    their 'c'/'C' format) as LOG_REC_ATTITUDE in rad on "ATT", yaw
+ *    0..360 deg taken to -pi..pi as MAVLink's ATTITUDE has it; DesRoll
+ *    etc. are not read.
  *  - EKF: NKF1.PD (EKF2) and XKF1.PD (EKF3), core 0 only (the C column
  *    where logged), as alt = -PD, datum HOME (the EKF origin).  POS.Alt
  *    is not used: it is the same solution moved to AMSL, and a second
  *    EKF channel with another datum would only invite mixing them.
  *  - RFND: Dist (or Dist1, the first rangefinder) as datum GROUND on
  *    "RFND[i]", skipped when the log says it is not facing down
- *    (Orient != 25) or not Good (Stat != 4).
+ *    (Orient != 25) or not Good (Stat != 4); then every reading facing
+ *    down as LOG_REC_RANGE: distance_m (the 'C' column scaled to m by
+ *    its format), quality 0 when not Good, else Quality (4.x) or -1;
+ *    min/max NaN (they are parameters, not logged).
  *  - EV 10/11/28/18/60: armed, disarmed, take-off, landed, EKF altitude
  *    reset (value = the id); ERR subsystem 18 (baro): code 0 healthy,
  *    else unhealthy (value = the code).
@@ -88,7 +105,7 @@
  *    (without the trailing " (git hash)"), hardware from the MSG of the
  *    form "<board> XXXXXXXX XXXXXXXX XXXXXXXX" (board id words).
  *
- * Memory: one table of 256 types, a 128-record queue and 64 channel
+ * Memory: one table of 256 types, a 1024-record queue and 64 channel
  * names, whatever the file.
  */
 #include "log-reader.h"
@@ -111,7 +128,13 @@
 #define DF_MAX_FIELDS 16
 #define DF_SLOTS 6
 #define DF_SUBS 8		/* channel keys per type: instance, 4 + instance */
-#define DF_QUEUE 128
+/* Records held back while the CTUN choice or the ground is undecided:
+ * the decision points count only the records of the kinds read before
+ * the sensor kinds existed (DF_HOLD_LIMIT), so an IMU logging at
+ * 400 Hz does not settle them sooner than a log without one; the queue
+ * itself has room for the sensor records in between. */
+#define DF_HOLD_LIMIT 128
+#define DF_QUEUE 1024
 #define DF_FALLBACK_CTUN 8	/* CTUN records without BARO before CTUN is the baro */
 #define DF_PEEK 256		/* more than any record (Length is a uint8) */
 #define DF_NAME_LEN 32
@@ -135,14 +158,20 @@ enum df_role {
 	ROLE_RFND,
 	ROLE_EV,
 	ROLE_ERR,
+	ROLE_IMU,
+	ROLE_ATT,
+	ROLE_GPA,
 };
 
 /* Column slots per role, in the order of df_role_def.cols. */
 enum { S_BARO_I, S_BARO_ALT, S_BARO_AMSL, S_BARO_PRESS, S_BARO_TEMP,
        S_BARO_HEALTH };
-enum { S_GPS_I, S_GPS_STATUS, S_GPS_ALT };
+enum { S_GPS_I, S_GPS_STATUS, S_GPS_ALT, S_GPS_NSATS, S_GPS_VZ };
 enum { S_EKF_CORE, S_EKF_PD };
-enum { S_RFND_I, S_RFND_DIST, S_RFND_STAT, S_RFND_ORIENT };
+enum { S_RFND_I, S_RFND_DIST, S_RFND_STAT, S_RFND_ORIENT, S_RFND_QUALITY };
+enum { S_IMU_I, S_IMU_X, S_IMU_Y, S_IMU_Z, S_IMU_SAMPLE };
+enum { S_ATT_ROLL, S_ATT_PITCH, S_ATT_YAW };
+enum { S_GPA_I, S_GPA_VACC, S_GPA_SACC };
 
 /*
  * A message the reader uses.  Column names: "A|B" accepts either label,
@@ -164,12 +193,26 @@ static const struct df_role_def role_defs[] = {
 	{ "BAR3", ROLE_BARO, 2,
 	  { "I", "Alt", "AltAMSL", "!Press", "Temp", "Health" } },
 	{ "CTUN", ROLE_CTUN, 0, { "!BAlt|BarAlt" } },
-	{ "GPS", ROLE_GPS, 0, { "I", "!Status", "!Alt" } },
-	{ "GPS2", ROLE_GPS, 1, { "I", "!Status", "!Alt" } },
+	{ "GPS", ROLE_GPS, 0, { "I", "!Status", "!Alt", "NSats", "VZ" } },
+	{ "GPS2", ROLE_GPS, 1, { "I", "!Status", "!Alt", "NSats", "VZ" } },
+	{ "GPA", ROLE_GPA, 0, { "I", "VAcc", "SAcc" } },
+	{ "GPA2", ROLE_GPA, 1, { "I", "VAcc", "SAcc" } },
+	/* IMU2/IMU3 and ACC1..3 name the instance in older logs; IMU and
+	 * ACC carry it in I since 4.0 (IMU's AccX..Z are the same
+	 * samples ACC logs at the full rate, when batch logging is on). */
+	{ "IMU", ROLE_IMU, 0, { "I", "!AccX", "!AccY", "!AccZ" } },
+	{ "IMU2", ROLE_IMU, 1, { "I", "!AccX", "!AccY", "!AccZ" } },
+	{ "IMU3", ROLE_IMU, 2, { "I", "!AccX", "!AccY", "!AccZ" } },
+	{ "ACC", ROLE_IMU, 0, { "I", "!AccX", "!AccY", "!AccZ", "SampleUS" } },
+	{ "ACC1", ROLE_IMU, 0, { "I", "!AccX", "!AccY", "!AccZ", "SampleUS" } },
+	{ "ACC2", ROLE_IMU, 1, { "I", "!AccX", "!AccY", "!AccZ", "SampleUS" } },
+	{ "ACC3", ROLE_IMU, 2, { "I", "!AccX", "!AccY", "!AccZ", "SampleUS" } },
+	{ "ATT", ROLE_ATT, 0, { "!Roll", "!Pitch", "!Yaw" } },
 	{ "NKF1", ROLE_EKF, 0, { "C", "!PD" } },
 	{ "XKF1", ROLE_EKF, 0, { "C", "!PD" } },
 	{ "RFND", ROLE_RFND, 0,
-	  { "Instance", "!Dist|Dist1", "Stat|Stat1", "Orient|Orient1" } },
+	  { "Instance", "!Dist|Dist1", "Stat|Stat1", "Orient|Orient1",
+	    "Quality" } },
 	{ "EV", ROLE_EV, 0, { "!Id" } },
 	{ "ERR", ROLE_ERR, 0, { "!Subsys", "!ECode" } },
 	{ "MSG", ROLE_MSG, 0, { "!$Message" } },
@@ -225,6 +268,13 @@ struct df_reader {
 	double last_ctun_alt;
 	struct df_queued q[DF_QUEUE];
 	unsigned qhead, qn;
+	unsigned q_old;		/* queued records of the pre-sensor kinds */
+
+	/* A GPS sample waits one record for the GPA AP_GPS writes right
+	 * after it (same TimeUS), which has its accuracies. */
+	bool gps_pending;
+	struct log_record gps_rec;
+	struct df_type *gps_type;
 
 	/* Channel names in order of creation; numbers are given in order of
 	 * first appearance in the output, which can differ while records
@@ -572,6 +622,10 @@ bind_role(struct df_type *t, const char *columns)
 	case ROLE_GPS:
 		snprintf(base, sizeof(base), "GPS");
 		break;
+	case ROLE_IMU:
+		/* One name per sensor across firmware versions, as BARO. */
+		snprintf(base, sizeof(base), "%.3s", t->name);
+		break;
 	default:
 		snprintf(base, sizeof(base), "%s", t->name);
 		break;
@@ -718,7 +772,7 @@ channel_slot(struct df_reader *s, struct df_type *t, unsigned sub)
 			snprintf(name, sizeof(name), "%s[%u]", t->chan_base,
 				 sub);
 		break;
-	case ROLE_GPS: case ROLE_RFND:
+	case ROLE_GPS: case ROLE_RFND: case ROLE_IMU:
 		snprintf(name, sizeof(name), "%s[%u]", t->chan_base, sub);
 		break;
 	default:
@@ -745,6 +799,8 @@ push(struct df_reader *s, struct df_type *t, unsigned sub,
 	if (slot < 0 || s->qn >= DF_QUEUE)
 		return;
 	struct df_queued *e = &s->q[(s->qhead + s->qn++) % DF_QUEUE];
+	if (rec->kind < LOG_REC_IMU)
+		s->q_old++;
 	e->rec = *rec;
 	e->slot = slot;
 	e->ctun = ctun;
@@ -845,6 +901,8 @@ pop(struct df_reader *s, struct log_record *rec)
 	struct df_queued *e = &s->q[s->qhead];
 	s->qhead = (s->qhead + 1) % DF_QUEUE;
 	s->qn--;
+	if (e->rec.kind < LOG_REC_IMU)
+		s->q_old--;
 	if (s->number_of[(int)e->slot] < 0) {
 		s->number_of[(int)e->slot] = (int16_t)s->nnumbers;
 		s->slot_of[s->nnumbers++] = e->slot;
@@ -1051,6 +1109,166 @@ on_mult(struct df_reader *s, struct df_type *t, const uint8_t *rec)
 }
 
 static void
+flush_gps(struct df_reader *s)
+{
+	if (!s->gps_pending)
+		return;
+	s->gps_pending = false;
+	push(s, s->gps_type, s->gps_rec.gps.instance, &s->gps_rec, false);
+}
+
+static bool
+instance_of(const struct df_type *t, int slot, const uint8_t *rec,
+	    unsigned *inst)
+{
+	long i = slot_int(t, slot, rec, 0);
+
+	if (i < 0 || t->inst_base + i >= DF_SUBS)
+		return false;
+	*inst = (unsigned)(t->inst_base + i);
+	return true;
+}
+
+/* A value, or NaN when the column is not logged. */
+static double
+slot_or_nan(const struct df_reader *s, const struct df_type *t, int slot,
+	    const uint8_t *rec)
+{
+	double v;
+
+	return slot_value(s, t, slot, rec, &v) ? v : NAN;
+}
+
+/* Every GPS record: the reference as before (3D fixes only), then the
+ * sample whatever its fix, held for its GPA. */
+static void
+on_gps(struct df_reader *s, struct df_type *t, const uint8_t *rec,
+       uint64_t time, struct log_info *info)
+{
+	unsigned n;
+	double v;
+
+	if (!instance_of(t, S_GPS_I, rec, &n))
+		return;
+	long status = slot_int(t, S_GPS_STATUS, rec, 0);
+	bool has_alt = slot_value(s, t, S_GPS_ALT, rec, &v) && isfinite(v);
+	if (status >= 3 && has_alt) {
+		emit_ref(s, t, n, time, LOG_REF_GPS, LOG_DATUM_AMSL, n, v);
+		if (!s->ground_decided)
+			decide_ground(s, true,
+				      v - (isfinite(s->last_ctun_alt)
+						   ? s->last_ctun_alt
+						   : 0.0),
+				      info);
+	}
+	long sats = slot_int(t, S_GPS_NSATS, rec, 255);
+	/* AP_GPS logs velocity().z: NED, down positive. */
+	double vz = slot_or_nan(s, t, S_GPS_VZ, rec);
+	s->gps_rec = (struct log_record){ .kind = LOG_REC_GPS };
+	s->gps_rec.gps = (struct log_gps){
+		.time_us = time,
+		.instance = (uint8_t)n,
+		.fix_type = (uint8_t)(status < 0 || status > 255 ? 0 : status),
+		.nsats = (uint8_t)(sats < 0 || sats > 255 ? 255 : sats),
+		.alt_amsl_m = has_alt ? v : NAN,
+		.vel_up_m_s = -vz,
+		.vacc_m = NAN,
+		.vel_acc_m_s = NAN,
+	};
+	s->gps_type = t;
+	s->gps_pending = true;
+}
+
+static void
+on_gpa(struct df_reader *s, struct df_type *t, const uint8_t *rec)
+{
+	unsigned n;
+
+	if (!s->gps_pending || !instance_of(t, S_GPA_I, rec, &n) ||
+	    n != s->gps_rec.gps.instance)
+		return;
+	s->gps_rec.gps.vacc_m = slot_or_nan(s, t, S_GPA_VACC, rec);
+	s->gps_rec.gps.vel_acc_m_s = slot_or_nan(s, t, S_GPA_SACC, rec);
+	flush_gps(s);
+}
+
+static void
+on_imu(struct df_reader *s, struct df_type *t, const uint8_t *rec,
+       uint64_t time)
+{
+	unsigned n;
+
+	if (!instance_of(t, S_IMU_I, rec, &n))
+		return;
+	/* ACC's TimeUS is when the batch was written, SampleUS when the
+	 * sample was taken (on the same clock, so a joined boot's offset
+	 * applies). */
+	double sample = slot_or_nan(s, t, S_IMU_SAMPLE, rec);
+	if (sample > 0 && sample < 0x1p53)
+		time = (uint64_t)sample + s->offset_us;
+	struct log_record r = { .kind = LOG_REC_IMU };
+	r.imu = (struct log_imu){
+		.time_us = time,
+		.instance = (uint8_t)n,
+		.accel = { slot_or_nan(s, t, S_IMU_X, rec),
+			   slot_or_nan(s, t, S_IMU_Y, rec),
+			   slot_or_nan(s, t, S_IMU_Z, rec) },
+	};
+	push(s, t, n, &r, false);
+}
+
+/* ATT is in degrees (centidegrees with 'c' formats before 4.0, which
+ * the format character already scaled); yaw 0..360 becomes
+ * -pi..pi like MAVLink's ATTITUDE. */
+static void
+on_att(struct df_reader *s, struct df_type *t, const uint8_t *rec,
+       uint64_t time)
+{
+	const double rad = M_PI / 180.0;
+	double yaw = slot_or_nan(s, t, S_ATT_YAW, rec) * rad;
+
+	if (yaw > M_PI)
+		yaw -= 2.0 * M_PI;
+	struct log_record r = { .kind = LOG_REC_ATTITUDE };
+	r.att = (struct log_attitude){
+		.time_us = time,
+		.roll_rad = slot_or_nan(s, t, S_ATT_ROLL, rec) * rad,
+		.pitch_rad = slot_or_nan(s, t, S_ATT_PITCH, rec) * rad,
+		.yaw_rad = yaw,
+	};
+	push(s, t, 0, &r, false);
+}
+
+/* The reference as before (facing down and Good), then the sample of
+ * every downward reading; quality 0 when the status is not Good. */
+static void
+on_rfnd(struct df_reader *s, struct df_type *t, const uint8_t *rec,
+	uint64_t time)
+{
+	long n = slot_int(t, S_RFND_I, rec, 0);
+	double v;
+
+	if (n < 0 || n >= DF_SUBS || slot_int(t, S_RFND_ORIENT, rec, 25) != 25 ||
+	    !slot_value(s, t, S_RFND_DIST, rec, &v))
+		return;
+	bool good = slot_int(t, S_RFND_STAT, rec, 4) == 4;
+	if (good)
+		emit_ref(s, t, (unsigned)n, time, LOG_REF_RANGEFINDER,
+			 LOG_DATUM_GROUND, (unsigned)n, v);
+	long q = good ? slot_int(t, S_RFND_QUALITY, rec, -1) : 0;
+	struct log_record r = { .kind = LOG_REC_RANGE };
+	r.range = (struct log_range){
+		.time_us = time,
+		.instance = (uint8_t)n,
+		.distance_m = v,
+		.min_m = NAN,
+		.max_m = NAN,
+		.quality = (int8_t)(q < -1 || q > 100 ? -1 : q),
+	};
+	push(s, t, (unsigned)n, &r, false);
+}
+
+static void
 on_record(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 	  uint64_t offset, struct log_info *info)
 {
@@ -1060,6 +1278,8 @@ on_record(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 
 	t->count++;
 	s->data_seen = true;
+	if (t->role != ROLE_GPA)
+		flush_gps(s);
 	if (t->time_field >= 0) {
 		uint64_t raw = record_time(t, rec);
 		if (s->boot_pending) {
@@ -1088,19 +1308,16 @@ on_record(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 		on_ctun(s, t, rec, time, info);
 		break;
 	case ROLE_GPS:
-		n = t->inst_base + slot_int(t, S_GPS_I, rec, 0);
-		if (n >= 0 && n < DF_SUBS &&
-		    slot_int(t, S_GPS_STATUS, rec, 0) >= 3 &&
-		    slot_value(s, t, S_GPS_ALT, rec, &v) && isfinite(v)) {
-			emit_ref(s, t, (unsigned)n, time, LOG_REF_GPS,
-				 LOG_DATUM_AMSL, (unsigned)n, v);
-			if (!s->ground_decided)
-				decide_ground(s, true,
-					      v - (isfinite(s->last_ctun_alt)
-							   ? s->last_ctun_alt
-							   : 0.0),
-					      info);
-		}
+		on_gps(s, t, rec, time, info);
+		break;
+	case ROLE_GPA:
+		on_gpa(s, t, rec);
+		break;
+	case ROLE_IMU:
+		on_imu(s, t, rec, time);
+		break;
+	case ROLE_ATT:
+		on_att(s, t, rec, time);
 		break;
 	case ROLE_EKF:
 		if (slot_int(t, S_EKF_CORE, rec, 0) == 0 &&
@@ -1109,13 +1326,7 @@ on_record(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 				 -v);
 		break;
 	case ROLE_RFND:
-		n = slot_int(t, S_RFND_I, rec, 0);
-		if (n >= 0 && n < DF_SUBS &&
-		    slot_int(t, S_RFND_ORIENT, rec, 25) == 25 &&
-		    slot_int(t, S_RFND_STAT, rec, 4) == 4 &&
-		    slot_value(s, t, S_RFND_DIST, rec, &v))
-			emit_ref(s, t, (unsigned)n, time, LOG_REF_RANGEFINDER,
-				 LOG_DATUM_GROUND, (unsigned)n, v);
+		on_rfnd(s, t, rec, time);
 		break;
 	case ROLE_EV:
 		n = slot_int(t, 0, rec, -1);
@@ -1270,7 +1481,8 @@ next(void *priv, struct log_input *in, struct log_record *rec,
 			    (s->qn > 0 && (s->q[s->qhead].untimed ||
 					   s->q[s->qhead].unplaced));
 		if (held && (s->pending_rc || s->at_end ||
-			     DF_QUEUE - s->qn < 2)) {
+			     s->q_old + 2 > DF_HOLD_LIMIT ||
+			     s->qn + 4 > DF_QUEUE)) {
 			/* No baro record in all that: CTUN is the baro. */
 			if (s->state == DF_HOLD)
 				decide(s, DF_FALLBACK, info,
@@ -1292,6 +1504,8 @@ next(void *priv, struct log_input *in, struct log_record *rec,
 		if (s->at_end)
 			return 0;
 		int rc = step(s, in, info);
+		if (rc <= 0)
+			flush_gps(s);
 		if (rc == 0)
 			s->at_end = true;
 	}

@@ -130,13 +130,9 @@ log_reader_next(struct log_reader *r, struct log_record *rec)
 	if (rc < 0)
 		return fail(r, rc, "%s", err[0] ? err : strerror(-rc));
 	/* A dropout's time is the reader's guess, not a recorded one. */
-	if (rc > 0 && rec->kind == LOG_REC_BARO)
-		log_info_span(&r->info, rec->baro.time_us);
-	else if (rc > 0 && rec->kind == LOG_REC_REFERENCE)
-		log_info_span(&r->info, rec->ref.time_us);
-	else if (rc > 0 && rec->kind == LOG_REC_EVENT &&
-		 rec->event.kind != LOG_EVENT_DROPOUT)
-		log_info_span(&r->info, rec->event.time_us);
+	if (rc > 0 && !(rec->kind == LOG_REC_EVENT &&
+			rec->event.kind == LOG_EVENT_DROPOUT))
+		log_info_span(&r->info, log_record_time(rec));
 	return rc;
 }
 

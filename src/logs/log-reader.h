@@ -203,6 +203,22 @@ struct log_info {
 	char fmt_warning[192];	/* the first, for messages */
 };
 
+/* A record's time, whatever its kind. */
+static inline uint64_t
+log_record_time(const struct log_record *r)
+{
+	switch (r->kind) {
+	case LOG_REC_BARO: return r->baro.time_us;
+	case LOG_REC_REFERENCE: return r->ref.time_us;
+	case LOG_REC_EVENT: return r->event.time_us;
+	case LOG_REC_IMU: return r->imu.time_us;
+	case LOG_REC_ATTITUDE: return r->att.time_us;
+	case LOG_REC_GPS: return r->gps.time_us;
+	case LOG_REC_RANGE: return r->range.time_us;
+	}
+	return 0;
+}
+
 /* Widen info's span to take time t. */
 static inline void
 log_info_span(struct log_info *info, uint64_t t)

@@ -31,6 +31,18 @@
  * - GPS altitudes only with fix_type >= 3; vehicle_local_position only
  *   when z_valid (where logged); distance_sensor only facing down
  *   (orientation 25, where logged).
+ * - Sensor records: sensor_combined's accelerometer_m_s2 (specific
+ *   force, FRD body frame) as LOG_REC_IMU at timestamp +
+ *   accelerometer_timestamp_relative, and vehicle_acceleration's xyz
+ *   (bias corrected, gravity included, FRD: msg/VehicleAcceleration.msg,
+ *   so the same quantity) on a channel of its own;
+ *   vehicle_attitude's q as Euler 3-2-1 (LOG_REC_ATTITUDE); every
+ *   vehicle_gps_position message as LOG_REC_GPS after the reference it
+ *   may be (alt mm or altitude_msl_m, -vel_d_m_s when vel_ned_valid,
+ *   epv, s_variance_m_s, satellites_used, fix_type; NaN/255 where the
+ *   version lacks a field); distance_sensor facing down as
+ *   LOG_REC_RANGE after its reference (min/max_distance,
+ *   signal_quality).  Each on its topic's channel.
  * - Arming comes from actuator_armed and vehicle_status (arming_state 2)
  *   through one state, take-off/landing from vehicle_land_detected.landed;
  *   an event is a change of state, the first value only sets it.
@@ -115,12 +127,15 @@ static const struct {
 	[FT_BOOL] = { "bool", 1 },	[FT_CHAR] = { "char", 1 },
 };
 
-/* Fields read from known topics: two time slots, then three per topic. */
-enum slot { S_TS, S_TSS, S_A, S_B, S_C, SLOT_COUNT };
+/* Fields read from known topics: two time slots, then up to
+ * TOPIC_FIELDS per topic (an array element is a field: "q[0]"). */
+#define TOPIC_FIELDS 8
+enum slot { S_TS, S_TSS, S_A, S_B, S_C, S_D, S_E, S_F, S_G, S_H,
+	    SLOT_COUNT };
 
 enum topic_kind {
 	TK_AIR = 1, TK_SBARO, TK_SCOMB, TK_GPS, TK_LPOS, TK_DIST, TK_LAND,
-	TK_ARMED, TK_STATUS, TK_GT_GLOBAL, TK_GT_LOCAL,
+	TK_ARMED, TK_STATUS, TK_GT_GLOBAL, TK_GT_LOCAL, TK_ATT, TK_VACC,
 };
 
 static const struct topic_def {
@@ -129,20 +144,30 @@ static const struct topic_def {
 	/* Name channels "topic[k]" even for instance 0: a physical sensor
 	 * per instance, like DataFlash's BARO[0]. */
 	bool indexed;
-	const char *fields[3];	/* S_A, S_B, S_C */
+	const char *fields[TOPIC_FIELDS];	/* S_A, S_B, ... */
 } topic_defs[] = {
 	{ "vehicle_air_data", TK_AIR, false,
 	  { "baro_pressure_pa", "baro_temp_celcius", "baro_alt_meter" } },
 	{ "sensor_baro", TK_SBARO, true, { "pressure", "temperature", NULL } },
-	/* PX4 up to about 1.7: the baro inside sensor_combined. */
+	/* The baro inside sensor_combined (PX4 up to about 1.7), and the
+	 * accelerometer, timed by timestamp +
+	 * accelerometer_timestamp_relative (timestamp is the gyro's). */
 	{ "sensor_combined", TK_SCOMB, false,
 	  { "baro_alt_meter", "baro_temp_celcius",
-	    "baro_timestamp_relative" } },
+	    "baro_timestamp_relative", "accelerometer_m_s2[0]",
+	    "accelerometer_m_s2[1]", "accelerometer_m_s2[2]",
+	    "accelerometer_timestamp_relative" } },
 	{ "vehicle_gps_position", TK_GPS, false,
-	  { "alt", "altitude_msl_m", "fix_type" } },
+	  { "alt", "altitude_msl_m", "fix_type", "satellites_used",
+	    "vel_d_m_s", "vel_ned_valid", "epv", "s_variance_m_s" } },
 	{ "vehicle_local_position", TK_LPOS, false, { "z", "z_valid", NULL } },
 	{ "distance_sensor", TK_DIST, false,
-	  { "current_distance", "orientation", NULL } },
+	  { "current_distance", "orientation", "min_distance",
+	    "max_distance", "signal_quality" } },
+	{ "vehicle_attitude", TK_ATT, false,
+	  { "q[0]", "q[1]", "q[2]", "q[3]" } },
+	{ "vehicle_acceleration", TK_VACC, false,
+	  { "xyz[0]", "xyz[1]", "xyz[2]" } },
 	{ "vehicle_land_detected", TK_LAND, false, { "landed", NULL, NULL } },
 	{ "actuator_armed", TK_ARMED, false, { "armed", NULL, NULL } },
 	{ "vehicle_status", TK_STATUS, false, { "arming_state", NULL, NULL } },
@@ -373,10 +398,41 @@ wanted_slot(const struct fmt *f, const uint8_t *name, size_t n)
 	if (!f->def)
 		return -1;
 	const struct topic_def *d = &topic_defs[f->def - 1];
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < TOPIC_FIELDS; k++)
 		if (d->fields[k] && token_is(name, n, d->fields[k]))
 			return S_A + k;
 	return -1;
+}
+
+/* Elements beyond this are never wanted ("q[3]" is the last). */
+#define WANTED_ELEMENTS 4
+
+/* An array of a known topic, element by element: a wanted one is a
+ * field of its own, the rest unread bytes. */
+static int
+add_elements(struct ulog *u, unsigned fi, enum ftype type,
+	     const uint8_t *name, size_t nlen, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		char el[ULOG_NAME_MAX + 16];
+		int slot = -1;
+		if (i < WANTED_ELEMENTS && nlen < ULOG_NAME_MAX) {
+			int n = snprintf(el, sizeof(el), "%.*s[%u]", (int)nlen,
+					 (const char *)name, i);
+			slot = wanted_slot(&u->fmts[fi], (const uint8_t *)el,
+					   (size_t)n);
+		}
+		/* "timestamp[0]" is no time field. */
+		int rc = slot < S_A
+			? add_item(u, (struct item){ .type = FT_RUN,
+						     .count = prims[type].size })
+			: add_item(u, (struct item){ .type = (uint8_t)type,
+						     .count = 1,
+						     .slot = (uint8_t)(slot + 1) });
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 /*
@@ -442,6 +498,8 @@ parse_field(struct ulog *u, unsigned fi, const uint8_t *s, size_t n,
 						  .count = bytes });
 	}
 	*pad = 0;
+	if (array && type != FT_CHAR && u->fmts[fi].def)
+		return add_elements(u, fi, (enum ftype)type, name, nlen, count);
 	int slot = array || type == FT_CHAR ? -1
 		 : wanted_slot(&u->fmts[fi], name, nlen);
 	if (slot < 0)
@@ -758,6 +816,206 @@ set_state(struct ulog *u, int8_t *state, bool now, unsigned ti, uint64_t t,
 	*state = v;
 }
 
+/* sensor_combined's baro (PX4 up to about 1.7): only records that
+ * carry a new reading. */
+static void
+scomb_baro(struct ulog *u, unsigned ti, const struct fmt *f,
+	   const uint8_t *pl, size_t len, uint64_t t, struct log_info *info)
+{
+	double a, b, c;
+
+	if (get_f64(f, S_A, pl, len, &a)) {
+		if (get_f64(f, S_C, pl, len, &c)) {
+			/* Only records that carry a new baro reading. */
+			int64_t rel = (int64_t)c;
+			if (c == RELATIVE_TIMESTAMP_INVALID ||
+			    (rel < 0 && t < (uint64_t)-rel)) {
+				if (!info->baro_note[0])
+					snprintf(info->baro_note,
+						 sizeof(info->baro_note),
+						 "sensor_combined has "
+						 "baro_alt_meter%s but "
+						 "no valid "
+						 "baro_timestamp_relative",
+						 f->loc[S_B].present
+							 ? " and "
+							   "baro_temp_celcius"
+							 : "");
+				return;
+			}
+			t = rel < 0 ? t - (uint64_t)-rel
+				    : t + (uint64_t)rel;
+			if (t == u->topics[ti].last_baro_us)
+				return;
+			u->topics[ti].last_baro_us = t;
+		}
+		struct baro_sample s = {
+			.time_us = t,
+			.pressure_pa = (float)log_pressure_from_alt(a),
+			.alt_m = (float)a,
+			.flags = BARO_SAMPLE_HAS_ALTITUDE |
+				 LOG_SAMPLE_PRESSURE_FROM_ALT,
+		};
+		bool has_temp = get_f64(f, S_B, pl, len, &b);
+		s.temperature_c = has_temp ? (float)b : 0.0f;
+		push_baro(u, ti, &s, has_temp, BARO_PRIO_SCOMB, info);
+	}
+}
+
+/* sensor_combined's accelerometer: specific force, FRD body frame
+ * (PX4 msg/SensorCombined.msg), at timestamp +
+ * accelerometer_timestamp_relative. */
+static void
+scomb_imu(struct ulog *u, unsigned ti, const struct fmt *f,
+	  const uint8_t *pl, size_t len)
+{
+	uint64_t t;
+	double acc[3], rel;
+
+	if (!get_u64(f, S_TS, pl, len, &t) ||
+	    !get_f64(f, S_D, pl, len, &acc[0]) ||
+	    !get_f64(f, S_E, pl, len, &acc[1]) ||
+	    !get_f64(f, S_F, pl, len, &acc[2]))
+		return;
+	if (get_f64(f, S_G, pl, len, &rel)) {
+		int64_t r = (int64_t)rel;
+		if (rel == RELATIVE_TIMESTAMP_INVALID ||
+		    (r < 0 && t < (uint64_t)-r))
+			return;
+		t = r < 0 ? t - (uint64_t)-r : t + (uint64_t)r;
+	}
+	struct log_record *rec = push(u, channel(u, ti, 0), LOG_REC_IMU);
+	if (rec)
+		rec->imu = (struct log_imu){
+			.time_us = t, .instance = u->topics[ti].multi_id,
+			.accel = { acc[0], acc[1], acc[2] } };
+}
+
+/* vehicle_acceleration: "bias corrected acceleration (including
+ * gravity) in the FRD body frame" (PX4 msg/VehicleAcceleration.msg):
+ * specific force already, as sensor_combined's. */
+static void
+vacc_record(struct ulog *u, unsigned ti, const struct fmt *f,
+	    const uint8_t *pl, size_t len, uint64_t t)
+{
+	double a[3];
+
+	for (unsigned i = 0; i < 3; i++)
+		if (!get_f64(f, S_A + i, pl, len, &a[i]))
+			return;
+	struct log_record *r = push(u, channel(u, ti, 0), LOG_REC_IMU);
+	if (r)
+		r->imu = (struct log_imu){
+			.time_us = t, .instance = u->topics[ti].multi_id,
+			.accel = { a[0], a[1], a[2] } };
+}
+
+/* A field's value, or NaN when the topic's version lacks it. */
+static double
+f64_or_nan(const struct fmt *f, unsigned slot, const uint8_t *pl,
+	   size_t len)
+{
+	double v;
+
+	return get_f64(f, slot, pl, len, &v) ? v : NAN;
+}
+
+/* The GPS topic: the reference as before (3D fixes), then a sample of
+ * every fix.  alt is int32 mm before PX4 1.14, altitude_msl_m a double
+ * after; vel_d_m_s is down, valid with vel_ned_valid. */
+static void
+gps_records(struct ulog *u, unsigned ti, const struct fmt *f,
+	    const uint8_t *pl, size_t len, uint64_t t)
+{
+	double alt = NAN, fix = NAN, v;
+	bool has_alt = true;
+
+	if (get_f64(f, S_B, pl, len, &v))
+		alt = v;
+	else if (get_f64(f, S_A, pl, len, &v))
+		alt = is_integer(f, S_A) ? v / 1000.0 : v;
+	else
+		has_alt = false;
+	bool has_fix = get_f64(f, S_C, pl, len, &fix);
+	if (!(has_fix && fix < 3) && has_alt)
+		push_ref(u, ti, 0, t, LOG_REF_GPS, LOG_DATUM_AMSL, alt);
+	double sats = f64_or_nan(f, S_D, pl, len);
+	double vel_ok = f64_or_nan(f, S_F, pl, len);
+	double vd = vel_ok == 0 ? NAN : f64_or_nan(f, S_E, pl, len);
+	struct log_record *r = push(u, channel(u, ti, 0), LOG_REC_GPS);
+	if (!r)
+		return;
+	r->gps = (struct log_gps){
+		.time_us = t,
+		.instance = u->topics[ti].multi_id,
+		.fix_type = has_fix && fix >= 0 && fix <= 255 ? (uint8_t)fix : 0,
+		.nsats = sats >= 0 && sats <= 255 ? (uint8_t)sats : 255,
+		.alt_amsl_m = alt,
+		.vel_up_m_s = -vd,
+		.vacc_m = f64_or_nan(f, S_G, pl, len),
+		.vel_acc_m_s = f64_or_nan(f, S_H, pl, len),
+	};
+}
+
+/* distance_sensor facing down (or not saying): the reference as
+ * before, then the sample with its limits and signal_quality (-1
+ * unknown, 0 invalid .. 100). */
+static void
+dist_records(struct ulog *u, unsigned ti, const struct fmt *f,
+	     const uint8_t *pl, size_t len, uint64_t t)
+{
+	double d, o, q;
+
+	if ((get_f64(f, S_B, pl, len, &o) && o != ORIENTATION_DOWN) ||
+	    !get_f64(f, S_A, pl, len, &d))
+		return;
+	push_ref(u, ti, 0, t, LOG_REF_RANGEFINDER, LOG_DATUM_GROUND, d);
+	struct log_record *r = push(u, channel(u, ti, 0), LOG_REC_RANGE);
+	if (!r)
+		return;
+	bool has_q = get_f64(f, S_E, pl, len, &q) && q >= -1 && q <= 100;
+	r->range = (struct log_range){
+		.time_us = t,
+		.instance = u->topics[ti].multi_id,
+		.distance_m = d,
+		.min_m = f64_or_nan(f, S_C, pl, len),
+		.max_m = f64_or_nan(f, S_D, pl, len),
+		.quality = has_q ? (int8_t)q : -1,
+	};
+}
+
+/*
+ * vehicle_attitude's q (w, x, y, z: body to NED) as Euler 3-2-1, the
+ * way PX4's matrix::Euler takes them from the rotation matrix, in
+ * double from the logged floats.
+ */
+static void
+att_record(struct ulog *u, unsigned ti, const struct fmt *f,
+	   const uint8_t *pl, size_t len, uint64_t t)
+{
+	double q[4];
+
+	for (unsigned i = 0; i < 4; i++)
+		if (!get_f64(f, S_A + i, pl, len, &q[i]))
+			return;
+	double a = q[0], b = q[1], c = q[2], d = q[3];
+	double r00 = a * a + b * b - c * c - d * d;
+	double r10 = 2.0 * (b * c + a * d);
+	double r20 = 2.0 * (b * d - a * c);
+	double r21 = 2.0 * (c * d + a * b);
+	double r22 = a * a - b * b - c * c + d * d;
+	/* A q a little off unit length must not leave asin's domain. */
+	double s = -r20 > 1.0 ? 1.0 : -r20 < -1.0 ? -1.0 : -r20;
+	struct log_record *r = push(u, channel(u, ti, 0), LOG_REC_ATTITUDE);
+	if (r)
+		r->att = (struct log_attitude){
+			.time_us = t,
+			.roll_rad = atan2(r21, r22),
+			.pitch_rad = asin(s),
+			.yaw_rad = atan2(r10, r00),
+		};
+}
+
 /* The records one data message of a known topic gives. */
 static void
 decode(struct ulog *u, unsigned ti, const struct fmt *f, const uint8_t *pl,
@@ -801,51 +1059,17 @@ decode(struct ulog *u, unsigned ti, const struct fmt *f, const uint8_t *pl,
 		}
 		break;
 	case TK_SCOMB:
-		if (get_f64(f, S_A, pl, len, &a)) {
-			if (get_f64(f, S_C, pl, len, &c)) {
-				/* Only records that carry a new baro reading. */
-				int64_t rel = (int64_t)c;
-				if (c == RELATIVE_TIMESTAMP_INVALID ||
-				    (rel < 0 && t < (uint64_t)-rel)) {
-					if (!info->baro_note[0])
-						snprintf(info->baro_note,
-							 sizeof(info->baro_note),
-							 "sensor_combined has "
-							 "baro_alt_meter%s but "
-							 "no valid "
-							 "baro_timestamp_relative",
-							 f->loc[S_B].present
-								 ? " and "
-								   "baro_temp_celcius"
-								 : "");
-					break;
-				}
-				t = rel < 0 ? t - (uint64_t)-rel
-					    : t + (uint64_t)rel;
-				if (t == u->topics[ti].last_baro_us)
-					break;
-				u->topics[ti].last_baro_us = t;
-			}
-			struct baro_sample s = {
-				.time_us = t,
-				.pressure_pa = (float)log_pressure_from_alt(a),
-				.alt_m = (float)a,
-				.flags = BARO_SAMPLE_HAS_ALTITUDE |
-					 LOG_SAMPLE_PRESSURE_FROM_ALT,
-			};
-			bool has_temp = get_f64(f, S_B, pl, len, &b);
-			s.temperature_c = has_temp ? (float)b : 0.0f;
-			push_baro(u, ti, &s, has_temp, BARO_PRIO_SCOMB, info);
-		}
+		scomb_baro(u, ti, f, pl, len, t, info);
+		scomb_imu(u, ti, f, pl, len);
 		break;
 	case TK_GPS:
-		if (get_f64(f, S_C, pl, len, &c) && c < 3)
-			break;
-		if (get_f64(f, S_B, pl, len, &b))
-			push_ref(u, ti, 0, t, LOG_REF_GPS, LOG_DATUM_AMSL, b);
-		else if (get_f64(f, S_A, pl, len, &a))
-			push_ref(u, ti, 0, t, LOG_REF_GPS, LOG_DATUM_AMSL,
-				 is_integer(f, S_A) ? a / 1000.0 : a);
+		gps_records(u, ti, f, pl, len, t);
+		break;
+	case TK_ATT:
+		att_record(u, ti, f, pl, len, t);
+		break;
+	case TK_VACC:
+		vacc_record(u, ti, f, pl, len, t);
 		break;
 	case TK_LPOS:
 		if (get_f64(f, S_B, pl, len, &b) && b == 0)
@@ -854,11 +1078,7 @@ decode(struct ulog *u, unsigned ti, const struct fmt *f, const uint8_t *pl,
 			push_ref(u, ti, 0, t, LOG_REF_EKF, LOG_DATUM_HOME, -a);
 		break;
 	case TK_DIST:
-		if (get_f64(f, S_B, pl, len, &b) && b != ORIENTATION_DOWN)
-			break;
-		if (get_f64(f, S_A, pl, len, &a))
-			push_ref(u, ti, 0, t, LOG_REF_RANGEFINDER,
-				 LOG_DATUM_GROUND, a);
+		dist_records(u, ti, f, pl, len, t);
 		break;
 	case TK_LAND:
 		if (get_f64(f, S_A, pl, len, &a))

@@ -48,7 +48,9 @@ usage(FILE *out)
 	      "Commands:\n"
 	      "  list LOG...            format, firmware, channels with "
 	      "counts and spans,\n"
-	      "                         message types, damage\n"
+	      "                         sensor streams with their rates, "
+	      "message types,\n"
+	      "                         damage\n"
 	      "  export [-c CHANNEL] [-o FILE] LOG\n"
 	      "                         baro samples as CSV (every baro "
 	      "channel, or one)\n"
@@ -564,6 +566,139 @@ print_type(const char *name, uint64_t count, void *ud)
 
 #define LIST_EVENT_TIMES 8
 
+/*
+ * A sensor stream's rate: the median interval between its records,
+ * from a histogram of 2 %-wide log bins (1 us to 1000 s) holding each
+ * bin's count and sum, so the rate is the mean interval inside the
+ * median bin: exact for a steady logger, and constant memory whatever
+ * the log's length.  The median, not the mean, so gaps (a log that
+ * stops while disarmed) and bursts (tlog) do not skew it.
+ */
+#define RATE_BINS 1047		/* ln(1e9) / ln(1.02) */
+
+struct sensor_stats {
+	uint64_t count;
+	uint64_t first_us, last_us;
+	uint64_t nint;		/* positive intervals counted */
+	uint32_t *bin_n;
+	uint64_t *bin_sum;
+};
+
+/* The kinds list shows as sensor streams, in its column order. */
+static const enum log_record_kind sensor_kinds[] = {
+	LOG_REC_BARO, LOG_REC_IMU, LOG_REC_ATTITUDE, LOG_REC_GPS,
+	LOG_REC_RANGE,
+};
+#define N_SENSOR_KINDS (sizeof(sensor_kinds) / sizeof(sensor_kinds[0]))
+
+static const char *
+sensor_kind_name(enum log_record_kind k)
+{
+	switch (k) {
+	case LOG_REC_BARO: return "baro";
+	case LOG_REC_IMU: return "imu";
+	case LOG_REC_ATTITUDE: return "attitude";
+	case LOG_REC_GPS: return "gps";
+	case LOG_REC_RANGE: return "range";
+	default: return "?";
+	}
+}
+
+static int
+sensor_kind_index(enum log_record_kind k)
+{
+	for (size_t i = 0; i < N_SENSOR_KINDS; i++)
+		if (sensor_kinds[i] == k)
+			return (int)i;
+	return -1;
+}
+
+/* -ENOMEM when the histogram cannot be had. */
+static int
+sensor_note(struct sensor_stats *s, uint64_t t)
+{
+	if (s->count == 0) {
+		s->first_us = s->last_us = t;
+		s->count = 1;
+		return 0;
+	}
+	if (!s->bin_n) {
+		s->bin_n = calloc(RATE_BINS, sizeof(*s->bin_n));
+		s->bin_sum = calloc(RATE_BINS, sizeof(*s->bin_sum));
+		if (!s->bin_n || !s->bin_sum)
+			return -ENOMEM;
+	}
+	/* Records out of order (a tlog's bursts) give no interval. */
+	if (t > s->last_us) {
+		uint64_t dt = t - s->last_us;
+		long k = lround(floor(log((double)dt) / log(1.02)));
+		if (k < 0)
+			k = 0;
+		if (k >= RATE_BINS)
+			k = RATE_BINS - 1;
+		s->bin_n[k]++;
+		s->bin_sum[k] += dt;
+		s->nint++;
+	}
+	s->count++;
+	if (t > s->last_us)
+		s->last_us = t;
+	if (t < s->first_us)
+		s->first_us = t;
+	return 0;
+}
+
+/* Median rate in Hz, NaN without an interval. */
+static double
+sensor_rate_hz(const struct sensor_stats *s)
+{
+	uint64_t seen = 0;
+
+	for (int k = 0; s->nint && k < RATE_BINS; k++) {
+		seen += s->bin_n[k];
+		if (2 * seen >= s->nint)
+			return 1e6 * (double)s->bin_n[k] / (double)s->bin_sum[k];
+	}
+	return NAN;
+}
+
+static void
+sensor_free(struct sensor_stats *s)
+{
+	free(s->bin_n);
+	free(s->bin_sum);
+}
+
+static void
+print_sensors(const struct log_reader *r, const struct sensor_stats *ss)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < LOG_MAX_CHANNELS; i++)
+		for (size_t k = 0; k < N_SENSOR_KINDS; k++) {
+			const struct sensor_stats *s =
+				&ss[i * N_SENSOR_KINDS + k];
+			if (!s->count)
+				continue;
+			if (!any)
+				printf("  sensors:\n");
+			any = true;
+			const char *name = log_reader_channel_name(r, i);
+			double hz = sensor_rate_hz(s);
+			char rate[24];
+			if (isfinite(hz))
+				snprintf(rate, sizeof(rate), "%8.2f Hz", hz);
+			else
+				snprintf(rate, sizeof(rate), "%8s Hz", "-");
+			printf("    %-22s %-9s %7" PRIu64 " samples  %s  "
+			       "%9.3f .. %9.3f s\n",
+			       name ? name : "?",
+			       sensor_kind_name(sensor_kinds[k]), s->count,
+			       rate, (double)s->first_us * 1e-6,
+			       (double)s->last_us * 1e-6);
+		}
+}
+
 /* How a derived pressure was derived, for list and export. */
 static void
 derived_note(const struct log_reader *r, bool above_home, char *buf,
@@ -595,19 +730,25 @@ cmd_list_one(const char *path, const struct options *o)
 	struct log_record rec;
 	int fd, rc;
 	struct chan_stats *cs = calloc(LOG_MAX_CHANNELS, sizeof(*cs));
+	struct sensor_stats *ss = calloc(LOG_MAX_CHANNELS * N_SENSOR_KINDS,
+					 sizeof(*ss));
 	uint64_t events[LOG_EVENT_KIND_COUNT] = { 0 };
 	/* The first few times of each kind, in seconds on the log's clock. */
 	double ev_t[LOG_EVENT_KIND_COUNT][LIST_EVENT_TIMES];
 	double ev_v[LOG_EVENT_KIND_COUNT][LIST_EVENT_TIMES];
 
-	if (!cs) {
+	if (!cs || !ss) {
+		free(cs);
+		free(ss);
 		fprintf(stderr, "baro-replay: out of memory\n");
 		return EXIT_IO;
 	}
 	if ((rc = open_log(path, o->format, &r, &fd)) != 0) {
 		free(cs);
+		free(ss);
 		return rc;
 	}
+	bool oom = false;
 	while ((rc = log_reader_next(&r, &rec)) > 0) {
 		if (rec.kind == LOG_REC_EVENT) {
 			unsigned k = (unsigned)rec.event.kind;
@@ -624,6 +765,14 @@ cmd_list_one(const char *path, const struct options *o)
 			continue;
 		}
 		if (rec.channel >= LOG_MAX_CHANNELS)
+			continue;
+		int sk = sensor_kind_index(rec.kind);
+		if (sk >= 0 && sensor_note(&ss[rec.channel * N_SENSOR_KINDS +
+					       (unsigned)sk],
+					   log_record_time(&rec)) < 0)
+			oom = true;
+		/* The channel table is of baro samples and references. */
+		if (rec.kind != LOG_REC_BARO && rec.kind != LOG_REC_REFERENCE)
 			continue;
 		struct chan_stats *c = &cs[rec.channel];
 		uint64_t t = rec.kind == LOG_REC_BARO ? rec.baro.time_us
@@ -676,6 +825,7 @@ cmd_list_one(const char *path, const struct options *o)
 		       (double)c->first_us * 1e-6, (double)c->last_us * 1e-6,
 		       c->lo, c->hi);
 	}
+	print_sensors(&r, ss);
 	/* Events are on the same clock, inside it: an arming after the
 	 * last baro sample is the log going on without baro records. */
 	if (r.info.span_known)
@@ -757,6 +907,14 @@ cmd_list_one(const char *path, const struct options *o)
 	if (fd != STDIN_FILENO)
 		close(fd);
 	free(cs);
+	for (size_t i = 0; i < LOG_MAX_CHANNELS * N_SENSOR_KINDS; i++)
+		sensor_free(&ss[i]);
+	free(ss);
+	if (oom) {
+		fprintf(stderr, "baro-replay: %s: out of memory for the "
+				"sensor rates\n", path);
+		return EXIT_IO;
+	}
 	return status;
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "log-reader.h"
+#include "sensor-rec.h"
 #include "test-util.h"
 #include "byte-buf.h"
 
@@ -288,11 +289,18 @@ nth(const struct got *g, enum log_record_kind kind, const char *channel,
 static uint64_t
 rec_time(const struct log_record *r)
 {
-	switch (r->kind) {
-	case LOG_REC_BARO: return r->baro.time_us;
-	case LOG_REC_REFERENCE: return r->ref.time_us;
-	default: return r->event.time_us;
-	}
+	return log_record_time(r);
+}
+
+/* The sum of every type's count in list_types. */
+static size_t
+types_total(const struct got *g)
+{
+	size_t sum = 0;
+
+	for (const char *p = g->types; (p = strchr(p, '=')) != NULL; p++)
+		sum += strtoul(p + 1, NULL, 10);
+	return sum;
 }
 
 static bool
@@ -523,6 +531,8 @@ test_truncate_every_byte(void **state)
 		boundary = boundary || cut == b.n;
 		struct got *g = read_mem(&b, cut);
 		assert_int_equal(count(g, LOG_REC_BARO, NULL), bars);
+		/* Every whole record is counted by type, the cut one not. */
+		assert_int_equal(types_total(g), whole);
 		if (boundary) {
 			assert_int_equal(g->rc, 0);
 		} else {
@@ -922,6 +932,22 @@ test_references(void **state)
 	/* POS is the EKF again in AMSL: not a second EKF channel. */
 	assert_int_equal(chan(g, "POS"), -1);
 	assert_int_equal(count(g, LOG_REC_REFERENCE, NULL), 7);
+	/* Every GPS record is a sample, whatever its fix; every reading
+	 * facing down is a range sample (Good: its Quality, logged 0
+	 * here; not Good: 0; the 3.4 layout has neither column: the
+	 * first rangefinder, quality unknown). */
+	assert_int_equal(count(g, LOG_REC_GPS, "GPS[0]"), 4);
+	assert_int_equal(count(g, LOG_REC_GPS, "GPS[1]"), 1);
+	assert_int_equal(nth(g, LOG_REC_GPS, "GPS[0]", 0)->gps.fix_type, 1);
+	assert_int_equal(count(g, LOG_REC_RANGE, "RFND[0]"), 3);
+	static const int8_t quality[] = { 0, 0, -1 };
+	static const double dist[] = { 1.25, 2, 0.75 };
+	for (size_t i = 0; i < 3; i++) {
+		const struct log_range *rg =
+			&nth(g, LOG_REC_RANGE, "RFND[0]", i)->range;
+		assert_int_equal(rg->quality, quality[i]);
+		assert_close_abs(rg->distance_m, dist[i], 1e-9);
+	}
 	got_free(g);
 	free(b.buf);
 }
@@ -1175,6 +1201,8 @@ same_records(const struct got *a, const struct got *b, size_t n)
 		     x->baro.flags != y->baro.flags))
 			return false;
 		if (x->kind == LOG_REC_REFERENCE && x->ref.alt_m != y->ref.alt_m)
+			return false;
+		if (!old_kind(x->kind) && !sensor_rec_equal(x, y))
 			return false;
 	}
 	return true;
@@ -1602,6 +1630,290 @@ test_real_truncations(void **state)
 	free(path);
 }
 
+/* ------------------------------------------------------------------ */
+/* Sensor records from hand-made logs */
+
+static const struct def d_imu46 = {
+	20, "IMU", "QBffffffIIfBBHH",
+	"TimeUS,I,GyrX,GyrY,GyrZ,AccX,AccY,AccZ,EG,EA,T,GH,AH,GHz,AHz" };
+static const struct def d_imu2_34 = {
+	21, "IMU2", "QffffffIIfBB",
+	"TimeUS,GyrX,GyrY,GyrZ,AccX,AccY,AccZ,ErrG,ErrA,Temp,GyHlt,AcHlt" };
+static const struct def d_acc46 = { 22, "ACC", "QBQfff",
+				    "TimeUS,I,SampleUS,AccX,AccY,AccZ" };
+static const struct def d_att34 = {
+	23, "ATT", "QccccCCCC",
+	"TimeUS,DesRoll,Roll,DesPitch,Pitch,DesYaw,Yaw,ErrRP,ErrYaw" };
+static const struct def d_gps46 = {
+	24, "GPS", "QBBIHBcLLeffffB",
+	"TimeUS,I,Status,GMS,GWk,NSats,HDop,Lat,Lng,Alt,Spd,GCrs,VZ,Yaw,U" };
+static const struct def d_gpa46 = {
+	25, "GPA", "QBCCCCfBIHeHH",
+	"TimeUS,I,VDop,HAcc,VAcc,SAcc,YAcc,VV,SMS,Delta,AEl,RTCMFU,RTCMFD" };
+static const struct def d_rfnd46 = { 26, "RFND", "QBCBBb",
+				     "TimeUS,Instance,Dist,Stat,Orient,Quality" };
+
+/* The sensor records of one record each: value, unit, instance, and
+ * the order: a GPS or RFND reference first, the sample after it. */
+static void
+test_sensor_records(void **state)
+{
+	(void)state;
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &d_imu46);
+	fmt_def(&b, &d_imu2_34);
+	fmt_def(&b, &d_acc46);
+	fmt_def(&b, &d_att34);
+	fmt_def(&b, &d_gps46);
+	fmt_def(&b, &d_gpa46);
+	fmt_def(&b, &d_rfnd46);
+	df_rec(&b, &d_imu46, KV({ "TimeUS", 1000 }, { "I", 1 },
+				{ "AccX", 0.5 }, { "AccY", -0.25 },
+				{ "AccZ", -9.75 }));
+	df_rec(&b, &d_imu2_34, KV({ "TimeUS", 1001 }, { "AccZ", -9.5 }));
+	/* Timed by SampleUS, when the sample was taken. */
+	df_rec(&b, &d_acc46, KV({ "TimeUS", 1002 }, { "I", 2 },
+				{ "SampleUS", 990 }, { "AccZ", -9.25 }));
+	/* Centidegrees; yaw 270 deg is -90. */
+	df_rec(&b, &d_att34, KV({ "TimeUS", 2000 }, { "Roll", 1.5 },
+				{ "Pitch", -45 }, { "Yaw", 270 }));
+	df_rec(&b, &d_gps46, KV({ "TimeUS", 3000 }, { "Status", 6 },
+				{ "NSats", 21 }, { "Alt", 123.45 },
+				{ "VZ", 0.75 }));
+	df_rec(&b, &d_gpa46, KV({ "TimeUS", 3000 }, { "VAcc", 1.25 },
+				{ "SAcc", 0.5 }));
+	/* No 3D fix: no reference, a sample all the same; its GPA comes
+	 * after another record, so its accuracies stay unknown. */
+	df_rec(&b, &d_gps46, KV({ "TimeUS", 3200 }, { "Status", 1 },
+				{ "NSats", 3 }, { "Alt", 99 }));
+	df_rec(&b, &d_imu46, KV({ "TimeUS", 3300 }, { "AccZ", -9.0 }));
+	df_rec(&b, &d_gpa46, KV({ "TimeUS", 3200 }, { "VAcc", 9 }));
+	df_rec(&b, &d_rfnd46, KV({ "TimeUS", 4000 }, { "Instance", 1 },
+				 { "Dist", 2.5 }, { "Stat", 4 },
+				 { "Orient", 25 }, { "Quality", 90 }));
+	/* Not Good: no reference, quality 0; not down: nothing. */
+	df_rec(&b, &d_rfnd46, KV({ "TimeUS", 4100 }, { "Dist", 7 },
+				 { "Stat", 3 }, { "Orient", 25 },
+				 { "Quality", 90 }));
+	df_rec(&b, &d_rfnd46, KV({ "TimeUS", 4200 }, { "Dist", 3 },
+				 { "Stat", 4 }, { "Orient", 0 }));
+	struct got *g = read_mem(&b, b.n);
+	assert_int_equal(g->rc, 0);
+	static const enum log_record_kind order[] = {
+		LOG_REC_IMU, LOG_REC_IMU, LOG_REC_IMU, LOG_REC_ATTITUDE,
+		LOG_REC_REFERENCE, LOG_REC_GPS, LOG_REC_GPS, LOG_REC_IMU,
+		LOG_REC_REFERENCE, LOG_REC_RANGE, LOG_REC_RANGE,
+	};
+	assert_int_equal(g->n, sizeof(order) / sizeof(order[0]));
+	for (size_t i = 0; i < g->n; i++)
+		assert_int_equal(g->rec[i].kind, order[i]);
+	const struct log_record *r = g->rec;
+	assert_string_equal(g->chan[r[0].channel], "IMU[1]");
+	assert_int_equal(r[0].imu.instance, 1);
+	assert_int_equal(r[0].imu.time_us, 1000);
+	assert_true(r[0].imu.accel[0] == 0.5 && r[0].imu.accel[1] == -0.25 &&
+		    r[0].imu.accel[2] == -9.75);
+	assert_string_equal(g->chan[r[1].channel], "IMU[1]");
+	assert_true(r[1].imu.accel[2] == -9.5);
+	assert_string_equal(g->chan[r[2].channel], "ACC[2]");
+	assert_int_equal(r[2].imu.instance, 2);
+	assert_int_equal(r[2].imu.time_us, 990);
+	assert_true(r[2].imu.accel[2] == -9.25);
+	assert_string_equal(g->chan[r[3].channel], "ATT");
+	assert_true(r[3].att.roll_rad == 1.5 * (M_PI / 180.0));
+	assert_true(r[3].att.pitch_rad == -45 * (M_PI / 180.0));
+	assert_true(r[3].att.yaw_rad == 270 * (M_PI / 180.0) - 2.0 * M_PI);
+	assert_string_equal(g->chan[r[4].channel], "GPS[0]");
+	assert_int_equal(r[4].ref.source, LOG_REF_GPS);
+	assert_int_equal(r[5].channel, r[4].channel);
+	const struct log_gps *gp = &r[5].gps;
+	assert_int_equal(gp->time_us, 3000);
+	assert_int_equal(gp->fix_type, 6);
+	assert_int_equal(gp->nsats, 21);
+	assert_true(gp->alt_amsl_m == 12345 * 0.01);
+	assert_true(gp->vel_up_m_s == -0.75);
+	assert_true(gp->vacc_m == 125 * 0.01 && gp->vel_acc_m_s == 50 * 0.01);
+	gp = &r[6].gps;
+	assert_int_equal(gp->fix_type, 1);
+	assert_true(gp->alt_amsl_m == 99);
+	assert_true(isnan(gp->vacc_m) && isnan(gp->vel_acc_m_s));
+	assert_string_equal(g->chan[r[8].channel], "RFND[1]");
+	assert_true(r[8].ref.alt_m == 2.5);
+	assert_int_equal(r[9].range.instance, 1);
+	assert_true(r[9].range.distance_m == 2.5);
+	assert_int_equal(r[9].range.quality, 90);
+	assert_true(isnan(r[9].range.min_m) && isnan(r[9].range.max_m));
+	assert_string_equal(g->chan[r[10].channel], "RFND[0]");
+	assert_true(r[10].range.distance_m == 7);
+	assert_int_equal(r[10].range.quality, 0);
+	got_free(g);
+	free(b.buf);
+}
+
+/* Damaged or odd sensor records: a FMT without an axis, a Length too
+ * short for the format, an instance past the channels, a record cut by
+ * the end, a GPS as the last record (its sample still comes out). */
+static void
+test_sensor_malformed(void **state)
+{
+	(void)state;
+	static const struct def no_z = { 20, "IMU", "QBff",
+					 "TimeUS,I,AccX,AccY" };
+	struct dfb b = { 0 };
+
+	fmt_fmt(&b);
+	fmt_def(&b, &no_z);
+	fmt_raw(&b, 23, 10, "ATT", "QccccCCCC",
+		"TimeUS,DesRoll,Roll,DesPitch,Pitch,DesYaw,Yaw,ErrRP,ErrYaw");
+	fmt_def(&b, &d_gps46);
+	fmt_def(&b, &d_imu2_34);
+	df_rec(&b, &no_z, KV({ "TimeUS", 1000 }, { "AccX", 1 }));
+	hdr(&b, 23);
+	put_le(&b, 2000, 7);	/* ATT framed by its Length of 10 */
+	df_rec(&b, &d_gps46, KV({ "TimeUS", 2500 }, { "I", 200 },
+				{ "Status", 3 }, { "Alt", 5 }));
+	df_rec(&b, &d_gps46, KV({ "TimeUS", 3000 }, { "Status", 3 },
+				{ "Alt", 5 }));
+	size_t cut = b.n;
+	df_rec(&b, &d_imu2_34, KV({ "TimeUS", 4000 }, { "AccZ", -9.5 }));
+	struct got *g = read_mem(&b, b.n - 3);
+	assert_int_equal(g->rc, -ENODATA);
+	char want[32];
+	snprintf(want, sizeof(want), "offset %zu:", cut);
+	assert_non_null(strstr(g->err, want));
+	assert_int_equal(g->info.fmt_undecodable, 1);
+	assert_int_equal(count(g, LOG_REC_IMU, NULL), 0);
+	assert_int_equal(count(g, LOG_REC_ATTITUDE, NULL), 0);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "GPS[0]"), 1);
+	assert_int_equal(count(g, LOG_REC_GPS, "GPS[0]"), 1);
+	assert_int_equal(g->n, 2);
+	assert_int_equal(g->rec[1].gps.time_us, 3000);
+	assert_true(g->rec[1].gps.vel_up_m_s == 0.0);
+	assert_true(has_type(g, "IMU=1") && has_type(g, "ATT=1"));
+	got_free(g);
+	free(b.buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sensor records of the bundled logs */
+
+/*
+ * Counts and first/last records per stream, decoded once with a
+ * throwaway Python parser written from the format (FMT-described
+ * records, FMTU/MULT; not kept): IMU/IMU2 AccX..Z as logged; ATT
+ * Roll, Pitch, Yaw in degrees (centidegrees where the format is 'c'/'C')
+ * times pi/180, yaw above pi less 2 pi; every GPS record with Status,
+ * NSats, Alt, -VZ and the VAcc, SAcc of the GPA right after it (NaN
+ * without); times TimeUS, TimeMS x 1000, or the 2014 GPS's T x 1000.
+ * None of the logs has RFND or ACC records.
+ */
+static const struct sensor_expect sens_313[] = {
+	{ "ATT", LOG_REC_ATTITUDE, 735,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 32451000, -0.017278759594743863, -0.028623399732707007, -0.5180137219919168 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 105851000, -0.008377580409572781, -0.03368485456349056, -0.3211405823669562 } } },
+	{ "IMU[0]", LOG_REC_IMU, 3672,
+	  { .kind = LOG_REC_IMU, .imu = { 32451000, 0, { -0.10048732906579971, 0.2667340636253357, -9.810201644897461 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 105870000, 0, { 0.14725087583065033, 0.10448383539915085, -9.913568496704102 } } } },
+	{ "IMU[1]", LOG_REC_IMU, 3672,
+	  { .kind = LOG_REC_IMU, .imu = { 32451000, 1, { -0.11991739273071289, 0.36079442501068115, -9.687288284301758 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 105870000, 1, { 0.0680687427520752, -0.7830154299736023, -9.785372734069824 } } } },
+	{ "GPS[0]", LOG_REC_GPS, 368,
+	  { .kind = LOG_REC_GPS, .gps = { 32461000, 0, 3, 13, 277.82, -0.019999999552965164, NAN, NAN } },
+	  { .kind = LOG_REC_GPS, .gps = { 105821000, 0, 3, 14, 286.76, -0.3799999952316284, NAN, NAN } } },
+};
+static const struct sensor_expect sens_344[] = {
+	{ "IMU[0]", LOG_REC_IMU, 3755,
+	  { .kind = LOG_REC_IMU, .imu = { 224630352, 0, { -0.1959240734577179, 0.28368207812309265, -9.78702449798584 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 375293037, 0, { 9.184815406799316, 1.0923562049865723, -3.086635112762451 } } } },
+	{ "IMU[1]", LOG_REC_IMU, 3755,
+	  { .kind = LOG_REC_IMU, .imu = { 224630352, 1, { -0.1106490045785904, 0.27130094170570374, -9.702140808105469 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 375293037, 1, { 9.388090133666992, 0.9340524077415466, -3.321605920791626 } } } },
+	{ "ATT", LOG_REC_ATTITUDE, 1502,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 224685628, -0.026878070480712675, -0.015533430342749533, -1.583013631558857 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 375280200, -0.27785641691749724, 1.2395328347663728, 0.18291050560900574 } } },
+	{ "GPS[0]", LOG_REC_GPS, 753,
+	  { .kind = LOG_REC_GPS, .gps = { 224714179, 0, 4, 17, 213.63, -0.009999999776482582, 0.93, 0.16 } },
+	  { .kind = LOG_REC_GPS, .gps = { 375150331, 0, 4, 17, 211.19, -0.04999999701976776, 0.98, 0.29 } } },
+};
+static const struct sensor_expect sens_35[] = {
+	{ "ATT", LOG_REC_ATTITUDE, 504,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 402617284, -0.02199114857512855, -0.04782202150464463, -1.8179349488772933 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 453494900, -0.0066322511575784525, 0.024260076602721184, -1.7985617941801566 } } },
+	{ "IMU[0]", LOG_REC_IMU, 1258,
+	  { .kind = LOG_REC_IMU, .imu = { 402644506, 0, { -0.11938289552927017, 0.24223732948303223, -10.213163375854492 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 453502278, 0, { 0.9270141124725342, -0.07651850581169128, -9.802717208862305 } } } },
+	{ "IMU[1]", LOG_REC_IMU, 1258,
+	  { .kind = LOG_REC_IMU, .imu = { 402644506, 1, { -0.2769341766834259, 0.14752985537052155, -10.392358779907227 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 453502278, 1, { 0.5482136011123657, -0.014167191460728645, -10.036998748779297 } } } },
+	{ "GPS[0]", LOG_REC_GPS, 254,
+	  { .kind = LOG_REC_GPS, .gps = { 402735374, 0, 4, 18, 3.52, -0.0560000017285347, 0.75, 0.2 } },
+	  { .kind = LOG_REC_GPS, .gps = { 453330122, 0, 4, 18, -2.6, -0.05000000074505806, 0.61, 0.24 } } },
+};
+static const struct sensor_expect sens_364[] = {
+	{ "IMU[0]", LOG_REC_IMU, 1820,
+	  { .kind = LOG_REC_IMU, .imu = { 208659484, 0, { 0.15701234340667725, 0.2550721764564514, -9.823831558227539 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 909299881, 0, { -0.04196174070239067, -0.508883535861969, -10.148125648498535 } } } },
+	{ "IMU[1]", LOG_REC_IMU, 1820,
+	  { .kind = LOG_REC_IMU, .imu = { 208659484, 1, { 0.24620380997657776, 0.2819700837135315, -9.732436180114746 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 909299881, 1, { -0.03510502353310585, -0.560296893119812, -9.994236946105957 } } } },
+	{ "ATT", LOG_REC_ATTITUDE, 728,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 208674420, 0.0041887902047863905, 0.011868238913561441, -0.17784905077822177 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 909274534, 0.007330382858376184, -0.01064650843716541, -0.1288052987971815 } } },
+	{ "GPS[0]", LOG_REC_GPS, 365,
+	  { .kind = LOG_REC_GPS, .gps = { 208734295, 0, 4, 18, 47.36, 0.009000000543892384, 1.42, 0.31 } },
+	  { .kind = LOG_REC_GPS, .gps = { 909334550, 0, 4, 18, 49.4, -0.04400000348687172, 0.99, 0.3 } } },
+};
+static const struct sensor_expect sens_462[] = {
+	{ "ATT", LOG_REC_ATTITUDE, 5,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 140186526, -0.06831869978337239, 0.06153013987838148, 1.73100370901663 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 140593234, -0.06834960493558492, 0.061483522075737485, 1.7314202274111181 } } },
+	{ "IMU[0]", LOG_REC_IMU, 10,
+	  { .kind = LOG_REC_IMU, .imu = { 140209868, 0, { 0.6129292845726013, 0.8672698140144348, -9.763680458068848 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 140575610, 0, { 0.5999481678009033, 0.8649151921272278, -9.762846946716309 } } } },
+	{ "IMU[1]", LOG_REC_IMU, 10,
+	  { .kind = LOG_REC_IMU, .imu = { 140209868, 1, { 0.48838382959365845, 0.9139217734336853, -9.737777709960938 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 140575610, 1, { 0.4669237732887268, 0.9233852624893188, -9.744965553283691 } } } },
+	{ "GPS[0]", LOG_REC_GPS, 2,
+	  { .kind = LOG_REC_GPS, .gps = { 140225173, 0, 3, 8, 47.77, -0.010000000707805157, 1.36, 0.18 } },
+	  { .kind = LOG_REC_GPS, .gps = { 140430894, 0, 3, 8, 47.77, 0.006000000052154064, 1.36, 0.19 } } },
+};
+static const char *
+got_chan(const void *ctx, unsigned channel)
+{
+	const struct got *g = ctx;
+	return channel < g->nchan ? g->chan[channel] : "?";
+}
+
+static void
+check_sensors(const char *file, const struct sensor_expect *want,
+	      size_t nwant)
+{
+	NEED_LOG(path, file);
+	struct got *g = read_file(path);
+	char msg[160];
+	sensor_check(g->rec, g->n, got_chan, g, want, nwant, msg, sizeof(msg));
+	if (msg[0])
+		fail_msg("%s: %s", file, msg);
+	got_free(g);
+	free(path);
+}
+
+#define CHECK_SENSORS(file, want) \
+	check_sensors(file, want, sizeof(want) / sizeof(want[0]))
+
+static void
+test_bundled_sensors(void **state)
+{
+	(void)state;
+	CHECK_SENSORS("ap_copter-3.1.3_px4v2_legacy-ctun-only.bin", sens_313);
+	CHECK_SENSORS("ap_copter-3.4.4-rc1_badajoz_climb.bin", sens_344);
+	CHECK_SENSORS("ap_copter-3.5era_netherlands_short.bin", sens_35);
+	CHECK_SENSORS("ap_copter-3.6.4_fmuv5_high-vibration.bin", sens_364);
+	CHECK_SENSORS("ap_copter-4.6.2_pixhawk4_truncated80k.bin", sens_462);
+}
+
 int
 main(void)
 {
@@ -1626,6 +1938,9 @@ main(void)
 		cmocka_unit_test(test_log_462),
 		cmocka_unit_test(test_log_313),
 		cmocka_unit_test(test_real_truncations),
+		cmocka_unit_test(test_bundled_sensors),
+		cmocka_unit_test(test_sensor_records),
+		cmocka_unit_test(test_sensor_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "test-util.h"
 #include "byte-buf.h"
 #include "log-reader.h"
+#include "sensor-rec.h"
 #include "mavlink.h"
 #include "util-endian.h"
 
@@ -145,6 +146,35 @@ static const struct field f_sp[] = {
 	{ "uint32_t", "time_boot_ms" }, { "float", "press_abs" },
 	{ "float", "press_diff" }, { "int16_t", "temperature" },
 	{ NULL, NULL }
+};
+
+/* The sensor messages, base fields in wire order (common.xml). */
+#define IMU_FIELDS                                                       \
+	{ "uint32_t", "time_boot_ms" }, { "int16_t", "xacc" },           \
+	{ "int16_t", "yacc" }, { "int16_t", "zacc" },                    \
+	{ "int16_t", "xgyro" }, { "int16_t", "ygyro" },                  \
+	{ "int16_t", "zgyro" }, { "int16_t", "xmag" },                   \
+	{ "int16_t", "ymag" }, { "int16_t", "zmag" }, { NULL, NULL }
+static const struct field f_imu[] = { IMU_FIELDS };
+static const struct field f_att[] = {
+	{ "uint32_t", "time_boot_ms" }, { "float", "roll" },
+	{ "float", "pitch" }, { "float", "yaw" }, { "float", "rollspeed" },
+	{ "float", "pitchspeed" }, { "float", "yawspeed" }, { NULL, NULL }
+};
+static const struct field f_hrimu[] = {
+	{ "uint64_t", "time_usec" }, { "float", "xacc" }, { "float", "yacc" },
+	{ "float", "zacc" }, { "float", "xgyro" }, { "float", "ygyro" },
+	{ "float", "zgyro" }, { "float", "xmag" }, { "float", "ymag" },
+	{ "float", "zmag" }, { "float", "abs_pressure" },
+	{ "float", "diff_pressure" }, { "float", "pressure_alt" },
+	{ "float", "temperature" }, { "uint16_t", "fields_updated" },
+	{ NULL, NULL }
+};
+static const struct field f_dist[] = {
+	{ "uint32_t", "time_boot_ms" }, { "uint16_t", "min_distance" },
+	{ "uint16_t", "max_distance" }, { "uint16_t", "current_distance" },
+	{ "uint8_t", "type" }, { "uint8_t", "id" }, { "uint8_t", "orientation" },
+	{ "uint8_t", "covariance" }, { NULL, NULL }
 };
 
 static uint16_t
@@ -336,7 +366,9 @@ build_mixed(struct tlog_buf *b)
 	uint8_t att[28];
 	for (size_t i = 0; i < sizeof(att); i++)
 		att[i] = (uint8_t)(i * 7 + 1);
-	tb_raw(b, 1, 1, 1, 30, att, sizeof(att), 0x12, false);
+	/* A message the reader has no CRC_EXTRA for (ATTITUDE has one
+	 * since it is a sensor record): judged by the next record. */
+	tb_raw(b, 1, 1, 1, 241, att, sizeof(att), 0x12, false);
 	tb_text(b, 1, "ArduCopter V4.5.1 (abcdef01)");
 	/* Another system: ignored whatever it sends. */
 	tb_sp(b, 1, 2, MAVLINK_MSG_SCALED_PRESSURE, 500, 900.0f, 100);
@@ -345,6 +377,32 @@ build_mixed(struct tlog_buf *b)
 	b->stamp += 1000;
 	tb_sp(b, 1, 1, MAVLINK_MSG_SCALED_PRESSURE, 10100, 1013.0f, 2400);
 	tb_heartbeat(b, 1, 1, 2, 3, 0x51);	/* disarmed */
+}
+
+/* Move the sensor records (and their channel names) out of res into
+ * out, keeping the order of both; how many there were. */
+static size_t
+take_sensors(struct result *res, struct log_record *out, char (*chan)[32],
+	     size_t cap)
+{
+	size_t kept = 0, taken = 0;
+
+	for (size_t i = 0; i < res->n; i++) {
+		if (old_kind(res->rec[i].kind)) {
+			res->rec[kept] = res->rec[i];
+			res->end[kept] = res->end[i];
+			memmove(res->chan[kept], res->chan[i],
+				sizeof(res->chan[0]));
+			kept++;
+		} else if (taken < cap) {
+			out[taken] = res->rec[i];
+			memcpy(chan[taken++], res->chan[i], sizeof(chan[0]));
+		} else {
+			taken++;
+		}
+	}
+	res->n = kept;
+	return taken;
 }
 
 static void
@@ -364,6 +422,25 @@ test_mixed(void **state)
 	assert_int_equal(res->info.records_bad, 0);
 	assert_string_equal(res->info.firmware, "ArduCopter V4.5.1 (abcdef01)");
 	assert_string_equal(res->info.baro_stream, "SCALED_PRESSURE");
+	/* The two GPS_RAW_INT after the first timed frame are GPS
+	 * samples too, each right after the reference it may be. */
+	assert_int_equal(res->n, 12);
+	assert_int_equal(res->rec[5].kind, LOG_REC_GPS);
+	assert_int_equal(res->rec[6].kind, LOG_REC_GPS);
+	struct log_record sens[2];
+	char sens_chan[2][32];
+	assert_int_equal(take_sensors(res, sens, sens_chan, 2), 2);
+	for (int i = 0; i < 2; i++) {
+		assert_string_equal(sens_chan[i], "GPS_RAW_INT");
+		assert_int_equal(sens[i].gps.time_us, 10030000);
+		assert_int_equal(sens[i].gps.nsats, 9);
+		assert_true(isnan(sens[i].gps.vel_up_m_s));
+		assert_true(isnan(sens[i].gps.vacc_m));
+	}
+	assert_int_equal(sens[0].gps.fix_type, 3);
+	assert_true(sens[0].gps.alt_amsl_m == 584.25);
+	assert_int_equal(sens[1].gps.fix_type, 2);
+	assert_true(sens[1].gps.alt_amsl_m == 999.0);
 	assert_int_equal(res->n, 10);
 
 	const struct log_record *r = res->rec;
@@ -419,11 +496,11 @@ test_mixed(void **state)
 	assert_int_equal(r[9].event.time_us, 10100000);
 	/* Every frame counted by type, the other system's and unknown ids
 	 * included; named where the codec or the reader's table of common
-	 * messages knows the id (ATTITUDE is not decoded, only named). */
+	 * messages knows the id (VIBRATION is not decoded, only named). */
 	assert_non_null(strstr(res->types, ";#0 HEARTBEAT=5;"));
 	assert_non_null(strstr(res->types, ";#24 GPS_RAW_INT=3;"));
 	assert_non_null(strstr(res->types, ";#29 SCALED_PRESSURE=3;"));
-	assert_non_null(strstr(res->types, ";#30 ATTITUDE=1;"));
+	assert_non_null(strstr(res->types, ";#241 VIBRATION=1;"));
 	assert_non_null(strstr(res->types, ";#33 GLOBAL_POSITION_INT=1;"));
 	assert_non_null(strstr(res->types, ";#74 VFR_HUD=2;"));
 	assert_non_null(strstr(res->types, ";#137 SCALED_PRESSURE2=1;"));
@@ -864,7 +941,29 @@ struct stats {
 	size_t gpi, gps, vfr, vfr_home, vfr_amsl, armed, disarmed;
 	bool arming_alternates;
 	double gpi_min, gpi_max;
+	/* The sensor records, and every channel's name. */
+	struct log_record *sens;
+	size_t nsens, capsens;
+	char chan[LOG_MAX_CHANNELS][40];
 };
+
+static void
+sensor_stats(struct stats *s, const struct log_record *rec)
+{
+	if (s->nsens == s->capsens) {
+		s->capsens = s->capsens ? 2 * s->capsens : 1024;
+		s->sens = realloc(s->sens, s->capsens * sizeof(*s->sens));
+		assert_non_null(s->sens);
+	}
+	s->sens[s->nsens++] = *rec;
+}
+
+static const char *
+stats_chan(const void *ctx, unsigned channel)
+{
+	const struct stats *s = ctx;
+	return channel < LOG_MAX_CHANNELS ? s->chan[channel] : "?";
+}
 
 static void
 add_type_big(const char *name, uint64_t count, void *ud)
@@ -928,6 +1027,8 @@ read_stats(const char *path, struct stats *s)
 				s->vfr_home += rec.ref.datum == LOG_DATUM_HOME;
 				s->vfr_amsl += rec.ref.datum == LOG_DATUM_AMSL;
 			}
+		} else if (rec.kind != LOG_REC_EVENT) {
+			sensor_stats(s, &rec);
 		} else if (rec.event.kind == LOG_EVENT_REBOOT) {
 			s->reboots++;
 			s->before_reboot = s->baro;
@@ -949,6 +1050,10 @@ read_stats(const char *path, struct stats *s)
 	s->info = r.info;
 	s->types[0] = ';';
 	log_reader_list_types(&r, add_type_big, s->types);
+	for (unsigned c = 0; c < LOG_MAX_CHANNELS; c++) {
+		const char *name = log_reader_channel_name(&r, c);
+		snprintf(s->chan[c], sizeof(s->chan[c]), "%s", name ? name : "");
+	}
 	log_reader_close(&r);
 	close(fd);
 }
@@ -1014,6 +1119,7 @@ test_cmac(void **state)
 	assert_int_equal(s->info.bytes_skipped, 0);
 	assert_int_equal(s->info.records_bad, 0);
 	assert_string_equal(s->info.firmware, "ArduCopter");
+	free(s->sens);
 	free(s);
 }
 
@@ -1060,6 +1166,7 @@ test_sitl(void **state)
 	assert_int_equal(s->info.bytes_skipped, 0);
 	assert_int_equal(s->info.records_bad, 0);
 	assert_true(strncmp(s->info.firmware, "ArduPlane V", 11) == 0);
+	free(s->sens);
 	free(s);
 }
 
@@ -1087,8 +1194,7 @@ rec_equal(const struct log_record *a, const struct log_record *b)
 	case LOG_REC_ATTITUDE:
 	case LOG_REC_GPS:
 	case LOG_REC_RANGE:
-		return memcmp(&a->imu, &b->imu, sizeof(struct log_record) -
-			      offsetof(struct log_record, imu)) == 0;
+		return sensor_rec_equal(a, b);
 	}
 	return false;
 }
@@ -1215,6 +1321,211 @@ test_crc_extra_algorithm(void **state)
 	assert_int_equal(crc_extra_of("SCALED_PRESSURE", f_sp), 115);
 }
 
+/*
+ * Sensor records of the bundled tlogs: counts and first/last records,
+ * decoded once with node-mavlink 2.3.0's message definitions (field
+ * offsets, CRC_EXTRA checked with its x25crc) by a throwaway script
+ * (not kept), taking frames as this reader's framing rules do and
+ * timing them by time_boot_ms (GPS_RAW_INT by the latest
+ * SCALED_PRESSURE/GLOBAL_POSITION_INT time): SCALED_IMU2 mG x
+ * 9.80665e-3, ATTITUDE as sent, GPS_RAW_INT alt mm / 1000 (MAVLink 1:
+ * no v_acc, vel_acc).  Times are of the first boot; a log's later boot
+ * is offset as its last SCALED_PRESSURE sample is (last_sp_ms).
+ */
+static const struct sensor_expect sens_cmac[] = {
+	{ "GPS_RAW_INT", LOG_REC_GPS, 2858,
+	  { .kind = LOG_REC_GPS, .gps = { 44917000, 0, 1, 0, 588.59, NAN, NAN, NAN } },
+	  { .kind = LOG_REC_GPS, .gps = { 816251000, 0, 3, 7, 587.94, NAN, NAN, NAN } } },
+	{ "ATTITUDE", LOG_REC_ATTITUDE, 2829,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 44918000, 0.013193592429161072, -0.00010097026824951172, -1.4815903902053833 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 816291000, -0.007908130064606667, 0.02732868492603302, -1.5433307886123657 } } },
+	{ "SCALED_IMU2", LOG_REC_IMU, 2850,
+	  { .kind = LOG_REC_IMU, .imu = { 45641000, 1, { 0.3138128, -0.18632635, -9.50264385 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 816251000, 1, { 0.83356525, -0.48052585000000003, -9.80665 } } } },
+};
+
+static const struct sensor_expect sens_quadplane[] = {
+	{ "GPS_RAW_INT", LOG_REC_GPS, 799,
+	  { .kind = LOG_REC_GPS, .gps = { 608582000, 0, 6, 10, 587.85, NAN, NAN, NAN } },
+	  { .kind = LOG_REC_GPS, .gps = { 816977000, 0, 6, 10, 586.64, NAN, NAN, NAN } } },
+	{ "ATTITUDE", LOG_REC_ATTITUDE, 888,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 608582000, -0.024653663858771324, 0.002518675522878766, 2.4500322341918945 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 817077000, -0.0019467021338641644, 0.028988825157284737, 0.7769299149513245 } } },
+	{ "SCALED_IMU2", LOG_REC_IMU, 795,
+	  { .kind = LOG_REC_IMU, .imu = { 608821000, 1, { 0.24516625, -0.0980665, -9.79684335 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 816977000, 1, { 0.32361945000000003, 0.0, -9.7870367 } } } },
+};
+
+static void
+check_tlog_sensors(const char *file, const struct sensor_expect *want,
+		   size_t nwant, uint32_t last_sp_ms)
+{
+	char path[4096], msg[160];
+
+	need_log(path, sizeof(path), file);
+	struct stats *s = malloc(sizeof(*s));
+	assert_non_null(s);
+	read_stats(path, s);
+	struct sensor_expect *w = malloc(nwant * sizeof(*w));
+	assert_non_null(w);
+	memcpy(w, want, nwant * sizeof(*w));
+	uint64_t offset = s->last_us - (uint64_t)last_sp_ms * 1000u;
+	for (size_t i = 0; i < nwant; i++)
+		switch (w[i].kind) {
+		case LOG_REC_IMU: w[i].last.imu.time_us += offset; break;
+		case LOG_REC_ATTITUDE: w[i].last.att.time_us += offset; break;
+		case LOG_REC_GPS: w[i].last.gps.time_us += offset; break;
+		default: break;
+		}
+	sensor_check(s->sens, s->nsens, stats_chan, s, w, nwant, msg,
+		     sizeof(msg));
+	if (msg[0])
+		fail_msg("%s: %s", file, msg);
+	free(w);
+	free(s->sens);
+	free(s);
+}
+
+static void
+test_tlog_sensors(void **state)
+{
+	(void)state;
+	check_tlog_sensors("mav_arducopter_cmac_2015.tlog", sens_cmac,
+			   sizeof(sens_cmac) / sizeof(sens_cmac[0]), 816251);
+	check_tlog_sensors("mav_arduplane-quadplane_sitl.tlog", sens_quadplane,
+			   sizeof(sens_quadplane) / sizeof(sens_quadplane[0]),
+			   816977);
+}
+
+/* Every sensor message, built with CRC_EXTRA computed here from the
+ * field lists: values, units, channels, and what is dropped. */
+static void
+test_sensor_messages(void **state)
+{
+	(void)state;
+	struct tlog_buf b;
+	struct result *res = malloc(sizeof(*res));
+	uint8_t pl[64];
+
+	tb_init(&b);
+	/* Before any timed frame: no time, dropped. */
+	memset(pl, 0, sizeof(pl));
+	tb_raw(&b, 1, 1, 1, 26, pl, 22, crc_extra_of("SCALED_IMU", f_imu),
+	       false);
+	tb_sp(&b, 1, 1, MAVLINK_MSG_SCALED_PRESSURE, 20000, 1000.0f, 2000);
+	static const uint8_t imu_ids[] = { 26, 116, 129 };
+	static const char *const imu_names[] = { "SCALED_IMU", "SCALED_IMU2",
+						 "SCALED_IMU3" };
+	for (int k = 0; k < 3; k++) {
+		memset(pl, 0, sizeof(pl));
+		le_put32(pl, 20001 + (uint32_t)k);
+		le_put16(pl + 4, (uint16_t)(int16_t)(10 + k));
+		le_put16(pl + 6, (uint16_t)(int16_t)-20);
+		le_put16(pl + 8, (uint16_t)(int16_t)-1000);
+		tb_raw(&b, 1, 1, 1, imu_ids[k], pl, 22,
+		       crc_extra_of(imu_names[k], f_imu), false);
+	}
+	/* HIGHRES_IMU: new accelerometer (bit 0), then only the gyro. */
+	for (int k = 0; k < 2; k++) {
+		memset(pl, 0, sizeof(pl));
+		le_put64(pl, 20005250 + (uint64_t)k);
+		put_f32(pl + 8, 0.5f);
+		put_f32(pl + 12, -0.25f);
+		put_f32(pl + 16, -9.75f);
+		le_put16(pl + 60, k ? 0x38 : 0x01);
+		pl[62] = 2;
+		tb_raw(&b, 2, 1, 1, 105, pl, 63,
+		       crc_extra_of("HIGHRES_IMU", f_hrimu), false);
+	}
+	memset(pl, 0, sizeof(pl));
+	le_put32(pl, 20010);
+	put_f32(pl + 4, 0.125f);
+	put_f32(pl + 8, -0.5f);
+	put_f32(pl + 12, 3.0f);
+	tb_raw(&b, 1, 1, 1, 30, pl, 28, crc_extra_of("ATTITUDE", f_att), false);
+	/* The same with a wrong CRC_EXTRA: a bad record, nothing read. */
+	tb_raw(&b, 1, 1, 1, 30, pl, 28, 0x12, false);
+	/* DISTANCE_SENSOR looking down (25), then forward (0). */
+	for (int k = 0; k < 2; k++) {
+		memset(pl, 0, sizeof(pl));
+		le_put32(pl, 20020);
+		le_put16(pl + 4, 20);
+		le_put16(pl + 6, 4000);
+		le_put16(pl + 8, 1234);
+		pl[11] = 1;
+		pl[12] = k ? 0 : 25;
+		pl[38] = 80;
+		tb_raw(&b, 2, 1, 1, 132, pl, 39,
+		       crc_extra_of("DISTANCE_SENSOR", f_dist), false);
+	}
+	/* MAVLink 2 GPS_RAW_INT with v_acc and vel_acc (mm, mm/s). */
+	memset(pl, 0, sizeof(pl));
+	put_i32(pl + 16, 123456);
+	pl[28] = 3;
+	pl[29] = 12;
+	le_put32(pl + 38, 1500);
+	le_put32(pl + 42, 250);
+	tb_raw(&b, 2, 1, 1, 24, pl, 46, crc_extra_of("GPS_RAW_INT", f_gps),
+	       false);
+
+	/* MAVLink 1 frames short of their base fields, their CRC good: a
+	 * bad record each, not zeros read as values. */
+	memset(pl, 0, sizeof(pl));
+	le_put32(pl, 20030);
+	tb_raw(&b, 1, 1, 1, 30, pl, 20, crc_extra_of("ATTITUDE", f_att), false);
+	tb_raw(&b, 1, 1, 1, 116, pl, 12, crc_extra_of("SCALED_IMU2", f_imu),
+	       false);
+
+	read_all(b.data, b.len, NULL, res);
+	if (res->rc != 0)
+		fail_msg("%s", res->err);
+	assert_int_equal(res->info.records_bad, 3);
+	struct log_record s[12];
+	char ch[12][32];
+	assert_int_equal(take_sensors(res, s, ch, 12), 7);
+	/* The references: the baro sample's, the rangefinder, the GPS. */
+	assert_int_equal(res->n, 3);
+	assert_int_equal(res->rec[1].ref.source, LOG_REF_RANGEFINDER);
+	assert_int_equal(res->rec[1].ref.datum, LOG_DATUM_GROUND);
+	assert_int_equal(res->rec[1].ref.instance, 1);
+	assert_true(res->rec[1].ref.alt_m == 12.34);
+	assert_int_equal(res->rec[2].ref.source, LOG_REF_GPS);
+
+	for (int k = 0; k < 3; k++) {
+		assert_string_equal(ch[k], imu_names[k]);
+		assert_int_equal(s[k].kind, LOG_REC_IMU);
+		assert_int_equal(s[k].imu.instance, k);
+		assert_int_equal(s[k].imu.time_us, 20001000 + 1000 * k);
+		assert_true(s[k].imu.accel[0] == (10 + k) * (9.80665 / 1000.0));
+		assert_true(s[k].imu.accel[2] == -1000 * (9.80665 / 1000.0));
+	}
+	assert_string_equal(ch[3], "HIGHRES_IMU");
+	assert_int_equal(s[3].imu.time_us, 20005250);
+	assert_int_equal(s[3].imu.instance, 2);
+	assert_true(s[3].imu.accel[0] == 0.5 && s[3].imu.accel[1] == -0.25 &&
+		    s[3].imu.accel[2] == -9.75);
+	assert_string_equal(ch[4], "ATTITUDE");
+	assert_int_equal(s[4].att.time_us, 20010000);
+	assert_true(s[4].att.roll_rad == 0.125 && s[4].att.pitch_rad == -0.5 &&
+		    s[4].att.yaw_rad == 3.0);
+	assert_string_equal(ch[5], "DISTANCE_SENSOR");
+	assert_int_equal(s[5].kind, LOG_REC_RANGE);
+	assert_int_equal(s[5].range.time_us, 20020000);
+	assert_int_equal(s[5].range.instance, 1);
+	assert_true(s[5].range.distance_m == 12.34);
+	assert_true(s[5].range.min_m == 0.2 && s[5].range.max_m == 40.0);
+	assert_int_equal(s[5].range.quality, 80);
+	assert_string_equal(ch[6], "GPS_RAW_INT");
+	assert_int_equal(s[6].kind, LOG_REC_GPS);
+	assert_int_equal(s[6].gps.fix_type, 3);
+	assert_int_equal(s[6].gps.nsats, 12);
+	assert_true(s[6].gps.alt_amsl_m == 123.456);
+	assert_true(s[6].gps.vacc_m == 1.5 && s[6].gps.vel_acc_m_s == 0.25);
+	assert_true(isnan(s[6].gps.vel_up_m_s));
+	free(res);
+	free(b.data);
+}
+
 int
 main(void)
 {
@@ -1231,6 +1542,8 @@ main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_non_finite_pressure),
 		cmocka_unit_test(test_cmac),
+		cmocka_unit_test(test_tlog_sensors),
+		cmocka_unit_test(test_sensor_messages),
 		cmocka_unit_test(test_sitl),
 		cmocka_unit_test(test_sitl_damaged),
 	};

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "log-reader.h"
+#include "sensor-rec.h"
 #include "test-util.h"
 #include "byte-buf.h"
 #include "util-endian.h"
@@ -231,7 +232,7 @@ pb_fill(struct pb *p, size_t n, uint8_t v)
 
 /* ---- reading ---- */
 
-#define MAX_RECS 8192
+#define MAX_RECS 32768
 
 struct got {
 	int open_rc, rc;
@@ -278,6 +279,27 @@ drain(struct log_reader *r, struct got *g)
 	while ((name = log_reader_channel_name(r, g->n_chans)))
 		snprintf(g->chan[g->n_chans++], 96, "%s", name);
 	log_reader_list_types(r, type_cb, g);
+}
+
+/* Move the sensor records (IMU, attitude, GPS, range) out of g into
+ * out, keeping the order of both; how many there were.  The tests of
+ * the older kinds then see exactly the sequence they always did. */
+static size_t
+take_sensor_records(struct got *g, struct log_record *out, size_t cap)
+{
+	size_t kept = 0, taken = 0;
+
+	assert_true(g->n <= MAX_RECS);
+	for (size_t i = 0; i < g->n; i++) {
+		if (old_kind(g->rec[i].kind))
+			g->rec[kept++] = g->rec[i];
+		else if (taken < cap)
+			out[taken++] = g->rec[i];
+		else
+			taken++;
+	}
+	g->n = kept;
+	return taken;
 }
 
 static struct got *
@@ -418,8 +440,7 @@ rec_equal(const struct log_record *a, const struct log_record *b)
 	case LOG_REC_ATTITUDE:
 	case LOG_REC_GPS:
 	case LOG_REC_RANGE:
-		return memcmp(&a->imu, &b->imu, sizeof(struct log_record) -
-			      offsetof(struct log_record, imu)) == 0;
+		return sensor_rec_equal(a, b);
 	}
 	return false;
 }
@@ -1286,6 +1307,35 @@ test_references(void **state)
 
 	struct got *g = read_mem(b.buf, b.n, NULL);
 	assert_int_equal(g->rc, 0);
+	/* Every GPS message is a GPS sample, whatever its fix, after the
+	 * reference it may also be; the rangefinder facing down is a
+	 * range sample after its reference. */
+	assert_int_equal(g->n, 10);
+	assert_int_equal(g->rec[0].kind, LOG_REC_GPS);
+	assert_int_equal(g->rec[1].kind, LOG_REC_REFERENCE);
+	assert_int_equal(g->rec[2].kind, LOG_REC_GPS);
+	assert_int_equal(g->rec[7].kind, LOG_REC_RANGE);
+	struct log_record sens[4];
+	assert_int_equal(take_sensor_records(g, sens, 4), 4);
+	for (int i = 0; i < 3; i++) {
+		const struct log_gps *s = &sens[i].gps;
+		assert_string_equal(g->chan[sens[i].channel],
+				    "vehicle_gps_position");
+		assert_int_equal(s->time_us, 1000 + i);
+		assert_int_equal(s->fix_type, 2 + i);
+		assert_true(s->alt_amsl_m == (424749 + i) / 1000.0);
+		/* The v1.9 layout here has none of these. */
+		assert_int_equal(s->nsats, 255);
+		assert_true(isnan(s->vel_up_m_s) && isnan(s->vacc_m) &&
+			    isnan(s->vel_acc_m_s));
+	}
+	const struct log_range *rg = &sens[3].range;
+	assert_string_equal(g->chan[sens[3].channel], "distance_sensor[1]");
+	assert_int_equal(rg->time_us, 3001);
+	assert_int_equal(rg->instance, 1);
+	assert_true(rg->distance_m == 0.44f);
+	assert_true(isnan(rg->min_m) && isnan(rg->max_m));
+	assert_int_equal(rg->quality, -1);
 	assert_int_equal(g->n, 6);
 	static const struct {
 		const char *chan;
@@ -1337,6 +1387,10 @@ test_references(void **state)
 	ub_data(&b, 1, p.d, p.n);
 	g = read_mem(b.buf, b.n, NULL);
 	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->n, 2);
+	assert_int_equal(take_sensor_records(g, sens, 1), 1);
+	assert_true(sens[0].gps.alt_amsl_m == 487.976);
+	assert_int_equal(sens[0].gps.time_us, 1710773359526000);
 	assert_int_equal(g->n, 1);
 	assert_int_equal(g->rec[0].ref.time_us, 1710773359526000);
 	assert_true(g->rec[0].ref.alt_m == 487.976);
@@ -1951,6 +2005,243 @@ test_bundled_damaged(void **state)
 	}
 }
 
+/* The sensor topics from hand-made logs: values, conversions, and the
+ * odd or damaged cases (an invalid relative timestamp, an attitude
+ * without its fourth component, a quality out of range, a velocity
+ * marked invalid, a message of the wrong size). */
+static void
+test_sensor_topics(void **state)
+{
+	(void)state;
+	struct ub b;
+	ub_header(&b, 1);
+	ub_flags(&b, NULL, NULL);
+	ub_format(&b, "sensor_combined:uint64_t timestamp;float[3] gyro_rad;"
+		  "uint32_t gyro_integral_dt;"
+		  "int32_t accelerometer_timestamp_relative;"
+		  "float[3] accelerometer_m_s2;");
+	ub_format(&b, "vehicle_attitude:uint64_t timestamp;float[4] q;");
+	ub_format(&b, "vehicle_gps_position:uint64_t timestamp;int32_t alt;"
+		  "float vel_d_m_s;float epv;float s_variance_m_s;"
+		  "uint8_t fix_type;bool vel_ned_valid;"
+		  "uint8_t satellites_used;uint8_t[1] _padding0;");
+	ub_format(&b, "distance_sensor:uint64_t timestamp;"
+		  "float min_distance;float max_distance;"
+		  "float current_distance;int8_t signal_quality;"
+		  "uint8_t orientation;uint8_t[2] _padding0;");
+	ub_add(&b, 0, 1, "sensor_combined");
+	ub_add(&b, 0, 2, "vehicle_attitude");
+	ub_add(&b, 1, 3, "vehicle_gps_position");
+	ub_add(&b, 0, 4, "distance_sensor");
+	static const int32_t rel[] = { -250, INT32_MAX, -5000 };
+	for (int i = 0; i < 3; i++) {
+		struct pb p = { .n = 0 };
+		pb_u64(&p, 1000 * (uint64_t)(i + 1));
+		pb_fill(&p, 16, 0);
+		pb_u32(&p, (uint32_t)rel[i]);
+		pb_f32(&p, 0.5f);
+		pb_f32(&p, -0.25f);
+		pb_f32(&p, -9.75f);
+		ub_data(&b, 1, p.d, p.n);
+	}
+	/* 90 deg about z, then 30 deg about x. */
+	const float h = (float)M_SQRT1_2;
+	const float qs[2][4] = { { h, 0, 0, h },
+				 { (float)cos(M_PI / 12), (float)sin(M_PI / 12),
+				   0, 0 } };
+	for (int i = 0; i < 2; i++) {
+		struct pb p = { .n = 0 };
+		pb_u64(&p, 5000 + (uint64_t)i);
+		for (int k = 0; k < 4; k++)
+			pb_f32(&p, qs[i][k]);
+		ub_data(&b, 2, p.d, p.n);
+	}
+	for (int i = 0; i < 2; i++) {	/* velocity valid, then not */
+		struct pb p = { .n = 0 };
+		pb_u64(&p, 6000 + (uint64_t)i);
+		pb_u32(&p, 500250);
+		pb_f32(&p, 1.5f);
+		pb_f32(&p, 2.25f);
+		pb_f32(&p, 0.5f);
+		pb_u8(&p, 3);
+		pb_u8(&p, (uint8_t)!i);
+		pb_u8(&p, 11);
+		pb_u8(&p, 0);
+		ub_data(&b, 3, p.d, p.n);
+	}
+	static const int8_t quality[] = { 77, 120 };
+	for (int i = 0; i < 2; i++) {
+		struct pb p = { .n = 0 };
+		pb_u64(&p, 7000 + (uint64_t)i);
+		pb_f32(&p, 0.25f);
+		pb_f32(&p, 40.0f);
+		pb_f32(&p, 3.5f);
+		pb_u8(&p, (uint8_t)quality[i]);
+		pb_u8(&p, 25);
+		pb_fill(&p, 2, 0);
+		ub_data(&b, 4, p.d, p.n);
+	}
+	/* A sensor_combined four bytes short (not padding): bad. */
+	struct pb p = { .n = 0 };
+	pb_u64(&p, 9000);
+	pb_fill(&p, 28, 0);
+	ub_data(&b, 1, p.d, p.n);
+
+	struct got *g = read_mem(b.buf, b.n, NULL);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->info.records_bad, 1);
+	struct log_record s[16];
+	size_t n = take_sensor_records(g, s, 16);
+	/* References: two GPS fixes, two rangefinder readings. */
+	assert_int_equal(g->n, 4);
+	assert_int_equal(n, 7);
+	/* IMU: timestamp + relative; INT32_MAX and a time before 0 are
+	 * no sample. */
+	assert_string_equal(g->chan[s[0].channel], "sensor_combined");
+	assert_int_equal(s[0].kind, LOG_REC_IMU);
+	assert_int_equal(s[0].imu.time_us, 750);
+	assert_true(s[0].imu.accel[0] == 0.5 && s[0].imu.accel[1] == -0.25 &&
+		    s[0].imu.accel[2] == -9.75);
+	for (int i = 0; i < 2; i++) {
+		const struct log_attitude *a = &s[1 + i].att;
+		assert_int_equal(s[1 + i].kind, LOG_REC_ATTITUDE);
+		assert_int_equal(a->time_us, 5000 + i);
+		assert_close_abs(a->roll_rad, i ? M_PI / 6 : 0.0, 1e-6);
+		assert_close_abs(a->pitch_rad, 0.0, 1e-6);
+		assert_close_abs(a->yaw_rad, i ? 0.0 : M_PI / 2, 1e-6);
+	}
+	for (int i = 0; i < 2; i++) {
+		const struct log_gps *gp = &s[3 + i].gps;
+		assert_string_equal(g->chan[s[3 + i].channel],
+				    "vehicle_gps_position[1]");
+		assert_int_equal(gp->instance, 1);
+		assert_int_equal(gp->fix_type, 3);
+		assert_int_equal(gp->nsats, 11);
+		assert_true(gp->alt_amsl_m == 500.25);
+		assert_true(gp->vacc_m == 2.25 && gp->vel_acc_m_s == 0.5);
+		if (i)
+			assert_true(isnan(gp->vel_up_m_s));
+		else
+			assert_true(gp->vel_up_m_s == -1.5);
+	}
+	for (int i = 0; i < 2; i++) {
+		const struct log_range *rg = &s[5 + i].range;
+		assert_int_equal(rg->time_us, 7000 + i);
+		assert_true(rg->distance_m == 3.5 && rg->min_m == 0.25 &&
+			    rg->max_m == 40.0);
+		assert_int_equal(rg->quality, i ? -1 : 77);
+	}
+	free(g);
+	ub_free(&b);
+
+	/* q with three components: not an attitude, and nothing else
+	 * lost. */
+	ub_header(&b, 1);
+	ub_flags(&b, NULL, NULL);
+	ub_format(&b, "vehicle_attitude:uint64_t timestamp;float[3] q;"
+		  "uint8_t[4] _padding0;");
+	ub_add(&b, 0, 1, "vehicle_attitude");
+	p = (struct pb){ .n = 0 };
+	pb_u64(&p, 100);
+	pb_fill(&p, 16, 0);
+	ub_data(&b, 1, p.d, p.n);
+	g = read_mem(b.buf, b.n, NULL);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->n, 0);
+	assert_int_equal(g->info.records_bad, 0);
+	free(g);
+	ub_free(&b);
+}
+
+/*
+ * Sensor records of the bundled ULogs: counts and first/last records
+ * per stream, decoded once with a throwaway Python parser written from
+ * the ULog format ('F' definitions, 'A' subscriptions, 'D' data; not
+ * kept): sensor_combined accelerometer_m_s2 at timestamp +
+ * accelerometer_timestamp_relative; vehicle_acceleration xyz;
+ * vehicle_attitude q[0..3] turned to
+ * roll = atan2(2(cd + ab), a2 - b2 - c2 + d2), pitch = asin(2(ac - bd)),
+ * yaw = atan2(2(bc + ad), a2 + b2 - c2 - d2) in double; the GPS topic's
+ * altitude_msl_m or alt / 1000, -vel_d_m_s, epv, s_variance_m_s,
+ * satellites_used, fix_type; distance_sensor facing down with its
+ * limits and signal_quality.  Times: timestamp_sample when non-zero,
+ * else timestamp.
+ */
+static const struct sensor_expect sens_cube[] = {
+	{ "sensor_combined", LOG_REC_IMU, 1298,
+	  { .kind = LOG_REC_IMU, .imu = { 20326716, 0, { 0.0012458056444302201, -0.15434497594833374, -9.63424301147461 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 26822868, 0, { -0.010053723119199276, -0.1637258678674698, -9.566828727722168 } } } },
+	{ "vehicle_attitude", LOG_REC_ATTITUDE, 1298,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 20326716, 0.01884275218295525, -0.0019168289624496926, 0.24224177268641248 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 26822868, 0.017549944187666623, -0.0009506811834908454, 0.03457180885425016 } } },
+	{ "vehicle_gps_position", LOG_REC_GPS, 32,
+	  { .kind = LOG_REC_GPS, .gps = { 20471648, 0, 3, 15, 66.814, -0.242000013589859, 6.984000205993652, 0.6510000228881836 } },
+	  { .kind = LOG_REC_GPS, .gps = { 26658637, 0, 3, 14, 62.977, -0.08100000023841858, 5.2220001220703125, 0.4780000150203705 } } },
+};
+
+static const struct sensor_expect sens_fmuv3[] = {
+	{ "distance_sensor", LOG_REC_RANGE, 361,
+	  { .kind = LOG_REC_RANGE, .range = { 5080853612, 0, 6.21999979019165, 0.05000000074505806, 25.0, 96 } },
+	  { .kind = LOG_REC_RANGE, .range = { 5120415622, 0, 0.4699999988079071, 0.05000000074505806, 25.0, 97 } } },
+	{ "sensor_combined", LOG_REC_IMU, 341,
+	  { .kind = LOG_REC_IMU, .imu = { 5080903927, 0, { 1.2223460674285889, 0.28565558791160583, -4.047487258911133 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 5120452723, 0, { -1.151281714439392, 0.5735969543457031, -12.805784225463867 } } } },
+	{ "vehicle_attitude", LOG_REC_ATTITUDE, 1099,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 5080903927, 0.03281748419493888, 0.017061483099768387, -1.8522025847746697 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 5120480777, -0.005363824043694054, 0.012523315356446843, -1.8252690506484854 } } },
+	{ "vehicle_gps_position", LOG_REC_GPS, 179,
+	  { .kind = LOG_REC_GPS, .gps = { 5080891710, 0, 4, 14, 428.924, 1.4600000381469727, 0.8040000200271606, 0.2840000092983246 } },
+	  { .kind = LOG_REC_GPS, .gps = { 5120303403, 0, 4, 16, 424.756, -0.04800000041723251, 0.8300000429153442, 0.2930000126361847 } } },
+};
+
+static const struct sensor_expect sens_sitl[] = {
+	{ "vehicle_acceleration", LOG_REC_IMU, 624,
+	  { .kind = LOG_REC_IMU, .imu = { 1710773350354000, 0, { 0.0495784692466259, -0.027930017560720444, -9.817455291748047 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 1710773381454000, 0, { -0.020962489768862724, -0.006049071438610554, -9.816537857055664 } } } },
+	{ "sensor_combined", LOG_REC_IMU, 7783,
+	  { .kind = LOG_REC_IMU, .imu = { 1710773350354000, 0, { 0.06176302954554558, -0.0017142761498689651, -9.821813583374023 } } },
+	  { .kind = LOG_REC_IMU, .imu = { 1710773381482000, 0, { -0.023231130093336105, 0.009059630334377289, -9.812236785888672 } } } },
+	{ "vehicle_attitude", LOG_REC_ATTITUDE, 622,
+	  { .kind = LOG_REC_ATTITUDE, .att = { 1710773350434000, 0.0013223684382160544, 0.008762311401294309, -0.0009019481402216538 } },
+	  { .kind = LOG_REC_ATTITUDE, .att = { 1710773381434000, 0.0014080563082705397, 0.001892114944644558, 0.020246691169513886 } } },
+	{ "vehicle_gps_position", LOG_REC_GPS, 583,
+	  { .kind = LOG_REC_GPS, .gps = { 1710773351206000, 0, 0, 10, 487.993, -0.0, 97.77999877929688, 0.25 } },
+	  { .kind = LOG_REC_GPS, .gps = { 1710773381470000, 0, 3, 10, 487.992, -0.0, 0.3999999761581421, 0.25 } } },
+};
+
+static const char *
+got_chan(const void *ctx, unsigned channel)
+{
+	const struct got *g = ctx;
+	return channel < g->n_chans ? g->chan[channel] : "?";
+}
+
+static void
+check_sensors(const char *file, const struct sensor_expect *want,
+	      size_t nwant)
+{
+	struct got *g = read_log(file);
+	if (!g)
+		skip();
+	char msg[160];
+	sensor_check(g->rec, g->n, got_chan, g, want, nwant, msg, sizeof(msg));
+	if (msg[0])
+		fail_msg("%s: %s", file, msg);
+	free(g);
+}
+
+#define CHECK_SENSORS(file, want) \
+	check_sensors(file, want, sizeof(want) / sizeof(want[0]))
+
+static void
+test_bundled_sensors(void **state)
+{
+	(void)state;
+	CHECK_SENSORS("px4_cubeorange_bench_2baro.ulg", sens_cube);
+	CHECK_SENSORS("px4_fmuv3_flight_rangefinder.ulg", sens_fmuv3);
+	CHECK_SENSORS("px4_sitl_hover_barobias.ulg", sens_sitl);
+}
+
 int
 main(void)
 {
@@ -1976,6 +2267,8 @@ main(void)
 		cmocka_unit_test(test_sitl),
 		cmocka_unit_test(test_bundled_truncated),
 		cmocka_unit_test(test_bundled_damaged),
+		cmocka_unit_test(test_bundled_sensors),
+		cmocka_unit_test(test_sensor_topics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

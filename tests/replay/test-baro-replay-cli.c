@@ -752,6 +752,29 @@ test_list_bundled(void **state)
 	assert_non_null(strstr(r.out, "  BARO[0]: 1 segment\n"));
 	assert_non_null(strstr(r.out, "    takeoff                x1     at "
 				      "228.076 s\n"));
+	/* Every sensor stream with its count (as the readers' tests
+	 * check against independent decodings), median rate and span;
+	 * the channel table keeps to baro samples and references. */
+	static const char *const sensors[] = {
+		"    IMU[0]                 imu          3755 samples     24.88 Hz"
+		"    224.630 ..   375.293 s\n",
+		"    IMU[1]                 imu          3755 samples     24.88 Hz"
+		"    224.630 ..   375.293 s\n",
+		"    ATT                    attitude     1502 samples      9.97 Hz"
+		"    224.686 ..   375.280 s\n",
+		"    GPS[0]                 gps           753 samples      4.98 Hz"
+		"    224.714 ..   375.150 s\n",
+		"    BARO[0]                baro         1501 samples      9.97 Hz"
+		"    224.716 ..   375.211 s\n",
+	};
+	const char *sens = strstr(r.out, "\n  sensors:\n");
+	assert_non_null(sens);
+	for (size_t i = 0; i < sizeof(sensors) / sizeof(sensors[0]); i++)
+		if (!strstr(sens, sensors[i]))
+			fail_msg("no '%s' in\n%s", sensors[i], r.out);
+	assert_non_null(strstr(r.out, "    GPS[0]                 gps m  "
+				      "                753 samples"));
+	assert_null(strstr(r.out, "    IMU[0]                 gps m"));
 	/* Only types the log holds: GPS2 is defined there but empty. */
 	assert_null(strstr(r.out, "GPS2"));
 	assert_non_null(strstr(r.out, "    GPS  "));
@@ -805,6 +828,12 @@ test_list_bundled(void **state)
 		 logs);
 	r = replay_argv(lst);
 	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "    SCALED_IMU2            imu           "
+				      "795 samples      4.17 Hz    608.821 ..   "
+				      "816.977 s\n"));
+	assert_non_null(strstr(r.out, "    ATTITUDE               attitude      "
+				      "888 samples      4.17 Hz    608.582 ..   "
+				      "817.077 s\n"));
 	assert_non_null(strstr(r.out, "#1 SYS_STATUS "));
 	assert_non_null(strstr(r.out, "#30 ATTITUDE "));
 	assert_non_null(strstr(r.out, "#241 VIBRATION "));
@@ -825,7 +854,7 @@ check_list_events(const char *name, const char *out)
 	if (!sp || sscanf(sp, "\n  span: %lf .. %lf s", &lo, &hi) != 2)
 		fail_msg("%s: no span line:\n%s", name, out);
 	size_t n = 0;
-	bool in_events = false, in_channels = false;
+	bool in_events = false, in_channels = false, in_sensors = false;
 	for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
 		char line[512];
 		size_t len = strcspn(p, "\n");
@@ -836,6 +865,18 @@ check_list_events(const char *name, const char *out)
 		if (strncmp(line, "  ", 2) != 0 || line[2] != ' ') {
 			in_events = strcmp(line, "  events:") == 0;
 			in_channels = strcmp(line, "  channels:") == 0;
+			in_sensors = strcmp(line, "  sensors:") == 0;
+			continue;
+		}
+		if (in_sensors) {
+			/* ... 3755 samples  24.88 Hz  224.630 .. 375.293 s */
+			double a, b;
+			const char *q = strstr(line, " Hz ");
+			assert_non_null(q);
+			assert_int_equal(sscanf(q, " Hz %lf .. %lf s", &a, &b), 2);
+			if (a < lo - 5e-4 || b > hi + 5e-4)
+				fail_msg("%s: sensor stream %.3f..%.3f outside "
+					 "the span %.3f..%.3f", name, a, b, lo, hi);
 			continue;
 		}
 		if (in_channels) {
