@@ -240,7 +240,20 @@ struct baro_filter2 {
 	void (*reset)(void *state);
 	void (*destroy)(void *state);
 	size_t (*state_size)(const void *state);	/* may be NULL */
+	/*
+	 * The sensors beyond baro[0] the filter reads (BARO_FILTER_READS_*),
+	 * or 0 for every one the recording has.  baro-replay judges a
+	 * filter's detection only on faults a sensor it reads can reveal
+	 * (a drift: GPS), so a filter that says it reads GPS is asked to
+	 * catch the drift.
+	 */
+	uint32_t reads;
 };
+
+#define BARO_FILTER_READS_BAROS (1u << 0)	/* baro[1], baro[2] */
+#define BARO_FILTER_READS_ACCEL (1u << 1)
+#define BARO_FILTER_READS_GPS (1u << 2)
+#define BARO_FILTER_READS_RANGE (1u << 3)
 
 typedef const struct baro_filter2 *(*baro_filter2_entry_fn)(
 	uint32_t abi_version);

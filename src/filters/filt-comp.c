@@ -10,8 +10,11 @@
  *     w_b: white, spectral density bias_nse^2 (EK3_ABIAS_P_NSE)
  *     a is held from its sample until the next (zero-order hold), so a
  *     prediction over any interval is the same however it is split;
- *   without it: as gate, a random-acceleration model (a = 0, white
- *     acceleration of density accel_nse^2), the bias left alone.
+ *   without it, or with samples further apart than imu_max_dt (a log's
+ *     IMU at 4 Hz is single vibrating readings, not the motion between
+ *     them; 0.05 s: 20 Hz): as gate, a random-acceleration model
+ *     (a = 0, white acceleration of density accel_nse^2), the bias left
+ *     alone.
  *
  * baro[0] is fused as gate fuses its samples: R = noise^2, test ratio
  * innov^2 / (gate^2 * (P_hh + R)), rejected at ratio >= 1, and when no
@@ -46,6 +49,10 @@ struct comp_cfg {
 	double imu_nse;		/* with one */
 	double bias_nse;
 	double timeout_s;
+	/* Longest interval between accelerometer samples worth
+	 * integrating: a log's IMU at a few Hz is single vibrating
+	 * readings, not the motion between them. */
+	double imu_max_dt_s;
 };
 
 struct comp_state {
@@ -59,6 +66,8 @@ struct comp_state {
 	double p[3][3];
 	bool have_acc;		/* acc holds a usable vertical acceleration */
 	double acc;
+	uint64_t acc_t_us;	/* the last accelerometer sample's time */
+	bool acc_seen;
 };
 
 static const struct filter_param comp_params[] = {
@@ -74,6 +83,8 @@ static const struct filter_param comp_params[] = {
 	  0.0, 1.0, NULL },
 	{ "timeout_s", FILTER_PARAM_DOUBLE,
 	  offsetof(struct comp_cfg, timeout_s), 0.1, 3600.0, NULL },
+	{ "imu_max_dt", FILTER_PARAM_DOUBLE,
+	  offsetof(struct comp_cfg, imu_max_dt_s), 0.001, 10.0, NULL },
 };
 
 static void
@@ -91,6 +102,8 @@ comp_reset(void *state)
 			st->p[i][j] = 0.0;
 	st->have_acc = false;
 	st->acc = 0.0;
+	st->acc_t_us = 0;
+	st->acc_seen = false;
 }
 
 static int
@@ -103,6 +116,7 @@ comp_create(void **state, const char *params, char *err, size_t errlen)
 		.imu_nse = 0.35,
 		.bias_nse = 0.003,
 		.timeout_s = 5.0,
+		.imu_max_dt_s = 0.05,
 	};
 	int rc = filter_params_parse("comp", params, comp_params,
 				     sizeof(comp_params) /
@@ -209,7 +223,17 @@ fuse(struct comp_state *st, double innov, double s)
 static void
 take_accel(struct comp_state *st, const struct baro_filter_accel *a)
 {
-	bool usable = (a->flags & BARO_FILTER_SENSOR_VALID) &&
+	bool valid = a->flags & BARO_FILTER_SENSOR_VALID;
+	/* Integrated only at a rate that follows the motion: the interval
+	 * from the previous sample, so the first one waits for a second. */
+	bool dense = valid && st->acc_seen && a->time_us >= st->acc_t_us &&
+		     (double)(a->time_us - st->acc_t_us) * 1e-6 <=
+			     st->cfg.imu_max_dt_s;
+	if (valid) {
+		st->acc_seen = true;
+		st->acc_t_us = a->time_us;
+	}
+	bool usable = dense &&
 		      (a->flags & BARO_FILTER_ACCEL_HAS_ATTITUDE) &&
 		      isfinite(a->vert_accel_mss);
 
@@ -297,7 +321,9 @@ const struct baro_filter2 baro_filter_comp = {
 	.description = "baro + accelerometer 3-state Kalman filter (height, "
 		       "climb, accel bias) with gate's innovation gate and "
 		       "timeout; noise=2, gate=5, accel_nse=1 (no IMU), "
-		       "imu_nse=0.35, bias_nse=0.003, timeout_s=5",
+		       "imu_nse=0.35, bias_nse=0.003, timeout_s=5, "
+		       "imu_max_dt=0.05",
+	.reads = BARO_FILTER_READS_ACCEL,
 	.create = comp_create,
 	.step = comp_step,
 	.reset = comp_reset,

@@ -639,10 +639,26 @@ static unsigned
 filter_inputs(const struct run_ctx *ctx, size_t k,
 	      const struct replay_stream *st)
 {
-	(void)ctx;
-	(void)k;
-	(void)st;
-	return REPLAY_IN_BARO;
+	const struct baro_filter_instance *fi =
+		replay_filter_instance(ctx->filters, k);
+	/* Version 1 sees baro[0] alone. */
+	if (!baro_filter_instance_is_v2(fi))
+		return REPLAY_IN_BARO;
+	uint32_t reads = fi->filter2->reads;
+	if (reads == 0)
+		reads = BARO_FILTER_READS_BAROS | BARO_FILTER_READS_ACCEL |
+			BARO_FILTER_READS_GPS | BARO_FILTER_READS_RANGE;
+	/* ... and what the recording has of what it reads. */
+	unsigned in = REPLAY_IN_BARO;
+	if ((reads & BARO_FILTER_READS_BAROS) && st->aux.nbaro)
+		in |= REPLAY_IN_BARO2;
+	if ((reads & BARO_FILTER_READS_ACCEL) && st->aux.nimu && st->aux.natt)
+		in |= REPLAY_IN_ACCEL;
+	if ((reads & BARO_FILTER_READS_GPS) && st->aux.ngps)
+		in |= REPLAY_IN_GPS;
+	if ((reads & BARO_FILTER_READS_RANGE) && st->aux.nrange)
+		in |= REPLAY_IN_RANGE;
+	return in;
 }
 
 /* One stream under one scenario: every filter, the case files, metrics. */

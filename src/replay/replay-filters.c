@@ -150,3 +150,9 @@ replay_filter_list(FILE *out)
 		"a filter from a shared object (see baro-filter.h)");
 	return ferror(out) ? -EIO : 0;
 }
+
+const struct baro_filter_instance *
+replay_filter_instance(const struct replay_filter_set *set, size_t k)
+{
+	return &set->fi[k];
+}

@@ -46,4 +46,8 @@ replay_filter_run(const struct replay_filter_set *set, size_t k,
 int
 replay_filter_list(FILE *out);
 
+/* Filter k's instance (its version, what it reads). */
+const struct baro_filter_instance *
+replay_filter_instance(const struct replay_filter_set *set, size_t k);
+
 #endif

@@ -705,6 +705,9 @@ test_comp_beats_gate_through_runner(void **state)
 						 NULL, BARO_SITL_AP_DEFAULT, 5,
 						 err, sizeof(err)), 0);
 	assert_true(st.nref == st.n);
+	/* This test's own accelerometer and attitude, and nothing else,
+	 * in place of the synthetic stream's sensors. */
+	free_aux(&st);
 	st.aux.imu = calloc(st.nref, sizeof(*st.aux.imu));
 	assert_non_null(st.aux.imu);
 	/* The profile's own acceleration (the truth is kept to the
