@@ -42,6 +42,7 @@ replay_config_defaults(struct replay_config *cfg)
 		.shard_n = 1,
 		.timing = true,
 		.ardupilot = BARO_SITL_AP_DEFAULT,
+		.case_timeout_s = 60.0,
 	};
 	sim_params_defaults(&cfg->params);
 }
@@ -537,13 +538,18 @@ golden_build(struct run_ctx *ctx, const struct replay_stream *st,
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < g->nf; k++) {
-		rc = replay_filter_run(ctx->filters, k, &g->rows, &g->outs[k],
-				       err, sizeof(err));
+		struct replay_filter_outcome how;
+		rc = replay_filter_run_contained(ctx->filters, k, &g->rows,
+						 &g->outs[k],
+						 ctx->cfg->case_timeout_s, &how,
+						 err, sizeof(err));
 		if (rc < 0) {
 			fprintf(stderr, "baro-replay: %s\n", err);
 			golden_free(g);
 			return rc;
 		}
+		/* A filter that did not run here has no golden output; its
+		 * clean case will say so. */
 	}
 	if (stream_is_synthetic(st))
 		return 0;
@@ -629,9 +635,34 @@ golden_output(const struct golden *g, size_t k, const struct replay_rows *rows,
 	      double *out)
 {
 	for (size_t i = 0; i < rows->n; i++) {
+		if (!g->outs[k].alt_m) {
+			out[i] = NAN;
+			continue;
+		}
 		size_t a = golden_row_at(g, rows->t_us[i]);
 		out[i] = a == SIZE_MAX ? NAN : g->outs[k].alt_m[a];
 	}
+}
+
+/* An output with no estimate and no flags on n rows. */
+static int
+output_none(struct replay_output *o, size_t n)
+{
+	size_t nb = n ? n : 1;
+	replay_output_free(o);
+	o->alt_m = malloc(nb * sizeof(double));
+	o->test_ratio = malloc(nb * sizeof(double));
+	o->climb_m_s = malloc(nb * sizeof(double));
+	o->flags = calloc(nb, sizeof(uint32_t));
+	o->baro_flags = calloc(3 * nb, sizeof(uint32_t));
+	if (!o->alt_m || !o->test_ratio || !o->climb_m_s || !o->flags ||
+	    !o->baro_flags) {
+		replay_output_free(o);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		o->alt_m[i] = o->test_ratio[i] = o->climb_m_s[i] = NAN;
+	return 0;
 }
 
 /* The inputs filter k reads from stream st. */
@@ -714,21 +745,30 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	struct replay_output *outs = calloc(nf, sizeof(*outs));
 	const char **names = calloc(nf, sizeof(*names));
 	bool *under_test = calloc(nf, sizeof(*under_test));
+	struct replay_filter_outcome *how = calloc(nf, sizeof(*how));
 	double *gold = faulted ? malloc((rows.n ? rows.n : 1) * sizeof(*gold))
 			       : NULL;
-	if (!outs || !names || !under_test || (faulted && !gold)) {
+	if (!outs || !names || !under_test || !how || (faulted && !gold)) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (size_t k = 0; k < nf; k++) {
 		names[k] = replay_filter_label(ctx->filters, k);
 		under_test[k] = replay_filter_under_test(ctx->filters, k);
-		rc = replay_filter_run(ctx->filters, k, &rows, &outs[k], err,
-				       sizeof(err));
+		rc = replay_filter_run_contained(ctx->filters, k, &rows,
+						 &outs[k], cfg->case_timeout_s,
+						 &how[k], err, sizeof(err));
 		if (rc < 0) {
 			fprintf(stderr, "baro-replay: %s\n", err);
 			goto out;
 		}
+		if (how[k].ran)
+			continue;
+		fprintf(stderr, "baro-replay: %s %s on %s / %s\n", names[k],
+			how[k].what, st->name, s->name);
+		/* No estimate anywhere, for the case's files and plot. */
+		if ((rc = output_none(&outs[k], rows.n)) < 0)
+			goto out;
 	}
 	report_case_name(st->name, s->name, name, sizeof(name));
 	char title[512];
@@ -808,6 +848,25 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 			goto out;
 		}
 		r->under_test = replay_filter_under_test(ctx->filters, k);
+		r->damaged = st->damage[0] != '\0';
+		if (!how[k].ran) {
+			/* The case fails for it, whatever else: a filter
+			 * that crashes in flight has no verdict to keep. */
+			if (report_result_add(r, "crashed", 1.0) < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			struct report_metric *m = &r->m[r->n - 1];
+			m->status = REPORT_FAIL;
+			if (!(m->rule = str_pool_get_cut(&ctx->texts,
+							 how[k].what,
+							 REPORT_NOTE_LEN))) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			r->status = REPORT_FAIL;
+			continue;
+		}
 		if (faulted)
 			golden_output(g, k, &rows, gold);
 		mctx.golden = gold;
@@ -870,6 +929,7 @@ out:
 	free(outs);
 	free(names);
 	free(under_test);
+	free(how);
 	free(gold);
 	free(placed);
 	replay_rows_free(&rows);

@@ -53,6 +53,9 @@ struct replay_config {
 	 * 1 of 1: all.  baro-replay merge joins the shards' reports. */
 	unsigned shard_k, shard_n;
 	unsigned plot_jobs;	/* gnuplot processes; 0: one per CPU */
+	/* A plugin filter's time per case, in a child process: past it,
+	 * or crashed, that case fails (replay_filter_run_contained). */
+	double case_timeout_s;
 	bool no_table;		/* no verdict table on stdout (a shard of
 				   run --jobs) */
 	struct sim_params params;	/* the synthetic stream's emulator */

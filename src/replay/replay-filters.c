@@ -6,11 +6,16 @@
 #include <string.h>
 
 #include "filter-registry.h"
+#include "filter-server.h"
+#include "replay-contain.h"
+#include "util-strings.h"
 
 struct replay_filter_set {
 	size_t n;
 	size_t n_test;		/* the first n_test are under test */
 	struct baro_filter_instance *fi;
+	/* A plugin's child process, started at its first contained run. */
+	struct filter_server **srv;
 };
 
 void
@@ -18,10 +23,27 @@ replay_filter_set_close(struct replay_filter_set *set)
 {
 	if (!set)
 		return;
+	for (size_t k = 0; set->srv && k < set->n; k++)
+		filter_server_free(set->srv[k]);
+	free(set->srv);
 	for (size_t k = 0; k < set->n; k++)
 		baro_filter_instance_destroy(&set->fi[k]);
 	free(set->fi);
 	free(set);
+}
+
+/* In a child: load and create the filter of spec, and free it. */
+static int
+probe_create(void *arg, void *area)
+{
+	struct replay_contain_head *head = area;
+	struct baro_filter_instance fi;
+	int rc = baro_filter_instance_create(&fi, arg,
+					     BARO_FILTER_SPEC_PLUGINS,
+					     head->msg, sizeof(head->msg));
+	if (rc == 0)
+		baro_filter_instance_destroy(&fi);
+	return rc;
 }
 
 /* Create set->fi[set->n] from spec; its label made safe and unique. */
@@ -31,6 +53,29 @@ add_filter(struct replay_filter_set *set, const char *spec, char *err,
 {
 	struct baro_filter_instance *fi = &set->fi[set->n];
 	char ferr[256] = "";
+	/* A plugin is loaded and created in a child first: one that
+	 * crashes or hangs there is refused with what happened, instead
+	 * of ending baro-replay without a word. */
+	if (strncmp(spec, "plugin:", 7) == 0) {
+		void *area = NULL;
+		struct replay_contain how;
+		int prc = replay_contain_run(probe_create, (void *)spec,
+					     sizeof(struct replay_contain_head),
+					     10.0, &area, &how, err, errlen);
+		if (prc < 0)
+			return prc;
+		replay_contain_free(area, sizeof(struct replay_contain_head));
+		if (how.outcome == REPLAY_CONTAIN_CRASHED ||
+		    how.outcome == REPLAY_CONTAIN_TIMED_OUT ||
+		    (how.outcome == REPLAY_CONTAIN_FAILED && how.rc == -EIO)) {
+			char d[160];
+			replay_contain_describe(&how, 10.0, d, sizeof(d));
+			snprintf(err, errlen, "filter '%s': loading and "
+				 "create() %s", spec, d);
+			return -ELIBBAD;
+		}
+		/* Its own errors come again, from the real create. */
+	}
 	int rc = baro_filter_instance_create(fi, spec, BARO_FILTER_SPEC_PLUGINS,
 					     ferr, sizeof(ferr));
 	if (rc < 0) {
@@ -85,9 +130,13 @@ replay_filter_set_open(struct replay_filter_set **out,
 
 	*out = NULL;
 	struct replay_filter_set *set = calloc(1, sizeof(*set));
-	if (set)
+	if (set) {
 		set->fi = calloc(n + nb + nb2, sizeof(*set->fi));
-	if (!set || !set->fi) {
+		set->srv = calloc(n + nb + nb2, sizeof(*set->srv));
+	}
+	if (!set || !set->fi || !set->srv) {
+		if (set)
+			free(set->fi);
 		free(set);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -155,4 +204,44 @@ const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k)
 {
 	return &set->fi[k];
+}
+
+int
+replay_filter_run_contained(struct replay_filter_set *set, size_t k,
+			    const struct replay_rows *rows,
+			    struct replay_output *out, double timeout_s,
+			    struct replay_filter_outcome *outcome, char *err,
+			    size_t errlen)
+{
+	memset(outcome, 0, sizeof(*outcome));
+	*out = (struct replay_output){ 0 };
+	/* Built-ins are ours; timeout 0 asks for a plugin in the process
+	 * too (to debug it: a crash then ends the run). */
+	if (!set->fi[k].dl_handle || !(timeout_s > 0.0)) {
+		int rc = replay_run_filter(rows, &set->fi[k], out, err, errlen);
+		outcome->ran = rc == 0;
+		return rc;
+	}
+	if (!set->srv[k] && filter_server_new(&set->srv[k], &set->fi[k]) < 0)
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	struct replay_contain how;
+	int rc = filter_server_run(set->srv[k], rows, out, timeout_s, &how,
+				   err, errlen);
+	if (rc < 0)
+		return rc;
+	if (how.outcome == REPLAY_CONTAIN_OK) {
+		outcome->ran = true;
+		return 0;
+	}
+	char d[160];	/* room for the time after it */
+	replay_contain_describe(&how, timeout_s, d, sizeof(d));
+	if (how.outcome == REPLAY_CONTAIN_FAILED || !how.progress)
+		snprintf(outcome->what, sizeof(outcome->what), "%s", d);
+	else
+		snprintf(outcome->what, sizeof(outcome->what),
+			 "%s at t = %.3f s", d,
+			 how.progress >= rows->t0_us
+				 ? (double)(how.progress - rows->t0_us) * 1e-6
+				 : 0.0);
+	return 0;
 }

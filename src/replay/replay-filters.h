@@ -46,6 +46,32 @@ replay_filter_run(const struct replay_filter_set *set, size_t k,
 int
 replay_filter_list(FILE *out);
 
+/* How a contained run of filter k on one case ended. */
+struct replay_filter_outcome {
+	bool ran;		/* out holds the filter's output */
+	/* Else why, for people: "crashed (SIGSEGV) at t = 12.340 s",
+	 * "timed out after 60 s at t = 3.100 s", "failed: ..." */
+	char what[192];
+};
+
+/*
+ * replay_filter_run() for a filter that is not the project's own (a
+ * plugin): in its child process (filter-server.h) with at most timeout_s
+ * seconds, so a crash, an abort, an exit or an endless loop inside it
+ * costs this case, not the run.  The time in `what` is the stream time
+ * (s from the first row) of the step it was in.  Built-in filters run
+ * in the process, as replay_filter_run(), and so does every filter with
+ * timeout_s 0 (debugging a plugin under gdb).  0 with *outcome set (out
+ * filled when it ran), or a negative errno with a message for the
+ * host's own failures (-ENOMEM).
+ */
+int
+replay_filter_run_contained(struct replay_filter_set *set, size_t k,
+			    const struct replay_rows *rows,
+			    struct replay_output *out, double timeout_s,
+			    struct replay_filter_outcome *outcome, char *err,
+			    size_t errlen);
+
 /* Filter k's instance (its version, what it reads). */
 const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k);

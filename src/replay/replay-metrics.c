@@ -49,6 +49,9 @@
 /* Ours on top of metrics_names(), for the report and for rules. */
 static const struct metrics_name extra_names[] = {
 	{ "samples", "", "sample rows fed to the filter" },
+	{ "crashed", "", "1: the filter crashed, exited or ran past "
+			 "--case-timeout in this case (the rule column says "
+			 "how and when)" },
 	{ "polls", "", "rows without a sample (dropouts), for timeouts" },
 	{ "segments", "", "parts of the stream between recording gaps and "
 			  "reboots; filters restart in each" },

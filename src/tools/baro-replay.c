@@ -123,6 +123,12 @@ usage(FILE *out)
 	      "is part p%N+1)\n"
 	      "      --jobs N           N processes on this machine, one "
 	      "report\n"
+	      "      --case-timeout S   a plugin filter gets S seconds per case "
+	      "(default 60);\n"
+	      "                         one that crashes or runs past it fails "
+	      "that case;\n"
+	      "                         0: plugins run in this process (to "
+	      "debug one)\n"
 	      "      --no-timing        leave the time-per-sample figures out,"
 	      " so reports\n"
 	      "                         of equal inputs are byte-identical\n"
@@ -162,6 +168,7 @@ enum {
 	OPT_SYNTHETIC,
 	OPT_SHARD,
 	OPT_JOBS,
+	OPT_CASE_TIMEOUT,
 };
 
 /* Which commands take an option: one elsewhere is a mistake worth a
@@ -195,6 +202,7 @@ static const struct option longopts[] = {
 	{ "no-baselines", no_argument, NULL, OPT_NO_BASELINES },
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "jobs", required_argument, NULL, OPT_JOBS },
+	{ "case-timeout", required_argument, NULL, OPT_CASE_TIMEOUT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -423,6 +431,19 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 		case OPT_NO_TIMING:
 			o->cfg.timing = false;
 			break;
+		case OPT_CASE_TIMEOUT: {
+			double v;
+			if (str_to_double(optarg, &v) < 0 || !(v >= 0.0) ||
+			    v > 86400.0) {
+				fprintf(stderr, "baro-replay: --case-timeout "
+						"%s: not a number of seconds "
+						"from 0 to 86400\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o->cfg.case_timeout_s = v;
+			break;
+		}
 		case OPT_STRICT:
 			o->cfg.strict = true;
 			break;

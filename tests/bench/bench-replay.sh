@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# bench-replay BARO_REPLAY LOGS_DIR: baro-replay run's wall and CPU time
+# bench-replay BARO_REPLAY LOGS_DIR [PLUGIN]: baro-replay run's wall and CPU time
 # per bundled log, with and without plots, and their ratio (issue 29's targets: PNG <= 1.5
 # x --plots none, and <= 2 s for the 2.7 MB tlog), best of
 # $REPLAY_BENCH_ROUNDS (3).
@@ -136,4 +136,34 @@ if [ "$fleet" -gt 0 ] && [ -x /usr/bin/time ]; then
 		printf "  %d logs, --jobs 2 --plots none: %d runs, %.1f s " \
 		       "wall, %.1f s cpu, peak RSS %.0f MB\n", $1, $2, $3, \
 		       $4 + $5, $6 / 1024 }'
+fi
+
+# Issue 35: a plugin under test runs each case in its child process
+# (filter-server.c); against --case-timeout 0 (in the process, as before)
+# over every bundled log and the synthetic stream, CPU best of the rounds.
+# Target: at most 10 % more.
+plugin=${3:-}
+if [ -n "$plugin" ] && [ -f "$plugin" ] && [ -n "$timer" ]; then
+	contain() {	# contain TIMEOUT: best CPU s
+		b=
+		i=0
+		while [ $i -lt "$rounds" ]; do
+			$timer -f '%U %S' -o "$tmp/cpu" "$tool" run -q \
+				--no-timing --plots none -o "$tmp/c" \
+				--case-timeout "$1" -f "plugin:$plugin" \
+				--synthetic "$logs"/*.bin "$logs"/*.ulg \
+				"$logs"/*.tlog >/dev/null 2>&1 || [ $? -eq 1 ]
+			b=$(echo "$(tail -n 1 "$tmp/cpu") ${b:-}" | awk '{
+				c = $1 + $2; if ($3 != "" && $3 < c) c = $3;
+				printf "%.3f", c }')
+			i=$((i + 1))
+		done
+		echo "$b"
+	}
+	inproc=$(contain 0)
+	child=$(contain 60)
+	echo "$inproc $child" | awk '{
+		printf "  plugin contained in its child process: cpu %.2f s " \
+		       "against %.2f s in the process: %+.1f %% (target " \
+		       "<= 10 %%)\n", $2, $1, 100 * ($2 / $1 - 1) }'
 fi

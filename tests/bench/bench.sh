@@ -51,7 +51,7 @@ else
 fi
 echo
 # baro-replay with and without plots on the real logs.
-"${14}" "${13}" "$8"
+"${14}" "${13}" "$8" "${15}"
 echo
 # The readers on the real logs, when they are there.
 set -- "$6" "$8"

@@ -533,6 +533,91 @@ test_comp_beats_baro_only(void **state)
 		}
 }
 
+/* Issue 35: a plugin that segfaults, aborts, loops or exits inside
+ * step() costs its cases, named with where it was; the other filters'
+ * cases, the report and the verdict go on (exit 1: it is under test).
+ * Serial and with --jobs 2. */
+static void
+test_crashing_plugins(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *kind, *what;
+	} kinds[] = {
+		{ "1", "crashed (SIGSEGV) at t = 0.990 s" },
+		{ "2", "crashed (SIGABRT) at t = 0.990 s" },
+		{ "3", "timed out after 1 s at t = 0.990 s" },
+		{ "4", "failed: exited with status 3" },
+	};
+	const char *dir = getenv("CRASH_PLUGIN_DIR");
+	assert_non_null(dir);
+	const char *logs = replay_logs_dir();
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		for (int jobs = 0; jobs < 2; jobs++) {
+			struct replay_case c;
+			replay_case_make(&c, "replay-crash", NULL, "r");
+			char spec[600], spike[512], log[512];
+			snprintf(spec, sizeof(spec),
+				 "plugin:%s/crash-plugin-%s.so", dir,
+				 kinds[i].kind);
+			replay_scenario("spike", spike, sizeof(spike));
+			snprintf(log, sizeof(log), "%s/%s", logs ? logs : ".",
+				 "ap_copter-3.5era_netherlands_short.bin");
+			const char *args[24] = { REPLAY_RUN_QUIET, "-s",
+						 c.clean, "-s", spike, "-f",
+						 spec, "--case-timeout", "1",
+						 "-o", c.out };
+			size_t n = 15;
+			if (jobs) {
+				args[n++] = "--jobs";
+				args[n++] = "2";
+			}
+			args[n++] = "--synthetic";
+			if (logs)
+				args[n++] = log;
+			args[n] = NULL;
+			struct program_result r = replay_argv(args);
+			assert_int_equal(r.status, 1);
+			char want[300];
+			snprintf(want, sizeof(want),
+				 "plugin:crash %s on synthetic / clean",
+				 kinds[i].what);
+			if (!strstr(r.err, want))
+				fail_msg("kind %s jobs %d: no '%s' in: %s",
+					 kinds[i].kind, jobs, want, r.err);
+			assert_non_null(strstr(r.err, "plugin:crash failed"));
+			program_result_free(&r);
+			char *csv = report_file(c.out, "summary.csv");
+			snprintf(want, sizeof(want),
+				 "synthetic,spike,plugin:crash,crashed,1,fail,"
+				 "%s", kinds[i].what);
+			assert_non_null(strstr(csv, want));
+			/* The others' cases are all there. */
+			assert_non_null(strstr(csv, "synthetic,spike,gate,"
+						    "leakage_m,"));
+			if (logs)
+				assert_non_null(strstr(
+					csv, "ap_copter-3.5era_netherlands_"
+					     "short.bin,spike,comp,rms_m,"));
+			free(csv);
+			replay_case_remove(&c);
+		}
+	}
+	/* abort() in create(): refused before any work, with why. */
+	struct replay_case c;
+	replay_case_make(&c, "replay-crash", NULL, "r");
+	char spec[600];
+	snprintf(spec, sizeof(spec), "plugin:%s/crash-plugin-5.so", dir);
+	struct program_result r = replay(REPLAY_RUN_QUIET, "--synthetic-only",
+					 "-s", c.clean, "-f", spec, "-o",
+					 c.out, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "loading and create() crashed "
+				      "(SIGABRT)"));
+	program_result_free(&r);
+	replay_case_remove(&c);
+}
+
 int
 main(void)
 {
@@ -550,6 +635,7 @@ main(void)
 		cmocka_unit_test(test_log_reference),
 		cmocka_unit_test(test_slow_log_unchecked),
 		cmocka_unit_test(test_comp_beats_baro_only),
+		cmocka_unit_test(test_crashing_plugins),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
