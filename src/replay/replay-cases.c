@@ -12,6 +12,7 @@
 
 #include "log-reader.h"
 #include "plot-layout.h"
+#include "replay-aux.h"
 #include "replay-filters.h"
 #include "replay-merge.h"
 #include "report-html.h"
@@ -498,6 +499,7 @@ struct golden {
 	double *ref;		/* per golden row; NULL for a synthetic
 				 * stream, whose truth is the profile */
 	double sigma_m;		/* the smoother's baro noise SD */
+	bool ref_accel;		/* ... which also read the accelerometer */
 };
 
 static void
@@ -565,8 +567,16 @@ golden_build(struct run_ctx *ctx, const struct replay_stream *st,
 		z[i] = g->rows.is_sample[i] ? g->rows.in_alt_m[i] : NAN;
 	struct replay_reference_params rp;
 	replay_reference_defaults(&rp);
-	rc = replay_reference_smooth(g->rows.t_s, z, NULL, g->rows.seg_start,
+	double *acc = replay_reference_accel(&g->rows, &rc);
+	if (rc < 0) {
+		free(z);
+		golden_free(g);
+		return rc;
+	}
+	g->ref_accel = acc != NULL;
+	rc = replay_reference_smooth(g->rows.t_s, z, acc, g->rows.seg_start,
 				     n, &rp, g->ref, &g->sigma_m);
+	free(acc);
 	free(z);
 	if (rc == -ENOMEM) {
 		golden_free(g);
@@ -771,13 +781,15 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 			goto out;
 	}
 	report_case_name(st->name, s->name, name, sizeof(name));
-	char title[512];
-	char refname[128];
+	char title[800];
+	char refname[256];
 	if (synthetic)
 		snprintf(refname, sizeof(refname), "the profile");
 	else if (g->ref)
 		snprintf(refname, sizeof(refname), "zero-phase smoother of the "
-			 "clean %s (noise %.2f m)", st->channel, g->sigma_m);
+			 "clean %s%s (noise %.2f m)", st->channel,
+			 g->ref_accel ? " and the accelerometer" : "",
+			 g->sigma_m);
 	else
 		snprintf(refname, sizeof(refname), "none");
 	snprintf(title, sizeof(title), "%s / %s  (channel %s, truth: %s)",

@@ -369,8 +369,20 @@ replay_metrics_fill(const struct replay_rows *rows,
 	 * what is left about each signal's line says when it happened. */
 	remove_line(tt, lt, k);
 	remove_line(tt, lo, k);
+	/* A lag needs motion to be measured on: the reference's own
+	 * movement about its line well above the input's noise (a bench
+	 * log's few centimetres of drift are not). */
+	double motion = 0.0;
+	for (size_t i = 0; i < k; i++)
+		motion += lt[i] * lt[i];
+	motion = k ? sqrt(motion / (double)k) : 0.0;
+	double noise_floor = ok && isfinite(nz.input_sd) ? nz.input_sd : 0.0;
+	bool moves = motion >= REPLAY_LAG_MIN_MOTION * noise_floor &&
+		     motion > 0.0;
 	struct metrics_lag lag;
-	rc = metrics_lag(tt, lt, lo, k, ctx->lag_dt_s, ctx->lag_max_s, &lag);
+	rc = moves ? metrics_lag(tt, lt, lo, k, ctx->lag_dt_s, ctx->lag_max_s,
+				 &lag)
+		   : -ENODATA;
 	if (rc == -ENOMEM)
 		goto bad;
 	/* A best lag on the edge of the range, or a weak peak (a hover's

@@ -32,6 +32,9 @@
 /* The lag is reported only where the correlation peak is at least this
  * (after each signal's line is removed). */
 #define REPLAY_LAG_MIN_CORR 0.8
+/* ... and only where the reference moves about its line by at least
+ * this many times the input's noise SD (RMS). */
+#define REPLAY_LAG_MIN_MOTION 5.0
 /* Below this sample rate a filter's timeouts fire between ordinary
  * samples, and its lag and error are set by the spacing: those figures
  * are not judged (replay_metric_is_rate_bound()). */

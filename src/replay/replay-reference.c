@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay-aux.h"
+#include "replay-run.h"
+
 void
 replay_reference_defaults(struct replay_reference_params *p)
 {
@@ -206,3 +209,86 @@ replay_reference_smooth(const double *t, const double *z,
 	free(cv);
 	return 0;
 }
+
+/*
+ * Per row of rows: the mean earth-frame vertical acceleration of the
+ * accelerometer samples since the sample row before (NaN where there
+ * were none), its mean over each segment removed (a flight starts and
+ * ends at rest, so what is left is the sensor's bias); NULL when the
+ * stream has no accelerometer with an attitude, or one slower than
+ * 20 Hz, whose single readings are vibration, not motion (comp's
+ * imu_max_dt).  -ENOMEM as *rc.
+ */
+double *
+replay_reference_accel(const struct replay_rows *rows, int *rc)
+{
+	*rc = 0;
+	/* The mean interval between samples, a pause in logging (over
+	 * 1 s) left out. */
+	size_t nint = 0;
+	uint64_t sum_us = 0, last = 0;
+	bool seen = false;
+	for (size_t j = 0; j < rows->naux; j++) {
+		const struct replay_aux_event *e = &rows->aux[j];
+		if (e->kind != REPLAY_AUX_ACCEL ||
+		    !(e->u.accel.flags & BARO_FILTER_ACCEL_HAS_ATTITUDE) ||
+		    !isfinite(e->u.accel.vert_accel_mss))
+			continue;
+		if (seen && e->t_us >= last && e->t_us - last <= 1000000u) {
+			sum_us += e->t_us - last;
+			nint++;
+		}
+		seen = true;
+		last = e->t_us;
+	}
+	if (nint == 0 || (double)sum_us * 1e-6 / (double)nint >
+				 REPLAY_REFERENCE_IMU_MAX_DT_S)
+		return NULL;
+	const size_t n = rows->n;
+	double *a = malloc((n ? n : 1) * sizeof(*a));
+	if (!a) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	size_t j = 0, prev = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		a[i] = NAN;
+		if (!rows->is_sample[i])
+			continue;
+		double sum = 0.0;
+		size_t k = 0;
+		for (; j < rows->naux && rows->aux[j].t_us <= rows->t_us[i];
+		     j++) {
+			const struct replay_aux_event *e = &rows->aux[j];
+			if (e->kind != REPLAY_AUX_ACCEL ||
+			    !(e->u.accel.flags &
+			      BARO_FILTER_ACCEL_HAS_ATTITUDE) ||
+			    !isfinite(e->u.accel.vert_accel_mss))
+				continue;
+			sum += e->u.accel.vert_accel_mss;
+			k++;
+		}
+		if (k && prev != SIZE_MAX && !rows->seg_start[i])
+			a[i] = sum / (double)k;
+		prev = i;
+	}
+	/* Each segment's bias. */
+	size_t s0 = 0;
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && !rows->seg_start[i])
+			continue;
+		double sum = 0.0;
+		size_t k = 0;
+		for (size_t q = s0; q < i; q++)
+			if (isfinite(a[q])) {
+				sum += a[q];
+				k++;
+			}
+		for (size_t q = s0; k && q < i; q++)
+			if (isfinite(a[q]))
+				a[q] -= sum / (double)k;
+		s0 = i;
+	}
+	return a;
+}
+

@@ -63,4 +63,22 @@ replay_reference_smooth(const double *t, const double *z,
 			size_t n, const struct replay_reference_params *p,
 			double *out, double *sigma_out);
 
+/* The accelerometer is used when its samples are at most this far
+ * apart on average (comp's imu_max_dt). */
+#define REPLAY_REFERENCE_IMU_MAX_DT_S 0.05
+
+struct replay_rows;
+
+/*
+ * Per row of rows: the mean earth-frame vertical acceleration of the
+ * accelerometer samples (rows->aux) since the sample row before (NaN
+ * where there were none), each segment's mean removed (a flight starts
+ * and ends at rest, so what is left is the sensor's bias); NULL (and *rc
+ * 0) when the stream has no accelerometer with an attitude, or one
+ * slower than REPLAY_REFERENCE_IMU_MAX_DT_S apart, whose single readings
+ * are vibration, not motion.  NULL with *rc -ENOMEM.  The caller frees.
+ */
+double *
+replay_reference_accel(const struct replay_rows *rows, int *rc);
+
 #endif

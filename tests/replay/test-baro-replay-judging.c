@@ -26,7 +26,10 @@
 
 #include "replay-cli.h"
 #include "replay-metrics.h"
+#include "replay-reference.h"
 #include "replay-run.h"
+#include "replay-stream.h"
+#include "truth-profile.h"
 #include "report.h"
 
 /* ---- replay_metrics_fill() on rows made here ------------------------ */
@@ -618,6 +621,69 @@ test_crashing_plugins(void **state)
 	replay_case_remove(&c);
 }
 
+/* The reference a log gets: on the synthetic stream, where the truth is
+ * known, the zero-phase smoother of the clean baro is much closer to the
+ * truth than the baro itself, and closer still with the accelerometer. */
+static void
+test_reference_smoother(void **state)
+{
+	(void)state;
+	struct replay_stream st;
+	struct replay_rows rows;
+	struct truth_profile prof;
+	char err[256];
+	assert_int_equal(truth_profile_parse("sine:8:10:20", &prof, err,
+					     sizeof(err)), 0);
+	assert_int_equal(replay_stream_synthetic(&st, &prof, 60.0, 100.0, NULL,
+						 BARO_SITL_AP_DEFAULT, 3, err,
+						 sizeof(err)), 0);
+	assert_int_equal(replay_rows_build(&rows, &st, NULL, 3, err,
+					   sizeof(err)), 0);
+	const size_t n = rows.n;
+	double *z = calloc(n, sizeof(double)), *with = calloc(n, sizeof(double));
+	double *without = calloc(n, sizeof(double));
+	assert_true(z && with && without);
+	for (size_t i = 0; i < n; i++)
+		z[i] = rows.is_sample[i] ? rows.in_alt_m[i] : NAN;
+	struct replay_reference_params rp;
+	replay_reference_defaults(&rp);
+	int rc;
+	double *acc = replay_reference_accel(&rows, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(acc);
+	double sigma;
+	assert_int_equal(replay_reference_smooth(rows.t_s, z, NULL,
+						 rows.seg_start, n, &rp,
+						 without, &sigma), 0);
+	assert_int_equal(replay_reference_smooth(rows.t_s, z, acc,
+						 rows.seg_start, n, &rp, with,
+						 NULL), 0);
+	double e_raw = 0, e_without = 0, e_with = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!rows.is_sample[i] || !isfinite(rows.truth_m[i]))
+			continue;
+		e_raw += pow(z[i] - rows.truth_m[i], 2);
+		e_without += pow(without[i] - rows.truth_m[i], 2);
+		e_with += pow(with[i] - rows.truth_m[i], 2);
+		m++;
+	}
+	e_raw = sqrt(e_raw / (double)m);
+	e_without = sqrt(e_without / (double)m);
+	e_with = sqrt(e_with / (double)m);
+	print_message("reference rms against the truth: raw %.4f, smoother "
+		      "%.4f, with the accelerometer %.4f m (noise estimate "
+		      "%.3f m)\n", e_raw, e_without, e_with, sigma);
+	assert_true(e_without < 0.5 * e_raw);
+	assert_true(e_with < e_without);
+	free(acc);
+	free(z);
+	free(with);
+	free(without);
+	replay_rows_free(&rows);
+	replay_stream_free(&st);
+}
+
 int
 main(void)
 {
@@ -627,6 +693,7 @@ main(void)
 		cmocka_unit_test(test_leakage_is_the_difference),
 		cmocka_unit_test(test_noise_not_a_step),
 		cmocka_unit_test(test_no_estimate_is_a_figure),
+		cmocka_unit_test(test_reference_smoother),
 		cmocka_unit_test(test_all_nan_plugin_fails),
 		cmocka_unit_test(test_warmup_plugin),
 		cmocka_unit_test(test_one_sample_log),
