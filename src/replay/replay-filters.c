@@ -6,11 +6,14 @@
 #include <string.h>
 
 #include "filter-registry.h"
+#include "util-strings.h"
 
 struct replay_filter_set {
 	size_t n;
 	size_t n_test;		/* the first n_test are under test */
 	struct baro_filter_instance *fi;
+	const char **spec;	/* each one's spec without its label (the
+				   caller's strings, or the built-ins' names) */
 };
 
 void
@@ -21,23 +24,85 @@ replay_filter_set_close(struct replay_filter_set *set)
 	for (size_t k = 0; k < set->n; k++)
 		baro_filter_instance_destroy(&set->fi[k]);
 	free(set->fi);
+	free(set->spec);
 	free(set);
 }
 
-/* Create set->fi[set->n] from spec; its label made safe and unique. */
+/* Is name a built-in's (either version)?  A label may not be: "gate"
+ * in a report must always mean the built-in gate. */
+static bool
+builtin_name(const char *name)
+{
+	return baro_filter_builtin(name) || baro_filter2_builtin(name);
+}
+
+/*
+ * "LABEL=SPEC" gives the filter its own label.  A spec alone never has
+ * a '=' before its first ':' (NAME[:k=v], plugin:PATH[:k=v],
+ * exec:COMMAND), so the two cannot be confused.  *spec is set past the
+ * label; label is "" without one.  0 or -EINVAL with the label named.
+ */
 static int
-add_filter(struct replay_filter_set *set, const char *spec, char *err,
+split_label(const char *arg, const char **spec, char *label, size_t len,
+	    char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	const char *colon = strchr(arg, ':');
+	*spec = arg;
+	label[0] = '\0';
+	if (!eq || (colon && colon < eq))
+		return 0;
+	size_t n = (size_t)(eq - arg);
+	if (n == 0)
+		return str_errorf(err, errlen, -EINVAL, "filter '%s': empty "
+				  "label before '='", arg);
+	if (n >= len)
+		return str_errorf(err, errlen, -EINVAL, "filter '%s': label "
+				  "longer than %zu characters", arg, len - 1);
+	if (strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_.-") < n)
+		return str_errorf(err, errlen, -EINVAL, "filter label "
+				  "'%.*s': only a-z, 0-9, '_', '.' and '-'",
+				  (int)n, arg);
+	memcpy(label, arg, n);
+	label[n] = '\0';
+	if (builtin_name(label))
+		return str_errorf(err, errlen, -EINVAL, "filter label '%s' is "
+				  "a built-in filter's name", label);
+	*spec = eq + 1;
+	return 0;
+}
+
+/* Create set->fi[set->n] from arg ([LABEL=]SPEC); its label made safe
+ * and unique. */
+static int
+add_filter(struct replay_filter_set *set, const char *arg, char *err,
 	   size_t errlen)
 {
 	struct baro_filter_instance *fi = &set->fi[set->n];
+	char label[BARO_FILTER_LABEL_MAX];
+	const char *spec;
+	int rc = split_label(arg, &spec, label, sizeof(label), err, errlen);
+	if (rc < 0)
+		return rc;
 	char ferr[256] = "";
-	int rc = baro_filter_instance_create(fi, spec, BARO_FILTER_SPEC_PLUGINS,
-					     ferr, sizeof(ferr));
+	rc = baro_filter_instance_create(fi, spec, BARO_FILTER_SPEC_PLUGINS,
+					 ferr, sizeof(ferr));
 	if (rc < 0) {
 		snprintf(err, errlen, "filter '%s': %s", spec, ferr);
 		return rc;
 	}
+	set->spec[set->n] = spec;
 	set->n++;
+	if (label[0]) {
+		/* Already checked: a label is CSV- and gnuplot-safe. */
+		snprintf(fi->label, sizeof(fi->label), "%s", label);
+		for (size_t j = 0; j + 1 < set->n; j++)
+			if (strcmp(set->fi[j].label, label) == 0)
+				return str_errorf(err, errlen, -EINVAL,
+						  "filter label '%s' is given "
+						  "twice", label);
+		return 0;
+	}
 	/* Labels become CSV column names and gnuplot titles. */
 	for (char *c = fi->label; *c; c++)
 		if (*c == ',' || *c == '\'' || *c == '"' || *c == '\n')
@@ -85,9 +150,15 @@ replay_filter_set_open(struct replay_filter_set **out,
 
 	*out = NULL;
 	struct replay_filter_set *set = calloc(1, sizeof(*set));
-	if (set)
+	if (set) {
 		set->fi = calloc(n + nb + nb2, sizeof(*set->fi));
-	if (!set || !set->fi) {
+		set->spec = calloc(n + nb + nb2, sizeof(*set->spec));
+	}
+	if (!set || !set->fi || !set->spec) {
+		if (set) {
+			free(set->fi);
+			free(set->spec);
+		}
 		free(set);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -155,4 +226,10 @@ const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k)
 {
 	return &set->fi[k];
+}
+
+const char *
+replay_filter_spec(const struct replay_filter_set *set, size_t k)
+{
+	return set->spec[k];
 }
