@@ -398,8 +398,12 @@ compare_metric(struct ctx *c, const struct report_result *b,
 	fmt_value(nv, ns, sizeof(ns));
 	if (isnan(bv))
 		return 0;	/* nothing to be worse than */
+	/* A check BASE passed or failed that NEW cannot be judged on. */
 	if (isnan(nv))
-		return add_row(c, b, p, bm->name, bs, ns, "no value in NEW");
+		return bm->status == REPORT_NONE
+			       ? 0
+			       : add_row(c, b, p, bm->name, bs, ns,
+					 "no value in NEW");
 	double x = d.known && d.absolute ? fabs(bv) : bv;
 	double y = d.known && d.absolute ? fabs(nv) : nv;
 	double worse;
