@@ -252,19 +252,23 @@ skipped(const struct diff *d, const char *path)
 	return false;
 }
 
-/* v as a short text: a SHA-256 cut to 12 digits, anything else to 40
- * characters. */
+/* v as a short text: a SHA-256 as its first 12 digits, anything else
+ * as JSON cut to 40 characters. */
 static void
 short_value(json_object *v, char *buf, size_t len)
 {
+	if (json_object_is_type(v, json_type_string) &&
+	    json_object_get_string_len(v) == 64 &&
+	    strspn(json_object_get_string(v), "0123456789abcdef") == 64) {
+		snprintf(buf, len, "%.12s...", json_object_get_string(v));
+		return;
+	}
 	const char *s = v ? json_object_to_json_string_ext(
 				    v, JSON_C_TO_STRING_PLAIN |
 					       JSON_C_TO_STRING_NOSLASHESCAPE)
 			  : "null";
-	size_t n = strlen(s);
-	size_t keep = n == 66 && s[0] == '"' ? 13 : 40;
-	if (n > keep)
-		snprintf(buf, len, "%.*s...", (int)keep, s);
+	if (strlen(s) > 40)
+		snprintf(buf, len, "%.40s...", s);
 	else
 		snprintf(buf, len, "%s", s);
 }
