@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,12 +341,38 @@ fmt_value(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.6g", v);
 }
 
+/* Rule texts are interned (str_pool): one parse per distinct text, not
+ * one per metric of every case (60,000 results of 40 metrics). */
+#define RULE_CACHE 512
+
+struct rule_cache {
+	const char *text[RULE_CACHE];
+	struct direction d[RULE_CACHE];
+};
+
 struct ctx {
 	const struct replay_compare_config *cfg;
 	struct side *base, *nw;
 	struct rows rows;
 	size_t compared;	/* cases */
+	struct rule_cache *cache;
+	/* any_rule() for each --tolerance, found once. */
+	struct direction tol_dir[REPLAY_COMPARE_MAX_TOLERANCES];
+	bool tol_dir_found[REPLAY_COMPARE_MAX_TOLERANCES];
 };
+
+static struct direction
+cached_direction(struct ctx *c, const char *text)
+{
+	if (!text || !text[0])
+		return (struct direction){ 0 };
+	size_t k = ((uintptr_t)text >> 3) % RULE_CACHE;
+	if (c->cache->text[k] != text) {
+		c->cache->text[k] = text;
+		c->cache->d[k] = rule_direction(text);
+	}
+	return c->cache->d[k];
+}
 
 static const struct replay_tolerance *
 tolerance_for(const struct ctx *c, const char *metric)
@@ -384,14 +411,20 @@ compare_metric(struct ctx *c, const struct report_result *b,
 {
 	const struct report_metric *nm = find_metric(n, bm->name);
 	const struct replay_tolerance *tol = tolerance_for(c, bm->name);
-	struct direction d = rule_direction(bm->rule);
+	struct direction d = cached_direction(c, bm->rule);
 	if (!d.known)
-		d = rule_direction(nm ? nm->rule : NULL);
+		d = cached_direction(c, nm ? nm->rule : NULL);
 	bool judged = d.known;
 	if (!judged && !tol)
 		return 0;
-	if (!judged)
-		d = any_rule(c->base, bm->name);
+	if (!judged) {
+		size_t i = (size_t)(tol - c->cfg->tol);
+		if (!c->tol_dir_found[i]) {
+			c->tol_dir[i] = any_rule(c->base, bm->name);
+			c->tol_dir_found[i] = true;
+		}
+		d = c->tol_dir[i];
+	}
 	double bv = bm->value, nv = nm ? nm->value : NAN;
 	char bs[32], ns[32], why[256];
 	fmt_value(bv, bs, sizeof(bs));
@@ -606,7 +639,8 @@ replay_compare(const struct replay_compare_config *cfg)
 				cfg->tol[i].metric);
 			goto out;
 		}
-	if (index_side(&nw) < 0) {
+	c.cache = calloc(1, sizeof(*c.cache));
+	if (!c.cache || index_side(&nw) < 0) {
 		fprintf(stderr, "baro-replay: out of memory\n");
 		status = EXIT_IO;
 		goto out;
@@ -645,5 +679,6 @@ out:
 	free(base.sorted);
 	free(nw.sorted);
 	free(c.rows.r);
+	free(c.cache);
 	return status;
 }
