@@ -227,12 +227,14 @@ struct pair {
 	const char *base, *new_label;
 };
 
-/* One line of the table. */
+/* One regression: a line of the table, an entry of --json's list.  Its
+ * strings are the summaries' and the pairs', alive until the end. */
 struct row {
-	char cse[2 * REPORT_NAME_LEN + 4];
-	char filter[2 * REPORT_NAME_LEN + 4];
-	char metric[REPLAY_COMPARE_METRIC_MAX];
-	char base[32], new_value[32];
+	const struct report_result *b;	/* BASE's run of the case */
+	const struct pair *p;
+	const char *metric;		/* "verdict" or the metric's name */
+	const char *bverdict, *nverdict;	/* a verdict row's; else NULL */
+	double bv, nv;			/* a metric row's (NaN: none) */
 	char why[256];
 };
 
@@ -385,22 +387,30 @@ tolerance_for(const struct ctx *c, const char *metric)
 
 static int
 add_row(struct ctx *c, const struct report_result *b, const struct pair *p,
-	const char *metric, const char *bv, const char *nv, const char *why)
+	const char *metric, double bv, double nv, const char *why)
 {
 	struct row *r = row_add(&c->rows);
 	if (!r)
 		return -ENOMEM;
-	snprintf(r->cse, sizeof(r->cse), "%s/%s", b->source, b->scenario);
-	if (strcmp(p->base, p->new_label) == 0)
-		snprintf(r->filter, sizeof(r->filter), "%s", p->base);
-	else
-		snprintf(r->filter, sizeof(r->filter), "%s:%s", p->base,
-			 p->new_label);
-	snprintf(r->metric, sizeof(r->metric), "%s", metric);
-	snprintf(r->base, sizeof(r->base), "%s", bv);
-	snprintf(r->new_value, sizeof(r->new_value), "%s", nv);
+	r->b = b;
+	r->p = p;
+	r->metric = metric;
+	r->bv = bv;
+	r->nv = nv;
 	snprintf(r->why, sizeof(r->why), "%s", why);
 	return 0;
+}
+
+static int
+add_verdict_row(struct ctx *c, const struct report_result *b,
+		const struct pair *p, const char *nverdict, const char *why)
+{
+	int rc = add_row(c, b, p, "verdict", NAN, NAN, why);
+	if (rc == 0) {
+		c->rows.r[c->rows.n - 1].bverdict = report_run_status_name(b);
+		c->rows.r[c->rows.n - 1].nverdict = nverdict;
+	}
+	return rc;
 }
 
 /* One metric of one case: a row when NEW is worse beyond tolerance. */
@@ -426,16 +436,14 @@ compare_metric(struct ctx *c, const struct report_result *b,
 		d = c->tol_dir[i];
 	}
 	double bv = bm->value, nv = nm ? nm->value : NAN;
-	char bs[32], ns[32], why[256];
-	fmt_value(bv, bs, sizeof(bs));
-	fmt_value(nv, ns, sizeof(ns));
+	char why[256];
 	if (isnan(bv))
 		return 0;	/* nothing to be worse than */
 	/* A check BASE passed or failed that NEW cannot be judged on. */
 	if (isnan(nv))
 		return bm->status == REPORT_NONE
 			       ? 0
-			       : add_row(c, b, p, bm->name, bs, ns,
+			       : add_row(c, b, p, bm->name, bv, nv,
 					 "no value in NEW");
 	double x = d.known && d.absolute ? fabs(bv) : bv;
 	double y = d.known && d.absolute ? fabs(nv) : nv;
@@ -462,7 +470,7 @@ compare_metric(struct ctx *c, const struct report_result *b,
 		snprintf(rule, sizeof(rule), "; no rule: either way");
 	snprintf(why, sizeof(why), "worse by %.3g > tolerance %.3g%s%s",
 		 worse, t, tol ? " (--tolerance)" : "", rule);
-	return add_row(c, b, p, bm->name, bs, ns, why);
+	return add_row(c, b, p, bm->name, bv, nv, why);
 }
 
 static int
@@ -478,14 +486,12 @@ compare_pair(struct ctx *c, const struct pair *p)
 		int rc = 0;
 		c->compared++;
 		if (!n) {
-			rc = add_row(c, b, p, "verdict", report_run_status_name(b),
-				     "-", "no result in NEW");
+			rc = add_verdict_row(c, b, p, "-", "no result in NEW");
 		} else {
 			if (verdict_rank(n) > verdict_rank(b))
-				rc = add_row(c, b, p, "verdict",
-					     report_run_status_name(b),
-					     report_run_status_name(n),
-					     "verdict worse");
+				rc = add_verdict_row(c, b, p,
+						     report_run_status_name(n),
+						     "verdict worse");
 			for (size_t j = 0; rc == 0 && j < b->n; j++)
 				rc = compare_metric(c, b, n, &b->m[j], p);
 		}
@@ -496,16 +502,31 @@ compare_pair(struct ctx *c, const struct pair *p)
 	return 0;
 }
 
-/* The pairs to compare: --filter's, or every label under test in both;
- * those in one report only are printed.  -EINVAL (said) for a --filter
- * that names no filter. */
+/* The filters under test in one report only: listed, not compared. */
+struct only {
+	const char *label[2 * 64];
+	bool in_new[2 * 64];
+	size_t n;
+};
+
+static void
+only_add(struct only *o, const char *label, bool in_new)
+{
+	if (o->n < sizeof(o->label) / sizeof(o->label[0])) {
+		o->label[o->n] = label;
+		o->in_new[o->n++] = in_new;
+	}
+}
+
+/* The pairs to compare: --filter's, or every label under test in both
+ * (those in one report only into *only).  -EINVAL (said) for a
+ * --filter that names no filter. */
 static int
 make_pairs(struct ctx *c, struct pair *pairs, size_t *np, size_t max,
-	   size_t *only)
+	   struct only *only)
 {
 	json_object *br = c->base->run, *nr = c->nw->run;
 	*np = 0;
-	*only = 0;
 	for (size_t i = 0; i < c->cfg->nfilters && *np < max; i++) {
 		const char *arg = c->cfg->filters[i];
 		const char *bl = has_filter(br, arg, NULL);
@@ -535,27 +556,21 @@ make_pairs(struct ctx *c, struct pair *pairs, size_t *np, size_t max,
 	}
 	if (c->cfg->nfilters)
 		return 0;
-	for (size_t i = 0; i < filter_count(br) && *np < max; i++) {
+	for (size_t i = 0; i < filter_count(br); i++) {
 		const char *l = tested_label(br, i);
 		bool t = false;
 		if (!l)
 			continue;
-		if (has_filter(nr, l, &t) && t) {
+		if (has_filter(nr, l, &t) && t && *np < max)
 			pairs[(*np)++] = (struct pair){ l, l };
-		} else {
-			printf("filter %s: under test in BASE only, not "
-			       "compared\n", l);
-			(*only)++;
-		}
+		else
+			only_add(only, l, false);
 	}
 	for (size_t i = 0; i < filter_count(nr); i++) {
 		const char *l = tested_label(nr, i);
 		bool t = false;
-		if (l && !(has_filter(br, l, &t) && t)) {
-			printf("filter %s: under test in NEW only, not "
-			       "compared\n", l);
-			(*only)++;
-		}
+		if (l && !(has_filter(br, l, &t) && t))
+			only_add(only, l, true);
 	}
 	return 0;
 }
@@ -572,31 +587,138 @@ metric_seen(const struct ctx *c, const char *metric)
 	return false;
 }
 
+/* A row's case, filter and values as the table shows them. */
+struct cells {
+	char cse[2 * REPORT_NAME_LEN + 4];
+	char filter[2 * REPORT_NAME_LEN + 4];
+	char base[32], new_value[32];
+};
+
+static void
+cells_of(const struct row *r, struct cells *k)
+{
+	snprintf(k->cse, sizeof(k->cse), "%s/%s", r->b->source,
+		 r->b->scenario);
+	if (strcmp(r->p->base, r->p->new_label) == 0)
+		snprintf(k->filter, sizeof(k->filter), "%s", r->p->base);
+	else
+		snprintf(k->filter, sizeof(k->filter), "%s:%s", r->p->base,
+			 r->p->new_label);
+	if (r->bverdict) {
+		snprintf(k->base, sizeof(k->base), "%s", r->bverdict);
+		snprintf(k->new_value, sizeof(k->new_value), "%s", r->nverdict);
+	} else {
+		fmt_value(r->bv, k->base, sizeof(k->base));
+		fmt_value(r->nv, k->new_value, sizeof(k->new_value));
+	}
+}
+
 static void
 print_rows(const struct rows *rs)
 {
 	static const char *const head[] = { "CASE", "FILTER", "METRIC",
 					    "BASE", "NEW", "WHY" };
 	size_t w[5];
-	for (size_t k = 0; k < 5; k++)
-		w[k] = strlen(head[k]);
+	struct cells k;
+	for (size_t i = 0; i < 5; i++)
+		w[i] = strlen(head[i]);
 	for (size_t i = 0; i < rs->n; i++) {
-		const struct row *r = &rs->r[i];
-		const char *f[] = { r->cse, r->filter, r->metric, r->base,
-				    r->new_value };
-		for (size_t k = 0; k < 5; k++)
-			if (strlen(f[k]) > w[k])
-				w[k] = strlen(f[k]);
+		cells_of(&rs->r[i], &k);
+		const char *f[] = { k.cse, k.filter, rs->r[i].metric, k.base,
+				    k.new_value };
+		for (size_t j = 0; j < 5; j++)
+			if (strlen(f[j]) > w[j])
+				w[j] = strlen(f[j]);
 	}
 	printf("%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], head[0],
 	       (int)w[1], head[1], (int)w[2], head[2], (int)w[3], head[3],
 	       (int)w[4], head[4], head[5]);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->r[i];
-		printf("%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], r->cse,
-		       (int)w[1], r->filter, (int)w[2], r->metric, (int)w[3],
-		       r->base, (int)w[4], r->new_value, r->why);
+		cells_of(r, &k);
+		printf("%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], k.cse,
+		       (int)w[1], k.filter, (int)w[2], r->metric, (int)w[3],
+		       k.base, (int)w[4], k.new_value, r->why);
 	}
+}
+
+/* A metric row's value: a number, or null for none. */
+static json_object *
+json_value(const char *verdict, double v)
+{
+	if (verdict)
+		return json_object_new_string(verdict);
+	return isnan(v) ? NULL : json_object_new_double(v);
+}
+
+/* --json: the same as one object on stdout.  0 or -ENOMEM. */
+static int
+print_json(const struct ctx *c, const struct pair *pairs, size_t np,
+	   const struct only *only)
+{
+	json_object *o = json_object_new_object();
+	json_object *regs = json_object_new_array();
+	json_object *fl = json_object_new_array();
+	json_object *ob = json_object_new_array();
+	json_object *on = json_object_new_array();
+	if (!o || !regs || !fl || !ob || !on) {
+		json_object_put(o);
+		json_object_put(regs);
+		json_object_put(fl);
+		json_object_put(ob);
+		json_object_put(on);
+		return -ENOMEM;
+	}
+	json_object_object_add(o, "regressions_found",
+			       json_object_new_boolean(c->rows.n > 0));
+	json_object_object_add(o, "cases_compared",
+			       json_object_new_int64((int64_t)c->compared));
+	json_object_object_add(o, "cases_worse", json_object_new_int64(
+				(int64_t)c->rows.cases_worse));
+	json_object_object_add(o, "filters", fl);
+	for (size_t i = 0; i < np; i++) {
+		json_object *f = json_object_new_object();
+		if (!f)
+			goto nomem;
+		json_object_array_add(fl, f);
+		json_object_object_add(f, "base",
+				       json_object_new_string(pairs[i].base));
+		json_object_object_add(f, "new", json_object_new_string(
+							pairs[i].new_label));
+	}
+	json_object_object_add(o, "only_in_base", ob);
+	json_object_object_add(o, "only_in_new", on);
+	for (size_t i = 0; i < only->n; i++)
+		json_object_array_add(only->in_new[i] ? on : ob,
+				      json_object_new_string(only->label[i]));
+	json_object_object_add(o, "regressions", regs);
+	for (size_t i = 0; i < c->rows.n; i++) {
+		const struct row *r = &c->rows.r[i];
+		json_object *e = json_object_new_object();
+		if (!e)
+			goto nomem;
+		json_object_array_add(regs, e);
+		json_object_object_add(e, "source",
+				       json_object_new_string(r->b->source));
+		json_object_object_add(e, "scenario",
+				       json_object_new_string(r->b->scenario));
+		json_object_object_add(e, "base_filter",
+				       json_object_new_string(r->p->base));
+		json_object_object_add(e, "new_filter",
+				       json_object_new_string(r->p->new_label));
+		json_object_object_add(e, "metric",
+				       json_object_new_string(r->metric));
+		json_object_object_add(e, "base", json_value(r->bverdict, r->bv));
+		json_object_object_add(e, "new", json_value(r->nverdict, r->nv));
+		json_object_object_add(e, "why", json_object_new_string(r->why));
+	}
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return 0;
+nomem:
+	json_object_put(o);
+	return -ENOMEM;
 }
 
 static void
@@ -619,7 +741,8 @@ replay_compare(const struct replay_compare_config *cfg)
 	struct ctx c = { .cfg = cfg, .base = &base, .nw = &nw };
 	struct pair pairs[64];
 	char err[2048];
-	size_t np = 0, only = 0;
+	size_t np = 0;
+	struct only *only = calloc(1, sizeof(*only));
 	int status = EXIT_USAGE;
 
 	if (read_side(&base, err, sizeof(err)) < 0 ||
@@ -640,13 +763,13 @@ replay_compare(const struct replay_compare_config *cfg)
 			goto out;
 		}
 	c.cache = calloc(1, sizeof(*c.cache));
-	if (!c.cache || index_side(&nw) < 0) {
+	if (!c.cache || !only || index_side(&nw) < 0) {
 		fprintf(stderr, "baro-replay: out of memory\n");
 		status = EXIT_IO;
 		goto out;
 	}
 	if (make_pairs(&c, pairs, &np, sizeof(pairs) / sizeof(pairs[0]),
-		       &only) < 0)
+		       only) < 0)
 		goto out;
 	for (size_t i = 0; i < np; i++)
 		if (compare_pair(&c, &pairs[i]) < 0) {
@@ -654,20 +777,34 @@ replay_compare(const struct replay_compare_config *cfg)
 			status = EXIT_IO;
 			goto out;
 		}
-	if (c.rows.n)
-		print_rows(&c.rows);
-	char tail[64] = "";
-	if (only)
-		snprintf(tail, sizeof(tail), ", %zu in one report only", only);
-	if (c.rows.n)
-		printf("baro-replay compare: %zu regression%s in %zu of %zu "
-		       "cases (%zu filter%s compared%s)\n",
-		       c.rows.n, c.rows.n == 1 ? "" : "s", c.rows.cases_worse,
-		       c.compared, np, np == 1 ? "" : "s", tail);
-	else
-		printf("baro-replay compare: no regression in %zu cases (%zu "
-		       "filter%s compared%s)\n",
-		       c.compared, np, np == 1 ? "" : "s", tail);
+	if (cfg->json) {
+		if (print_json(&c, pairs, np, only) < 0) {
+			fprintf(stderr, "baro-replay: out of memory\n");
+			status = EXIT_IO;
+			goto out;
+		}
+	} else {
+		for (size_t i = 0; i < only->n; i++)
+			printf("filter %s: under test in %s only, not "
+			       "compared\n",
+			       only->label[i], only->in_new[i] ? "NEW" : "BASE");
+		if (c.rows.n)
+			print_rows(&c.rows);
+		char tail[64] = "";
+		if (only->n)
+			snprintf(tail, sizeof(tail),
+				 ", %zu in one report only", only->n);
+		if (c.rows.n)
+			printf("baro-replay compare: %zu regression%s in %zu "
+			       "of %zu cases (%zu filter%s compared%s)\n",
+			       c.rows.n, c.rows.n == 1 ? "" : "s",
+			       c.rows.cases_worse, c.compared, np,
+			       np == 1 ? "" : "s", tail);
+		else
+			printf("baro-replay compare: no regression in %zu "
+			       "cases (%zu filter%s compared%s)\n",
+			       c.compared, np, np == 1 ? "" : "s", tail);
+	}
 	status = c.rows.n ? EXIT_REGRESSION : 0;
 	if (fflush(stdout) != 0 || ferror(stdout))
 		status = EXIT_IO;
@@ -680,5 +817,6 @@ out:
 	free(nw.sorted);
 	free(c.rows.r);
 	free(c.cache);
+	free(only);
 	return status;
 }

@@ -60,9 +60,10 @@ struct replay_compare_config {
 	size_t ntol;
 	const char *const *filters;	/* --filter LABEL or B:N; none: all */
 	size_t nfilters;
+	bool json;		/* one JSON object on stdout, not the table */
 };
 
-/* Compare; the table and a summary line on stdout.  Exit status: 0 no
+/* Compare; the table and a summary line (json: one object) on stdout.  Exit status: 0 no
  * regression, 1 a regression, 2 not comparable or bad usage, 3 I/O. */
 int
 replay_compare(const struct replay_compare_config *cfg);

@@ -112,6 +112,8 @@ usage(FILE *out)
 	      " (repeatable;\n"
 	      "                         default: a tenth of its rule's limit)"
 	      "\n"
+	      "      --json             compare: one JSON object on stdout, "
+	      "not the table\n"
 	      "      --no-baselines     only the filters named with -f\n"
 	      "  -s, --scenarios PATH   a scenario file or a directory of "
 	      "*.scn (repeatable;\n"
@@ -169,6 +171,7 @@ struct options {
 	unsigned jobs;		/* run --jobs: processes, 0 or 1: this one */
 	struct replay_tolerance tol[REPLAY_COMPARE_MAX_TOLERANCES];
 	size_t ntol;		/* compare --tolerance */
+	bool json;		/* compare --json */
 	struct replay_config cfg;
 };
 
@@ -185,6 +188,7 @@ enum {
 	OPT_SHARD,
 	OPT_JOBS,
 	OPT_TOLERANCE,
+	OPT_JSON,
 };
 
 /* Which commands take an option: one elsewhere is a mistake worth a
@@ -221,6 +225,7 @@ static const struct option longopts[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "jobs", required_argument, NULL, OPT_JOBS },
 	{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -243,6 +248,7 @@ option_commands(int c)
 	case 'f':
 		return CMD_RUN | CMD_COMPARE;
 	case OPT_TOLERANCE:
+	case OPT_JSON:
 		return CMD_COMPARE;
 	case 'h':
 	case 'V':
@@ -508,6 +514,9 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 			o->tol[o->ntol++] = t;
 			break;
 		}
+		case OPT_JSON:
+			o->json = true;
+			break;
 		case 'q':
 			o->cfg.quiet = true;
 			break;
@@ -1399,6 +1408,7 @@ main(int argc, char **argv)
 			.base = argv[optind], .new_dir = argv[optind + 1],
 			.tol = o.tol, .ntol = o.ntol,
 			.filters = o.cfg.filters, .nfilters = o.cfg.nfilters,
+			.json = o.json,
 		};
 		return replay_compare(&cc);
 	}

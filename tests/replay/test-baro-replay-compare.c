@@ -333,6 +333,24 @@ test_compare_regression(void **state)
 	assert_has(r.out, "in 2 of 2 cases (1 filter compared)");
 	program_result_free(&r);
 
+	/* --json: the same rows as one object, the same status. */
+	r = compare(&c, "base", "new", "--json", NULL);
+	assert_int_equal(r.status, 1);
+	assert_has(r.out, "\"regressions_found\":true");
+	assert_has(r.out, "\"cases_compared\":2");
+	assert_has(r.out, "\"cases_worse\":2");
+	assert_has(r.out, "\"metric\":\"verdict\",\n      \"base\":\"pass\",\n"
+			  "      \"new\":\"fail\"");
+	assert_has(r.out, "\"scenario\":\"spike\"");
+	assert_has(r.out, "\"metric\":\"rms_m\",\n      \"base\":0.0");
+	assert_null(strstr(r.out, "CASE"));
+	program_result_free(&r);
+	r = compare(&c, "base", "base", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	assert_has(r.out, "\"regressions_found\":false");
+	assert_has(r.out, "\"regressions\":[\n  ]");
+	program_result_free(&r);
+
 	/* The other way round it is an improvement. */
 	r = compare(&c, "new", "base", NULL);
 	assert_int_equal(r.status, 0);
