@@ -482,6 +482,26 @@ test_compare_refuses(void **state)
 	assert_has(r.err, "  scenarios[spike] only in BASE\n");
 	program_result_free(&r);
 
+	/* The same log name with other contents. */
+	char log[512], out[512];
+	replay_case_path(&c, log, sizeof(log), "flight.csv");
+	write_file(log, "time_ms,pressure_pa\n0,101000\n100,101001\n"
+			"200,101002\n300,101001\n");
+	const char *largs[] = { REPLAY_RUN_QUIET, "-o",
+				replay_case_path(&c, out, sizeof(out), "log1"),
+				"-s", c.clean, "-f", "g=gate", log, NULL };
+	r = replay_argv(largs);
+	program_result_free(&r);
+	write_file(log, "time_ms,pressure_pa\n0,101000\n100,101001\n"
+			"200,101002\n300,101003\n");
+	largs[6] = replay_case_path(&c, dir, sizeof(dir), "log2");
+	r = replay_argv(largs);
+	program_result_free(&r);
+	r = compare(&c, "log1", "log2", NULL);
+	assert_int_equal(r.status, 2);
+	assert_has(r.err, "  input_files[flight.csv].sha256 (");
+	program_result_free(&r);
+
 	/* A shard: merge it first. */
 	run_report(&c, "shard", "-f", "g=gate", "--shard", "1/2", NULL);
 	r = compare(&c, "base", "shard", NULL);
