@@ -1292,7 +1292,11 @@ replay_cases_run(const struct replay_config *cfg)
 					"the damage: %s: %s\n",
 				ctx.inputs[i].source, ctx.inputs[i].damage);
 	struct replay_verdict_opts vo = {
-		.strict = cfg->strict, .table = !cfg->no_table,
+		/* A shard of run --jobs records --strict in its run.json
+		 * (merge checks the shards agree) but leaves judging, and
+		 * saying why, to the merge. */
+		.strict = cfg->strict && !cfg->no_table,
+		.table = !cfg->no_table,
 		.unchecked = ctx.unchecked, .ndamaged = ctx.ndamaged,
 		/* A shard of run --jobs may hold no case; the merge judges. */
 		.nempty = ctx.nempty, .named = cfg->no_table ? 0 : cfg->nfilters,

@@ -1263,8 +1263,7 @@ run_jobs(const struct options *o)
 			c.shard_n = n;
 			c.report_dir = dirs[started];
 			c.plot_jobs = 1;
-			c.no_table = true;
-			c.strict = false;	/* judged once, merged */
+			c.no_table = true;	/* judged once, merged */
 			_exit(replay_cases_run(&c));
 		}
 		pids[started] = pid;

@@ -72,6 +72,17 @@ rc=$?
 diff -r "$tmp/full" "$tmp/jobs" >"$tmp/diff" || bad "--jobs report differs: $(head -n 5 "$tmp/diff")"
 cmp -s "$tmp/full.out" "$tmp/jobs.out" || bad "--jobs verdict table differs"
 ls -d "$tmp"/jobs.shard* >/dev/null 2>&1 && bad "--jobs left its shards behind"
+# --strict is recorded in run.json alike, and judged once.
+replay strict1 --strict "$@" >/dev/null 2>"$tmp/strict1.err"
+rc1=$?
+replay strict2 --strict --jobs 2 "$@" >/dev/null 2>"$tmp/strict2.err"
+rc2=$?
+[ $rc1 = $rc2 ] || bad "--strict --jobs 2 exited $rc2, one process $rc1"
+cmp -s "$tmp/strict1/run.json" "$tmp/strict2/run.json" ||
+	bad "--strict --jobs 2 wrote another run.json"
+grep -q '"strict":true' "$tmp/strict2/run.json" || bad "--strict not in run.json"
+[ "$(grep -c -- '--strict:' "$tmp/strict2.err")" -le 1 ] ||
+	bad "--strict --jobs 2 judged more than once: $(cat "$tmp/strict2.err")"
 
 # What merge refuses, with status 2 and a reason.
 refuse() {	# refuse WHAT TEXT ARGS...
