@@ -17,6 +17,7 @@
 #include "replay-merge.h"
 #include "report-html.h"
 #include "replay-metrics.h"
+#include "replay-provenance.h"
 #include "replay-reference.h"
 #include "replay-run.h"
 #include "replay-stream.h"
@@ -1120,28 +1121,49 @@ in_shard(const struct replay_config *cfg, size_t p)
 }
 
 /* run.json: every input of the whole run and this report's shard of
- * them, for baro-replay merge. */
+ * them, for baro-replay merge; and what the results came from
+ * (replay-provenance.h), for merge and compare to check. */
 static int
-write_manifest(const struct replay_config *cfg, char *err, size_t errlen)
+write_manifest(const struct replay_config *cfg,
+	       const struct replay_filter_set *filters, const struct scen *scens,
+	       size_t nscen, char *err, size_t errlen)
 {
 	size_t n = (cfg->logs_enabled ? cfg->nlogs : 0) + (cfg->synthetic ? 1 : 0);
 	const char **names = calloc(n ? n : 1, sizeof(*names));
-	if (!names)
+	struct replay_provenance_scenario *ps =
+		calloc(nscen ? nscen : 1, sizeof(*ps));
+	if (!names || !ps) {
+		free(names);
+		free(ps);
 		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; cfg->logs_enabled && i < cfg->nlogs; i++) {
 		const char *base = strrchr(cfg->logs[i], '/');
 		names[i] = base ? base + 1 : cfg->logs[i];
 	}
 	if (cfg->synthetic)
 		names[n - 1] = "synthetic";
+	for (size_t i = 0; i < nscen; i++)
+		ps[i] = (struct replay_provenance_scenario){
+			.name = scens[i].name, .text = scens[i].text,
+			.len = scens[i].len,
+		};
+	struct replay_provenance_src src = {
+		.cfg = cfg, .filters = filters, .scens = ps, .nscens = nscen,
+		.input_names = names, .ninputs = n,
+	};
 	struct replay_manifest m = {
 		.inputs = names, .ninputs = n,
 		.shard_k = cfg->shard_n > 1 ? cfg->shard_k : 1,
 		.shard_n = cfg->shard_n > 1 ? cfg->shard_n : 1,
 		.plot = cfg->plot, .plot_all = cfg->plot_all,
 	};
-	int rc = replay_manifest_write(cfg->report_dir, &m, err, errlen);
+	int rc = replay_provenance_build(&m.prov, &src, err, errlen);
+	if (rc == 0)
+		rc = replay_manifest_write(cfg->report_dir, &m, err, errlen);
+	json_object_put(m.prov);
 	free(names);
+	free(ps);
 	return rc;
 }
 
@@ -1317,7 +1339,8 @@ replay_cases_run(const struct replay_config *cfg)
 		status = EXIT_IO;
 		goto out;
 	}
-	if (write_manifest(cfg, err, sizeof(err)) < 0 ||
+	if (write_manifest(cfg, ctx.filters, scens, nscen, err,
+			   sizeof(err)) < 0 ||
 	    report_write_html(cfg->report_dir, ctx.res.r, ctx.res.n,
 			      ctx.inputs, ctx.ninputs, cfg->plot,
 			      cfg->plot_all, err, sizeof(err)) < 0) {
@@ -1341,7 +1364,11 @@ replay_cases_run(const struct replay_config *cfg)
 					"the damage: %s: %s\n",
 				ctx.inputs[i].source, ctx.inputs[i].damage);
 	struct replay_verdict_opts vo = {
-		.strict = cfg->strict, .table = !cfg->no_table,
+		/* A shard of run --jobs records --strict in its run.json
+		 * (merge checks the shards agree) but leaves judging, and
+		 * saying why, to the merge. */
+		.strict = cfg->strict && !cfg->no_table,
+		.table = !cfg->no_table,
 		.unchecked = ctx.unchecked, .ndamaged = ctx.ndamaged,
 		/* A shard of run --jobs may hold no case; the merge judges. */
 		.nempty = ctx.nempty, .named = cfg->no_table ? 0 : cfg->nfilters,

@@ -16,6 +16,8 @@ struct replay_filter_set {
 	struct baro_filter_instance *fi;
 	/* A plugin's child process, started at its first contained run. */
 	struct filter_server **srv;
+	const char **spec;	/* each one's spec without its label (the
+				   caller's strings, or the built-ins' names) */
 };
 
 void
@@ -29,6 +31,7 @@ replay_filter_set_close(struct replay_filter_set *set)
 	for (size_t k = 0; k < set->n; k++)
 		baro_filter_instance_destroy(&set->fi[k]);
 	free(set->fi);
+	free(set->spec);
 	free(set);
 }
 
@@ -46,12 +49,62 @@ probe_create(void *arg, void *area)
 	return rc;
 }
 
-/* Create set->fi[set->n] from spec; its label made safe and unique. */
+/* Is name a built-in's (either version)?  A label may not be: "gate"
+ * in a report must always mean the built-in gate. */
+static bool
+builtin_name(const char *name)
+{
+	return baro_filter_builtin(name) || baro_filter2_builtin(name);
+}
+
+/*
+ * "LABEL=SPEC" gives the filter its own label.  A spec alone never has
+ * a '=' before its first ':' (NAME[:k=v], plugin:PATH[:k=v],
+ * exec:COMMAND), so the two cannot be confused.  *spec is set past the
+ * label; label is "" without one.  0 or -EINVAL with the label named.
+ */
 static int
-add_filter(struct replay_filter_set *set, const char *spec, char *err,
+split_label(const char *arg, const char **spec, char *label, size_t len,
+	    char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	const char *colon = strchr(arg, ':');
+	*spec = arg;
+	label[0] = '\0';
+	if (!eq || (colon && colon < eq))
+		return 0;
+	size_t n = (size_t)(eq - arg);
+	if (n == 0)
+		return str_errorf(err, errlen, -EINVAL, "filter '%s': empty "
+				  "label before '='", arg);
+	if (n >= len)
+		return str_errorf(err, errlen, -EINVAL, "filter '%s': label "
+				  "longer than %zu characters", arg, len - 1);
+	if (strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_.-") < n)
+		return str_errorf(err, errlen, -EINVAL, "filter label "
+				  "'%.*s': only a-z, 0-9, '_', '.' and '-'",
+				  (int)n, arg);
+	memcpy(label, arg, n);
+	label[n] = '\0';
+	if (builtin_name(label))
+		return str_errorf(err, errlen, -EINVAL, "filter label '%s' is "
+				  "a built-in filter's name", label);
+	*spec = eq + 1;
+	return 0;
+}
+
+/* Create set->fi[set->n] from arg ([LABEL=]SPEC); its label made safe
+ * and unique. */
+static int
+add_filter(struct replay_filter_set *set, const char *arg, char *err,
 	   size_t errlen)
 {
 	struct baro_filter_instance *fi = &set->fi[set->n];
+	char label[BARO_FILTER_LABEL_MAX];
+	const char *spec;
+	int rc = split_label(arg, &spec, label, sizeof(label), err, errlen);
+	if (rc < 0)
+		return rc;
 	char ferr[256] = "";
 	/* A plugin is loaded and created in a child first: one that
 	 * crashes or hangs there is refused with what happened, instead
@@ -76,13 +129,24 @@ add_filter(struct replay_filter_set *set, const char *spec, char *err,
 		}
 		/* Its own errors come again, from the real create. */
 	}
-	int rc = baro_filter_instance_create(fi, spec, BARO_FILTER_SPEC_PLUGINS,
-					     ferr, sizeof(ferr));
+	rc = baro_filter_instance_create(fi, spec, BARO_FILTER_SPEC_PLUGINS,
+					 ferr, sizeof(ferr));
 	if (rc < 0) {
 		snprintf(err, errlen, "filter '%s': %s", spec, ferr);
 		return rc;
 	}
+	set->spec[set->n] = spec;
 	set->n++;
+	if (label[0]) {
+		/* Already checked: a label is CSV- and gnuplot-safe. */
+		snprintf(fi->label, sizeof(fi->label), "%s", label);
+		for (size_t j = 0; j + 1 < set->n; j++)
+			if (strcmp(set->fi[j].label, label) == 0)
+				return str_errorf(err, errlen, -EINVAL,
+						  "filter label '%s' is given "
+						  "twice", label);
+		return 0;
+	}
 	/* Labels become CSV column names and gnuplot titles. */
 	for (char *c = fi->label; *c; c++)
 		if (*c == ',' || *c == '\'' || *c == '"' || *c == '\n')
@@ -133,10 +197,14 @@ replay_filter_set_open(struct replay_filter_set **out,
 	if (set) {
 		set->fi = calloc(n + nb + nb2, sizeof(*set->fi));
 		set->srv = calloc(n + nb + nb2, sizeof(*set->srv));
+		set->spec = calloc(n + nb + nb2, sizeof(*set->spec));
 	}
-	if (!set || !set->fi || !set->srv) {
-		if (set)
+	if (!set || !set->fi || !set->srv || !set->spec) {
+		if (set) {
 			free(set->fi);
+			free(set->srv);
+			free(set->spec);
+		}
 		free(set);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -244,4 +312,10 @@ replay_filter_run_contained(struct replay_filter_set *set, size_t k,
 				 ? (double)(how.progress - rows->t0_us) * 1e-6
 				 : 0.0);
 	return 0;
+}
+
+const char *
+replay_filter_spec(const struct replay_filter_set *set, size_t k)
+{
+	return set->spec[k];
 }

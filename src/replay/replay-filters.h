@@ -12,12 +12,15 @@
 struct replay_filter_set;
 
 /*
- * specs: NAME[:params] or plugin:PATH[:params], the filters under test,
- * in that order; then, with baselines, every built-in none of them names
- * (a spec "gate:noise=2" names gate), as baselines beside them.  No spec:
- * every built-in, none under test (an exploratory run).  Each spec is
- * checked (created once) here, so a bad one fails before any work.  0 or
- * a negative errno with a message.
+ * specs: [LABEL=]SPEC, SPEC being NAME[:params] or plugin:PATH[:params],
+ * the filters under test, in that order; then, with baselines, every
+ * built-in none of them names (a spec "gate:noise=2" names gate), as
+ * baselines beside them.  No spec: every built-in, none under test (an
+ * exploratory run).  A LABEL ([a-z0-9_.-]+, unique, not a built-in's
+ * name) replaces the derived label in every report: two builds of one
+ * plugin, or one filter with two parameter sets, side by side.  Each
+ * spec is checked (created once) here, so a bad one fails before any
+ * work.  0 or a negative errno with a message.
  */
 int
 replay_filter_set_open(struct replay_filter_set **set,
@@ -30,7 +33,8 @@ replay_filter_set_close(struct replay_filter_set *set);
 size_t
 replay_filter_count(const struct replay_filter_set *set);
 
-/* Unique display label: "gate", "lowpass:cutoff=2", "myfilter". */
+/* Unique display label: "gate", "lowpass:cutoff=2", "plugin:myfilter",
+ * or the LABEL given. */
 const char *
 replay_filter_label(const struct replay_filter_set *set, size_t k);
 
@@ -75,5 +79,10 @@ replay_filter_run_contained(struct replay_filter_set *set, size_t k,
 /* Filter k's instance (its version, what it reads). */
 const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k);
+
+/* Filter k's spec as given, without its LABEL= ("gate:noise=3",
+ * "plugin:./x.so"); a string of the caller's or a built-in's name. */
+const char *
+replay_filter_spec(const struct replay_filter_set *set, size_t k);
 
 #endif

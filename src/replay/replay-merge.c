@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "replay-cases.h"
+#include "replay-provenance.h"
 #include "report-html.h"
 #include "util-atomic-file.h"
 #include "util-strings.h"
@@ -48,6 +49,10 @@ replay_manifest_write(const char *dir, const struct replay_manifest *m,
 			       json_object_new_string(plot_name(m->plot)));
 	json_object_object_add(o, "every_plot",
 			       json_object_new_boolean(m->plot_all));
+	if (m->prov) {
+		json_object_object_foreach(m->prov, key, val)
+			json_object_object_add(o, key, json_object_get(val));
+	}
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	struct atomic_file af;
 	FILE *f = atomic_file_open(&af, path, err, errlen);
@@ -61,6 +66,21 @@ replay_manifest_write(const char *dir, const struct replay_manifest *m,
 	fputc('\n', f);
 	json_object_put(o);
 	return atomic_file_commit(&af, err, errlen);
+}
+
+json_object *
+replay_manifest_read(const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	json_object *o = json_object_from_file(path);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		str_errorf(err, errlen, -EINVAL, "%s: not a baro-replay report "
+			   "of this version (no readable run.json)", dir);
+		return NULL;
+	}
+	return o;
 }
 
 /* One shard report as read back. */
@@ -108,10 +128,8 @@ read_result(json_object *o, struct report_result *r, struct str_pool *pool);
 static void
 read_input(json_object *o, struct report_input *in);
 
-/* A whole file's text (NUL-terminated, *len without it), or NULL with
- * errno. */
-static char *
-read_text(const char *path, size_t *len)
+char *
+replay_read_text(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -148,12 +166,8 @@ read_shard(struct shard *s, char *err, size_t errlen)
 {
 	char path[4096];
 	json_object *v;
-	snprintf(path, sizeof(path), "%s/run.json", s->dir);
-	if (!(s->run = json_object_from_file(path)) ||
-	    !json_object_is_type(s->run, json_type_object))
-		return str_errorf(err, errlen, -EINVAL, "%s: not a baro-replay "
-				  "report of this version (no readable "
-				  "run.json)", s->dir);
+	if (!(s->run = replay_manifest_read(s->dir, err, errlen)))
+		return -EINVAL;
 	const char *plots = get_str(s->run, "plots");
 	int64_t k = json_object_object_get_ex(s->run, "shard", &v) &&
 			    json_object_is_type(v, json_type_int)
@@ -181,7 +195,7 @@ read_shard(struct shard *s, char *err, size_t errlen)
 		      json_object_get_boolean(v);
 	snprintf(path, sizeof(path), "%s/summary.json", s->dir);
 	size_t len;
-	char *text = read_text(path, &len);
+	char *text = replay_read_text(path, &len);
 	if (!text)
 		return str_errorf(err, errlen,
 				  errno == ENOMEM ? -ENOMEM : -EINVAL,
@@ -495,6 +509,10 @@ copy_cases(const char *from_dir, const char *out, char *err, size_t errlen)
 	return rc;
 }
 
+static int
+check_provenance(const struct shard *a, const struct shard *b, char *err,
+		 size_t errlen);
+
 /* Do the shards make one run: the same inputs and N, each K once, no
  * two inputs alike (their results could not be told apart)? */
 static int
@@ -537,11 +555,116 @@ check_shards(struct shard *s, size_t n, char *err, size_t errlen)
 						  json_object_get_string(
 							  json_object_array_get_idx(
 								  s[0].inputs, a)));
+	for (size_t i = 1; i < n; i++) {
+		int rc = check_provenance(&s[0], &s[i], err, errlen);
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 differ:
 	return str_errorf(err, errlen, -EINVAL, "%s and %s are not shards of "
 			  "one run (their inputs, shard count or plots differ)",
 			  s[0].dir, s[n > 1 ? 1 : 0].dir);
+}
+
+/* run.json's input_files, or NULL (a report from before provenance). */
+static json_object *
+input_files(json_object *run)
+{
+	json_object *v;
+	return json_object_object_get_ex(run, "input_files", &v) &&
+			       json_object_is_type(v, json_type_array)
+		       ? v
+		       : NULL;
+}
+
+/* An input_files entry's text field, or NULL. */
+static const char *
+entry_str(json_object *arr, size_t i, const char *key)
+{
+	json_object *e = json_object_array_get_idx(arr, i);
+	return json_object_is_type(e, json_type_object) ? get_str(e, key)
+							: NULL;
+}
+
+/*
+ * Do two shards record one run: the same provenance in every key but
+ * the shard's number, and each log with one hash (a shard hashes the
+ * logs it runs)?  -EINVAL naming what differs.
+ */
+static int
+check_provenance(const struct shard *a, const struct shard *b, char *err,
+		 size_t errlen)
+{
+	static const char *const skip[] = { "shard", "input_files", NULL };
+	char what[768];
+	if (replay_provenance_diff(a->run, b->run, a->dir, b->dir, skip, what,
+				   sizeof(what)) > 0)
+		return str_errorf(err, errlen, -EINVAL, "%s and %s are not "
+				  "shards of one run: %s", a->dir, b->dir,
+				  what);
+	json_object *fa = input_files(a->run), *fb = input_files(b->run);
+	if (!fa != !fb ||
+	    (fa && json_object_array_length(fa) != json_object_array_length(fb)))
+		return str_errorf(err, errlen, -EINVAL, "%s and %s are not "
+				  "shards of one run: their input_files "
+				  "differ", a->dir, b->dir);
+	for (size_t i = 0; fa && i < json_object_array_length(fa); i++) {
+		const char *na = entry_str(fa, i, "name"),
+			   *nb = entry_str(fb, i, "name"),
+			   *ha = entry_str(fa, i, "sha256"),
+			   *hb = entry_str(fb, i, "sha256");
+		if (!na || !nb || strcmp(na, nb) != 0 ||
+		    (ha && hb && strcmp(ha, hb) != 0))
+			return str_errorf(err, errlen, -EINVAL, "%s and %s are "
+					  "not shards of one run: input %zu "
+					  "(%s) differs", a->dir, b->dir,
+					  i + 1, na ? na : "?");
+	}
+	return 0;
+}
+
+/*
+ * The merged run.json's provenance: the first shard's keys after those
+ * the manifest writes itself, with each input's entry from the shard
+ * that ran it, as the unsharded run records it.  NULL: out of memory.
+ */
+static json_object *
+merged_provenance(const struct shard *s, size_t n)
+{
+	static const char *const own[] = { "inputs", "shard", "of", "plots",
+					   "every_plot" };
+	json_object *prov = json_object_new_object();
+	if (!prov)
+		return NULL;
+	json_object_object_foreach(s[0].run, key, val) {
+		bool mine = false;
+		for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+			mine |= strcmp(key, own[i]) == 0;
+		if (mine)
+			continue;
+		if (strcmp(key, "input_files") != 0 ||
+		    !json_object_is_type(val, json_type_array)) {
+			json_object_object_add(prov, key, json_object_get(val));
+			continue;
+		}
+		json_object *arr = json_object_new_array();
+		if (!arr) {
+			json_object_put(prov);
+			return NULL;
+		}
+		json_object_object_add(prov, key, arr);
+		for (size_t p = 0; p < json_object_array_length(val); p++) {
+			unsigned k = (unsigned)(p % s[0].n) + 1;
+			const struct shard *sh = s;
+			while (sh < s + n - 1 && sh->k != k)
+				sh++;
+			json_object *from = input_files(sh->run);
+			json_object_array_add(arr, json_object_get(
+					json_object_array_get_idx(from, p)));
+		}
+	}
+	return prov;
 }
 
 int
@@ -618,7 +741,13 @@ replay_merge(const struct replay_merge_config *cfg)
 	struct replay_manifest man = {
 		.inputs = names, .ninputs = ni, .shard_k = 1, .shard_n = 1,
 		.plot = s[0].plot, .plot_all = s[0].plot_all,
+		.prov = merged_provenance(s, cfg->ndirs),
 	};
+	if (!man.prov) {
+		fprintf(stderr, "baro-replay: out of memory\n");
+		status = EXIT_IO;
+		goto out;
+	}
 	for (size_t i = 0; i < cfg->ndirs && rc == 0; i++)
 		rc = copy_cases(s[i].dir, cfg->out, err, sizeof(err));
 	if (rc == 0)
@@ -626,6 +755,7 @@ replay_merge(const struct replay_merge_config *cfg)
 					  sizeof(err));
 	if (rc == 0)
 		rc = replay_manifest_write(cfg->out, &man, err, sizeof(err));
+	json_object_put(man.prov);
 	if (rc == 0)
 		rc = report_write_html(cfg->out, res, nres, ins, nins,
 				       s[0].plot, s[0].plot_all, err,

@@ -11,10 +11,13 @@
  * run.json and summary.json), checks they are the shards 1..N of one
  * run, and writes the report the unsharded run would have written:
  * summaries, pages and run.json byte for byte, the cases' files copied.
+ * After those keys run.json holds the run's provenance
+ * (replay-provenance.h), which the shards must agree on.
  */
 #ifndef BAROD_REPLAY_MERGE_H
 #define BAROD_REPLAY_MERGE_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -27,12 +30,25 @@ struct replay_manifest {
 	unsigned shard_k, shard_n;
 	enum report_plot plot;
 	bool plot_all;		/* every case drawn ("every_plot") */
+	/* The provenance keys, written after those in their order; NULL:
+	 * none. */
+	json_object *prov;
 };
 
 /* dir/run.json.  0 or a negative errno with a message. */
 int
 replay_manifest_write(const char *dir, const struct replay_manifest *m,
 		      char *err, size_t errlen);
+
+/* A report's run.json (dir/run.json) as an object, or NULL with a
+ * message ("DIR: no readable run.json"). */
+json_object *
+replay_manifest_read(const char *dir, char *err, size_t errlen);
+
+/* A whole file's text (NUL-terminated, *len without it; free it), or
+ * NULL with errno. */
+char *
+replay_read_text(const char *path, size_t *len);
 
 /* A summary.json read back: its runs and its inputs, in its order. */
 struct replay_summary {

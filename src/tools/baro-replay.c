@@ -6,12 +6,14 @@
  *   baro-replay export [-c CH] LOG   its baro samples as CSV
  *   baro-replay run -o DIR [LOG...]  filters x scenarios x logs (and the
  *                                    synthetic stream) -> a report
+ *   baro-replay compare BASE NEW     has a filter under test got worse?
  *
  * Exit status: 0 success, 1 a filter under test (-f) failed a threshold
  * (run; with --strict also warned, or a case was unchecked, a log
  * damaged or without baro samples; baselines never count) or the
  * log is damaged (list/export: everything before the damage was still
- * written), 2 bad usage or unreadable input, 3 I/O failure.
+ * written) or (compare) a filter got worse, 2 bad usage, unreadable
+ * input or reports that are not comparable, 3 I/O failure.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +31,7 @@
 #include "log-reader.h"
 #include "log-segments.h"
 #include "replay-cases.h"
+#include "replay-compare.h"
 #include "replay-merge.h"
 #include "sim-params.h"
 #include "util-atomic-file.h"
@@ -63,6 +66,10 @@ usage(FILE *out)
 	      "N/N into\n"
 	      "                         the report one run would have "
 	      "written\n"
+	      "  compare BASE NEW       list every case where a filter under "
+	      "test got worse\n"
+	      "                         from report BASE to report NEW; "
+	      "exit 1 if one did\n"
 	      "  filters                list the built-in filters\n"
 	      "\n"
 	      "LOG is an ArduPilot DataFlash .bin, a PX4 .ulg, a MAVLink "
@@ -83,7 +90,8 @@ usage(FILE *out)
 	      "  -o, --output PATH      export: the CSV file (default "
 	      "stdout);\n"
 	      "                         run: the report directory\n"
-	      "  -f, --filter SPEC      a filter under test: NAME[:key=value,...]"
+	      "  -f, --filter [LABEL=]SPEC\n"
+	      "                         a filter under test: NAME[:key=value,...]"
 	      " or\n"
 	      "                         plugin:PATH[:key=value,...] "
 	      "(repeatable); the exit\n"
@@ -91,7 +99,21 @@ usage(FILE *out)
 	      "named run beside\n"
 	      "                         them as baselines.  None: every "
 	      "built-in, nothing\n"
-	      "                         judged, exit 0\n"
+	      "                         judged, exit 0.  LABEL ([a-z0-9_.-]+)"
+	      " names it in\n"
+	      "                         the report (two builds of one "
+	      "plugin side by side).\n"
+	      "                         compare: LABEL or BASE_LABEL:NEW_LABEL,"
+	      " the filters\n"
+	      "                         to compare (default: every one under "
+	      "test in both)\n"
+	      "      --tolerance METRIC=ABS|PCT%\n"
+	      "                         compare: how much worse METRIC may get"
+	      " (repeatable;\n"
+	      "                         default: a tenth of its rule's limit)"
+	      "\n"
+	      "      --json             compare: one JSON object on stdout, "
+	      "not the table\n"
 	      "      --no-baselines     only the filters named with -f\n"
 	      "  -s, --scenarios PATH   a scenario file or a directory of "
 	      "*.scn (repeatable;\n"
@@ -153,6 +175,9 @@ struct options {
 	 * runs when no log is given. */
 	int synthetic;
 	unsigned jobs;		/* run --jobs: processes, 0 or 1: this one */
+	struct replay_tolerance tol[REPLAY_COMPARE_MAX_TOLERANCES];
+	size_t ntol;		/* compare --tolerance */
+	bool json;		/* compare --json */
 	struct replay_config cfg;
 };
 
@@ -169,6 +194,8 @@ enum {
 	OPT_SHARD,
 	OPT_JOBS,
 	OPT_CASE_TIMEOUT,
+	OPT_TOLERANCE,
+	OPT_JSON,
 };
 
 /* Which commands take an option: one elsewhere is a mistake worth a
@@ -179,7 +206,9 @@ enum {
 	CMD_RUN = 1u << 2,
 	CMD_FILTERS = 1u << 3,
 	CMD_MERGE = 1u << 4,
-	CMD_ALL = CMD_LIST | CMD_EXPORT | CMD_RUN | CMD_FILTERS | CMD_MERGE,
+	CMD_COMPARE = 1u << 5,
+	CMD_ALL = CMD_LIST | CMD_EXPORT | CMD_RUN | CMD_FILTERS | CMD_MERGE |
+		  CMD_COMPARE,
 };
 
 static const struct option longopts[] = {
@@ -203,6 +232,8 @@ static const struct option longopts[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "jobs", required_argument, NULL, OPT_JOBS },
 	{ "case-timeout", required_argument, NULL, OPT_CASE_TIMEOUT },
+	{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -222,6 +253,11 @@ option_commands(int c)
 		return CMD_EXPORT | CMD_RUN;
 	case 'F':
 		return CMD_LIST | CMD_EXPORT | CMD_RUN;
+	case 'f':
+		return CMD_RUN | CMD_COMPARE;
+	case OPT_TOLERANCE:
+	case OPT_JSON:
+		return CMD_COMPARE;
 	case 'h':
 	case 'V':
 		return CMD_ALL;
@@ -474,6 +510,33 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 				return EXIT_USAGE;
 			}
 			o->jobs = (unsigned)u;
+			break;
+		case OPT_TOLERANCE: {
+			struct replay_tolerance t;
+			if (o->ntol >= REPLAY_COMPARE_MAX_TOLERANCES) {
+				fprintf(stderr, "baro-replay: at most %d "
+						"--tolerance\n",
+					REPLAY_COMPARE_MAX_TOLERANCES);
+				return EXIT_USAGE;
+			}
+			if (replay_tolerance_parse(optarg, &t, err,
+						   sizeof(err)) < 0) {
+				fprintf(stderr, "baro-replay: %s\n", err);
+				return EXIT_USAGE;
+			}
+			for (size_t i = 0; i < o->ntol; i++)
+				if (strcmp(o->tol[i].metric, t.metric) == 0) {
+					fprintf(stderr, "baro-replay: "
+							"--tolerance %s: %s "
+							"is given twice\n",
+						optarg, t.metric);
+					return EXIT_USAGE;
+				}
+			o->tol[o->ntol++] = t;
+			break;
+		}
+		case OPT_JSON:
+			o->json = true;
 			break;
 		case 'q':
 			o->cfg.quiet = true;
@@ -1221,8 +1284,7 @@ run_jobs(const struct options *o)
 			c.shard_n = n;
 			c.report_dir = dirs[started];
 			c.plot_jobs = 1;
-			c.no_table = true;
-			c.strict = false;	/* judged once, merged */
+			c.no_table = true;	/* judged once, merged */
 			_exit(replay_cases_run(&c));
 		}
 		pids[started] = pid;
@@ -1260,8 +1322,8 @@ main(int argc, char **argv)
 	replay_config_defaults(&o.cfg);
 	if (argc < 2) {
 		fprintf(stderr, "baro-replay: which command? (list, export, "
-				"run, merge, filters; see baro-replay "
-				"--help)\n");
+				"run, merge, compare, filters; see "
+				"baro-replay --help)\n");
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
@@ -1282,6 +1344,7 @@ main(int argc, char **argv)
 		{ "run", CMD_RUN },
 		{ "filters", CMD_FILTERS },
 		{ "merge", CMD_MERGE },
+		{ "compare", CMD_COMPARE },
 	};
 	unsigned bit = 0;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -1289,8 +1352,8 @@ main(int argc, char **argv)
 			bit = cmds[i].bit;
 	if (!bit) {
 		fprintf(stderr, "baro-replay: unknown command '%s' (list, "
-				"export, run, merge, filters; see baro-replay "
-				"--help)\n",
+				"export, run, merge, compare, filters; see "
+				"baro-replay --help)\n",
 			cmd);
 		return EXIT_USAGE;
 	}
@@ -1354,6 +1417,20 @@ main(int argc, char **argv)
 			.quiet = o.cfg.quiet,
 		};
 		return replay_merge(&mc);
+	}
+	if (strcmp(cmd, "compare") == 0) {
+		if (argc - optind != 2) {
+			fprintf(stderr, "baro-replay: compare: two reports, "
+					"BASE and NEW, please\n");
+			return EXIT_USAGE;
+		}
+		struct replay_compare_config cc = {
+			.base = argv[optind], .new_dir = argv[optind + 1],
+			.tol = o.tol, .ntol = o.ntol,
+			.filters = o.cfg.filters, .nfilters = o.cfg.nfilters,
+			.json = o.json,
+		};
+		return replay_compare(&cc);
 	}
 	return EXIT_USAGE;	/* not reached: the command was checked */
 }

@@ -4,7 +4,8 @@
 # baro-replay run --shard K/N on every shard, then merge, gives the report
 # one unsharded run gives, byte for byte with --no-timing (summaries,
 # pages, run.json, the cases' files); run --jobs N too; and merge refuses
-# what is not the shards 1..N of one run.  Inputs: CSV logs written
+# what is not the shards 1..N of one run, provenance (run.json's seed,
+# thresholds, parameters, hashes) included.  Inputs: CSV logs written
 # here (one without samples), two bundled logs when LOGS_DIR has them
 # (one damaged), and the synthetic stream.
 # Environment (meson): BARO_REPLAY, SCENARIO_DIR, LOGS_DIR.
@@ -71,6 +72,17 @@ rc=$?
 diff -r "$tmp/full" "$tmp/jobs" >"$tmp/diff" || bad "--jobs report differs: $(head -n 5 "$tmp/diff")"
 cmp -s "$tmp/full.out" "$tmp/jobs.out" || bad "--jobs verdict table differs"
 ls -d "$tmp"/jobs.shard* >/dev/null 2>&1 && bad "--jobs left its shards behind"
+# --strict is recorded in run.json alike, and judged once.
+replay strict1 --strict "$@" >/dev/null 2>"$tmp/strict1.err"
+rc1=$?
+replay strict2 --strict --jobs 2 "$@" >/dev/null 2>"$tmp/strict2.err"
+rc2=$?
+[ $rc1 = $rc2 ] || bad "--strict --jobs 2 exited $rc2, one process $rc1"
+cmp -s "$tmp/strict1/run.json" "$tmp/strict2/run.json" ||
+	bad "--strict --jobs 2 wrote another run.json"
+grep -q '"strict":true' "$tmp/strict2/run.json" || bad "--strict not in run.json"
+[ "$(grep -c -- '--strict:' "$tmp/strict2.err")" -le 1 ] ||
+	bad "--strict --jobs 2 judged more than once: $(cat "$tmp/strict2.err")"
 
 # What merge refuses, with status 2 and a reason.
 refuse() {	# refuse WHAT TEXT ARGS...
@@ -89,6 +101,29 @@ refuse "a shard twice" "are both shard 1 of 3" \
 replay other --shard 2/3 "$tmp/log1.csv" >/dev/null 2>&1
 refuse "shards of two runs" "not shards of one run" \
 	-o "$tmp/m2" "$tmp/s1" "$tmp/other" "$tmp/s3"
+# Shards that agree on the inputs but not on what the results came from
+# (run.json's provenance): the key that differs is named.
+replay seed2 --shard 2/3 --seed 2 "$@" >/dev/null 2>&1
+refuse "shards of two seeds" "not shards of one run: seed (1 in" \
+	-o "$tmp/m2" "$tmp/s1" "$tmp/seed2" "$tmp/s3"
+echo 'rms_m <= 0.5' >"$tmp/t.txt"
+replay thr --shard 2/3 -t "$tmp/t.txt" "$@" >/dev/null 2>&1
+refuse "shards under other thresholds" "not shards of one run: thresholds.file" \
+	-o "$tmp/m2" "$tmp/s1" "$tmp/thr" "$tmp/s3"
+replay par --shard 2/3 -p SIM_BARO_RND=0.5 "$@" >/dev/null 2>&1
+refuse "shards with other parameters" "options.params.SIM_BARO_RND only in" \
+	-o "$tmp/m2" "$tmp/s1" "$tmp/par" "$tmp/s3"
+# A shard whose files (scenarios, its logs) hashed otherwise: changed
+# between the shards' runs.
+sed 's/"sha256":"[0-9a-f]*"/"sha256":"00"/' "$tmp/s1/run.json" >"$tmp/hash1.json"
+rm -rf "$tmp/hash1" && cp -r "$tmp/s1" "$tmp/hash1" && cp "$tmp/hash1.json" "$tmp/hash1/run.json"
+refuse "shards hashing a file differently" "not shards of one run" \
+	-o "$tmp/m2" "$tmp/hash1" "$tmp/s2" "$tmp/s3"
+# The merged run.json holds every log's hash, as the unsharded one.
+grep -c '"sha256"' "$tmp/merged/run.json" >"$tmp/nh" &&
+	[ "$(cat "$tmp/nh")" = "$(grep -c '"sha256"' "$tmp/full/run.json")" ] ||
+	bad "merged run.json lacks hashes the unsharded one has"
+
 # A shard drawing every case beside shards drawing some: their pages
 # would disagree on which plots exist.
 if [ "$plots" = png ]; then
