@@ -8,17 +8,25 @@
 
 #include "inject.h"
 
-/* Each kind's label bit. */
+/* Each kind's label bit and the sensor it acts on. */
 static const struct {
 	uint32_t label;
+	enum replay_aux_kind sensor;
 } kinds[SCENARIO_AUX_KINDS] = {
-	[SCENARIO_AUX_GPS_OFFSET] = { INJECT_GPS_OFFSET },
-	[SCENARIO_AUX_GPS_DRIFT] = { INJECT_GPS_DRIFT },
-	[SCENARIO_AUX_GPS_FREEZE] = { INJECT_GPS_FREEZE },
-	[SCENARIO_AUX_GPS_LOST] = { INJECT_GPS_LOST },
-	[SCENARIO_AUX_ACCEL_BIAS] = { INJECT_ACCEL_BIAS },
-	[SCENARIO_AUX_ACCEL_NOISE] = { INJECT_ACCEL_NOISE },
+	[SCENARIO_AUX_GPS_OFFSET] = { INJECT_GPS_OFFSET, REPLAY_AUX_GPS },
+	[SCENARIO_AUX_GPS_DRIFT] = { INJECT_GPS_DRIFT, REPLAY_AUX_GPS },
+	[SCENARIO_AUX_GPS_FREEZE] = { INJECT_GPS_FREEZE, REPLAY_AUX_GPS },
+	[SCENARIO_AUX_GPS_LOST] = { INJECT_GPS_LOST, REPLAY_AUX_GPS },
+	[SCENARIO_AUX_ACCEL_BIAS] = { INJECT_ACCEL_BIAS, REPLAY_AUX_ACCEL },
+	[SCENARIO_AUX_ACCEL_NOISE] = { INJECT_ACCEL_NOISE, REPLAY_AUX_ACCEL },
 };
+
+enum replay_aux_kind
+aux_faults_sensor(enum scenario_aux kind)
+{
+	return (unsigned)kind < SCENARIO_AUX_KINDS ? kinds[kind].sensor
+						   : REPLAY_AUX_BARO;
+}
 
 uint32_t
 aux_faults_label_bit(enum scenario_aux kind)
@@ -226,10 +234,16 @@ aux_faults_apply(const struct aux_faults *af, uint64_t t0_us, uint32_t seed,
 		bool keep = true;
 
 		in_force(af, since / 1000u, top);
-		if (e.kind == REPLAY_AUX_ACCEL)
+		switch (e.kind) {
+		case REPLAY_AUX_ACCEL:
 			fault_accel(&e, top, seed);
-		else if (e.kind == REPLAY_AUX_GPS)
+			break;
+		case REPLAY_AUX_GPS:
 			keep = fault_gps(&e, top, since, &g);
+			break;
+		default:
+			break;
+		}
 		if (keep)
 			ev[k++] = e;
 	}

@@ -49,6 +49,10 @@ aux_faults_free(struct aux_faults *af);
 uint32_t
 aux_faults_label_bit(enum scenario_aux kind);
 
+/* The sensor an aux fault kind acts on (REPLAY_AUX_GPS, _ACCEL). */
+enum replay_aux_kind
+aux_faults_sensor(enum scenario_aux kind);
+
 /* The label bits of the faults in force at scenario time rel_ms. */
 uint32_t
 aux_faults_label(const struct aux_faults *af, uint64_t rel_ms);
