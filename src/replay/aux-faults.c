@@ -100,9 +100,10 @@ in_force(const struct aux_faults *af, uint64_t rel_ms,
 {
 	for (size_t k = 0; k < SCENARIO_AUX_KINDS; k++)
 		top[k] = NULL;
-	for (size_t i = 0; i < af->n; i++) {
+	/* File order is time order: none after the first still to come. */
+	for (size_t i = 0; i < af->n && af->w[i].start_ms <= rel_ms; i++) {
 		const struct aux_fault_window *w = &af->w[i];
-		if (rel_ms >= w->start_ms && rel_ms < w->end_ms)
+		if (rel_ms < w->end_ms)
 			top[w->kind] = w;	/* later lines win */
 	}
 }
