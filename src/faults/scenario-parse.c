@@ -431,6 +431,129 @@ parse_px4(struct parser *p, char **w, int n, bool has_for,
 	return 0;
 }
 
+/*
+ * Faults on the sensors beside the baros (baro-replay only): `SENSOR
+ * FAULT [VALUE]`.  The one table of their words, units and ranges; what
+ * each does is replay's (src/replay/aux-faults.c).
+ */
+static const struct {
+	const char *sensor;	/* the first word */
+	const char *fault;	/* the second */
+	const char *name;	/* both, for messages and reports */
+	const char *what;	/* the sensor, in words */
+	enum scenario_aux kind;
+	const char *value;	/* NULL: takes none; else its usage word */
+	const char *unit;
+	double min, max;
+} aux_verbs[] = {
+	{ "gps", "offset", "gps offset", "GPS", SCENARIO_AUX_GPS_OFFSET,
+	  "METRES", "m", -10000.0, 10000.0 },
+	{ "gps", "drift", "gps drift", "GPS", SCENARIO_AUX_GPS_DRIFT,
+	  "M_PER_S", "m/s", -100.0, 100.0 },
+	{ "gps", "freeze", "gps freeze", "GPS", SCENARIO_AUX_GPS_FREEZE,
+	  NULL, NULL, 0.0, 0.0 },
+	{ "gps", "lost", "gps lost", "GPS", SCENARIO_AUX_GPS_LOST, NULL,
+	  NULL, 0.0, 0.0 },
+	/* An accelerometer's range is 16 g (157 m/s^2) at most. */
+	{ "accel", "bias", "accel bias", "accelerometer",
+	  SCENARIO_AUX_ACCEL_BIAS, "M_PER_S2", "m/s^2", -160.0, 160.0 },
+	{ "accel", "noise", "accel noise", "accelerometer",
+	  SCENARIO_AUX_ACCEL_NOISE, "SD", "m/s^2", 0.0, 160.0 },
+};
+
+#define N_AUX_VERBS (sizeof(aux_verbs) / sizeof(aux_verbs[0]))
+
+static size_t
+aux_row(int aux)
+{
+	for (size_t i = 0; i < N_AUX_VERBS; i++)
+		if ((int)aux_verbs[i].kind == aux)
+			return i;
+	return N_AUX_VERBS;
+}
+
+const char *
+scenario_aux_name(int aux)
+{
+	size_t i = aux_row(aux);
+	return i < N_AUX_VERBS ? aux_verbs[i].name : "?";
+}
+
+const char *
+scenario_aux_sensor(int aux)
+{
+	size_t i = aux_row(aux);
+	return i < N_AUX_VERBS ? aux_verbs[i].what : "?";
+}
+
+static bool
+is_aux_sensor(const char *word)
+{
+	for (size_t i = 0; i < N_AUX_VERBS; i++)
+		if (strcmp(word, aux_verbs[i].sensor) == 0)
+			return true;
+	return false;
+}
+
+/* "offset, drift, freeze or lost": the faults of sensor, into buf. */
+static void
+aux_faults_of(const char *sensor, char *buf, size_t len)
+{
+	size_t k = 0, n = 0, at = 0;
+	for (size_t i = 0; i < N_AUX_VERBS; i++)
+		n += strcmp(aux_verbs[i].sensor, sensor) == 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < N_AUX_VERBS && at < len; i++) {
+		if (strcmp(aux_verbs[i].sensor, sensor) != 0)
+			continue;
+		k++;
+		int w = snprintf(buf + at, len - at, "%s%s",
+				 k == 1 ? "" : k == n ? " or " : ", ",
+				 aux_verbs[i].fault);
+		if (w < 0)
+			return;
+		at += (size_t)w;
+	}
+}
+
+/* `gps drift 0.2`: sensor is w[-1], the fault and its value w[0..n). */
+static int
+parse_aux(struct parser *p, const char *sensor, char **w, int n,
+	  struct scenario_action *a)
+{
+	size_t i = 0;
+	char list[96];
+
+	while (i < N_AUX_VERBS &&
+	       (strcmp(aux_verbs[i].sensor, sensor) != 0 || n < 1 ||
+		strcmp(aux_verbs[i].fault, w[0]) != 0))
+		i++;
+	if (i == N_AUX_VERBS) {
+		aux_faults_of(sensor, list, sizeof(list));
+		if (n < 1)
+			return fail(p, "'%s' needs a fault: %s", sensor, list);
+		return fail(p, "unknown %s fault '%s' (use %s)", sensor, w[0],
+			    list);
+	}
+	const char *v = aux_verbs[i].value;
+	if (n != (v ? 2 : 1))
+		return fail(p, "expected '%s%s%s [for DURATION]'",
+			    aux_verbs[i].name, v ? " " : "", v ? v : "");
+	a->op = SCENARIO_OP_AUX;
+	a->aux = (int)aux_verbs[i].kind;
+	a->value = 0.0;
+	if (!v)
+		return 0;
+	if (str_to_double(w[1], &a->value) < 0 || !isfinite(a->value))
+		return fail(p, "%s: '%s' is not a number", aux_verbs[i].name,
+			    w[1]);
+	if (a->value < aux_verbs[i].min || a->value > aux_verbs[i].max)
+		return fail(p, "%s: %g is outside %g..%g %s",
+			    aux_verbs[i].name, a->value, aux_verbs[i].min,
+			    aux_verbs[i].max, aux_verbs[i].unit);
+	return 0;
+}
+
 /* The action words w[0..n) (without `at TIME` and `for D`) into *a. */
 static int
 parse_action(struct parser *p, char **w, int n, bool has_for,
@@ -463,8 +586,11 @@ parse_action(struct parser *p, char **w, int n, bool has_for,
 		a->op = verb[0] == 'r' ? SCENARIO_OP_RESTORE : SCENARIO_OP_END;
 		return 0;
 	}
+	if (is_aux_sensor(verb))
+		return parse_aux(p, verb, w, n, a);
 	return fail(p, "unknown action '%s' (use set, ramp, freeze, disable, "
-		       "glitch, drift, delay, noise, px4, restore or end)",
+		       "glitch, drift, delay, noise, px4, gps, accel, restore "
+		       "or end)",
 		    verb);
 }
 
@@ -507,7 +633,7 @@ parse_line(struct parser *p, char *line)
 		return fail(p, "'at' needs a time such as 30s or 1500ms");
 
 	struct scenario_action a = { .line = p->line, .instance = -1,
-				     .param = -1 };
+				     .param = -1, .aux = -1 };
 	if (parse_time(p, w[1], "time", true, &a.at_ms) < 0)
 		return -EINVAL;
 	if (p->end_line)
@@ -575,7 +701,8 @@ finish(struct parser *p)
 		const struct scenario_action *a = &sc->actions[i];
 		bool lasting = a->op == SCENARIO_OP_SET ||
 			       a->op == SCENARIO_OP_RAMP ||
-			       a->op == SCENARIO_OP_FAULT;
+			       a->op == SCENARIO_OP_FAULT ||
+			       a->op == SCENARIO_OP_AUX;
 		if (!lasting || a->at_ms != end)
 			continue;
 		char t[32];

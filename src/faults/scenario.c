@@ -287,6 +287,10 @@ start_action(struct scenario_run *run, const struct scenario_action *a,
 	case SCENARIO_OP_END:
 		end_run(run, sim, ov, e, a, a->at_ms);
 		return;
+	case SCENARIO_OP_AUX:
+		/* Not the emulator's: baro-replay applies it to its other
+		 * sensors (the load-time checks refuse it elsewhere). */
+		return;
 	case SCENARIO_OP_SET:
 	case SCENARIO_OP_RAMP:
 	case SCENARIO_OP_FAULT:
@@ -502,6 +506,26 @@ count_param(void)
 	return -1;
 }
 
+/* The first fault on another sensor, refused with the reason: nothing
+ * but baro-replay has such a sensor to fault. */
+static int
+refuse_aux(const struct scenario *sc, const char *name, char *err,
+	   size_t errlen)
+{
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		if (a->op == SCENARIO_OP_AUX)
+			return str_errorf(err, errlen, -EINVAL,
+					  "%s:%u: '%s' faults the %s: "
+					  "baro-replay only (barod and "
+					  "baro-sim have baros alone)",
+					  name, a->line,
+					  scenario_aux_name(a->aux),
+					  scenario_aux_sensor(a->aux));
+	}
+	return 0;
+}
+
 int
 scenario_check(const struct scenario *sc, const char *name,
 	       const struct sim_params *params,
@@ -511,6 +535,9 @@ scenario_check(const struct scenario *sc, const char *name,
 	const int count_idx = count_param();
 	int count = params->baro_count;
 	char why[256];
+
+	if (refuse_aux(sc, name, err, errlen) < 0)
+		return -EINVAL;
 
 	/* A scenario may add a baro before it faults it: the most it ever
 	 * asks for counts, wherever in the file. */
@@ -611,10 +638,13 @@ int
 scenario_hardware(struct scenario *sc, const char *name, unsigned instances,
 		  char *err, size_t errlen)
 {
+	if (refuse_aux(sc, name, err, errlen) < 0)
+		return -EINVAL;
 	for (size_t i = 0; i < sc->count; i++) {
 		struct scenario_action *a = &sc->actions[i];
 
 		switch (a->op) {
+		case SCENARIO_OP_AUX:
 		case SCENARIO_OP_RESTORE:
 		case SCENARIO_OP_END:
 			continue;

@@ -51,6 +51,26 @@ enum scenario_op {
 	SCENARIO_OP_CLEAR,	/* px4 ok: instance back to its start */
 	SCENARIO_OP_RESTORE,	/* everything back to its start */
 	SCENARIO_OP_END,	/* restore, and the scenario is over */
+	SCENARIO_OP_AUX,	/* a fault on another sensor (GPS, accel):
+				 * baro-replay only; the engine skips it */
+};
+
+/*
+ * Faults on the sensors beside the baros, which only baro-replay has
+ * (its aux series, replay-stream.h); barod and baro-sim refuse them at
+ * load (scenario_check(), scenario_hardware()).  Each is a verb of the
+ * scenario language: `at 20s gps drift 0.2 for 30s`.  The names and
+ * value ranges are the parser's table, scenario_aux_name().
+ */
+enum scenario_aux {
+	SCENARIO_AUX_GPS_OFFSET,	/* GPS altitude + value (m) */
+	SCENARIO_AUX_GPS_DRIFT,		/* + value (m/s) x time since start */
+	SCENARIO_AUX_GPS_FREEZE,	/* the last fix before, repeated */
+	SCENARIO_AUX_GPS_LOST,		/* no fixes */
+	SCENARIO_AUX_ACCEL_BIAS,	/* body-frame z specific force + value
+					 * (m/s^2) */
+	SCENARIO_AUX_ACCEL_NOISE,	/* each axis + gaussian, SD value */
+	SCENARIO_AUX_KINDS,
 };
 
 struct scenario_action {
@@ -60,7 +80,9 @@ struct scenario_action {
 	enum scenario_op op;
 	int instance;		/* FAULT, CLEAR: 0..2; else -1 */
 	int param;		/* SET, RAMP: parameter table index; else -1 */
-	double value;		/* SET: the value as stored; RAMP: the start */
+	int aux;		/* AUX: enum scenario_aux; else -1 */
+	double value;		/* SET: the value as stored; RAMP: the start;
+				 * AUX: its value (0 for freeze, lost) */
 	double to;		/* RAMP: the end value */
 	struct fault_spec fault;	/* FAULT */
 	/* Its hardware form (scenario_hardware()): the overlay fault a SET
@@ -106,6 +128,15 @@ scenario_parse_for(struct scenario *sc, const char *text, size_t len,
 		   const char *name, uint64_t length_ms, char *err,
 		   size_t errlen);
 
+/* "gps drift", "accel bias": an aux fault's words in a scenario file;
+ * "?" for a value out of range. */
+const char *
+scenario_aux_name(int aux);
+
+/* The sensor an aux fault acts on ("GPS", "accelerometer"). */
+const char *
+scenario_aux_sensor(int aux);
+
 /* The same from a stream; -EIO (message in err) for a read error. */
 int
 scenario_load(struct scenario *sc, FILE *in, const char *name, char *err,
@@ -118,8 +149,10 @@ scenario_load(struct scenario *sc, FILE *in, const char *name, char *err,
  * SIM_BAR3_* parameter) needs that instance below params->baro_count, or
  * below a larger SIM_BARO_COUNT the scenario itself sets; every value it
  * sets or ramps through must keep the atmosphere in its domain at home_m
- * (baro_sitl_param_check()).  Returns 0 or -EINVAL with "NAME:LINE:
- * reason" in err.
+ * (baro_sitl_param_check()).  A fault on another sensor (`gps drift`,
+ * `accel bias`) is refused too: the emulator has baros alone, and only
+ * baro-replay has the other sensors.  Returns 0 or -EINVAL with
+ * "NAME:LINE: reason" in err.
  */
 int
 scenario_check(const struct scenario *sc, const char *name,
@@ -148,7 +181,8 @@ scenario_release_misfit(const struct scenario *sc, enum baro_sitl_ardupilot v,
  * delayed, garbage, slow, intermittent; glitch as wrong, disable as off),
  * and every line that needs the emulator (drift, noise, freeze, delay,
  * set and ramp of SIM_* parameters) is refused, as is a line on a baro
- * instance outside instances (a bit mask: the configured sensors).
+ * instance outside instances (a bit mask: the configured sensors), and
+ * so is a fault on another sensor (baro-replay only).
  * Returns 0, or -EINVAL with "NAME:LINE: reason" in err; *sc is unusable
  * then.  Pure; a scenario converted once must not be converted again.
  */

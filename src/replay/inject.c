@@ -187,7 +187,9 @@ inject_label_format(uint32_t label, char *buf, size_t len)
 {
 	static const char *const names[INJECT_LABEL_BITS] = {
 		"glitch", "drift", "noise", "freeze", "delay", "disable",
-		"garbage", "slow", "intermittent", "wind",
+		"garbage", "slow", "intermittent", "wind", "gps-offset",
+		"gps-drift", "gps-freeze", "gps-lost", "accel-bias",
+		"accel-noise", "other-baro",
 	};
 	size_t used = 0;
 	int total = 0;

@@ -36,7 +36,18 @@ enum inject_label {
 	INJECT_SLOW = 1u << 7,		/* most samples dropped */
 	INJECT_INTERMITTENT = 1u << 8,
 	INJECT_WIND = 1u << 9,		/* unused on recordings: no airspeed */
-	INJECT_LABEL_BITS = 10,
+	/* The other sensors' faults (aux-faults.h), on the primary's rows
+	 * while they run: the primary baro itself is untouched. */
+	INJECT_GPS_OFFSET = 1u << 10,
+	INJECT_GPS_DRIFT = 1u << 11,
+	INJECT_GPS_FREEZE = 1u << 12,
+	INJECT_GPS_LOST = 1u << 13,
+	INJECT_ACCEL_BIAS = 1u << 14,
+	INJECT_ACCEL_NOISE = 1u << 15,
+	INJECT_OTHER_BARO = 1u << 16,	/* a further baro faulted (any
+					   fault; its own samples carry
+					   which) */
+	INJECT_LABEL_BITS = 17,
 };
 
 struct inject {

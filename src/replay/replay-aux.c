@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atmosphere.h"
+#include "aux-faults.h"
 #include "inject.h"
 #include "replay-run.h"
 #include "util-strings.h"
@@ -46,6 +47,35 @@ aux_add(struct aux_build *b, uint64_t t_us, enum replay_aux_kind kind)
 	e->t_us = t_us;
 	e->kind = (uint8_t)kind;
 	return e;
+}
+
+static int
+auxwin_add(struct replay_rows *r, uint64_t start_us, uint64_t end_us,
+	   uint32_t label)
+{
+	if (r->nauxwin == r->capauxwin) {
+		size_t cap = r->capauxwin ? r->capauxwin * 2 : 8;
+		void *p = realloc(r->auxwin, cap * sizeof(*r->auxwin));
+		if (!p)
+			return -ENOMEM;
+		r->auxwin = p;
+		r->capauxwin = cap;
+	}
+	r->auxwin[r->nauxwin++] =
+		(struct replay_aux_window){ start_us, end_us, label };
+	return 0;
+}
+
+uint32_t
+replay_aux_label_at(const struct replay_rows *rows, uint64_t t_us)
+{
+	uint32_t l = 0;
+	for (size_t i = 0; i < rows->nauxwin; i++) {
+		const struct replay_aux_window *w = &rows->auxwin[i];
+		if (t_us >= w->start_us && t_us < w->end_us)
+			l |= w->label;
+	}
+	return l;
 }
 
 size_t
@@ -95,10 +125,26 @@ aux_baro(struct aux_build *b, const struct replay_stream *st,
 	inj.t0_us = r->t0_us;
 	inj.started = true;
 	int rc = 0;
+	bool open = false;	/* a faulted stretch runs */
+	uint64_t open_us = 0, last_us = 0;
 	for (size_t i = first; i < ser->n && rc >= 0; i++) {
 		struct baro_sample out;
 		uint32_t label;
 		rc = inject_sample(&inj, &ser->s[i], &out, &label);
+		if (rc >= 0 && (label != 0) != open) {
+			open = label != 0;
+			if (open)
+				open_us = ser->s[i].time_us;
+			else if (auxwin_add(r, open_us, ser->s[i].time_us,
+					    INJECT_OTHER_BARO) < 0)
+				rc = -ENOMEM;
+		}
+		if (rc >= 0)
+			last_us = ser->s[i].time_us;
+		if (rc == -ENOMEM) {
+			str_errorf(err, errlen, rc, "out of memory");
+			break;
+		}
 		if (rc < 0) {
 			str_errorf(err, errlen, rc, "%s: %s: sample %zu "
 				   "(t=%.3f s) rejected by the injector",
@@ -129,6 +175,10 @@ aux_baro(struct aux_build *b, const struct replay_stream *st,
 						(double)a0),
 		};
 	}
+	/* Faulted to its last sample: the stretch ends after it. */
+	if (rc >= 0 && open &&
+	    auxwin_add(r, open_us, last_us + 1, INJECT_OTHER_BARO) < 0)
+		rc = str_errorf(err, errlen, -ENOMEM, "out of memory");
 	free(run);
 	return rc < 0 ? rc : 0;
 }
@@ -259,6 +309,30 @@ merge_runs(struct replay_aux_event *a, size_t mid, size_t n,
 	memcpy(a, tmp, n * sizeof(*a));
 }
 
+/* sc's GPS and accelerometer faults on the events, and their windows
+ * on the stream's clock. */
+static int
+other_sensor_faults(struct replay_rows *rows, const struct scenario *sc,
+		    uint32_t seed, char *err, size_t errlen)
+{
+	struct aux_faults af;
+	int rc = aux_faults_plan(&af, sc);
+
+	for (size_t i = 0; rc == 0 && i < af.n; i++)
+		rc = auxwin_add(rows, rows->t0_us + af.w[i].start_ms * 1000u,
+				rows->t0_us + af.w[i].end_ms * 1000u,
+				aux_faults_label_bit(af.w[i].kind));
+	if (rc < 0) {
+		aux_faults_free(&af);
+		return str_errorf(err, errlen, rc, "out of memory");
+	}
+	/* Their own noise stream, not the baros'. */
+	aux_faults_apply(&af, rows->t0_us, seed ^ 0x85ebca6bu, rows->aux,
+			 &rows->naux);
+	aux_faults_free(&af);
+	return 0;
+}
+
 int
 replay_aux_build(struct replay_rows *rows, const struct replay_stream *st,
 	      const struct scenario *sc, uint32_t seed, char *err,
@@ -294,16 +368,19 @@ replay_aux_build(struct replay_rows *rows, const struct replay_stream *st,
 		return str_errorf(err, errlen, rc, "out of memory");
 	if (rc < 0)
 		return rc;
-	if (nruns < 2 || rows->naux == 0)
-		return 0;
-	struct replay_aux_event *tmp = malloc(rows->naux * sizeof(*tmp));
-	if (!tmp)
-		return str_errorf(err, errlen, -ENOMEM, "out of memory");
-	/* Fold each run into the merged prefix before it. */
-	for (size_t k = 1; k < nruns; k++)
-		if (runs[k] > runs[k - 1] && runs[k - 1] > 0)
-			merge_runs(rows->aux, runs[k - 1], runs[k], tmp);
-	free(tmp);
-	return 0;
+	if (nruns >= 2 && rows->naux > 0) {
+		struct replay_aux_event *tmp =
+			malloc(rows->naux * sizeof(*tmp));
+		if (!tmp)
+			return str_errorf(err, errlen, -ENOMEM,
+					  "out of memory");
+		/* Fold each run into the merged prefix before it. */
+		for (size_t k = 1; k < nruns; k++)
+			if (runs[k] > runs[k - 1] && runs[k - 1] > 0)
+				merge_runs(rows->aux, runs[k - 1], runs[k],
+					   tmp);
+		free(tmp);
+	}
+	return other_sensor_faults(rows, sc, seed, err, errlen);
 }
 

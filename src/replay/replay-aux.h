@@ -32,7 +32,7 @@ struct replay_aux_event {
 	uint64_t t_us;
 	uint8_t kind;		/* enum replay_aux_kind */
 	uint8_t index;		/* REPLAY_AUX_BARO: 1 .. MAX_BAROS - 1 */
-	uint32_t label;		/* REPLAY_AUX_BARO: enum inject_label */
+	uint32_t label;		/* enum inject_label: the faults on it */
 	union {
 		struct baro_filter_baro baro;
 		struct baro_filter_accel accel;
@@ -59,13 +59,22 @@ replay_vert_accel(const double f[3], double roll_rad, double pitch_rad);
  * time and vert_accel_mss (replay_vert_accel()); GPS with alt_m from
  * the first 3D fix of its segment; rangefinder with IN_RANGE.  The first
  * instance of each sensor; samples before the stream's first left out.
- * Same-time events are ordered baro, accel, GPS, range.  0, or a
- * negative errno with a message.
+ * Same-time events are ordered baro, accel, GPS, range.  Then sc's faults
+ * on the GPS and accelerometer (aux-faults.h), with seed.  The windows of
+ * both (the further baros' faulted stretches, the other sensors' faults)
+ * go to rows->auxwin.  Needs only rows->t0_us and the segments of rows,
+ * so it may run before the rows are.  0, or a negative errno with a
+ * message.
  */
 int
 replay_aux_build(struct replay_rows *rows, const struct replay_stream *st,
 		 const struct scenario *sc, uint32_t seed, char *err,
 		 size_t errlen);
+
+/* The labels of the other sensors' faults in force at t_us: the bits of
+ * every rows->auxwin window holding it. */
+uint32_t
+replay_aux_label_at(const struct replay_rows *rows, uint64_t t_us);
 
 /* The segment (0 = the first) time t is in, searching on from segment
  * from (rows->seg_t_us). */

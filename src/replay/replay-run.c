@@ -30,6 +30,7 @@ replay_rows_free(struct replay_rows *rows)
 	free(rows->aux);
 	free(rows->seg_t_us);
 	free(rows->win);
+	free(rows->auxwin);
 	*rows = (struct replay_rows){ 0 };
 }
 
@@ -163,11 +164,32 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 	double ref0 = rn ? rsum / (double)rn : NAN;
 	bool synthetic_truth = strncmp(st->reference, "truth", 5) == 0;
 
+	/* The other sensors first: their faults label the rows. */
+	if (st->nseg > 1) {
+		rows->seg_t_us = malloc((st->nseg - 1) *
+					sizeof(*rows->seg_t_us));
+		if (!rows->seg_t_us)
+			return str_errorf(err, errlen, -ENOMEM,
+					  "out of memory");
+		for (size_t k = 1; k < st->nseg; k++)
+			if (st->seg[k].first < st->n)
+				rows->seg_t_us[rows->nseg_t++] =
+					st->samples[st->seg[k].first].time_us;
+	}
+	rows->nbaro = 1;
+	rc = replay_aux_build(rows, st, sc, seed, err, errlen);
+	if (rc < 0) {
+		replay_rows_free(rows);
+		return rc;
+	}
+
 	inject_init(&inj, seed);
 	if (sc) {
 		run = malloc(sizeof(*run));
-		if (!run)
+		if (!run) {
+			replay_rows_free(rows);
 			return str_errorf(err, errlen, -ENOMEM, "out of memory");
+		}
 		inject_start_scenario(&inj, run, sc);
 	}
 
@@ -192,7 +214,9 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 			     t < s->time_us && rc == 0; t += REPLAY_POLL_US)
 				rc = add_row(rows, t, false, NAN, NAN, NAN,
 					     NAN, NAN,
-					     inject_label_now(&inj));
+					     inject_label_now(&inj) |
+						     replay_aux_label_at(rows,
+									 t));
 			if (rc < 0)
 				break;
 		}
@@ -220,6 +244,7 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 			break;
 		}
 		rows->samples_in++;
+		label |= replay_aux_label_at(rows, s->time_us);
 		if (rc == 0) {
 			rc = note_window(rows,
 					 (double)(s->time_us - rows->t0_us) * 1e-6,
@@ -240,27 +265,13 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 	}
 	rows->passthrough = inj.passthrough;
 	free(run);
-	if (rc == 0 && st->nseg > 1) {
-		rows->seg_t_us = malloc((st->nseg - 1) *
-					sizeof(*rows->seg_t_us));
-		if (!rows->seg_t_us)
-			rc = -ENOMEM;
-		for (size_t k = 1; rc == 0 && k < st->nseg; k++)
-			if (st->seg[k].first < st->n)
-				rows->seg_t_us[rows->nseg_t++] =
-					st->samples[st->seg[k].first].time_us;
-	}
 	if (rc < 0) {
 		if (rc == -ENOMEM)
 			str_errorf(err, errlen, rc, "out of memory");
 		replay_rows_free(rows);
 		return rc;
 	}
-	rows->nbaro = 1;
-	rc = replay_aux_build(rows, st, sc, seed, err, errlen);
-	if (rc < 0)
-		replay_rows_free(rows);
-	return rc;
+	return 0;
 }
 
 void

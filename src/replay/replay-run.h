@@ -66,6 +66,16 @@ struct replay_rows {
 	struct replay_aux_event *aux;
 	size_t nseg_t;
 	uint64_t *seg_t_us;
+	/* Where the other sensors' faults ran on the stream's clock
+	 * ([start, end)): the scenario's GPS and accelerometer faults
+	 * (aux-faults.h) and each further baro's faulted stretch (from its
+	 * first faulted sample to its first sound one).  A row inside one
+	 * has its label too (replay_aux_label_at()). */
+	size_t nauxwin, capauxwin;
+	struct replay_aux_window {
+		uint64_t start_us, end_us;
+		uint32_t label;
+	} *auxwin;
 	/* Fault windows as the scenario ran them, for plots. */
 	size_t nwin, capwin;
 	bool win_open;		/* the last window is still running */
@@ -86,7 +96,10 @@ replay_rel_alt(double p, double alt_p0);
 /*
  * Build the rows of st with sc injected (NULL: none).  seed drives the
  * injected noise and the overlay.  With st->aux, also the aux events
- * (replay_aux_build()).  0, or a negative errno with a message.
+ * (replay_aux_build()) with sc's faults on them; each row's label has
+ * the other sensors' faults in force at its time too (their windows, not
+ * the primary baro, which they leave alone).  0, or a negative errno
+ * with a message.
  */
 int
 replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,

@@ -186,10 +186,11 @@ struct replay_synth_config {
 	uint32_t baro_phase_ms[BARO_MAX_INSTANCES];
 	struct synth_sensor_params sensors;
 	/* A fault scenario for the further baros (NULL: none), its time 0
-	 * at the first sample, where baro-replay's injector starts it on
-	 * the samples: actions on instances 1 and 2 (`glitch 1 15`,
-	 * SIM_BAR2_*, `px4 stuck 2`) act here, those on instance 0 are the
-	 * injector's.  Relative times must already be placed. */
+	 * at the first sample: actions on instances 1 and 2 (`glitch 1
+	 * 15`, SIM_BAR2_*, `px4 stuck 2`) act here, those on instance 0
+	 * do not.  Relative times must already be placed.  baro-replay
+	 * gives none: its rows' injector faults every stream's further
+	 * baros (replay-aux.h), and its golden run needs them clean. */
 	const struct scenario *sc;
 };
 

@@ -402,6 +402,9 @@ test_refused_at_load(void **state)
 		  "sensors); 'px4 stuck INSTANCE' holds real readings" },
 		{ "at 1s px4 stuck 2 for 1s\n",
 		  ":1: baro instance 2 has no [sensor] in this configuration" },
+		{ "at 1s px4 off 0 for 1s\nat 2s accel bias 0.5 for 5s\n",
+		  ":2: 'accel bias' faults the accelerometer: baro-replay "
+		  "only (barod and baro-sim have baros alone)" },
 	};
 	struct fixture *f = fixture(state);
 	char conf[128], scn[128], want[256];

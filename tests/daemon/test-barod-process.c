@@ -1241,12 +1241,28 @@ test_faults_that_cannot_act(void **state)
 				      NULL },
 		    "act.log", 2, want);
 
+	/* No GPS or accelerometer here: those lines are baro-replay's. */
+	char aux_scn[512], aux_want[600];
+	path_in_tmp(aux_scn, sizeof(aux_scn), "aux-faults.scn");
+	write_file(aux_scn, "at 1s glitch 0 5 for 1s\n"
+			    "at 2s gps drift 0.2 for 10s\n");
+	snprintf(aux_want, sizeof(aux_want), "%s:2: 'gps drift' faults the "
+		 "GPS: baro-replay only (barod and baro-sim have baros "
+		 "alone)", aux_scn);
+	expect_exit((const char *[]){ "--sim", "--control", "none", "-o",
+				      "udp:127.0.0.1:9", "--scenario",
+				      aux_scn, NULL },
+		    "act.log", 2, aux_want);
+
 	pid_t pid = start_barod((const char *[]){
 		"--sim", "--control", sock, "-o", "udp:127.0.0.1:9", NULL },
 		"act-run.log");
 	assert_int_equal(run_baroctl(sock, "scenario", "load", scn, reply,
 				     sizeof(reply)), 1);
 	assert_non_null(strstr(reply, want));
+	assert_int_equal(run_baroctl(sock, "scenario", "load", aux_scn, reply,
+				     sizeof(reply)), 1);
+	assert_non_null(strstr(reply, aux_want));
 	write_file(scn, "\nat 1s set SIM_BARO_GLITCH 1e9 for 1s\n");
 	assert_int_equal(run_baroctl(sock, "scenario", "load", scn, reply,
 				     sizeof(reply)), 1);

@@ -357,8 +357,8 @@ test_parse_errors(void **state)
 		  "time order" },
 		{ "at 1s explode 0\n",
 		  "test.scn:1: unknown action 'explode' (use set, ramp, "
-		  "freeze, disable, glitch, drift, delay, noise, px4, restore "
-		  "or end)" },
+		  "freeze, disable, glitch, drift, delay, noise, px4, gps, "
+		  "accel, restore or end)" },
 		{ "at 1s set SIM_BARO_GLICH 2 for 1s\n",
 		  "unknown parameter 'SIM_BARO_GLICH' (did you mean "
 		  "SIM_BARO_GLITCH?)" },
@@ -1471,6 +1471,176 @@ test_hardware_refusals(void **state)
 	}
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Faults on the other sensors (baro-replay only) */
+
+static void
+test_parse_aux(void **state)
+{
+	(void)state;
+	static const struct {
+		enum scenario_aux aux;
+		double value;
+		uint64_t dur_ms;
+		const char *name, *sensor;
+	} want[] = {
+		{ SCENARIO_AUX_GPS_OFFSET, -12.5, 2000, "gps offset", "GPS" },
+		{ SCENARIO_AUX_GPS_DRIFT, 0.2, 0, "gps drift", "GPS" },
+		{ SCENARIO_AUX_GPS_FREEZE, 0.0, 1000, "gps freeze", "GPS" },
+		{ SCENARIO_AUX_GPS_LOST, 0.0, 0, "gps lost", "GPS" },
+		{ SCENARIO_AUX_ACCEL_BIAS, 0.5, 20000, "accel bias",
+		  "accelerometer" },
+		{ SCENARIO_AUX_ACCEL_NOISE, 0.3, 1500, "accel noise",
+		  "accelerometer" },
+	};
+
+	/* 30% of a 60 s recording. */
+	char err[512];
+	const char *text =
+		"at 1s gps offset -12.5 for 2s\n"
+		"at 2s gps drift 0.2 for 30%\n"
+		"at 3s gps freeze for 1s\n"
+		"at 4s gps lost\n"
+		"at 5s accel bias 0.5 for 20s\n"
+		"at 6s accel noise 0.3 for 1500ms\n"
+		"at 7s restore\n"
+		"at 40s end\n";
+	assert_int_equal(scenario_parse_for(sc, text, strlen(text), "t.scn",
+					    60000, err, sizeof(err)),
+			 0);
+	assert_int_equal(sc->count, 8);
+	for (size_t i = 0; i < 6; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		assert_int_equal(a->op, SCENARIO_OP_AUX);
+		assert_int_equal(a->aux, want[i].aux);
+		assert_true(a->value == want[i].value);
+		assert_int_equal(a->at_ms, 1000 * (i + 1));
+		assert_int_equal(a->instance, -1);
+		assert_int_equal(a->param, -1);
+		assert_int_equal(a->dur_ms,
+				 i == 1 ? 18000u : want[i].dur_ms);
+		assert_string_equal(scenario_aux_name(a->aux), want[i].name);
+		assert_string_equal(scenario_aux_sensor(a->aux),
+				    want[i].sensor);
+	}
+	assert_int_equal(sc->actions[0].line, 1);
+	assert_int_equal(sc->end_ms, 40000);
+	assert_string_equal(scenario_aux_name(SCENARIO_AUX_KINDS), "?");
+	assert_string_equal(scenario_aux_name(-1), "?");
+}
+
+static void
+test_parse_aux_errors(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} tv[] = {
+		{ "at 1s gps\n",
+		  "test.scn:1: 'gps' needs a fault: offset, drift, freeze or "
+		  "lost" },
+		{ "at 1s accel for 1s\n",
+		  "test.scn:1: 'accel' needs a fault: bias or noise" },
+		{ "at 1s gps jam for 1s\n",
+		  "test.scn:1: unknown gps fault 'jam' (use offset, drift, "
+		  "freeze or lost)" },
+		{ "at 1s accel drift 1 for 1s\n",
+		  "test.scn:1: unknown accel fault 'drift' (use bias or "
+		  "noise)" },
+		{ "at 1s gps offset for 1s\n",
+		  "test.scn:1: expected 'gps offset METRES [for DURATION]'" },
+		{ "at 1s gps drift 1 2 for 1s\n",
+		  "test.scn:1: expected 'gps drift M_PER_S [for DURATION]'" },
+		{ "at 1s gps freeze 1 for 1s\n",
+		  "test.scn:1: expected 'gps freeze [for DURATION]'" },
+		{ "at 1s gps lost 0 for 1s\n",
+		  "test.scn:1: expected 'gps lost [for DURATION]'" },
+		{ "at 1s accel bias for 1s\n",
+		  "test.scn:1: expected 'accel bias M_PER_S2 [for "
+		  "DURATION]'" },
+		{ "at 1s accel noise for 1s\n",
+		  "test.scn:1: expected 'accel noise SD [for DURATION]'" },
+		{ "at 1s gps offset ten for 1s\n",
+		  "test.scn:1: gps offset: 'ten' is not a number" },
+		{ "at 1s gps offset nan for 1s\n",
+		  "test.scn:1: gps offset: 'nan' is not a number" },
+		{ "at 1s gps offset inf for 1s\n",
+		  "test.scn:1: gps offset: 'inf' is not a number" },
+		{ "at 1s gps offset 10001 for 1s\n",
+		  "test.scn:1: gps offset: 10001 is outside -10000..10000 m" },
+		{ "at 1s gps drift -100.5 for 1s\n",
+		  "test.scn:1: gps drift: -100.5 is outside -100..100 m/s" },
+		{ "at 1s accel bias 200 for 1s\n",
+		  "test.scn:1: accel bias: 200 is outside -160..160 m/s^2" },
+		{ "at 1s accel noise -0.1 for 1s\n",
+		  "test.scn:1: accel noise: -0.1 is outside 0..160 m/s^2" },
+		{ "at 1s gps lost\n",
+		  "test.scn:1: this action is at the scenario's end (1s) and "
+		  "would be undone at once" },
+		{ "at 1s gps freeze\nat 1s end\n",
+		  "test.scn:1: this action is at the same time as 'end' "
+		  "(line 2, 1s) and would be undone at once" },
+		{ "at 1s GPS lost for 1s\n",
+		  "test.scn:1: unknown action 'GPS'" },
+		{ "at 1s gps drift 0.1 for 0s\n",
+		  "test.scn:1: 'for' duration '0s' must be more than 0" },
+		{ "at 25% gps lost for 1s\n",
+		  "test.scn:1: time '25%' is relative to a recording's "
+		  "length: only baro-replay can place it" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(tv) / sizeof(tv[0]); i++)
+		parse_err(tv[i].text, tv[i].msg);
+}
+
+/* barod and baro-sim have no GPS or accelerometer: the load-time checks
+ * refuse such a line, naming it; the engine runs past it untouched. */
+static void
+test_aux_refused_elsewhere(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *msg;
+	} tv[] = {
+		{ "at 1s glitch 0 5 for 1s\nat 2s gps drift 0.2 for 3s\n",
+		  "x.scn:2: 'gps drift' faults the GPS: baro-replay only "
+		  "(barod and baro-sim have baros alone)" },
+		{ "at 1s accel bias 0.5 for 3s\n",
+		  "x.scn:1: 'accel bias' faults the accelerometer: "
+		  "baro-replay only (barod and baro-sim have baros alone)" },
+	};
+	struct sim_params p;
+	char err[512];
+
+	sim_params_defaults(&p);
+	for (size_t i = 0; i < sizeof(tv) / sizeof(tv[0]); i++) {
+		parse_ok(tv[i].text);
+		assert_int_equal(scenario_check(sc, "x.scn", &p,
+						BARO_SITL_ATMOS_1976, 0.0,
+						err, sizeof(err)),
+				 -EINVAL);
+		assert_string_equal(err, tv[i].msg);
+		assert_int_equal(scenario_hardware(sc, "x.scn", 0x1, err,
+						   sizeof(err)),
+				 -EINVAL);
+		assert_string_equal(err, tv[i].msg);
+	}
+
+	/* The engine: no event, no parameter or overlay slot touched. */
+	struct rig r;
+	struct baro_sample out[3];
+	rig_init(&r, "at 1s gps lost for 2s\nat 2s accel noise 1 for 2s\n",
+		 2);
+	for (uint64_t t = 0; t <= 5000; t += 10)
+		(void)rig_call(&r, t, out);
+	assert_true(scenario_run_finished(run));
+	assert_int_equal(r.nev, 2);	/* the end: a restore, the end */
+	assert_int_equal(r.ev[0].kind, SCENARIO_EV_RESTORE);
+	assert_int_equal(r.ev[0].at_ms, 4000);
+	assert_int_equal(r.ev[1].kind, SCENARIO_EV_END);
+}
+
 int
 main(void)
 {
@@ -1502,6 +1672,9 @@ main(void)
 		cmocka_unit_test(test_event_format),
 		cmocka_unit_test(test_hardware_form),
 		cmocka_unit_test(test_hardware_refusals),
+		cmocka_unit_test(test_parse_aux),
+		cmocka_unit_test(test_parse_aux_errors),
+		cmocka_unit_test(test_aux_refused_elsewhere),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -7,8 +7,11 @@
  * its start value.  Parsed for a recording's length too: absolute files
  * must not change, relative ones (40%, end-10s) must run the same way.
  * The load-time check against an emulator answers any parsed one, and
- * so does the hardware form, which then runs the same way.  A broken invariant aborts, which the fuzzer reports.
+ * so does the hardware form, which then runs the same way; both refuse
+ * a fault on another sensor (baro-replay's alone).  A broken invariant
+ * aborts, which the fuzzer reports.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +127,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					(enum baro_sitl_atmosphere)(size % 3),
 					584.0, ea, sizeof(ea));
 		check(rc == 0 ? ea[0] == '\0' : strncmp(ea, "fuzz:", 5) == 0);
+		/* The other sensors' faults are baro-replay's: refused. */
+		bool aux = false;
+		for (size_t i = 0; i < a->count; i++)
+			aux |= a->actions[i].op == SCENARIO_OP_AUX &&
+			       a->actions[i].aux >= 0 &&
+			       a->actions[i].aux < SCENARIO_AUX_KINDS;
+		check(!aux || (rc == -EINVAL && strstr(ea, "baro-replay only")));
 		run_scenario(a, run, size % 2 == 1);
 		/* Its hardware form (count and end unchanged) runs too. */
 		ea[0] = '\0';

@@ -1042,10 +1042,10 @@ test_run_bundled_logs(void **state)
 	size_t runs = 0;
 	for (const char *p = json; (p = strstr(p, "\"filter\":")); p++)
 		runs++;
-	/* 12 scenarios apply to logs (truth-step is synthetic only), 13
+	/* 15 scenarios apply to logs (truth-step is synthetic only), 16
 	 * to the synthetic stream, 7 built-in filters each (6 of version
 	 * 1, comp of version 2). */
-	assert_int_equal(runs, (NLOGS * 12 + 13) * 7);
+	assert_int_equal(runs, (NLOGS * 15 + 16) * 7);
 	char *csv = report_file(dir, "summary.csv");
 	char key[256];
 	for (int i = 0; i < NLOGS; i++) {
@@ -1111,6 +1111,34 @@ test_run_bundled_logs(void **state)
 	/* On a real 10 Hz flight the gate flags each injected spike. */
 	assert_close_abs(summary_value(csv, "spike-burst", "gate", "recall"),
 			 1.0, 0.0);
+	/* The other sensors' faults (issue 34): a drifting GPS moves no
+	 * built-in filter, comp (which reads the accelerometer) no more
+	 * than raw, and neither is judged on it. */
+	assert_true(csv_value(csv, "\nsynthetic,gps-drift,raw,leakage_m,") ==
+		    0.0);
+	assert_true(csv_value(csv, "\nsynthetic,gps-drift,comp,leakage_m,") ==
+		    0.0);
+	assert_non_null(strstr(csv, "\nsynthetic,gps-drift,comp,recall,0,,"
+				    "\"not judged: reads baro, accel; this "
+				    "fault is revealed by gps\""));
+	/* An accelerometer bias moves comp, a little, and raw not at all. */
+	double leak = csv_value(csv, "\nsynthetic,accel-bias,comp,leakage_m,");
+	assert_true(leak > 0.05 && leak < 1.0);
+	assert_true(csv_value(csv, "\nsynthetic,accel-bias,raw,leakage_m,") ==
+		    0.0);
+	/* A second baro's glitch leaves the first, and every filter of
+	 * it, untouched; where the recording has no second baro the case
+	 * says so. */
+	assert_true(csv_value(csv, "\npx4_sitl_hover_barobias.ulg,"
+				   "baro2-glitch,raw,leakage_m,") == 0.0);
+	assert_true(csv_value(csv, "\npx4_sitl_hover_barobias.ulg,"
+				   "baro2-glitch,raw,faults,") == 1.0);
+	assert_true(csv_value(csv, "\nsynthetic,baro2-glitch,gate,"
+				   "leakage_m,") == 0.0);
+	assert_non_null(strstr(csv, "\nap_copter-3.4.4-rc1_badajoz_climb.bin,"
+				    "baro2-glitch,raw,rms_m,"));
+	assert_non_null(strstr(csv, "line 4 faults baro 1, which the "
+				    "recording has not"));
 	free(csv);
 	free(json);
 	assert_int_equal(temp_dir_remove(dir), 0);

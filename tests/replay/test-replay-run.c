@@ -617,7 +617,8 @@ test_aux_segment_reset(void **state)
 }
 
 /* The scenario's actions on instance 1 fault the second baro, not the
- * first, and label its events. */
+ * first, and label its events; the first's rows carry other-baro over
+ * the second's faulted stretch, their data untouched. */
 static void
 test_aux_baro_faults(void **state)
 {
@@ -634,10 +635,22 @@ test_aux_baro_faults(void **state)
 	make_aux_stream(&st);
 	assert_int_equal(replay_rows_build(&rows, &st, sc, 1, err,
 					   sizeof(err)), 0);
+	/* Baro 1 samples at 1.05 s + k 0.1 s: faulted from 1.55 s to the
+	 * first sound one at 2.55 s. */
+	assert_int_equal(rows.nauxwin, 1);
+	assert_int_equal(rows.auxwin[0].start_us, 1550000);
+	assert_int_equal(rows.auxwin[0].end_us, 2550000);
+	assert_int_equal(rows.auxwin[0].label, INJECT_OTHER_BARO);
+	size_t labelled = 0;
 	for (size_t i = 0; i < rows.n; i++) {
 		assert_true(rows.in_alt_m[i] == rows.truth_m[i]);
-		assert_int_equal(rows.label[i], 0);
+		bool in = rows.t_us[i] >= 1550000 && rows.t_us[i] < 2550000;
+		assert_int_equal(rows.label[i], in ? INJECT_OTHER_BARO : 0u);
+		labelled += in;
 	}
+	assert_true(labelled > 0);
+	assert_int_equal(rows.nwin, 1);
+	assert_int_equal(rows.win[0].label, INJECT_OTHER_BARO);
 	size_t glitched = 0;
 	for (size_t i = 0; i < rows.naux; i++) {
 		const struct replay_aux_event *e = &rows.aux[i];

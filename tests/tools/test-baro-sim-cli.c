@@ -680,6 +680,15 @@ test_scenario_errors(void **state)
 			   NULL, "did you mean SIM_BAR2_GLITCH?");
 	unlink(path);
 
+	/* The other sensors' faults are baro-replay's. */
+	scenario_file(path, "at 1s gps lost for 1s\n");
+	snprintf(want, sizeof(want), "%s:1: 'gps lost' faults the GPS: "
+		 "baro-replay only", path);
+	expect_usage_error((const char *[]){ "-g", "static:0", "--scenario",
+					     path, NULL },
+			   NULL, want);
+	unlink(path);
+
 	/* Lines that could not act: a baro that does not exist, a value
 	 * outside the atmosphere.  A scenario that adds the baro first may
 	 * fault it. */
