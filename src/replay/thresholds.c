@@ -40,6 +40,7 @@ static const char default_text[] =
 	"*/*spike*: recall >= 0.9 warn\n"
 	"*/*garbage*: recall >= 0.9 warn\n"
 	"*/*noise*: recall >= 0.9 warn\n"
+	"*/*accel*: recall >= 0.9 warn\n"
 	"# Lost or frozen data: saying so decides; from baro alone no\n"
 	"# estimate follows motion it has no samples of\n"
 	"*/*dropout*: leakage_m off\n"
