@@ -144,6 +144,9 @@ static const struct baro_filter2 compl_filter = {
 	.reset = compl_reset,
 	.destroy = compl_destroy,
 	.state_size = compl_state_size,
+	/* What it reads beyond baro[0]: it is judged on the faults an
+	 * accelerometer reveals (0 would be every sensor). */
+	.reads = BARO_FILTER_READS_ACCEL,
 };
 
 /* C++: extern "C". */
