@@ -321,9 +321,28 @@ load_scenarios(const struct replay_config *cfg, struct scen *out, size_t *n)
 		const char *p = cfg->nscenario_paths ? cfg->scenario_paths[i]
 						     : def;
 		struct stat st;
+		/* A bare name that is no file here is a bundled scenario's
+		 * ("-s spike-burst"), so the same line works in any
+		 * directory (meson devenv's shell starts in build/). */
+		char bundled[4096];
+		size_t ld = strlen(def), lp = strlen(p);
+		bool ext = lp > 4 && strcmp(p + lp - 4, ".scn") == 0;
+		if (stat(p, &st) < 0 && errno == ENOENT && !strchr(p, '/') &&
+		    ld + 1 + lp + 5 <= sizeof(bundled)) {
+			memcpy(bundled, def, ld);
+			bundled[ld] = '/';
+			memcpy(bundled + ld + 1, p, lp);
+			memcpy(bundled + ld + 1 + lp, ext ? "" : ".scn",
+			       ext ? 1 : 5);
+			if (stat(bundled, &st) == 0)
+				p = bundled;
+		}
 		if (stat(p, &st) < 0) {
-			fprintf(stderr, "baro-replay: scenarios %s: %s\n", p,
-				strerror(errno));
+			fprintf(stderr, "baro-replay: scenarios %s: %s%s\n", p,
+				strerror(errno),
+				strchr(p, '/') ? ""
+					       : " (nor a bundled scenario: "
+						 "baro-replay run --help)");
 			return -ENOENT;
 		}
 		if (!S_ISDIR(st.st_mode)) {
@@ -343,7 +362,7 @@ load_scenarios(const struct replay_config *cfg, struct scen *out, size_t *n)
 		}
 		int rc = 0;
 		for (int j = 0; j < m; j++) {
-			char path[4096];
+			char path[4096 + 258];	/* a directory and a name */
 			snprintf(path, sizeof(path), "%s/%s", p,
 				 list[j]->d_name);
 			if (rc == 0 && *n >= REPLAY_MAX_SCENARIOS)

@@ -684,6 +684,34 @@ test_reference_smoother(void **state)
 	replay_stream_free(&st);
 }
 
+/* Issue 35 item 6: "-s spike" names the bundled scenario from any
+ * directory (the README's devenv shell starts in build/, where
+ * data/scenarios/spike.scn is ../data/...); a name that is neither a
+ * file nor bundled says so. */
+static void
+test_bundled_scenario_by_name(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-byname", NULL, "r");
+	struct program_result r = replay(REPLAY_RUN_QUIET, "--synthetic-only",
+					 "-s", "spike", "-s", "clean.scn",
+					 "-o", c.out, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *csv = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(csv, "synthetic,spike,gate,recall,1,pass,"));
+	assert_non_null(strstr(csv, "synthetic,clean,gate,"));
+	free(csv);
+	r = replay(REPLAY_RUN_QUIET, "--synthetic-only", "-s", "spikey", "-o",
+		   c.out, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "scenarios spikey: No such file or "
+				      "directory (nor a bundled scenario"));
+	program_result_free(&r);
+	replay_case_remove(&c);
+}
+
 int
 main(void)
 {
@@ -703,6 +731,7 @@ main(void)
 		cmocka_unit_test(test_slow_log_unchecked),
 		cmocka_unit_test(test_comp_beats_baro_only),
 		cmocka_unit_test(test_crashing_plugins),
+		cmocka_unit_test(test_bundled_scenario_by_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
