@@ -639,15 +639,7 @@ static unsigned
 filter_inputs(const struct run_ctx *ctx, size_t k,
 	      const struct replay_stream *st)
 {
-	const struct baro_filter_instance *fi =
-		replay_filter_instance(ctx->filters, k);
-	/* Version 1 sees baro[0] alone. */
-	if (!baro_filter_instance_is_v2(fi))
-		return REPLAY_IN_BARO;
-	uint32_t reads = fi->filter2->reads;
-	if (reads == 0)
-		reads = BARO_FILTER_READS_BAROS | BARO_FILTER_READS_ACCEL |
-			BARO_FILTER_READS_GPS | BARO_FILTER_READS_RANGE;
+	uint32_t reads = replay_filter_reads(ctx->filters, k);
 	/* ... and what the recording has of what it reads. */
 	unsigned in = REPLAY_IN_BARO;
 	if ((reads & BARO_FILTER_READS_BAROS) && st->aux.nbaro)
@@ -995,7 +987,8 @@ run_log(struct run_ctx *ctx, const char *path, const struct scen *scens,
 	if (rc < 0) {
 		replay_stream_free(&st);
 		ctx->done += nlogscen;
-		return rc == -ENOMEM ? rc : 0;
+		/* A failed exec filter ends the run (replay-filters.h). */
+		return rc == -ENOMEM || rc == -ECHILD ? rc : 0;
 	}
 	for (size_t i = 0; i < nscen && rc == 0; i++) {
 		if (!scens[i].logs)
@@ -1032,7 +1025,7 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 	if (rc == 0) {
 		rc = run_case(ctx, &st, s, &g);
 		golden_free(&g);
-	} else if (rc != -ENOMEM) {
+	} else if (rc != -ENOMEM && rc != -ECHILD) {
 		rc = 0;		/* said; the other cases go on */
 	}
 	replay_stream_free(&st);

@@ -5,12 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util-strings.h"
+
+#include "exec-run.h"
 #include "filter-registry.h"
+
+#define EXEC_PREFIX "exec:"
 
 struct replay_filter_set {
 	size_t n;
 	size_t n_test;		/* the first n_test are under test */
+	/* In-process filters; for an exec filter only its label is set. */
 	struct baro_filter_instance *fi;
+	struct exec_filter **ef;	/* exec:COMMAND, else NULL */
 };
 
 void
@@ -18,10 +25,36 @@ replay_filter_set_close(struct replay_filter_set *set)
 {
 	if (!set)
 		return;
-	for (size_t k = 0; k < set->n; k++)
+	for (size_t k = 0; k < set->n; k++) {
 		baro_filter_instance_destroy(&set->fi[k]);
+		exec_filter_stop(set->ef[k]);
+	}
 	free(set->fi);
+	free(set->ef);
 	free(set);
+}
+
+/* Start the exec filter of spec ("exec:COMMAND") as set->n, labelled
+ * "exec:NAME" with the name its hello gives. */
+static int
+add_exec(struct replay_filter_set *set, const char *spec, char *err,
+	 size_t errlen)
+{
+	const char *command = spec + strlen(EXEC_PREFIX);
+	if (!*command)
+		return str_errorf(err, errlen, -EINVAL,
+			       "filter '%s': no command after exec:", spec);
+	struct exec_filter *ef;
+	char ferr[EXEC_WIRE_ERROR_MAX + 256];
+	int rc = exec_filter_start(&ef, command, EXEC_FILTER_TIMEOUT_S, ferr,
+				   sizeof(ferr));
+	if (rc < 0)
+		return str_errorf(err, errlen, rc, "filter '%s': %s", spec,
+			       ferr);
+	set->ef[set->n] = ef;
+	snprintf(set->fi[set->n].label, sizeof(set->fi[set->n].label),
+		 EXEC_PREFIX "%s", exec_filter_name(ef));
+	return 0;
 }
 
 /* Create set->fi[set->n] from spec; its label made safe and unique. */
@@ -31,11 +64,19 @@ add_filter(struct replay_filter_set *set, const char *spec, char *err,
 {
 	struct baro_filter_instance *fi = &set->fi[set->n];
 	char ferr[256] = "";
-	int rc = baro_filter_instance_create(fi, spec, BARO_FILTER_SPEC_PLUGINS,
-					     ferr, sizeof(ferr));
-	if (rc < 0) {
-		snprintf(err, errlen, "filter '%s': %s", spec, ferr);
-		return rc;
+	int rc;
+	if (strncmp(spec, EXEC_PREFIX, strlen(EXEC_PREFIX)) == 0) {
+		rc = add_exec(set, spec, err, errlen);
+		if (rc < 0)
+			return rc;
+	} else {
+		rc = baro_filter_instance_create(fi, spec,
+						 BARO_FILTER_SPEC_PLUGINS,
+						 ferr, sizeof(ferr));
+		if (rc < 0) {
+			snprintf(err, errlen, "filter '%s': %s", spec, ferr);
+			return rc;
+		}
 	}
 	set->n++;
 	/* Labels become CSV column names and gnuplot titles. */
@@ -56,6 +97,18 @@ add_filter(struct replay_filter_set *set, const char *spec, char *err,
 			j = (size_t)-1;	/* the new label against all again */
 			continue;
 		}
+		/* Two commands whose filters give one name: the newcomer
+		 * is told apart by its place among the filters. */
+		struct exec_filter *oe = set->ef[j], *ne = set->ef[set->n - 1];
+		if (oe && ne && !strchr(fi->label, '@') &&
+		    strcmp(exec_filter_command(oe),
+			   exec_filter_command(ne)) != 0) {
+			size_t l = strlen(fi->label);
+			snprintf(fi->label + l, sizeof(fi->label) - l, "@%zu",
+				 set->n);
+			j = (size_t)-1;
+			continue;
+		}
 		snprintf(err, errlen, "filter '%s' is given twice", spec);
 		return -EINVAL;
 	}
@@ -68,7 +121,7 @@ static bool
 named(const struct replay_filter_set *set, const char *name)
 {
 	for (size_t k = 0; k < set->n_test; k++)
-		if (!set->fi[k].dl_handle &&
+		if (!set->fi[k].dl_handle && !set->ef[k] &&
 		    strcmp(baro_filter_instance_name(&set->fi[k]), name) == 0)
 			return true;
 	return false;
@@ -85,9 +138,15 @@ replay_filter_set_open(struct replay_filter_set **out,
 
 	*out = NULL;
 	struct replay_filter_set *set = calloc(1, sizeof(*set));
-	if (set)
+	if (set) {
 		set->fi = calloc(n + nb + nb2, sizeof(*set->fi));
-	if (!set || !set->fi) {
+		set->ef = calloc(n + nb + nb2, sizeof(*set->ef));
+	}
+	if (!set || !set->fi || !set->ef) {
+		if (set) {
+			free(set->fi);
+			free(set->ef);
+		}
 		free(set);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -133,7 +192,17 @@ replay_filter_run(const struct replay_filter_set *set, size_t k,
 		  const struct replay_rows *rows, struct replay_output *out,
 		  char *err, size_t errlen)
 {
-	return replay_run_filter(rows, &set->fi[k], out, err, errlen);
+	if (!set->ef[k])
+		return replay_run_filter(rows, &set->fi[k], out, err, errlen);
+	char ferr[EXEC_WIRE_ERROR_MAX + 256];
+	int rc = replay_run_exec(rows, set->ef[k], out, EXEC_FILTER_TIMEOUT_S,
+				 ferr, sizeof(ferr));
+	if (rc == -ENOMEM)
+		return str_errorf(err, errlen, rc, "%s", ferr);
+	if (rc < 0)
+		return str_errorf(err, errlen, -ECHILD, "filter '%s': %s",
+			       set->fi[k].label, ferr);
+	return 0;
 }
 
 int
@@ -148,11 +217,28 @@ replay_filter_list(FILE *out)
 		fprintf(out, "%-10s %s\n", b2[k]->name, b2[k]->description);
 	fprintf(out, "%-10s %s\n", "plugin:PATH",
 		"a filter from a shared object (see baro-filter.h)");
+	fprintf(out, "%-10s %s\n", "exec:COMMAND",
+		"a filter in a child process (doc/filter-exec.md)");
 	return ferror(out) ? -EIO : 0;
 }
 
 const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k)
 {
-	return &set->fi[k];
+	return set->ef[k] ? NULL : &set->fi[k];
+}
+
+uint32_t
+replay_filter_reads(const struct replay_filter_set *set, size_t k)
+{
+	const uint32_t all = BARO_FILTER_READS_BAROS | BARO_FILTER_READS_ACCEL |
+			     BARO_FILTER_READS_GPS | BARO_FILTER_READS_RANGE;
+	uint32_t reads;
+	if (set->ef[k])
+		reads = exec_filter_reads(set->ef[k]);
+	else if (baro_filter_instance_is_v2(&set->fi[k]))
+		reads = set->fi[k].filter2->reads;
+	else
+		return 0;	/* version 1 sees baro[0] alone */
+	return reads ? reads : all;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "replay-run.h"
@@ -12,7 +13,9 @@
 struct replay_filter_set;
 
 /*
- * specs: NAME[:params] or plugin:PATH[:params], the filters under test,
+ * specs: NAME[:params], plugin:PATH[:params] or exec:COMMAND (a child
+ * process, exec-filter.h, started here and kept for the run), the
+ * filters under test,
  * in that order; then, with baselines, every built-in none of them names
  * (a spec "gate:noise=2" names gate), as baselines beside them.  No spec:
  * every built-in, none under test (an exploratory run).  Each spec is
@@ -38,6 +41,12 @@ replay_filter_label(const struct replay_filter_set *set, size_t k);
 bool
 replay_filter_under_test(const struct replay_filter_set *set, size_t k);
 
+/*
+ * Run filter k over rows into out.  0, or a negative errno with a
+ * message: -ENOMEM, or -ECHILD when an exec filter failed (exited,
+ * answered wrongly or too slowly; the message says which and how): it
+ * is stopped, and the run cannot go on with it.
+ */
 int
 replay_filter_run(const struct replay_filter_set *set, size_t k,
 		  const struct replay_rows *rows, struct replay_output *out,
@@ -46,8 +55,14 @@ replay_filter_run(const struct replay_filter_set *set, size_t k,
 int
 replay_filter_list(FILE *out);
 
-/* Filter k's instance (its version, what it reads). */
+/* Filter k's in-process instance (its version), or NULL for an exec
+ * filter. */
 const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k);
+
+/* The sensors beyond baro[0] filter k reads (BARO_FILTER_READS_*, a
+ * version-2 or exec filter's 0 made every one), 0 for version 1. */
+uint32_t
+replay_filter_reads(const struct replay_filter_set *set, size_t k);
 
 #endif
