@@ -108,6 +108,13 @@ describe_status(char *s, size_t len, int status)
 	else if (WIFEXITED(status) && WEXITSTATUS(status) == 126)
 		snprintf(s, len, "did not start (the shell's status 126: "
 				 "not executable)");
+	else if (WIFEXITED(status) && WEXITSTATUS(status) > 128 &&
+		 WEXITSTATUS(status) < 128 + 65)
+		/* A shell (sh -c, a wrapper script) saying that what it
+		 * ran was killed. */
+		snprintf(s, len, "exited with status %d (128 + signal %d, %s)",
+			 WEXITSTATUS(status), WEXITSTATUS(status) - 128,
+			 strsignal(WEXITSTATUS(status) - 128));
 	else if (WIFEXITED(status))
 		snprintf(s, len, "exited with status %d", WEXITSTATUS(status));
 	else

@@ -276,8 +276,8 @@ exec_wire_parse_outputs(const uint8_t *buf, size_t len, uint32_t n,
 	uint32_t got = get_u32(buf + 1);
 	if (got != n)
 		return str_errorf(err, errlen, -EPROTO,
-			       "answered %u outputs to a batch of %u frames",
-			       got, n);
+			       "answered %u outputs where %u were due", got,
+			       n);
 	size_t need = EXEC_WIRE_HEADER_SIZE + (size_t)n * EXEC_WIRE_OUTPUT_SIZE;
 	if (len < need)
 		return 0;
