@@ -45,6 +45,7 @@ NEEDS = {
     "long-run": "minutes of a developer's machine (fuzzing, soaking)",
     "cluster": "a Slurm or Kubernetes cluster with the logs on shared storage",
     "container": "a Docker or Podman engine (none runs on the CI machines)",
+    "octave": "GNU Octave (octave-cli), not one of barod's dependencies",
 }
 SHELLS = ("sh", "bash", "shell")
 DEFAULT_TIMEOUT = 120
