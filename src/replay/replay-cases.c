@@ -395,7 +395,26 @@ struct run_ctx {
 	size_t ndamaged, nempty;	/* damaged logs, logs without samples */
 	struct report_plotter *plotter;	/* NULL: no plots */
 	bool first_case;	/* the next case is its source's first */
+	bool *failure_said;	/* per filter: its failure was printed */
+	size_t nfailed;		/* exec filters that failed */
 };
+
+/*
+ * Filter k's run gave -ECHILD: an exec filter failed, now or in an
+ * earlier case (replay-filters.h).  Its reason is printed once; the
+ * other filters go on, its runs are unchecked from then on, and the
+ * run's exit status will say it failed.
+ */
+static void
+filter_failed(struct run_ctx *ctx, size_t k, const char *err)
+{
+	if (ctx->failure_said[k])
+		return;
+	ctx->failure_said[k] = true;
+	ctx->nfailed++;
+	fprintf(stderr, "baro-replay: %s; its runs from here on are "
+			"unchecked\n", err);
+}
 
 /* The median sample spacing inside segments, the lag's resampling grid:
  * 10 ms for the emulator, 100 ms for most logs; a recording gap does not
@@ -539,6 +558,11 @@ golden_build(struct run_ctx *ctx, const struct replay_stream *st,
 	for (size_t k = 0; k < g->nf; k++) {
 		rc = replay_filter_run(ctx->filters, k, &g->rows, &g->outs[k],
 				       err, sizeof(err));
+		if (rc == -ECHILD) {
+			filter_failed(ctx, k, err);
+			rc = 0;
+			continue;
+		}
 		if (rc < 0) {
 			fprintf(stderr, "baro-replay: %s\n", err);
 			golden_free(g);
@@ -717,6 +741,11 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		under_test[k] = replay_filter_under_test(ctx->filters, k);
 		rc = replay_filter_run(ctx->filters, k, &rows, &outs[k], err,
 				       sizeof(err));
+		if (rc == -ECHILD) {
+			filter_failed(ctx, k, err);
+			rc = 0;
+			continue;
+		}
 		if (rc < 0) {
 			fprintf(stderr, "baro-replay: %s\n", err);
 			goto out;
@@ -818,6 +847,17 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		}
 		if (why[0])
 			continue;
+		const char *failed = replay_filter_failed(ctx->filters, k);
+		if (failed) {
+			char note[REPORT_NOTE_LEN];
+			snprintf(note, sizeof(note), "not run: %s", failed);
+			if (!(r->unchecked = str_pool_get_cut(
+				      &ctx->texts, note, REPORT_NOTE_LEN))) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			continue;
+		}
 		struct replay_judge_notes notes = { 0 };
 		unsigned in = filter_inputs(ctx, k, st);
 		if (faulted && !(s->reveal & in)) {
@@ -987,8 +1027,7 @@ run_log(struct run_ctx *ctx, const char *path, const struct scen *scens,
 	if (rc < 0) {
 		replay_stream_free(&st);
 		ctx->done += nlogscen;
-		/* A failed exec filter ends the run (replay-filters.h). */
-		return rc == -ENOMEM || rc == -ECHILD ? rc : 0;
+		return rc == -ENOMEM ? rc : 0;
 	}
 	for (size_t i = 0; i < nscen && rc == 0; i++) {
 		if (!scens[i].logs)
@@ -1025,7 +1064,7 @@ run_synthetic(struct run_ctx *ctx, const struct scen *s)
 	if (rc == 0) {
 		rc = run_case(ctx, &st, s, &g);
 		golden_free(&g);
-	} else if (rc != -ENOMEM && rc != -ECHILD) {
+	} else if (rc != -ENOMEM) {
 		rc = 0;		/* said; the other cases go on */
 	}
 	replay_stream_free(&st);
@@ -1148,6 +1187,13 @@ replay_cases_run(const struct replay_config *cfg)
 		fprintf(stderr, "baro-replay: %s\n", err);
 		goto out;
 	}
+	ctx.failure_said = calloc(replay_filter_count(ctx.filters) + 1,
+				  sizeof(*ctx.failure_said));
+	if (!ctx.failure_said) {
+		fprintf(stderr, "baro-replay: out of memory\n");
+		status = EXIT_IO;
+		goto out;
+	}
 	if (replay_thresholds_load(&ctx.th, cfg->thresholds, err,
 				   sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
@@ -1268,6 +1314,14 @@ replay_cases_run(const struct replay_config *cfg)
 		.nempty = ctx.nempty, .named = cfg->no_table ? 0 : cfg->nfilters,
 	};
 	status = replay_verdict(ctx.res.r, ctx.res.n, &vo);
+	/* A filter that broke is not a verdict on it: the run failed. */
+	if (ctx.nfailed) {
+		fprintf(stderr, "baro-replay: %zu exec filter%s failed (said "
+				"above); exit status %d\n",
+			ctx.nfailed, ctx.nfailed == 1 ? "" : "s", EXIT_USAGE);
+		if (status < EXIT_USAGE)
+			status = EXIT_USAGE;
+	}
 out:
 	for (size_t i = 0; i < nscen; i++) {
 		free(scens[i].sc);
@@ -1281,6 +1335,7 @@ out:
 	str_pool_free(&ctx.texts);
 	replay_thresholds_free(ctx.th);
 	free(ctx.inputs);
+	free(ctx.failure_said);
 	if (ctx.plotter)
 		report_plotter_close(ctx.plotter, err, sizeof(err));
 	return status;

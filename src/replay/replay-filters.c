@@ -2,6 +2,7 @@
 #include "replay-filters.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ struct replay_filter_set {
 	/* In-process filters; for an exec filter only its label is set. */
 	struct baro_filter_instance *fi;
 	struct exec_filter **ef;	/* exec:COMMAND, else NULL */
+	char **failed;		/* why exec filter k stopped, else NULL */
 };
 
 void
@@ -28,9 +30,11 @@ replay_filter_set_close(struct replay_filter_set *set)
 	for (size_t k = 0; k < set->n; k++) {
 		baro_filter_instance_destroy(&set->fi[k]);
 		exec_filter_stop(set->ef[k]);
+		free(set->failed[k]);
 	}
 	free(set->fi);
 	free(set->ef);
+	free(set->failed);
 	free(set);
 }
 
@@ -121,7 +125,7 @@ static bool
 named(const struct replay_filter_set *set, const char *name)
 {
 	for (size_t k = 0; k < set->n_test; k++)
-		if (!set->fi[k].dl_handle && !set->ef[k] &&
+		if (!set->fi[k].dl_handle && !set->ef[k] && !set->failed[k] &&
 		    strcmp(baro_filter_instance_name(&set->fi[k]), name) == 0)
 			return true;
 	return false;
@@ -141,11 +145,13 @@ replay_filter_set_open(struct replay_filter_set **out,
 	if (set) {
 		set->fi = calloc(n + nb + nb2, sizeof(*set->fi));
 		set->ef = calloc(n + nb + nb2, sizeof(*set->ef));
+		set->failed = calloc(n + nb + nb2, sizeof(*set->failed));
 	}
-	if (!set || !set->fi || !set->ef) {
+	if (!set || !set->fi || !set->ef || !set->failed) {
 		if (set) {
 			free(set->fi);
 			free(set->ef);
+			free(set->failed);
 		}
 		free(set);
 		snprintf(err, errlen, "out of memory");
@@ -192,17 +198,40 @@ replay_filter_run(const struct replay_filter_set *set, size_t k,
 		  const struct replay_rows *rows, struct replay_output *out,
 		  char *err, size_t errlen)
 {
-	if (!set->ef[k])
+	if (!set->ef[k] && !set->failed[k])
 		return replay_run_filter(rows, &set->fi[k], out, err, errlen);
 	char ferr[EXEC_WIRE_ERROR_MAX + 256];
-	int rc = replay_run_exec(rows, set->ef[k], out, EXEC_FILTER_TIMEOUT_S,
-				 ferr, sizeof(ferr));
-	if (rc == -ENOMEM)
-		return str_errorf(err, errlen, rc, "%s", ferr);
+	int rc = 0;
+	if (!set->failed[k]) {
+		rc = replay_run_exec(rows, set->ef[k], out,
+				     EXEC_FILTER_TIMEOUT_S, ferr, sizeof(ferr));
+		if (rc == -ENOMEM)
+			return str_errorf(err, errlen, rc, "%s", ferr);
+		if (rc == 0)
+			return 0;
+		/* Said once, kept for every later case. */
+		if (!(set->failed[k] = strdup(ferr)))
+			return str_errorf(err, errlen, -ENOMEM,
+				       "out of memory");
+		exec_filter_stop(set->ef[k]);
+		set->ef[k] = NULL;
+	}
+	/* No estimate anywhere: what the report shows for a run that did
+	 * not happen. */
+	rc = replay_output_alloc(out, rows->n, err, errlen);
 	if (rc < 0)
-		return str_errorf(err, errlen, -ECHILD, "filter '%s': %s",
-			       set->fi[k].label, ferr);
-	return 0;
+		return rc;
+	const struct baro_filter_output2 none = { NAN, NAN, NAN, 0, { 0 } };
+	for (size_t i = 0; i < rows->n; i++)
+		replay_output_set(out, i, &none);
+	return str_errorf(err, errlen, -ECHILD, "filter '%s': %s",
+		       set->fi[k].label, set->failed[k]);
+}
+
+const char *
+replay_filter_failed(const struct replay_filter_set *set, size_t k)
+{
+	return set->failed[k];
 }
 
 int
@@ -225,7 +254,7 @@ replay_filter_list(FILE *out)
 const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k)
 {
-	return set->ef[k] ? NULL : &set->fi[k];
+	return set->ef[k] || set->failed[k] ? NULL : &set->fi[k];
 }
 
 uint32_t
@@ -234,7 +263,9 @@ replay_filter_reads(const struct replay_filter_set *set, size_t k)
 	const uint32_t all = BARO_FILTER_READS_BAROS | BARO_FILTER_READS_ACCEL |
 			     BARO_FILTER_READS_GPS | BARO_FILTER_READS_RANGE;
 	uint32_t reads;
-	if (set->ef[k])
+	if (set->failed[k])
+		reads = 0;
+	else if (set->ef[k])
 		reads = exec_filter_reads(set->ef[k]);
 	else if (baro_filter_instance_is_v2(&set->fi[k]))
 		reads = set->fi[k].filter2->reads;

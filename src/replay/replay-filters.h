@@ -44,8 +44,9 @@ replay_filter_under_test(const struct replay_filter_set *set, size_t k);
 /*
  * Run filter k over rows into out.  0, or a negative errno with a
  * message: -ENOMEM, or -ECHILD when an exec filter failed (exited,
- * answered wrongly or too slowly; the message says which and how): it
- * is stopped, and the run cannot go on with it.
+ * answered wrongly or too slowly; the message says which and how) in
+ * this run or an earlier one: it is stopped, out holds no estimate (NaN,
+ * no flags) for every row, and so will every later run's.
  */
 int
 replay_filter_run(const struct replay_filter_set *set, size_t k,
@@ -54,6 +55,11 @@ replay_filter_run(const struct replay_filter_set *set, size_t k,
 
 int
 replay_filter_list(FILE *out);
+
+/* Why exec filter k stopped (replay_filter_run()'s -ECHILD), or NULL
+ * while it runs (and for every other filter). */
+const char *
+replay_filter_failed(const struct replay_filter_set *set, size_t k);
 
 /* Filter k's in-process instance (its version), or NULL for an exec
  * filter. */

@@ -3,8 +3,9 @@
 #
 # baro-replay with exec:COMMAND filters, as a user runs them (issue 35):
 #   the Python example runs under test, labelled exec:pycomp, beside
-#   comp; a command that does not start, and one that says 'E' mid-run,
-#   end the run with status 2 and the filter's reason.
+#   comp; a command that does not start ends the run with status 2, one
+#   that says 'E' mid-run has its runs unchecked ("not run: REASON")
+#   while the others go on, and the run's status is 2.
 # With OCTAVE=1 (exec-octave in meson: skipped without octave-cli), the
 # Octave example instead, whose outputs must equal the Python one's.
 # Environment (meson): BARO_REPLAY, SCENARIO_DIR, SRC_DIR, PYTHON.
@@ -96,9 +97,16 @@ check 2 $? "a command that does not start"
 expect "$tmp/err" "filter 'exec:/nonexistent/filter --x': exec:/nonexistent/filter --x: did not start" \
 	"a command that does not start"
 
-run dies -f exec:"'$PYTHON' '$SRC_DIR/tests/replay/exec-peer.py' error"
+# The run goes on for the others; its runs are unchecked, not run.
+run dies -f exec:"'$PYTHON' '$SRC_DIR/tests/replay/exec-peer.py' error" \
+	-f comp
 check 2 $? "a filter that says 'E' mid-run"
 expect "$tmp/err" "filter 'exec:peer-error': exec:peer-error: said 'E': bad sensor; exited with status 3" \
 	"a filter that says 'E' mid-run"
+expect "$tmp/err" "1 exec filter failed" "a filter that says 'E' mid-run"
+expect "$tmp/dies/summary.csv" "synthetic,spike,comp,rms_m," \
+	"the other filter goes on"
+expect "$tmp/dies/summary.csv" "synthetic,spike,exec:peer-error,rms_m,,unchecked,not run: exec:peer-error: said 'E': bad sensor" \
+	"the failed filter's runs are not run"
 
 exit $fail
