@@ -15,6 +15,7 @@
 #include "exec-run.h"
 #include "exec-wire.h"
 #include "filter-registry.h"
+#include "replay-filters.h"
 #include "replay-run.h"
 #include "replay-stream.h"
 #include "test-util.h"
@@ -558,6 +559,95 @@ test_python_batch_equals_step(void **state)
 	replay_rows_free(&rows);
 }
 
+/* Without numpy (hidden by tests/replay/no-numpy), a filter with
+ * step() and step_batch() runs through step(); one with step_batch()
+ * alone says it needs numpy. */
+static void
+test_python_without_numpy(void **state)
+{
+	(void)state;
+	char path[4096], cmd[4096], err[4400];
+	const char *src = env("SRC_DIR");
+	snprintf(path, sizeof(path), "%s/tests/replay/no-numpy:%s/python", src,
+		 src);
+	setenv("PYTHONPATH", path, 1);
+	struct replay_rows rows;
+	make_rows(&rows);
+	struct replay_output o;
+	struct exec_filter *ef;
+	snprintf(cmd, sizeof(cmd), "'%s' '%s/doc/examples/exec-raw.py'",
+		 env("PYTHON"), src);
+	assert_int_equal(exec_filter_start(&ef, cmd, 10.0, err, sizeof(err)),
+			 0);
+	assert_int_equal(replay_run_exec(&rows, ef, &o, 10.0, err,
+					 sizeof(err)),
+			 0);
+	exec_filter_stop(ef);
+	for (size_t i = 0; i < rows.n; i++)
+		if (rows.is_sample[i])
+			assert_true(o.alt_m[i] == rows.in_alt_m[i]);
+	replay_output_free(&o);
+	/* step_batch alone. */
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' -c 'import barod_filter as bf\n"
+		 "class B:\n"
+		 "    def __init__(self, p): pass\n"
+		 "    def reset(self): pass\n"
+		 "    def step_batch(self, f): pass\n"
+		 "bf.run(B)'",
+		 env("PYTHON"));
+	assert_int_equal(exec_filter_start(&ef, cmd, 10.0, err, sizeof(err)),
+			 -ECANCELED);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "step_batch() alone and numpy is not "
+				    "installed"));
+	replay_rows_free(&rows);
+	snprintf(path, sizeof(path), "%s/python", src);
+	setenv("PYTHONPATH", path, 1);
+}
+
+/* Two exec filters that give one name: told apart by their place; the
+ * same command twice is refused. */
+static void
+test_exec_labels(void **state)
+{
+	(void)state;
+	char a[4096], b[4096], err[4400];
+	snprintf(a, sizeof(a), "exec:'%s' '%s/tests/replay/exec-peer.py' ok",
+		 env("PYTHON"), env("SRC_DIR"));
+	snprintf(b, sizeof(b), "exec:%s  '%s/tests/replay/exec-peer.py' ok",
+		 env("PYTHON"), env("SRC_DIR"));
+	const char *specs[] = { a, b, "gate" };
+	struct replay_filter_set *set;
+	assert_int_equal(replay_filter_set_open(&set, specs, 3, false, err,
+						sizeof(err)),
+			 0);
+	assert_int_equal(replay_filter_count(set), 3);
+	assert_string_equal(replay_filter_label(set, 0), "exec:peer-ok");
+	assert_string_equal(replay_filter_label(set, 1), "exec:peer-ok@2");
+	assert_string_equal(replay_filter_label(set, 2), "gate");
+	assert_null(replay_filter_instance(set, 0));
+	assert_null(replay_filter_failed(set, 0));
+	/* It says reads 0: every sensor. */
+	assert_int_equal(replay_filter_reads(set, 0),
+			 BARO_FILTER_READS_BAROS | BARO_FILTER_READS_ACCEL |
+				 BARO_FILTER_READS_GPS |
+				 BARO_FILTER_READS_RANGE);
+	assert_int_equal(replay_filter_reads(set, 2), 0);
+	replay_filter_set_close(set);
+
+	const char *twice[] = { a, a };
+	assert_int_equal(replay_filter_set_open(&set, twice, 2, false, err,
+						sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "is given twice"));
+	const char *empty[] = { "exec:" };
+	assert_int_equal(replay_filter_set_open(&set, empty, 1, false, err,
+						sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "no command after exec:"));
+}
+
 static int
 setup(void **state)
 {
@@ -582,6 +672,8 @@ main(void)
 		cmocka_unit_test(test_python_bad_param),
 		cmocka_unit_test(test_python_comp_equals_c),
 		cmocka_unit_test(test_python_batch_equals_step),
+		cmocka_unit_test(test_python_without_numpy),
+		cmocka_unit_test(test_exec_labels),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
