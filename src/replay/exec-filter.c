@@ -32,6 +32,7 @@ struct exec_filter {
 	pid_t pid;		/* 0 once reaped */
 	int fd;			/* -1 once closed */
 	bool dead;		/* stopped after an error */
+	bool reset_due;		/* an 'R' goes out before the next batch */
 	struct exec_wire_hello hello;
 	char who[80];		/* "exec:NAME", or the command before the
 				   hello; for messages */
@@ -366,22 +367,15 @@ exec_filter_run(struct exec_filter *ef, const struct baro_filter_frame *in,
 		return str_errorf(err, errlen, -EINVAL,
 			       "%s: a batch of %zu frames (at most %u)",
 			       ef->who, n, EXEC_WIRE_BATCH_MAX);
-	size_t ntx = 0;
+	/* A reset needs no answer: it goes out with the next batch, so a
+	 * filter that stopped reading cannot block it. */
 	if (reset)
+		ef->reset_due = true;
+	if (n == 0)
+		return 0;
+	size_t ntx = 0;
+	if (ef->reset_due)
 		ef->tx[ntx++] = 'R';
-	if (n == 0) {
-		if (ntx == 0)
-			return 0;
-		/* A reset alone needs no answer: it goes out with the
-		 * next batch's bytes when there is one, or now. */
-		ssize_t w;
-		while ((w = send(ef->fd, ef->tx, 1, MSG_NOSIGNAL)) < 0 &&
-		       errno == EINTR)
-			;
-		if (w == 1)
-			return 0;
-		return fail_gone(ef, "at a reset", NULL, err, errlen);
-	}
 	exec_wire_put_batch_header(ef->tx + ntx, (uint32_t)n);
 	ntx += EXEC_WIRE_HEADER_SIZE;
 	for (size_t k = 0; k < n; k++, ntx += EXEC_WIRE_FRAME_SIZE)
@@ -390,7 +384,10 @@ exec_filter_run(struct exec_filter *ef, const struct baro_filter_frame *in,
 	snprintf(phase, sizeof(phase), "in a batch of %zu frames", n);
 	int rc = exchange(ef, ntx, (uint32_t)n, out, timeout_s, phase, err,
 			  errlen);
-	return rc < 0 ? rc : 0;
+	if (rc < 0)
+		return rc;
+	ef->reset_due = false;
+	return 0;
 }
 
 void

@@ -50,9 +50,10 @@ const char *
 exec_filter_command(const struct exec_filter *ef);
 
 /*
- * With reset, an 'R' first; then, for n >= 1 (at most
- * EXEC_WIRE_BATCH_MAX), the frames in one batch and their outputs into
- * out[n], which must come back within timeout_s.  0, or a negative errno
+ * With reset, an 'R' before the next batch (this one, or with n == 0 the
+ * next call's); then, for n >= 1 (at most EXEC_WIRE_BATCH_MAX), the
+ * frames in one batch and their outputs into out[n], which must come
+ * back within timeout_s.  0, or a negative errno
  * with a message naming the filter: -ETIMEDOUT (the filter is killed),
  * -EPIPE it exited (how: status or signal; its 'E' message if it said
  * one), -ECANCELED it said 'E' (and exited), -EPROTO it said something
