@@ -178,6 +178,14 @@ exchange(struct exec_filter *ef, size_t ntx, uint32_t n, void *parsed,
 	size_t sent = 0;
 	char perr[EXEC_WIRE_ERROR_MAX + 64];
 
+	/* A filter speaks only when asked: bytes before the question are
+	 * an answer given twice, or to nothing (an 'E' is read below). */
+	uint8_t c;
+	if (ef->nrx > 0 ||
+	    (recv(ef->fd, &c, 1, MSG_DONTWAIT | MSG_PEEK) == 1 && c != 'E'))
+		return fail_kill(ef, -EPROTO, err, errlen,
+				 "said more than was due before", phase);
+
 	for (;;) {
 		/* What is in may already be a whole answer. */
 		int r = n == 0 ? exec_wire_parse_hello(ef->rx, ef->nrx, parsed,
@@ -190,9 +198,11 @@ exchange(struct exec_filter *ef, size_t ntx, uint32_t n, void *parsed,
 		if (r < 0)
 			return fail_kill(ef, r, err, errlen, perr, phase);
 		if (r > 0 && sent == ntx) {
-			/* Anything after it is the next answer's start. */
-			ef->nrx -= (size_t)r;
-			memmove(ef->rx, ef->rx + r, ef->nrx);
+			if (ef->nrx > (size_t)r)
+				return fail_kill(ef, -EPROTO, err, errlen,
+						 "said more than its answer",
+						 phase);
+			ef->nrx = 0;
 			return r;
 		}
 		double left = end - mono_s();

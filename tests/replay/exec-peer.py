@@ -12,6 +12,7 @@ without barod_filter, correctly up to what MODE breaks:
   exit       exits 5 at the first batch without a word
   signal     kills itself with SIGKILL at the first batch
   sleep      sleeps 30 s at the first batch (past any test's limit)
+  twice      answers every batch twice
   ok         the raw altitude, correctly (the control)
 """
 import os
@@ -77,3 +78,5 @@ while True:
         write(b"O" + struct.pack("<I", n) + out[:len(out) // 2])
         sys.exit(0)
     write(b"O" + struct.pack("<I", n) + out)
+    if mode == "twice":
+        write(b"O" + struct.pack("<I", n) + out)

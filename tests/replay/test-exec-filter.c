@@ -326,6 +326,27 @@ test_peer_batch_errors(void **state)
 			   0.5);
 }
 
+/* An answer given twice is never taken for the next batch's. */
+static void
+test_peer_answers_twice(void **state)
+{
+	(void)state;
+	struct exec_filter *ef;
+	char err[4400];
+	assert_int_equal(peer_start(&ef, "twice", 10.0, err, sizeof(err)), 0);
+	struct baro_filter_frame f[2] = { frame_at(1000, 1.5),
+					  frame_at(2000, -2.5) };
+	struct baro_filter_output2 o[2];
+	int rc = exec_filter_run(ef, f, 2, 1, o, 10.0, err, sizeof(err));
+	/* The second copy may come with the first or after it. */
+	if (rc == 0)
+		rc = exec_filter_run(ef, f, 2, 0, o, 10.0, err, sizeof(err));
+	print_message("%s\n", err);
+	assert_int_equal(rc, -EPROTO);
+	assert_non_null(strstr(err, "exec:peer-twice: said more than"));
+	exec_filter_stop(ef);
+}
+
 /* The module's own words for a bad parameter, at the hello. */
 static void
 test_python_bad_param(void **state)
@@ -669,6 +690,7 @@ main(void)
 		cmocka_unit_test(test_peer_ok),
 		cmocka_unit_test(test_peer_start_errors),
 		cmocka_unit_test(test_peer_batch_errors),
+		cmocka_unit_test(test_peer_answers_twice),
 		cmocka_unit_test(test_python_bad_param),
 		cmocka_unit_test(test_python_comp_equals_c),
 		cmocka_unit_test(test_python_batch_equals_step),
