@@ -178,11 +178,13 @@ exchange(struct exec_filter *ef, size_t ntx, uint32_t n, void *parsed,
 	size_t sent = 0;
 	char perr[EXEC_WIRE_ERROR_MAX + 64];
 
-	/* A filter speaks only when asked: bytes before the question are
-	 * an answer given twice, or to nothing (an 'E' is read below). */
+	/* A filter speaks only when asked: bytes before a batch are an
+	 * answer given twice, or to nothing (an 'E' is read below).  Its
+	 * hello it may say before it reads the host's. */
 	uint8_t c;
-	if (ef->nrx > 0 ||
-	    (recv(ef->fd, &c, 1, MSG_DONTWAIT | MSG_PEEK) == 1 && c != 'E'))
+	if (n > 0 && (ef->nrx > 0 ||
+		      (recv(ef->fd, &c, 1, MSG_DONTWAIT | MSG_PEEK) == 1 &&
+		       c != 'E')))
 		return fail_kill(ef, -EPROTO, err, errlen,
 				 "said more than was due before", phase);
 

@@ -14,6 +14,7 @@ without barod_filter, correctly up to what MODE breaks:
   sleep      sleeps 30 s at the first batch (past any test's limit)
   twice      answers every batch twice
   ok         the raw altitude, correctly (the control)
+  eager      the same, its hello said before it reads the host's
 """
 import os
 import signal
@@ -39,6 +40,10 @@ def write(b):
     os.write(1, b)
 
 
+if mode == "eager":
+    # its hello before it reads the host's, as the protocol allows
+    write(b"BRFX" + struct.pack("<III", 1, 0, 10) + b"peer-eager")
+    time.sleep(0.2)
 read(16)
 if mode == "garbage":
     write(b"hello, I am no filter\n")
@@ -46,7 +51,8 @@ if mode == "garbage":
 if mode == "silent":
     time.sleep(30)
 name = b"bad name" if mode == "badname" else b"peer-" + mode.encode()
-write(b"BRFX" + struct.pack("<III", 1, 0, len(name)) + name)
+if mode != "eager":
+    write(b"BRFX" + struct.pack("<III", 1, 0, len(name)) + name)
 while True:
     kind = rx.read(1)
     if not kind:

@@ -252,13 +252,13 @@ expect_batch_error(const char *mode, int want, const char *words,
 	exec_filter_stop(ef);
 }
 
+/* The control, and the same with its hello said first. */
 static void
-test_peer_ok(void **state)
+run_peer_ok(const char *mode)
 {
-	(void)state;
 	struct exec_filter *ef;
 	char err[4400];
-	assert_int_equal(peer_start(&ef, "ok", 10.0, err, sizeof(err)), 0);
+	assert_int_equal(peer_start(&ef, mode, 10.0, err, sizeof(err)), 0);
 	struct baro_filter_frame f[2] = { frame_at(1000, 1.5),
 					  frame_at(2000, -2.5) };
 	struct baro_filter_output2 o[2];
@@ -277,6 +277,14 @@ test_peer_ok(void **state)
 					 sizeof(err)),
 			 0);
 	exec_filter_stop(ef);
+}
+
+static void
+test_peer_ok(void **state)
+{
+	(void)state;
+	run_peer_ok("ok");
+	run_peer_ok("eager");
 }
 
 static void
