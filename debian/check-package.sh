@@ -84,7 +84,10 @@ for f in /usr/sbin/barod /usr/bin/baroctl /usr/bin/baro-sim \
 	/etc/barod/barod.conf \
 	/usr/share/man/man8/barod.8.gz /usr/share/man/man5/barod.conf.5.gz \
 	/usr/share/man/man1/baroctl.1.gz /usr/share/man/man1/baro-sim.1.gz \
-	/usr/lib/sysusers.d/barod.conf /usr/lib/tmpfiles.d/barod.conf; do
+	/usr/lib/sysusers.d/barod.conf /usr/lib/tmpfiles.d/barod.conf \
+	/usr/lib/python3/dist-packages/barod_filter.py \
+	/usr/share/doc/barod/examples/exec-comp.py \
+	/usr/share/doc/barod/examples/exec-comp.m; do
 	grep -qx "$f" "$out/files.txt" || fail "$f is not in the package"
 	[ -e "$f" ] || fail "$f is not on disk"
 done
@@ -124,6 +127,18 @@ baro-replay run --synthetic-only --plots none -q -f raw -o "$rep" || rc=$?
 grep -q '^synthetic,freeze,raw,' "$rep/summary.csv" ||
 	fail "baro-replay: no freeze run from the installed scenarios"
 rm -rf "$rep"
+# An exec filter in Python finds the installed module by itself.
+if command -v python3 >/dev/null; then
+	rep=$(mktemp -d)
+	rc=0
+	baro-replay run --synthetic-only --plots none -q --no-baselines \
+		-f exec:"python3 /usr/share/doc/barod/examples/exec-comp.py" \
+		-o "$rep" 2>"$out/cmd.err" || rc=$?
+	[ "$rc" -le 1 ] || fail "baro-replay with exec-comp.py exited $rc: $(cat "$out/cmd.err")"
+	grep -q '^synthetic,freeze,exec:pycomp,' "$rep/summary.csv" ||
+		fail "baro-replay: no exec:pycomp run"
+	rm -rf "$rep"
+fi
 if barod --help | grep -q -- '--version'; then
 	barod --version >/dev/null || fail "barod --version"
 fi

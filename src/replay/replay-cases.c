@@ -606,7 +606,12 @@ golden_build(struct run_ctx *ctx, const struct replay_stream *st,
 			return rc;
 		}
 		/* A filter that did not run here has no golden output; its
-		 * clean case will say so. */
+		 * cases say so too. */
+		if (!how.ran)
+			fprintf(stderr, "baro-replay: %s %s on %s (the run "
+					"without faults)\n",
+				replay_filter_label(ctx->filters, k), how.what,
+				st->name);
 	}
 	if (stream_is_synthetic(st))
 		return 0;
@@ -735,15 +740,7 @@ static unsigned
 filter_inputs(const struct run_ctx *ctx, size_t k,
 	      const struct replay_stream *st)
 {
-	const struct baro_filter_instance *fi =
-		replay_filter_instance(ctx->filters, k);
-	/* Version 1 sees baro[0] alone. */
-	if (!baro_filter_instance_is_v2(fi))
-		return REPLAY_IN_BARO;
-	uint32_t reads = fi->filter2->reads;
-	if (reads == 0)
-		reads = BARO_FILTER_READS_BAROS | BARO_FILTER_READS_ACCEL |
-			BARO_FILTER_READS_GPS | BARO_FILTER_READS_RANGE;
+	uint32_t reads = replay_filter_reads(ctx->filters, k);
 	/* ... and what the recording has of what it reads. */
 	unsigned in = REPLAY_IN_BARO;
 	if ((reads & BARO_FILTER_READS_BAROS) && st->aux.nbaro)

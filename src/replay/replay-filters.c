@@ -2,22 +2,31 @@
 #include "replay-filters.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util-strings.h"
+
+#include "exec-run.h"
 #include "filter-registry.h"
 #include "filter-server.h"
 #include "replay-contain.h"
 #include "util-strings.h"
 
+#define EXEC_PREFIX "exec:"
+
 struct replay_filter_set {
 	size_t n;
 	size_t n_test;		/* the first n_test are under test */
+	/* In-process filters; for an exec filter only its label is set. */
 	struct baro_filter_instance *fi;
 	/* A plugin's child process, started at its first contained run. */
 	struct filter_server **srv;
 	const char **spec;	/* each one's spec without its label (the
 				   caller's strings, or the built-ins' names) */
+	struct exec_filter **ef;	/* exec:COMMAND, else NULL */
+	char **failed;		/* why exec filter k stopped, else NULL */
 };
 
 void
@@ -28,14 +37,42 @@ replay_filter_set_close(struct replay_filter_set *set)
 	for (size_t k = 0; set->srv && k < set->n; k++)
 		filter_server_free(set->srv[k]);
 	free(set->srv);
-	for (size_t k = 0; k < set->n; k++)
+	for (size_t k = 0; k < set->n; k++) {
 		baro_filter_instance_destroy(&set->fi[k]);
+		exec_filter_stop(set->ef[k]);
+		free(set->failed[k]);
+	}
 	free(set->fi);
 	free(set->spec);
+	free(set->ef);
+	free(set->failed);
 	free(set);
 }
 
 /* In a child: load and create the filter of spec, and free it. */
+/* Start the exec filter of spec ("exec:COMMAND") as set->n, labelled
+ * "exec:NAME" with the name its hello gives. */
+static int
+add_exec(struct replay_filter_set *set, const char *spec, char *err,
+	 size_t errlen)
+{
+	const char *command = spec + strlen(EXEC_PREFIX);
+	if (!*command)
+		return str_errorf(err, errlen, -EINVAL,
+			       "filter '%s': no command after exec:", spec);
+	struct exec_filter *ef;
+	char ferr[EXEC_WIRE_ERROR_MAX + 256];
+	int rc = exec_filter_start(&ef, command, EXEC_FILTER_TIMEOUT_S, ferr,
+				   sizeof(ferr));
+	if (rc < 0)
+		return str_errorf(err, errlen, rc, "filter '%s': %s", spec,
+			       ferr);
+	set->ef[set->n] = ef;
+	snprintf(set->fi[set->n].label, sizeof(set->fi[set->n].label),
+		 EXEC_PREFIX "%s", exec_filter_name(ef));
+	return 0;
+}
+
 static int
 probe_create(void *arg, void *area)
 {
@@ -106,34 +143,40 @@ add_filter(struct replay_filter_set *set, const char *arg, char *err,
 	if (rc < 0)
 		return rc;
 	char ferr[256] = "";
-	/* A plugin is loaded and created in a child first: one that
-	 * crashes or hangs there is refused with what happened, instead
-	 * of ending baro-replay without a word. */
-	if (strncmp(spec, "plugin:", 7) == 0) {
-		void *area = NULL;
-		struct replay_contain how;
-		int prc = replay_contain_run(probe_create, (void *)spec,
-					     sizeof(struct replay_contain_head),
-					     10.0, &area, &how, err, errlen);
-		if (prc < 0)
-			return prc;
-		replay_contain_free(area, sizeof(struct replay_contain_head));
-		if (how.outcome == REPLAY_CONTAIN_CRASHED ||
-		    how.outcome == REPLAY_CONTAIN_TIMED_OUT ||
-		    (how.outcome == REPLAY_CONTAIN_FAILED && how.rc == -EIO)) {
-			char d[160];
-			replay_contain_describe(&how, 10.0, d, sizeof(d));
-			snprintf(err, errlen, "filter '%s': loading and "
-				 "create() %s", spec, d);
-			return -ELIBBAD;
+	if (strncmp(spec, EXEC_PREFIX, strlen(EXEC_PREFIX)) == 0) {
+		rc = add_exec(set, spec, err, errlen);
+		if (rc < 0)
+			return rc;
+	} else {
+		/* A plugin is loaded and created in a child first: one that
+		 * crashes or hangs there is refused with what happened, instead
+		 * of ending baro-replay without a word. */
+		if (strncmp(spec, "plugin:", 7) == 0) {
+			void *area = NULL;
+			struct replay_contain how;
+			int prc = replay_contain_run(probe_create, (void *)spec,
+						     sizeof(struct replay_contain_head),
+						     10.0, &area, &how, err, errlen);
+			if (prc < 0)
+				return prc;
+			replay_contain_free(area, sizeof(struct replay_contain_head));
+			if (how.outcome == REPLAY_CONTAIN_CRASHED ||
+			    how.outcome == REPLAY_CONTAIN_TIMED_OUT ||
+			    (how.outcome == REPLAY_CONTAIN_FAILED && how.rc == -EIO)) {
+				char d[160];
+				replay_contain_describe(&how, 10.0, d, sizeof(d));
+				snprintf(err, errlen, "filter '%s': loading and "
+					 "create() %s", spec, d);
+				return -ELIBBAD;
+			}
+			/* Its own errors come again, from the real create. */
 		}
-		/* Its own errors come again, from the real create. */
-	}
-	rc = baro_filter_instance_create(fi, spec, BARO_FILTER_SPEC_PLUGINS,
-					 ferr, sizeof(ferr));
-	if (rc < 0) {
-		snprintf(err, errlen, "filter '%s': %s", spec, ferr);
-		return rc;
+		rc = baro_filter_instance_create(fi, spec, BARO_FILTER_SPEC_PLUGINS,
+						 ferr, sizeof(ferr));
+		if (rc < 0) {
+			snprintf(err, errlen, "filter '%s': %s", spec, ferr);
+			return rc;
+		}
 	}
 	set->spec[set->n] = spec;
 	set->n++;
@@ -165,6 +208,18 @@ add_filter(struct replay_filter_set *set, const char *arg, char *err,
 			j = (size_t)-1;	/* the new label against all again */
 			continue;
 		}
+		/* Two commands whose filters give one name: the newcomer
+		 * is told apart by its place among the filters. */
+		struct exec_filter *oe = set->ef[j], *ne = set->ef[set->n - 1];
+		if (oe && ne && !strchr(fi->label, '@') &&
+		    strcmp(exec_filter_command(oe),
+			   exec_filter_command(ne)) != 0) {
+			size_t l = strlen(fi->label);
+			snprintf(fi->label + l, sizeof(fi->label) - l, "@%zu",
+				 set->n);
+			j = (size_t)-1;
+			continue;
+		}
 		snprintf(err, errlen, "filter '%s' is given twice", spec);
 		return -EINVAL;
 	}
@@ -177,7 +232,7 @@ static bool
 named(const struct replay_filter_set *set, const char *name)
 {
 	for (size_t k = 0; k < set->n_test; k++)
-		if (!set->fi[k].dl_handle &&
+		if (!set->fi[k].dl_handle && !set->ef[k] && !set->failed[k] &&
 		    strcmp(baro_filter_instance_name(&set->fi[k]), name) == 0)
 			return true;
 	return false;
@@ -198,12 +253,17 @@ replay_filter_set_open(struct replay_filter_set **out,
 		set->fi = calloc(n + nb + nb2, sizeof(*set->fi));
 		set->srv = calloc(n + nb + nb2, sizeof(*set->srv));
 		set->spec = calloc(n + nb + nb2, sizeof(*set->spec));
+		set->ef = calloc(n + nb + nb2, sizeof(*set->ef));
+		set->failed = calloc(n + nb + nb2, sizeof(*set->failed));
 	}
-	if (!set || !set->fi || !set->srv || !set->spec) {
+	if (!set || !set->fi || !set->srv || !set->spec || !set->ef ||
+	    !set->failed) {
 		if (set) {
 			free(set->fi);
 			free(set->srv);
 			free(set->spec);
+			free(set->ef);
+			free(set->failed);
 		}
 		free(set);
 		snprintf(err, errlen, "out of memory");
@@ -250,7 +310,40 @@ replay_filter_run(const struct replay_filter_set *set, size_t k,
 		  const struct replay_rows *rows, struct replay_output *out,
 		  char *err, size_t errlen)
 {
-	return replay_run_filter(rows, &set->fi[k], out, err, errlen);
+	if (!set->ef[k] && !set->failed[k])
+		return replay_run_filter(rows, &set->fi[k], out, err, errlen);
+	char ferr[EXEC_WIRE_ERROR_MAX + 256];
+	int rc = 0;
+	if (!set->failed[k]) {
+		rc = replay_run_exec(rows, set->ef[k], out,
+				     EXEC_FILTER_TIMEOUT_S, ferr, sizeof(ferr));
+		if (rc == -ENOMEM)
+			return str_errorf(err, errlen, rc, "%s", ferr);
+		if (rc == 0)
+			return 0;
+		/* Said once, kept for every later case. */
+		if (!(set->failed[k] = strdup(ferr)))
+			return str_errorf(err, errlen, -ENOMEM,
+				       "out of memory");
+		exec_filter_stop(set->ef[k]);
+		set->ef[k] = NULL;
+	}
+	/* No estimate anywhere: what the report shows for a run that did
+	 * not happen. */
+	rc = replay_output_alloc(out, rows->n, err, errlen);
+	if (rc < 0)
+		return rc;
+	const struct baro_filter_output2 none = { NAN, NAN, NAN, 0, { 0 } };
+	for (size_t i = 0; i < rows->n; i++)
+		replay_output_set(out, i, &none);
+	return str_errorf(err, errlen, -ECHILD, "filter '%s': %s",
+		       set->fi[k].label, set->failed[k]);
+}
+
+const char *
+replay_filter_failed(const struct replay_filter_set *set, size_t k)
+{
+	return set->failed[k];
 }
 
 int
@@ -265,13 +358,32 @@ replay_filter_list(FILE *out)
 		fprintf(out, "%-10s %s\n", b2[k]->name, b2[k]->description);
 	fprintf(out, "%-10s %s\n", "plugin:PATH",
 		"a filter from a shared object (see baro-filter.h)");
+	fprintf(out, "%-10s %s\n", "exec:COMMAND",
+		"a filter in a child process (doc/filter-exec.md)");
 	return ferror(out) ? -EIO : 0;
 }
 
 const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k)
 {
-	return &set->fi[k];
+	return set->ef[k] || set->failed[k] ? NULL : &set->fi[k];
+}
+
+uint32_t
+replay_filter_reads(const struct replay_filter_set *set, size_t k)
+{
+	const uint32_t all = BARO_FILTER_READS_BAROS | BARO_FILTER_READS_ACCEL |
+			     BARO_FILTER_READS_GPS | BARO_FILTER_READS_RANGE;
+	uint32_t reads;
+	if (set->failed[k])
+		reads = 0;
+	else if (set->ef[k])
+		reads = exec_filter_reads(set->ef[k]);
+	else if (baro_filter_instance_is_v2(&set->fi[k]))
+		reads = set->fi[k].filter2->reads;
+	else
+		return 0;	/* version 1 sees baro[0] alone */
+	return reads ? reads : all;
 }
 
 int
@@ -283,6 +395,20 @@ replay_filter_run_contained(struct replay_filter_set *set, size_t k,
 {
 	memset(outcome, 0, sizeof(*outcome));
 	*out = (struct replay_output){ 0 };
+	/* An exec filter is a process of its own already: one that stops
+	 * fails this case and, stopped, every later one. */
+	if (set->ef[k] || set->failed[k]) {
+		bool first = !set->failed[k];
+		int rc = replay_filter_run(set, k, rows, out, err, errlen);
+		if (rc != -ECHILD) {
+			outcome->ran = rc == 0;
+			return rc;
+		}
+		snprintf(outcome->what, sizeof(outcome->what), "%s%s",
+			 first ? "stopped: " : "stopped in an earlier case: ",
+			 set->failed[k]);
+		return 0;
+	}
 	/* Built-ins are ours; timeout 0 asks for a plugin in the process
 	 * too (to debug it: a crash then ends the run). */
 	if (!set->fi[k].dl_handle || !(timeout_s > 0.0)) {

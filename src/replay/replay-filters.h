@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "replay-run.h"
@@ -12,7 +13,9 @@
 struct replay_filter_set;
 
 /*
- * specs: [LABEL=]SPEC, SPEC being NAME[:params] or plugin:PATH[:params],
+ * specs: [LABEL=]SPEC, SPEC being NAME[:params], plugin:PATH[:params] or
+ * exec:COMMAND (a child process, exec-filter.h, started here and kept
+ * for the run),
  * the filters under test, in that order; then, with baselines, every
  * built-in none of them names (a spec "gate:noise=2" names gate), as
  * baselines beside them.  No spec: every built-in, none under test (an
@@ -42,6 +45,13 @@ replay_filter_label(const struct replay_filter_set *set, size_t k);
 bool
 replay_filter_under_test(const struct replay_filter_set *set, size_t k);
 
+/*
+ * Run filter k over rows into out.  0, or a negative errno with a
+ * message: -ENOMEM, or -ECHILD when an exec filter failed (exited,
+ * answered wrongly or too slowly; the message says which and how) in
+ * this run or an earlier one: it is stopped, out holds no estimate (NaN,
+ * no flags) for every row, and so will every later run's.
+ */
 int
 replay_filter_run(const struct replay_filter_set *set, size_t k,
 		  const struct replay_rows *rows, struct replay_output *out,
@@ -76,7 +86,8 @@ replay_filter_run_contained(struct replay_filter_set *set, size_t k,
 			    struct replay_filter_outcome *outcome, char *err,
 			    size_t errlen);
 
-/* Filter k's instance (its version, what it reads). */
+/* Filter k's in-process instance (its version), or NULL for an exec
+ * filter. */
 const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k);
 
@@ -84,5 +95,16 @@ replay_filter_instance(const struct replay_filter_set *set, size_t k);
  * "plugin:./x.so"); a string of the caller's or a built-in's name. */
 const char *
 replay_filter_spec(const struct replay_filter_set *set, size_t k);
+
+/* Why exec filter k stopped (replay_filter_run()'s -ECHILD), or NULL
+ * while it runs (and for every other filter). */
+const char *
+replay_filter_failed(const struct replay_filter_set *set, size_t k);
+
+
+/* The sensors beyond baro[0] filter k reads (BARO_FILTER_READS_*, a
+ * version-2 or exec filter's 0 made every one), 0 for version 1. */
+uint32_t
+replay_filter_reads(const struct replay_filter_set *set, size_t k);
 
 #endif

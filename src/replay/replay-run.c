@@ -285,8 +285,27 @@ replay_output_free(struct replay_output *out)
 	*out = (struct replay_output){ 0 };
 }
 
-static double
-now_ns(void)
+int
+replay_output_alloc(struct replay_output *out, size_t nrows, char *err,
+		    size_t errlen)
+{
+	*out = (struct replay_output){ 0 };
+	size_t n = nrows ? nrows : 1;
+	out->alt_m = malloc(n * sizeof(*out->alt_m));
+	out->test_ratio = malloc(n * sizeof(*out->test_ratio));
+	out->flags = malloc(n * sizeof(*out->flags));
+	out->climb_m_s = malloc(n * sizeof(*out->climb_m_s));
+	out->baro_flags = malloc(3 * n * sizeof(*out->baro_flags));
+	if (!out->alt_m || !out->test_ratio || !out->flags ||
+	    !out->climb_m_s || !out->baro_flags) {
+		replay_output_free(out);
+		return str_errorf(err, errlen, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+double
+replay_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -365,18 +384,17 @@ frame_take(struct baro_filter_frame *fr, const struct replay_aux_event *e)
 	}
 }
 
-/* Version 2: rows and aux events merged by time, one step each. */
-static void
-run_v2(const struct replay_rows *rows, struct baro_filter_instance *fi,
-       struct replay_output *out)
+int
+replay_frames_walk(const struct replay_rows *rows,
+		   const struct replay_frame_sink *sink)
 {
 	struct baro_filter_frame fr = { .nbaro = rows->nbaro ? rows->nbaro
 							    : 1 };
-	struct baro_filter_output2 o;
 	size_t a = 0, seg = 0;
 	bool reset_since_row = false;
 	const uint32_t every = BARO_FILTER_SENSOR_VALID |
 			       BARO_FILTER_SENSOR_FRESH;
+	int rc;
 
 	for (size_t i = 0; i < rows->n; i++) {
 		const uint64_t t = rows->t_us[i];
@@ -385,19 +403,22 @@ run_v2(const struct replay_rows *rows, struct baro_filter_instance *fi,
 			if (seg < rows->nseg_t &&
 			    e->t_us >= rows->seg_t_us[seg]) {
 				seg = replay_segment_of(rows, e->t_us, seg);
-				baro_filter_instance_reset(fi);
+				if ((rc = sink->reset(sink->ctx)) < 0)
+					return rc;
 				frame_clear(&fr, every);
 				reset_since_row = true;
 			}
 			frame_clear(&fr, BARO_FILTER_SENSOR_FRESH);
 			frame_take(&fr, e);
 			fr.now_us = e->t_us > fr.now_us ? e->t_us : fr.now_us;
-			baro_filter_instance_step2(fi, &fr, &o);
+			if ((rc = sink->step(sink->ctx, &fr, SIZE_MAX)) < 0)
+				return rc;
 		}
 		if ((seg < rows->nseg_t && t >= rows->seg_t_us[seg]) ||
 		    (rows->seg_start[i] && !reset_since_row)) {
 			seg = replay_segment_of(rows, t, seg);
-			baro_filter_instance_reset(fi);
+			if ((rc = sink->reset(sink->ctx)) < 0)
+				return rc;
 			frame_clear(&fr, every);
 		}
 		reset_since_row = false;
@@ -417,14 +438,59 @@ run_v2(const struct replay_rows *rows, struct baro_filter_instance *fi,
 			};
 		}
 		fr.now_us = t > fr.now_us ? t : fr.now_us;
-		baro_filter_instance_step2(fi, &fr, &o);
-		out->alt_m[i] = o.alt_m;
-		out->test_ratio[i] = o.test_ratio;
-		out->flags[i] = o.flags;
-		out->climb_m_s[i] = o.climb_m_s;
-		for (int k = 0; k < BARO_FILTER_MAX_BAROS; k++)
-			out->baro_flags[3 * i + (size_t)k] = o.baro_flags[k];
+		if ((rc = sink->step(sink->ctx, &fr, i)) < 0)
+			return rc;
 	}
+	return 0;
+}
+
+void
+replay_output_set(struct replay_output *out, size_t row,
+		  const struct baro_filter_output2 *o)
+{
+	out->alt_m[row] = o->alt_m;
+	out->test_ratio[row] = o->test_ratio;
+	out->flags[row] = o->flags;
+	out->climb_m_s[row] = o->climb_m_s;
+	for (int k = 0; k < BARO_FILTER_MAX_BAROS; k++)
+		out->baro_flags[3 * row + (size_t)k] = o->baro_flags[k];
+}
+
+struct v2_run {
+	struct baro_filter_instance *fi;
+	struct replay_output *out;
+};
+
+static int
+v2_reset(void *ctx)
+{
+	struct v2_run *r = ctx;
+	baro_filter_instance_reset(r->fi);
+	return 0;
+}
+
+static int
+v2_step(void *ctx, const struct baro_filter_frame *fr, size_t row)
+{
+	struct v2_run *r = ctx;
+	struct baro_filter_output2 o;
+	baro_filter_instance_step2(r->fi, fr, &o);
+	if (row != SIZE_MAX)
+		replay_output_set(r->out, row, &o);
+	return 0;
+}
+
+/* Version 2: the walk's frames, one step each. */
+static void
+run_v2(const struct replay_rows *rows, struct baro_filter_instance *fi,
+       struct replay_output *out)
+{
+	struct v2_run r = { fi, out };
+	const struct replay_frame_sink sink = {
+		.reset = v2_reset, .step = v2_step, .ctx = &r,
+	};
+	/* The callbacks never fail. */
+	(void)replay_frames_walk(rows, &sink);
 }
 
 int
@@ -432,26 +498,18 @@ replay_run_filter(const struct replay_rows *rows,
 		  struct baro_filter_instance *fi, struct replay_output *out,
 		  char *err, size_t errlen)
 {
-	*out = (struct replay_output){ 0 };
-	size_t n = rows->n ? rows->n : 1;
-	out->alt_m = malloc(n * sizeof(*out->alt_m));
-	out->test_ratio = malloc(n * sizeof(*out->test_ratio));
-	out->flags = malloc(n * sizeof(*out->flags));
-	out->climb_m_s = malloc(n * sizeof(*out->climb_m_s));
-	out->baro_flags = malloc(3 * n * sizeof(*out->baro_flags));
-	if (!out->alt_m || !out->test_ratio || !out->flags ||
-	    !out->climb_m_s || !out->baro_flags) {
-		replay_output_free(out);
-		return str_errorf(err, errlen, -ENOMEM, "out of memory");
-	}
+	int rc = replay_output_alloc(out, rows->n, err, errlen);
+	if (rc < 0)
+		return rc;
 	/* Every run starts from the state create() gave. */
 	baro_filter_instance_reset(fi);
-	const double start = now_ns();
+	const double start = replay_now_ns();
 	if (baro_filter_instance_is_v2(fi))
 		run_v2(rows, fi, out);
 	else
 		run_v1(rows, fi, out);
-	out->ns_per_row = rows->n ? (now_ns() - start) / (double)rows->n : 0.0;
+	out->ns_per_row =
+		rows->n ? (replay_now_ns() - start) / (double)rows->n : 0.0;
 	out->state_bytes = baro_filter_instance_state_size(fi);
 	return 0;
 }

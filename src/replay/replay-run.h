@@ -120,6 +120,45 @@ struct replay_output {
 void
 replay_output_free(struct replay_output *out);
 
+/* out's arrays for nrows rows (uninitialised); 0, or -ENOMEM with a
+ * message. */
+int
+replay_output_alloc(struct replay_output *out, size_t nrows, char *err,
+		    size_t errlen);
+
+/* Row row's output from a version-2 step's. */
+void
+replay_output_set(struct replay_output *out, size_t row,
+		  const struct baro_filter_output2 *o);
+
+/* CLOCK_MONOTONIC, ns (the runners' ns_per_row). */
+double
+replay_now_ns(void);
+
+/*
+ * What a version-2 filter is given, as calls: reset() where it restarts
+ * (a segment start), step() once per frame.  row is the row whose output
+ * that step's is, or SIZE_MAX for a step at another sensor's sample (not
+ * scored).  A negative return ends the walk with it.
+ */
+struct replay_frame_sink {
+	int (*reset)(void *ctx);
+	int (*step)(void *ctx, const struct baro_filter_frame *fr,
+		    size_t row);
+	void *ctx;
+};
+
+/*
+ * The frames of rows in order, as replay_run_filter() steps a version-2
+ * filter with them (it is built on this walk, so an out-of-process
+ * runner that batches them sees the same frames and resets, in the same
+ * places).  No reset before the first frame: the caller starts from a
+ * fresh state.  0, or the first negative a callback returned.
+ */
+int
+replay_frames_walk(const struct replay_rows *rows,
+		   const struct replay_frame_sink *sink);
+
 /*
  * Reset fi and step it over every row, resetting it again at each
  * segment start.  A version-1 filter steps once per row, as it always

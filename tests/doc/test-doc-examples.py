@@ -45,6 +45,7 @@ NEEDS = {
     "long-run": "minutes of a developer's machine (fuzzing, soaking)",
     "cluster": "a Slurm or Kubernetes cluster with the logs on shared storage",
     "container": "a Docker or Podman engine (none runs on the CI machines)",
+    "octave": "GNU Octave (octave-cli), not one of barod's dependencies",
 }
 SHELLS = ("sh", "bash", "shell")
 DEFAULT_TIMEOUT = 120
@@ -83,7 +84,11 @@ def blocks_of(root, page):
         i += 1
         while i < len(lines) and not re.match(
                 r"^\s*" + fence + r"\s*$", lines[i]):
-            body.append(lines[i][indent:] if lines[i][:indent].isspace()
+            # The fence's own indentation comes off; a fence at the
+            # margin keeps its lines as they are (a Python file= block
+            # needs its indentation).
+            body.append(lines[i][indent:]
+                        if indent == 0 or lines[i][:indent].isspace()
                         else lines[i].lstrip())
             i += 1
         if i == len(lines):

@@ -16,9 +16,14 @@ import json
 import os
 import sys
 
-# Tests CI need not run (none: the clean-root stage gives every test what
-# it needs).  A name here is "suite / test" as meson prints it.
-CI_MAY_SKIP = set()
+# Tests CI need not run (the clean-root stage gives every other test
+# what it needs).  A name here is "suite / test" as meson prints it.
+CI_MAY_SKIP = {
+    # doc/examples/exec-comp.m against the Python example: GNU Octave is
+    # not one of barod's dependencies (issue 35 ships the example, runs
+    # it where octave-cli happens to be installed).
+    "replay / baro-replay-exec-octave",
+}
 
 
 def reason(test):
