@@ -2,7 +2,7 @@
 # Runs the benchmarks the build made and prints their figures.
 #   bench.sh BENCH_SIM BENCH_BAROD BAROD BENCH_MAVLINK BENCH_SITL \
 #            BENCH_LOGS BENCH_FILTERS LOGS_DIR BENCH_DRIVERS BENCH_PX4SIM
-#            BENCH_MSP BENCH_PX4 BARO_REPLAY BENCH_REPLAY_SH BENCH_EXEC
+#            BENCH_MSP BENCH_PX4 BARO_REPLAY BENCH_REPLAY_SH EXAMPLE_PLUGIN BENCH_EXEC
 #            SRC_DIR
 # BENCH_DRIVERS is '-' when the build found no umockdev.
 # bench-barod runs $BAROD_BENCH_ROUNDS (3) rounds of barod and its two
@@ -60,7 +60,7 @@ py=python3
 python3 -c 'import numpy' 2>/dev/null ||
 	{ [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null &&
 		py=/usr/bin/python3; } || true
-"${15}" "$py" "${16}"
+"${16}" "$py" "${17}"
 echo
 # The readers on the real logs, when they are there.
 set -- "$6" "$8"
