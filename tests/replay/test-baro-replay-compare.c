@@ -53,7 +53,7 @@ sha256sum(const char *path, char hex[65])
 static void
 assert_pair(const char *text, const char *key, const char *value)
 {
-	char want[256];
+	char want[2200];	/* a key and a value, each up to a path */
 
 	snprintf(want, sizeof(want), "\"%s\":%s", key, value);
 	if (!strstr(text, want))
