@@ -934,6 +934,7 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		if (faulted)
 			golden_output(g, k, &rows, gold);
 		mctx.golden = gold;
+		mctx.per_baro = filter_inputs(ctx, k, st) & REPLAY_IN_BARO2;
 		rc = replay_metrics_fill(&rows, &outs[k], &mctx, cfg->timing,
 					 r, err, sizeof(err));
 		if (rc < 0) {

@@ -425,8 +425,36 @@ replay_metrics_fill(const struct replay_rows *rows,
 	ds.truth = ctx->golden;
 	if (!ctx->golden)
 		ds.output = NULL;
+	/* A filter that reads the further baros says what it makes of each
+	 * (baro_flags): rejecting one, or no longer trusting one it trusted,
+	 * is a flag too, so a vote that drops a glitching second baro and
+	 * keeps a sound height detects it. */
+	uint32_t *det_flags = NULL;
+	if (ctx->per_baro && rows->nbaro > 1 && out->baro_flags && n) {
+		det_flags = malloc(n * sizeof(*det_flags));
+		if (!det_flags)
+			goto bad;
+		bool trusted[BARO_FILTER_MAX_BAROS] = { false };
+		for (size_t i = 0; i < n; i++) {
+			det_flags[i] = out->flags[i];
+			for (uint32_t b = 1; b < rows->nbaro &&
+					     b < BARO_FILTER_MAX_BAROS; b++) {
+				uint32_t bf = out->baro_flags[i * 3 + b];
+				bool healthy = bf & BARO_FILTER_BARO_OUT_HEALTHY;
+				if ((bf & BARO_FILTER_BARO_OUT_REJECTED) ||
+				    (trusted[b] && !healthy))
+					det_flags[i] |= BARO_FILTER_OUT_REJECTED;
+				trusted[b] |= healthy;
+				/* A segment starts over. */
+				if (i + 1 < n && rows->seg_start[i + 1])
+					trusted[b] = false;
+			}
+		}
+		ds.flags = det_flags;
+	}
 	struct metrics_detect d;
 	rc = n ? metrics_detect(&ds, &dp, &d, NULL, 0) : -ENODATA;
+	free(det_flags);
 	if (rc == -ENOMEM)
 		goto bad;
 	ok = usable(rc);

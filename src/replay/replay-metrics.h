@@ -59,6 +59,10 @@ struct replay_metrics_ctx {
 	 * are the difference from it.  NULL: no fault in the case, or none
 	 * run (then they are NaN). */
 	const double *golden;
+	/* The filter reads the further baros: its verdict on each
+	 * (baro_flags) counts as a flag where it rejects one or stops
+	 * trusting one. */
+	bool per_baro;
 };
 
 int

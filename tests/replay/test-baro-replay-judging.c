@@ -712,6 +712,35 @@ test_bundled_scenario_by_name(void **state)
 	replay_case_remove(&c);
 }
 
+/* A version-2 filter reading both baros that drops the glitching second
+ * one (its baro_flags) and keeps a sound height detects the fault: its
+ * per-baro verdicts count as flags.  Before, only the estimate's own
+ * flags did, and such a vote was failed for recall 0. */
+static void
+test_per_baro_detection(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-vote", NULL, "r");
+	char spec[600];
+	snprintf(spec, sizeof(spec), "plugin:%s", plugin("VOTE_PLUGIN"));
+	struct program_result r = replay(REPLAY_RUN_QUIET, "--synthetic-only",
+					 "-s", "baro2-glitch", "-s", "clean",
+					 "-f", spec, "--no-baselines", "-o",
+					 c.out, NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
+	char *csv = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(csv, "synthetic,baro2-glitch,plugin:vote,"
+				    "recall,1,pass,"));
+	assert_true(summary_value(csv, "baro2-glitch", "plugin:vote",
+				  "leakage_m") < 0.5);
+	assert_non_null(strstr(csv, "synthetic,clean,plugin:vote,"
+				    "fp_per_1000,0,pass,"));
+	free(csv);
+	replay_case_remove(&c);
+}
+
 int
 main(void)
 {
@@ -732,6 +761,7 @@ main(void)
 		cmocka_unit_test(test_comp_beats_baro_only),
 		cmocka_unit_test(test_crashing_plugins),
 		cmocka_unit_test(test_bundled_scenario_by_name),
+		cmocka_unit_test(test_per_baro_detection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
