@@ -461,6 +461,7 @@ make_rows(struct replay_rows *rows)
 	assert_int_equal(replay_stream_synthetic(&st, &prof, 60.0, 100.0, NULL,
 						 BARO_SITL_AP_DEFAULT, 3, err,
 						 sizeof(err)), 0);
+	free(st.seg);	/* the stream's own, one segment */
 	st.seg = calloc(2, sizeof(*st.seg));
 	assert_non_null(st.seg);
 	st.seg[1].first = st.n / 2;
