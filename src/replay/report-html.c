@@ -162,8 +162,10 @@ runs_table(FILE *f, const struct report_result *res, size_t n,
 			r->under_test ? "under test" : "baseline", v, v);
 		for (size_t c = 0; c < NCOLS; c++) {
 			double x = metric(r, cols[c].metric);
+			char num[32];
 			if (isfinite(x))
-				fprintf(f, "<td data-v=\"%.9g\">%.3f</td>", x, x);
+				fprintf(f, "<td data-v=\"%.9g\">%s</td>", x,
+					report_number(num, sizeof(num), x, 3));
 			else
 				fputs("<td data-v=\"\">-</td>", f);
 		}
