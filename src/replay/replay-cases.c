@@ -738,6 +738,9 @@ filter_inputs(const struct run_ctx *ctx, size_t k,
 	return in;
 }
 
+static void
+note_copy(char *dst, size_t len, const char *src);
+
 /* One stream under one scenario: every filter, the case files, metrics. */
 static int
 run_case(struct run_ctx *ctx, const struct replay_stream *st,
@@ -830,6 +833,15 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		snprintf(refname, sizeof(refname), "none");
 	snprintf(title, sizeof(title), "%s / %s  (channel %s, truth: %s)",
 		 st->name, s->name, st->channel, refname);
+	/* The pages' zoomable plots name them in their keys. */
+	for (size_t i = 0; i < ctx->ninputs; i++)
+		if (strcmp(ctx->inputs[i].source, st->name) == 0) {
+			note_copy(ctx->inputs[i].truth,
+				  sizeof(ctx->inputs[i].truth), refname);
+			note_copy(ctx->inputs[i].reference,
+				  sizeof(ctx->inputs[i].reference),
+				  st->reference);
+		}
 	/* gnuplot's title is in single quotes. */
 	for (char *q = title; *q; q++)
 		if (*q == '\'')

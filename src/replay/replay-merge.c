@@ -285,6 +285,10 @@ read_input(json_object *o, struct report_input *in)
 		snprintf(in->damage, sizeof(in->damage), "%s", s);
 	in->cut_off = json_object_object_get_ex(o, "cut_off", &v) &&
 		      json_object_get_boolean(v);
+	if ((s = get_str(o, "truth")))
+		snprintf(in->truth, sizeof(in->truth), "%s", s);
+	if ((s = get_str(o, "reference")))
+		snprintf(in->reference, sizeof(in->reference), "%s", s);
 }
 
 /* Room for one more result and one more input. */

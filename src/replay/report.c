@@ -591,6 +591,12 @@ input_json(const struct report_input *in)
 	if (in->cut_off)
 		json_object_object_add(o, "cut_off",
 				       json_object_new_boolean(true));
+	if (in->truth[0])
+		json_object_object_add(o, "truth",
+				       json_object_new_string(in->truth));
+	if (in->reference[0])
+		json_object_object_add(o, "reference",
+				       json_object_new_string(in->reference));
 	return o;
 }
 

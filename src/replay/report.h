@@ -212,6 +212,11 @@ struct report_input {
 	/* The damage is only a last record cut off by the end of the file
 	 * (a log after a power loss): a warning, not damage for --strict. */
 	bool cut_off;
+	/* What the plots call truth and reference, for the pages' keys:
+	 * "zero-phase smoother of the clean BARO[0] (noise 0.12 m)", "gps
+	 * (GPS)"; "" when not known. */
+	char truth[REPORT_NOTE_LEN];
+	char reference[REPORT_NAME_LEN];
 };
 
 /* v as a report prints it in buf: prec decimals, or "%.3g" from a
