@@ -448,7 +448,7 @@ main_panels(struct build *b, struct plot_desc *d, double lo, double hi,
 	/* 3: what each filter flagged (unhealthy or rejected). */
 	p = &d->panel[2];
 	snprintf(p->ylabel, sizeof(p->ylabel), "flagged");
-	snprintf(p->xlabel, sizeof(p->xlabel), "time from the log's start (s)");
+	snprintf(p->xlabel, sizeof(p->xlabel), "time from log start (s)");
 	p->y_lo = 0.0;
 	p->y_hi = (double)c->nfilters + 1.0;
 	p->y_step = 1.0;
@@ -539,7 +539,7 @@ plot_layout_case(struct plot_desc *d, const struct report_case *c)
 		snprintf(p->title, sizeof(p->title), "%s%s", z[j].what,
 			 j + 1 == nz && nz_total > nz ? " (more not zoomed)"
 						      : "");
-		snprintf(p->xlabel, sizeof(p->xlabel), "time from the log's start (s)");
+		snprintf(p->xlabel, sizeof(p->xlabel), "time from log start (s)");
 		snprintf(p->ylabel, sizeof(p->ylabel), "m");
 		x_ticks(p, 60.0, true);
 		/* About fifteen markers on a dense zoom, as on the main

@@ -306,7 +306,7 @@ test_reference_named(void **state)
 		series(&d.panel[0], "reference gps (GPS) -10.50 m");
 	assert_true(ref->n > 0);
 	assert_true(ref->x[0] < 1.0);
-	assert_string_equal(d.panel[2].xlabel, "time from the log's start (s)");
+	assert_string_equal(d.panel[2].xlabel, "time from log start (s)");
 	plot_desc_free(&d);
 	fixture_free(&f);
 }
