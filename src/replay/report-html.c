@@ -102,7 +102,8 @@ extern const size_t report_uplot_js_len, report_uplot_css_len;
 /* An input's page: each .zplot draws the JSON beside it (zoom_plot())
  * with uPlot.  The input's dots, truth, reference (named, its median
  * offset taken off), each filter (under test bold), and what each
- * flagged as dots in the bottom band; faults shaded.  Wheel zooms at the
+ * flagged as dots in a band below the data (the y range leaves its
+ * bottom fifth free for them); faults shaded.  Wheel zooms at the
  * pointer, shift+wheel and shift+drag pan, a drag zooms to its span,
  * double-click resets.  Each plot's element carries its visible range
  * (data-x-min, data-x-max) and the body data-plots the count drawn, for
@@ -167,7 +168,9 @@ static const char *const plot_script =
 	"return f?lv:null;}));}"
 	"var w=Math.max(el.clientWidth||1000,400);"
 	"var u=new uPlot({width:w,height:380,series:s,"
-	"scales:{x:{time:false},flag:{auto:false,range:[0,(n+1)*5]}},"
+	"scales:{x:{time:false},y:{range:function(u,lo,hi){"
+	"var d=hi-lo||1;return[lo-0.3*d,hi+0.05*d];}},"
+	"flag:{auto:false,range:[0,(n+1)*5]}},"
 	"axes:[{label:'time from log start (s)'},"
 	"{label:'altitude (m)',values:function(u,t){return t.map(num);},"
 	"size:70}],"
