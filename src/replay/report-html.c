@@ -103,7 +103,7 @@ extern const size_t report_uplot_js_len, report_uplot_css_len;
  * with uPlot.  The input's dots, truth, reference (named, its median
  * offset taken off), each filter (under test bold), and what each
  * flagged as dots in a band below the data (the y range leaves its
- * bottom fifth free for them); faults shaded.  Wheel zooms at the
+ * bottom fifth free for them, unlabelled); faults shaded.  Wheel zooms at the
  * pointer, shift+wheel and shift+drag pan, a drag zooms to its span,
  * double-click resets.  Each plot's element carries its visible range
  * (data-x-min, data-x-max) and the body data-plots the count drawn, for
@@ -172,7 +172,9 @@ static const char *const plot_script =
 	"var d=hi-lo||1;return[lo-0.3*d,hi+0.05*d];}},"
 	"flag:{auto:false,range:[0,(n+1)*5]}},"
 	"axes:[{label:'time from log start (s)'},"
-	"{label:'altitude (m)',values:function(u,t){return t.map(num);},"
+	"{label:'altitude (m)',values:function(u,t){var y=u.scales.y,"
+	"c=y.min+0.3*(y.max-y.min)/1.35-1e-9;return t.map(function(v){"
+	"return v<c?'':num(v);});},"
 	"size:70}],"
 	"cursor:{drag:{x:true,y:false}},"
 	"hooks:{drawClear:[shade(d.faults)],setScale:[function(u,k){"

@@ -821,6 +821,13 @@ test_cut_off_strict(void **state)
 	assert_non_null(strstr(csv, "\nmav_arducopter_cmac_2015.tlog,,,input,"
 				    "2,cut-off,"));
 	free(csv);
+	/* The same through shards and their merge (summary.json's
+	 * "cut_off" carries it). */
+	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "--strict", "--jobs",
+		   "2", "-f", "lowpass", "-s", c.clean, "-o", c.out, p[0], p[1],
+		   NULL);
+	assert_int_equal(r.status, 0);
+	program_result_free(&r);
 	r = replay(REPLAY_RUN_QUIET, "--no-synthetic", "--strict", "-f",
 		   "lowpass", "-s", c.clean, "-o", c.out, p[2], NULL);
 	assert_int_equal(r.status, 1);
