@@ -183,8 +183,9 @@ static const char *const plot_script =
 	"interact(u);el.uplot=u;return u;}"
 	"var n=0;Array.prototype.forEach.call(document.querySelectorAll("
 	"'.zplot'),function(el){var j=JSON.parse(document.getElementById("
-	"'d-'+el.id.slice(2)).textContent);if(!j.d){el.textContent="
-	"'No zoomable plot: '+(j.error||'no data');return;}draw(el,j);n++;});"
+	"'d-'+el.id.slice(2)).textContent);if(!j.d||j.d.t.length<2){"
+	"el.textContent='No zoomable plot: '+(j.error||'fewer than two rows');"
+	"el.style.minHeight='0';return;}draw(el,j);n++;});"
 	"document.body.setAttribute('data-plots',String(n));})();";
 
 static void
