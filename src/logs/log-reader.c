@@ -37,6 +37,7 @@ fail(struct log_reader *r, int err, const char *fmt, ...)
 	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
 	va_end(ap);
 	r->failed = true;
+	r->error = err;
 	return err;
 }
 
@@ -174,10 +175,26 @@ log_reader_damage(const struct log_reader *r, int rc, char *buf, size_t len)
 			     i->first_bad_offset);
 	if (n < 0 || (size_t)n >= len)
 		n = 0;
+	/* r->err starts with the log's name, which the caller's message
+	 * names already. */
+	const char *e = r->err;
+	size_t nl = strlen(r->name);
+	if (strncmp(e, r->name, nl) == 0 && strncmp(e + nl, ": ", 2) == 0)
+		e += nl + 2;
 	if (rc < 0)
 		snprintf(buf + n, len - (size_t)n, "%sreading stopped: %s",
-			 n ? "; " : "", r->err);
+			 n ? "; " : "", e);
 	return rc < 0 || i->bytes_skipped || i->records_bad;
+}
+
+bool
+log_reader_cut_off(const struct log_reader *r)
+{
+	/* Every reader says -ENODATA for a record the end of the file cut;
+	 * a broken gzip stream is damage whatever the reader saw. */
+	return r->failed && r->error == -ENODATA &&
+	       !(r->in.gz && r->in.error) && !r->info.bytes_skipped &&
+	       !r->info.records_bad;
 }
 
 struct baro_like {

@@ -269,6 +269,7 @@ struct log_reader {
 	struct log_info info;
 	const char *name;	/* file name for messages; not owned */
 	bool failed;
+	int error;		/* the negative errno that failed it */
 	char err[LOG_ERR_LEN];
 };
 
@@ -306,6 +307,14 @@ log_reader_close(struct log_reader *r);
  */
 bool
 log_reader_damage(const struct log_reader *r, int rc, char *buf, size_t len);
+
+/*
+ * Did reading stop only at a last record cut off by the end of the file
+ * (what a log looks like after a power loss), with no damage before it?
+ * Then the damage log_reader_damage() describes is that cut alone.
+ */
+bool
+log_reader_cut_off(const struct log_reader *r);
 
 /*
  * Message types whose names look like a barometer's ("BARO", "BAR2",

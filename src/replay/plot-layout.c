@@ -174,7 +174,7 @@ flagged(const struct replay_output *o, size_t i)
 
 /* A zoomed window: a fault's (padded) or a truth step's. */
 struct zoom {
-	double lo, hi;		/* log time, s */
+	double lo, hi;		/* s from the first sample */
 	double f_lo, f_hi;	/* the fault itself (NaN: a step) */
 	char what[64];
 };
@@ -236,7 +236,7 @@ step_decimals(double step)
 
 struct build {
 	const struct report_case *c;
-	double *x;		/* the log's own time, s */
+	double *x;		/* s from the first sample */
 	double *tmp;		/* one series at a time */
 	struct plot_point *pts;
 	size_t cap;
@@ -314,10 +314,17 @@ add_altitude(struct build *b, struct plot_panel *p, size_t ncols, int pi,
 		for (size_t i = 0; i < r->n; i++)
 			b->tmp[i] = r->reference_m[i] -
 				    (isfinite(b->ref_off) ? b->ref_off : 0.0);
-		char t[48] = "reference";
+		/* The key names the reference's source ("reference gps
+		 * (GPS)"): a GPS and an EKF are not alike. */
+		const char *src = c->reference && c->reference[0]
+					  ? c->reference
+					  : "of the log";
+		char t[96];
 		if (isfinite(b->ref_off) && fabs(b->ref_off) >= 0.1)
-			snprintf(t, sizeof(t), "reference %+.2f m",
+			snprintf(t, sizeof(t), "reference %s %+.2f m", src,
 				 -b->ref_off);
+		else
+			snprintf(t, sizeof(t), "reference %s", src);
 		rc = add_series(b, p, b->tmp, ncols, t, ref_style);
 	}
 	for (size_t i = 0; rc == 0 && i < c->nfilters; i++) {
@@ -441,7 +448,7 @@ main_panels(struct build *b, struct plot_desc *d, double lo, double hi,
 	/* 3: what each filter flagged (unhealthy or rejected). */
 	p = &d->panel[2];
 	snprintf(p->ylabel, sizeof(p->ylabel), "flagged");
-	snprintf(p->xlabel, sizeof(p->xlabel), "log time (s)");
+	snprintf(p->xlabel, sizeof(p->xlabel), "time from log start (s)");
 	p->y_lo = 0.0;
 	p->y_hi = (double)c->nfilters + 1.0;
 	p->y_step = 1.0;
@@ -488,8 +495,10 @@ plot_layout_case(struct plot_desc *d, const struct report_case *c)
 	if (!b.x || !b.tmp || !b.pts || !slo || !shi)
 		goto out;
 	for (size_t i = 0; i < r->n; i++)
-		b.x[i] = (double)r->t_us[i] * 1e-6;
-	const double t0 = (double)r->t0_us * 1e-6;
+		b.x[i] = r->t_s[i];
+	/* Time from the first sample, as in the case's CSV: a ULog's
+	 * clock reads 1710773355 s, which no one can read off an axis. */
+	const double t0 = 0.0;
 	double lo = r->n ? b.x[0] : 0.0, hi = r->n ? b.x[r->n - 1] : 1.0;
 	if (!(hi > lo))
 		hi = lo + 1.0;
@@ -530,7 +539,7 @@ plot_layout_case(struct plot_desc *d, const struct report_case *c)
 		snprintf(p->title, sizeof(p->title), "%s%s", z[j].what,
 			 j + 1 == nz && nz_total > nz ? " (more not zoomed)"
 						      : "");
-		snprintf(p->xlabel, sizeof(p->xlabel), "log time (s)");
+		snprintf(p->xlabel, sizeof(p->xlabel), "time from log start (s)");
 		snprintf(p->ylabel, sizeof(p->ylabel), "m");
 		x_ticks(p, 60.0, true);
 		/* About fifteen markers on a dense zoom, as on the main

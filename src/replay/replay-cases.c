@@ -754,6 +754,9 @@ filter_inputs(const struct run_ctx *ctx, size_t k,
 	return in;
 }
 
+static void
+note_copy(char *dst, size_t len, const char *src);
+
 /* One stream under one scenario: every filter, the case files, metrics. */
 static int
 run_case(struct run_ctx *ctx, const struct replay_stream *st,
@@ -846,6 +849,15 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		snprintf(refname, sizeof(refname), "none");
 	snprintf(title, sizeof(title), "%s / %s  (channel %s, truth: %s)",
 		 st->name, s->name, st->channel, refname);
+	/* The pages' zoomable plots name them in their keys. */
+	for (size_t i = 0; i < ctx->ninputs; i++)
+		if (strcmp(ctx->inputs[i].source, st->name) == 0) {
+			note_copy(ctx->inputs[i].truth,
+				  sizeof(ctx->inputs[i].truth), refname);
+			note_copy(ctx->inputs[i].reference,
+				  sizeof(ctx->inputs[i].reference),
+				  st->reference);
+		}
 	/* gnuplot's title is in single quotes. */
 	for (char *q = title; *q; q++)
 		if (*q == '\'')
@@ -1078,8 +1090,10 @@ run_log(struct run_ctx *ctx, const char *path, const struct scen *scens,
 	}
 	char dmg[LOG_ERR_LEN + 96];
 	if (rc == 0 && log_reader_damage(&r, st.damage[0] ? -1 : 0, dmg,
-					 sizeof(dmg)))
+					 sizeof(dmg))) {
 		note_copy(in->damage, sizeof(in->damage), dmg);
+		in->cut_off = log_reader_cut_off(&r);
+	}
 	log_reader_close(&r);
 	close(fd);
 	if (rc < 0) {
@@ -1098,7 +1112,14 @@ run_log(struct run_ctx *ctx, const char *path, const struct scen *scens,
 		 st.channel);
 	replay_stream_describe_segments(&st, in->segment_note,
 					sizeof(in->segment_note));
-	if (in->damage[0]) {
+	if (in->cut_off) {
+		/* What a log looks like after a power loss: said, not
+		 * counted as damage by --strict. */
+		fprintf(stderr, "baro-replay: warning: %s: its last record is "
+				"cut off (%s); the %zu samples before it are "
+				"used\n",
+			path, in->damage, st.n);
+	} else if (in->damage[0]) {
 		fprintf(stderr, "baro-replay: warning: %s: damaged: %s (the %zu "
 				"samples %s are used)\n",
 			path, in->damage, st.n,
@@ -1416,8 +1437,11 @@ replay_cases_run(const struct replay_config *cfg)
 			cfg->report_dir);
 	for (size_t i = 0; i < ctx.ninputs; i++)
 		if (ctx.inputs[i].damage[0])
-			fprintf(stderr, "baro-replay: damaged input, used up to "
-					"the damage: %s: %s\n",
+			fprintf(stderr, "baro-replay: %s: %s: %s\n",
+				ctx.inputs[i].cut_off
+					? "input cut off at its end, used up "
+					  "to the cut"
+					: "damaged input, used up to the damage",
 				ctx.inputs[i].source, ctx.inputs[i].damage);
 	struct replay_verdict_opts vo = {
 		/* A shard of run --jobs records --strict in its run.json

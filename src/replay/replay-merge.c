@@ -283,6 +283,12 @@ read_input(json_object *o, struct report_input *in)
 		snprintf(in->segment_note, sizeof(in->segment_note), "%s", s);
 	if ((s = get_str(o, "damage")))
 		snprintf(in->damage, sizeof(in->damage), "%s", s);
+	in->cut_off = json_object_object_get_ex(o, "cut_off", &v) &&
+		      json_object_get_boolean(v);
+	if ((s = get_str(o, "truth")))
+		snprintf(in->truth, sizeof(in->truth), "%s", s);
+	if ((s = get_str(o, "reference")))
+		snprintf(in->reference, sizeof(in->reference), "%s", s);
 }
 
 /* Room for one more result and one more input. */
@@ -776,7 +782,7 @@ replay_merge(const struct replay_merge_config *cfg)
 			vo.unchecked++;
 	}
 	for (size_t i = 0; i < nins; i++) {
-		vo.ndamaged += ins[i].damage[0] != '\0';
+		vo.ndamaged += ins[i].damage[0] != '\0' && !ins[i].cut_off;
 		vo.nempty += !ins[i].used;
 	}
 	if (!cfg->quiet)

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The report as web pages, self-contained (no network, no CDN: styles
- * and the sorting script are inline; plots and CSVs are relative links
- * inside the report):
- *   index.html          the filter verdicts, every input with what
- *                       became of it, and every run as one sortable
- *                       table (log x scenario x filter, verdict colours;
- *                       index.html#sort=COLUMN opens it sorted)
+ * The report as web pages, self-contained (no network, no CDN: styles,
+ * the sorting script, uPlot and each case's plot data are inline; PNGs
+ * and CSVs are relative links inside the report):
+ *   index.html          a filter x scenario matrix (#matrix: worst
+ *                       verdict and counts per cell, each linking to
+ *                       its runs at #m-F-S), the filter verdicts, a
+ *                       section per input (#in-SOURCE), and every run
+ *                       as one sortable table (#all; index.html#sort=
+ *                       COLUMN opens it sorted)
  *   cases/SOURCE.html   one page per input (the synthetic stream too):
- *                       its channel, segments, damage, and per scenario
- *                       its plot, its runs and links to its CSV and
- *                       gnuplot script
+ *                       its channel, segments, damage, its runs, and per
+ *                       scenario (#case-NAME) a plot to zoom and pan
+ *                       (report-zoom.h's data), its PNG and links to its
+ *                       CSV and gnuplot script
  */
 #ifndef BAROD_REPORT_HTML_H
 #define BAROD_REPORT_HTML_H

@@ -465,7 +465,10 @@ report_plotter_close(struct report_plotter *p, char *err, size_t errlen)
 static const char *
 input_status(const struct report_input *in)
 {
-	return !in->used ? "no-data" : in->damage[0] ? "damaged" : "used";
+	return !in->used      ? "no-data"
+	       : in->cut_off  ? "cut-off"
+	       : in->damage[0] ? "damaged"
+			       : "used";
 }
 
 static int
@@ -505,7 +508,10 @@ write_csv(const char *dir, const struct report_result *res, size_t n,
 		char note[2 * REPORT_NOTE_LEN + 16];
 		snprintf(note, sizeof(note), "%s%s%s%s%s", in->outcome,
 			 in->segment_note[0] ? "; " : "", in->segment_note,
-			 in->damage[0] ? "; damaged: " : "", in->damage);
+			 !in->damage[0] ? ""
+			 : in->cut_off  ? "; cut off: "
+					: "; damaged: ",
+			 in->damage);
 		fprintf(f, "%s,,,input,", in->source);
 		if (in->used)
 			fprintf(f, "%zu", in->segments);
@@ -582,6 +588,15 @@ input_json(const struct report_input *in)
 	if (in->damage[0])
 		json_object_object_add(o, "damage",
 				       json_object_new_string(in->damage));
+	if (in->cut_off)
+		json_object_object_add(o, "cut_off",
+				       json_object_new_boolean(true));
+	if (in->truth[0])
+		json_object_object_add(o, "truth",
+				       json_object_new_string(in->truth));
+	if (in->reference[0])
+		json_object_object_add(o, "reference",
+				       json_object_new_string(in->reference));
 	return o;
 }
 
@@ -655,13 +670,40 @@ metric(const struct report_result *r, const char *name)
 	return NAN;
 }
 
+const char *
+report_number(char *buf, size_t len, double v, int prec)
+{
+	/* A filter's output of 1e308 is a number, not 309 digits that
+	 * break every column after it. */
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 1e6)
+		snprintf(buf, len, "%.3g", v);
+	else
+		snprintf(buf, len, "%.*f", prec, v);
+	return buf;
+}
+
 static void
 put_cell(FILE *f, double v, int width, int prec)
 {
-	if (isfinite(v))
-		fprintf(f, " %*.*f", width, prec, v);
-	else
-		fprintf(f, " %*s", width, "-");
+	char b[32];
+	report_number(b, sizeof(b), v, prec);
+	/* Columns stay aligned: "1.23e+308" in a 7-wide one is "1e+308". */
+	if (strlen(b) > (size_t)width)
+		snprintf(b, sizeof(b), "%.0e", v);
+	fprintf(f, " %*s", width, b);
+}
+
+/* The widest filter label, at least min: labels are never cut. */
+static int
+filter_width(const struct report_result *res, size_t n, int min)
+{
+	size_t w = (size_t)min;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(res[i].filter) > w)
+			w = strlen(res[i].filter);
+	return (int)w;
 }
 
 size_t
@@ -720,13 +762,17 @@ report_print_verdicts(FILE *f, const struct report_filter_tally *t, size_t nt)
 		fprintf(f, "exploratory run: no filter under test (name them "
 			   "with -f), nothing judged\n");
 	}
-	fprintf(f, "  %-30s %-10s %5s %5s %5s %5s %9s  %s\n", "filter", "role",
-		"runs", "pass", "warn", "fail", "unchecked", "verdict");
+	size_t w = 30;
+	for (size_t k = 0; k < nt; k++)
+		if (strlen(t[k].filter) > w)
+			w = strlen(t[k].filter);
+	fprintf(f, "  %-*s %-10s %5s %5s %5s %5s %9s  %s\n", (int)w, "filter",
+		"role", "runs", "pass", "warn", "fail", "unchecked", "verdict");
 	for (size_t k = 0; k < nt; k++) {
 		const struct report_filter_tally *x = &t[k];
 		enum report_status v = report_filter_verdict(x);
-		fprintf(f, "  %-30.30s %-10s %5zu %5zu %5zu %5zu %9zu  %s\n",
-			x->filter, x->under_test ? "under test" : "baseline",
+		fprintf(f, "  %-*s %-10s %5zu %5zu %5zu %5zu %9zu  %s\n",
+			(int)w, x->filter, x->under_test ? "under test" : "baseline",
 			x->runs, x->counts[REPORT_PASS], x->counts[REPORT_WARN],
 			x->counts[REPORT_FAIL], x->counts[REPORT_NONE],
 			!x->under_test ? "(not judged)"
@@ -748,16 +794,16 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 		{ "rms_m", "rms_m", 7, 3 },
 		{ "max_abs_m", "max_m", 7, 2 },
 		{ "p95_abs_m", "p95_m", 7, 3 },
-		{ "lag_s", "lag_s", 6, 3 },
-		{ "latency_max_s", "det_s", 6, 2 },
-		{ "recall", "recall", 6, 2 },
-		{ "fp_per_1000", "fp/1k", 6, 1 },
-		{ "rejected_pct", "rej%", 6, 1 },
+		{ "lag_s", "lag_s", 7, 3 },
+		{ "latency_max_s", "det_s", 7, 2 },
+		{ "recall", "recall", 7, 2 },
+		{ "fp_per_1000", "fp/1k", 7, 1 },
+		{ "rejected_pct", "rej%", 7, 1 },
 		/* Against the log's own reference: its offset (another
 		 * datum: GPS AMSL, an EKF origin; 10.5 m on the 2015
 		 * tlog) apart from how well they agree. */
 		{ "ref_bias_m", "ref_off", 7, 2 },
-		{ "ref_sd_m", "ref_sd", 6, 2 },
+		{ "ref_sd_m", "ref_sd", 7, 2 },
 	};
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/summary.txt", dir);
@@ -788,20 +834,24 @@ write_text(const char *dir, const struct report_result *res, size_t n,
 	}
 	for (size_t i = 0; i < ninputs; i++)
 		if (inputs[i].damage[0])
-			fprintf(f, "damaged input (used up to the damage): "
-				   "%s: %s\n",
+			fprintf(f, "%s: %s: %s\n",
+				inputs[i].cut_off
+					? "input cut off at its end (as after "
+					  "a power loss; used up to the cut)"
+					: "damaged input (used up to the damage)",
 				inputs[i].source, inputs[i].damage);
+	const int fw = filter_width(res, n, 22);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || strcmp(res[i].source, res[i - 1].source) != 0 ||
 		    strcmp(res[i].scenario, res[i - 1].scenario) != 0) {
-			fprintf(f, "\n%s / %s\n  %-22s", res[i].source,
-				res[i].scenario, "filter");
+			fprintf(f, "\n%s / %s\n  %-*s", res[i].source,
+				res[i].scenario, fw, "filter");
 			for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]);
 			     c++)
 				fprintf(f, " %*s", cols[c].width, cols[c].head);
 			fprintf(f, "  status\n");
 		}
-		fprintf(f, "  %-22.22s", res[i].filter);
+		fprintf(f, "  %-*s", fw, res[i].filter);
 		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 			put_cell(f, metric(&res[i], cols[c].metric),
 				 cols[c].width, cols[c].prec);

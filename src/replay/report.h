@@ -209,11 +209,25 @@ struct report_input {
 	size_t segments;	/* 0 when not used */
 	char segment_note[REPORT_NOTE_LEN];	/* "2 segments (gap of ...)" */
 	char damage[REPORT_NOTE_LEN];	/* "" when none */
+	/* The damage is only a last record cut off by the end of the file
+	 * (a log after a power loss): a warning, not damage for --strict. */
+	bool cut_off;
+	/* What the plots call truth and reference, for the pages' keys:
+	 * "zero-phase smoother of the clean BARO[0] (noise 0.12 m)", "gps
+	 * (GPS)"; "" when not known. */
+	char truth[REPORT_NOTE_LEN];
+	char reference[REPORT_NAME_LEN];
 };
+
+/* v as a report prints it in buf: prec decimals, or "%.3g" from a
+ * million up (1e+308, not 309 digits); "-" when not finite.  Returns
+ * buf. */
+const char *
+report_number(char *buf, size_t len, double v, int prec);
 
 /* summary.csv, summary.json and summary.txt, with one entry per input
  * (summary.csv: a row "SOURCE,,,input,SEGMENTS,STATUS,OUTCOME" where
- * STATUS is used, damaged or no-data; summary.json: an object with
+ * STATUS is used, cut-off, damaged or no-data; summary.json: an object with
  * "input"; summary.txt: a line each, and "damaged input (used up to the
  * damage): ..." for damaged ones). */
 int

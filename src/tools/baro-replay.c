@@ -163,7 +163,8 @@ usage(FILE *out)
 	      "                         unchecked (its faults did not\n"
 	      "                         run on the recording), a log is "
 	      "damaged or has no\n"
-	      "                         baro samples\n"
+	      "                         baro samples (a last record cut "
+	      "off is a warning)\n"
 	      "  -q, --quiet            no progress on stderr\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          the version\n",

@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# baro-replay's HTML report in a real browser (issue 29 item 4): headless
-# Chromium loads report/index.html (sorted by a column through its URL)
-# and a log's page, takes a screenshot, and the DOM it ends up with is
-# checked: the script ran without errors, one row per run with the
-# summary's verdicts, the rows sorted, every link and image resolving
-# inside the report, nothing fetched from a network.
+# baro-replay's HTML report in a real browser (issue 29 item 4, issue 35
+# item 5): headless Chromium loads report/index.html (sorted by a column
+# through its URL) and a log's page, takes a screenshot, and the DOM it
+# ends up with is checked: the script ran without errors, one row per
+# run with the summary's verdicts, the rows sorted, the filter x
+# scenario matrix with a cell per pair holding every run, every link,
+# anchor and image resolving inside the report, nothing fetched from a
+# network.  A log's page is then loaded in a frame of a test page that
+# wheels, shift-wheels and drags its first plot and reads the visible
+# time range back after each.
 # Environment (meson): BARO_REPLAY, SCENARIO_DIR, LOGS_DIR.  Without
 # chromium: exit 77, unless CHROMIUM_REQUIRED=1 (CI) makes it a failure.
 set -u
@@ -94,6 +98,37 @@ for page in "$tmp/r/index.html" "$tmp/r/cases/"*.html; do
 	done >>"$tmp/links"
 done
 [ -s "$tmp/links" ] && bad "links: $(head -n 5 "$tmp/links")"
+
+# Every anchor a link names exists in the page it names.
+for page in "$tmp/r/index.html" "$tmp/r/cases/"*.html; do
+	dir=$(dirname "$page")
+	grep -o 'href="[^"]*#[^"]*"' "$page" | sed 's/^href="//; s/"$//' | sort -u |
+	while read -r link; do
+		file=${link%%#*}
+		id=${link#*#}
+		target=$page
+		[ -n "$file" ] && target="$dir/$file"
+		grep -q "id=\"$id\"" "$target" 2>/dev/null ||
+			echo "$page: $link: no id \"$id\" there"
+	done >>"$tmp/anchors"
+done
+[ -s "$tmp/anchors" ] && bad "anchors: $(head -n 5 "$tmp/anchors")"
+
+# The matrix: a cell per (filter, scenario), its runs adding up to every
+# run, a failing cell (spike fails baselines), and each cell's link to
+# a list of its runs.
+grep -q '<table id="mtable">' "$tmp/index.dom" || bad "index.html: no filter x scenario matrix"
+mruns=$(grep -o 'data-runs="[0-9]*"' "$tmp/index.dom" | tr -dc '0-9\n' | awk '{ s += $1 } END { print s + 0 }')
+[ "$mruns" = "$runs" ] || bad "index.html: the matrix holds $mruns runs, summary.json $runs"
+nfilters=$(grep -o '"filter":"[^"]*"' "$tmp/r/summary.json" | sort -u | wc -l)
+nscen=$(grep -o '"scenario":"[^"]*"' "$tmp/r/summary.json" | sort -u | wc -l)
+cells=$(grep -o '<td class="t cell ' "$tmp/index.dom" | wc -l)
+[ "$cells" = $((nfilters * nscen)) ] || bad "index.html: $cells matrix cells for $nfilters filters x $nscen scenarios"
+grep -q '<td class="t cell fail' "$tmp/index.dom" || bad "index.html: no failing cell (spike fails the baselines)"
+for id in $(grep -o 'href="#m-[0-9]*-[0-9]*"' "$tmp/r/index.html" | sed 's/href="#//; s/"//'); do
+	n=$(awk -v id="$id" 'index($0, "id=\"" id "\"") { on = 1 } on && /<li>/ { n++ } on && /<\/section>/ { print n + 0; exit }' "$tmp/r/index.html")
+	[ -n "$n" ] && [ "$n" -ge 1 ] || bad "index.html: cell $id lists no runs"
+done
 pages=$(ls "$tmp/r/cases/"*.html | wc -l)
 [ "$pages" -ge 1 ] || bad "no page per input"
 if [ "$plots" = png ]; then
@@ -104,7 +139,7 @@ if [ "$plots" = png ]; then
 	[ "$imgs" -ge "$pages" ] || bad "the pages show $imgs plots for $pages inputs"
 	# Each case either shows its plot or says it was not drawn and
 	# how to draw it; no plot drawn that no page shows.
-	cases=$(cat "$tmp/r/cases/"*.html | grep -c '^<h2>')
+	cases=$(cat "$tmp/r/cases/"*.html | grep -c '^<h2 id="case-')
 	undrawn=$(cat "$tmp/r/cases/"*.html | grep -c 'class="note undrawn"')
 	[ $((imgs + undrawn)) = "$cases" ] ||
 		bad "$cases cases on the pages: $imgs plots, $undrawn not drawn"
@@ -129,7 +164,72 @@ if ! head -c 8 "$tmp/index.png" 2>/dev/null | od -An -c | grep -q 'P   N   G'; t
 elif [ "$(wc -c <"$tmp/index.png")" -lt 20000 ]; then
 	bad "the screenshot is nearly empty ($(wc -c <"$tmp/index.png") bytes)"
 fi
-[ -n "${HTML_REPORT_KEEP:-}" ] && cp -r "$tmp/r" "$tmp/index.png" "$HTML_REPORT_KEEP"
 
-[ $fail = 0 ] && echo "ok: $rows runs in the browser, $pages pages, links resolve"
+# Zoom and pan in the page: a test page frames the log's page (file://
+# frames need --allow-file-access-from-files to be scripted) and sends
+# its first plot a wheel (zoom in at the middle), a shift+wheel (pan)
+# and a drag over its second quarter, reading the visible range back
+# after each from the plot's data-x-min/data-x-max.
+logpage=$(ls "$tmp/r/cases/"*.html | grep -v synthetic | head -n 1)
+[ -n "$logpage" ] || logpage=$(ls "$tmp/r/cases/"*.html | head -n 1)
+cat >"$tmp/zoom.html" <<EOF
+<!DOCTYPE html><html><body><iframe id="f" src="file://$logpage"
+style="width:1280px;height:900px"></iframe><script>
+function say(k,v){document.body.setAttribute('data-'+k,v);}
+window.onerror=function(m){say('errors',String(m));};
+function rng(el){return el.getAttribute('data-x-min')+' '+el.getAttribute('data-x-max');}
+document.getElementById('f').addEventListener('load',function(){try{
+var d=this.contentDocument,w=this.contentWindow;
+say('inner-errors',d.body.getAttribute('data-errors')||'');
+say('plots',d.body.getAttribute('data-plots')||'');
+say('zplots',String(d.querySelectorAll('.zplot').length));
+var el=d.querySelector('.zplot'),o=el.querySelector('.u-over');
+say('legend',String(el.querySelectorAll('.u-legend .u-series').length));
+say('x0',rng(el));
+var r=o.getBoundingClientRect(),cx=r.left+r.width/2,cy=r.top+r.height/2;
+o.dispatchEvent(new w.WheelEvent('wheel',{deltaY:-300,clientX:cx,clientY:cy,bubbles:true,cancelable:true}));
+setTimeout(function(){say('wheel',rng(el));
+o.dispatchEvent(new w.WheelEvent('wheel',{deltaY:100,shiftKey:true,clientX:cx,clientY:cy,bubbles:true,cancelable:true}));
+setTimeout(function(){say('pan',rng(el));
+o.dispatchEvent(new w.MouseEvent('mousedown',{clientX:r.left+r.width*0.25,clientY:cy,bubbles:true,button:0,buttons:1}));
+var m={clientX:r.left+r.width*0.5,clientY:cy,movementX:r.width*0.25,bubbles:true,button:0,buttons:1};
+o.dispatchEvent(new w.MouseEvent('mousemove',m));
+d.dispatchEvent(new w.MouseEvent('mouseup',m));
+setTimeout(function(){say('drag',rng(el));say('done','1');},50);},50);},50);
+}catch(e){say('errors',String(e));}});
+</script></body></html>
+EOF
+chrome p4 --allow-file-access-from-files --window-size=1300,1000 \
+	--virtual-time-budget=5000 --dump-dom "file://$tmp/zoom.html" |
+	grep -o '<body[^>]*>' >"$tmp/zoom.dom"
+attr() { sed -n "s/.* data-$1=\"\([^\"]*\)\".*/\1/p" "$tmp/zoom.dom"; }
+[ "$(attr done)" = 1 ] || bad "zoom: the test page did not finish: $(cat "$tmp/zoom.dom")"
+[ -z "$(attr errors)" ] && [ -z "$(attr inner-errors)" ] ||
+	bad "zoom: script errors: $(attr errors) $(attr inner-errors)"
+[ "$(attr plots)" = "$(attr zplots)" ] && [ "$(attr plots)" -ge 1 ] ||
+	bad "zoom: $(attr plots) of $(attr zplots) plots drawn"
+# Time, input, truth, (reference,) each filter and what each flagged.
+[ "$(attr legend)" -ge 5 ] || bad "zoom: a key of $(attr legend) entries"
+echo "$(attr x0) $(attr wheel) $(attr pan) $(attr drag)" | awk '{
+	w0 = $2 - $1; w1 = $4 - $3; w2 = $6 - $5; w3 = $8 - $7
+	if (!(w0 > 0)) { print "no initial range"; exit 1 }
+	# The wheel zooms in about the middle, to 0.8 of the span.
+	if (w1 > 0.85 * w0 || w1 < 0.75 * w0 || $3 <= $1 || $4 >= $2) {
+		print "wheel: " $1 " " $2 " -> " $3 " " $4; exit 1 }
+	# shift+wheel pans: the span kept, moved later.
+	if (w2 - w1 > 1e-6 * w0 || w1 - w2 > 1e-6 * w0 || $5 <= $3) {
+		print "pan: " $3 " " $4 " -> " $5 " " $6; exit 1 }
+	# The drag over the second quarter shows about that quarter.
+	if (w3 > 0.3 * w2 || w3 < 0.2 * w2 || $7 < $5 + 0.2 * w2 || $7 > $5 + 0.3 * w2) {
+		print "drag: " $5 " " $6 " -> " $7 " " $8; exit 1 }
+}' >"$tmp/zoom.chk" || bad "zoom: $(cat "$tmp/zoom.chk")"
+if grep -E 'CONSOLE.*(Uncaught|Error)' "$tmp/chrome.err" >/dev/null; then
+	bad "console errors: $(grep -E 'CONSOLE' "$tmp/chrome.err" | head -n 3)"
+fi
+chrome p5 --window-size=1300,1600 --virtual-time-budget=3000 \
+	--screenshot="$tmp/page.png" "file://$logpage" >/dev/null
+
+[ -n "${HTML_REPORT_KEEP:-}" ] && cp -r "$tmp/r" "$tmp/index.png" "$tmp/page.png" "$HTML_REPORT_KEEP"
+
+[ $fail = 0 ] && echo "ok: $rows runs in the browser, $pages pages, links and anchors resolve, a $cells-cell matrix, zoom $(attr x0) -> $(attr wheel) -> pan $(attr pan) -> drag $(attr drag)"
 exit $fail

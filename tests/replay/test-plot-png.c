@@ -22,12 +22,13 @@
 #include "report-plot.h"
 #include "test-files.h"
 
-/* A synthetic case: 100 s of n rows from log time T0, truth a slow sine, the input
+/* A synthetic case: 100 s of n rows from log time T0 (a ULog's Unix
+ * time; the axes start at 0, the first sample), truth a slow sine, the input
  * the truth plus a one-sample spike inside a fault window; filter 0
  * ("raw", under test) follows the input, filter 1 ("lowpass", a
  * baseline) the truth offset by OFFSET and is flagged inside the
  * window. */
-#define T0 300.0
+#define T0 1710773355.0
 #define SPIKE_M 40.0
 #define OFFSET 0.5
 #define WIN_LO 60.0	/* the fault window, s since the first row */
@@ -180,9 +181,9 @@ test_layout(void **state)
 	/* Altitude, error, flags, and one zoomed panel on the fault. */
 	assert_int_equal(d.npanels, 4);
 	const struct plot_panel *alt = &d.panel[0], *zoom = &d.panel[3];
-	/* The log's own time. */
-	assert_true(fabs(alt->x_lo - T0) < 1e-6);
-	assert_true(alt->x_hi > T0 + 99.0 && alt->x_hi < T0 + 100.0);
+	/* Time from the first sample, not the log's clock. */
+	assert_true(fabs(alt->x_lo) < 1e-6);
+	assert_true(alt->x_hi > 99.0 && alt->x_hi < 100.0);
 	/* The spike sets the altitude axis, out to a whole tick. */
 	assert_true(alt->y_hi >= 5.0 + SPIKE_M);
 	assert_true(fabs(remainder(alt->y_hi, alt->y_step)) < 1e-9);
@@ -198,9 +199,9 @@ test_layout(void **state)
 	/* Baselines drawn first, so under the filters under test. */
 	assert_true(lp < raw);
 	/* The zoomed panel frames the window with a pad, and shades it. */
-	assert_true(zoom->x_lo < T0 + WIN_LO && zoom->x_hi > T0 + WIN_HI);
+	assert_true(zoom->x_lo < WIN_LO && zoom->x_hi > WIN_HI);
 	assert_int_equal(zoom->nshade, 1);
-	assert_true(fabs(zoom->shade[0][0] - (T0 + WIN_LO)) < 1e-9);
+	assert_true(fabs(zoom->shade[0][0] - WIN_LO) < 1e-9);
 	/* Ticks at round numbers. */
 	for (size_t j = 0; j < d.npanels; j++) {
 		double s = d.panel[j].x_step;
@@ -255,7 +256,7 @@ test_pixels(void **state)
 	for (size_t i = 50; i < r->n; i += 150) {
 		if (i > f.spike - 30 && i < f.spike + 30)
 			continue;
-		double t = T0 + r->t_s[i];
+		double t = r->t_s[i];
 		assert_true(near(im, px_x(alt, t), px_y(alt, r->in_alt_m[i]), 2,
 				 raw->st.rgb));
 		/* lowpass is under raw's bold line where they meet, so its
@@ -266,7 +267,7 @@ test_pixels(void **state)
 	}
 	/* The spike's column reaches the spike's row on the altitude panel
 	 * and on the zoomed one. */
-	double ts = T0 + r->t_s[f.spike];
+	double ts = r->t_s[f.spike];
 	double top = r->in_alt_m[f.spike];
 	assert_true(near(im, px_x(alt, ts), px_y(alt, top), 2, raw->st.rgb));
 	const struct plot_panel *zoom = &d.panel[3];
@@ -275,15 +276,37 @@ test_pixels(void **state)
 	 * white beside it, on a row between the grid lines. */
 	const struct plot_panel *fl = &d.panel[2];
 	int y = px_y(fl, 0.5);
-	int xin = px_x(fl, T0 + (WIN_LO + WIN_HI) / 2);
+	int xin = px_x(fl, (WIN_LO + WIN_HI) / 2);
 	assert_int_equal(rgb_at(im, xin, y), 0xffc6c6);
-	assert_int_equal(rgb_at(im, px_x(fl, T0 + WIN_LO - 10.0), y),
+	assert_int_equal(rgb_at(im, px_x(fl, WIN_LO - 10.0), y),
 			 0xffffff);
 	/* lowpass flagged inside the window: its colour on its row. */
 	assert_true(near(im, xin, px_y(fl, 2.0), 2, lp->st.rgb));
-	assert_false(near(im, px_x(fl, T0 + 20.0), px_y(fl, 2.0), 2,
+	assert_false(near(im, px_x(fl, 20.0), px_y(fl, 2.0), 2,
 			  lp->st.rgb));
 	gdImageDestroy(im);
+	plot_desc_free(&d);
+	fixture_free(&f);
+}
+
+/* The key names the reference's source and its offset from the truth,
+ * on an axis from the first sample. */
+static void
+test_reference_named(void **state)
+{
+	(void)state;
+	struct fixture f;
+	fixture_make(&f, 1000, REPORT_PLOT_PNG);
+	for (size_t i = 0; i < f.rows.n; i++)
+		f.rows.reference_m[i] = f.rows.truth_m[i] + 10.5;
+	f.c.reference = "gps (GPS)";
+	struct plot_desc d;
+	assert_int_equal(plot_layout_case(&d, &f.c), 0);
+	const struct plot_series *ref =
+		series(&d.panel[0], "reference gps (GPS) -10.50 m");
+	assert_true(ref->n > 0);
+	assert_true(ref->x[0] < 1.0);
+	assert_string_equal(d.panel[2].xlabel, "time from log start (s)");
 	plot_desc_free(&d);
 	fixture_free(&f);
 }
@@ -303,7 +326,7 @@ test_long_spike(void **state)
 	assert_true(raw->n <= 2 * d.ncols + 2);
 	gdImagePtr im = plot_png_draw(&d);
 	assert_non_null(im);
-	double ts = T0 + f.rows.t_s[f.spike];
+	double ts = f.rows.t_s[f.spike];
 	assert_true(near(im, px_x(alt, ts), px_y(alt, f.rows.in_alt_m[f.spike]),
 			 2, raw->st.rgb));
 	gdImageDestroy(im);
@@ -443,6 +466,7 @@ main(void)
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_pixels),
 		cmocka_unit_test(test_long_spike),
+		cmocka_unit_test(test_reference_named),
 		cmocka_unit_test(test_odd_data),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_encode),
