@@ -127,12 +127,14 @@ baro-replay run --synthetic-only --plots none -q -f raw -o "$rep" || rc=$?
 grep -q '^synthetic,freeze,raw,' "$rep/summary.csv" ||
 	fail "baro-replay: no freeze run from the installed scenarios"
 rm -rf "$rep"
-# An exec filter in Python finds the installed module by itself.
-if command -v python3 >/dev/null; then
+# An exec filter in Python finds the installed module by itself, with
+# Debian's python3 (the package's; a python3 of one's own, pyenv's say,
+# does not look in /usr/lib/python3/dist-packages).
+if [ -x /usr/bin/python3 ]; then
 	rep=$(mktemp -d)
 	rc=0
 	baro-replay run --synthetic-only --plots none -q --no-baselines \
-		-f exec:"python3 /usr/share/doc/barod/examples/exec-comp.py" \
+		-f exec:"/usr/bin/python3 /usr/share/doc/barod/examples/exec-comp.py" \
 		-o "$rep" 2>"$out/cmd.err" || rc=$?
 	[ "$rc" -le 1 ] || fail "baro-replay with exec-comp.py exited $rc: $(cat "$out/cmd.err")"
 	grep -q '^synthetic,freeze,exec:pycomp,' "$rep/summary.csv" ||

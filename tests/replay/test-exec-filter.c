@@ -334,7 +334,9 @@ test_peer_batch_errors(void **state)
 			   0.5);
 }
 
-/* An answer given twice is never taken for the next batch's. */
+/* An answer given twice, its copy there as the answer is read (the peer
+ * writes both at once), is a protocol error; a copy sent only after the
+ * next batch went out could pass for its answer (doc/filter-exec.md). */
 static void
 test_peer_answers_twice(void **state)
 {
