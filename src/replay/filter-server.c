@@ -184,13 +184,7 @@ child_case(struct baro_filter_instance *fi, void *map)
 static void __attribute__((noreturn))
 child_main(struct baro_filter_instance fi, int sock, int mem)
 {
-	/* The default actions, so a crash ends the child as the signal it
-	 * is: a handler inherited from the parent (a test framework's, a
-	 * sanitizer's) would carry on in it. */
-	static const int crash[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
-				     SIGPIPE };
-	for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
-		signal(crash[i], SIG_DFL);
+	replay_contain_default_signals();
 	void *map = NULL;
 	size_t mapped = 0;
 	struct shim s = {

@@ -55,6 +55,15 @@ wait_end(int fd, double deadline)
 	}
 }
 
+void
+replay_contain_default_signals(void)
+{
+	static const int crash[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+				     SIGPIPE };
+	for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
+		signal(crash[i], SIG_DFL);
+}
+
 int
 replay_contain_run(int (*fn)(void *arg, void *area), void *arg, size_t size,
 		   double timeout_s, void **area, struct replay_contain *how,
@@ -92,13 +101,7 @@ replay_contain_run(int (*fn)(void *arg, void *area), void *arg, size_t size,
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		/* The default actions, so a crash ends the child as the
-		 * signal it is: a handler inherited from the parent (a
-		 * test framework's, a sanitizer's) would carry on in it. */
-		static const int crash[] = { SIGSEGV, SIGBUS, SIGILL,
-					     SIGFPE, SIGABRT, SIGPIPE };
-		for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
-			signal(crash[i], SIG_DFL);
+		replay_contain_default_signals();
 		struct replay_contain_head *h = m;
 		int rc = fn(arg, m);
 		h->rc = rc;

@@ -57,6 +57,12 @@ replay_contain_run(int (*fn)(void *arg, void *area), void *arg, size_t size,
 void
 replay_contain_free(void *area, size_t size);
 
+/* In a child: the crash signals' default actions, so a crash ends it as
+ * the signal it is; a handler inherited from the parent (a test
+ * framework's, a sanitizer's) would carry on in it. */
+void
+replay_contain_default_signals(void);
+
 /* "crashed (SIGSEGV)", "timed out after 10 s", "failed: MSG", "ran". */
 void
 replay_contain_describe(const struct replay_contain *how, double timeout_s,

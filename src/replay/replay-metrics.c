@@ -140,24 +140,38 @@ usable(int rc)
 	return rc == 0;
 }
 
+/* Walking rows in order: is row i in its segment's warm-up (the first
+ * REPLAY_WARMUP_S or REPLAY_WARMUP_SAMPLES samples, whichever is
+ * longer)?  One rule for the scored rows and for a case's length. */
+struct warmup {
+	double seg_t0;
+	size_t seg_samples;
+};
+
+static bool
+warmup_at(struct warmup *w, const struct replay_rows *rows, size_t i)
+{
+	if (i == 0 || rows->seg_start[i]) {
+		w->seg_t0 = rows->t_s[i];
+		w->seg_samples = 0;
+	}
+	bool warm = rows->t_s[i] - w->seg_t0 < REPLAY_WARMUP_S ||
+		    w->seg_samples < REPLAY_WARMUP_SAMPLES;
+	w->seg_samples += rows->is_sample[i];
+	return warm;
+}
+
 /* Which rows are scored as clean: samples with no fault, after the
  * warm-up of their segment and not within REPLAY_GRACE_S after a fault
  * ended.  in_warmup[i] says whether row i is in its segment's warm-up. */
 static void
 scored_rows(const struct replay_rows *rows, bool *clean, bool *in_warmup)
 {
-	double seg_t0 = rows->n ? rows->t_s[0] : 0.0;
-	size_t seg_samples = 0;
+	struct warmup w = { 0 };
 	double fault_end = -INFINITY;
 	bool in_fault = false;
 	for (size_t i = 0; i < rows->n; i++) {
-		if (i > 0 && rows->seg_start[i]) {
-			seg_t0 = rows->t_s[i];
-			seg_samples = 0;
-		}
-		bool warm = rows->t_s[i] - seg_t0 < REPLAY_WARMUP_S ||
-			    seg_samples < REPLAY_WARMUP_SAMPLES;
-		seg_samples += rows->is_sample[i];
+		bool warm = warmup_at(&w, rows, i);
 		in_warmup[i] = warm;
 		if (rows->label[i]) {
 			in_fault = true;
@@ -173,18 +187,10 @@ scored_rows(const struct replay_rows *rows, bool *clean, bool *in_warmup)
 size_t
 replay_rows_after_warmup(const struct replay_rows *rows)
 {
-	double seg_t0 = rows->n ? rows->t_s[0] : 0.0;
-	size_t seg_samples = 0, count = 0;
-	for (size_t i = 0; i < rows->n; i++) {
-		if (i > 0 && rows->seg_start[i]) {
-			seg_t0 = rows->t_s[i];
-			seg_samples = 0;
-		}
-		bool warm = rows->t_s[i] - seg_t0 < REPLAY_WARMUP_S ||
-			    seg_samples < REPLAY_WARMUP_SAMPLES;
-		seg_samples += rows->is_sample[i];
-		count += rows->is_sample[i] && !warm;
-	}
+	struct warmup w = { 0 };
+	size_t count = 0;
+	for (size_t i = 0; i < rows->n; i++)
+		count += !warmup_at(&w, rows, i) && rows->is_sample[i];
 	return count;
 }
 
