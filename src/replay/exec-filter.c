@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "replay-contain.h"
+#include "replay-run.h"
 #include "util-strings.h"
 
 extern char **environ;
@@ -42,12 +44,11 @@ struct exec_filter {
 	size_t nrx;		/* bytes in rx */
 };
 
+/* The runners' clock, in s, for deadlines. */
 static double
 mono_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return replay_now_ns() * 1e-9;
 }
 
 /* Wait up to grace_s for the child to exit; true with *status when it
@@ -229,7 +230,7 @@ exchange(struct exec_filter *ef, size_t ntx, uint32_t n, void *parsed,
 					 "said more than an answer holds",
 					 phase);
 		}
-		int ms = (int)(left * 1000.0) + 1;
+		int ms = replay_contain_poll_ms(left);
 		int pr = poll(&pfd, 1, ms);
 		if (pr < 0 && errno == EINTR)
 			continue;

@@ -244,12 +244,11 @@ filter_server_new(struct filter_server **out, struct baro_filter_instance *fi)
 	return 0;
 }
 
+/* The runners' clock, in s, for deadlines. */
 static double
 mono_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return replay_now_ns() * 1e-9;
 }
 
 /* Kill and reap the child; *status its wait status. */
@@ -405,7 +404,7 @@ answer(int sock, double deadline, uint8_t *rc)
 		if (left <= 0.0)
 			return -1;
 		struct pollfd p = { .fd = sock, .events = POLLIN };
-		int ms = left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
+		int ms = replay_contain_poll_ms(left);
 		int k = poll(&p, 1, ms);
 		if (k < 0 && errno == EINTR)
 			continue;

@@ -13,14 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "replay-run.h"
 #include "util-strings.h"
 
+/* The runners' clock, in s, for deadlines. */
 static double
 mono_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return replay_now_ns() * 1e-9;
 }
 
 void
@@ -40,7 +40,7 @@ wait_end(int fd, double deadline)
 		if (left <= 0.0)
 			return false;
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int ms = left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
+		int ms = replay_contain_poll_ms(left);
 		int n = poll(&p, 1, ms);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -53,6 +53,16 @@ wait_end(int fd, double deadline)
 		if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
 			return true;
 	}
+}
+
+int
+replay_contain_poll_ms(double left_s)
+{
+	/* Rounded up, so a wait never ends before its deadline; a day at
+	 * most, well inside an int of ms. */
+	if (!(left_s > 0.0))
+		return 0;
+	return left_s > 86400.0 ? 86400000 : (int)(left_s * 1000.0) + 1;
 }
 
 void

@@ -57,6 +57,11 @@ replay_contain_run(int (*fn)(void *arg, void *area), void *arg, size_t size,
 void
 replay_contain_free(void *area, size_t size);
 
+/* poll()'s timeout (ms) for left_s seconds to a deadline: rounded up,
+ * 0 when it has passed, at most a day (the caller polls again). */
+int
+replay_contain_poll_ms(double left_s);
+
 /* In a child: the crash signals' default actions, so a crash ends it as
  * the signal it is; a handler inherited from the parent (a test
  * framework's, a sanitizer's) would carry on in it. */
