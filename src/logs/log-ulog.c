@@ -862,6 +862,17 @@ scomb_baro(struct ulog *u, unsigned ti, const struct fmt *f,
 	}
 }
 
+/* An accelerometer sample of topic ti (its multi_id the instance). */
+static void
+push_imu(struct ulog *u, unsigned ti, uint64_t t, const double a[3])
+{
+	struct log_record *r = push(u, channel(u, ti, 0), LOG_REC_IMU);
+	if (r)
+		r->imu = (struct log_imu){
+			.time_us = t, .instance = u->topics[ti].multi_id,
+			.accel = { a[0], a[1], a[2] } };
+}
+
 /* sensor_combined's accelerometer: specific force, FRD body frame
  * (PX4 msg/SensorCombined.msg), at timestamp +
  * accelerometer_timestamp_relative. */
@@ -884,11 +895,7 @@ scomb_imu(struct ulog *u, unsigned ti, const struct fmt *f,
 			return;
 		t = r < 0 ? t - (uint64_t)-r : t + (uint64_t)r;
 	}
-	struct log_record *rec = push(u, channel(u, ti, 0), LOG_REC_IMU);
-	if (rec)
-		rec->imu = (struct log_imu){
-			.time_us = t, .instance = u->topics[ti].multi_id,
-			.accel = { acc[0], acc[1], acc[2] } };
+	push_imu(u, ti, t, acc);
 }
 
 /* vehicle_acceleration: "bias corrected acceleration (including
@@ -903,11 +910,7 @@ vacc_record(struct ulog *u, unsigned ti, const struct fmt *f,
 	for (unsigned i = 0; i < 3; i++)
 		if (!get_f64(f, S_A + i, pl, len, &a[i]))
 			return;
-	struct log_record *r = push(u, channel(u, ti, 0), LOG_REC_IMU);
-	if (r)
-		r->imu = (struct log_imu){
-			.time_us = t, .instance = u->topics[ti].multi_id,
-			.accel = { a[0], a[1], a[2] } };
+	push_imu(u, ti, t, a);
 }
 
 /* A field's value, or NaN when the topic's version lacks it. */

@@ -28,6 +28,22 @@ put_html(FILE *f, const char *s)
 		}
 }
 
+/* Each rule r warned or failed on, "OPEN rule: STATUSCLOSE", escaped:
+ * the runs table's and the matrix's lists say it alike. */
+static void
+put_warned(FILE *f, const struct report_result *r, const char *open,
+	   const char *close)
+{
+	for (size_t j = 0; j < r->n; j++) {
+		if (r->m[j].status < REPORT_WARN)
+			continue;
+		fputs(open, f);
+		put_html(f, r->m[j].rule);
+		fprintf(f, ": %s%s", report_status_name(r->m[j].status),
+			close);
+	}
+}
+
 /* A relative link to a report file: its name is made only of
  * [A-Za-z0-9._-] (report_case_name), which needs no escaping. */
 static void
@@ -292,13 +308,7 @@ runs_table(FILE *f, const struct report_result *res, size_t n,
 		fputs("<td class=\"t\">", f);
 		if (r->unchecked[0])
 			put_html(f, r->unchecked);
-		for (size_t j = 0; j < r->n; j++)
-			if (r->m[j].status >= REPORT_WARN) {
-				fputc('[', f);
-				put_html(f, r->m[j].rule);
-				fprintf(f, ": %s] ",
-					report_status_name(r->m[j].status));
-			}
+		put_warned(f, r, "[", "] ");
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
@@ -466,14 +476,7 @@ cell_lists(FILE *f, const struct report_result *res, size_t n,
 					fputs(": ", f);
 					put_html(f, r->unchecked);
 				}
-				for (size_t j = 0; j < r->n; j++)
-					if (r->m[j].status >= REPORT_WARN) {
-						fputs(" [", f);
-						put_html(f, r->m[j].rule);
-						fprintf(f, ": %s]",
-							report_status_name(
-								r->m[j].status));
-					}
+				put_warned(f, r, " [", "]");
 				fputs("</li>\n", f);
 			}
 			if (any)
