@@ -24,22 +24,8 @@ fi
 tmp=$(mktemp -d /tmp/replay-ci-XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-check() {	# check WANT GOT WHAT
-	if [ "$1" != "$2" ]; then
-		echo "FAIL: $3: exit status $2, expected $1" >&2
-		sed 's/^/  stderr: /' "$tmp/err" | tail -n 20 >&2
-		fail=1
-	else
-		echo "ok: $3 (status $2)"
-	fi
-}
-expect() {	# expect FILE TEXT WHAT
-	if ! grep -qF -- "$2" "$1"; then
-		echo "FAIL: $3: '$2' not in $1" >&2
-		sed 's/^/  /' "$1" | head -n 20 >&2
-		fail=1
-	fi
-}
+# check, expect
+. "$(dirname "$0")/../harness/sh-checks.sh"
 
 # What a user writes for a smoother: judge accuracy, smoothing and lag
 # (the built-in rules), not fault detection or keeping spikes out, which

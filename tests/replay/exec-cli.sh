@@ -28,22 +28,8 @@ run() {	# run OUT ARGS...: the synthetic stream, clean and with a spike
 		-s "$SCENARIO_DIR/spike.scn" --no-baselines "$@" \
 		>"$tmp/out" 2>"$tmp/err"
 }
-check() {	# check WANT GOT WHAT
-	if [ "$1" != "$2" ]; then
-		echo "FAIL: $3: exit status $2, expected $1" >&2
-		sed 's/^/  stderr: /' "$tmp/err" | tail -n 20 >&2
-		fail=1
-	else
-		echo "ok: $3 (status $2)"
-	fi
-}
-expect() {	# expect FILE TEXT WHAT
-	if ! grep -qF -- "$2" "$1"; then
-		echo "FAIL: $3: '$2' not in $1" >&2
-		sed 's/^/  /' "$1" | head -n 20 >&2
-		fail=1
-	fi
-}
+# check, expect
+. "$(dirname "$0")/../harness/sh-checks.sh"
 # A case file's column by its header name.
 column() {	# column CSV NAME
 	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++)
