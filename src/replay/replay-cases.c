@@ -72,17 +72,7 @@ struct scen {
 	unsigned baros;		/* synthetic barometers; 0: SIM_BARO_COUNT */
 };
 
-/* The inputs a filter reads, and those that reveal a scenario's faults
- * (its '# replay: reveal=' list): recall, latency, leakage and recovery
- * are judged only for a filter that reads one of them. */
-enum replay_input {
-	REPLAY_IN_BARO = 1u << 0,	/* the primary baro alone */
-	REPLAY_IN_BARO2 = 1u << 1,	/* a second baro */
-	REPLAY_IN_ACCEL = 1u << 2,
-	REPLAY_IN_GPS = 1u << 3,
-	REPLAY_IN_RANGE = 1u << 4,
-};
-
+/* enum replay_input's names, for reveal= and the notes. */
 static const struct {
 	const char *name;
 	unsigned bit;
@@ -217,6 +207,20 @@ parse_directive(const char *text, struct scen *s, const char *path)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int
+replay_directive_parse(const char *text, const char *path,
+		       struct replay_directive *d)
+{
+	struct scen s = { 0 };
+	int rc = parse_directive(text, &s, path);
+	if (rc == 0)
+		*d = (struct replay_directive){
+			.profile = s.profile, .duration_s = s.duration_s,
+			.logs = s.logs, .reveal = s.reveal, .baros = s.baros,
+		};
+	return rc;
 }
 
 /*

@@ -21,6 +21,7 @@
 #include "baro-sitl.h"
 #include "report.h"
 #include "sim-params.h"
+#include "truth-profile.h"
 
 #define REPLAY_MAX_FILTERS 32
 #define REPLAY_MAX_PATHS 256
@@ -65,6 +66,33 @@ struct replay_config {
 
 void
 replay_config_defaults(struct replay_config *cfg);
+
+/* The inputs a filter reads, and those that reveal a scenario's faults
+ * (its '# replay: reveal=' list): recall, latency and leakage are judged
+ * only for a filter that reads one of them. */
+enum replay_input {
+	REPLAY_IN_BARO = 1u << 0,	/* the primary baro alone */
+	REPLAY_IN_BARO2 = 1u << 1,	/* a second baro */
+	REPLAY_IN_ACCEL = 1u << 2,
+	REPLAY_IN_GPS = 1u << 3,
+	REPLAY_IN_RANGE = 1u << 4,
+};
+
+/* A scenario file's "# replay: profile=SPEC duration=S logs=yes|no
+ * baros=1-3 reveal=INPUT,..." line, with its defaults (static:10, 60 s,
+ * logs, SIM_BARO_COUNT baros: 0, reveal baro) when text has none. */
+struct replay_directive {
+	struct truth_profile profile;
+	double duration_s;	/* (0, 86400] */
+	bool logs;
+	unsigned reveal;	/* enum replay_input bits */
+	unsigned baros;		/* 1..3, 0: SIM_BARO_COUNT */
+};
+
+/* 0, or -EINVAL with the bad item said on stderr as "PATH: ...". */
+int
+replay_directive_parse(const char *text, const char *path,
+		       struct replay_directive *d);
 
 /* Run everything and write the report.  Returns the exit status: 0, 1 if
  * a filter under test failed a threshold (with strict: or warned, or a

@@ -741,6 +741,35 @@ test_per_baro_detection(void **state)
 	replay_case_remove(&c);
 }
 
+/* The new inputs refuse what they cannot take, naming it: a reveal=
+ * that names no sensor, a --case-timeout that is no time. */
+static void
+test_bad_reveal_and_timeout(void **state)
+{
+	(void)state;
+	struct replay_case c;
+	replay_case_make(&c, "replay-badin", "bad.scn", "r");
+	write_file(c.log, "# replay: profile=static:10 reveal=baro,sonar\n"
+			  "at 10s glitch 0 5 for 1s\n");
+	struct program_result r = replay(REPLAY_RUN_QUIET, "--synthetic-only",
+					 "-s", c.log, "-o", c.out, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "reveal=baro,sonar: unknown input "
+				      "'sonar' (baro, baro2, accel, gps, "
+				      "range or none)"));
+	program_result_free(&r);
+	static const char *const bad[] = { "-1", "abc", "nan", "86401" };
+	for (size_t i = 0; i < 4; i++) {
+		r = replay(REPLAY_RUN_QUIET, "--synthetic-only", "-s", "clean",
+			   "--case-timeout", bad[i], "-o", c.out, NULL);
+		assert_int_equal(r.status, 2);
+		assert_non_null(strstr(r.err, "--case-timeout"));
+		assert_non_null(strstr(r.err, bad[i]));
+		program_result_free(&r);
+	}
+	replay_case_remove(&c);
+}
+
 int
 main(void)
 {
@@ -762,6 +791,7 @@ main(void)
 		cmocka_unit_test(test_crashing_plugins),
 		cmocka_unit_test(test_bundled_scenario_by_name),
 		cmocka_unit_test(test_per_baro_detection),
+		cmocka_unit_test(test_bad_reveal_and_timeout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
