@@ -131,6 +131,10 @@ rm -rf "$rep"
 # Debian's python3 (the package's; a python3 of one's own, pyenv's say,
 # does not look in /usr/lib/python3/dist-packages).
 if [ -x /usr/bin/python3 ]; then
+	# dh_python3's postinst compiled it, so the prerm's py3clean must
+	# remove the byte-code (the purge check below sees what is left).
+	ls /usr/lib/python3/dist-packages/__pycache__/barod_filter.*.pyc \
+		>/dev/null 2>&1 || fail "barod_filter.py was not byte-compiled on install"
 	rep=$(mktemp -d)
 	rc=0
 	baro-replay run --synthetic-only --plots none -q --no-baselines \
