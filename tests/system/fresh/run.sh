@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-#   tests/system/fresh/run.sh [--keep]
+#   tests/system/fresh/run.sh [--keep] [--release bookworm|trixie]
 #
-# The README's two commands on a fresh Debian 12: builds a minimal
-# bookworm root with mmdebstrap (variant minbase: apt, dpkg and the
+# The README's two commands on a fresh Debian 12 (bookworm, the default)
+# or Debian 13 (trixie, today's Raspberry Pi OS base): builds a minimal
+# root of that release with mmdebstrap (variant minbase: apt, dpkg and the
 # essential packages, nothing of ours) from the Debian archive this
-# machine's apt uses, copies the clone into it (the files git knows, no
+# machine's apt uses (its bookworm entries, with the suites renamed for
+# trixie: the same mirror carries both), copies the clone into it (the files git knows, no
 # build directories, no node_modules) and runs, as root in the chroot,
 #
 #   ./dev run --duration 12     (the README: extra arguments go to barod)
@@ -35,7 +37,7 @@ set -eu
 # Inside the chroot: this script again, from the copied clone.
 if [ "${1:-}" = --inside ]; then
 	cd /root/barod
-	say() { echo "fresh: $*"; }
+	say() { echo "fresh[${FRESH_RELEASE:-}]: $*"; }
 
 	say "\$ ./dev run --duration 12"
 	{
@@ -112,7 +114,7 @@ fi
 # Inside a chroot whose / is not a mount point: see the top.
 if [ "${1:-}" = --plain ]; then
 	cd /root/barod
-	say() { echo "fresh: $*"; }
+	say() { echo "fresh[${FRESH_RELEASE:-}]: $*"; }
 	# plain USER: the plain suite as USER; passes when nothing failed,
 	# every skip said why, and something skipped.
 	plain() {
@@ -143,16 +145,33 @@ if [ "${1:-}" = --plain ]; then
 fi
 
 keep=0
-[ "${1:-}" = --keep ] && keep=1
+release=bookworm
+while [ $# -gt 0 ]; do
+	case $1 in
+	--keep) keep=1 ;;
+	--release)
+		[ $# -ge 2 ] || { echo "fresh: --release needs bookworm or trixie" >&2; exit 2; }
+		release=$2
+		shift
+		;;
+	*) echo "fresh: unknown argument '$1' (--keep, --release bookworm|trixie)" >&2; exit 2 ;;
+	esac
+	shift
+done
+case $release in
+bookworm) label="Debian 12 (bookworm)" ;;
+trixie) label="Debian 13 (trixie)" ;;
+*) echo "fresh: release '$release' is not bookworm or trixie" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/../../.."
 start=$(date +%s)
-say() { echo "fresh: $*"; }
+say() { echo "fresh[$release]: $*"; }
 elapsed() { echo "$(($(date +%s) - start)) s"; }
 
 [ "$(id -u)" -eq 0 ] || { say "needs root (mmdebstrap, chroot, mounts)"; exit 1; }
 
-root=$(mktemp -d /var/tmp/barod-fresh.XXXXXX)
-work=$(mktemp -d /tmp/barod-fresh-work.XXXXXX)
+root=$(mktemp -d "/var/tmp/barod-fresh-$release.XXXXXX")
+work=$(mktemp -d "/tmp/barod-fresh-$release-work.XXXXXX")
 
 # Everything mounted below the root, deepest first.
 mounts_under() {
@@ -190,16 +209,20 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 # The same Debian archive as this machine's apt: its bookworm entries,
-# without third-party repositories.
+# without third-party repositories, renamed to the release wanted
+# (bookworm-updates and bookworm-security become trixie-updates and
+# trixie-security; snapshot-style URIs are left alone, as the mirror's
+# directory holds every suite).  debian-archive-keyring on Debian 12 has
+# the Debian 13 keys.
 for f in /etc/apt/sources.list.d/*.sources; do
 	[ -f "$f" ] || continue
 	awk 'BEGIN { RS = ""; ORS = "\n\n" }
 	     /(^|\n)Suites:[^\n]*[ \t]bookworm([ \t\n-]|$)/' "$f"
-done >"$work/debian.sources"
+done | sed "/^Suites:/s/bookworm/$release/g" >"$work/debian.sources"
 for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
 	[ -f "$f" ] || continue
 	grep -E '^[[:space:]]*deb[[:space:]]+(\[[^]]*\][[:space:]]+)?[^[:space:]]+[[:space:]]+bookworm(-[a-z]+)?[[:space:]]' "$f" || true
-done >"$work/debian.list"
+done | sed -E "s/([[:space:]])bookworm(-[a-z]+)?([[:space:]])/\\1$release\\2\\3/" >"$work/debian.list"
 mirrors=""
 for f in "$work/debian.sources" "$work/debian.list"; do
 	[ -s "$f" ] && mirrors="$mirrors $f"
@@ -207,9 +230,9 @@ done
 [ -n "$mirrors" ] || { say "no bookworm entry in /etc/apt/sources.list*"; exit 1; }
 say "archive: $(grep -h -E '^URIs:|^deb' $mirrors | tr -s ' \n' ' ')"
 
-say "mmdebstrap --variant=minbase bookworm $root"
+say "mmdebstrap --variant=minbase $release $root"
 mmdebstrap --quiet --variant=minbase --mode=root --format=directory \
-	bookworm "$root" $mirrors
+	"$release" "$root" $mirrors
 say "root built in $(elapsed)"
 
 # The host's CA bundle as a local CA of the chroot: ca-certificates,
@@ -259,9 +282,9 @@ chroot "$root" /usr/bin/env -i \
 	HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 TERM=dumb \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/host-bundle.crt \
-	CI="${CI:-true}" \
+	FRESH_RELEASE="$release" CI="${CI:-true}" \
 	/bin/sh /root/barod/tests/system/fresh/run.sh --inside
-say "PASS both README commands on a clean Debian 12 root"
+say "PASS both README commands on a clean $label root"
 
 # The same root as a plain chroot has it: in a mount namespace of this
 # script's own, the bind that made it a mount point goes (with all below
@@ -283,6 +306,6 @@ unshare --mount sh -eu -c '
 	exec chroot "$root" /usr/bin/env -i \
 		HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 TERM=dumb \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		/bin/sh /root/barod/tests/system/fresh/run.sh --plain
-' sh "$root"
+		FRESH_RELEASE="$2" /bin/sh /root/barod/tests/system/fresh/run.sh --plain
+' sh "$root" "$release"
 say "PASS the plain suite as root and as nobody in a plain chroot"
