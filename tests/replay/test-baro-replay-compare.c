@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <json-c/json.h>
 
 #include "replay-cli.h"
 
@@ -65,6 +66,21 @@ assert_has(const char *text, const char *what)
 {
 	if (!strstr(text, what))
 		fail_msg("no '%s' in:\n%s", what, text);
+}
+
+/* text is a JSON object whose member key is an empty array.  Parsed,
+ * not matched as text: json-c 0.16 prints an empty array as "[\n  ]",
+ * 0.18 as "[]". */
+static void
+assert_empty_array(const char *text, const char *key)
+{
+	struct json_object *o = json_tokener_parse(text), *a = NULL;
+
+	if (!o || !json_object_object_get_ex(o, key, &a) ||
+	    !json_object_is_type(a, json_type_array) ||
+	    json_object_array_length(a) != 0)
+		fail_msg("no empty array \"%s\" in:\n%s", key, text);
+	json_object_put(o);
 }
 
 /* A run on the synthetic stream under clean and spike (in dir/out),
@@ -348,7 +364,7 @@ test_compare_regression(void **state)
 	r = compare(&c, "base", "base", "--json", NULL);
 	assert_int_equal(r.status, 0);
 	assert_has(r.out, "\"regressions_found\":false");
-	assert_has(r.out, "\"regressions\":[\n  ]");
+	assert_empty_array(r.out, "regressions");
 	program_result_free(&r);
 
 	/* The other way round it is an improvement. */
