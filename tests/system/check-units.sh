@@ -7,7 +7,8 @@
 #  2. verify       systemd-analyze verify on the installed unit
 #  3. security     systemd-analyze security --offline: exposure <= 1.5
 #  4. users        systemd-sysusers and systemd-tmpfiles in a scratch root
-#  5. udev         udevadm test against fake i2c-dev and gpio devices
+#  5. udev         udevadm test against fake i2c-dev and gpio devices,
+#                  judged by what udevadm reports; udevadm verify (254+)
 #  6. boot         barod.service started by a real systemd (PID 1 of a new
 #                  PID namespace): READY=1, STATUS=, watchdog, a MAVLink
 #                  datagram, control socket, reload, clean stop
@@ -44,9 +45,21 @@ udev_ns_mounts() {
 	done
 	mount -t tmpfs tmpfs /sys
 }
+# udev_ns_test NAME RULES: udevadm test of RULES alone on both devices,
+# each device's output in $work/udev-NAME-DEVICE.log.  udev 252 applies
+# what it reports to the nodes and 257 does not, so each run starts from
+# fresh nodes and a fresh /run/udev: what one run reports is its own.
+udev_ns_test() {
+	rm -f /etc/udev/rules.d/* /dev/i2c-1 /dev/gpiochip0
+	rm -rf /dev/barod /dev/char /run/udev
+	mknod -m 600 /dev/i2c-1 c 89 1
+	mknod -m 600 /dev/gpiochip0 c 254 0
+	cp "$2" /etc/udev/rules.d/60-barod.rules
+	udevadm test --action=add $i2c >"$work/udev-$1-i2c-1.log" 2>&1 || true
+	udevadm test --action=add $gpio >"$work/udev-$1-gpiochip0.log" 2>&1 || true
+}
 in_udev_ns() {
 	udev_ns_mounts "$work/sys/etc"
-	cp "$rules" /etc/udev/rules.d/
 	i2c=/sys/devices/platform/soc/fe804000.i2c/i2c-1/i2c-dev/i2c-1
 	gpio=/sys/devices/platform/soc/fe200000.gpio/gpiochip0
 	mkdir -p $i2c $gpio /sys/class/i2c-dev /sys/bus/gpio/devices
@@ -62,12 +75,22 @@ in_udev_ns() {
 	ln -s ../../../devices/platform/soc/fe200000.gpio/gpiochip0 \
 		/sys/bus/gpio/devices/gpiochip0
 	# A tmpfs is not sysfs; this is systemd's switch for such tests.
-	export SYSTEMD_DEVICE_VERIFY_SYSFS=0
-	udevadm test --action=add $i2c 2>&1
-	udevadm test --action=add $gpio 2>&1
-	echo "i2c-1 $(stat -c '%G %a' /dev/i2c-1)"
-	echo "gpiochip0 $(stat -c '%G %a' /dev/gpiochip0)"
-	echo "link $(readlink '/dev/barod/i2c-bcm2835__i2c@7e804000_' || true)"
+	# No colour codes in what step 5 parses, whatever the caller asked.
+	export SYSTEMD_DEVICE_VERIFY_SYSFS=0 SYSTEMD_COLORS=0
+	udev_ns_test rules "$rules"
+	udev_ns_test broken "$work/broken.rules"
+	udev_ns_test invalid "$work/invalid.rules"
+	# udevadm verify (systemd 254+) resolves the group names here,
+	# against step 4's groups.
+	if udevadm verify --help >/dev/null 2>&1; then
+		rc=0
+		udevadm verify "$rules" >"$work/verify-rules.log" 2>&1 || rc=$?
+		echo $rc >"$work/verify-rules.rc"
+		rc=0
+		udevadm verify "$work/invalid.rules" \
+			>"$work/verify-invalid.log" 2>&1 || rc=$?
+		echo $rc >"$work/verify-invalid.rc"
+	fi
 }
 
 # The namespace's PID 1 until it execs systemd: see step 6.  The probe
@@ -116,7 +139,7 @@ if [ "${1:-}" = "--only" ] && [ $# -ge 2 ]; then
 fi
 case $only in "" | files | udev | boot) ;; *) set -- ;; esac
 [ $# -eq 1 ] || {
-	sed -n '2,22p' "$0" >&2
+	sed -n '2,23p' "$0" >&2
 	exit 2
 }
 build=$(cd "$1" && pwd)
@@ -350,24 +373,101 @@ else
 fi
 
 # ------------------------------------------------------------------ 5
-# udevadm verify is systemd 254+; bookworm has 252.  udevadm test runs the
-# rules for real against a fake sysfs, in a mount namespace whose /dev,
-# /run, /sys and rules directories are scratch ones, so the host's nodes
-# are not touched; the groups come from step 4's passwd and group files.
+# udevadm test runs the rules against a fake sysfs, in a mount namespace
+# whose /dev, /run, /sys and rules directories are scratch ones, so the
+# host's nodes are not touched; the groups come from step 4's passwd and
+# group files.  The check reads what udevadm says the device gets, not
+# the node: udev 252 applies it to the node, 257 only reports it ("for
+# debugging only") and leaves the node root 0600.
+
+# udev_result LOG: "OWNER:GROUP MODE LINKS" for the device whose udevadm
+# test output LOG is, or "no result" when LOG has neither release's
+# report.  Names come from step 4's files, so both releases print alike.
+udev_result() {
+	# 252: the line where it sets them, uid, gid and mode always given.
+	perm=$(sed -n 's/^[^ ]*: \(Setting permissions\|Preserve permissions of\) [^ ]*, uid=\([0-9]*\), gid=\([0-9]*\), mode=\(0[0-7]*\)$/\2 \3 \4/p' \
+		"$1" | tail -n 1)
+	if [ -n "$perm" ]; then
+		u=${perm%% *} g=${perm#* } m=${perm##* }
+		g=${g%% *}
+	elif grep -q '^Inotify watch:$' "$1"; then
+		# 257: a heading, then the value on an indented line, after
+		# the properties of every device with a node; a heading only
+		# for what the rules set.  What they leave is udev's default:
+		# root, no group, 0660 with a group and 0600 without.
+		u=$(sed -n '/^Device node owner:$/{n;s/.*(uid=\([0-9]*\))$/\1/p;}' "$1")
+		g=$(sed -n '/^Device node group:$/{n;s/.*(gid=\([0-9]*\))$/\1/p;}' "$1")
+		m=$(sed -n '/^Device node permission:$/{n;s/^ *\(0[0-7]*\)$/\1/p;}' "$1")
+		[ -n "$m" ] || { [ -n "$g" ] && m=0660; } || m=0600
+		u=${u:-0} g=${g:-0}
+	else
+		echo "no result"
+		return
+	fi
+	user=$(awk -F: -v id="$u" '$3 == id { print $1; exit }' "$work/sys/etc/passwd")
+	group=$(awk -F: -v id="$g" '$3 == id { print $1; exit }' "$work/sys/etc/group")
+	# Both list the links as a property, 257 indented.
+	links=$(sed -n 's/^ *DEVLINKS=//p' "$1" | tr ' ' '\n' | sort | tr '\n' ' ')
+	echo "${user:-$u}:${group:-$g} $m $links" | sed 's/ *$//'
+}
+
+# udev_expect NAME DEVICE WANT: WANT is what the NAME run gave DEVICE;
+# otherwise prints what it gave and udevadm's lines about the rules.
+udev_expect() {
+	got=$(udev_result "$work/udev-$1-$2.log")
+	[ "$got" = "$3" ] && return
+	grep -v '^Reading rules\|^Trying to open\|^Parsed conf' \
+		"$work/udev-$1-$2.log" | tail -n 30
+	echo "check-units: $1: $2 got '$got', want '$3'"
+	return 1
+}
+
+# udev_complains NAME: udevadm test said something is wrong with the
+# NAME run's rules file.
+udev_complains() {
+	cat "$work/udev-$1-i2c-1.log" "$work/udev-$1-gpiochip0.log" |
+		grep -i '60-barod.rules.*\(invalid\|ignor\|unknown\|error\)'
+}
 
 if [ $run_udev = yes ]; then
+	# Two copies show that the check reads udevadm and can fail:
+	# broken.rules has another group, mode and link name, which the
+	# parse must report as such; invalid.rules has an operator udev
+	# rejects, so udevadm says so and ignores the line: /dev/i2c-1 keeps
+	# udev's default, root 0600.
+	sed -e 's/GROUP="[a-z0-9]*"/GROUP="barod"/' -e 's/MODE="0660"/MODE="0640"/' \
+		-e 's|SYMLINK+="barod/i2c-|SYMLINK+="barod/bus-|' "$rules" \
+		>"$work/broken.rules"
+	sed 's/GROUP="i2c"/GROUP=="i2c"/' "$rules" >"$work/invalid.rules"
+	link=/dev/barod/i2c-bcm2835__i2c@7e804000_
 	work=$work rules=$rules unshare --mount "$self" --in-udev-ns \
-		>"$work/udev.log" 2>&1 || true
-	if grep -q '^i2c-1 i2c 660$' "$work/udev.log" &&
-		grep -q '^gpiochip0 gpio 660$' "$work/udev.log" &&
-		grep -q '^link \.\./i2c-1$' "$work/udev.log" &&
-		! grep -i '60-barod.rules.*\(invalid\|ignor\|unknown\|error\)' \
-			"$work/udev.log"; then
-		ok "udev: /dev/i2c-1 i2c 0660, /dev/gpiochip0 gpio 0660, /dev/barod/i2c-<adapter>"
+		>"$work/udev.log" 2>&1 || cat "$work/udev.log"
+	if udev_expect rules i2c-1 "root:i2c 0660 $link" &&
+		udev_expect rules gpiochip0 "root:gpio 0660" &&
+		! udev_complains rules; then
+		ok "udev: udevadm test gives /dev/i2c-1 root:i2c 0660 and $link, /dev/gpiochip0 root:gpio 0660"
 	else
-		grep -v '^Reading rules\|^Trying to open\|^Parsed conf' \
-			"$work/udev.log" | tail -n 40
-		bad "udev: rules did not give the expected owner, mode or link"
+		bad "udev: rules do not give the expected owner, group, mode or link"
+	fi
+	if udev_expect broken i2c-1 \
+		"root:barod 0640 /dev/barod/bus-bcm2835__i2c@7e804000_" &&
+		udev_expect broken gpiochip0 "root:barod 0640" &&
+		udev_expect invalid i2c-1 "root:root 0600 $link" &&
+		udev_complains invalid >/dev/null; then
+		ok "udev: a copy with other values is read as such, an invalid one refused"
+	else
+		bad "udev: a broken or invalid copy of the rules was not read as such"
+	fi
+	if [ -f "$work/verify-rules.rc" ]; then
+		if [ "$(cat "$work/verify-rules.rc")" = 0 ] &&
+			[ "$(cat "$work/verify-invalid.rc")" != 0 ]; then
+			ok "udev: udevadm verify passes the rules, refuses an invalid copy"
+		else
+			cat "$work/verify-rules.log" "$work/verify-invalid.log"
+			bad "udev: udevadm verify"
+		fi
+	else
+		skip "udev: udevadm verify needs systemd 254 (this is $(udevadm --version))"
 	fi
 fi
 
