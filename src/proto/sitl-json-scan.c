@@ -5,10 +5,10 @@
  * -Infinity that Python's json module writes) and notes where the values
  * of ArduPilot's keys are, then converts only those.  No allocation and
  * no tree: a json-c parse of each frame was most of what a proxied frame
- * cost.  Values mean what json-c made of them (sitl-json-parse.c, which
- * the fuzz target checks this against): a known key's last occurrence
- * counts, integers are read as json-c reads them (int64, saturating to
- * uint64 above), others with strtod.
+ * cost.  Values mean what sitl-json-parse.c's json-c reading makes of
+ * them (the fuzz target checks this against it): a known key's last
+ * occurrence counts, and every number is read with strtod as ArduPilot
+ * reads it with atof.
  */
 #include "sitl-json.h"
 
@@ -27,8 +27,7 @@
 
 enum kind {
 	KIND_NONE = 0,		/* not seen */
-	KIND_INT,		/* a number without fraction or exponent */
-	KIND_DOUBLE,
+	KIND_NUMBER,
 	KIND_BOOL,
 	KIND_OTHER,		/* string, null */
 	KIND_ARRAY,
@@ -84,7 +83,9 @@ hex_digit(char c)
  * A string at s->p (the opening quote).  Its text, decoded as far as our
  * ASCII names need, goes to name when not NULL: cut at a decoded NUL as
  * json-c's C-string keys are, and emptied (matching nothing) when longer
- * than any name or not ASCII.
+ * than any name or not ASCII before the cut.  Raw bytes above 0x7f are
+ * taken as they come, UTF-8 or not: no value is ever a string, and a
+ * name with them matches no key, as in ArduPilot's strstr.
  */
 static int
 string(struct scan *s, char name[NAME_MAX_LEN + 1])
@@ -99,6 +100,7 @@ string(struct scan *s, char name[NAME_MAX_LEN + 1])
 		if (s->p >= s->end)
 			return -EINVAL;
 		unsigned char c = (unsigned char)*s->p++;
+		bool wide = c >= 0x80;
 		if (c == '"')
 			break;
 		if (c < 0x20)
@@ -126,23 +128,22 @@ string(struct scan *s, char name[NAME_MAX_LEN + 1])
 						return -EINVAL;
 					u = u << 4 | (unsigned)h;
 				}
-				if (u >= 0x80)
-					alien = true;
+				wide = u >= 0x80;
 				c = (unsigned char)u;
 				break;
 			}
 			default:
 				return -EINVAL;
 			}
-		} else if (c >= 0x80) {
-			alien = true;
 		}
-		if (c == 0)
+		if (cut)
+			continue;
+		if (wide)
+			alien = true;
+		else if (c == 0)
 			cut = true;
-		if (!cut && n < NAME_MAX_LEN + 1 && name)
-			name[n] = (char)c;
-		if (!cut)
-			n++;
+		else if (n++ < NAME_MAX_LEN + 1 && name)
+			name[n - 1] = (char)c;
 	}
 	if (name) {
 		if (alien || n > NAME_MAX_LEN)
@@ -182,22 +183,19 @@ number(struct scan *s, enum kind *kind)
 
 	if (minus)
 		s->p++;
-	if (literal(s, "Infinity") || (!minus && literal(s, "NaN"))) {
-		*kind = KIND_DOUBLE;
+	*kind = KIND_NUMBER;
+	if (literal(s, "Infinity") || (!minus && literal(s, "NaN")))
 		return 0;
-	}
 	if (s->p >= s->end)
 		return -EINVAL;
 	if (*s->p == '0')
 		s->p++;
 	else if (!digits(s))
 		return -EINVAL;
-	*kind = KIND_INT;
 	if (s->p < s->end && *s->p == '.') {
 		s->p++;
 		if (!digits(s))
 			return -EINVAL;
-		*kind = KIND_DOUBLE;
 	}
 	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
 		s->p++;
@@ -205,7 +203,6 @@ number(struct scan *s, enum kind *kind)
 			s->p++;
 		if (!digits(s))
 			return -EINVAL;
-		*kind = KIND_DOUBLE;
 	}
 	return 0;
 }
@@ -341,50 +338,21 @@ value(struct scan *s, enum kind *kind, int ctx)
 
 /* ------------------------------------------------------------------ */
 
-/* An integer as json-c holds it: int64, or uint64 above INT64_MAX, each
- * end saturating. */
+/*
+ * Every number, integer or not, is the double strtod makes of its text:
+ * ArduPilot reads each value with atof (SIM_JSON::parse_sensors and its
+ * parse_array), so 99999999999999999999 is 1e20, not int64's or
+ * uint64's end, "-0" is -0.0, and past the double range (1e400) it is
+ * +-inf.  The text is valid JSON, so strtod stops where the number does.
+ */
 static double
-integer_value(const char *p)
+number_value(const char *p)
 {
-	const bool minus = *p == '-';
-	uint64_t u = 0;
-	bool over = false;
-
-	for (p += minus; *p >= '0' && *p <= '9'; p++) {
-		const unsigned d = (unsigned)(*p - '0');
-		if (u > (UINT64_MAX - d) / 10u)
-			over = true;
-		else
-			u = u * 10u + d;
-	}
-	if (minus) {
-		if (over || u > (uint64_t)INT64_MAX + 1u)
-			return (double)INT64_MIN;
-		/* negated as an integer: "-0" is 0, not -0.0 */
-		return u == (uint64_t)INT64_MAX + 1u
-			       ? (double)INT64_MIN
-			       : (double)(-(int64_t)u);
-	}
-	return over ? (double)UINT64_MAX : (double)u;
-}
-
-/* The text is valid JSON, so strtod stops where the number does. */
-static double
-number_value(const char *p, enum kind kind)
-{
-	if (kind == KIND_INT)
-		return integer_value(p);
 	if (*p == 'N')
 		return (double)NAN;
 	if (*p == 'I' || (p[0] == '-' && p[1] == 'I'))
 		return *p == '-' ? -(double)INFINITY : (double)INFINITY;
 	return strtod(p, NULL);
-}
-
-static bool
-is_number(enum kind k)
-{
-	return k == KIND_INT || k == KIND_DOUBLE;
 }
 
 /* One element of a valid array: the number at s->p, then past it. */
@@ -400,7 +368,7 @@ next_number(struct scan *s, double *v)
 		return -EINVAL;
 	if (number(s, &kind) < 0)
 		return -EINVAL;
-	*v = number_value(at, kind);
+	*v = number_value(at);
 	return 0;
 }
 
@@ -413,21 +381,23 @@ convert(const struct sitl_key_info *ki, const struct hit *h,
 
 	switch (ki->type) {
 	case SITL_VALUE_DOUBLE:
-		if (!is_number(h->kind))
+		if (h->kind != KIND_NUMBER)
 			return -EINVAL;
-		*(double *)field = number_value(h->at, h->kind);
+		*(double *)field = number_value(h->at);
 		return 0;
 	case SITL_VALUE_FLOAT:
-		if (!is_number(h->kind))
+		if (h->kind != KIND_NUMBER)
 			return -EINVAL;
-		*(float *)field = (float)number_value(h->at, h->kind);
+		*(float *)field = (float)number_value(h->at);
 		return 0;
 	case SITL_VALUE_BOOL:
-		/* ArduPilot also takes a number, non-zero meaning true. */
+		/* ArduPilot also takes a number: strtoull of its text, so
+		 * its integer part, non-zero meaning true (0.5 and -0 are
+		 * false, 1e5 and -1 true). */
 		if (h->kind == KIND_BOOL)
 			*(bool *)field = h->at[0] == 't';
-		else if (h->kind == KIND_INT)
-			*(bool *)field = number_value(h->at, h->kind) != 0.0;
+		else if (h->kind == KIND_NUMBER)
+			*(bool *)field = strtoull(h->at, NULL, 10) != 0;
 		else
 			return -EINVAL;
 		return 0;

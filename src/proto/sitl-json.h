@@ -150,7 +150,12 @@ sitl_json_ap_accepts(uint64_t mask);
  * for text that is not a JSON object, or a known key with the wrong type.
  * Only whitespace may follow the object.  As in ArduPilot the mask is 0
  * when a mandatory key is missing (the values that came are still
- * stored); on -EINVAL fdm is untouched.
+ * stored); on -EINVAL fdm is untouched.  Values as ArduPilot's atof and
+ * strtoull read them, the same with every json-c release: a number is
+ * the double strtod makes of its text (99999999999999999999 is 1e20,
+ * -0 is -0.0, 1e400 is inf), a number for a bool is true when its
+ * integer part is not 0.  A raw control character in a string is
+ * -EINVAL; raw bytes above 0x7f in strings are taken, UTF-8 or not.
  */
 int
 sitl_json_parse(const char *text, size_t len, struct sitl_fdm *fdm);
@@ -159,9 +164,9 @@ sitl_json_parse(const char *text, size_t len, struct sitl_fdm *fdm);
  * The same as sitl_json_parse, in one pass over the text without
  * building a tree, for the proxy's every frame: the text must be JSON
  * (RFC 8259, plus NaN, Infinity and -Infinity as Python writes them);
- * forms json-c also takes ('names', 1., 00, raw control characters in
- * strings) are -EINVAL here.  Whatever this accepts, sitl_json_parse
- * accepts with the same result (the fuzz target checks it).
+ * forms json-c also takes ('names', 1., 00) are -EINVAL here.  Whatever
+ * this accepts, sitl_json_parse accepts with the same result (the fuzz
+ * target checks it).
  */
 int
 sitl_json_scan(const char *text, size_t len, struct sitl_fdm *fdm);
