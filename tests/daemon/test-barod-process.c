@@ -1717,10 +1717,20 @@ test_msp_tcp_stalled_receiver(void **state)
 	bool noisy = false;
 	uint8_t buf[4096];
 	const uint64_t deadline = now_ms() + 15000;
+	/* How long this reader was kept from reading beyond its 50 ms poll:
+	 * a loaded machine (CI runs two roots at once) can hold it off the
+	 * CPU for longer than barod keeps a TCP peer's frames (its backlog
+	 * and a short socket queue, about 0.1 s), and then barod rightly
+	 * drops.  Only frames due while it was late may be missing. */
+	uint64_t late_ms = 0, last = now_ms();
 	do {
 		struct pollfd p[4] = { { lg, POLLIN, 0 }, { ls, POLLIN, 0 },
 				       { fu, POLLIN, 0 }, { cgfd, POLLIN, 0 } };
 		poll(p, 4, 50);
+		const uint64_t t = now_ms();
+		if (t - last > 80)
+			late_ms += t - last - 50;
+		last = t;
 		if (cgfd < 0)
 			cgfd = accept4(lg, NULL, NULL, SOCK_NONBLOCK);
 		if (csfd < 0)
@@ -1756,7 +1766,14 @@ test_msp_tcp_stalled_receiver(void **state)
 	 * ones before it are counted as not connected), the noise counted. */
 	struct msp_counts g = msp_report("msp-tcp.log", good);
 	assert_int_equal(g.connects, 1);
-	assert_int_equal(g.dropped + g.invalid + g.lost, 0);
+	assert_int_equal(g.invalid + g.lost, 0);
+	/* 300 frames a second: those due while the reader was late. */
+	if (g.dropped > late_ms * 3 / 10)
+		fail_msg("the good reader lost %llu frames, late %llu ms",
+			 g.dropped, (unsigned long long)late_ms);
+	if (g.dropped)
+		printf("the good reader was late %llu ms: %llu frames dropped\n",
+		       (unsigned long long)late_ms, g.dropped);
 	assert_int_equal(g.received, 3);
 	assert_int_equal(g.sent + g.no_peer, total);
 	assert_int_equal(cg->n, g.sent);
