@@ -11,19 +11,34 @@ line it printed saying why (the last one that mentions "skip").  Fails
 what is missing; with --ci (./dev test when CI=true) also on any skip of
 a test CI is expected to run, so coverage cannot silently drop there.
 Exit 0 otherwise, with "no test skipped" when there were none.
+
+A CMocka case skipped inside a test counts as a skipped test, named
+"suite / test / case", although meson counts its test as passed: cmocka
+prints "[  SKIPPED ] case" on stdout, after the case's own "SKIP:" line
+(skip_because() in tests/harness/test-util.h) between it and the case's
+"[ RUN      ]".  cmocka's closing count of skipped cases is checked
+against the cases found, so none goes unlisted.
 """
 import json
 import os
+import re
 import sys
 
 # Tests CI need not run (the clean-root stage gives every other test
-# what it needs).  A name here is "suite / test" as meson prints it.
+# what it needs).  A name here is "suite / test" as meson prints it, or
+# "suite / test / case" for a CMocka case skipped inside a test.
 CI_MAY_SKIP = {
     # doc/examples/exec-comp.m against the Python example: GNU Octave is
     # not one of barod's dependencies (issue 35 ships the example, runs
     # it where octave-cli happens to be installed).
     "replay / baro-replay-exec-octave",
 }
+
+RUN = re.compile(r"^\[ RUN      \] (\S+)$")
+CASE_SKIPPED = re.compile(r"^\[  SKIPPED \] (\S+)$")
+# cmocka 1.1.7 (Debian 13) names the group: "[  SKIPPED ] tests: 3 ...".
+COUNT_SKIPPED = re.compile(
+    r"^\[  SKIPPED \] (?:\S+: )?(\d+) test\(s\), listed below:$")
 
 
 def reason(test):
@@ -34,6 +49,30 @@ def reason(test):
         if said:
             return said[-1]
     return None
+
+
+def skipped_cases(test):
+    """(case, reason or None) for each CMocka case the test skipped, and
+    how many cmocka's summary counted (None without one)."""
+    cases, counted, case, since = [], None, None, 0
+    lines = [l.strip() for l in (test.get("stdout") or "").splitlines()]
+    for i, line in enumerate(lines):
+        m = RUN.match(line)
+        if m:
+            case, since = m.group(1), i + 1
+            continue
+        m = COUNT_SKIPPED.match(line)
+        if m:
+            counted = int(m.group(1))
+            case = None
+            continue
+        m = CASE_SKIPPED.match(line)
+        if m and m.group(1) == case:
+            said = [l for l in lines[since:i]
+                    if "skip" in l.lower() and not l.startswith("[")]
+            cases.append((case, said[-1] if said else None))
+            case = None
+    return cases, counted
 
 
 def main(argv):
@@ -54,20 +93,27 @@ def main(argv):
             bad += 1
             continue
         for t in tests:
-            if t.get("result") != "SKIP":
-                continue
             # "barod:system / units-udev": the project's name off.
             name = t["name"].split(":", 1)[-1]
-            why = reason(t)
-            shown += 1
-            if why is None:
-                bad += 1
-                print(f"skipped: {d}: {name}: FAIL: printed no reason")
-            elif ci and name not in CI_MAY_SKIP:
-                bad += 1
-                print(f"skipped: {d}: {name}: FAIL in CI: {why}")
+            if t.get("result") == "SKIP":
+                skips = [(name, reason(t))]
             else:
-                print(f"skipped: {d}: {name}: {why}")
+                cases, counted = skipped_cases(t)
+                skips = [(f"{name} / {c}", why) for c, why in cases]
+                if counted is not None and counted != len(cases):
+                    bad += 1
+                    print(f"skipped: {d}: {name}: FAIL: cmocka counted "
+                          f"{counted} skipped case(s), {len(cases)} found")
+            for what, why in skips:
+                shown += 1
+                if why is None:
+                    bad += 1
+                    print(f"skipped: {d}: {what}: FAIL: printed no reason")
+                elif ci and what not in CI_MAY_SKIP:
+                    bad += 1
+                    print(f"skipped: {d}: {what}: FAIL in CI: {why}")
+                else:
+                    print(f"skipped: {d}: {what}: {why}")
     if shown == 0 and bad == 0:
         print(f"skipped: no test skipped in {' '.join(dirs)}")
     return 1 if bad else 0
