@@ -3,6 +3,7 @@
 """The tests a meson test run skipped, each with its reason.
 
     tests/harness/skipped.py [--ci] BUILDDIR...
+    tests/harness/skipped.py --self-test
 
 Reads BUILDDIR/meson-logs/testlog.json (the last `meson test` there) and
 prints one line per skipped test: the build directory, the test and the
@@ -19,10 +20,13 @@ prints "[  SKIPPED ] case" on stdout, after the case's own "SKIP:" line
 "[ RUN      ]".  cmocka's closing count of skipped cases is checked
 against the cases found, so none goes unlisted.
 """
+import contextlib
+import io
 import json
 import os
 import re
 import sys
+import tempfile
 
 # Tests CI need not run (the clean-root stage gives every other test
 # what it needs).  A name here is "suite / test" as meson prints it, or
@@ -119,5 +123,81 @@ def main(argv):
     return 1 if bad else 0
 
 
+# ---- the self-test: cmocka's output as Debian 12 and 13 print it ----
+
+def cmocka_out(cases, summary="[  SKIPPED ] tests: {n} test(s), listed below:"):
+    """A cmocka run's stdout: cases is [(name, None | "skip" | "bare")]."""
+    out, skipped = ["[==========] tests: Running %d test(s)." % len(cases)], []
+    for name, how in cases:
+        out.append(f"[ RUN      ] {name}")
+        if how is None:
+            out.append(f"[       OK ] {name}")
+            continue
+        if how == "skip":
+            out.append("SKIP: LOGS_DIR unset or missing: x.bin not tested")
+        out.append(f"[  SKIPPED ] {name}")
+        skipped.append(name)
+    if skipped:
+        out.append(summary.format(n=len(skipped)))
+        out += [f"[  SKIPPED ] {n}" for n in skipped]
+    return "\n".join(out) + "\n"
+
+
+def self_test():
+    skip_test = {"name": "barod:replay / exec-octave", "result": "SKIP",
+                 "stdout": "SKIP: octave-cli is not installed\n"}
+    checks = [
+        # (what, tests, --ci, exit status, lines the output must hold)
+        ("a whole-test skip with its reason", [skip_test], False, 0,
+         ["replay / exec-octave: SKIP: octave-cli"]),
+        ("a case skipped with its reason",
+         [{"name": "barod:logs / log-tlog", "result": "OK",
+           "stdout": cmocka_out([("test_a", None), ("test_b", "skip")])}],
+         False, 0, ["logs / log-tlog / test_b: SKIP: LOGS_DIR"]),
+        ("the same under --ci",
+         [{"name": "barod:logs / log-tlog", "result": "OK",
+           "stdout": cmocka_out([("test_b", "skip")])}],
+         True, 1, ["logs / log-tlog / test_b: FAIL in CI: SKIP: LOGS_DIR"]),
+        ("a bare skip()",
+         [{"name": "barod:logs / log-tlog", "result": "OK",
+           "stdout": cmocka_out([("test_a", "bare"), ("test_b", None)])}],
+         False, 1, ["logs / log-tlog / test_a: FAIL: printed no reason"]),
+        ("cmocka 1.1.5's summary, without the group's name",
+         [{"name": "barod:logs / log-tlog", "result": "OK",
+           "stdout": cmocka_out([("test_b", "skip")], "[  SKIPPED ] "
+                                "{n} test(s), listed below:")}],
+         False, 0, ["logs / log-tlog / test_b: SKIP: LOGS_DIR"]),
+        ("a skip the pairing missed",
+         [{"name": "barod:logs / log-tlog", "result": "OK",
+           "stdout": cmocka_out([("test_b", "skip")]).replace(
+               "[ RUN      ] test_b\n", "")}],
+         False, 1, ["log-tlog: FAIL: cmocka counted 1 skipped case(s), "
+                    "0 found"]),
+        ("none", [{"name": "barod:logs / log-tlog", "result": "OK",
+                   "stdout": cmocka_out([("test_a", None)])}],
+         True, 0, ["skipped: no test skipped"]),
+    ]
+    failed = 0
+    for what, tests, ci, want_rc, want in checks:
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "meson-logs"))
+            with open(os.path.join(d, "meson-logs", "testlog.json"), "w",
+                      encoding="utf-8") as f:
+                f.writelines(json.dumps(t) + "\n" for t in tests)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = main(["--ci", d] if ci else [d])
+        missing = [w for w in want if w not in out.getvalue()]
+        if rc != want_rc or missing:
+            failed += 1
+            print(f"self-test: {what}: exit {rc} (want {want_rc}), "
+                  f"missing {missing} in:\n{out.getvalue()}")
+        else:
+            print(f"self-test: {what}: ok")
+    return 1 if failed else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:
+        sys.exit(self_test())
     sys.exit(main(sys.argv[1:]))
