@@ -40,7 +40,8 @@ void
 hw_testbed_require(const struct hw_testbed *tb)
 {
 	if (tb->mock == NULL)
-		skip();
+		skip_because("no umockdev testbed (umockdev's preload "
+			     "library not loaded)");
 }
 
 void

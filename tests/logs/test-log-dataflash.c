@@ -1253,9 +1253,8 @@ log_path(const char *file)
 #define NEED_LOG(path, file)                                                  \
 	char *path = log_path(file);                                          \
 	if (!path) {                                                          \
-		print_message("LOGS_DIR not set or missing: skipping %s\n",   \
-			      file);                                          \
-		skip();                                                       \
+		skip_because("LOGS_DIR not set or missing: %s not tested",    \
+			     file);                                           \
 	}
 
 static struct got *

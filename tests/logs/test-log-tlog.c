@@ -916,14 +916,11 @@ need_log(char *path, size_t len, const char *name)
 	struct stat st;
 
 	if (!dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		print_message("LOGS_DIR unset or missing: %s not tested\n",
-			      name);
-		skip();
+		skip_because("LOGS_DIR unset or missing: %s not tested", name);
 	}
 	snprintf(path, len, "%s/%s", dir, name);
 	if (stat(path, &st) != 0) {
-		print_message("%s missing: not tested\n", path);
-		skip();
+		skip_because("%s missing: not tested", path);
 	}
 }
 

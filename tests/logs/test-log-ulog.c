@@ -1613,23 +1613,20 @@ load(const char *name, size_t *len)
 	return d;
 }
 
-/* Read a bundled log through the real interface (its fd). */
+/* Read a bundled log through the real interface (its fd); the case
+ * skips, saying why, when the log is not there. */
 static struct got *
 read_log(const char *name)
 {
 	const char *dir = logs_dir();
 	char path[4096];
 
-	if (!dir) {
-		print_message("LOGS_DIR unset or missing: skipping %s\n", name);
-		return NULL;
-	}
+	if (!dir)
+		skip_because("LOGS_DIR unset or missing: %s not tested", name);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	int fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		print_message("%s: %s: skipping\n", path, strerror(errno));
-		return NULL;
-	}
+	if (fd < 0)
+		skip_because("%s: %s: not tested", path, strerror(errno));
 	struct got *g = read_fd(fd);
 	close(fd);
 	assert_int_equal(g->open_rc, 0);
@@ -1701,8 +1698,6 @@ test_fmuv3(void **state)
 {
 	(void)state;
 	struct got *g = read_log("px4_fmuv3_flight_rangefinder.ulg");
-	if (!g)
-		skip();
 	assert_string_equal(g->info.firmware, "PX4 v1.9.0 beta");
 	assert_string_equal(g->info.hardware, "PX4_FMU_V3");
 	assert_string_equal(g->info.baro_stream, "vehicle_air_data");
@@ -1775,8 +1770,6 @@ test_cubeorange(void **state)
 {
 	(void)state;
 	struct got *g = read_log("px4_cubeorange_bench_2baro.ulg");
-	if (!g)
-		skip();
 	assert_string_equal(g->info.firmware, "PX4 v1.11.2 dev");
 	assert_string_equal(g->info.hardware, "CUBEPILOT_CUBEORANGE");
 	assert_string_equal(g->info.baro_stream, "vehicle_air_data");
@@ -1865,8 +1858,6 @@ test_sitl(void **state)
 {
 	(void)state;
 	struct got *g = read_log("px4_sitl_hover_barobias.ulg");
-	if (!g)
-		skip();
 	assert_string_equal(g->info.firmware, "PX4 v1.15.0 dev");
 	assert_string_equal(g->info.hardware, "PX4_SITL");
 
@@ -1931,7 +1922,8 @@ test_bundled_truncated(void **state)
 {
 	(void)state;
 	if (!logs_dir())
-		skip();
+		skip_because("LOGS_DIR unset or missing: the bundled logs not "
+			     "tested");
 	for (size_t f = 0; f < 3; f++) {
 		size_t len;
 		uint8_t *data = load(bundled[f], &len);
@@ -1972,7 +1964,8 @@ test_bundled_damaged(void **state)
 {
 	(void)state;
 	if (!logs_dir())
-		skip();
+		skip_because("LOGS_DIR unset or missing: the bundled logs not "
+			     "tested");
 	for (size_t f = 0; f < 3; f++) {
 		size_t len;
 		uint8_t *data = load(bundled[f], &len);
@@ -2221,8 +2214,6 @@ check_sensors(const char *file, const struct sensor_expect *want,
 	      size_t nwant)
 {
 	struct got *g = read_log(file);
-	if (!g)
-		skip();
 	char msg[160];
 	sensor_check(g->rec, g->n, got_chan, g, want, nwant, msg, sizeof(msg));
 	if (msg[0])

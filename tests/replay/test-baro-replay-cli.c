@@ -736,7 +736,7 @@ test_list_bundled(void **state)
 	(void)state;
 	const char *logs = replay_logs_dir();
 	if (!logs)
-		skip();
+		skip_because("no LOGS_DIR with the bundled logs: not tested");
 	char path[512], dir[256], out[300];
 	/* The BAR3 FMT of 3.4.4 (Length 33, format 29 bytes) is a
 	 * firmware quirk that loses nothing: a warning, status 0. */
@@ -920,7 +920,7 @@ test_list_events_in_span(void **state)
 	(void)state;
 	const char *logs = replay_logs_dir();
 	if (!logs)
-		skip();
+		skip_because("no LOGS_DIR with the bundled logs: not tested");
 	static const char *const names[] = {
 		"ap_copter-3.1.3_px4v2_legacy-ctun-only.bin",
 		"ap_copter-3.4.4-rc1_badajoz_climb.bin",
@@ -1018,7 +1018,7 @@ test_run_bundled_logs(void **state)
 	enum { NLOGS = sizeof(names) / sizeof(names[0]) };
 	char paths[NLOGS][512];
 	if (!logs)
-		skip();
+		skip_because("no LOGS_DIR with the bundled logs: not tested");
 	char dir[256];
 	temp_dir_make(dir, sizeof(dir), "replay-all");
 	const char *args[8 + NLOGS + 1] = { REPLAY_RUN_QUIET, "--synthetic",

@@ -425,7 +425,7 @@ test_log_reference(void **state)
 	(void)state;
 	const char *logs = replay_logs_dir();
 	if (!logs)
-		skip();
+		skip_because("no LOGS_DIR with the bundled logs: not tested");
 	struct replay_case c;
 	replay_case_make(&c, "replay-ref", NULL, "r");
 	char log[512];
@@ -456,7 +456,7 @@ test_slow_log_unchecked(void **state)
 	(void)state;
 	const char *logs = replay_logs_dir();
 	if (!logs)
-		skip();
+		skip_because("no LOGS_DIR with the bundled logs: not tested");
 	struct replay_case c;
 	replay_case_make(&c, "replay-slow", NULL, "r");
 	char log[512];

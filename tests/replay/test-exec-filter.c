@@ -559,9 +559,8 @@ test_python_batch_equals_step(void **state)
 			py = p;
 	}
 	if (!py) {
-		print_message("no python3 with numpy: the batch path is not "
-			      "checked\n");
-		skip();
+		skip_because("no python3 with numpy: the batch path is not "
+			     "checked");
 	}
 	struct replay_rows rows;
 	make_rows(&rows);

@@ -1193,15 +1193,13 @@ test_bundled_two_baro_ulog(void **state)
 	(void)state;
 	const char *dir = logs_dir();
 	if (!dir) {
-		print_message("LOGS_DIR unset or missing: skipped\n");
-		skip();
+		skip_because("LOGS_DIR unset or missing: not tested");
 	}
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/px4_cubeorange_bench_2baro.ulg", dir);
 	int fd = open(path, O_RDONLY);
 	if (fd < 0) {
-		print_message("%s: missing: skipped\n", path);
-		skip();
+		skip_because("%s: missing: not tested", path);
 	}
 	struct log_reader r;
 	struct replay_stream st;

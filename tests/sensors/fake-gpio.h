@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * GPIO lines for tests, where the kernel has no GPIO at all (CI: no
- * GPIOLIB, no gpio-sim module).  fake-gpiod.c stands in for libgpiod 1.6
- * inside barod (LD_PRELOAD), so sensors/gpio.c runs unchanged; this is
+ * GPIOLIB, no gpio-sim module).  fake-gpiod.c stands in for libgpiod
+ * (1.6 or 2.x, as built) inside barod (LD_PRELOAD), so sensors/gpio.c
+ * runs unchanged; this is
  * the test's side of the same lines, shared through a directory named
  * by FAKE_GPIOD_DIR:
  *
@@ -12,6 +13,8 @@
  *                          records when line N's level changes; the fake
  *                          hands barod the ones its request asked for
  *   DIR/CHIP/N.request     written by the fake when N is requested
+ *                          ("edges falling pull-up consumer C", "output
+ *                          consumer C"), the same text from either API
  *   DIR/CHIP/N.values      appended by the fake: "NS VALUE" per output
  *                          change, NS on CLOCK_MONOTONIC
  *
@@ -26,7 +29,8 @@
 #include <stdint.h>
 
 /* One level change as the kernel reports it: type 1 rising, 2 falling
- * (libgpiod 1.6's GPIOD_LINE_EVENT_*), a CLOCK_MONOTONIC timestamp. */
+ * (libgpiod 1.6's GPIOD_LINE_EVENT_*, 2.x's GPIOD_EDGE_EVENT_*), a
+ * CLOCK_MONOTONIC timestamp. */
 struct fake_gpio_edge {
 	uint32_t type;
 	uint32_t reserved;

@@ -151,7 +151,8 @@ static struct fixture *
 fixture(void **state)
 {
 	if (*state == NULL)
-		skip();
+		skip_because("no umockdev testbed (umockdev's preload "
+			     "library not loaded)");
 	return *state;
 }
 
