@@ -6,11 +6,15 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -100,6 +104,31 @@ udp_loopback(unsigned *port, int type)
 /* A non-blocking TCP listener on 127.0.0.1:*port (0: an ephemeral
  * port), the port it got back in *port; rcvbuf > 0 sets its receive
  * buffer (small, to make a stalled reader fill up fast). */
+/* This process, and what it starts from now on, in a network namespace
+ * of its own with its loopback up, where it may make one: a fixed port
+ * such as MAVLink's 14550 is then this test's alone, whatever else runs
+ * on the machine (CI runs two clean roots at once, each with barods
+ * sending there).  False, and nothing changed, without the privilege. */
+static inline bool
+own_loopback(void)
+{
+	struct ifreq ifr;
+
+	if (unshare(CLONE_NEWNET) != 0)
+		return false;
+	/* A namespace whose loopback stays down would fail every test
+	 * after this one in a way that names nothing: fail here. */
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	assert_int_equal(ioctl(fd, SIOCGIFFLAGS, &ifr), 0);
+	ifr.ifr_flags |= IFF_UP;
+	assert_int_equal(ioctl(fd, SIOCSIFFLAGS, &ifr), 0);
+	close(fd);
+	return true;
+}
+
 static inline int
 tcp_loopback(unsigned *port, int rcvbuf)
 {
