@@ -28,6 +28,7 @@
 #include "replay-metrics.h"
 #include "replay-reference.h"
 #include "replay-run.h"
+#include "replay-sine.h"
 #include "replay-stream.h"
 #include "truth-profile.h"
 #include "report.h"
@@ -630,13 +631,8 @@ test_reference_smoother(void **state)
 	(void)state;
 	struct replay_stream st;
 	struct replay_rows rows;
-	struct truth_profile prof;
 	char err[256];
-	assert_int_equal(truth_profile_parse("sine:8:10:20", &prof, err,
-					     sizeof(err)), 0);
-	assert_int_equal(replay_stream_synthetic(&st, &prof, 60.0, 100.0, NULL,
-						 BARO_SITL_AP_DEFAULT, 3, err,
-						 sizeof(err)), 0);
+	replay_sine_stream(&st, 3);
 	assert_int_equal(replay_rows_build(&rows, &st, NULL, 3, err,
 					   sizeof(err)), 0);
 	const size_t n = rows.n;

@@ -17,6 +17,7 @@
 #include "filter-registry.h"
 #include "replay-filters.h"
 #include "replay-run.h"
+#include "replay-sine.h"
 #include "replay-stream.h"
 #include "test-util.h"
 #include "truth-profile.h"
@@ -455,14 +456,9 @@ static const struct baro_filter2 pycomp_ref = {
 static void
 make_rows(struct replay_rows *rows)
 {
-	struct truth_profile prof;
 	struct replay_stream st;
 	char err[256];
-	assert_int_equal(truth_profile_parse("sine:8:10:20", &prof, err,
-					     sizeof(err)), 0);
-	assert_int_equal(replay_stream_synthetic(&st, &prof, 60.0, 100.0, NULL,
-						 BARO_SITL_AP_DEFAULT, 3, err,
-						 sizeof(err)), 0);
+	replay_sine_stream(&st, 3);
 	free(st.seg);	/* the stream's own, one segment */
 	st.seg = calloc(2, sizeof(*st.seg));
 	assert_non_null(st.seg);

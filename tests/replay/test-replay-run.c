@@ -10,6 +10,7 @@
 #include "inject.h"
 #include "replay-aux.h"
 #include "replay-run.h"
+#include "replay-sine.h"
 #include "replay-stream.h"
 #include "test-util.h"
 
@@ -709,14 +710,9 @@ test_comp_beats_gate_through_runner(void **state)
 	(void)state;
 	struct replay_stream st;
 	struct replay_rows rows;
-	struct truth_profile prof;
 	char err[256];
 
-	assert_int_equal(truth_profile_parse("sine:8:10:20", &prof, err,
-					     sizeof(err)), 0);
-	assert_int_equal(replay_stream_synthetic(&st, &prof, 60.0, 100.0,
-						 NULL, BARO_SITL_AP_DEFAULT, 5,
-						 err, sizeof(err)), 0);
+	replay_sine_stream(&st, 5);
 	assert_true(st.nref == st.n);
 	/* This test's own accelerometer and attitude, and nothing else,
 	 * in place of the synthetic stream's sensors. */
