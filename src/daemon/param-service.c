@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAV_CMD_INJECT_FAILURE 420
-#define FAILURE_UNIT_SENSOR_BARO 3
 
 static uint8_t
 mav_type(enum sim_param_type t)

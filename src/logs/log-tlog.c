@@ -89,10 +89,7 @@ enum {
 	/* Distinct v2 message ids (>= 256) counted by list_types. */
 	MAX_WIDE_TYPES = 64,
 	QUEUE_LEN = 4,
-	MAV_TYPE_GCS = 6,
 	MAV_MODE_FLAG_SAFETY_ARMED = 0x80,
-	MAV_AUTOPILOT_ARDUPILOTMEGA = 3,
-	MAV_AUTOPILOT_PX4 = 12,
 	GPS_FIX_3D = 3,
 };
 

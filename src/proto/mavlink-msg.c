@@ -61,6 +61,87 @@ mavlink_unpack_heartbeat(const uint8_t *pl, struct mavlink_heartbeat *m)
 }
 
 size_t
+mavlink_pack_system_time(const struct mavlink_system_time *m, uint8_t *pl)
+{
+	le_put64(pl + 0, m->time_unix_usec);
+	le_put32(pl + 8, m->time_boot_ms);
+	return 12;
+}
+
+void
+mavlink_unpack_system_time(const uint8_t *pl, struct mavlink_system_time *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->time_unix_usec = le_get64(pl + 0);
+	m->time_boot_ms = le_get32(pl + 8);
+}
+
+size_t
+mavlink_pack_global_position_int(const struct mavlink_global_position_int *m,
+				 uint8_t *pl)
+{
+	le_put32(pl + 0, m->time_boot_ms);
+	le_put32(pl + 4, (uint32_t)m->lat);
+	le_put32(pl + 8, (uint32_t)m->lon);
+	le_put32(pl + 12, (uint32_t)m->alt);
+	le_put32(pl + 16, (uint32_t)m->relative_alt);
+	le_put16(pl + 20, (uint16_t)m->vx);
+	le_put16(pl + 22, (uint16_t)m->vy);
+	le_put16(pl + 24, (uint16_t)m->vz);
+	le_put16(pl + 26, m->hdg);
+	return 28;
+}
+
+void
+mavlink_unpack_global_position_int(const uint8_t *pl,
+				   struct mavlink_global_position_int *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->time_boot_ms = le_get32(pl + 0);
+	m->lat = (int32_t)le_get32(pl + 4);
+	m->lon = (int32_t)le_get32(pl + 8);
+	m->alt = (int32_t)le_get32(pl + 12);
+	m->relative_alt = (int32_t)le_get32(pl + 16);
+	m->vx = le_get_i16(pl + 20);
+	m->vy = le_get_i16(pl + 22);
+	m->vz = le_get_i16(pl + 24);
+	m->hdg = le_get16(pl + 26);
+}
+
+/* Offsets 36..59 (the custom version strings) and the uid2 extension
+ * are written as zeros and not read. */
+size_t
+mavlink_pack_autopilot_version(const struct mavlink_autopilot_version *m,
+			       uint8_t *pl)
+{
+	memset(pl, 0, 78);
+	le_put64(pl + 0, m->capabilities);
+	le_put64(pl + 8, m->uid);
+	le_put32(pl + 16, m->flight_sw_version);
+	le_put32(pl + 20, m->middleware_sw_version);
+	le_put32(pl + 24, m->os_sw_version);
+	le_put32(pl + 28, m->board_version);
+	le_put16(pl + 32, m->vendor_id);
+	le_put16(pl + 34, m->product_id);
+	return 78;
+}
+
+void
+mavlink_unpack_autopilot_version(const uint8_t *pl,
+				 struct mavlink_autopilot_version *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->capabilities = le_get64(pl + 0);
+	m->uid = le_get64(pl + 8);
+	m->flight_sw_version = le_get32(pl + 16);
+	m->middleware_sw_version = le_get32(pl + 20);
+	m->os_sw_version = le_get32(pl + 24);
+	m->board_version = le_get32(pl + 28);
+	m->vendor_id = le_get16(pl + 32);
+	m->product_id = le_get16(pl + 34);
+}
+
+size_t
 mavlink_pack_scaled_pressure(const struct mavlink_scaled_pressure *m,
 			     uint8_t *pl)
 {
@@ -461,6 +542,12 @@ mavlink_pack_msg(uint32_t msgid, const union mavlink_msg *m, uint8_t *pl)
 	switch (msgid) {
 	case MAVLINK_MSG_HEARTBEAT:
 		return mavlink_pack_heartbeat(&m->hb, pl);
+	case MAVLINK_MSG_SYSTEM_TIME:
+		return mavlink_pack_system_time(&m->stime, pl);
+	case MAVLINK_MSG_GLOBAL_POSITION_INT:
+		return mavlink_pack_global_position_int(&m->gpi, pl);
+	case MAVLINK_MSG_AUTOPILOT_VERSION:
+		return mavlink_pack_autopilot_version(&m->av, pl);
 	case MAVLINK_MSG_SCALED_PRESSURE:
 	case MAVLINK_MSG_SCALED_PRESSURE2:
 	case MAVLINK_MSG_SCALED_PRESSURE3:
@@ -499,6 +586,15 @@ mavlink_unpack_msg(uint32_t msgid, const uint8_t *pl, union mavlink_msg *m)
 	switch (msgid) {
 	case MAVLINK_MSG_HEARTBEAT:
 		mavlink_unpack_heartbeat(pl, &m->hb);
+		return 0;
+	case MAVLINK_MSG_SYSTEM_TIME:
+		mavlink_unpack_system_time(pl, &m->stime);
+		return 0;
+	case MAVLINK_MSG_GLOBAL_POSITION_INT:
+		mavlink_unpack_global_position_int(pl, &m->gpi);
+		return 0;
+	case MAVLINK_MSG_AUTOPILOT_VERSION:
+		mavlink_unpack_autopilot_version(pl, &m->av);
 		return 0;
 	case MAVLINK_MSG_SCALED_PRESSURE:
 	case MAVLINK_MSG_SCALED_PRESSURE2:

@@ -20,11 +20,13 @@
 
 enum mavlink_msg_id {
 	MAVLINK_MSG_HEARTBEAT = 0,
+	MAVLINK_MSG_SYSTEM_TIME = 2,
 	MAVLINK_MSG_PARAM_REQUEST_READ = 20,
 	MAVLINK_MSG_PARAM_REQUEST_LIST = 21,
 	MAVLINK_MSG_PARAM_VALUE = 22,
 	MAVLINK_MSG_PARAM_SET = 23,
 	MAVLINK_MSG_SCALED_PRESSURE = 29,
+	MAVLINK_MSG_GLOBAL_POSITION_INT = 33,
 	MAVLINK_MSG_COMMAND_INT = 75,
 	MAVLINK_MSG_COMMAND_LONG = 76,
 	MAVLINK_MSG_COMMAND_ACK = 77,
@@ -34,6 +36,7 @@ enum mavlink_msg_id {
 	MAVLINK_MSG_HIL_STATE_QUATERNION = 115,
 	MAVLINK_MSG_SCALED_PRESSURE2 = 137,
 	MAVLINK_MSG_SCALED_PRESSURE3 = 143,
+	MAVLINK_MSG_AUTOPILOT_VERSION = 148,
 	MAVLINK_MSG_STATUSTEXT = 253,
 };
 
@@ -179,12 +182,43 @@ enum {
 	HIL_SENSOR_BARO = 0x1A00,
 	MAV_TYPE_GENERIC = 0,
 	MAV_CMD_SET_MESSAGE_INTERVAL = 511,
+	MAV_CMD_REQUEST_MESSAGE = 512,
+	MAV_CMD_INJECT_FAILURE = 420,
+	FAILURE_UNIT_SENSOR_BARO = 3,
+	MAV_TYPE_GCS = 6,
+	MAV_AUTOPILOT_ARDUPILOTMEGA = 3,
+	MAV_AUTOPILOT_PX4 = 12,
+	MAV_RESULT_TEMPORARILY_REJECTED = 1,
+	MAV_RESULT_IN_PROGRESS = 5,
 	HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP = 1,
 };
 
 struct mavlink_heartbeat {
 	uint32_t custom_mode;
 	uint8_t type, autopilot, base_mode, system_status, mavlink_version;
+};
+
+struct mavlink_system_time {
+	uint64_t time_unix_usec;
+	uint32_t time_boot_ms;
+};
+
+struct mavlink_global_position_int {
+	uint32_t time_boot_ms;
+	int32_t lat, lon;	/* degE7 */
+	int32_t alt;		/* mm AMSL */
+	int32_t relative_alt;	/* mm above home */
+	int16_t vx, vy, vz;	/* cm/s, NED */
+	uint16_t hdg;		/* cdeg, 65535 unknown */
+};
+
+/* The fields a ground station reads; the rest are left out. */
+struct mavlink_autopilot_version {
+	uint64_t capabilities;
+	uint64_t uid;
+	uint32_t flight_sw_version;	/* major, minor, patch, type: MSB first */
+	uint32_t middleware_sw_version, os_sw_version, board_version;
+	uint16_t vendor_id, product_id;
 };
 
 /* SCALED_PRESSURE, SCALED_PRESSURE2 and SCALED_PRESSURE3 share a layout. */
@@ -297,6 +331,9 @@ struct mavlink_statustext {
 /* Any known message, for code that handles several by msgid. */
 union mavlink_msg {
 	struct mavlink_heartbeat hb;
+	struct mavlink_system_time stime;
+	struct mavlink_global_position_int gpi;
+	struct mavlink_autopilot_version av;
 	struct mavlink_scaled_pressure sp;	/* SCALED_PRESSURE/2/3 */
 	struct mavlink_hil_sensor hil;
 	struct mavlink_hil_actuator_controls hac;
@@ -324,6 +361,18 @@ mavlink_unpack_msg(uint32_t msgid, const uint8_t *pl, union mavlink_msg *m);
  * that length; each unpack reads a zero-filled payload. */
 size_t mavlink_pack_heartbeat(const struct mavlink_heartbeat *m, uint8_t *pl);
 void mavlink_unpack_heartbeat(const uint8_t *pl, struct mavlink_heartbeat *m);
+size_t mavlink_pack_system_time(const struct mavlink_system_time *m,
+				uint8_t *pl);
+void mavlink_unpack_system_time(const uint8_t *pl,
+				struct mavlink_system_time *m);
+size_t mavlink_pack_global_position_int(
+	const struct mavlink_global_position_int *m, uint8_t *pl);
+void mavlink_unpack_global_position_int(
+	const uint8_t *pl, struct mavlink_global_position_int *m);
+size_t mavlink_pack_autopilot_version(
+	const struct mavlink_autopilot_version *m, uint8_t *pl);
+void mavlink_unpack_autopilot_version(
+	const uint8_t *pl, struct mavlink_autopilot_version *m);
 size_t mavlink_pack_scaled_pressure(const struct mavlink_scaled_pressure *m,
 				    uint8_t *pl);
 void mavlink_unpack_scaled_pressure(const uint8_t *pl,

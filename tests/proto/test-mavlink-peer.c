@@ -247,6 +247,31 @@ static const struct fdesc d_hb[] = {
 	FD(mavlink_heartbeat, system_status, U8),
 	FD(mavlink_heartbeat, mavlink_version, U8), FEND
 };
+static const struct fdesc d_stime[] = {
+	FD(mavlink_system_time, time_unix_usec, U64),
+	FD(mavlink_system_time, time_boot_ms, U32), FEND
+};
+static const struct fdesc d_gpi[] = {
+	FD(mavlink_global_position_int, time_boot_ms, U32),
+	FD(mavlink_global_position_int, lat, I32),
+	FD(mavlink_global_position_int, lon, I32),
+	FD(mavlink_global_position_int, alt, I32),
+	FD(mavlink_global_position_int, relative_alt, I32),
+	FD(mavlink_global_position_int, vx, I16),
+	FD(mavlink_global_position_int, vy, I16),
+	FD(mavlink_global_position_int, vz, I16),
+	FD(mavlink_global_position_int, hdg, U16), FEND
+};
+static const struct fdesc d_av[] = {
+	FD(mavlink_autopilot_version, capabilities, U64),
+	FD(mavlink_autopilot_version, uid, U64),
+	FD(mavlink_autopilot_version, flight_sw_version, U32),
+	FD(mavlink_autopilot_version, middleware_sw_version, U32),
+	FD(mavlink_autopilot_version, os_sw_version, U32),
+	FD(mavlink_autopilot_version, board_version, U32),
+	FD(mavlink_autopilot_version, vendor_id, U16),
+	FD(mavlink_autopilot_version, product_id, U16), FEND
+};
 static const struct fdesc d_sp[] = {
 	FD(mavlink_scaled_pressure, time_boot_ms, U32),
 	FD(mavlink_scaled_pressure, press_abs, F32),
@@ -367,6 +392,9 @@ static const struct fdesc d_st[] = {
 
 static const struct mdesc msgs[] = {
 	{ MAVLINK_MSG_HEARTBEAT, d_hb },
+	{ MAVLINK_MSG_SYSTEM_TIME, d_stime },
+	{ MAVLINK_MSG_GLOBAL_POSITION_INT, d_gpi },
+	{ MAVLINK_MSG_AUTOPILOT_VERSION, d_av },
 	{ MAVLINK_MSG_PARAM_REQUEST_READ, d_prr },
 	{ MAVLINK_MSG_PARAM_REQUEST_LIST, d_prl },
 	{ MAVLINK_MSG_PARAM_VALUE, d_pv },

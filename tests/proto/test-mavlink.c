@@ -286,8 +286,32 @@ static const struct field f_statustext[] = {
 	EXT("uint16_t", "id"), EXT("uint8_t", "chunk_seq"), END
 };
 
+static const struct field f_system_time[] = {
+	F("uint64_t", "time_unix_usec"), F("uint32_t", "time_boot_ms"), END
+};
+static const struct field f_global_position_int[] = {
+	F("uint32_t", "time_boot_ms"), F("int32_t", "lat"),
+	F("int32_t", "lon"), F("int32_t", "alt"), F("int32_t", "relative_alt"),
+	F("int16_t", "vx"), F("int16_t", "vy"), F("int16_t", "vz"),
+	F("uint16_t", "hdg"), END
+};
+static const struct field f_autopilot_version[] = {
+	F("uint64_t", "capabilities"), F("uint64_t", "uid"),
+	F("uint32_t", "flight_sw_version"),
+	F("uint32_t", "middleware_sw_version"), F("uint32_t", "os_sw_version"),
+	F("uint32_t", "board_version"), F("uint16_t", "vendor_id"),
+	F("uint16_t", "product_id"),
+	FA("uint8_t", "flight_custom_version", 8),
+	FA("uint8_t", "middleware_custom_version", 8),
+	FA("uint8_t", "os_custom_version", 8),
+	{ "uint8_t", "uid2", 18, true }, END
+};
+
 static const struct msg_def msg_defs[] = {
 	{ 0, "HEARTBEAT", f_heartbeat },
+	{ 2, "SYSTEM_TIME", f_system_time },
+	{ 33, "GLOBAL_POSITION_INT", f_global_position_int },
+	{ 148, "AUTOPILOT_VERSION", f_autopilot_version },
 	{ 20, "PARAM_REQUEST_READ", f_param_request_read },
 	{ 21, "PARAM_REQUEST_LIST", f_param_request_list },
 	{ 22, "PARAM_VALUE", f_param_value },
@@ -1488,8 +1512,8 @@ test_unknown_msgid(void **state)
 	n = raw_frame(buf, 2, 0, 0, 1, pl, 43, 124);
 	size_t unknown = n;
 	n = append_hex(buf, n, V_SP2);
-	n += raw_frame(buf + n, 1, 0, 0, 2, pl, 12, 137);
-	unknown += 20;
+	n += raw_frame(buf + n, 1, 0, 0, 4, pl, 14, 237);
+	unknown += 22;
 	n = append_hex(buf, n, V_HB);
 	parse_all(buf, n, &p, &c);
 	assert_int_equal(c.n, 2);
@@ -1504,7 +1528,7 @@ test_unknown_msgid(void **state)
 	/* A false v1 STX in garbage with an unknown msgid claims 48 bytes,
 	 * two good frames among them; the byte after its claim is not a
 	 * start byte, so it was no frame and they are found. */
-	n = append_hex(buf, 0, "fe3000010102");
+	n = append_hex(buf, 0, "fe3000010104");
 	n = append_hex(buf, n, V_SP2);
 	n = append_hex(buf, n, V_HB);
 	memset(buf + n, 0x00, 9);

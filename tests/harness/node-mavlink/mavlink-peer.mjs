@@ -47,11 +47,13 @@ const modules = process.env.MAVLINK_PEER_MODULES
 const mavlink = require(modules ? path.join(modules, 'node-mavlink') : 'node-mavlink')
 const {
   MavLinkPacketSplitter, MavLinkPacketParser, MavLinkProtocolV1, MavLinkProtocolV2,
-  MavLinkPacketSignature, x25crc, minimal, common, ardupilotmega,
+  MavLinkPacketSignature, x25crc, minimal, common, standard, ardupilotmega,
 } = mavlink
 
 // ardupilotmega too, so a gcs listening to ArduPilot names everything.
-const REGISTRY = { ...ardupilotmega.REGISTRY, ...common.REGISTRY, ...minimal.REGISTRY }
+const REGISTRY = {
+  ...ardupilotmega.REGISTRY, ...common.REGISTRY, ...standard.REGISTRY, ...minimal.REGISTRY,
+}
 const BY_NAME = Object.fromEntries(Object.values(REGISTRY).map(c => [c.MSG_NAME, c]))
 
 function jsonValue(v) {
