@@ -72,5 +72,7 @@ drive_print_routes(FILE *out, const struct scenario *sc, const char *name,
 /* PX4's name for the pressure offset parameter. */
 #define DRIVE_PX4_OFFSET_PARAM "SIM_BARO_OFF_P"
 #define DRIVE_PX4_INJECT_PARAM "SYS_FAILURE_EN"
+/* Whether PX4 runs sensor_baro_sim at all (SIH and gz, when 1). */
+#define DRIVE_PX4_BAROSIM_PARAM "SENS_EN_BAROSIM"
 
 #endif

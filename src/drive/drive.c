@@ -10,6 +10,9 @@
 #include "atmosphere.h"
 #include "sim-params.h"
 
+static void
+watch_change(struct drive *d, const struct drive_slot *s);
+
 /* A time_boot_ms this far behind the last one is a restart, not jitter. */
 #define RESTART_BACK_MS 1000u
 #define HEARTBEAT_US 1000000u
@@ -146,6 +149,7 @@ drive_init(struct drive *d, const struct scenario *sc, const char *name,
 	d->io = *io;
 	d->user = user;
 	d->failure_en = -1;
+	d->barosim = -1;
 	d->probe = -1;
 
 	/* The slots: every parameter a line sets or ramps (a px4 ok puts
@@ -264,6 +268,8 @@ send_change(struct drive *d, struct drive_slot *s, uint64_t now_us)
 	}
 	snprintf(text, sizeof(text), "try %u", s->tries);
 	record(d, "sent", s->name, s->want, s->line, text);
+	if (s->tries == 1)
+		watch_change(d, s);
 }
 
 /* Move the autopilot towards every slot's want: a change is sent when
@@ -365,6 +371,67 @@ offset_pa(const struct drive *d, double m)
 	atmos_1976_pressure_temperature(h, &p0, &t);
 	atmos_1976_pressure_temperature(h + (float)m, &p1, &t);
 	return (double)p1 - (double)p0;
+}
+
+/* The baro instance whose pressure slot s shifts, or -1. */
+static int
+shift_instance(const struct drive_slot *s)
+{
+	if (s->via == DRIVE_VIA_OFFSET)
+		return 0;
+	if (s->via == DRIVE_VIA_PARAM && s->param >= 0 &&
+	    sim_param_field((size_t)s->param) ==
+		    offsetof(struct sim_baro_params, glitch))
+		return sim_param_instance((size_t)s->param);
+	return -1;
+}
+
+/* A change that shifts a baro's pressure by enough to tell from its
+ * noise is watched for in SCALED_PRESSURE/2/3: the record then says
+ * when the autopilot's own telemetry showed it (PX4 applies a parameter
+ * up to a second after acknowledging it). */
+static void
+watch_change(struct drive *d, const struct drive_slot *s)
+{
+	int i = shift_instance(s);
+
+	if (i < 0 || !s->known || !d->have_press[i])
+		return;
+	double expect = s->via == DRIVE_VIA_OFFSET
+				? (double)s->sent - (double)s->have
+				: offset_pa(d, s->sent) - offset_pa(d, s->have);
+	if (fabs(expect) < DRIVE_SEEN_MIN_PA)
+		return;
+	struct drive_watch *w = &d->watch[i];
+	w->on = true;
+	w->expect_pa = expect;
+	w->base_pa = d->press[i];
+	w->from_ms = d->ap_ms;
+	w->line = s->line;
+	w->value = s->sent;
+	snprintf(w->name, sizeof(w->name), "%s", s->name);
+}
+
+static void
+on_pressure(struct drive *d, int i, double pa)
+{
+	struct drive_watch *w = &d->watch[i];
+
+	d->press[i] = pa;
+	d->have_press[i] = true;
+	if (!w->on)
+		return;
+	if (fabs(pa - w->base_pa - w->expect_pa) <= fabs(w->expect_pa) / 2) {
+		w->on = false;
+		record(d, "seen", w->name, w->value, w->line,
+		       i == 0	? "SCALED_PRESSURE"
+		       : i == 1 ? "SCALED_PRESSURE2"
+				: "SCALED_PRESSURE3");
+	} else if (d->ap_ms - w->from_ms > DRIVE_SEEN_WITHIN_MS) {
+		w->on = false;
+		record(d, "note", w->name, w->value, w->line,
+		       "not seen in the autopilot's pressure");
+	}
 }
 
 /* The wants the shadow emulator and overlay stand for now. */
@@ -486,6 +553,22 @@ read_step(struct drive *d, uint64_t now_us, bool answer)
 		if (!answer)
 			send_read(d, DRIVE_PX4_INJECT_PARAM);
 	}
+	if (d->o.ap == DRIVE_PX4 && d->barosim < 0) {
+		open = true;
+		if (!answer)
+			send_read(d, DRIVE_PX4_BAROSIM_PARAM);
+	}
+	if (d->o.ap == DRIVE_PX4 && d->barosim == 0) {
+		finish(d, DRIVE_END_REFUSED,
+		       "%s: PX4's sensor_baro_sim is not running "
+		       "(SENS_EN_BAROSIM is 0): the baro comes from the "
+		       "simulator, which these parameters do not reach; "
+		       "instead: barod --px4-sim-proxy with a MAVLink "
+		       "simulator, or SENS_EN_BAROSIM 1 and a restart (SIH "
+		       "and gz start it then)", d->name);
+		d->phase = DRIVE_DONE;
+		return;
+	}
 	if (!open && d->inject && d->probe < 0) {
 		if (d->failure_en != 1) {
 			finish(d, DRIVE_END_REFUSED,
@@ -497,10 +580,15 @@ read_step(struct drive *d, uint64_t now_us, bool answer)
 			return;
 		}
 		open = true;
-		if (!answer)
+		/* At once when the reads are done, then with the retries. */
+		if (!answer || !d->probe_sent) {
+			d->probe_sent = true;
+			if (answer)
+				d->read_us = now_us;
 			send_command(d, MAV_CMD_INJECT_FAILURE,
 				     FAILURE_UNIT_SENSOR_BARO, DRIVE_INJECT_OK,
 				     0.0f);
+		}
 	}
 	if (!open) {
 		after_read(d, now_us);
@@ -525,8 +613,11 @@ read_step(struct drive *d, uint64_t now_us, bool answer)
 		}
 		finish(d, DRIVE_END_REFUSED,
 		       "the autopilot did not answer %s",
-		       d->failure_en < 0 ? "a read of SYS_FAILURE_EN"
-					 : "MAV_CMD_INJECT_FAILURE baro ok");
+		       d->barosim < 0 && d->o.ap == DRIVE_PX4
+			       ? "a read of " DRIVE_PX4_BAROSIM_PARAM
+		       : d->failure_en < 0
+			       ? "a read of " DRIVE_PX4_INJECT_PARAM
+			       : "MAV_CMD_INJECT_FAILURE baro ok");
 		d->phase = DRIVE_DONE;
 	}
 }
@@ -567,6 +658,9 @@ on_heartbeat(struct drive *d, const struct mavlink_frame *f,
 		/* SYSTEM_TIME at 10 Hz: the clock the scenario runs on. */
 		send_command(d, MAV_CMD_SET_MESSAGE_INTERVAL,
 			     MAVLINK_MSG_SYSTEM_TIME, 100000.0f, 0.0f);
+		/* The pressures, to see when a change shows. */
+		send_command(d, MAV_CMD_SET_MESSAGE_INTERVAL,
+			     MAVLINK_MSG_SCALED_PRESSURE, 100000.0f, 0.0f);
 		d->phase = DRIVE_READ;
 		d->read_us = now_us - d->o.retry_us;
 		read_step(d, now_us, false);
@@ -582,6 +676,12 @@ on_param_value(struct drive *d, const struct mavlink_param_value *pv,
 		int32_t v;
 		memcpy(&v, &pv->param_value, sizeof(v));
 		d->failure_en = v;
+	}
+	if (d->o.ap == DRIVE_PX4 &&
+	    strcmp(pv->param_id, DRIVE_PX4_BAROSIM_PARAM) == 0) {
+		int32_t v;
+		memcpy(&v, &pv->param_value, sizeof(v));
+		d->barosim = v != 0;
 	}
 	struct drive_slot *s = slot_find(d, pv->param_id);
 	if (!s || s->via == DRIVE_VIA_INJECT)
@@ -796,6 +896,13 @@ drive_frame(struct drive *d, const struct mavlink_frame *f, uint64_t now_us)
 	case MAVLINK_MSG_SCALED_PRESSURE2:
 	case MAVLINK_MSG_SCALED_PRESSURE3:
 		on_clock(d, m.sp.time_boot_ms, now_us);
+		if (d->phase != DRIVE_DONE)
+			on_pressure(d,
+				    f->msgid == MAVLINK_MSG_SCALED_PRESSURE ? 0
+				    : f->msgid == MAVLINK_MSG_SCALED_PRESSURE2
+					    ? 1
+					    : 2,
+				    (double)m.sp.press_abs * 100.0);
 		break;
 	}
 	if (d->phase == DRIVE_DONE)

@@ -95,6 +95,22 @@ struct drive_io {
 	int (*state)(void *user);
 };
 
+/* A pressure change smaller than this is not watched for: noise and
+ * motion would hide it.  One watched for and not seen within the time
+ * below gets a note in the record. */
+#define DRIVE_SEEN_MIN_PA 20.0
+#define DRIVE_SEEN_WITHIN_MS 5000u
+
+struct drive_watch {
+	bool on;
+	char name[DRIVE_NAME_LEN + 1];
+	unsigned line;
+	double value;
+	double expect_pa;	/* the shift the change should show */
+	double base_pa;		/* the pressure when it was sent */
+	uint64_t from_ms;
+};
+
 struct drive_left {
 	char name[DRIVE_NAME_LEN + 1];
 	float start;
@@ -140,9 +156,14 @@ struct drive {
 	bool have_alt;
 	double alt_m;		/* AMSL, GLOBAL_POSITION_INT */
 	double offset_pa;	/* PX4: the glitch as pascals */
+	bool have_press[BARO_MAX_INSTANCES];
+	double press[BARO_MAX_INSTANCES];	/* Pa, SCALED_PRESSURE/2/3 */
+	struct drive_watch watch[BARO_MAX_INSTANCES];
 	bool inject;		/* the scenario needs injection */
 	int failure_en;		/* PX4 SYS_FAILURE_EN: -1 unknown */
 	int probe;		/* injection probe: -1 open, 0 ok */
+	bool probe_sent;
+	int barosim;		/* PX4 SENS_EN_BAROSIM: -1 unknown */
 	uint32_t version;	/* AUTOPILOT_VERSION flight_sw_version */
 
 	size_t nslots;

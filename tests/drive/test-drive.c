@@ -38,6 +38,8 @@ struct rig {
 	bool state_exists;
 	unsigned state_writes;
 	unsigned sent_sets, acked, scenario_zero;
+	unsigned nseen;
+	struct { char name[17]; float value; uint64_t ap_ms; } seen[16];
 	uint64_t zero_ap_ms;	/* autopilot time at scenario time 0 */
 	char log[16384];
 	size_t log_len;
@@ -84,6 +86,11 @@ rig_record(void *user, const struct drive_row *row)
 
 	if (strcmp(row->event, "acked") == 0)
 		r->acked++;
+	if (strcmp(row->event, "seen") == 0 && r->nseen < 16) {
+		snprintf(r->seen[r->nseen].name, 17, "%s", row->name);
+		r->seen[r->nseen].value = (float)row->value;
+		r->seen[r->nseen++].ap_ms = row->ap_ms;
+	}
 	if (strcmp(row->text, "scenario time 0") == 0) {
 		r->scenario_zero++;
 		r->zero_ap_ms = row->ap_ms;
@@ -190,6 +197,18 @@ assert_applied(const struct rig *r, const char *name, float value,
 			 (unsigned long long)(t - r->zero_ap_ms));
 }
 
+/* The record's "seen" row for name = value: when the autopilot's own
+ * SCALED_PRESSURE first showed the change; UINT64_MAX if none. */
+static uint64_t
+seen_at(const struct rig *r, const char *name, float value)
+{
+	for (unsigned i = 0; i < r->nseen; i++)
+		if (strcmp(r->seen[i].name, name) == 0 &&
+		    r->seen[i].value == value)
+			return r->seen[i].ap_ms;
+	return UINT64_MAX;
+}
+
 /* Every SIM_* parameter back at barod's table's default. */
 static void
 assert_ardupilot_clean(const struct rig *r)
@@ -243,6 +262,14 @@ test_ardupilot_scenario(void **state)
 	check_s1(&r, 150);
 	assert_true(r.state_writes >= 2);
 	assert_true(r.acked >= 5);
+	/* The 15 m glitch and its end show in SCALED_PRESSURE within one
+	 * of its 100 ms intervals of being applied. */
+	uint64_t on = applied(&r, "SIM_BARO_GLITCH", 15.0f, 0);
+	uint64_t seen = seen_at(&r, "SIM_BARO_GLITCH", 15.0f);
+	assert_true(seen >= on && seen <= on + 110);
+	assert_true(seen_at(&r, "SIM_BARO_GLITCH", 0.0f) != UINT64_MAX);
+	/* A freeze shifts no pressure: not watched. */
+	assert_true(seen_at(&r, "SIM_BAR2_FREEZE", 1.0f) == UINT64_MAX);
 }
 
 /* At ten times real time the same scenario takes a tenth of the wall
@@ -475,6 +502,13 @@ test_px4_scenario(void **state)
 				     r.zero_ap_ms + 2500);
 	assert_float_equal(got, want, 1e-3);
 	assert_applied(&r, "SIM_BARO_OFF_P", 0.0f, 3000, 1200);
+	/* PX4 took the offset at its next parameter update, after the
+	 * acknowledgement: the record's "seen" is when its pressure
+	 * showed it, not when the PARAM_VALUE came. */
+	uint64_t on = applied(&r, "SIM_BARO_OFF_P", want, 0);
+	uint64_t seen = seen_at(&r, "SIM_BARO_OFF_P", want);
+	assert_true(on % 1000 < 20 && on >= r.zero_ap_ms + 1000);
+	assert_true(seen >= on && seen <= on + 110);
 	assert_applied(&r, "baro", DRIVE_INJECT_OFF, 4000, 150);
 	assert_applied(&r, "baro", DRIVE_INJECT_OK, 5000, 150);
 	assert_applied(&r, "baro", DRIVE_INJECT_STUCK, 5500, 150);
@@ -496,6 +530,14 @@ test_px4_injection_refused(void **state)
 	rig_run(&r, 10.0, 0);
 	assert_int_equal(r.d.end, DRIVE_END_REFUSED);
 	assert_non_null(strstr(r.d.why, "SYS_FAILURE_EN is 0"));
+
+	rig_open(&r, AP_PEER_PX4, "at 1s glitch 0 5 for 1s\n");
+	ap_peer_set(&r.ap, "SENS_EN_BAROSIM", 0.0f);
+	rig_start(&r);
+	rig_run(&r, 10.0, 0);
+	assert_int_equal(r.d.end, DRIVE_END_REFUSED);
+	assert_non_null(strstr(r.d.why, "sensor_baro_sim is not running"));
+	assert_int_equal(r.sent_sets, 0);
 
 	rig_open(&r, AP_PEER_PX4, S_PX4);
 	r.ap.inject_supported = false;

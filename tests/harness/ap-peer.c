@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "atmosphere.h"
 #include "sim-params.h"
 
 void
@@ -17,6 +18,8 @@ ap_peer_init(struct ap_peer *p, enum ap_peer_kind kind)
 	p->speed = 1.0;
 	p->time_interval_us = 0;
 	mavlink_parser_init(&p->parser);
+	/* A signed GCS is answered too: signing is the link's business. */
+	p->parser.deliver_signed = true;
 	if (kind == AP_PEER_ARDUPILOT) {
 		struct sim_params d;
 		sim_params_defaults(&d);
@@ -36,7 +39,9 @@ ap_peer_init(struct ap_peer *p, enum ap_peer_kind kind)
 						       MAV_PARAM_TYPE_REAL32 };
 		p->params[2] = (struct ap_peer_param){ "SYS_FAILURE_EN", 0.0f,
 						       6 /* INT32 */ };
-		p->nparams = 3;
+		p->params[3] = (struct ap_peer_param){ "SENS_EN_BAROSIM", 1.0f,
+						       6 /* INT32 */ };
+		p->nparams = 4;
 		ap_peer_set(p, "SYS_FAILURE_EN", 1.0f);
 		p->inject_supported = true;
 	}
@@ -215,7 +220,10 @@ on_frame(const struct mavlink_frame *f, void *user)
 		q->value = v;
 		if (p->kind == AP_PEER_PX4 &&
 		    strcmp(q->name, "SIM_BARO_OFF_P") == 0)
+		{
 			p->offp_pending = true;	/* at the next update */
+			p->offp_set_ms = (uint64_t)p->ap_ms;
+		}
 		else
 			history(p, q->name, v, (uint64_t)p->ap_ms);
 		param_value(p, q);
@@ -243,6 +251,9 @@ on_frame(const struct mavlink_frame *f, void *user)
 		} else if (m.cl.command == MAV_CMD_SET_MESSAGE_INTERVAL) {
 			if ((uint32_t)m.cl.param[0] == MAVLINK_MSG_SYSTEM_TIME)
 				p->time_interval_us = (uint32_t)m.cl.param[1];
+			if ((uint32_t)m.cl.param[0] ==
+			    MAVLINK_MSG_SCALED_PRESSURE)
+				p->press_interval_us = (uint32_t)m.cl.param[1];
 			command_ack(p, m.cl.command, MAV_RESULT_ACCEPTED, f);
 		} else if (m.cl.command == MAV_CMD_REQUEST_MESSAGE) {
 			command_ack(p, m.cl.command, MAV_RESULT_ACCEPTED, f);
@@ -310,6 +321,32 @@ streams(struct ap_peer *p)
 		} };
 		queue(p, MAVLINK_MSG_GLOBAL_POSITION_INT, &m, p->now_us);
 	}
+	if (p->press_interval_us && ap_us >= p->next_press_us) {
+		p->next_press_us = ap_us + p->press_interval_us;
+		/* What each baro reads at the vehicle's 584 m: ArduPilot's
+		 * glitch lifts its altitude, PX4's offset adds pascals once
+		 * sensor_baro_sim has taken it. */
+		for (unsigned i = 0; i < 2; i++) {
+			float pa, t;
+			const char *g = i ? "SIM_BAR2_GLITCH" : "SIM_BARO_GLITCH";
+			float up = p->kind == AP_PEER_ARDUPILOT
+					   ? ap_peer_get(p, g)
+					   : 0.0f;
+			atmos_1976_pressure_temperature(584.0f + up, &pa, &t);
+			if (p->kind == AP_PEER_PX4)
+				pa += p->offp_applied;
+			union mavlink_msg m = { .sp = {
+				.time_boot_ms = (uint32_t)ms,
+				.press_abs = pa / 100.0f,
+				.temperature = 2000,
+			} };
+			queue(p, i ? MAVLINK_MSG_SCALED_PRESSURE2
+				   : MAVLINK_MSG_SCALED_PRESSURE,
+			      &m, p->now_us);
+			if (p->kind == AP_PEER_PX4)
+				break;
+		}
+	}
 	if (p->time_interval_us && ap_us >= p->next_time_us) {
 		p->next_time_us = ap_us + p->time_interval_us;
 		union mavlink_msg m = { .stime = { .time_boot_ms =
@@ -343,7 +380,9 @@ ap_peer_step(struct ap_peer *p, uint64_t now_us, uint8_t *out, size_t cap)
 		p->restarted = true;
 		p->ap_ms = 0.0;
 		p->next_hb_us = p->next_pos_us = p->next_time_us = 0;
+		p->next_press_us = 0;
 		p->time_interval_us = 0;
+		p->press_interval_us = 0;
 		if (p->inject) {
 			p->inject = 0;	/* PX4 forgets an injection */
 			history(p, "baro", 0.0f, 0);
@@ -351,7 +390,8 @@ ap_peer_step(struct ap_peer *p, uint64_t now_us, uint8_t *out, size_t cap)
 	}
 	/* PX4 v1.14's sensor_baro_sim sees a parameter change at its next
 	 * parameter_update, here the next whole second. */
-	if (p->offp_pending && fmod(p->ap_ms, 1000.0) < 200.0) {
+	if (p->offp_pending &&
+	    (uint64_t)p->ap_ms / 1000u > p->offp_set_ms / 1000u) {
 		p->offp_pending = false;
 		p->offp_applied = ap_peer_get(p, "SIM_BARO_OFF_P");
 		history(p, "SIM_BARO_OFF_P", p->offp_applied,

@@ -59,12 +59,15 @@ struct ap_peer {
 	bool restarted;
 	uint64_t next_hb_us, next_time_us, next_pos_us;
 	uint32_t time_interval_us;	/* SYSTEM_TIME, once asked */
+	uint32_t press_interval_us;	/* SCALED_PRESSURE(2), once asked */
+	uint64_t next_press_us;
 	size_t nparams;
 	struct ap_peer_param params[AP_PEER_PARAMS];
 	/* PX4: the offset sensor_baro_sim uses (taken at the next whole
 	 * second of the autopilot's clock after a change). */
 	float offp_applied;
 	bool offp_pending;
+	uint64_t offp_set_ms;
 	int inject;			/* FAILURE_TYPE in force, baro */
 	unsigned sets_seen, reads_seen, commands_seen;
 	size_t nhistory;

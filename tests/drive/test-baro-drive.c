@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * baro-drive the program against a scripted ArduPilot and PX4 over UDP,
+ * as a user runs it: listening where SITL sends (udpin), a scenario run
+ * to its end with its record; a SIGTERM mid-fault that puts everything
+ * back; a SIGKILL mid-fault whose state file the next start repairs
+ * from; signing both ways; --check and the refusals' exit statuses.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ap-peer.h"
+#include "harness-cmocka.h"
+#include "mavlink-sign.h"
+
+static struct harness harness;
+
+/* The scripted autopilot on a UDP socket, sending to baro-drive's port. */
+struct srv {
+	struct ap_peer ap;
+	int fd;
+	struct sockaddr_in to;
+	bool sign;
+	struct mavlink_signing signing;
+	struct mavlink_parser parser;
+	unsigned frames_in, signed_in;
+};
+
+static uint64_t
+wall_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void
+srv_open(struct srv *s, enum ap_peer_kind kind, unsigned port)
+{
+	memset(s, 0, sizeof(*s));
+	ap_peer_init(&s->ap, kind);
+	mavlink_parser_init(&s->parser);
+	s->parser.deliver_signed = true;
+	s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	assert_true(s->fd >= 0);
+	s->to = (struct sockaddr_in){ .sin_family = AF_INET,
+				      .sin_port = htons((uint16_t)port),
+				      .sin_addr.s_addr = htonl(0x7F000001) };
+}
+
+static void
+count_frame(const struct mavlink_frame *f, void *user)
+{
+	struct srv *s = user;
+
+	s->frames_in++;
+	if (f->incompat_flags & MAVLINK_IFLAG_SIGNED)
+		s->signed_in++;
+}
+
+/* Serve until the child exits (its code) or max_s pass (-1); with
+ * signal_at_s, send it sig then. */
+static int
+serve(struct srv *s, pid_t pid, double max_s, double signal_at_s, int sig)
+{
+	uint8_t buf[AP_PEER_QUEUE * MAVLINK_MAX_FRAME];
+	const uint64_t t0 = wall_us();
+	int code;
+
+	for (;;) {
+		uint64_t now = wall_us();
+		if (harness_exited(&harness, pid, &code))
+			return code;
+		if ((double)(now - t0) > max_s * 1e6)
+			return -1;
+		if (signal_at_s > 0 && (double)(now - t0) > signal_at_s * 1e6) {
+			kill(pid, sig);
+			signal_at_s = 0;
+		}
+		size_t n = ap_peer_step(&s->ap, now, buf, sizeof(buf));
+		/* One frame per datagram, signed when asked. */
+		for (size_t off = 0; off < n;) {
+			size_t len = buf[off] == MAVLINK_STX_V2
+					     ? 12u + buf[off + 1]
+					     : 8u + buf[off + 1];
+			uint8_t f[MAVLINK_MAX_FRAME];
+			memcpy(f, buf + off, len);
+			int flen = (int)len;
+			if (s->sign)
+				flen = mavlink_sign_frame(
+					&s->signing, f, len, 0,
+					mavlink_sign_timestamp((uint64_t)time(
+						NULL) * 1000000u));
+			(void)!sendto(s->fd, f, (size_t)flen, 0,
+				      (struct sockaddr *)&s->to, sizeof(s->to));
+			off += len;
+		}
+		uint8_t in[4096];
+		ssize_t r;
+		while ((r = recv(s->fd, in, sizeof(in), 0)) > 0) {
+			mavlink_parser_feed(&s->parser, in, (size_t)r,
+					    count_frame, s);
+			mavlink_parser_flush(&s->parser);
+			ap_peer_rx(&s->ap, in, (size_t)r, wall_us());
+		}
+		usleep(5000);
+	}
+}
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *text = calloc(1, 1 << 16);
+	assert_non_null(text);
+	(void)!fread(text, 1, (1 << 16) - 1, f);
+	fclose(f);
+	return text;
+}
+
+static const char SCN[] = "at 0.5s glitch 0 15 for 1.5s\n"
+			  "at 1s px4 delayed 1 200 for 0.5s\n"
+			  "at 2.5s end\n";
+
+struct paths {
+	char scn[512], state[512], rec[512], connect[64];
+	unsigned port;
+};
+
+static void
+paths_make(struct paths *p, const char *tag)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s.scn", tag);
+	harness_write(&harness, p->scn, sizeof(p->scn), name, "%s", SCN);
+	snprintf(name, sizeof(name), "%s.state", tag);
+	harness_path(&harness, p->state, sizeof(p->state), name);
+	snprintf(name, sizeof(name), "%s.csv", tag);
+	harness_path(&harness, p->rec, sizeof(p->rec), name);
+	p->port = harness_free_port(&harness, SOCK_DGRAM, false);
+	snprintf(p->connect, sizeof(p->connect), "udpin:127.0.0.1:%u",
+		 p->port);
+}
+
+static pid_t
+start(const struct paths *p, const char *log, const char *extra)
+{
+	const char *args[] = { "--autopilot", "ardupilot", "--scenario",
+			       p->scn, "--connect", p->connect, "--state",
+			       p->state, "--record", p->rec, "--wait", "20",
+			       extra, NULL };
+	pid_t pid = harness_spawn(&harness, log, args);
+	/* Until it listens: a datagram before would be refused. */
+	usleep(300000);
+	return pid;
+}
+
+static void
+assert_clean(const struct srv *s, const struct paths *p)
+{
+	assert_float_equal(ap_peer_get(&s->ap, "SIM_BARO_GLITCH"), 0.0, 0);
+	assert_float_equal(ap_peer_get(&s->ap, "SIM_BAR2_DELAY"), 0.0, 0);
+	assert_int_equal(access(p->state, F_OK), -1);
+}
+
+static void
+test_run_to_end(void **state)
+{
+	static struct srv s;
+	struct paths p;
+
+	(void)state;
+	paths_make(&p, "end");
+	srv_open(&s, AP_PEER_ARDUPILOT, p.port);
+	pid_t pid = start(&p, "end.log", NULL);
+	int code = serve(&s, pid, 30.0, 0, 0);
+	char *log = harness_log(&harness, pid);
+	if (code != 0)
+		fail_msg("exit %d: %s", code, log);
+	assert_non_null(strstr(log, "ardupilot autopilot found: system 1"));
+	assert_non_null(strstr(log, "autopilot version 4.6.2"));
+	assert_non_null(strstr(log, "done: the scenario ran to its end"));
+	free(log);
+	assert_true(ap_peer_value_at(&s.ap, "SIM_BARO_GLITCH",
+				     UINT64_MAX) == 0.0f);
+	assert_true(!isnan(ap_peer_value_at(&s.ap, "SIM_BAR2_DELAY",
+					    UINT64_MAX)));
+	assert_clean(&s, &p);
+	char *rec = slurp(p.rec);
+	assert_non_null(rec);
+	assert_true(strncmp(rec, "ap_ms,scenario_ms,line,event,name,value,"
+				 "text\n", 41) == 0);
+	assert_non_null(strstr(rec, ",1,acked,SIM_BARO_GLITCH,15,"));
+	assert_non_null(strstr(rec, ",2,acked,SIM_BAR2_DELAY,200,"));
+	assert_non_null(strstr(rec, ",1,seen,SIM_BARO_GLITCH,15,"
+				    "\"SCALED_PRESSURE\"\n"));
+	assert_non_null(strstr(rec, ",\"restored\"\n"));
+	free(rec);
+}
+
+static void
+test_sigterm_restores(void **state)
+{
+	static struct srv s;
+	struct paths p;
+
+	(void)state;
+	paths_make(&p, "term");
+	srv_open(&s, AP_PEER_ARDUPILOT, p.port);
+	pid_t pid = start(&p, "term.log", NULL);
+	int code = serve(&s, pid, 30.0, 1.3, SIGTERM);
+	char *log = harness_log(&harness, pid);
+	if (code != 0)
+		fail_msg("exit %d: %s", code, log);
+	assert_non_null(strstr(log, "stopping: putting everything back"));
+	free(log);
+	assert_true(ap_peer_value_at(&s.ap, "SIM_BARO_GLITCH", UINT64_MAX) ==
+		    0.0f);
+	assert_true(s.ap.sets_seen >= 2);
+	assert_clean(&s, &p);
+}
+
+/* Killed mid-glitch: the state file names the glitch's start; the next
+ * start puts it back before anything else. */
+static void
+test_sigkill_then_repair(void **state)
+{
+	static struct srv s;
+	struct paths p;
+
+	(void)state;
+	paths_make(&p, "kill");
+	srv_open(&s, AP_PEER_ARDUPILOT, p.port);
+	pid_t pid = start(&p, "kill.log", NULL);
+	int code = serve(&s, pid, 30.0, 1.3, SIGKILL);
+	assert_int_equal(code, 128 + SIGKILL);
+	assert_float_equal(ap_peer_get(&s.ap, "SIM_BARO_GLITCH"), 15.0, 0);
+	char *st = slurp(p.state);
+	assert_non_null(st);
+	assert_non_null(strstr(st, "autopilot ardupilot\nSIM_BARO_GLITCH 0\n"));
+	free(st);
+
+	/* The same autopilot, a new baro-drive on a new port. */
+	struct ap_peer ap = s.ap;
+	p.port = harness_free_port(&harness, SOCK_DGRAM, false);
+	snprintf(p.connect, sizeof(p.connect), "udpin:127.0.0.1:%u", p.port);
+	close(s.fd);
+	srv_open(&s, AP_PEER_ARDUPILOT, p.port);
+	s.ap = ap;
+	s.ap.nq = 0;
+	pid = start(&p, "repair.log", NULL);
+	code = serve(&s, pid, 30.0, 0, 0);
+	char *log = harness_log(&harness, pid);
+	if (code != 0)
+		fail_msg("exit %d: %s", code, log);
+	assert_non_null(strstr(log, "an earlier run left"));
+	assert_non_null(strstr(log, "the earlier run's changes are back"));
+	free(log);
+	assert_clean(&s, &p);
+}
+
+/* With a key, what it sends is signed and unsigned frames are not
+ * taken: an unsigned autopilot is never found. */
+static void
+test_signing(void **state)
+{
+	static struct srv s;
+	struct paths p;
+	char key[512];
+	uint8_t k[MAVLINK_SIGN_KEY_LEN];
+
+	(void)state;
+	mavlink_sign_key_from_passphrase("drive", 5, k);
+	harness_path(&harness, key, sizeof(key), "drive.key");
+	int fd = open(key, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, k, sizeof(k)), (ssize_t)sizeof(k));
+	close(fd);
+
+	paths_make(&p, "signed");
+	srv_open(&s, AP_PEER_ARDUPILOT, p.port);
+	s.sign = true;
+	mavlink_signing_init(&s.signing, k,
+			     mavlink_sign_timestamp((uint64_t)time(NULL) *
+						    1000000u));
+	char opt[600];
+	snprintf(opt, sizeof(opt), "--signing-key=%s", key);
+	pid_t pid = start(&p, "signed.log", opt);
+	int code = serve(&s, pid, 30.0, 0, 0);
+	char *log = harness_log(&harness, pid);
+	if (code != 0)
+		fail_msg("exit %d: %s", code, log);
+	free(log);
+	assert_true(s.frames_in > 5);
+	assert_int_equal(s.signed_in, s.frames_in);
+	assert_clean(&s, &p);
+
+	paths_make(&p, "unsigned");
+	close(s.fd);
+	srv_open(&s, AP_PEER_ARDUPILOT, p.port);
+	const char *args[] = { "--autopilot", "ardupilot", "--scenario", p.scn,
+			       "--connect", p.connect, "--state", p.state,
+			       "--wait", "2", opt, NULL };
+	pid = harness_spawn(&harness, "unsigned.log", args);
+	usleep(300000);
+	code = serve(&s, pid, 30.0, 0, 0);
+	log = harness_log(&harness, pid);
+	assert_int_equal(code, 2);
+	assert_non_null(strstr(log, "no autopilot heard"));
+	assert_non_null(strstr(log, "frames not signed with the key dropped"));
+	free(log);
+	assert_int_equal(s.ap.sets_seen, 0);
+}
+
+static int
+run_quick(const char *const *args, char **out)
+{
+	pid_t pid = harness_spawn(&harness, "quick.log", args);
+	int code = harness_wait_exit(&harness, pid, NULL);
+	*out = harness_log(&harness, pid);
+	return code;
+}
+
+static void
+test_check_and_refusals(void **state)
+{
+	char scn[512], bad[512];
+	char *out;
+
+	(void)state;
+	harness_write(&harness, scn, sizeof(scn), "mixed.scn",
+		      "at 1s glitch 0 15 for 2s\nat 2s freeze 0 for 1s\n");
+	const char *ap[] = { "--autopilot", "ardupilot", "--check",
+			     "--scenario", scn, NULL };
+	assert_int_equal(run_quick(ap, &out), 0);
+	assert_non_null(strstr(out, "mixed.scn:1: PARAM_SET SIM_BARO_GLITCH; "
+				    "acts at the next AP_Baro_SITL update"));
+	assert_non_null(strstr(out, "mixed.scn:2: PARAM_SET SIM_BARO_FREEZE"));
+	free(out);
+	const char *px4[] = { "--autopilot", "px4", "--check", "--scenario",
+			      scn, NULL };
+	assert_int_equal(run_quick(px4, &out), 1);
+	assert_non_null(strstr(out, "mixed.scn:1: PARAM_SET SIM_BARO_OFF_P"));
+	assert_non_null(strstr(out, "mixed.scn:2: refused: sensor_baro_sim "
+				    "has no freeze"));
+	free(out);
+	/* Refused at load, before any link: exit 2 naming the line. */
+	const char *run[] = { "--autopilot", "px4", "--scenario", scn,
+			      "--connect", "udpin:127.0.0.1:9", NULL };
+	assert_int_equal(run_quick(run, &out), 2);
+	assert_non_null(strstr(out, "mixed.scn:2: cannot act on px4's own "
+				    "simulated baro: sensor_baro_sim has no "
+				    "freeze; instead:"));
+	free(out);
+	harness_write(&harness, bad, sizeof(bad), "bad.scn", "at 1s melt 0\n");
+	const char *b[] = { "--autopilot", "px4", "--scenario", bad, NULL };
+	assert_int_equal(run_quick(b, &out), 2);
+	assert_non_null(strstr(out, "bad.scn:1:"));
+	free(out);
+	const char *u[] = { "--autopilot", "inav", "--scenario", bad, NULL };
+	assert_int_equal(run_quick(u, &out), 2);
+	assert_non_null(strstr(out, "--autopilot 'inav': use ardupilot or px4"));
+	free(out);
+	const char *c[] = { "--autopilot", "px4", "--scenario", scn,
+			    "--connect", "udp:1.2.3.4", NULL };
+	harness_write(&harness, scn, sizeof(scn), "ok.scn",
+		      "at 1s glitch 0 15 for 2s\n");
+	assert_int_equal(run_quick(c, &out), 2);
+	assert_non_null(strstr(out, "expected udpin:HOST:PORT"));
+	free(out);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		harness_unit_test(test_run_to_end, &harness),
+		harness_unit_test(test_sigterm_restores, &harness),
+		harness_unit_test(test_sigkill_then_repair, &harness),
+		harness_unit_test(test_signing, &harness),
+		harness_unit_test(test_check_and_refusals, &harness),
+	};
+	return harness_run_tests(&harness, "baro-drive", tests);
+}
