@@ -106,6 +106,15 @@ route_ardupilot(const struct scenario_action *a, struct drive_route *r)
 		       "barod's fault overlay)", fault_kind_name(a->fault.kind));
 		return;
 	}
+	if (strcmp(sim_param_info((size_t)a->param)->name, "SIM_BARO_COUNT") ==
+	    0) {
+		refuse(r,
+		       "set it before SITL starts (param set SIM_BARO_COUNT "
+		       "N, then reboot)",
+		       "SIM_BARO_COUNT acts at ArduPilot's next boot (AP_Baro "
+		       "registers its SITL baros at start)");
+		return;
+	}
 	r->via = DRIVE_VIA_PARAM;
 	r->timing = AP_TIMING;
 	snprintf(r->what, sizeof(r->what), "PARAM_SET %s",
@@ -234,6 +243,27 @@ drive_check(const struct scenario *sc, const char *name,
 				  r.instead ? r.instead : "");
 	}
 	return 0;
+}
+
+int
+drive_max_instance(const struct scenario *sc, enum drive_autopilot ap)
+{
+	int max = -1;
+
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct scenario_action *a = &sc->actions[i];
+		struct drive_route r;
+		drive_route(a, ap, &r);
+		if (r.via == DRIVE_VIA_REFUSED)
+			continue;
+		int inst = a->op == SCENARIO_OP_FAULT || a->op == SCENARIO_OP_CLEAR
+				   ? a->instance
+			   : a->param >= 0 ? sim_param_instance((size_t)a->param)
+					   : -1;
+		if (inst > max)
+			max = inst;
+	}
+	return max;
 }
 
 bool

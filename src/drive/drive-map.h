@@ -60,6 +60,10 @@ int
 drive_check(const struct scenario *sc, const char *name,
 	    enum drive_autopilot ap, char *err, size_t errlen);
 
+/* The highest baro instance a routed line acts on; -1 for none. */
+int
+drive_max_instance(const struct scenario *sc, enum drive_autopilot ap);
+
 /* Whether any line needs MAV_CMD_INJECT_FAILURE. */
 bool
 drive_needs_inject(const struct scenario *sc, enum drive_autopilot ap);

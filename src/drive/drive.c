@@ -13,8 +13,12 @@
 static void
 watch_change(struct drive *d, const struct drive_slot *s);
 
-/* A time_boot_ms this far behind the last one is a restart, not jitter. */
-#define RESTART_BACK_MS 1000u
+/* A time_boot_ms this far behind the last one is a restart: one link
+ * delivers the autopilot's messages in the order it stamped them, with
+ * its own monotonic clock.  Any real step back counts: a SITL restarted
+ * a second into a run and heard again after the reconnect is only a
+ * little behind where it was. */
+#define RESTART_BACK_MS 10u
 #define HEARTBEAT_US 1000000u
 
 void
@@ -150,6 +154,8 @@ drive_init(struct drive *d, const struct scenario *sc, const char *name,
 	d->user = user;
 	d->failure_en = -1;
 	d->barosim = -1;
+	d->baro_count = -1;
+	d->max_inst = drive_max_instance(sc, o->ap);
 	d->probe = -1;
 
 	/* The slots: every parameter a line sets or ramps (a px4 ok puts
@@ -553,6 +559,21 @@ read_step(struct drive *d, uint64_t now_us, bool answer)
 		if (!answer)
 			send_read(d, DRIVE_PX4_INJECT_PARAM);
 	}
+	if (d->o.ap == DRIVE_ARDUPILOT && d->max_inst > 0 && d->baro_count < 0) {
+		open = true;
+		if (!answer)
+			send_read(d, "SIM_BARO_COUNT");
+	}
+	if (d->o.ap == DRIVE_ARDUPILOT && d->max_inst > 0 &&
+	    d->baro_count >= 0 && d->baro_count <= d->max_inst) {
+		finish(d, DRIVE_END_REFUSED,
+		       "%s: a line acts on baro %d and the autopilot has "
+		       "SIM_BARO_COUNT %d: set SIM_BARO_COUNT %d and restart "
+		       "SITL (it takes effect at boot)",
+		       d->name, d->max_inst, d->baro_count, d->max_inst + 1);
+		d->phase = DRIVE_DONE;
+		return;
+	}
 	if (d->o.ap == DRIVE_PX4 && d->barosim < 0) {
 		open = true;
 		if (!answer)
@@ -615,6 +636,8 @@ read_step(struct drive *d, uint64_t now_us, bool answer)
 		       "the autopilot did not answer %s",
 		       d->barosim < 0 && d->o.ap == DRIVE_PX4
 			       ? "a read of " DRIVE_PX4_BAROSIM_PARAM
+		       : d->baro_count < 0 && d->o.ap == DRIVE_ARDUPILOT
+			       ? "a read of SIM_BARO_COUNT"
 		       : d->failure_en < 0
 			       ? "a read of " DRIVE_PX4_INJECT_PARAM
 			       : "MAV_CMD_INJECT_FAILURE baro ok");
@@ -677,6 +700,9 @@ on_param_value(struct drive *d, const struct mavlink_param_value *pv,
 		memcpy(&v, &pv->param_value, sizeof(v));
 		d->failure_en = v;
 	}
+	if (d->o.ap == DRIVE_ARDUPILOT &&
+	    strcmp(pv->param_id, "SIM_BARO_COUNT") == 0)
+		d->baro_count = (int)pv->param_value;
 	if (d->o.ap == DRIVE_PX4 &&
 	    strcmp(pv->param_id, DRIVE_PX4_BAROSIM_PARAM) == 0) {
 		int32_t v;
@@ -944,6 +970,25 @@ drive_tick(struct drive *d, uint64_t now_us)
 		read_step(d, now_us, false);
 	else if (d->phase != DRIVE_WAIT_LINK)
 		reconcile(d, now_us);
+}
+
+void
+drive_link_reset(struct drive *d, uint64_t now_us)
+{
+	if (d->phase == DRIVE_DONE)
+		return;
+	/* What it reported before may not hold for a new boot. */
+	for (size_t i = 0; i < d->nslots; i++) {
+		d->slots[i].known = false;
+		d->slots[i].inflight = false;
+		d->slots[i].tries = 0;
+	}
+	if (d->phase == DRIVE_RUN || d->phase == DRIVE_REPAIR) {
+		finish(d, DRIVE_END_ABORTED,
+		       "the connection to the autopilot dropped mid-scenario "
+		       "(it restarted or went away)");
+		begin_restore(d, now_us);
+	}
 }
 
 void

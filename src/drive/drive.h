@@ -164,6 +164,8 @@ struct drive {
 	int probe;		/* injection probe: -1 open, 0 ok */
 	bool probe_sent;
 	int barosim;		/* PX4 SENS_EN_BAROSIM: -1 unknown */
+	int baro_count;		/* ArduPilot SIM_BARO_COUNT: -1 unknown */
+	int max_inst;		/* highest baro a line acts on */
 	uint32_t version;	/* AUTOPILOT_VERSION flight_sw_version */
 
 	size_t nslots;
@@ -188,6 +190,13 @@ drive_frame(struct drive *d, const struct mavlink_frame *f, uint64_t now_us);
  * every 100 ms. */
 void
 drive_tick(struct drive *d, uint64_t now_us);
+
+/* The caller's connection to the autopilot was made again (TCP): unlike
+ * silence on a datagram link, which a paused SITL makes too, a dropped
+ * connection means the autopilot's end went away, so a run is over:
+ * everything back, then DRIVE_END_ABORTED. */
+void
+drive_link_reset(struct drive *d, uint64_t now_us);
 
 /* Stop (a signal): everything back, then DRIVE_END_STOPPED. */
 void

@@ -44,6 +44,9 @@ struct tool {
 
 	enum link_kind kind;
 	int fd;
+	int family;
+	bool connected;		/* TCP */
+	uint64_t retry_us;	/* TCP: next connect */
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 	bool have_peer;
@@ -151,7 +154,8 @@ io_send(void *user, uint32_t msgid, const union mavlink_msg *m)
 		if (n < 0)
 			return;
 	}
-	if (t->kind == LINK_UDPIN && !t->have_peer)
+	if ((t->kind == LINK_UDPIN && !t->have_peer) || t->fd < 0 ||
+	    (t->kind == LINK_TCP && !t->connected))
 		return;
 	ssize_t w = t->kind == LINK_TCP
 			    ? send(t->fd, frame, (size_t)n, MSG_NOSIGNAL)
@@ -224,6 +228,42 @@ io_state(void *user)
 
 /* ---- the link ----------------------------------------------------------- */
 
+/* Connect t->fd to t->peer, waiting a second at most (SITL may be
+ * restarting): 0 or -1 with errno. */
+static int
+tcp_connect(struct tool *t)
+{
+	const struct timeval tv = { .tv_sec = 1 };
+
+	(void)setsockopt(t->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	return connect(t->fd, (struct sockaddr *)&t->peer, t->peer_len);
+}
+
+/* The TCP link closed (SITL restarted, say): a new socket tried every
+ * second; the engine sees the silence and judges the gap when the
+ * autopilot speaks again. */
+static void
+tcp_reconnect(struct tool *t)
+{
+	if (t->fd >= 0 && t->connected)
+		return;
+	if (t->now_us < t->retry_us)
+		return;
+	t->retry_us = t->now_us + 1000000u;
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = socket(t->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (t->fd < 0)
+		return;
+	if (tcp_connect(t) == 0) {
+		t->connected = true;
+		mavlink_parser_init(&t->parser);
+		t->parser.deliver_signed = t->sign;
+		say(t, false, "TCP link connected again");
+		drive_link_reset(&t->d, t->now_us);
+	}
+}
+
 static int
 open_link(struct tool *t, const char *spec, char *err, size_t errlen)
 {
@@ -273,7 +313,17 @@ open_link(struct tool *t, const char *spec, char *err, size_t errlen)
 				 sizeof(one));
 		rc = bind(t->fd, ai->ai_addr, ai->ai_addrlen);
 	} else if (t->kind == LINK_TCP) {
-		rc = connect(t->fd, ai->ai_addr, ai->ai_addrlen);
+		memcpy(&t->peer, ai->ai_addr, ai->ai_addrlen);
+		t->peer_len = ai->ai_addrlen;
+		t->family = ai->ai_family;
+		/* Not up yet (SITL starting) is no error: tried every second
+		 * until --wait runs out. */
+		t->connected = tcp_connect(t) == 0;
+		rc = t->connected || errno == ECONNREFUSED ||
+				     errno == ETIMEDOUT || errno == EINPROGRESS
+			     ? 0
+			     : -1;
+		t->retry_us = 0;
 	} else {
 		memcpy(&t->peer, ai->ai_addr, ai->ai_addrlen);
 		t->peer_len = ai->ai_addrlen;
@@ -286,6 +336,8 @@ open_link(struct tool *t, const char *spec, char *err, size_t errlen)
 		return str_errorf(err, errlen, rc, "--connect '%s': %s", spec,
 				  strerror(-rc));
 	}
+	if (t->kind != LINK_TCP)
+		t->connected = true;
 	freeaddrinfo(ai);
 	return 0;
 }
@@ -321,6 +373,8 @@ read_link(struct tool *t)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	if (n == 0 && t->kind == LINK_TCP)
 		return -ECONNRESET;
+	if (n == 0)
+		return 0;
 	if (t->kind == LINK_UDPIN) {
 		/* Answer whoever speaks: the autopilot, or MAVProxy. */
 		memcpy(&t->peer, &from, from_len);
@@ -551,7 +605,8 @@ main(int argc, char **argv)
 	unsigned signals = 0;
 	while (!drive_over(&t.d)) {
 		struct pollfd p[2] = {
-			{ .fd = t.fd, .events = POLLIN },
+			{ .fd = t.kind == LINK_TCP && !t.connected ? -1 : t.fd,
+			  .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
 		};
 		int n = poll(p, 2, 50);
@@ -568,11 +623,25 @@ main(int argc, char **argv)
 			say(&t, false, "stopping: putting everything back");
 			drive_stop(&t.d, t.now_us);
 		}
-		if (n > 0 && (p[0].revents & (POLLIN | POLLERR | POLLHUP)) &&
-		    read_link(&t) < 0) {
-			say(&t, true, "the link closed: %s", strerror(errno));
-			break;
+		if (n > 0 && t.fd >= 0 &&
+		    (p[0].revents & (POLLIN | POLLERR | POLLHUP))) {
+			int lrc = read_link(&t);
+			if (lrc < 0 && t.kind == LINK_TCP) {
+				say(&t, true, "the TCP link closed (%s): "
+					      "connecting again every second",
+				    strerror(-lrc));
+				t.connected = false;
+				close(t.fd);
+				t.fd = -1;
+				t.retry_us = t.now_us + 1000000u;
+			} else if (lrc < 0) {
+				say(&t, true, "the link failed: %s",
+				    strerror(-lrc));
+				break;
+			}
 		}
+		if (t.kind == LINK_TCP)
+			tcp_reconnect(&t);
 		drive_tick(&t.d, t.now_us);
 		if (t.d.phase == DRIVE_WAIT_LINK &&
 		    (double)(t.now_us - started) > wait_s * 1e6) {
@@ -596,6 +665,7 @@ main(int argc, char **argv)
 		    t.unsigned_dropped);
 	if (t.record)
 		fclose(t.record);
-	close(t.fd);
+	if (t.fd >= 0)
+		close(t.fd);
 	return exit_status(t.d.end);
 }

@@ -331,6 +331,84 @@ test_signing(void **state)
 	assert_int_equal(s.ap.sets_seen, 0);
 }
 
+/* ArduPilot's SITL without MAVProxy serves TCP 5760.  It restarts
+ * mid-glitch, dropping the connection: baro-drive connects again, sees
+ * the restart on the autopilot's clock and puts everything back (exit 3:
+ * aborted, nothing left). */
+static void
+test_tcp_restart(void **state)
+{
+	static struct srv s;
+	struct paths p;
+	uint8_t buf[AP_PEER_QUEUE * MAVLINK_MAX_FRAME];
+
+	(void)state;
+	paths_make(&p, "tcp");
+	p.port = harness_free_port(&harness, SOCK_STREAM, false);
+	snprintf(p.connect, sizeof(p.connect), "tcp:127.0.0.1:%u", p.port);
+	srv_open(&s, AP_PEER_ARDUPILOT, p.port);
+	close(s.fd);
+	s.ap.stream = true;
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1;
+	assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one,
+				    sizeof(one)),
+			 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&s.to, sizeof(s.to)), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+
+	pid_t pid = start(&p, "tcp.log", NULL);
+	const uint64_t t0 = wall_us();
+	int conn = -1, code = -1, accepts = 0;
+	bool dropped = false;
+	for (;;) {
+		uint64_t now = wall_us();
+		if (harness_exited(&harness, pid, &code))
+			break;
+		assert_true(now - t0 < 30000000u);
+		bool down = dropped && now < s.ap.restart_at_us;
+		if (conn < 0 && !down) {
+			conn = accept4(lfd, NULL, NULL,
+				       SOCK_NONBLOCK | SOCK_CLOEXEC);
+			if (conn >= 0) {
+				accepts++;
+				mavlink_parser_init(&s.ap.parser);
+				s.ap.parser.deliver_signed = true;
+			}
+		}
+		size_t n = ap_peer_step(&s.ap, now, buf, sizeof(buf));
+		if (conn >= 0 && n)
+			(void)!send(conn, buf, n, MSG_NOSIGNAL);
+		uint8_t in[4096];
+		ssize_t r;
+		while (conn >= 0 && (r = recv(conn, in, sizeof(in), 0)) > 0)
+			ap_peer_rx(&s.ap, in, (size_t)r, wall_us());
+		/* The glitch is on: SITL goes down for half a second. */
+		if (!dropped && conn >= 0 &&
+		    ap_peer_get(&s.ap, "SIM_BARO_GLITCH") == 15.0f) {
+			dropped = true;
+			close(conn);
+			conn = -1;
+			s.ap.restart_at_us = now + 500000;
+		}
+		usleep(5000);
+	}
+	if (conn >= 0)
+		close(conn);
+	close(lfd);
+	char *log = harness_log(&harness, pid);
+	if (code != 3)
+		fail_msg("exit %d: %s", code, log);
+	assert_non_null(strstr(log, "the TCP link closed"));
+	assert_non_null(strstr(log, "TCP link connected again"));
+	assert_non_null(strstr(log, "aborted: the connection to the "
+				    "autopilot dropped mid-scenario"));
+	free(log);
+	assert_true(dropped);
+	assert_int_equal(accepts, 2);
+	assert_clean(&s, &p);
+}
+
 static int
 run_quick(const char *const *args, char **out)
 {
@@ -397,6 +475,7 @@ main(void)
 		harness_unit_test(test_sigterm_restores, &harness),
 		harness_unit_test(test_sigkill_then_repair, &harness),
 		harness_unit_test(test_signing, &harness),
+		harness_unit_test(test_tcp_restart, &harness),
 		harness_unit_test(test_check_and_refusals, &harness),
 	};
 	return harness_run_tests(&harness, "baro-drive", tests);

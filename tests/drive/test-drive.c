@@ -462,6 +462,30 @@ test_unknown_parameter(void **state)
 	assert_int_equal(r.sent_sets, 0);
 }
 
+/* A line on a baro the autopilot does not have is refused; the count
+ * acts at boot, so a scenario may not set it. */
+static void
+test_baro_count(void **state)
+{
+	static struct rig r;
+
+	(void)state;
+	rig_open(&r, AP_PEER_ARDUPILOT, "at 1s freeze 2 for 1s\n");
+	rig_start(&r);
+	rig_run(&r, 10.0, 0);
+	assert_int_equal(r.d.end, DRIVE_END_REFUSED);
+	assert_non_null(strstr(r.d.why, "acts on baro 2 and the autopilot "
+					"has SIM_BARO_COUNT 2"));
+	assert_int_equal(r.sent_sets, 0);
+
+	rig_open(&r, AP_PEER_ARDUPILOT, "at 1s freeze 2 for 1s\n");
+	ap_peer_set(&r.ap, "SIM_BARO_COUNT", 3.0f);
+	rig_start(&r);
+	rig_run(&r, 10.0, 0);
+	assert_int_equal(r.d.end, DRIVE_END_OK);
+	assert_applied(&r, "SIM_BAR3_FREEZE", 1.0f, 1000, 150);
+}
+
 static void
 test_wrong_autopilot(void **state)
 {
@@ -561,6 +585,8 @@ test_routes(void **state)
 		{ "at 1s freeze 2 for 1s", DRIVE_ARDUPILOT, NULL },
 		{ "at 1s set SIM_TEMP_START 30 for 1s", DRIVE_ARDUPILOT, NULL },
 		{ "at 1s px4 delayed 1 200 for 1s", DRIVE_ARDUPILOT, NULL },
+		{ "at 1s set SIM_BARO_COUNT 3 for 1s", DRIVE_ARDUPILOT,
+		  "acts at ArduPilot's next boot" },
 		{ "at 1s px4 stuck 0 for 1s", DRIVE_ARDUPILOT,
 		  "has no 'stuck' (it is barod's fault overlay); instead: "
 		  "'freeze I'" },
@@ -688,6 +714,7 @@ main(void)
 		cmocka_unit_test(test_left_behind),
 		cmocka_unit_test(test_crash_and_repair),
 		cmocka_unit_test(test_unknown_parameter),
+		cmocka_unit_test(test_baro_count),
 		cmocka_unit_test(test_wrong_autopilot),
 		cmocka_unit_test(test_px4_scenario),
 		cmocka_unit_test(test_px4_injection_refused),

@@ -291,7 +291,8 @@ ap_peer_rx(struct ap_peer *p, const uint8_t *data, size_t len,
 	}
 	p->now_us = now_us;
 	mavlink_parser_feed(&p->parser, data, len, on_frame, p);
-	mavlink_parser_flush(&p->parser);
+	if (!p->stream)
+		mavlink_parser_flush(&p->parser);
 }
 
 static void

@@ -52,6 +52,7 @@ struct ap_peer {
 	uint64_t reply_delay_us;	/* every answer this late */
 	unsigned drop_sets;		/* the first N PARAM_SETs unanswered */
 	bool inject_supported;		/* PX4: baro off/stuck act */
+	bool stream;			/* TCP: a frame may span two reads */
 
 	/* State. */
 	uint64_t last_wall_us;
