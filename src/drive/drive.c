@@ -493,6 +493,15 @@ begin_run(struct drive *d, uint64_t now_us)
 			"time_boot_ms %llu",
 	      d->name, (unsigned long long)d->ap_ms);
 	record(d, "note", "", 0.0, 0, "scenario time 0");
+	for (size_t i = 0; i < d->nslots; i++)
+		if (d->slots[i].via == DRIVE_VIA_OFFSET) {
+			logf_(d, false, "PX4 takes " DRIVE_PX4_OFFSET_PARAM
+					" at its next parameter update, up to "
+					"about 1 s after acknowledging it: the "
+					"record's 'seen' rows say when its "
+					"pressure showed each change");
+			break;
+		}
 	wants_from_shadow(d, 0);
 	reconcile(d, now_us);
 }

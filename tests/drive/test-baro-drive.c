@@ -27,6 +27,7 @@
 #include "ap-peer.h"
 #include "harness-cmocka.h"
 #include "mavlink-sign.h"
+#include "test-files.h"
 
 static struct harness harness;
 
@@ -409,6 +410,41 @@ test_tcp_restart(void **state)
 	assert_clean(&s, &p);
 }
 
+/* The file the drive ran is one barod --sim and baro-sim run unchanged
+ * (the SITL and PX4 sources step the same engine, tests/daemon). */
+static void
+test_same_file_everywhere(void **state)
+{
+	char scn[512];
+	const char *barod = getenv("BAROD_DAEMON");
+	const char *baro_sim = getenv("BARO_SIM");
+
+	(void)state;
+	assert_non_null(barod);
+	assert_non_null(baro_sim);
+	harness_write(&harness, scn, sizeof(scn), "same.scn", "%s", SCN);
+	struct program_result r = run_program(
+		barod,
+		(const char *[]){ "barod", "--sim", "--control", "none", "-o",
+				  "udp:127.0.0.1:9", "--scenario", scn,
+				  "--duration", "3", "-v", NULL },
+		NULL);
+	if (r.status != 0)
+		fail_msg("barod: %d: %s", r.status, r.err);
+	assert_non_null(strstr(r.err, "SIM_BARO_GLITCH 0 -> 15 for 1.5s"));
+	assert_non_null(strstr(r.err, "SIM_BAR2_DELAY 0 -> 200 for 500ms"));
+	program_result_free(&r);
+	r = run_program(baro_sim,
+			(const char *[]){ "baro-sim", "-g", "static:0",
+					  "--duration", "3", "--scenario", scn,
+					  NULL },
+			NULL);
+	if (r.status != 0)
+		fail_msg("baro-sim: %d: %s", r.status, r.err);
+	assert_true(strlen(r.out) > 1000);
+	program_result_free(&r);
+}
+
 static int
 run_quick(const char *const *args, char **out)
 {
@@ -476,6 +512,7 @@ main(void)
 		harness_unit_test(test_sigkill_then_repair, &harness),
 		harness_unit_test(test_signing, &harness),
 		harness_unit_test(test_tcp_restart, &harness),
+		harness_unit_test(test_same_file_everywhere, &harness),
 		harness_unit_test(test_check_and_refusals, &harness),
 	};
 	return harness_run_tests(&harness, "baro-drive", tests);

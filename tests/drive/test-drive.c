@@ -516,6 +516,8 @@ test_px4_scenario(void **state)
 	rig_start(&r);
 	rig_run(&r, 20.0, 0);
 	assert_int_equal(r.d.end, DRIVE_END_OK);
+	assert_non_null(strstr(r.log, "PX4 takes SIM_BARO_OFF_P at its next "
+				      "parameter update"));
 	/* 15 m at the vehicle's 584 m as pascals, applied at PX4's next
 	 * parameter update (within a second). */
 	atmos_1976_pressure_temperature(584.0f, &p0, &t);
