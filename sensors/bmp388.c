@@ -204,9 +204,9 @@ bmp388_init(struct baro_dev *dev, const struct baro_sensor_config *cfg,
 	bool forced = cfg->mode == BARO_MODE_FORCED;
 	chip->pwr_ctrl = BMP388_PWR_PRESS_EN | BMP388_PWR_TEMP_EN |
 			 (forced ? BMP388_MODE_SLEEP : BMP388_MODE_NORMAL);
-	/* meas is the Bosch API's figure, the datasheet's maximum
-	 * (sensors.md); the margin covers the datasheet's slightly larger
-	 * per-step constants too.  Normal mode: the chip itself refuses an
+	/* meas is the Bosch BMP3 API's figure, the datasheet's maximum
+	 * (BMP388 datasheet, "measurement time"); the margin covers the
+	 * datasheet's slightly larger per-step constants too.  Normal mode: the chip itself refuses an
 	 * ODR shorter than its conversion. */
 	dev->ready_us = baro_ready_us(meas);
 	if (forced)

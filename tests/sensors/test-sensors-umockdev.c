@@ -1872,7 +1872,7 @@ struct timing_case {
 };
 
 /* The longest a conversion started by the driver may take, from the
- * drivers' own timing functions (the datasheet figures, sensors.md):
+ * drivers' own timing functions (each cites its datasheet's maximum):
  * in forced mode one start's conversion, in normal mode the first
  * result after the mode write. */
 static uint32_t
