@@ -792,6 +792,23 @@ on_command_ack(struct drive *d, const struct mavlink_command_ack *ca,
 	}
 }
 
+/* The autopilot may have booted again: what it reported before may not
+ * hold, so every slot is sent again; a run is over (why), everything
+ * going back. */
+static void
+new_boot(struct drive *d, uint64_t now_us, const char *why)
+{
+	for (size_t i = 0; i < d->nslots; i++) {
+		d->slots[i].known = false;
+		d->slots[i].inflight = false;
+		d->slots[i].tries = 0;
+	}
+	if (d->phase == DRIVE_RUN || d->phase == DRIVE_REPAIR) {
+		finish(d, DRIVE_END_ABORTED, "%s", why);
+		begin_restore(d, now_us);
+	}
+}
+
 /* The autopilot's clock moved to ms (time_boot_ms of any message that
  * has one). */
 static void
@@ -802,17 +819,7 @@ on_clock(struct drive *d, uint32_t ms, uint64_t now_us)
 			       "from %llu to %u)",
 		      (unsigned long long)d->ap_ms, ms);
 		d->ap_ms = ms;
-		/* What it reported before may not hold now. */
-		for (size_t i = 0; i < d->nslots; i++) {
-			d->slots[i].known = false;
-			d->slots[i].inflight = false;
-			d->slots[i].tries = 0;
-		}
-		if (d->phase == DRIVE_RUN || d->phase == DRIVE_REPAIR) {
-			finish(d, DRIVE_END_ABORTED,
-			       "the autopilot restarted mid-scenario");
-			begin_restore(d, now_us);
-		}
+		new_boot(d, now_us, "the autopilot restarted mid-scenario");
 		return;
 	}
 	if (d->gap_check) {
@@ -986,18 +993,9 @@ drive_link_reset(struct drive *d, uint64_t now_us)
 {
 	if (d->phase == DRIVE_DONE)
 		return;
-	/* What it reported before may not hold for a new boot. */
-	for (size_t i = 0; i < d->nslots; i++) {
-		d->slots[i].known = false;
-		d->slots[i].inflight = false;
-		d->slots[i].tries = 0;
-	}
-	if (d->phase == DRIVE_RUN || d->phase == DRIVE_REPAIR) {
-		finish(d, DRIVE_END_ABORTED,
-		       "the connection to the autopilot dropped mid-scenario "
-		       "(it restarted or went away)");
-		begin_restore(d, now_us);
-	}
+	new_boot(d, now_us,
+		 "the connection to the autopilot dropped mid-scenario (it "
+		 "restarted or went away)");
 }
 
 void
