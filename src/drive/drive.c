@@ -493,6 +493,11 @@ begin_run(struct drive *d, uint64_t now_us)
 			"time_boot_ms %llu",
 	      d->name, (unsigned long long)d->ap_ms);
 	record(d, "note", "", 0.0, 0, "scenario time 0");
+	/* What each value goes back to: a reader of the record knows from
+	 * these rows alone when a value is away from its start. */
+	for (size_t i = 0; i < d->nslots; i++)
+		record(d, "start", d->slots[i].name, d->slots[i].start, 0,
+		       NULL);
 	for (size_t i = 0; i < d->nslots; i++)
 		if (d->slots[i].via == DRIVE_VIA_OFFSET) {
 			logf_(d, false, "PX4 takes " DRIVE_PX4_OFFSET_PARAM

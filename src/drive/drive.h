@@ -80,7 +80,8 @@ struct drive_row {
 	uint64_t ap_ms;		/* autopilot time_boot_ms */
 	int64_t scenario_ms;	/* -1 outside the run */
 	unsigned line;
-	const char *event;	/* "due", "sent", "acked", "seen", "note" */
+	const char *event;	/* "start" (a value's start, at time 0),
+				 * "due", "sent", "acked", "seen", "note" */
 	const char *name;	/* parameter or "baro"; "" for a note */
 	double value;
 	const char *text;

@@ -210,6 +210,8 @@ test_run_to_end(void **state)
 	assert_non_null(rec);
 	assert_true(strncmp(rec, "ap_ms,scenario_ms,line,event,name,value,"
 				 "text\n", 41) == 0);
+	assert_non_null(strstr(rec, ",0,0,start,SIM_BARO_GLITCH,0,\"\"\n"));
+	assert_non_null(strstr(rec, ",0,0,start,SIM_BAR2_DELAY,0,\"\"\n"));
 	assert_non_null(strstr(rec, ",1,acked,SIM_BARO_GLITCH,15,"));
 	assert_non_null(strstr(rec, ",2,acked,SIM_BAR2_DELAY,200,"));
 	assert_non_null(strstr(rec, ",1,seen,SIM_BARO_GLITCH,15,"
