@@ -186,7 +186,7 @@ static int
 inject_hw(struct daemon *d, unsigned type, unsigned i, double value,
 	  char *err, size_t errlen)
 {
-	struct fault_spec spec = { FAULT_NONE, 0, 0, 0 };
+	struct fault_spec spec = { .kind = FAULT_NONE };
 
 	switch (type) {
 	case 1:
@@ -232,7 +232,7 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
        size_t errlen)
 {
 	struct sim_baro_params *b = &d->sim.params.baro[i];
-	struct fault_spec none = { FAULT_NONE, 0, 0, 0 };
+	const struct fault_spec none = { .kind = FAULT_NONE };
 	char text[120];
 
 	if (i >= BARO_MAX_INSTANCES || type >= 8) {

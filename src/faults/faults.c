@@ -87,7 +87,7 @@ fault_overlay_clear(struct fault_overlay *ov)
 {
 	for (unsigned i = 0; i < BARO_MAX_INSTANCES; i++)
 		(void)fault_overlay_set(ov, i,
-					(struct fault_spec){ FAULT_NONE, 0, 0, 0 });
+					(struct fault_spec){ .kind = FAULT_NONE });
 }
 
 /* Uniform in [lo, hi] from 31 random bits. */

@@ -418,7 +418,7 @@ parse_px4(struct parser *p, char **w, int n, bool has_for,
 	}
 
 	a->op = SCENARIO_OP_FAULT;
-	a->fault = (struct fault_spec){ px4_types[t].fault, 0 };
+	a->fault = (struct fault_spec){ .kind = px4_types[t].fault };
 	if (px4_types[t].fault == FAULT_SLOW) {
 		uint64_t every = FAULT_SLOW_DEFAULT;
 		if (value && (str_to_u64(value, &every) < 0 ||
