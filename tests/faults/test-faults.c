@@ -497,6 +497,25 @@ test_delayed(void **state)
 	assert_int_equal(ov.inst[0].n, FAULT_DELAY_SLOTS);
 }
 
+/* Every kind has a name of its own, however the enum grows (faults.c's
+ * table is designated, so a kind left out would be a NULL). */
+static void
+test_every_kind_has_a_name(void **state)
+{
+	(void)state;
+
+	for (int k = 0; k < FAULT_KINDS; k++) {
+		const char *name = fault_kind_name((enum fault_kind)k);
+
+		assert_non_null(name);
+		assert_true(name[0] != '\0');
+		for (int j = 0; j < k; j++)
+			assert_string_not_equal(
+				fault_kind_name((enum fault_kind)j), name);
+	}
+	assert_string_equal(fault_kind_name(FAULT_KINDS), "none");
+}
+
 static void
 test_names_new(void **state)
 {
@@ -537,6 +556,7 @@ main(void)
 		cmocka_unit_test(test_intermittent),
 		cmocka_unit_test(test_clear),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_every_kind_has_a_name),
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_stuck_holds_both),
 		cmocka_unit_test(test_wrong_through_atmosphere),

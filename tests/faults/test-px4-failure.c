@@ -64,6 +64,7 @@ test_every_type_has_a_row(void **state)
 		default:
 			fail_msg("type %u: no form", t);
 		}
+		assert_true(f->fault < FAULT_KINDS);
 	}
 	assert_null(px4_failure_of(PX4_FAILURE_TYPES));
 	assert_null(px4_failure_name(PX4_FAILURE_TYPES));
