@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "px4-failure.h"
 #include "source.h"
 #include "util-strings.h"
 
@@ -105,18 +106,14 @@ set_param(struct daemon *d, const char *name, const char *value, FILE *out)
 static void
 cmd_inject(struct daemon *d, int argc, char **argv, FILE *out)
 {
-	char err[128];
-	unsigned type = 8;
+	char err[128], names[128];
+	const int type = px4_failure_by_name(argv[1]);
 	uint64_t inst;
 	double value = NAN;
 
-	for (unsigned t = 0; t < 8; t++) {
-		if (strcmp(argv[1], daemon_px4_types[t]) == 0)
-			type = t;
-	}
-	if (type == 8) {
-		fprintf(out, "error unknown fault '%s' (ok off stuck garbage "
-			     "wrong slow delayed intermittent)\n", argv[1]);
+	if (type < 0) {
+		px4_failure_names(names, sizeof(names), " ");
+		fprintf(out, "error unknown fault '%s' (%s)\n", argv[1], names);
 		return;
 	}
 	if (str_to_u64(argv[2], &inst) < 0 || inst >= BARO_MAX_INSTANCES ||
@@ -133,11 +130,12 @@ cmd_inject(struct daemon *d, int argc, char **argv, FILE *out)
 		fprintf(out, "error '%s' is not a number\n", argv[3]);
 		return;
 	}
-	if (daemon_inject(d, type, (unsigned)inst, value, err, sizeof(err)) < 0)
+	if (daemon_inject(d, (unsigned)type, (unsigned)inst, value, err,
+			  sizeof(err)) < 0)
 		fprintf(out, "error %s\n", err);
 	else
-		fprintf(out, "ok %s on baro %u\n", daemon_px4_types[type],
-			(unsigned)inst);
+		fprintf(out, "ok %s on baro %u\n",
+			px4_failure_name((unsigned)type), (unsigned)inst);
 }
 
 void

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "px4-failure.h"
 
 /* Whether baro instance exists: below SIM_BARO_COUNT for the emulator,
  * a configured [sensor] in hardware mode. */
@@ -175,45 +176,37 @@ fail:
 	return rc;
 }
 
-/* PX4's failure types for baros, as MAV_CMD_INJECT_FAILURE numbers them. */
-const char *const daemon_px4_types[] = {
-	"ok", "off", "stuck", "garbage", "wrong", "slow", "delayed",
-	"intermittent",
-};
-
-/* Hardware mode: each PX4 type on the overlay, over real readings. */
+/* A PX4 type as the fault overlay's: every type on real readings, and
+ * the overlay's own (px4-failure.h's PX4_HOW_FAULT) on the emulator. */
 static int
-inject_hw(struct daemon *d, unsigned type, unsigned i, double value,
-	  char *err, size_t errlen)
+inject_overlay(struct daemon *d, const struct px4_failure *px4, unsigned i,
+	       double value, char *err, size_t errlen)
 {
-	struct fault_spec spec = { FAULT_NONE, 0, 0, 0 };
+	const double v = isnan(value) ? px4->def : value;
+	struct fault_spec spec = { .kind = px4->fault };
 
-	switch (type) {
-	case 1:
-		spec.kind = FAULT_OFF;
+	switch (px4->fault) {
+	case FAULT_SLOW:
+		spec.every = (uint32_t)v;
 		break;
-	case 4: {
-		const double m = isnan(value) ? SCENARIO_PX4_WRONG_M : value;
-		if (!(fabs(m) <= FAULT_WRONG_MAX_M)) {
-			snprintf(err, errlen, "wrong: %g m is not within "
-				 "+-%g m", m, (double)FAULT_WRONG_MAX_M);
+	case FAULT_WRONG:
+		if (!(fabs(v) <= FAULT_WRONG_MAX_M)) {
+			snprintf(err, errlen, "%s: %g m is not within +-%g m",
+				 px4->name, v, (double)FAULT_WRONG_MAX_M);
 			return -ERANGE;
 		}
-		spec.kind = FAULT_WRONG;
-		spec.offset_m = (float)m;
+		spec.offset_m = (float)v;
 		break;
-	}
-	case 6:
-		spec.kind = FAULT_DELAYED;
-		spec.delay_ms = (uint32_t)(isnan(value) ? SCENARIO_PX4_DELAYED_MS
-							: value);
+	case FAULT_DELAYED:
+		spec.delay_ms = (uint32_t)v;
 		break;
 	default:
 		break;
 	}
+	/* wrong's model: the configured one, whatever a reload made it. */
 	fault_overlay_set_atmosphere(&d->overlay, d->cfg.atmosphere);
 	if (fault_overlay_set(&d->overlay, i, spec) < 0) {
-		snprintf(err, errlen, "cannot set %s", daemon_px4_types[type]);
+		snprintf(err, errlen, "cannot set %s", px4->name);
 		return -EINVAL;
 	}
 	return 0;
@@ -225,84 +218,80 @@ inject_hw(struct daemon *d, unsigned type, unsigned i, double value,
  * slow = publish every Nth (default 10); NAN for the default.  "ok" puts
  * the instance's parameters back to the configured ones, clears its
  * overlay fault and forgets its drift.  In hardware mode every type acts
- * on the overlay (inject_hw()).
+ * on the overlay.
  */
 int
 daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *err,
        size_t errlen)
 {
-	struct sim_baro_params *b = &d->sim.params.baro[i];
-	struct fault_spec none = { FAULT_NONE, 0, 0, 0 };
+	const struct px4_failure *px4 = px4_failure_of(type);
+	const struct fault_spec none = { .kind = FAULT_NONE };
 	char text[120];
+	int rc;
 
-	if (i >= BARO_MAX_INSTANCES || type >= 8) {
+	if (i >= BARO_MAX_INSTANCES || !px4) {
 		snprintf(err, errlen, "no instance %u or fault type %u", i, type);
 		return -EINVAL;
 	}
-	if (type == 6 && !isnan(value) &&
+	struct sim_baro_params *b = &d->sim.params.baro[i];
+	if (px4->fault == FAULT_DELAYED && !isnan(value) &&
 	    !(value >= 0 && value <= SCENARIO_DELAY_MAX_MS)) {
-		snprintf(err, errlen, "delayed: %g ms is not 0..%d", value,
-			 SCENARIO_DELAY_MAX_MS);
+		snprintf(err, errlen, "%s: %g ms is not 0..%d", px4->name,
+			 value, SCENARIO_DELAY_MAX_MS);
 		return -EINVAL;
 	}
-	if (type == 5 && !isnan(value) &&
+	if (px4->fault == FAULT_SLOW && !isnan(value) &&
 	    !(value >= FAULT_SLOW_MIN && value <= FAULT_SLOW_MAX)) {
-		snprintf(err, errlen, "slow: every %g is not %u..%u", value,
-			 FAULT_SLOW_MIN, FAULT_SLOW_MAX);
+		snprintf(err, errlen, "%s: every %g is not %u..%u", px4->name,
+			 value, FAULT_SLOW_MIN, FAULT_SLOW_MAX);
 		return -EINVAL;
 	}
 	/* stuck, garbage, slow and intermittent are overlay faults in any
 	 * mode: PX4's stuck holds the whole sample, temperature too, which
 	 * SIM_BARO_FREEZE (ArduPilot's meaning) does not. */
-	if (!daemon_emulated(d) && type != 2 && type != 3 && type != 5 &&
-	    type != 7) {
-		int rc = inject_hw(d, type, i, value, err, errlen);
+	if (!daemon_emulated(d) && px4->how != PX4_HOW_FAULT) {
+		rc = inject_overlay(d, px4, i, value, err, errlen);
 		if (rc < 0)
 			return rc;
 		goto announce;
 	}
-	switch (type) {
-	case 0:
+	switch (px4->how) {
+	case PX4_HOW_CLEAR:
 		*b = d->cfg.params.baro[i];
 		baro_sitl_reset_drift(&d->sim, i, (uint32_t)d->clock_ms);
 		(void)fault_overlay_set(&d->overlay, i, none);
 		break;
-	case 1:
-		b->disable = 1;
-		break;
-	case 4: {
-		const double m = isnan(value) ? SCENARIO_PX4_WRONG_M : value;
-		int idx = sim_param_of(
-			i, offsetof(struct sim_baro_params, glitch));
-		if (idx >= 0 &&
-		    daemon_param_check(d, (size_t)idx, m, err, errlen) < 0)
-			return -ERANGE;
-		b->glitch = (float)m;
-		break;
-	}
-	case 6:
-		b->delay = (int16_t)(isnan(value) ? SCENARIO_PX4_DELAYED_MS
-						  : value);
-		break;
-	default: {
-		struct fault_spec spec = {
-			type == 2   ? FAULT_STUCK
-			: type == 3 ? FAULT_GARBAGE
-			: type == 5 ? FAULT_SLOW
-				    : FAULT_INTERMITTENT,
-			type == 5 ? (isnan(value) ? FAULT_SLOW_DEFAULT
-						  : (uint32_t)value)
-				  : 0,
-			0, 0,
-		};
-		if (fault_overlay_set(&d->overlay, i, spec) < 0) {
-			snprintf(err, errlen, "cannot set %s", daemon_px4_types[type]);
+	case PX4_HOW_PARAM: {
+		/* The emulator's own parameter with PX4's meaning. */
+		const double v = isnan(value) ? px4->def : value;
+		int idx = sim_param_of(i, px4->field);
+		switch (type) {
+		case PX4_FAILURE_OFF:
+			b->disable = 1;
+			break;
+		case PX4_FAILURE_WRONG:
+			if (idx >= 0 && daemon_param_check(d, (size_t)idx, v,
+							   err, errlen) < 0)
+				return -ERANGE;
+			b->glitch = (float)v;
+			break;
+		case PX4_FAILURE_DELAYED:
+			b->delay = (int16_t)v;
+			break;
+		default:
+			snprintf(err, errlen, "cannot set %s", px4->name);
 			return -EINVAL;
 		}
+		break;
 	}
+	case PX4_HOW_FAULT:
+		rc = inject_overlay(d, px4, i, value, err, errlen);
+		if (rc < 0)
+			return rc;
+		break;
 	}
 announce:
-	snprintf(text, sizeof(text), "inject %s on baro %u", daemon_px4_types[type], i);
+	snprintf(text, sizeof(text), "inject %s on baro %u", px4->name, i);
 	daemon_announce(d, MAV_SEVERITY_WARNING, text);
 	return 0;
 }
@@ -320,7 +309,7 @@ daemon_mavlink_inject(void *user, unsigned type, unsigned instance)
 					       : BARO_MAX_INSTANCES)
 				    : instance;
 
-	if (type >= 8 || instance > BARO_MAX_INSTANCES)
+	if (!px4_failure_of(type) || instance > BARO_MAX_INSTANCES)
 		return MAV_RESULT_DENIED;
 	/* Hardware mode: a baro no sensor reads cannot fail; "all" means
 	 * the configured ones. */

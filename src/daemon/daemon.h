@@ -166,7 +166,6 @@ void daemon_param_service_changed(void *user, size_t idx, float old_value,
 void daemon_params_reload(struct daemon *d, struct config *next);
 
 /* daemon-faults.c: scenarios and PX4-style injections. */
-extern const char *const daemon_px4_types[8];
 /* Whether baro instance exists: below SIM_BARO_COUNT, or in hardware
  * mode a configured [sensor]. */
 bool daemon_baro_exists(const struct daemon *d, unsigned instance);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "px4-failure.h"
+
 
 static uint8_t
 mav_type(enum sim_param_type t)
@@ -467,7 +469,8 @@ handle_command(struct param_service *ps, const struct mavlink_frame *f,
 			if (ps->denied)
 				ps->denied(ps->user, f, reply_to);
 		}
-		else if (!(type >= 0 && type <= 7 && inst >= 0 && inst <= 3) ||
+		else if (!(type >= 0 && type < PX4_FAILURE_TYPES && inst >= 0 &&
+			   inst <= 3) ||
 			 type != truncf(type) || inst != truncf(inst))
 			ack.result = MAV_RESULT_DENIED;
 		else

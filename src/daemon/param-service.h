@@ -88,9 +88,9 @@ struct param_service {
 	/* A parameter changed through MAVLink (for STATUSTEXT and logs). */
 	void (*changed)(void *user, size_t idx, float old_value,
 			float new_value);
-	/* MAV_CMD_INJECT_FAILURE on the baro unit: PX4 failure type 0..7,
-	 * instance 1..3 or 0 for all; returns a MAV_RESULT.  NULL: the
-	 * command is unsupported. */
+	/* MAV_CMD_INJECT_FAILURE on the baro unit: a PX4 failure type
+	 * (px4-failure.h), instance 1..3 or 0 for all; returns a
+	 * MAV_RESULT.  NULL: the command is unsupported. */
 	uint8_t (*inject)(void *user, unsigned type, unsigned instance);
 	/* Whether a ground station may change faults (PARAM_SET of SIM_*,
 	 * MAV_CMD_INJECT_FAILURE): [faults] remote.  When false such a

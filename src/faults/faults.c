@@ -87,7 +87,7 @@ fault_overlay_clear(struct fault_overlay *ov)
 {
 	for (unsigned i = 0; i < BARO_MAX_INSTANCES; i++)
 		(void)fault_overlay_set(ov, i,
-					(struct fault_spec){ FAULT_NONE, 0, 0, 0 });
+					(struct fault_spec){ .kind = FAULT_NONE });
 }
 
 /* Uniform in [lo, hi] from 31 random bits. */
@@ -264,6 +264,8 @@ fault_overlay_process(struct fault_overlay *ov, const struct baro_sample *in,
 		}
 		st->left--;
 		return st->on ? 1 : 0;
+	case FAULT_KINDS:
+		break;
 	}
 	return 1;
 }
@@ -279,28 +281,24 @@ fault_overlay_apply(struct fault_overlay *ov, struct baro_sample *s)
 	return true;
 }
 
+static const char *const kind_names[] = {
+	[FAULT_NONE] = "none",
+	[FAULT_GARBAGE] = "garbage",
+	[FAULT_SLOW] = "slow",
+	[FAULT_INTERMITTENT] = "intermittent",
+	[FAULT_OFF] = "off",
+	[FAULT_STUCK] = "stuck",
+	[FAULT_WRONG] = "wrong",
+	[FAULT_DELAYED] = "delayed",
+};
+
+_Static_assert(sizeof(kind_names) / sizeof(kind_names[0]) == FAULT_KINDS,
+	       "a name per fault kind");
+
 const char *
 fault_kind_name(enum fault_kind kind)
 {
-	switch (kind) {
-	case FAULT_GARBAGE:
-		return "garbage";
-	case FAULT_SLOW:
-		return "slow";
-	case FAULT_INTERMITTENT:
-		return "intermittent";
-	case FAULT_OFF:
-		return "off";
-	case FAULT_STUCK:
-		return "stuck";
-	case FAULT_WRONG:
-		return "wrong";
-	case FAULT_DELAYED:
-		return "delayed";
-	case FAULT_NONE:
-		break;
-	}
-	return "none";
+	return (unsigned)kind < FAULT_KINDS ? kind_names[kind] : "none";
 }
 
 bool

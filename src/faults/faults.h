@@ -49,6 +49,7 @@ enum fault_kind {
 	FAULT_STUCK,
 	FAULT_WRONG,
 	FAULT_DELAYED,
+	FAULT_KINDS,	/* how many; fault_kind_name() has a name for each */
 };
 
 /* FAULT_SLOW publishes one sample in every `every`. */

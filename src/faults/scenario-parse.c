@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "px4-failure.h"
 #include "util-strings.h"
 
 /* The longest line has fewer words than this. */
@@ -330,61 +331,35 @@ parse_verb(struct parser *p, size_t v, char **w, int n,
 }
 
 /*
- * PX4's failure types (FAILURE_TYPE_* in vehicle_command, in this order),
- * mapped onto the emulator's parameters where ArduPilot has one with
- * PX4's meaning and onto the fault overlay otherwise.  stuck is the
- * overlay's in every source: PX4 holds pressure and temperature (and
- * calls a baro stale only when both stop), while SIM_BARO_FREEZE is
- * ArduPilot's (pressure from the last stored altitude, temperature live).
+ * PX4's failure types (px4-failure.h): each mapped onto the emulator's
+ * parameter where ArduPilot has one with PX4's meaning and onto the fault
+ * overlay otherwise; by name or by MAVLink's number.
  */
-enum px4_how { PX4_CLEAR, PX4_PARAM, PX4_FAULT };
-
-static const struct {
-	const char *name;
-	enum px4_how how;
-	size_t field;		/* PX4_PARAM */
-	enum fault_kind fault;	/* PX4_FAULT; PX4_PARAM: in hardware mode */
-	bool takes_value;
-	double def;		/* the value when none is given */
-} px4_types[] = {
-	{ "ok", PX4_CLEAR, 0, FAULT_NONE, false, 0.0 },
-	{ "off", PX4_PARAM, offsetof(struct sim_baro_params, disable),
-	  FAULT_OFF, false, 1.0 },
-	{ "stuck", PX4_FAULT, 0, FAULT_STUCK, false, 0.0 },
-	{ "garbage", PX4_FAULT, 0, FAULT_GARBAGE, false, 0.0 },
-	{ "wrong", PX4_PARAM, offsetof(struct sim_baro_params, glitch),
-	  FAULT_WRONG, true, SCENARIO_PX4_WRONG_M },
-	{ "slow", PX4_FAULT, 0, FAULT_SLOW, true, FAULT_SLOW_DEFAULT },
-	{ "delayed", PX4_PARAM, offsetof(struct sim_baro_params, delay),
-	  FAULT_DELAYED, true, SCENARIO_PX4_DELAYED_MS },
-	{ "intermittent", PX4_FAULT, 0, FAULT_INTERMITTENT, false, 0.0 },
-};
-
-#define N_PX4 (sizeof(px4_types) / sizeof(px4_types[0]))
-
 static int
-px4_type(struct parser *p, const char *word, size_t *out)
+px4_type(struct parser *p, const char *word, unsigned *out)
 {
-	for (size_t t = 0; t < N_PX4; t++) {
-		if (strcmp(word, px4_types[t].name) == 0) {
-			*out = t;
-			return 0;
-		}
-	}
-	if (strlen(word) == 1 && word[0] >= '0' && word[0] < '0' + (int)N_PX4) {
-		*out = (size_t)(word[0] - '0');
+	int t = px4_failure_by_name(word);
+	char names[128];
+
+	if (t >= 0) {
+		*out = (unsigned)t;
 		return 0;
 	}
-	return fail(p, "unknown px4 failure type '%s' (use ok, off, stuck, "
-		       "garbage, wrong, slow, delayed, intermittent or 0-7)",
-		    word);
+	if (strlen(word) == 1 && word[0] >= '0' &&
+	    word[0] < '0' + PX4_FAILURE_TYPES) {
+		*out = (unsigned)(word[0] - '0');
+		return 0;
+	}
+	px4_failure_names(names, sizeof(names), ", ");
+	return fail(p, "unknown px4 failure type '%s' (use %s or 0-%d)", word,
+		    names, PX4_FAILURE_TYPES - 1);
 }
 
 static int
 parse_px4(struct parser *p, char **w, int n, bool has_for,
 	  struct scenario_action *a)
 {
-	size_t t = 0;
+	unsigned t = 0;
 
 	if (n < 2 || n > 3)
 		return fail(p, "expected 'px4 TYPE INSTANCE [VALUE] "
@@ -392,40 +367,39 @@ parse_px4(struct parser *p, char **w, int n, bool has_for,
 	if (px4_type(p, w[0], &t) < 0 ||
 	    parse_instance(p, w[1], &a->instance) < 0)
 		return -EINVAL;
-	const char *name = px4_types[t].name;
+	const struct px4_failure *px4 = px4_failure_of(t);
 	const char *value = n == 3 ? w[2] : NULL;
-	if (value && !px4_types[t].takes_value)
-		return fail(p, "px4 %s takes no value ('%s')", name, value);
+	if (value && !px4->takes_value)
+		return fail(p, "px4 %s takes no value ('%s')", px4->name, value);
 
-	switch (px4_types[t].how) {
-	case PX4_CLEAR:
+	switch (px4->how) {
+	case PX4_HOW_CLEAR:
 		if (has_for)
-			return fail(p, "px4 ok takes no 'for': it ends the "
-				       "instance's faults");
+			return fail(p, "px4 %s takes no 'for': it ends the "
+				       "instance's faults", px4->name);
 		a->op = SCENARIO_OP_CLEAR;
 		return 0;
-	case PX4_PARAM: {
+	case PX4_HOW_PARAM: {
 		int inst = a->instance;
 		a->instance = -1;
-		if (set_field(p, inst, px4_types[t].field, value,
-			      px4_types[t].def, a) < 0)
+		if (set_field(p, inst, px4->field, value, px4->def, a) < 0)
 			return -EINVAL;
-		set_hw(a, px4_types[t].fault);
+		set_hw(a, px4->fault);
 		return 0;
 	}
-	case PX4_FAULT:
+	case PX4_HOW_FAULT:
 		break;
 	}
 
 	a->op = SCENARIO_OP_FAULT;
-	a->fault = (struct fault_spec){ px4_types[t].fault, 0 };
-	if (px4_types[t].fault == FAULT_SLOW) {
-		uint64_t every = FAULT_SLOW_DEFAULT;
+	a->fault = (struct fault_spec){ .kind = px4->fault };
+	if (px4->fault == FAULT_SLOW) {
+		uint64_t every = (uint64_t)px4->def;
 		if (value && (str_to_u64(value, &every) < 0 ||
 			      every < FAULT_SLOW_MIN || every > FAULT_SLOW_MAX))
-			return fail(p, "px4 slow: '%s' is not a whole number "
-				       "of samples from %u to %u", value,
-				    FAULT_SLOW_MIN, FAULT_SLOW_MAX);
+			return fail(p, "px4 %s: '%s' is not a whole number "
+				       "of samples from %u to %u", px4->name,
+				    value, FAULT_SLOW_MIN, FAULT_SLOW_MAX);
 		a->fault.every = (uint32_t)every;
 	}
 	return 0;

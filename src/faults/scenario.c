@@ -144,7 +144,7 @@ settle(struct scenario_run *run, size_t target, struct baro_sitl *sim,
 
 	if (target >= n_params()) {
 		struct fault_state *st = &ov->inst[inst];
-		const struct fault_spec none = { FAULT_NONE, 0 };
+		const struct fault_spec none = { .kind = FAULT_NONE };
 		struct fault_spec old = st->spec;
 		struct fault_spec want = ta ? ta->fault : none;
 		bool same = fault_spec_equal(old, want);

@@ -90,6 +90,7 @@ label_of(const struct inject *inj)
 		l |= INJECT_DELAY;
 		break;
 	case FAULT_NONE:
+	case FAULT_KINDS:
 		break;
 	}
 	return l;
@@ -185,12 +186,27 @@ inject_sample(struct inject *inj, const struct baro_sample *in,
 int
 inject_label_format(uint32_t label, char *buf, size_t len)
 {
-	static const char *const names[INJECT_LABEL_BITS] = {
-		"glitch", "drift", "noise", "freeze", "delay", "disable",
-		"garbage", "slow", "intermittent", "wind", "gps-offset",
-		"gps-drift", "gps-freeze", "gps-lost", "accel-bias",
-		"accel-noise", "other-baro",
+	static const char *const names[] = {
+		[INJECT_BIT_GLITCH] = "glitch",
+		[INJECT_BIT_DRIFT] = "drift",
+		[INJECT_BIT_NOISE] = "noise",
+		[INJECT_BIT_FREEZE] = "freeze",
+		[INJECT_BIT_DELAY] = "delay",
+		[INJECT_BIT_DISABLE] = "disable",
+		[INJECT_BIT_GARBAGE] = "garbage",
+		[INJECT_BIT_SLOW] = "slow",
+		[INJECT_BIT_INTERMITTENT] = "intermittent",
+		[INJECT_BIT_WIND] = "wind",
+		[INJECT_BIT_GPS_OFFSET] = "gps-offset",
+		[INJECT_BIT_GPS_DRIFT] = "gps-drift",
+		[INJECT_BIT_GPS_FREEZE] = "gps-freeze",
+		[INJECT_BIT_GPS_LOST] = "gps-lost",
+		[INJECT_BIT_ACCEL_BIAS] = "accel-bias",
+		[INJECT_BIT_ACCEL_NOISE] = "accel-noise",
+		[INJECT_BIT_OTHER_BARO] = "other-baro",
 	};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == INJECT_LABEL_BITS,
+		       "a name per label bit");
 	size_t used = 0;
 	int total = 0;
 

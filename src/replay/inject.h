@@ -24,30 +24,51 @@
 #include "faults.h"
 #include "scenario.h"
 
-/* Which faults were active at a sample (a bitmask; 0 = clean). */
-enum inject_label {
-	INJECT_GLITCH = 1u << 0,	/* SIM_BARO_GLITCH != 0 */
-	INJECT_DRIFT = 1u << 1,		/* drift rate or integrated drift != 0 */
-	INJECT_NOISE = 1u << 2,		/* SIM_BARO_RND > 0 */
-	INJECT_FREEZE = 1u << 3,
-	INJECT_DELAY = 1u << 4,
-	INJECT_DISABLE = 1u << 5,	/* no samples */
-	INJECT_GARBAGE = 1u << 6,
-	INJECT_SLOW = 1u << 7,		/* most samples dropped */
-	INJECT_INTERMITTENT = 1u << 8,
-	INJECT_WIND = 1u << 9,		/* unused on recordings: no airspeed */
+/* Which faults were active at a sample: each fault's bit in the label. */
+enum inject_label_bit {
+	INJECT_BIT_GLITCH,		/* SIM_BARO_GLITCH != 0 */
+	INJECT_BIT_DRIFT,		/* drift rate or integrated drift != 0 */
+	INJECT_BIT_NOISE,		/* SIM_BARO_RND > 0 */
+	INJECT_BIT_FREEZE,
+	INJECT_BIT_DELAY,
+	INJECT_BIT_DISABLE,		/* no samples */
+	INJECT_BIT_GARBAGE,
+	INJECT_BIT_SLOW,		/* most samples dropped */
+	INJECT_BIT_INTERMITTENT,
+	INJECT_BIT_WIND,		/* unused on recordings: no airspeed */
 	/* The other sensors' faults (aux-faults.h), on the primary's rows
 	 * while they run: the primary baro itself is untouched. */
-	INJECT_GPS_OFFSET = 1u << 10,
-	INJECT_GPS_DRIFT = 1u << 11,
-	INJECT_GPS_FREEZE = 1u << 12,
-	INJECT_GPS_LOST = 1u << 13,
-	INJECT_ACCEL_BIAS = 1u << 14,
-	INJECT_ACCEL_NOISE = 1u << 15,
-	INJECT_OTHER_BARO = 1u << 16,	/* a further baro faulted (any
-					   fault; its own samples carry
-					   which) */
-	INJECT_LABEL_BITS = 17,
+	INJECT_BIT_GPS_OFFSET,
+	INJECT_BIT_GPS_DRIFT,
+	INJECT_BIT_GPS_FREEZE,
+	INJECT_BIT_GPS_LOST,
+	INJECT_BIT_ACCEL_BIAS,
+	INJECT_BIT_ACCEL_NOISE,
+	INJECT_BIT_OTHER_BARO,		/* a further baro faulted (any fault;
+					   its own samples carry which) */
+	INJECT_LABEL_BITS,		/* how many; inject_label_format()
+					   has a name for each */
+};
+
+/* The label: a bitmask of those (0 = clean). */
+enum inject_label {
+	INJECT_GLITCH = 1u << INJECT_BIT_GLITCH,
+	INJECT_DRIFT = 1u << INJECT_BIT_DRIFT,
+	INJECT_NOISE = 1u << INJECT_BIT_NOISE,
+	INJECT_FREEZE = 1u << INJECT_BIT_FREEZE,
+	INJECT_DELAY = 1u << INJECT_BIT_DELAY,
+	INJECT_DISABLE = 1u << INJECT_BIT_DISABLE,
+	INJECT_GARBAGE = 1u << INJECT_BIT_GARBAGE,
+	INJECT_SLOW = 1u << INJECT_BIT_SLOW,
+	INJECT_INTERMITTENT = 1u << INJECT_BIT_INTERMITTENT,
+	INJECT_WIND = 1u << INJECT_BIT_WIND,
+	INJECT_GPS_OFFSET = 1u << INJECT_BIT_GPS_OFFSET,
+	INJECT_GPS_DRIFT = 1u << INJECT_BIT_GPS_DRIFT,
+	INJECT_GPS_FREEZE = 1u << INJECT_BIT_GPS_FREEZE,
+	INJECT_GPS_LOST = 1u << INJECT_BIT_GPS_LOST,
+	INJECT_ACCEL_BIAS = 1u << INJECT_BIT_ACCEL_BIAS,
+	INJECT_ACCEL_NOISE = 1u << INJECT_BIT_ACCEL_NOISE,
+	INJECT_OTHER_BARO = 1u << INJECT_BIT_OTHER_BARO,
 };
 
 struct inject {

@@ -428,9 +428,10 @@ expected_frame(struct expect *e, const uint8_t *in, size_t n, uint8_t *out)
 		if (ms >= e->ov_from[i] && ms < e->ov_to[i])
 			kind = e->ov_kind[i];
 	if (kind != e->ov_now) {
-		struct fault_spec spec = { kind, kind == FAULT_SLOW
-							 ? FAULT_SLOW_DEFAULT
-							 : 0 };
+		struct fault_spec spec = {
+			.kind = kind,
+			.every = kind == FAULT_SLOW ? FAULT_SLOW_DEFAULT : 0,
+		};
 		assert_int_equal(fault_overlay_set(&e->ov, 0, spec), 0);
 		e->ov_now = kind;
 	}

@@ -268,7 +268,7 @@ static void
 test_counters_and_overlay(void **state)
 {
 	static struct event_log log;
-	struct fault_spec slow = { FAULT_SLOW, 2 };
+	struct fault_spec slow = { .kind = FAULT_SLOW, .every = 2 };
 
 	(void)state;
 	log.n = 0;
@@ -521,7 +521,7 @@ test_record_sink(void **state)
 	assert_non_null(rec);
 	assert_int_equal(sinks_add(&d.sinks, rec), 0);
 	assert_int_equal(fault_overlay_set(&d.overlay, 0,
-					   (struct fault_spec){ FAULT_SLOW, 2 }),
+					   (struct fault_spec){ .kind = FAULT_SLOW, .every = 2 }),
 			 0);
 	for (unsigned k = 0; k < 4; k++)
 		emit_at(1, k * 10000u);

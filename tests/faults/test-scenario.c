@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "baro-sitl.h"
+#include "px4-failure.h"
 #include "scenario.h"
 #include "test-util.h"
 
@@ -417,9 +418,9 @@ test_parse_errors(void **state)
 		  "SIM_BAR2_DELAY: '1.5' is not a valid int16 value" },
 		{ "at 1s noise 2 x for 1s\n",
 		  "SIM_BAR3_RND: 'x' is not a number" },
+		/* The whole message, with the table's names: below. */
 		{ "at 1s px4 broken 0 for 1s\n",
-		  "unknown px4 failure type 'broken' (use ok, off, stuck, "
-		  "garbage, wrong, slow, delayed, intermittent or 0-7)" },
+		  "unknown px4 failure type 'broken' (use " },
 		{ "at 1s px4 8 0 for 1s\n", "unknown px4 failure type '8'" },
 		{ "at 1s px4 OFF 0 for 1s\n",
 		  "unknown px4 failure type 'OFF'" },
@@ -485,6 +486,21 @@ test_parse_errors(void **state)
 		}
 		parse_err(tv[i].text, tv[i].msg);
 	}
+}
+
+/* An unknown px4 type is told every type there is, from px4-failure.h's
+ * table, and the numbers that stand for them. */
+static void
+test_parse_px4_unknown(void **state)
+{
+	char names[128], want[256];
+	(void)state;
+
+	px4_failure_names(names, sizeof(names), ", ");
+	snprintf(want, sizeof(want),
+		 "test.scn:1: unknown px4 failure type 'broken' (use %s or "
+		 "0-%d)", names, PX4_FAILURE_TYPES - 1);
+	parse_err("at 1s px4 broken 0 for 1s\n", want);
 }
 
 static void
@@ -1652,6 +1668,7 @@ main(void)
 		cmocka_unit_test(test_parse_relative_times),
 		cmocka_unit_test(test_load_stream),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_px4_unknown),
 		cmocka_unit_test(test_parse_limits),
 		cmocka_unit_test(test_timing_10ms),
 		cmocka_unit_test(test_timing_between_calls),

@@ -20,6 +20,7 @@
 #include "fuzz-gcs.h"
 #include "fuzz.h"
 #include "param-service.h"
+#include "px4-failure.h"
 
 #define SYSID 1
 #define COMPID 191
@@ -110,7 +111,8 @@ gcs_inject(void *user, unsigned type, unsigned instance)
 
 	if (mavlink_unpack_command(g->f->msgid, g->f->payload, &c) < 0)
 		abort();
-	if (type > 7 || instance > 3 || c.command != MAV_CMD_INJECT_FAILURE ||
+	if (type >= PX4_FAILURE_TYPES || instance > 3 ||
+	    c.command != MAV_CMD_INJECT_FAILURE ||
 	    c.param[0] != 3.0f || c.param[1] != (float)type ||
 	    c.param[2] != (float)instance)
 		abort();

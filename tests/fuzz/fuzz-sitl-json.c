@@ -150,7 +150,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char fields[512];
 	struct sitl_fdm fdm;
-	struct sitl_truth truth = { { 0 } };
+	struct sitl_truth truth = { 0 };
 	float alt;
 
 	char *line = malloc(size + 1);

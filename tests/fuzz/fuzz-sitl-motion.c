@@ -66,7 +66,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sitl_motion m, prev;
 	struct sitl_vehicle v;
 	struct sitl_fdm fdm;
-	struct sitl_truth truth = { { 0 } };
+	struct sitl_truth truth = { 0 };
 	double t = 0.0;
 	float alt;
 

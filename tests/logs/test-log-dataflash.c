@@ -176,7 +176,10 @@ df_rec(struct dfb *b, const struct def *d, const struct kv *vals)
 	}
 }
 
-#define KV(...) ((const struct kv[]){ __VA_ARGS__, { NULL, 0, NULL } })
+/* A record's values by column: NUM(column, number), TXT(column, text). */
+#define NUM(c, x) { .col = (c), .v = (x) }
+#define TXT(c, x) { .col = (c), .s = (x) }
+#define KV(...) ((const struct kv[]){ __VA_ARGS__, { .col = NULL } })
 
 /* ------------------------------------------------------------------ */
 /* Reading logs */
@@ -334,12 +337,13 @@ small_log(size_t *offsets, size_t *n)
 	for (int i = 0; i < 6; i++) {
 		offsets[k++] = b.n;
 		if (i == 3)
-			df_rec(&b, &d_ev, KV({ "TimeUS", 1350000 }, { "Id", 10 }));
+			df_rec(&b, &d_ev, KV(NUM("TimeUS", 1350000),
+					     NUM("Id", 10)));
 		else
 			df_rec(&b, &d_baro_us,
-			       KV({ "TimeUS", 1000000 + 100000 * i },
-				  { "Alt", i }, { "Press", 100000 + i },
-				  { "Temp", 21.5 }));
+			       KV(NUM("TimeUS", 1000000 + 100000 * i),
+				  NUM("Alt", i), NUM("Press", 100000 + i),
+				  NUM("Temp", 21.5)));
 	}
 	offsets[k] = b.n;
 	*n = k;
@@ -389,12 +393,12 @@ test_layouts(void **state)
 				double t = ms ? 1000 + 100 * j
 					      : 1000000 + 100000 * j + i;
 				df_rec(&b, &d[has_i ? 0 : i],
-				       KV({ ms ? "TimeMS" : "TimeUS", t },
-					  { "I", i }, { "Alt", 1.5 + j },
-					  { "AltAMSL", 101.5 + j },
-					  { "Press", 100000 + 10 * i + j },
-					  { "Temp", 20.25 + i },
-					  { "Health", i == 1 ? 0 : 1 }));
+				       KV(NUM(ms ? "TimeMS" : "TimeUS", t),
+					  NUM("I", i), NUM("Alt", 1.5 + j),
+					  NUM("AltAMSL", 101.5 + j),
+					  NUM("Press", 100000 + 10 * i + j),
+					  NUM("Temp", 20.25 + i),
+					  NUM("Health", i == 1 ? 0 : 1)));
 			}
 		struct got *g = read_mem(&b, b.n);
 		assert_int_equal(g->rc, 0);
@@ -461,8 +465,8 @@ test_junk_resync(void **state)
 			at = b.n;
 			put(&b, junk, sizeof(junk));
 		}
-		df_rec(&b, &d_baro_us, KV({ "TimeUS", 1000 * (i + 1) },
-					  { "Press", 90000 + i }));
+		df_rec(&b, &d_baro_us, KV(NUM("TimeUS", 1000 * (i + 1)),
+					  NUM("Press", 90000 + i)));
 	}
 	put(&b, tail, sizeof(tail));
 
@@ -571,17 +575,17 @@ test_ctun_fallback(void **state)
 	fmt_def(&b, &d_ctun313);
 	fmt_def(&b, &d_ev313);
 	/* An untimed event before any timed record. */
-	df_rec(&b, &d_ev313, KV({ "Id", 10 }));
+	df_rec(&b, &d_ev313, KV(NUM("Id", 10)));
 	for (int i = 0; i < 12; i++) {
-		df_rec(&b, &d_ctun313, KV({ "TimeMS", 5000 + 100 * i },
-					  { "BarAlt", 0.25 * i - 0.5 }));
+		df_rec(&b, &d_ctun313, KV(NUM("TimeMS", 5000 + 100 * i),
+					  NUM("BarAlt", 0.25 * i - 0.5)));
 		if (i % 2 == 0)
 			df_rec(&b, &d_gps313,
-			       KV({ "Status", 3 }, { "TimeMS", 9e6 },
-				  { "T", 5000 + 100 * i + 10 },
-				  { "Alt", 200 + i }));
+			       KV(NUM("Status", 3), NUM("TimeMS", 9e6),
+				  NUM("T", 5000 + 100 * i + 10),
+				  NUM("Alt", 200 + i)));
 		if (i == 3)
-			df_rec(&b, &d_ev313, KV({ "Id", 28 }));
+			df_rec(&b, &d_ev313, KV(NUM("Id", 28)));
 	}
 	struct got *g = read_mem(&b, b.n);
 	assert_int_equal(g->rc, 0);
@@ -626,8 +630,8 @@ test_ctun_fallback(void **state)
 
 	/* BARO starting after the 8th CTUN is too late: CTUN stays the
 	 * baro, and the BARO samples come out beside it. */
-	df_rec(&b, &d_baro313, KV({ "TimeMS", 6200 }, { "Press", 99000 }));
-	df_rec(&b, &d_ctun313, KV({ "TimeMS", 6300 }, { "BarAlt", 1 }));
+	df_rec(&b, &d_baro313, KV(NUM("TimeMS", 6200), NUM("Press", 99000)));
+	df_rec(&b, &d_ctun313, KV(NUM("TimeMS", 6300), NUM("BarAlt", 1)));
 	g = read_mem(&b, b.n);
 	assert_int_equal(g->rc, 0);
 	assert_string_equal(g->info.baro_stream, "CTUN.BarAlt");
@@ -642,12 +646,12 @@ test_ctun_fallback(void **state)
 		fmt_fmt(&c);
 		fmt_def(&c, &d_ctun313);
 		for (int i = 0; i < 5; i++)
-			df_rec(&c, &d_ctun313, KV({ "TimeMS", 100 * i },
-						  { "BarAlt", i }));
+			df_rec(&c, &d_ctun313, KV(NUM("TimeMS", 100 * i),
+						  NUM("BarAlt", i)));
 		five = c.n;
 		/* ... and cut inside a sixth record: samples, then the
 		 * error. */
-		df_rec(&c, &d_ctun313, KV({ "TimeMS", 600 }));
+		df_rec(&c, &d_ctun313, KV(NUM("TimeMS", 600)));
 		struct got *g5 = read_mem(&c, five);
 		assert_int_equal(g5->rc, 0);
 		assert_int_equal(count(g5, LOG_REC_BARO, "CTUN.BarAlt"), 5);
@@ -674,10 +678,10 @@ test_ctun_reference(void **state)
 	fmt_def(&b, &d_baro_us);
 	fmt_def(&b, &ctun);
 	for (int i = 0; i < 20; i++) {
-		df_rec(&b, &ctun, KV({ "TimeUS", 1000 * i }, { "BAlt", i }));
+		df_rec(&b, &ctun, KV(NUM("TimeUS", 1000 * i), NUM("BAlt", i)));
 		if (i == 3)
-			df_rec(&b, &d_baro_us, KV({ "TimeUS", 3500 },
-						  { "Press", 95000 }));
+			df_rec(&b, &d_baro_us, KV(NUM("TimeUS", 3500),
+						  NUM("Press", 95000)));
 	}
 	struct got *g = read_mem(&b, b.n);
 	assert_int_equal(g->rc, 0);
@@ -735,7 +739,7 @@ test_bad_fmt(void **state)
 		fmt_raw(&b, 128, 90, "FMT", "BBnNZB", "Type,Length,Name,Format,Columns,X");
 		/* A good definition afterwards still works. */
 		fmt_def(&b, &d_ev);
-		df_rec(&b, &d_ev, KV({ "TimeUS", 7 }, { "Id", 11 }));
+		df_rec(&b, &d_ev, KV(NUM("TimeUS", 7), NUM("Id", 11)));
 
 		struct got *g = read_mem(&b, b.n);
 		assert_int_equal(g->rc, 0);
@@ -876,26 +880,30 @@ test_references(void **state)
 	fmt_def(&b, &rfnd4);
 	fmt_def(&b, &pos);
 	/* GPS: no fix, 2D, 3D, RTK; instance 1 3D. */
-	df_rec(&b, &gps, KV({ "TimeUS", 100 }, { "Status", 1 }, { "Alt", 10 }));
-	df_rec(&b, &gps, KV({ "TimeUS", 200 }, { "Status", 2 }, { "Alt", 11 }));
-	df_rec(&b, &gps, KV({ "TimeUS", 300 }, { "Status", 3 }, { "Alt", 47.77 }));
-	df_rec(&b, &gps, KV({ "TimeUS", 400 }, { "Status", 6 }, { "Alt", -2.5 }));
-	df_rec(&b, &gps, KV({ "TimeUS", 500 }, { "I", 1 }, { "Status", 3 },
-			    { "Alt", 50 }));
-	df_rec(&b, &xkf1, KV({ "TimeUS", 600 }, { "C", 0 }, { "PD", 0.25 }));
-	df_rec(&b, &xkf1, KV({ "TimeUS", 600 }, { "C", 1 }, { "PD", 9 }));
-	df_rec(&b, &nkf1, KV({ "TimeUS", 700 }, { "PD", -3.5 }));
-	df_rec(&b, &rfnd4, KV({ "TimeUS", 800 }, { "Dist", 1.25 },
-			      { "Stat", 4 }, { "Orient", 25 }));
-	df_rec(&b, &rfnd4, KV({ "TimeUS", 900 }, { "Dist", 2 },
-			      { "Stat", 1 }, { "Orient", 25 }));
-	df_rec(&b, &rfnd4, KV({ "TimeUS", 1000 }, { "Dist", 3 },
-			      { "Stat", 4 }, { "Orient", 0 }));
-	df_rec(&b, &pos, KV({ "TimeUS", 1100 }, { "Alt", 49 }));
+	df_rec(&b, &gps, KV(NUM("TimeUS", 100),
+			    NUM("Status", 1), NUM("Alt", 10)));
+	df_rec(&b, &gps, KV(NUM("TimeUS", 200),
+			    NUM("Status", 2), NUM("Alt", 11)));
+	df_rec(&b, &gps, KV(NUM("TimeUS", 300),
+			    NUM("Status", 3), NUM("Alt", 47.77)));
+	df_rec(&b, &gps, KV(NUM("TimeUS", 400),
+			    NUM("Status", 6), NUM("Alt", -2.5)));
+	df_rec(&b, &gps, KV(NUM("TimeUS", 500), NUM("I", 1), NUM("Status", 3),
+			    NUM("Alt", 50)));
+	df_rec(&b, &xkf1, KV(NUM("TimeUS", 600), NUM("C", 0), NUM("PD", 0.25)));
+	df_rec(&b, &xkf1, KV(NUM("TimeUS", 600), NUM("C", 1), NUM("PD", 9)));
+	df_rec(&b, &nkf1, KV(NUM("TimeUS", 700), NUM("PD", -3.5)));
+	df_rec(&b, &rfnd4, KV(NUM("TimeUS", 800), NUM("Dist", 1.25),
+			      NUM("Stat", 4), NUM("Orient", 25)));
+	df_rec(&b, &rfnd4, KV(NUM("TimeUS", 900), NUM("Dist", 2),
+			      NUM("Stat", 1), NUM("Orient", 25)));
+	df_rec(&b, &rfnd4, KV(NUM("TimeUS", 1000), NUM("Dist", 3),
+			      NUM("Stat", 4), NUM("Orient", 0)));
+	df_rec(&b, &pos, KV(NUM("TimeUS", 1100), NUM("Alt", 49)));
 	/* The 3.4 layout under another id. */
 	fmt_def(&b, &rfnd3);
-	df_rec(&b, &rfnd3, KV({ "TimeUS", 1200 }, { "Dist1", 0.75 },
-			      { "Dist2", 8 }));
+	df_rec(&b, &rfnd3, KV(NUM("TimeUS", 1200), NUM("Dist1", 0.75),
+			      NUM("Dist2", 8)));
 
 	struct got *g = read_mem(&b, b.n);
 	assert_int_equal(g->rc, 0);
@@ -967,14 +975,14 @@ test_events(void **state)
 	fmt_def(&b, &d_ev);
 	fmt_def(&b, &err);
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-		df_rec(&b, &d_ev, KV({ "TimeUS", 1000 * (i + 1) },
-				     { "Id", ids[i] }));
-	df_rec(&b, &err, KV({ "TimeUS", 9000 }, { "Subsys", 18 },
-			    { "ECode", 4 }));
-	df_rec(&b, &err, KV({ "TimeUS", 9500 }, { "Subsys", 3 },
-			    { "ECode", 4 }));
-	df_rec(&b, &err, KV({ "TimeUS", 10000 }, { "Subsys", 18 },
-			    { "ECode", 0 }));
+		df_rec(&b, &d_ev, KV(NUM("TimeUS", 1000 * (i + 1)),
+				     NUM("Id", ids[i])));
+	df_rec(&b, &err, KV(NUM("TimeUS", 9000), NUM("Subsys", 18),
+			    NUM("ECode", 4)));
+	df_rec(&b, &err, KV(NUM("TimeUS", 9500), NUM("Subsys", 3),
+			    NUM("ECode", 4)));
+	df_rec(&b, &err, KV(NUM("TimeUS", 10000), NUM("Subsys", 18),
+			    NUM("ECode", 0)));
 	struct got *g = read_mem(&b, b.n);
 	assert_int_equal(g->rc, 0);
 	assert_int_equal(count(g, LOG_REC_EVENT, "EV"), 5);
@@ -997,8 +1005,8 @@ test_events(void **state)
 static void
 fmtu(struct dfb *b, const struct def *fm, uint8_t type, const char *mults)
 {
-	df_rec(b, fm, KV({ "TimeUS", 1 }, { "FmtType", type },
-			 { "UnitIds", 0, "" }, { "MultIds", 0, mults }));
+	df_rec(b, fm, KV(NUM("TimeUS", 1), NUM("FmtType", type),
+			 TXT("UnitIds", ""), TXT("MultIds", mults)));
 }
 
 static void
@@ -1025,21 +1033,22 @@ test_fmtu_scaling(void **state)
 	fmt_def(&b, &gps);
 	fmt_def(&b, &ctun);
 	/* 0.01 as a float, as 4.x logs store it. */
-	df_rec(&b, &mult, KV({ "TimeUS", 1 }, { "Id", 'B' },
-			     { "Mult", (double)0.01f }));
-	df_rec(&b, &mult, KV({ "TimeUS", 1 }, { "Id", 'X' }, { "Mult", 100 }));
+	df_rec(&b, &mult, KV(NUM("TimeUS", 1), NUM("Id", 'B'),
+			     NUM("Mult", (double)0.01f)));
+	df_rec(&b, &mult, KV(NUM("TimeUS", 1),
+			     NUM("Id", 'X'), NUM("Mult", 100)));
 	fmtu(&b, &fm, 64, "F-000B0C?0-");
 	fmtu(&b, &fm, 65, "FXB");
 	fmtu(&b, &fm, 66, "F-B");
 	fmtu(&b, &fm, 67, "FB");
-	df_rec(&b, &baro, KV({ "TimeUS", 10 }, { "Alt", -0.33 },
-			     { "AltAMSL", 49.06 }, { "Press", 100398.92 },
-			     { "Temp", 36.07 }, { "Health", 1 }));
-	df_rec(&b, &bar2, KV({ "TimeUS", 20 }, { "Press", 1002.5 },
-			     { "Temp", 25.8 }));
-	df_rec(&b, &gps, KV({ "TimeUS", 30 }, { "Status", 3 },
-			    { "Alt", 4777 }));
-	df_rec(&b, &ctun, KV({ "TimeUS", 40 }, { "BAlt", -0.33 }));
+	df_rec(&b, &baro, KV(NUM("TimeUS", 10), NUM("Alt", -0.33),
+			     NUM("AltAMSL", 49.06), NUM("Press", 100398.92),
+			     NUM("Temp", 36.07), NUM("Health", 1)));
+	df_rec(&b, &bar2, KV(NUM("TimeUS", 20), NUM("Press", 1002.5),
+			     NUM("Temp", 25.8)));
+	df_rec(&b, &gps, KV(NUM("TimeUS", 30), NUM("Status", 3),
+			    NUM("Alt", 4777)));
+	df_rec(&b, &ctun, KV(NUM("TimeUS", 40), NUM("BAlt", -0.33)));
 
 	struct got *g = read_mem(&b, b.n);
 	assert_int_equal(g->rc, 0);
@@ -1073,16 +1082,16 @@ test_info_and_types(void **state)
 	fmt_def(&b, &msg);
 	fmt_def(&b, &d_baro_us);
 	fmt_def(&b, &bar2);
-	df_rec(&b, &msg, KV({ "TimeUS", 1 }, { "Message", 0, "New mission" }));
-	df_rec(&b, &msg, KV({ "TimeUS", 2 },
-			    { "Message", 0, "APM:Copter V3.4.4-rc1 (65ffe9d7)" }));
-	df_rec(&b, &msg, KV({ "TimeUS", 3 },
-			    { "Message", 0, "PX4: de6b667d NuttX: 8c965992" }));
-	df_rec(&b, &msg, KV({ "TimeUS", 4 },
-			    { "Message", 0, "PX4v2 00420035 33355109 33373538" }));
-	df_rec(&b, &msg, KV({ "TimeUS", 5 },
-			    { "Message", 0, "ArduPlane V9.9.9 (00000000)" }));
-	df_rec(&b, &d_baro_us, KV({ "TimeUS", 6 }, { "Press", 1 }));
+	df_rec(&b, &msg, KV(NUM("TimeUS", 1), TXT("Message", "New mission")));
+	df_rec(&b, &msg, KV(NUM("TimeUS", 2),
+			    TXT("Message", "APM:Copter V3.4.4-rc1 (65ffe9d7)")));
+	df_rec(&b, &msg, KV(NUM("TimeUS", 3),
+			    TXT("Message", "PX4: de6b667d NuttX: 8c965992")));
+	df_rec(&b, &msg, KV(NUM("TimeUS", 4),
+			    TXT("Message", "PX4v2 00420035 33355109 33373538")));
+	df_rec(&b, &msg, KV(NUM("TimeUS", 5),
+			    TXT("Message", "ArduPlane V9.9.9 (00000000)")));
+	df_rec(&b, &d_baro_us, KV(NUM("TimeUS", 6), NUM("Press", 1)));
 	struct got *g = read_mem(&b, b.n);
 	assert_int_equal(g->rc, 0);
 	assert_string_equal(g->info.firmware, "APM:Copter V3.4.4-rc1");
@@ -1103,9 +1112,9 @@ test_info_and_types(void **state)
 		b = (struct dfb){ 0 };
 		fmt_fmt(&b);
 		fmt_def(&b, &msg);
-		df_rec(&b, &msg, KV({ "TimeUS", 1 },
-				    { "Message", 0, "Init ArduRover" }));
-		df_rec(&b, &msg, KV({ "TimeUS", 2 }, { "Message", 0, fw[i] }));
+		df_rec(&b, &msg, KV(NUM("TimeUS", 1),
+				    TXT("Message", "Init ArduRover")));
+		df_rec(&b, &msg, KV(NUM("TimeUS", 2), TXT("Message", fw[i])));
 		g = read_mem(&b, b.n);
 		assert_string_equal(g->info.firmware, fw[i]);
 		got_free(g);
@@ -1218,8 +1227,8 @@ test_pipe(void **state)
 	fmt_def(&b, &d_ctun313);
 	fmt_def(&b, &d_baro313);
 	for (int i = 0; i < 2000; i++)
-		df_rec(&b, &d_ctun313, KV({ "TimeMS", 100 * i },
-					  { "BarAlt", i * 0.01 }));
+		df_rec(&b, &d_ctun313, KV(NUM("TimeMS", 100 * i),
+					  NUM("BarAlt", i * 0.01)));
 	struct got *m = read_mem(&b, b.n);
 	struct got *p = read_pipe(b.buf, b.n, NULL);
 	assert_int_equal(p->rc, 0);
@@ -1553,10 +1562,10 @@ test_ctun_sea_level(void **state)
 	fmt_def(&b, &d_gps313);
 	fmt_def(&b, &d_ctun313);
 	for (int i = 0; i < 200; i++)
-		df_rec(&b, &d_ctun313, KV({ "TimeMS", 5000 + 100 * i },
-					  { "BarAlt", 0.5 * (i % 7) }));
-	df_rec(&b, &d_gps313, KV({ "Status", 3 }, { "T", 25000 },
-				  { "Alt", 300 }));
+		df_rec(&b, &d_ctun313, KV(NUM("TimeMS", 5000 + 100 * i),
+					  NUM("BarAlt", 0.5 * (i % 7))));
+	df_rec(&b, &d_gps313, KV(NUM("Status", 3), NUM("T", 25000),
+				  NUM("Alt", 300)));
 	struct got *g = read_mem(&b, b.n);
 	assert_int_equal(g->rc, 0);
 	assert_false(g->info.derived_ground_known);
@@ -1668,36 +1677,36 @@ test_sensor_records(void **state)
 	fmt_def(&b, &d_gps46);
 	fmt_def(&b, &d_gpa46);
 	fmt_def(&b, &d_rfnd46);
-	df_rec(&b, &d_imu46, KV({ "TimeUS", 1000 }, { "I", 1 },
-				{ "AccX", 0.5 }, { "AccY", -0.25 },
-				{ "AccZ", -9.75 }));
-	df_rec(&b, &d_imu2_34, KV({ "TimeUS", 1001 }, { "AccZ", -9.5 }));
+	df_rec(&b, &d_imu46, KV(NUM("TimeUS", 1000), NUM("I", 1),
+				NUM("AccX", 0.5), NUM("AccY", -0.25),
+				NUM("AccZ", -9.75)));
+	df_rec(&b, &d_imu2_34, KV(NUM("TimeUS", 1001), NUM("AccZ", -9.5)));
 	/* Timed by SampleUS, when the sample was taken. */
-	df_rec(&b, &d_acc46, KV({ "TimeUS", 1002 }, { "I", 2 },
-				{ "SampleUS", 990 }, { "AccZ", -9.25 }));
+	df_rec(&b, &d_acc46, KV(NUM("TimeUS", 1002), NUM("I", 2),
+				NUM("SampleUS", 990), NUM("AccZ", -9.25)));
 	/* Centidegrees; yaw 270 deg is -90. */
-	df_rec(&b, &d_att34, KV({ "TimeUS", 2000 }, { "Roll", 1.5 },
-				{ "Pitch", -45 }, { "Yaw", 270 }));
-	df_rec(&b, &d_gps46, KV({ "TimeUS", 3000 }, { "Status", 6 },
-				{ "NSats", 21 }, { "Alt", 123.45 },
-				{ "VZ", 0.75 }));
-	df_rec(&b, &d_gpa46, KV({ "TimeUS", 3000 }, { "VAcc", 1.25 },
-				{ "SAcc", 0.5 }));
+	df_rec(&b, &d_att34, KV(NUM("TimeUS", 2000), NUM("Roll", 1.5),
+				NUM("Pitch", -45), NUM("Yaw", 270)));
+	df_rec(&b, &d_gps46, KV(NUM("TimeUS", 3000), NUM("Status", 6),
+				NUM("NSats", 21), NUM("Alt", 123.45),
+				NUM("VZ", 0.75)));
+	df_rec(&b, &d_gpa46, KV(NUM("TimeUS", 3000), NUM("VAcc", 1.25),
+				NUM("SAcc", 0.5)));
 	/* No 3D fix: no reference, a sample all the same; its GPA comes
 	 * after another record, so its accuracies stay unknown. */
-	df_rec(&b, &d_gps46, KV({ "TimeUS", 3200 }, { "Status", 1 },
-				{ "NSats", 3 }, { "Alt", 99 }));
-	df_rec(&b, &d_imu46, KV({ "TimeUS", 3300 }, { "AccZ", -9.0 }));
-	df_rec(&b, &d_gpa46, KV({ "TimeUS", 3200 }, { "VAcc", 9 }));
-	df_rec(&b, &d_rfnd46, KV({ "TimeUS", 4000 }, { "Instance", 1 },
-				 { "Dist", 2.5 }, { "Stat", 4 },
-				 { "Orient", 25 }, { "Quality", 90 }));
+	df_rec(&b, &d_gps46, KV(NUM("TimeUS", 3200), NUM("Status", 1),
+				NUM("NSats", 3), NUM("Alt", 99)));
+	df_rec(&b, &d_imu46, KV(NUM("TimeUS", 3300), NUM("AccZ", -9.0)));
+	df_rec(&b, &d_gpa46, KV(NUM("TimeUS", 3200), NUM("VAcc", 9)));
+	df_rec(&b, &d_rfnd46, KV(NUM("TimeUS", 4000), NUM("Instance", 1),
+				 NUM("Dist", 2.5), NUM("Stat", 4),
+				 NUM("Orient", 25), NUM("Quality", 90)));
 	/* Not Good: no reference, quality 0; not down: nothing. */
-	df_rec(&b, &d_rfnd46, KV({ "TimeUS", 4100 }, { "Dist", 7 },
-				 { "Stat", 3 }, { "Orient", 25 },
-				 { "Quality", 90 }));
-	df_rec(&b, &d_rfnd46, KV({ "TimeUS", 4200 }, { "Dist", 3 },
-				 { "Stat", 4 }, { "Orient", 0 }));
+	df_rec(&b, &d_rfnd46, KV(NUM("TimeUS", 4100), NUM("Dist", 7),
+				 NUM("Stat", 3), NUM("Orient", 25),
+				 NUM("Quality", 90)));
+	df_rec(&b, &d_rfnd46, KV(NUM("TimeUS", 4200), NUM("Dist", 3),
+				 NUM("Stat", 4), NUM("Orient", 0)));
 	struct got *g = read_mem(&b, b.n);
 	assert_int_equal(g->rc, 0);
 	static const enum log_record_kind order[] = {
@@ -1768,15 +1777,15 @@ test_sensor_malformed(void **state)
 		"TimeUS,DesRoll,Roll,DesPitch,Pitch,DesYaw,Yaw,ErrRP,ErrYaw");
 	fmt_def(&b, &d_gps46);
 	fmt_def(&b, &d_imu2_34);
-	df_rec(&b, &no_z, KV({ "TimeUS", 1000 }, { "AccX", 1 }));
+	df_rec(&b, &no_z, KV(NUM("TimeUS", 1000), NUM("AccX", 1)));
 	hdr(&b, 23);
 	put_le(&b, 2000, 7);	/* ATT framed by its Length of 10 */
-	df_rec(&b, &d_gps46, KV({ "TimeUS", 2500 }, { "I", 200 },
-				{ "Status", 3 }, { "Alt", 5 }));
-	df_rec(&b, &d_gps46, KV({ "TimeUS", 3000 }, { "Status", 3 },
-				{ "Alt", 5 }));
+	df_rec(&b, &d_gps46, KV(NUM("TimeUS", 2500), NUM("I", 200),
+				NUM("Status", 3), NUM("Alt", 5)));
+	df_rec(&b, &d_gps46, KV(NUM("TimeUS", 3000), NUM("Status", 3),
+				NUM("Alt", 5)));
 	size_t cut = b.n;
-	df_rec(&b, &d_imu2_34, KV({ "TimeUS", 4000 }, { "AccZ", -9.5 }));
+	df_rec(&b, &d_imu2_34, KV(NUM("TimeUS", 4000), NUM("AccZ", -9.5)));
 	struct got *g = read_mem(&b, b.n - 3);
 	assert_int_equal(g->rc, -ENODATA);
 	char want[32];

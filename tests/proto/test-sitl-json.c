@@ -1022,7 +1022,7 @@ static void
 test_truth_tv13_altitude(void **state)
 {
 	struct sitl_fdm f;
-	struct sitl_truth t = { { 0 } };
+	struct sitl_truth t = { 0 };
 	float alt, expect;
 	(void)state;
 
@@ -1074,7 +1074,7 @@ static void
 test_truth_location(void **state)
 {
 	struct sitl_fdm f;
-	struct sitl_truth t = { { 0 } };
+	struct sitl_truth t = { 0 };
 	float alt = 0.0f;
 	(void)state;
 
@@ -1112,7 +1112,7 @@ static void
 test_truth_tv4(void **state)
 {
 	struct sitl_fdm f;
-	struct sitl_truth t = { { 0 } };
+	struct sitl_truth t = { 0 };
 	struct sim_params p;
 	float alt;
 	(void)state;
@@ -1160,7 +1160,7 @@ static void
 test_truth_quaternion_airspeed(void **state)
 {
 	struct sitl_fdm f;
-	struct sitl_truth t = { { 0 } };
+	struct sitl_truth t = { 0 };
 	float alt;
 	(void)state;
 
@@ -1218,7 +1218,7 @@ static void
 test_truth_euler_order(void **state)
 {
 	struct sitl_fdm f;
-	struct sitl_truth t = { { 0 } };
+	struct sitl_truth t = { 0 };
 	float alt;
 	(void)state;
 

@@ -247,6 +247,27 @@ test_label_format(void **state)
 	assert_string_equal(small, "glitch+");
 }
 
+/* Every label bit has a name of its own, one word (inject.c's table is
+ * designated, so a bit left out would be a NULL). */
+static void
+test_every_label_bit_has_a_name(void **state)
+{
+	char names[INJECT_LABEL_BITS][32];
+	(void)state;
+
+	for (unsigned i = 0; i < INJECT_LABEL_BITS; i++) {
+		int n = inject_label_format(1u << i, names[i],
+					    sizeof(names[i]));
+
+		assert_true(n > 0 && (size_t)n < sizeof(names[i]));
+		assert_null(strchr(names[i], '+'));
+		assert_null(strstr(names[i], "null"));
+		assert_string_not_equal(names[i], "clean");
+		for (unsigned j = 0; j < i; j++)
+			assert_string_not_equal(names[j], names[i]);
+	}
+}
+
 int
 main(void)
 {
@@ -258,6 +279,7 @@ main(void)
 		cmocka_unit_test(test_delay_shows_the_past),
 		cmocka_unit_test(test_drift_and_slow),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_every_label_bit_has_a_name),
 		cmocka_unit_test(test_label_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

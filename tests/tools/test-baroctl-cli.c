@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "px4-failure.h"
 #include "test-files.h"
 #include "test-util.h"
 
@@ -171,6 +172,38 @@ test_help_and_version_without_daemon(void **state)
 	assert_int_equal(connections(), 0);
 }
 
+/* --help lists the types inject takes as barod's table has them
+ * (px4-failure.h), a line break and its indent standing for a space. */
+static void
+test_help_lists_px4_types(void **state)
+{
+	static const char intro[] = "PX4-style fault (";
+	char names[128], listed[256];
+	size_t n = 0;
+	(void)state;
+
+	struct program_result r = run((const char *[]){ "--help", NULL });
+	assert_int_equal(r.status, 0);
+	const char *from = strstr(r.out, intro);
+	assert_non_null(from);
+	from += strlen(intro);
+	const char *to = strchr(from, ')');
+	assert_non_null(to);
+	for (const char *c = from; c < to && n + 1 < sizeof(listed); c++) {
+		if (*c != '\n') {
+			listed[n++] = *c;
+			continue;
+		}
+		listed[n++] = ' ';
+		while (c + 1 < to && c[1] == ' ')
+			c++;
+	}
+	listed[n] = '\0';
+	px4_failure_names(names, sizeof(names), " ");
+	assert_string_equal(listed, names);
+	program_result_free(&r);
+}
+
 /* keygen writes SHA-256 of the passphrase (what MAVProxy's "signing
  * setup secret" uses; the value below is sha256sum's), owner-only, and
  * never over an existing file or from an empty passphrase. */
@@ -262,6 +295,7 @@ main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_valid_commands_connect),
 		cmocka_unit_test(test_help_and_version_without_daemon),
+		cmocka_unit_test(test_help_lists_px4_types),
 		cmocka_unit_test(test_keygen),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

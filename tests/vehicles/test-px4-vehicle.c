@@ -65,7 +65,7 @@ static void
 test_noise(void **state)
 {
 	struct px4_vehicle a, b;
-	struct px4_imu x, y, prev = { { 0 } };
+	struct px4_imu x, y, prev = { 0 };
 	(void)state;
 
 	init(&a);

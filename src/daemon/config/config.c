@@ -34,9 +34,13 @@ config_defaults(struct config *c)
 	c->sysid = 1;
 	c->compid = 191;	/* MAV_COMP_ID_ONBOARD_COMPUTER */
 	c->mavlink_version = 2;
-	c->rates = (struct config_rates){ 1.0, RATE_EVERY_SAMPLE, 0.0 };
+	c->rates = (struct config_rates){
+		.heartbeat_hz = 1.0,
+		.scaled_pressure_hz = RATE_EVERY_SAMPLE,
+		.hil_sensor_hz = 0.0,
+	};
 	sim_params_defaults(&c->params);
-	c->profile = (struct truth_profile){ TRUTH_STATIC, 0.0, 0.0, 0.0 };
+	c->profile = (struct truth_profile){ .kind = TRUTH_STATIC };
 	/* The newest stable ArduPilot; its SITL uses the 1976 model (since
 	 * 4.6), unless atmosphere is given. */
 	c->ardupilot = BARO_SITL_AP_DEFAULT;
