@@ -194,7 +194,7 @@ drive_init(struct drive *d, const struct scenario *sc, const char *name,
 	/* Injection: the autopilot cannot be asked, so its start is ok. */
 	struct drive_slot *inj = slot_find(d, "baro");
 	if (inj && !inj->from_state) {
-		inj->start = DRIVE_INJECT_OK;
+		inj->start = PX4_FAILURE_OK;
 		inj->start_known = true;
 	}
 	if (inj) {
@@ -454,10 +454,10 @@ wants_from_shadow(struct drive *d, unsigned line)
 		else if (s->via == DRIVE_VIA_OFFSET)
 			w = (float)((double)s->start + d->offset_pa);
 		else if (s->via == DRIVE_VIA_INJECT)
-			w = p->baro[0].disable ? DRIVE_INJECT_OFF
+			w = p->baro[0].disable ? PX4_FAILURE_OFF
 			    : d->overlay.inst[0].spec.kind == FAULT_STUCK
-				    ? DRIVE_INJECT_STUCK
-				    : DRIVE_INJECT_OK;
+				    ? PX4_FAILURE_STUCK
+				    : PX4_FAILURE_OK;
 		if (w != s->want) {
 			s->want = w;
 			s->line = line;
@@ -621,7 +621,7 @@ read_step(struct drive *d, uint64_t now_us, bool answer)
 			if (answer)
 				d->read_us = now_us;
 			send_command(d, MAV_CMD_INJECT_FAILURE,
-				     FAILURE_UNIT_SENSOR_BARO, DRIVE_INJECT_OK,
+				     FAILURE_UNIT_SENSOR_BARO, PX4_FAILURE_OK,
 				     0.0f);
 		}
 	}
@@ -767,7 +767,7 @@ on_command_ack(struct drive *d, const struct mavlink_command_ack *ca,
 		d->probe = 0;
 		struct drive_slot *s = slot_find(d, "baro");
 		if (s && !s->from_state) {
-			s->have = DRIVE_INJECT_OK;
+			s->have = PX4_FAILURE_OK;
 			s->known = true;
 		}
 		read_step(d, now_us, true);

@@ -23,6 +23,7 @@
 #include "drive-map.h"
 #include "faults.h"
 #include "mavlink.h"
+#include "px4-failure.h"
 #include "scenario.h"
 
 /* Every SIM_* parameter, PX4's offset and the injection fit. */
@@ -47,13 +48,6 @@ enum drive_end {
 				 * mid-scenario; everything back */
 	DRIVE_END_REFUSED,	/* refused before the scenario started */
 	DRIVE_END_FAILED,	/* could not put something back */
-};
-
-/* Failure types (MAVLink FAILURE_TYPE) the injection slot takes. */
-enum {
-	DRIVE_INJECT_OK = 0,
-	DRIVE_INJECT_OFF = 1,
-	DRIVE_INJECT_STUCK = 2,
 };
 
 struct drive_slot {

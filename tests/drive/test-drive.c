@@ -535,10 +535,10 @@ test_px4_scenario(void **state)
 	uint64_t seen = seen_at(&r, "SIM_BARO_OFF_P", want);
 	assert_true(on % 1000 < 20 && on >= r.zero_ap_ms + 1000);
 	assert_true(seen >= on && seen <= on + 110);
-	assert_applied(&r, "baro", DRIVE_INJECT_OFF, 4000, 150);
-	assert_applied(&r, "baro", DRIVE_INJECT_OK, 5000, 150);
-	assert_applied(&r, "baro", DRIVE_INJECT_STUCK, 5500, 150);
-	assert_applied(&r, "baro", DRIVE_INJECT_OK, 6500, 150);
+	assert_applied(&r, "baro", PX4_FAILURE_OFF, 4000, 150);
+	assert_applied(&r, "baro", PX4_FAILURE_OK, 5000, 150);
+	assert_applied(&r, "baro", PX4_FAILURE_STUCK, 5500, 150);
+	assert_applied(&r, "baro", PX4_FAILURE_OK, 6500, 150);
 	assert_float_equal(ap_peer_get(&r.ap, "SIM_BARO_OFF_P"), 0.0, 0);
 	assert_int_equal(r.ap.inject, 0);
 	assert_false(r.state_exists);

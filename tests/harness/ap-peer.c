@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "atmosphere.h"
+#include "px4-failure.h"
 #include "sim-params.h"
 
 void
@@ -240,7 +241,8 @@ on_frame(const struct mavlink_frame *f, void *user)
 				r = MAV_RESULT_DENIED;
 			else if (p->kind == AP_PEER_PX4 && p->inject_supported &&
 				 (int)m.cl.param[0] == FAILURE_UNIT_SENSOR_BARO &&
-				 type >= 0 && type <= 2)
+				 (type == PX4_FAILURE_OK || type == PX4_FAILURE_OFF ||
+				  type == PX4_FAILURE_STUCK))
 				r = MAV_RESULT_ACCEPTED;
 			if (r == MAV_RESULT_ACCEPTED && type != p->inject) {
 				p->inject = type;
