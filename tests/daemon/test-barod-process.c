@@ -1689,6 +1689,10 @@ test_msp_serial_hangup_reopen(void **state)
 	free(c);
 }
 
+/* Frames test_msp_tcp_stalled_receiver lets its good reader lose to
+ * barod's own start-up on a loaded machine (see there). */
+#define MSP_START_BURST 10u
+
 /* Three MSP outputs at once: a TCP receiver that reads (and sends
  * noise), one that accepts and never reads, and UDP.  The stalled one
  * never holds up the loop or the others: they get every sample, it
@@ -1767,20 +1771,35 @@ test_msp_tcp_stalled_receiver(void **state)
 	struct msp_counts g = msp_report("msp-tcp.log", good);
 	assert_int_equal(g.connects, 1);
 	assert_int_equal(g.invalid + g.lost, 0);
-	/* 300 frames a second: those due while the reader was late. */
-	if (g.dropped > late_ms * 3 / 10)
+	/* 300 frames a second: those due while the reader was late, and
+	 * a few at the start.  While its connect is in progress barod
+	 * queues in the 512-byte backlog; held off the CPU at start on a
+	 * loaded machine (CI's two roots at once), it catches up several
+	 * 10 ms steps before it sees the connect complete, and a few
+	 * frames overflow (one CI run: 5, the reader never late).  The
+	 * stalled peer holding up this one would cost hundreds. */
+	if (g.dropped > late_ms * 3 / 10 + MSP_START_BURST)
 		fail_msg("the good reader lost %llu frames, late %llu ms",
 			 g.dropped, (unsigned long long)late_ms);
 	if (g.dropped)
 		printf("the good reader was late %llu ms: %llu frames dropped\n",
 		       (unsigned long long)late_ms, g.dropped);
 	assert_int_equal(g.received, 3);
-	assert_int_equal(g.sent + g.no_peer, total);
+	assert_int_equal(g.sent + g.dropped + g.no_peer, total);
 	assert_int_equal(cg->n, g.sent);
 	assert_int_equal(cg->not_baro + cg->parser.stats.garbage_bytes, 0);
-	for (size_t k = 0; k < cg->n; k++)
-		assert_msp_matches(&cg->b[k], &rec[g.no_peer + k],
-				   rec[g.no_peer + k].instance, k);
+	/* Each a published sample, in order, from the connection on; with
+	 * none dropped, every one of them. */
+	size_t r = g.no_peer;
+	for (size_t k = 0; k < cg->n; k++, r++) {
+		r = find_published(r, total, &cg->b[k]);
+		if (r == total)
+			fail_msg("good reader's frame %zu is not a published "
+				 "sample in order", k);
+		assert_msp_matches(&cg->b[k], &rec[r], rec[r].instance, k);
+	}
+	if (g.dropped == 0)
+		assert_int_equal(r, total);
 
 	/* The stalled one: everything sent or counted, and drops. */
 	struct msp_counts st = msp_report("msp-tcp.log", stalled);
