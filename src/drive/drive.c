@@ -286,8 +286,6 @@ send_change(struct drive *d, struct drive_slot *s, uint64_t now_us)
 static void
 reconcile(struct drive *d, uint64_t now_us)
 {
-	bool wrote = false;
-
 	if (d->lost || d->target_sys == 0)
 		return;
 	for (size_t i = 0; i < d->nslots; i++) {
@@ -318,7 +316,8 @@ reconcile(struct drive *d, uint64_t now_us)
 		bool was = drive_dirty(s);
 		s->inflight = true;
 		s->sent = s->want;
-		if (!was && drive_dirty(s) && !wrote && d->io.state) {
+		/* Each slot's own write: one pass may move several. */
+		if (!was && drive_dirty(s) && d->io.state) {
 			if (d->io.state(d->user) < 0) {
 				s->inflight = false;
 				finish(d, DRIVE_END_FAILED,
@@ -327,7 +326,6 @@ reconcile(struct drive *d, uint64_t now_us)
 				d->phase = DRIVE_DONE;
 				return;
 			}
-			wrote = true;
 		}
 		send_change(d, s, now_us);
 	}

@@ -365,6 +365,26 @@ test_restart(void **state)
 	assert_ardupilot_clean(&r);
 }
 
+/* Two lines due at once: the state file names each value before its
+ * change goes out (rig_send asserts it), not only the first. */
+static void
+test_two_at_once(void **state)
+{
+	static struct rig r;
+
+	(void)state;
+	rig_open(&r, AP_PEER_ARDUPILOT,
+		 "at 1s glitch 0 5 for 1s\nat 1s freeze 1 for 1s\n"
+		 "at 1s noise 1 0.5 for 1s\n");
+	rig_start(&r);
+	rig_run(&r, 20.0, 0);
+	assert_int_equal(r.d.end, DRIVE_END_OK);
+	assert_applied(&r, "SIM_BARO_GLITCH", 5.0f, 1000, 150);
+	assert_applied(&r, "SIM_BAR2_FREEZE", 1.0f, 1000, 150);
+	assert_applied(&r, "SIM_BAR2_RND", 0.5f, 1000, 150);
+	assert_ardupilot_clean(&r);
+}
+
 /* A stop (a signal) puts everything back. */
 static void
 test_stop(void **state)
@@ -712,6 +732,7 @@ main(void)
 		cmocka_unit_test(test_lost_and_late_answers),
 		cmocka_unit_test(test_link_lost),
 		cmocka_unit_test(test_restart),
+		cmocka_unit_test(test_two_at_once),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_left_behind),
 		cmocka_unit_test(test_crash_and_repair),
