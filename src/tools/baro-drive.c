@@ -26,6 +26,7 @@
 
 #include "drive-state.h"
 #include "drive.h"
+#include "event-loop.h"
 #include "mavlink-sign.h"
 #include "signing-key.h"
 #include "util-atomic-file.h"
@@ -57,15 +58,6 @@ struct tool {
 	uint64_t now_us;
 	unsigned long unsigned_dropped;
 };
-
-static uint64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 static uint64_t
 unix_us(void)
@@ -381,7 +373,7 @@ read_link(struct tool *t)
 		t->peer_len = from_len;
 		t->have_peer = true;
 	}
-	t->now_us = mono_us();
+	t->now_us = event_now_us();
 	mavlink_parser_feed(&t->parser, buf, (size_t)n, on_frame, t);
 	if (t->kind != LINK_TCP)
 		mavlink_parser_flush(&t->parser);
@@ -601,7 +593,7 @@ main(int argc, char **argv)
 		.state = io_state,
 	};
 	drive_init(&t.d, &t.sc, t.scenario_path, &o, &io, &t);
-	const uint64_t started = mono_us();
+	const uint64_t started = event_now_us();
 	unsigned signals = 0;
 	while (!drive_over(&t.d)) {
 		struct pollfd p[2] = {
@@ -610,7 +602,7 @@ main(int argc, char **argv)
 			{ .fd = sfd, .events = POLLIN },
 		};
 		int n = poll(p, 2, 50);
-		t.now_us = mono_us();
+		t.now_us = event_now_us();
 		if (n > 0 && (p[1].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 			while (read(sfd, &si, sizeof(si)) == sizeof(si))

@@ -410,15 +410,6 @@ proxy_hundred(const struct rig *r, char *buf, char *text)
 	}
 }
 
-static uint64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static void
 test_proxy(void **state)
 {
@@ -445,13 +436,13 @@ test_proxy(void **state)
 	assert_true(sitl_peer_receive(r.ap, buf, sizeof(buf), 1000) > 0);
 
 	/* A silent backend: ArduPilot gets nothing, barod says so. */
-	const uint64_t quiet_from = mono_us();
+	const uint64_t quiet_from = test_mono_us();
 	for (int k = 0; k < 125; k++) {
 		send_servo(r.ap, r.port, 102 + (uint32_t)k, false);
 		usleep(20000);
 	}
 	assert_int_equal(sitl_peer_receive(r.ap, buf, sizeof(buf), 50), 0);
-	const uint64_t quiet_us = mono_us() - quiet_from;
+	const uint64_t quiet_us = test_mono_us() - quiet_from;
 
 	char *log = rig_stop(&r);
 	if (!strstr(log, "bad lines 1"))

@@ -42,15 +42,6 @@ struct srv {
 	unsigned frames_in, signed_in;
 };
 
-static uint64_t
-wall_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static void
 srv_open(struct srv *s, enum ap_peer_kind kind, unsigned port)
 {
@@ -81,11 +72,11 @@ static int
 serve(struct srv *s, pid_t pid, double max_s, double signal_at_s, int sig)
 {
 	uint8_t buf[AP_PEER_QUEUE * MAVLINK_MAX_FRAME];
-	const uint64_t t0 = wall_us();
+	const uint64_t t0 = test_mono_us();
 	int code;
 
 	for (;;) {
-		uint64_t now = wall_us();
+		uint64_t now = test_mono_us();
 		if (harness_exited(&harness, pid, &code))
 			return code;
 		if ((double)(now - t0) > max_s * 1e6)
@@ -118,7 +109,7 @@ serve(struct srv *s, pid_t pid, double max_s, double signal_at_s, int sig)
 			mavlink_parser_feed(&s->parser, in, (size_t)r,
 					    count_frame, s);
 			mavlink_parser_flush(&s->parser);
-			ap_peer_rx(&s->ap, in, (size_t)r, wall_us());
+			ap_peer_rx(&s->ap, in, (size_t)r, test_mono_us());
 		}
 		usleep(5000);
 	}
@@ -361,11 +352,11 @@ test_tcp_restart(void **state)
 	assert_int_equal(listen(lfd, 4), 0);
 
 	pid_t pid = start(&p, "tcp.log", NULL);
-	const uint64_t t0 = wall_us();
+	const uint64_t t0 = test_mono_us();
 	int conn = -1, code = -1, accepts = 0;
 	bool dropped = false;
 	for (;;) {
-		uint64_t now = wall_us();
+		uint64_t now = test_mono_us();
 		if (harness_exited(&harness, pid, &code))
 			break;
 		assert_true(now - t0 < 30000000u);
@@ -385,7 +376,7 @@ test_tcp_restart(void **state)
 		uint8_t in[4096];
 		ssize_t r;
 		while (conn >= 0 && (r = recv(conn, in, sizeof(in), 0)) > 0)
-			ap_peer_rx(&s.ap, in, (size_t)r, wall_us());
+			ap_peer_rx(&s.ap, in, (size_t)r, test_mono_us());
 		/* The glitch is on: SITL goes down for half a second. */
 		if (!dropped && conn >= 0 &&
 		    ap_peer_get(&s.ap, "SIM_BARO_GLITCH") == 15.0f) {

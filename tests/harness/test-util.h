@@ -123,6 +123,16 @@ unhex(const char *hex, uint8_t *out, size_t cap)
 	return n;
 }
 
+/* CLOCK_MONOTONIC in microseconds: how long something took. */
+static inline uint64_t
+test_mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 /* The wall clock in Unix microseconds (MAVLink signing's time base). */
 static inline uint64_t
 test_wall_us(void)
