@@ -14,6 +14,9 @@
  *                                the sample's altitude and a
  *                                LOG_REF_LOG_BARO_ALT reference
  *   truth_alt_m                  optional: a LOG_REF_TRUTH reference
+ *   ekf_alt_m                    optional: a LOG_REF_EKF reference (an
+ *                                autopilot's estimate, for baro-replay's
+ *                                -f autopilot)
  *   instance                     optional: 0..2, else 0
  *   temperature_c                optional
  *   channel                      optional: the baro channel's name, as
@@ -40,7 +43,8 @@
  * Times are passed through as written, backwards steps included: the
  * consumer counts them.  Every sample is HEALTHY (a CSV has no health).
  *
- * Channels: "baro[I]", "alt_m[I]" and "truth_alt_m[I]" per instance I,
+ * Channels: "baro[I]", "alt_m[I]", "truth_alt_m[I]" and "ekf_alt_m[I]" per
+ * instance I,
  * or the channel column's name, "NAME.alt_m" and "NAME.truth_alt_m".
  */
 #include "log-reader.h"
@@ -59,7 +63,7 @@
 enum {
 	CSV_MAX_LINE = 4096,
 	CSV_MAX_COLS = 64,
-	QUEUE_LEN = 3,
+	QUEUE_LEN = 4,		/* a line's records: baro, alt, truth, ekf */
 };
 
 enum col {
@@ -70,6 +74,7 @@ enum col {
 	COL_PRESS_HPA,
 	COL_ALT,
 	COL_TRUTH,
+	COL_EKF,
 	COL_INSTANCE,
 	COL_TEMPERATURE,
 	COL_CHANNEL,
@@ -86,6 +91,7 @@ static const char *const col_names[COL_COUNT] = {
 	[COL_PRESS_HPA] = "press_hpa",
 	[COL_ALT] = "alt_m",
 	[COL_TRUTH] = "truth_alt_m",
+	[COL_EKF] = "ekf_alt_m",
 	[COL_INSTANCE] = "instance",
 	[COL_TEMPERATURE] = "temperature_c",
 	[COL_CHANNEL] = "channel",
@@ -99,6 +105,7 @@ enum stream {
 	ST_BARO,
 	ST_ALT,
 	ST_TRUTH,
+	ST_EKF,
 	ST_COUNT,
 };
 
@@ -106,6 +113,7 @@ static const char *const stream_prefix[ST_COUNT] = {
 	[ST_BARO] = "baro",
 	[ST_ALT] = "alt_m",
 	[ST_TRUTH] = "truth_alt_m",
+	[ST_EKF] = "ekf_alt_m",
 };
 
 struct csv {
@@ -387,9 +395,9 @@ parse_row(struct csv *c, char *err, size_t errlen)
 		instance = (unsigned)v;
 	}
 
-	double pressure = 0.0, alt = 0.0, truth = 0.0, temp = 0.0;
+	double pressure = 0.0, alt = 0.0, truth = 0.0, temp = 0.0, ekf = 0.0;
 	bool have_p = false, have_alt = false, have_truth = false,
-	     have_temp = false;
+	     have_temp = false, have_ekf = false;
 	if (c->pressure_col >= 0) {
 		/* Up to 1e9 Pa: any depth of water, and inside a float. */
 		double limit = c->pressure_col == COL_PRESS_HPA ? 1e7 : 1e9;
@@ -413,6 +421,12 @@ parse_row(struct csv *c, char *err, size_t errlen)
 	if (c->col[COL_TRUTH] >= 0) {
 		rc = parse_number(c, fields, COL_TRUTH, 1e6, true, &truth,
 				  &have_truth, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	if (c->col[COL_EKF] >= 0) {
+		rc = parse_number(c, fields, COL_EKF, 1e6, true, &ekf,
+				  &have_ekf, err, errlen);
 		if (rc < 0)
 			return rc;
 	}
@@ -450,7 +464,8 @@ parse_row(struct csv *c, char *err, size_t errlen)
 	int chans[ST_COUNT] = { 0 };
 	for (int st = 0; st < ST_COUNT; st++) {
 		if ((st == ST_ALT && !(have_p && have_alt && !derived)) ||
-		    (st == ST_TRUTH && !have_truth))
+		    (st == ST_TRUTH && !have_truth) ||
+		    (st == ST_EKF && !have_ekf))
 			continue;
 		chans[st] = channel(c, (enum stream)st, instance, base);
 		if (chans[st] < 0)
@@ -495,6 +510,13 @@ parse_row(struct csv *c, char *err, size_t errlen)
 			.time_us = time_us, .source = LOG_REF_TRUTH,
 			.datum = LOG_DATUM_AMSL, .instance = (uint8_t)instance,
 			.alt_m = truth };
+	}
+	if (have_ekf) {
+		r = push(c, LOG_REC_REFERENCE, chans[ST_EKF]);
+		r->ref = (struct log_reference){
+			.time_us = time_us, .source = LOG_REF_EKF,
+			.datum = LOG_DATUM_AMSL, .instance = (uint8_t)instance,
+			.alt_m = ekf };
 	}
 	return 0;
 }

@@ -161,6 +161,7 @@ enum df_role {
 	ROLE_IMU,
 	ROLE_ATT,
 	ROLE_GPA,
+	ROLE_SIM,
 };
 
 /* Column slots per role, in the order of df_role_def.cols. */
@@ -172,6 +173,7 @@ enum { S_RFND_I, S_RFND_DIST, S_RFND_STAT, S_RFND_ORIENT, S_RFND_QUALITY };
 enum { S_IMU_I, S_IMU_X, S_IMU_Y, S_IMU_Z, S_IMU_SAMPLE };
 enum { S_ATT_ROLL, S_ATT_PITCH, S_ATT_YAW };
 enum { S_GPA_I, S_GPA_VACC, S_GPA_SACC };
+enum { S_SIM_ALT };
 
 /*
  * A message the reader uses.  Column names: "A|B" accepts either label,
@@ -210,6 +212,9 @@ static const struct df_role_def role_defs[] = {
 	{ "ATT", ROLE_ATT, 0, { "!Roll", "!Pitch", "!Yaw" } },
 	{ "NKF1", ROLE_EKF, 0, { "C", "!PD" } },
 	{ "XKF1", ROLE_EKF, 0, { "C", "!PD" } },
+	/* SITL's truth (AP_Logger's SIM: "Simulated altitude", AMSL), for
+	 * judging the autopilot's estimate of a run baro-drive drove. */
+	{ "SIM", ROLE_SIM, 0, { "!Alt" } },
 	{ "RFND", ROLE_RFND, 0,
 	  { "Instance", "!Dist|Dist1", "Stat|Stat1", "Orient|Orient1",
 	    "Quality" } },
@@ -1327,6 +1332,11 @@ on_record(struct df_reader *s, struct df_type *t, const uint8_t *rec,
 		break;
 	case ROLE_RFND:
 		on_rfnd(s, t, rec, time);
+		break;
+	case ROLE_SIM:
+		if (slot_value(s, t, S_SIM_ALT, rec, &v))
+			emit_ref(s, t, 0, time, LOG_REF_TRUTH, LOG_DATUM_AMSL,
+				 0, v);
 		break;
 	case ROLE_EV:
 		n = slot_int(t, 0, rec, -1);

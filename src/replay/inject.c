@@ -46,16 +46,15 @@ inject_start_scenario(struct inject *inj, struct scenario_run *run,
 	inj->run = run;
 }
 
-static uint32_t
-label_of(const struct inject *inj)
+uint32_t
+inject_label_for(const struct sim_baro_params *bp, float total_drift_m,
+		 enum fault_kind overlay)
 {
-	const unsigned k = inj->instance;
-	const struct sim_baro_params *bp = &inj->sim.params.baro[k];
 	uint32_t l = 0;
 
 	if (bp->glitch != 0.0f)
 		l |= INJECT_GLITCH;
-	if (bp->drift != 0.0f || inj->sim.inst[k].total_drift_m != 0.0f)
+	if (bp->drift != 0.0f || total_drift_m != 0.0f)
 		l |= INJECT_DRIFT;
 	if (bp->rnd > 0.0f)
 		l |= INJECT_NOISE;
@@ -65,7 +64,7 @@ label_of(const struct inject *inj)
 		l |= INJECT_DELAY;
 	if (bp->disable)
 		l |= INJECT_DISABLE;
-	switch (inj->overlay.inst[k].spec.kind) {
+	switch (overlay) {
 	case FAULT_GARBAGE:
 		l |= INJECT_GARBAGE;
 		break;
@@ -94,6 +93,15 @@ label_of(const struct inject *inj)
 		break;
 	}
 	return l;
+}
+
+static uint32_t
+label_of(const struct inject *inj)
+{
+	const unsigned k = inj->instance;
+	return inject_label_for(&inj->sim.params.baro[k],
+				inj->sim.inst[k].total_drift_m,
+				inj->overlay.inst[k].spec.kind);
 }
 
 uint32_t

@@ -121,6 +121,14 @@ int
 inject_sample(struct inject *inj, const struct baro_sample *in,
 	      struct baro_sample *out, uint32_t *label);
 
+/* The label of one instance's parameters, its drift so far and the
+ * overlay's fault kind on it: the one place a fault becomes its label
+ * bits, for the injector and for baro-drive's records
+ * (record-labels.h). */
+uint32_t
+inject_label_for(const struct sim_baro_params *bp, float total_drift_m,
+		 enum fault_kind overlay);
+
 /* The faults active at time_us between samples (for gaps). */
 uint32_t
 inject_label_now(const struct inject *inj);

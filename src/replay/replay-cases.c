@@ -14,6 +14,8 @@
 #include "log-reader.h"
 #include "plot-layout.h"
 #include "replay-aux.h"
+#include "inject.h"
+#include "record-labels.h"
 #include "replay-filters.h"
 #include "replay-merge.h"
 #include "report-html.h"
@@ -388,6 +390,82 @@ load_scenarios(const struct replay_config *cfg, struct scen *out, size_t *n)
 	return 0;
 }
 
+/*
+ * --labels RECORD: the record parsed into rl, and the one "scenario" of
+ * the run, named after the file and its faults ("run1.glitch" for
+ * run1.csv), so the threshold rules for a kind
+ * ("glitch" in the scenario pattern) apply.
+ * Nothing is injected, so scenario files and the synthetic stream (which
+ * no autopilot flew) are refused.  0 or -EINVAL with the reason said.
+ */
+static int
+load_record(const struct replay_config *cfg, struct record_labels *rl,
+	    struct scen *s)
+{
+	char err[512];
+	if (cfg->nscenario_paths) {
+		fprintf(stderr, "baro-replay: --labels: the faults are the "
+				"record's; -s would inject more on top\n");
+		return -EINVAL;
+	}
+	if (cfg->synthetic) {
+		fprintf(stderr, "baro-replay: --labels: the record is of an "
+				"autopilot's run, not of the synthetic "
+				"stream; give that run's log\n");
+		return -EINVAL;
+	}
+	FILE *f = fopen(cfg->labels, "r");
+	if (!f) {
+		fprintf(stderr, "baro-replay: %s: %s\n", cfg->labels,
+			strerror(errno));
+		return -EINVAL;
+	}
+	/* A record is a few rows per scenario line: 16 MB is thousands of
+	 * lines' worth. */
+	static const size_t max = 16u << 20;
+	char *text = malloc(max + 1);
+	size_t len = text ? fread(text, 1, max + 1, f) : 0;
+	int bad = ferror(f);
+	fclose(f);
+	if (!text || bad || len > max) {
+		fprintf(stderr, "baro-replay: %s: %s\n", cfg->labels,
+			!text ? "out of memory"
+			      : bad ? "read error" : "larger than 16 MB");
+		free(text);
+		return -EINVAL;
+	}
+	if (record_labels_parse(rl, text, len, cfg->labels, err,
+				sizeof(err)) < 0) {
+		fprintf(stderr, "baro-replay: %s\n", err);
+		free(text);
+		return -EINVAL;
+	}
+	if (rl->after_restart)
+		fprintf(stderr, "baro-replay: %s: the autopilot's clock went "
+				"back (a restart): its last %zu rows are of "
+				"another boot, left out\n",
+			cfg->labels, rl->after_restart);
+	if (rl->unacked)
+		fprintf(stderr, "baro-replay: %s: %zu value%s sent and never "
+				"acknowledged: not labelled\n",
+			cfg->labels, rl->unacked, rl->unacked == 1 ? "" : "s");
+	uint32_t all = 0;
+	for (size_t i = 0; i < rl->n; i++)
+		all |= rl->ch[i].label;
+	char kinds[128];
+	inject_label_format(all, kinds, sizeof(kinds));
+	const char *base = strrchr(cfg->labels, '/');
+	base = base ? base + 1 : cfg->labels;
+	int bl = (int)strcspn(base, ".");
+	*s = (struct scen){ .logs = true, .reveal = REPLAY_IN_BARO,
+			    .text = text, .len = len };
+	if (bl > 48)
+		bl = 48;
+	snprintf(s->name, sizeof(s->name), "%.*s.%.46s", bl, base, kinds);
+	snprintf(s->path, sizeof(s->path), "%s", cfg->labels);
+	return 0;
+}
+
 struct results {
 	size_t n, cap;
 	struct report_result *r;
@@ -422,6 +500,7 @@ struct run_ctx {
 	size_t ndamaged, nempty;	/* damaged logs, logs without samples */
 	struct report_plotter *plotter;	/* NULL: no plots */
 	bool first_case;	/* the next case is its source's first */
+	const struct record_labels *labels;	/* cfg->labels, parsed */
 };
 
 /* The median sample spacing inside segments, the lag's resampling grid:
@@ -761,6 +840,38 @@ filter_inputs(const struct run_ctx *ctx, size_t k,
 static void
 note_copy(char *dst, size_t len, const char *src);
 
+/* A log of a driven run: its rows labelled from the record, and why it
+ * cannot be judged (into why) when the log has not the run's truth or
+ * the record is of another stretch of time.  0 or -ENOMEM. */
+static int
+record_case(struct run_ctx *ctx, const struct replay_stream *st,
+	    struct replay_rows *rows, char *why, size_t whylen)
+{
+	const struct record_labels *rl = ctx->labels;
+	int rc = replay_rows_relabel(rows, rl);
+	if (rc < 0)
+		return rc;
+	if (why[0])
+		return 0;
+	if (!stream_is_synthetic(st)) {
+		snprintf(why, whylen, "no truth in this log to judge a driven "
+			 "run by (reference: %.40s); wanted DataFlash SIM, "
+			 "ULog *_groundtruth or CSV truth_alt_m",
+			 st->reference[0] ? st->reference : "none");
+		return 0;
+	}
+	const uint64_t a = rows->n ? rows->t_us[0] : 0;
+	const uint64_t b = rows->n ? rows->t_us[rows->n - 1] : 0;
+	if (rows->n == 0 || rl->last_us < a || rl->first_us > b)
+		snprintf(why, whylen, "the record (autopilot time %.3f to "
+			 "%.3f s) and this log (%.3f to %.3f s) do not "
+			 "overlap: a record of another run or boot?",
+			 (double)rl->first_us * 1e-6,
+			 (double)rl->last_us * 1e-6, (double)a * 1e-6,
+			 (double)b * 1e-6);
+	return 0;
+}
+
 /* One stream under one scenario: every filter, the case files, metrics. */
 static int
 run_case(struct run_ctx *ctx, const struct replay_stream *st,
@@ -783,7 +894,7 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	const struct scenario *sc = s->sc;
 	struct scenario *placed = NULL;
 	char why[REPORT_NOTE_LEN] = "";
-	if (s->sc->relative && st->n > 0) {
+	if (s->sc && s->sc->relative && st->n > 0) {
 		placed = malloc(sizeof(*placed));
 		if (!placed)
 			return -ENOMEM;
@@ -808,6 +919,12 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	const bool synthetic = stream_is_synthetic(st);
 	if (!synthetic)
 		golden_truth(g, &rows);
+	if (ctx->labels && (rc = record_case(ctx, st, &rows, why,
+					     sizeof(why))) < 0) {
+		replay_rows_free(&rows);
+		free(placed);
+		return rc;
+	}
 	/* Leakage and recovery need the golden run only where a fault
 	 * ran. */
 	const bool faulted = rows.nwin > 0;
@@ -842,7 +959,10 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 	report_case_name(st->name, s->name, name, sizeof(name));
 	char title[800];
 	char refname[256];
-	if (synthetic)
+	if (synthetic && strcmp(st->reference, "truth (profile)") != 0)
+		/* A log with its simulator's truth. */
+		snprintf(refname, sizeof(refname), "%s", st->reference);
+	else if (synthetic)
 		snprintf(refname, sizeof(refname), "the profile");
 	else if (g->ref)
 		snprintf(refname, sizeof(refname), "zero-phase smoother of the "
@@ -947,7 +1067,11 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 			r->status = REPORT_FAIL;
 			continue;
 		}
-		if (faulted)
+		if (faulted && ctx->labels)
+			/* No unfaulted twin of a driven run: leakage and
+			 * recovery against its truth. */
+			memcpy(gold, rows.truth_m, rows.n * sizeof(*gold));
+		else if (faulted)
 			golden_output(g, k, &rows, gold);
 		mctx.golden = gold;
 		mctx.per_baro = filter_inputs(ctx, k, st) & REPLAY_IN_BARO2;
@@ -967,6 +1091,9 @@ run_case(struct run_ctx *ctx, const struct replay_stream *st,
 		if (why[0])
 			continue;
 		struct replay_judge_notes notes = { 0 };
+		if (replay_filter_is_autopilot(ctx->filters, k))
+			notes.flags = "not judged: the log does not say which "
+				      "samples the autopilot rejected";
 		unsigned in = filter_inputs(ctx, k, st);
 		if (faulted && !(s->reveal & in)) {
 			char a[64], b[64], note[192];
@@ -1323,8 +1450,15 @@ replay_cases_run(const struct replay_config *cfg)
 		fprintf(stderr, "baro-replay: out of memory\n");
 		return EXIT_IO;
 	}
-	if (load_scenarios(cfg, scens, &nscen) < 0)
+	struct record_labels labels = { 0 };
+	if (cfg->labels) {
+		if (load_record(cfg, &labels, scens) < 0)
+			goto out;
+		nscen = 1;
+		ctx.labels = &labels;
+	} else if (load_scenarios(cfg, scens, &nscen) < 0) {
 		goto out;
+	}
 	if (replay_filter_set_open(&ctx.filters, cfg->filters, cfg->nfilters,
 				   cfg->baselines, err, sizeof(err)) < 0) {
 		fprintf(stderr, "baro-replay: %s\n", err);
@@ -1464,6 +1598,7 @@ out:
 		free(scens[i].text);
 	}
 	free(scens);
+	record_labels_free(&labels);
 	replay_filter_set_close(ctx.filters);
 	for (size_t i = 0; i < ctx.res.n; i++)
 		report_result_free(&ctx.res.r[i]);

@@ -40,6 +40,10 @@ struct replay_config {
 	const char *const *logs;
 	size_t nlogs;
 	const char *thresholds;			/* NULL: built-in rules */
+	/* A baro-drive record (record-labels.h): the logs are of the run
+	 * it drove, their faults its labels, nothing injected, judged
+	 * against the run's truth.  NULL: scenarios as ever. */
+	const char *labels;
 	const char *channel, *reference, *format;
 	uint32_t seed;
 	enum report_plot plot;

@@ -15,6 +15,9 @@
 #include "util-strings.h"
 
 #define EXEC_PREFIX "exec:"
+/* The autopilot's own altitude estimate from the log (the rows'
+ * estimate_m), judged like a filter's: what baro-drive's runs are for. */
+#define AUTOPILOT_SPEC "autopilot"
 
 struct replay_filter_set {
 	size_t n;
@@ -27,6 +30,7 @@ struct replay_filter_set {
 				   caller's strings, or the built-ins' names) */
 	struct exec_filter **ef;	/* exec:COMMAND, else NULL */
 	char **failed;		/* why exec filter k stopped, else NULL */
+	bool *autopilot;	/* the log's own estimate (AUTOPILOT_SPEC) */
 };
 
 void
@@ -46,6 +50,7 @@ replay_filter_set_close(struct replay_filter_set *set)
 	free(set->spec);
 	free(set->ef);
 	free(set->failed);
+	free(set->autopilot);
 	free(set);
 }
 
@@ -91,7 +96,8 @@ probe_create(void *arg, void *area)
 static bool
 builtin_name(const char *name)
 {
-	return baro_filter_builtin(name) || baro_filter2_builtin(name);
+	return baro_filter_builtin(name) || baro_filter2_builtin(name) ||
+	       strcmp(name, AUTOPILOT_SPEC) == 0;
 }
 
 /*
@@ -143,7 +149,16 @@ add_filter(struct replay_filter_set *set, const char *arg, char *err,
 	if (rc < 0)
 		return rc;
 	char ferr[256] = "";
-	if (strncmp(spec, EXEC_PREFIX, strlen(EXEC_PREFIX)) == 0) {
+	if (strncmp(spec, AUTOPILOT_SPEC, strlen(AUTOPILOT_SPEC)) == 0 &&
+	    (spec[strlen(AUTOPILOT_SPEC)] == '\0' ||
+	     spec[strlen(AUTOPILOT_SPEC)] == ':')) {
+		if (spec[strlen(AUTOPILOT_SPEC)] == ':')
+			return str_errorf(err, errlen, -EINVAL, "filter '%s': "
+					  "the autopilot's estimate takes no "
+					  "parameters", spec);
+		set->autopilot[set->n] = true;
+		snprintf(fi->label, sizeof(fi->label), AUTOPILOT_SPEC);
+	} else if (strncmp(spec, EXEC_PREFIX, strlen(EXEC_PREFIX)) == 0) {
 		rc = add_exec(set, spec, err, errlen);
 		if (rc < 0)
 			return rc;
@@ -233,7 +248,7 @@ named(const struct replay_filter_set *set, const char *name)
 {
 	for (size_t k = 0; k < set->n_test; k++)
 		if (!set->fi[k].dl_handle && !set->ef[k] && !set->failed[k] &&
-		    strcmp(baro_filter_instance_name(&set->fi[k]), name) == 0)
+		    !set->autopilot[k] && strcmp(baro_filter_instance_name(&set->fi[k]), name) == 0)
 			return true;
 	return false;
 }
@@ -255,15 +270,17 @@ replay_filter_set_open(struct replay_filter_set **out,
 		set->spec = calloc(n + nb + nb2, sizeof(*set->spec));
 		set->ef = calloc(n + nb + nb2, sizeof(*set->ef));
 		set->failed = calloc(n + nb + nb2, sizeof(*set->failed));
+		set->autopilot = calloc(n + nb + nb2, sizeof(*set->autopilot));
 	}
 	if (!set || !set->fi || !set->srv || !set->spec || !set->ef ||
-	    !set->failed) {
+	    !set->failed || !set->autopilot) {
 		if (set) {
 			free(set->fi);
 			free(set->srv);
 			free(set->spec);
 			free(set->ef);
 			free(set->failed);
+			free(set->autopilot);
 		}
 		free(set);
 		snprintf(err, errlen, "out of memory");
@@ -305,11 +322,42 @@ replay_filter_label(const struct replay_filter_set *set, size_t k)
 	return set->fi[k].label;
 }
 
+/* The autopilot's estimate as an output: -ENODATA when the log has
+ * none (out then holds no estimate anywhere). */
+static int
+run_autopilot(const struct replay_rows *rows, struct replay_output *out,
+	      char *err, size_t errlen)
+{
+	int rc = replay_output_alloc(out, rows->n, err, errlen);
+	if (rc < 0)
+		return rc;
+	size_t have = 0;
+	for (size_t i = 0; i < rows->n; i++) {
+		double e = rows->estimate_m ? rows->estimate_m[i] : NAN;
+		const struct baro_filter_output2 o = {
+			.alt_m = e, .climb_m_s = NAN, .test_ratio = NAN,
+			/* Healthy: what it rejected is not in the rows. */
+			.flags = BARO_FILTER_OUT_HEALTHY,
+		};
+		have += isfinite(e);
+		replay_output_set(out, i, &o);
+	}
+	if (have == 0)
+		return str_errorf(err, errlen, -ENODATA, "has no altitude "
+				  "estimate in this log (DataFlash XKF1, NKF1 "
+				  "or POS; ULog vehicle_local_position or "
+				  "vehicle_global_position; tlog "
+				  "GLOBAL_POSITION_INT; CSV ekf_alt_m)");
+	return 0;
+}
+
 int
 replay_filter_run(const struct replay_filter_set *set, size_t k,
 		  const struct replay_rows *rows, struct replay_output *out,
 		  char *err, size_t errlen)
 {
+	if (set->autopilot[k])
+		return run_autopilot(rows, out, err, errlen);
 	if (!set->ef[k] && !set->failed[k])
 		return replay_run_filter(rows, &set->fi[k], out, err, errlen);
 	char ferr[EXEC_WIRE_ERROR_MAX + 256];
@@ -356,6 +404,10 @@ replay_filter_list(FILE *out)
 	const struct baro_filter2 *const *b2 = baro_filter2_builtins(&nb);
 	for (size_t k = 0; k < nb; k++)
 		fprintf(out, "%-10s %s\n", b2[k]->name, b2[k]->description);
+	fprintf(out, "%-10s %s\n", AUTOPILOT_SPEC,
+		"the autopilot's own altitude estimate from the log (XKF1, "
+		"vehicle_local_position, ...), judged as a filter; for "
+		"--labels runs");
 	fprintf(out, "%-10s %s\n", "plugin:PATH",
 		"a filter from a shared object (see baro-filter.h)");
 	fprintf(out, "%-10s %s\n", "exec:COMMAND",
@@ -366,7 +418,15 @@ replay_filter_list(FILE *out)
 const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k)
 {
-	return set->ef[k] || set->failed[k] ? NULL : &set->fi[k];
+	return set->ef[k] || set->failed[k] || set->autopilot[k]
+		       ? NULL
+		       : &set->fi[k];
+}
+
+bool
+replay_filter_is_autopilot(const struct replay_filter_set *set, size_t k)
+{
+	return set->autopilot[k];
 }
 
 uint32_t
@@ -375,6 +435,8 @@ replay_filter_reads(const struct replay_filter_set *set, size_t k)
 	const uint32_t all = BARO_FILTER_READS_BAROS | BARO_FILTER_READS_ACCEL |
 			     BARO_FILTER_READS_GPS | BARO_FILTER_READS_RANGE;
 	uint32_t reads;
+	if (set->autopilot[k])
+		return all;	/* it fuses every sensor it has */
 	if (set->failed[k])
 		reads = 0;
 	else if (set->ef[k])
@@ -395,6 +457,12 @@ replay_filter_run_contained(struct replay_filter_set *set, size_t k,
 {
 	memset(outcome, 0, sizeof(*outcome));
 	*out = (struct replay_output){ 0 };
+	if (set->autopilot[k]) {
+		int rc = run_autopilot(rows, out, outcome->what,
+				       sizeof(outcome->what));
+		outcome->ran = rc == 0;
+		return rc == -ENODATA ? 0 : rc;
+	}
 	/* An exec filter is a process of its own already: one that stops
 	 * fails this case and, stopped, every later one. */
 	if (set->ef[k] || set->failed[k]) {

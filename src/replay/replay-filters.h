@@ -86,8 +86,14 @@ replay_filter_run_contained(struct replay_filter_set *set, size_t k,
 			    struct replay_filter_outcome *outcome, char *err,
 			    size_t errlen);
 
+/* Filter k is `autopilot`: the log's own altitude estimate (the rows'
+ * estimate_m) as its output, healthy throughout (which samples the
+ * autopilot rejected is not in the rows). */
+bool
+replay_filter_is_autopilot(const struct replay_filter_set *set, size_t k);
+
 /* Filter k's in-process instance (its version), or NULL for an exec
- * filter. */
+ * filter and for `autopilot`. */
 const struct baro_filter_instance *
 replay_filter_instance(const struct replay_filter_set *set, size_t k);
 

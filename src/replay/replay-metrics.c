@@ -76,31 +76,35 @@ static const struct {
 	 * between ordinary samples, and a lag or an error in seconds is
 	 * the log's spacing rather than the filter's. */
 	bool rate;
+	/* Made of the filter's flags alone (health, rejections): no
+	 * verdict for an output whose flags are not known. */
+	bool flags;
 } judged_by[] = {
-	{ "bias_m", false, true },
-	{ "rms_m", false, true },
-	{ "mae_m", false, true },
-	{ "max_abs_m", false, true },
-	{ "p95_abs_m", false, true },
-	{ "sd_m", false, true },
-	{ "centred_rms_m", false, true },
-	{ "noise_db", false, true },
-	{ "noise_ratio", false, true },
-	{ "lag_s", false, true },
-	{ "recall", true, false },
-	{ "detected", true, false },
-	{ "missed", true, false },
-	{ "latency_mean_s", true, true },
-	{ "latency_max_s", true, true },
-	{ "leakage_m", true, false },
+	{ "bias_m", false, true, false },
+	{ "rms_m", false, true, false },
+	{ "mae_m", false, true, false },
+	{ "max_abs_m", false, true, false },
+	{ "p95_abs_m", false, true, false },
+	{ "sd_m", false, true, false },
+	{ "centred_rms_m", false, true, false },
+	{ "noise_db", false, true, false },
+	{ "noise_ratio", false, true, false },
+	{ "lag_s", false, true, false },
+	{ "recall", true, false, true },
+	{ "detected", true, false, true },
+	{ "missed", true, false, true },
+	{ "latency_mean_s", true, true, true },
+	{ "latency_max_s", true, true, true },
+	{ "leakage_m", true, false, false },
 	/* Coming back once the data is good again is asked of every
 	 * filter, revealed or not: recovery_max_s, unrecovered. */
-	{ "precision", true, true },
-	{ "fp_events", false, true },
-	{ "fp_per_1000", false, true },
-	{ "fp_per_hour", false, true },
-	{ "flagged_pct", false, true },
-	{ "unhealthy_pct", false, true },
+	{ "precision", true, true, true },
+	{ "fp_events", false, true, true },
+	{ "fp_per_1000", false, true, true },
+	{ "fp_per_hour", false, true, true },
+	{ "flagged_pct", false, true, true },
+	{ "unhealthy_pct", false, true, true },
+	{ "rejected_pct", false, false, true },
 };
 
 #define NJUDGED (sizeof(judged_by) / sizeof(judged_by[0]))
@@ -111,6 +115,15 @@ replay_metric_is_detection(const char *name)
 	for (size_t i = 0; i < NJUDGED; i++)
 		if (strcmp(judged_by[i].name, name) == 0)
 			return judged_by[i].detection;
+	return false;
+}
+
+bool
+replay_metric_is_from_flags(const char *name)
+{
+	for (size_t i = 0; i < NJUDGED; i++)
+		if (strcmp(judged_by[i].name, name) == 0)
+			return judged_by[i].flags;
 	return false;
 }
 
@@ -624,8 +637,11 @@ replay_thresholds_apply(const struct replay_thresholds *th,
 	for (size_t j = 0; j < r->n; j++) {
 		struct report_metric *m = &r->m[j];
 		const char *note = NULL;
-		if (notes && notes->detection &&
-		    replay_metric_is_detection(m->name))
+		if (notes && notes->flags &&
+		    replay_metric_is_from_flags(m->name))
+			note = notes->flags;
+		else if (notes && notes->detection &&
+			 replay_metric_is_detection(m->name))
 			note = notes->detection;
 		else if (notes && notes->rate &&
 			 replay_metric_is_rate_bound(m->name))

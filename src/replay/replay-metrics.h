@@ -81,6 +81,10 @@ struct replay_judge_notes {
 	 * alarms, latency, lag, noise and accuracy are reported, not
 	 * judged. */
 	const char *rate;
+	/* The output's flags are not known (the autopilot's estimate from
+	 * its log): detection, false alarms and health are reported, not
+	 * judged; leakage and recovery against the truth are. */
+	const char *flags;
 };
 
 struct replay_thresholds;
@@ -101,6 +105,11 @@ replay_thresholds_apply(const struct replay_thresholds *th,
  * one the sample rate decides (false alarms ...)?  For the notes. */
 bool
 replay_metric_is_detection(const char *name);
+
+/* Is metric name made of the filter's flags alone (recall, false
+ * alarms, health)? */
+bool
+replay_metric_is_from_flags(const char *name);
 
 bool
 replay_metric_is_rate_bound(const char *name);

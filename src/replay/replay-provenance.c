@@ -43,9 +43,10 @@ add_filter(json_object *arr, const struct replay_filter_set *set, size_t k,
 						   replay_filter_label(set, k)));
 	/* exec:COMMAND filters run as a child process (exec-filter.h):
 	 * their command line is what identifies them. */
-	const char *kind = strncmp(spec, "exec:", 5) == 0 ? "exec"
-			   : fi->dl_handle		   ? "plugin"
-							   : "builtin";
+	const char *kind = replay_filter_is_autopilot(set, k) ? "autopilot"
+			   : strncmp(spec, "exec:", 5) == 0  ? "exec"
+			   : fi->dl_handle		       ? "plugin"
+							       : "builtin";
 	json_object_object_add(f, "kind", json_object_new_string(kind));
 	json_object_object_add(f, "spec", json_object_new_string(spec));
 	json_object_object_add(f, "under_test", json_object_new_boolean(

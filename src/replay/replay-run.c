@@ -11,6 +11,7 @@
 
 #include "atmosphere.h"
 #include "inject.h"
+#include "record-labels.h"
 #include "replay-aux.h"
 #include "util-strings.h"
 
@@ -25,6 +26,7 @@ replay_rows_free(struct replay_rows *rows)
 	free(rows->in_alt_m);
 	free(rows->truth_m);
 	free(rows->reference_m);
+	free(rows->estimate_m);
 	free(rows->label);
 	free(rows->seg_start);
 	free(rows->aux);
@@ -57,6 +59,7 @@ rows_reserve(struct replay_rows *r, size_t need)
 	GROW(in_alt_m);
 	GROW(truth_m);
 	GROW(reference_m);
+	GROW(estimate_m);
 	GROW(label);
 	GROW(seg_start);
 #undef GROW
@@ -102,7 +105,8 @@ note_window(struct replay_rows *r, double t, uint32_t label)
 
 static int
 add_row(struct replay_rows *r, uint64_t t_us, bool sample, double p,
-	double temp, double alt, double truth, double ref, uint32_t label)
+	double temp, double alt, double truth, double ref, double est,
+	uint32_t label)
 {
 	int rc = rows_reserve(r, r->n + 1);
 	if (rc < 0)
@@ -116,6 +120,7 @@ add_row(struct replay_rows *r, uint64_t t_us, bool sample, double p,
 	r->in_alt_m[i] = alt;
 	r->truth_m[i] = truth;
 	r->reference_m[i] = ref;
+	r->estimate_m[i] = est;
 	r->label[i] = label;
 	r->seg_start[i] = 0;
 	if (sample)
@@ -141,10 +146,16 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 	/* Calibration on the clean stream, so truth and input share it
 	 * whatever the scenario does. */
 	size_t ncal = st->n < REPLAY_CAL_SAMPLES ? st->n : REPLAY_CAL_SAMPLES;
-	double psum = 0.0, rsum = 0.0;
-	size_t rn = 0;
+	double psum = 0.0, rsum = 0.0, esum = 0.0;
+	size_t rn = 0, en = 0;
 	for (size_t i = 0; i < ncal; i++) {
 		psum += (double)st->samples[i].pressure_pa;
+		double e = replay_stream_est_at(st, st->samples[i].time_us,
+						REPLAY_REF_MAX_GAP_US);
+		if (isfinite(e)) {
+			esum += e;
+			en++;
+		}
 		double ref = replay_stream_ref_at(st, st->samples[i].time_us,
 						  REPLAY_REF_MAX_GAP_US);
 		if (isfinite(ref)) {
@@ -162,6 +173,8 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 	/* A reference that only starts later is aligned at its first
 	 * point against the baro then. */
 	double ref0 = rn ? rsum / (double)rn : NAN;
+	/* The autopilot's estimate from its own start, as truth is. */
+	double est0 = en ? esum / (double)en : NAN;
 	bool synthetic_truth = strncmp(st->reference, "truth", 5) == 0;
 
 	/* The other sensors first: their faults label the rows. */
@@ -213,7 +226,7 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 			for (uint64_t t = last_row_us + REPLAY_POLL_AFTER_US;
 			     t < s->time_us && rc == 0; t += REPLAY_POLL_US)
 				rc = add_row(rows, t, false, NAN, NAN, NAN,
-					     NAN, NAN,
+					     NAN, NAN, NAN,
 					     inject_label_now(&inj) |
 						     replay_aux_label_at(rows,
 									 t));
@@ -254,10 +267,14 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 		double temp = baro_sample_has(&out, BARO_SAMPLE_HAS_TEMPERATURE)
 				      ? (double)out.temperature_c
 				      : NAN;
+		double est = replay_stream_est_at(st, s->time_us,
+						  REPLAY_REF_MAX_GAP_US);
+		if (!isfinite(est0) && isfinite(est) && isfinite(truth))
+			est0 = est - truth;	/* a late start: from truth */
 		rc = add_row(rows, out.time_us, true, (double)out.pressure_pa,
 			     temp,
 			     replay_rel_alt((double)out.pressure_pa, alt_p0),
-			     truth, reference, label);
+			     truth, reference, est - est0, label);
 		if (rc == 0 && seg_pending && rows->n > 1)
 			rows->seg_start[rows->n - 1] = 1;
 		seg_pending = false;
@@ -270,6 +287,20 @@ replay_rows_build(struct replay_rows *rows, const struct replay_stream *st,
 			str_errorf(err, errlen, rc, "out of memory");
 		replay_rows_free(rows);
 		return rc;
+	}
+	return 0;
+}
+
+int
+replay_rows_relabel(struct replay_rows *rows, const struct record_labels *rl)
+{
+	rows->nwin = 0;
+	rows->win_open = false;
+	for (size_t i = 0; i < rows->n; i++) {
+		rows->label[i] = record_labels_at(rl, rows->t_us[i]);
+		int rc = note_window(rows, rows->t_s[i], rows->label[i]);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }

@@ -47,6 +47,9 @@ struct replay_rows {
 	double *in_alt_m;	/* NaN on polls */
 	double *truth_m;	/* NaN when unknown */
 	double *reference_m;	/* NaN when none */
+	double *estimate_m;	/* the autopilot's own (the stream's est),
+				   from its start as truth is; NaN when
+				   none */
 	uint32_t *label;	/* enum inject_label */
 	uint8_t *seg_start;	/* 1: the first row of a segment after the
 				   first; filters restart there */
@@ -87,6 +90,14 @@ struct replay_rows {
 
 void
 replay_rows_free(struct replay_rows *rows);
+
+struct record_labels;
+
+/* Every row's label and the fault windows from a baro-drive record
+ * (record-labels.h) instead of the injector's: for a log of the run the
+ * record drove, built with no scenario. */
+int
+replay_rows_relabel(struct replay_rows *rows, const struct record_labels *rl);
 
 /* Altitude (m) at pressure p (Pa) above the altitude alt_p0 of the
  * ground pressure, 1976 standard atmosphere; NaN out of its range. */

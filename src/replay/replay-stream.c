@@ -36,6 +36,7 @@ replay_stream_free(struct replay_stream *st)
 {
 	free(st->samples);
 	free(st->ref);
+	free(st->est);
 	free(st->events);
 	free(st->seg);
 	for (size_t i = 0; i < BARO_MAX_INSTANCES - 1; i++)
@@ -736,6 +737,31 @@ replay_stream_from_log(struct replay_stream *st, struct log_reader *r,
 		rs->ref = NULL;
 		rs->nref = rs->capref = 0;
 	}
+	/* The autopilot's own estimate, judged as a filter's output (the
+	 * `autopilot` filter); a copy when it is the reference too. */
+	struct replay_stream *es = &g->refs[LOG_REF_EKF];
+	if (src == (int)LOG_REF_EKF && st->nref) {
+		st->est = malloc(st->nref * sizeof(*st->est));
+		if (!st->est) {
+			gather_free(g);
+			replay_stream_free(st);
+			return str_errorf(err, errlen, -ENOMEM,
+					  "%s: out of memory", name);
+		}
+		memcpy(st->est, st->ref, st->nref * sizeof(*st->est));
+		st->nest = st->nref;
+	} else if (es->nref) {
+		st->est = es->ref;
+		st->nest = es->nref;
+		es->ref = NULL;
+		es->nref = es->capref = 0;
+	}
+	if (st->nest) {
+		const char *en = log_reader_channel_name(
+			r, (unsigned)g->ref_channel[LOG_REF_EKF]);
+		snprintf(st->estimate, sizeof(st->estimate), "%s",
+			 en ? en : "?");
+	}
 	gather_free(g);
 	return 0;
 }
@@ -1052,29 +1078,44 @@ replay_stream_synthetic(struct replay_stream *st,
 	return replay_stream_synthetic_with(st, &c, err, errlen);
 }
 
-double
-replay_stream_ref_at(const struct replay_stream *st, uint64_t time_us,
-		     uint64_t max_gap_us)
+/* Linear interpolation in a sorted series; NaN outside it or across a
+ * gap over max_gap_us. */
+static double
+points_at(const struct replay_point *pt, size_t n, uint64_t time_us,
+	  uint64_t max_gap_us)
 {
-	if (st->nref == 0 || time_us < st->ref[0].time_us ||
-	    time_us > st->ref[st->nref - 1].time_us)
+	if (n == 0 || time_us < pt[0].time_us || time_us > pt[n - 1].time_us)
 		return NAN;
 	/* First point at or after time_us. */
-	size_t lo = 0, hi = st->nref - 1;
+	size_t lo = 0, hi = n - 1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (st->ref[mid].time_us < time_us)
+		if (pt[mid].time_us < time_us)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	const struct replay_point *b = &st->ref[lo];
+	const struct replay_point *b = &pt[lo];
 	if (b->time_us == time_us || lo == 0)
 		return b->alt_m;
-	const struct replay_point *a = &st->ref[lo - 1];
+	const struct replay_point *a = &pt[lo - 1];
 	if (b->time_us - a->time_us > max_gap_us)
 		return NAN;
 	const double f = (double)(time_us - a->time_us) /
 			 (double)(b->time_us - a->time_us);
 	return a->alt_m + f * (b->alt_m - a->alt_m);
+}
+
+double
+replay_stream_ref_at(const struct replay_stream *st, uint64_t time_us,
+		     uint64_t max_gap_us)
+{
+	return points_at(st->ref, st->nref, time_us, max_gap_us);
+}
+
+double
+replay_stream_est_at(const struct replay_stream *st, uint64_t time_us,
+		     uint64_t max_gap_us)
+{
+	return points_at(st->est, st->nest, time_us, max_gap_us);
 }

@@ -83,6 +83,12 @@ struct replay_stream {
 	size_t nref, capref;
 	struct replay_point *ref;	/* sorted by time */
 	enum log_ref_datum ref_datum;
+	/* The autopilot's own altitude estimate (the log's EKF series:
+	 * XKF1/NKF1/POS, vehicle_local_position, ...), sorted; none for
+	 * the synthetic stream.  estimate names its channel. */
+	size_t nest;
+	struct replay_point *est;
+	char estimate[64];
 	size_t nev, capev;
 	struct log_event *events;
 	/* Samples left out: earlier than the one before (a reader passes
@@ -211,6 +217,11 @@ replay_stream_synthetic_with(struct replay_stream *st,
  * reference's span or across a gap longer than max_gap_us. */
 double
 replay_stream_ref_at(const struct replay_stream *st, uint64_t time_us,
+		     uint64_t max_gap_us);
+
+/* The same for the autopilot's estimate (est). */
+double
+replay_stream_est_at(const struct replay_stream *st, uint64_t time_us,
 		     uint64_t max_gap_us);
 
 #endif

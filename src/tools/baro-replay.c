@@ -129,6 +129,14 @@ usage(FILE *out)
 	      "      --synthetic-only   no logs, only the synthetic stream\n"
 	      "  -t, --thresholds FILE  pass/warn/fail rules (default: the "
 	      "built-in set)\n"
+	      "      --labels RECORD    the logs are of the run baro-drive "
+	      "drove and recorded\n"
+	      "                         in RECORD: its faults label them, "
+	      "nothing is injected,\n"
+	      "                         judged against the run's truth; "
+	      "-f autopilot judges\n"
+	      "                         the autopilot's own estimate "
+	      "(doc/drive.md)\n"
 	      "      --seed N           noise and fault seed (default 1)\n"
 	      "  -p, --param NAME=VALUE a SIM_* parameter of the synthetic "
 	      "stream's emulator\n"
@@ -201,6 +209,7 @@ enum {
 	OPT_CASE_TIMEOUT,
 	OPT_TOLERANCE,
 	OPT_JSON,
+	OPT_LABELS,
 };
 
 /* Which commands take an option: one elsewhere is a mistake worth a
@@ -239,6 +248,7 @@ static const struct option longopts[] = {
 	{ "case-timeout", required_argument, NULL, OPT_CASE_TIMEOUT },
 	{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "labels", required_argument, NULL, OPT_LABELS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -388,6 +398,9 @@ parse_options(int argc, char **argv, const char *cmd, unsigned cmd_bit,
 			}
 			o->cfg.scenario_paths[o->cfg.nscenario_paths++] =
 				optarg;
+			break;
+		case OPT_LABELS:
+			o->cfg.labels = optarg;
 			break;
 		case 't':
 			o->cfg.thresholds = optarg;

@@ -4,7 +4,9 @@
  * as a user runs it: listening where SITL sends (udpin), a scenario run
  * to its end with its record; a SIGTERM mid-fault that puts everything
  * back; a SIGKILL mid-fault whose state file the next start repairs
- * from; signing both ways; --check and the refusals' exit statuses.
+ * from; signing both ways; --check and the refusals' exit statuses; the
+ * record read by baro-replay --labels beside the autopilot's log of the
+ * run, judging its estimate.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "ap-peer.h"
+#include "atmosphere.h"
 #include "harness-cmocka.h"
 #include "mavlink-sign.h"
 #include "test-files.h"
@@ -496,6 +499,182 @@ test_check_and_refusals(void **state)
 	free(out);
 }
 
+/*
+ * The record as fault labels (baro-replay --labels) beside the log the
+ * autopilot wrote of the same run: a CSV on its clock with what its
+ * simulated baro read (ap-peer's own history of when each value took
+ * effect: PX4 takes SIM_BARO_OFF_P up to a second after acknowledging
+ * it), the simulator's truth and its altitude estimate.  An estimate
+ * that follows the glitch fails, one that holds the truth passes, and
+ * the label starts where the fault did on the autopilot, not at the
+ * acknowledgement.
+ */
+static void
+write_log(const struct ap_peer *ap, const char *path, bool follows,
+	  uint64_t end_ms)
+{
+	const bool px4 = ap->kind == AP_PEER_PX4;
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "time_us,pressure_pa,truth_alt_m,ekf_alt_m\n");
+	for (uint64_t ms = 10; ms <= end_ms; ms += 10) {
+		float up = px4 ? 0.0f
+			       : ap_peer_value_at(ap, "SIM_BARO_GLITCH", ms);
+		float offp = px4 ? ap_peer_value_at(ap, "SIM_BARO_OFF_P", ms)
+				 : 0.0f;
+		if (isnan(up))
+			up = 0.0f;
+		if (isnan(offp))
+			offp = 0.0f;
+		float pa, t;
+		/* A little noise, the same every run. */
+		double noise = 0.1 * sin((double)ms * 0.0137);
+		atmos_1976_pressure_temperature((float)(584.0 + noise) + up,
+						&pa, &t);
+		pa += offp;
+		/* The glitch as the baro shows it: ~15 m either way. */
+		double seen = px4 ? (offp != 0.0f ? -offp / 11.34 : 0.0) : up;
+		double est = 584.0 + (follows ? seen : 0.02 * sin(ms * 0.001));
+		fprintf(f, "%llu,%.3f,584.000,%.3f\n",
+			(unsigned long long)ms * 1000u, (double)pa, est);
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The first row of the case's CSV labelled with a fault: its t_s
+ * (from the stream's first sample). */
+static double
+first_fault_s(const char *dir)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "cat %s/cases/*.csv", dir);
+	FILE *f = popen(cmd, "r");
+	assert_non_null(f);
+	char line[4096];
+	double t = NAN;
+	int col = -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (col < 0) {
+			/* The header: which column is "fault". */
+			int c = 0;
+			for (char *tok = strtok(line, ",\n"); tok;
+			     tok = strtok(NULL, ",\n"), c++)
+				if (strcmp(tok, "fault") == 0)
+					col = c;
+			assert_true(col >= 0);
+			continue;
+		}
+		char *fields[64];
+		int n = 0;
+		for (char *q = line, *tok; n < 64 && (tok = strsep(&q, ",\n"));)
+			fields[n++] = tok;
+		/* The label's bits: 0 is clean. */
+		if (n > col && strtoul(fields[col], NULL, 10) != 0 &&
+		    isnan(t))
+			t = strtod(fields[0], NULL);
+	}
+	pclose(f);
+	return t;
+}
+
+static void
+drive_and_judge(enum ap_peer_kind kind)
+{
+	static struct srv s;
+	struct paths p;
+	const bool px4 = kind == AP_PEER_PX4;
+	const char *tag = px4 ? "judge-px4" : "judge-ap";
+
+	paths_make(&p, tag);
+	harness_write(&harness, p.scn, sizeof(p.scn), "judge.scn",
+		      "at 8s glitch 0 15 for 4s\nat 16s end\n");
+	srv_open(&s, kind, p.port);
+	/* SITL at four times real time: the record is on its clock. */
+	s.ap.speed = 4.0;
+	const char *args[] = { "--autopilot", px4 ? "px4" : "ardupilot",
+			       "--scenario", p.scn, "--connect", p.connect,
+			       "--state", p.state, "--record", p.rec, "--wait",
+			       "20", NULL };
+	pid_t pid = harness_spawn(&harness, "judge.log", args);
+	usleep(300000);
+	int code = serve(&s, pid, 30.0, 0, 0);
+	char *log = harness_log(&harness, pid);
+	if (code != 0)
+		fail_msg("exit %d: %s", code, log);
+	free(log);
+	/* When the glitch took effect on the autopilot, and its log's end
+	 * a few seconds after the drive's. */
+	const char *name = px4 ? "SIM_BARO_OFF_P" : "SIM_BARO_GLITCH";
+	uint64_t on_ms = 0, end_ms = ap_peer_ms(&s.ap) + 4000;
+	for (size_t i = 0; i < s.ap.nhistory; i++)
+		if (strcmp(s.ap.history[i].name, name) == 0 &&
+		    s.ap.history[i].value != 0.0f && !on_ms)
+			on_ms = s.ap.history[i].ap_ms;
+	assert_true(on_ms > 0);
+
+	const char *replay = getenv("BARO_REPLAY");
+	assert_non_null(replay);
+	for (int follows = 0; follows < 2; follows++) {
+		char csv[512], dir[512], leaf[64];
+		snprintf(leaf, sizeof(leaf), "%s-%s.csv", tag,
+			 follows ? "follows" : "holds");
+		harness_path(&harness, csv, sizeof(csv), leaf);
+		write_log(&s.ap, csv, follows, end_ms);
+		snprintf(leaf, sizeof(leaf), "%s-%d.report", tag, follows);
+		harness_path(&harness, dir, sizeof(dir), leaf);
+		struct program_result r = run_program(
+			replay,
+			(const char *[]){ "baro-replay", "run", "--labels",
+					  p.rec, "-f", "autopilot",
+					  "--no-baselines", "--plots", "none",
+					  "-q", "-o", dir, csv, NULL },
+			NULL);
+		print_message("%s %s: exit %d\n%s%s", tag,
+			      follows ? "follows" : "holds", r.status, r.out,
+			      r.err);
+		/* Physics: following a 15 m glitch leaks it, holding the
+		 * truth does not. */
+		assert_int_equal(r.status, follows ? 1 : 0);
+		assert_non_null(strstr(r.out, "autopilot"));
+		program_result_free(&r);
+		char sum[600];
+		snprintf(sum, sizeof(sum), "%s/summary.txt", dir);
+		char *text = slurp(sum);
+		assert_non_null(text);
+		/* Named after the record and its fault. */
+		assert_non_null(strstr(text, px4 ? "judge-px4.glitch"
+						 : "judge-ap.glitch"));
+		/* ... failed for what leaked, nothing else. */
+		if (follows)
+			assert_non_null(strstr(text, "fail [leakage_m <= 1 "
+						     "warn 3 fail: fail]"));
+		free(text);
+		/* The label starts where the fault did (within one
+		 * SCALED_PRESSURE period at 10 Hz, at 4x), however late
+		 * after its acknowledgement that was. */
+		double t0_s = 0.010;	/* the log's first sample */
+		double lab = first_fault_s(dir) + t0_s;
+		print_message("%s: fault on the autopilot at %.3f s, "
+			      "labelled from %.3f s\n", tag, on_ms * 1e-3,
+			      lab);
+		assert_true(fabs(lab - (double)on_ms * 1e-3) <= 0.45);
+	}
+}
+
+static void
+test_record_judges_ardupilot(void **state)
+{
+	(void)state;
+	drive_and_judge(AP_PEER_ARDUPILOT);
+}
+
+static void
+test_record_judges_px4(void **state)
+{
+	(void)state;
+	drive_and_judge(AP_PEER_PX4);
+}
+
 int
 main(void)
 {
@@ -507,6 +686,8 @@ main(void)
 		harness_unit_test(test_tcp_restart, &harness),
 		harness_unit_test(test_same_file_everywhere, &harness),
 		harness_unit_test(test_check_and_refusals, &harness),
+		harness_unit_test(test_record_judges_ardupilot, &harness),
+		harness_unit_test(test_record_judges_px4, &harness),
 	};
 	return harness_run_tests(&harness, "baro-drive", tests);
 }

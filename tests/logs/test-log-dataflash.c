@@ -871,6 +871,9 @@ test_references(void **state)
 	const struct def rfnd3 = { 198, "RFND", "QCC", "TimeUS,Dist1,Dist2" };
 	const struct def pos = { 74, "POS", "QLLfff",
 				 "TimeUS,Lat,Lng,Alt,RelHomeAlt,RelOriginAlt" };
+	const struct def sim = { 165, "SIM", "QccCfLLffff",
+				 "TimeUS,Roll,Pitch,Yaw,Alt,Lat,Lng,Q1,Q2,Q3,"
+				 "Q4" };
 	struct dfb b = { 0 };
 
 	fmt_fmt(&b);
@@ -879,6 +882,7 @@ test_references(void **state)
 	fmt_def(&b, &nkf1);
 	fmt_def(&b, &rfnd4);
 	fmt_def(&b, &pos);
+	fmt_def(&b, &sim);
 	/* GPS: no fix, 2D, 3D, RTK; instance 1 3D. */
 	df_rec(&b, &gps, KV(NUM("TimeUS", 100),
 			    NUM("Status", 1), NUM("Alt", 10)));
@@ -900,6 +904,7 @@ test_references(void **state)
 	df_rec(&b, &rfnd4, KV(NUM("TimeUS", 1000), NUM("Dist", 3),
 			      NUM("Stat", 4), NUM("Orient", 0)));
 	df_rec(&b, &pos, KV(NUM("TimeUS", 1100), NUM("Alt", 49)));
+	df_rec(&b, &sim, KV(NUM("TimeUS", 1150), NUM("Alt", 584.25)));
 	/* The 3.4 layout under another id. */
 	fmt_def(&b, &rfnd3);
 	df_rec(&b, &rfnd3, KV(NUM("TimeUS", 1200), NUM("Dist1", 0.75),
@@ -939,7 +944,14 @@ test_references(void **state)
 	assert_close_abs(r->alt_m, 0.75, 1e-9);
 	/* POS is the EKF again in AMSL: not a second EKF channel. */
 	assert_int_equal(chan(g, "POS"), -1);
-	assert_int_equal(count(g, LOG_REC_REFERENCE, NULL), 7);
+	/* SITL's SIM: the simulator's truth, AMSL. */
+	assert_int_equal(count(g, LOG_REC_REFERENCE, "SIM"), 1);
+	r = &nth(g, LOG_REC_REFERENCE, "SIM", 0)->ref;
+	assert_int_equal(r->source, LOG_REF_TRUTH);
+	assert_int_equal(r->datum, LOG_DATUM_AMSL);
+	assert_int_equal(r->time_us, 1150);
+	assert_close_abs(r->alt_m, 584.25, 1e-9);
+	assert_int_equal(count(g, LOG_REC_REFERENCE, NULL), 8);
 	/* Every GPS record is a sample, whatever its fix; every reading
 	 * facing down is a range sample (Good: its Quality, logged 0
 	 * here; not Good: 0; the 3.4 layout has neither column: the

@@ -729,6 +729,100 @@ test_run_unchecked(void **state)
 	replay_case_remove(&c);
 }
 
+/* --labels (a baro-drive record): what cannot be judged is refused or
+ * unchecked with the reason; a log with the run's truth is judged, the
+ * baro-only baselines too (raw leaks the glitch, gate does not). */
+static void
+test_run_labels(void **state)
+{
+	(void)state;
+	char rec[300], bad[300], csv[300];
+	struct replay_case c;
+	replay_case_make(&c, "replay-labels", "short.csv", "r");
+	replay_case_path(&c, rec, sizeof(rec), "run1.csv");
+	replay_case_path(&c, bad, sizeof(bad), "bad.csv");
+	replay_case_path(&c, csv, sizeof(csv), "truth.csv");
+	write_short_log(c.log);
+	write_file(rec, "ap_ms,scenario_ms,line,event,name,value,text\n"
+		   "1000,0,0,start,SIM_BARO_GLITCH,0,\"\"\n"
+		   "5000,4000,1,acked,SIM_BARO_GLITCH,15,\"\"\n"
+		   "7000,6000,1,acked,SIM_BARO_GLITCH,0,\"restored\"\n");
+
+	struct program_result r = replay(REPLAY_RUN_QUIET, "--labels", rec,
+					 "-s", "clean", "-o", c.out, c.log,
+					 NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--labels: the faults are the "
+				      "record's; -s would inject more"));
+	program_result_free(&r);
+	r = replay(REPLAY_RUN_QUIET, "--labels", rec, "--synthetic-only", "-o",
+		   c.out, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "not of the synthetic stream"));
+	program_result_free(&r);
+	write_file(bad, "ap_ms,scenario_ms,line,event,name,value,text\n1000,0,0,stat,x,0,\"\"\n");
+	r = replay(REPLAY_RUN_QUIET, "--labels", bad, "-o", c.out, c.log,
+		   NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "bad.csv:2: event 'stat'"));
+	program_result_free(&r);
+	/* -f autopilot takes nothing after it. */
+	r = replay(REPLAY_RUN_QUIET, "--labels", rec, "-f", "autopilot:x=1",
+		   "-o", c.out, c.log, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "takes no parameters"));
+	program_result_free(&r);
+
+	/* A log without the simulator's truth: unchecked, saying why. */
+	r = replay(REPLAY_RUN_QUIET, "--labels", rec, "-o", c.out, c.log,
+		   NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "short.csv / run1.glitch: unchecked, "
+				      "no truth in this log"));
+	program_result_free(&r);
+
+	/* With it: judged.  The glitch shows in the baro the autopilot
+	 * read (labelled 4 to 6 s on its clock), not in the truth. */
+	char *text = malloc(64 * 400);
+	assert_non_null(text);
+	size_t n = (size_t)sprintf(text, "time_ms,alt_m,truth_alt_m,"
+					 "ekf_alt_m\n");
+	for (int i = 0; i < 300; i++) {
+		int ms = 1000 + 30 * i;
+		double g = ms >= 5000 && ms < 7000 ? 15.0 : 0.0;
+		n += (size_t)sprintf(text + n, "%d,%.3f,100,%.3f\n", ms,
+				     100.0 + g + 0.05 * sin(i * 0.7), 100.0);
+	}
+	write_file(csv, text);
+	free(text);
+	r = replay(REPLAY_RUN_QUIET, "--labels", rec, "-f", "autopilot",
+		   "-o", c.out, csv, NULL);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.err, "unchecked"));
+	program_result_free(&r);
+	char *sum = report_file(c.out, "summary.csv");
+	assert_non_null(strstr(sum, "truth.csv,run1.glitch,autopilot,"
+				    "leakage_m,0,pass,"));
+	assert_non_null(strstr(sum, "truth.csv,run1.glitch,autopilot,recall,"
+				    "0,,not judged: the log does not say "
+				    "which samples"));
+	assert_non_null(strstr(sum, "truth.csv,run1.glitch,raw,leakage_m,15"));
+	assert_non_null(strstr(sum, "truth.csv,run1.glitch,gate,recall,1,"
+				    "pass,"));
+	free(sum);
+	/* A record of another stretch of time judges nothing. */
+	write_file(rec, "ap_ms,scenario_ms,line,event,name,value,text\n"
+		   "100000,0,0,start,SIM_BARO_GLITCH,0,\"\"\n"
+		   "105000,4000,1,acked,SIM_BARO_GLITCH,15,\"\"\n");
+	r = replay(REPLAY_RUN_QUIET, "--labels", rec, "-f", "autopilot",
+		   "-o", c.out, csv, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "do not overlap: a record of another "
+				      "run or boot?"));
+	program_result_free(&r);
+	replay_case_remove(&c);
+}
+
 /* list and export on real logs: one damage rule, names, event times. */
 static void
 test_list_bundled(void **state)
@@ -1163,6 +1257,7 @@ main(void)
 		cmocka_unit_test(test_run_plot_selection),
 		cmocka_unit_test(test_run_bad_inputs),
 		cmocka_unit_test(test_run_unchecked),
+		cmocka_unit_test(test_run_labels),
 		cmocka_unit_test(test_run_param),
 		cmocka_unit_test(test_run_ardupilot),
 		cmocka_unit_test(test_list_bundled),
