@@ -361,7 +361,8 @@ record_labels_parse(struct record_labels *rl, const char *text, size_t len,
 	if (rc == 0) {
 		for (unsigned i = 0; i < p.nnames; i++)
 			rl->unacked += p.names[i].pending;
-		qsort(p.ch, p.nch, sizeof(*p.ch), by_time);
+		if (p.nch)
+			qsort(p.ch, p.nch, sizeof(*p.ch), by_time);
 		double cur[RECORD_NAMES_MAX];
 		for (unsigned i = 0; i < p.nnames; i++)
 			cur[i] = p.names[i].start;

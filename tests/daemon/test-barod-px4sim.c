@@ -563,6 +563,58 @@ test_lockstep(void **state)
 
 /* PX4 restarts (physics from 0), a second PX4 takes over, and garbage
  * on the stream costs nothing but itself. */
+/* The scenario file baro-drive's tests drive an autopilot with
+ * (tests/drive/same.scn) runs unchanged here: its 15 m glitch on baro
+ * 0 from 0.5 to 2 s of PX4's lockstep time, its delay on baro 1
+ * logged. */
+static void
+test_drive_scenario_file(void **state)
+{
+	char conf[256];
+	const unsigned port = free_tcp_port();
+	const unsigned mav_port =
+		harness_free_port(&harness, SOCK_DGRAM, false);
+	const char *scn = getenv("DRIVE_SCN");
+	struct px4_peer p;
+	struct seen *s = calloc(1, sizeof(*s));
+	(void)state;
+
+	assert_non_null(s);
+	assert_non_null(scn);
+	path_in_tmp(conf, sizeof(conf), "same.conf");
+	write_conf(conf, "static:10", port, 2, mav_port);
+	start(conf, scn);
+	px4_connect(&p, port);
+	px4_peer_hello(p.fd, &p.seq);
+	first_step(&p, s);
+	const uint64_t freewheel = s->steps + engage(&p, s, 1);
+	while (s->steps < 760)
+		lockstep(&p, s);
+	/* Baro 0's mean before, during and after the glitch (step k at
+	 * 4 ms * k of physics time). */
+	double sum[3] = { 0 };
+	unsigned n[3] = { 0 };
+	for (uint64_t k = freewheel; k < 750 && k < MAX_STEPS; k++) {
+		const uint64_t ms = 4 * k;
+		if (isnan(s->p0[k]) || ms < 100 || (ms > 450 && ms < 600) ||
+		    (ms > 1950 && ms < 2100))
+			continue;
+		const int w = ms < 500 ? 0 : ms < 2000 ? 1 : 2;
+		sum[w] += s->p0[k];
+		n[w]++;
+	}
+	assert_true(n[0] > 10 && n[1] > 100 && n[2] > 50);
+	/* 15 m higher: about 1.7 hPa less at 500 m. */
+	assert_true(sum[0] / n[0] - sum[1] / n[1] > 1.5);
+	assert_true(fabs(sum[0] / n[0] - sum[2] / n[2]) < 0.05);
+	px4_peer_close(&p);
+	char *log = stop();
+	assert_non_null(strstr(log, "SIM_BARO_GLITCH 0 -> 15 for 1.5s"));
+	assert_non_null(strstr(log, "SIM_BAR2_DELAY 0 -> 200 for 500ms"));
+	free(log);
+	free(s);
+}
+
 static void
 test_reconnect_and_garbage(void **state)
 {
@@ -956,6 +1008,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		harness_unit_test(test_lockstep, &harness),
+		harness_unit_test(test_drive_scenario_file, &harness),
 		harness_unit_test(test_reconnect_and_garbage, &harness),
 		harness_unit_test(test_step_profile, &harness),
 		harness_unit_test(test_stall, &harness),

@@ -204,6 +204,38 @@ on_pressure(const struct mavlink_frame *f, void *user)
 
 /* ------------------------------------------------------------------ */
 
+/* The scenario file baro-drive's tests drive an autopilot with
+ * (tests/drive/same.scn) runs unchanged here: its glitch on baro 0 at
+ * 0.5 to 2 s of physics time, its delay on baro 1 logged. */
+static void
+test_drive_scenario_file(void **state)
+{
+	char buf[REPLY_CAP];
+	struct rig r;
+	struct sitl_fdm fdm;
+	const char *scn = getenv("DRIVE_SCN");
+	(void)state;
+
+	assert_non_null(scn);
+	rig_open(&r, false);
+	start_rig(&r, "sitl-json", "--scenario", scn);
+	unsigned glitched = 0;
+	for (uint32_t f = 1; f <= 3600; f++) {
+		exchange_read(&r, r.port, f, false, buf, &fdm);
+		const unsigned ms = (unsigned)(f * 1000u / 1200u);
+		if (ms < 10)
+			continue;
+		bool g = ms >= 500 && ms < 2000;
+		assert_float_exact(fdm.rng[0], g ? 25.0f : 10.0f);
+		glitched += g;
+	}
+	assert_true(glitched >= 1795 && glitched <= 1801);
+	char *log = rig_stop(&r);
+	assert_non_null(strstr(log, "SIM_BARO_GLITCH 0 -> 15 for 1.5s"));
+	assert_non_null(strstr(log, "SIM_BAR2_DELAY 0 -> 200 for 500ms"));
+	free(log);
+}
+
 static void
 test_peer(void **state)
 {
@@ -990,6 +1022,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		harness_unit_test(test_peer, &harness),
+		harness_unit_test(test_drive_scenario_file, &harness),
 		harness_unit_test(test_proxy, &harness),
 		harness_unit_test(test_proxy_expanding_lines, &harness),
 		harness_unit_test(test_proxy_backend_never_answers, &harness),

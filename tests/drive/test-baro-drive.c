@@ -406,19 +406,24 @@ test_tcp_restart(void **state)
 	assert_clean(&s, &p);
 }
 
-/* The file the drive ran is one barod --sim and baro-sim run unchanged
- * (the SITL and PX4 sources step the same engine, tests/daemon). */
+/* The file the drive ran (tests/drive/same.scn, the SCN above) is one
+ * barod --sim and baro-sim run unchanged; test-barod-sitl and
+ * test-barod-px4sim run it in --sitl-json and --px4-sim. */
 static void
 test_same_file_everywhere(void **state)
 {
-	char scn[512];
 	const char *barod = getenv("BAROD_DAEMON");
 	const char *baro_sim = getenv("BARO_SIM");
+	const char *scn = getenv("DRIVE_SCN");
 
 	(void)state;
 	assert_non_null(barod);
 	assert_non_null(baro_sim);
-	harness_write(&harness, scn, sizeof(scn), "same.scn", "%s", SCN);
+	assert_non_null(scn);
+	char *text = slurp(scn);
+	assert_non_null(text);
+	assert_string_equal(text, SCN);
+	free(text);
 	struct program_result r = run_program(
 		barod,
 		(const char *[]){ "barod", "--sim", "--control", "none", "-o",
