@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "campaign-file.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util-strings.h"
+
+enum opt_kind { OPT_TEXT, OPT_DOUBLE, OPT_PORT, OPT_UINT, OPT_BOOL,
+		OPT_AUTOPILOT, OPT_LINK };
+
+/* Every key but the matrix's axes: one table for parsing, checks and
+ * the message listing what a section takes. */
+static const struct opt {
+	const char *section, *key;
+	enum opt_kind kind;
+	size_t offset, size;
+	double min, max;
+} opts[] = {
+	{ "campaign", "autopilot", OPT_AUTOPILOT,
+	  offsetof(struct campaign, autopilot), 0, 0, 0 },
+	{ "campaign", "command", OPT_TEXT, offsetof(struct campaign, command),
+	  CAMPAIGN_TEXT_LEN, 0, 0 },
+	{ "campaign", "log", OPT_TEXT, offsetof(struct campaign, log),
+	  CAMPAIGN_PATH_LEN, 0, 0 },
+	{ "campaign", "link", OPT_LINK, offsetof(struct campaign, link), 0, 0,
+	  0 },
+	{ "campaign", "timeout", OPT_DOUBLE,
+	  offsetof(struct campaign, timeout_s), 0, 1, 86400 },
+	{ "campaign", "ports", OPT_PORT, offsetof(struct campaign, ports), 0,
+	  1024, 60000 },
+	{ "campaign", "instance", OPT_UINT,
+	  offsetof(struct campaign, instance_base), 0, 0, 255 },
+	{ "flight", "takeoff_m", OPT_DOUBLE,
+	  offsetof(struct campaign, takeoff_m), 0, 1, 1000 },
+	{ "flight", "hold_s", OPT_DOUBLE, offsetof(struct campaign, hold_s),
+	  0, 0, 86400 },
+	{ "flight", "land", OPT_BOOL, offsetof(struct campaign, land), 0, 0,
+	  0 },
+	{ "matrix", "scenario", OPT_TEXT, offsetof(struct campaign, scenario),
+	  CAMPAIGN_PATH_LEN, 0, 0 },
+	{ "judge", "thresholds", OPT_TEXT,
+	  offsetof(struct campaign, thresholds), CAMPAIGN_PATH_LEN, 0, 0 },
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+/* Names a template takes beside the axes. */
+static const char *const builtin_vars[] = { "instance", "slot", "drive_port",
+					    "gcs_port", "dir", "job" };
+
+struct parse {
+	struct campaign *c;
+	const char *name;
+	const char *text, *end;
+	unsigned line;
+	char *err;
+	size_t errlen;
+	int rc;
+	char last_key[CAMPAIGN_NAME_LEN * 2];	/* for continuations */
+	unsigned seen[NOPTS];			/* the line it was set on */
+};
+
+static int
+fail(struct parse *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int
+fail(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+	if (p->rc < 0)
+		return 0;
+	va_start(ap, fmt);
+	p->rc = str_line_verrorf(p->err, p->errlen, -EINVAL, p->name, p->line,
+				 fmt, ap);
+	va_end(ap);
+	return 0;	/* inih: stop */
+}
+
+static char *
+read_line(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	int n = 0;
+
+	if (p->rc < 0 || p->text >= p->end)
+		return NULL;
+	p->line++;
+	while (p->text < p->end && n < num - 1) {
+		char c = *p->text++;
+		if (c == '\0') {
+			fail(p, "a NUL byte");
+			return NULL;
+		}
+		str[n++] = c;
+		if (c == '\n')
+			break;
+	}
+	if (n == num - 1 && str[n - 1] != '\n' && p->text < p->end) {
+		fail(p, "longer than %d characters (go on over indented "
+		     "lines)", num - 2);
+		return NULL;
+	}
+	str[n] = '\0';
+	return str;
+}
+
+static bool
+is_name(const char *s)
+{
+	if (!*s || strlen(s) >= CAMPAIGN_NAME_LEN)
+		return false;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
+		    *s != '_')
+			return false;
+	return true;
+}
+
+static bool
+is_builtin_var(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof(builtin_vars) / sizeof(*builtin_vars);
+	     i++)
+		if (strlen(builtin_vars[i]) == n &&
+		    strncmp(builtin_vars[i], s, n) == 0)
+			return true;
+	return false;
+}
+
+/* One axis's values: words, or A..B for a run of integers. */
+static int
+axis_values(struct parse *p, struct campaign_axis *a, const char *value)
+{
+	char buf[CAMPAIGN_TEXT_LEN];
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (char *save = NULL, *w = strtok_r(buf, " \t,", &save); w;
+	     w = strtok_r(NULL, " \t,", &save)) {
+		char *dots = strstr(w, "..");
+		if (dots) {
+			char *e1, *e2;
+			*dots = '\0';
+			long lo = strtol(w, &e1, 10), hi = strtol(dots + 2, &e2,
+								  10);
+			if (!*w || *e1 || !dots[2] || *e2 || hi < lo ||
+			    hi - lo >= CAMPAIGN_MAX_VALUES)
+				return fail(p, "[matrix] %s: '%s..%s' is not "
+					    "a range of at most %d integers "
+					    "A..B", a->name, w, dots + 2,
+					    CAMPAIGN_MAX_VALUES);
+			for (long v = lo; v <= hi; v++) {
+				if (a->n == CAMPAIGN_MAX_VALUES)
+					return fail(p, "[matrix] %s: more than "
+						    "%d values", a->name,
+						    CAMPAIGN_MAX_VALUES);
+				snprintf(a->values[a->n++], CAMPAIGN_VALUE_LEN,
+					 "%ld", v);
+			}
+			continue;
+		}
+		if (strlen(w) >= CAMPAIGN_VALUE_LEN)
+			return fail(p, "[matrix] %s: value '%.20s...' is "
+				    "longer than %d characters", a->name, w,
+				    CAMPAIGN_VALUE_LEN - 1);
+		if (strpbrk(w, "{}\"'\\/"))
+			return fail(p, "[matrix] %s: value '%s' has a brace, "
+				    "quote, slash or backslash (it goes into "
+				    "command lines and file names)", a->name,
+				    w);
+		if (a->n == CAMPAIGN_MAX_VALUES)
+			return fail(p, "[matrix] %s: more than %d values",
+				    a->name, CAMPAIGN_MAX_VALUES);
+		for (size_t i = 0; i < a->n; i++)
+			if (strcmp(a->values[i], w) == 0)
+				return fail(p, "[matrix] %s: value '%s' is "
+					    "given twice", a->name, w);
+		snprintf(a->values[a->n++], CAMPAIGN_VALUE_LEN, "%s", w);
+	}
+	if (a->n == 0)
+		return fail(p, "[matrix] %s: no values", a->name);
+	return 1;
+}
+
+static int
+set_opt(struct parse *p, size_t i, const char *value, bool more)
+{
+	const struct opt *o = &opts[i];
+	char *at = (char *)p->c + o->offset;
+	double d;
+	switch (o->kind) {
+	case OPT_TEXT: {
+		size_t have = more ? strlen(at) : 0;
+		size_t n = strlen(value);
+		if (have + (have ? 1 : 0) + n >= o->size)
+			return fail(p, "[%s] %s is longer than %zu characters",
+				    o->section, o->key, o->size - 1);
+		if (have)
+			at[have++] = ' ';
+		memcpy(at + have, value, n + 1);
+		return 1;
+	}
+	case OPT_DOUBLE:
+	case OPT_PORT:
+	case OPT_UINT:
+		if (str_to_double(value, &d) < 0 || !(d >= o->min) ||
+		    !(d <= o->max) ||
+		    (o->kind != OPT_DOUBLE && d != floor(d)))
+			return fail(p, "[%s] %s = %s: wanted a%s number from "
+				    "%g to %g", o->section, o->key, value,
+				    o->kind == OPT_DOUBLE ? "" : " whole",
+				    o->min, o->max);
+		if (o->kind == OPT_DOUBLE)
+			*(double *)at = d;
+		else
+			*(unsigned *)at = (unsigned)d;
+		return 1;
+	case OPT_BOOL:
+		if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 ||
+		    strcmp(value, "1") == 0)
+			*(bool *)at = true;
+		else if (strcmp(value, "no") == 0 ||
+			 strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
+			*(bool *)at = false;
+		else
+			return fail(p, "[%s] %s = %s: wanted yes or no",
+				    o->section, o->key, value);
+		return 1;
+	case OPT_AUTOPILOT:
+		if (strcmp(value, "ardupilot") == 0)
+			p->c->autopilot = CAMPAIGN_ARDUPILOT;
+		else if (strcmp(value, "px4") == 0)
+			p->c->autopilot = CAMPAIGN_PX4;
+		else
+			return fail(p, "[campaign] autopilot = %s: wanted "
+				    "ardupilot or px4", value);
+		return 1;
+	case OPT_LINK:
+		if (strcmp(value, "drive") == 0)
+			p->c->link = CAMPAIGN_LINK_DRIVE;
+		else if (strcmp(value, "sitl-json") == 0 ||
+			 strcmp(value, "sitl-json-proxy") == 0 ||
+			 strcmp(value, "px4-sim") == 0 ||
+			 strcmp(value, "px4-sim-proxy") == 0)
+			return fail(p, "[campaign] link = %s: not yet; campaigns "
+				    "run on the autopilot's own simulated baro "
+				    "(link = drive, baro-drive)", value);
+		else
+			return fail(p, "[campaign] link = %s: wanted drive",
+				    value);
+		return 1;
+	}
+	return fail(p, "internal: option kind");
+}
+
+static int
+handler(void *user, const char *section, const char *key, const char *value)
+{
+	struct parse *p = user;
+	char full[sizeof(p->last_key)];
+	snprintf(full, sizeof(full), "%s.%s", section, key);
+	const bool more = strcmp(full, p->last_key) == 0;
+	snprintf(p->last_key, sizeof(p->last_key), "%s", full);
+
+	for (size_t i = 0; i < NOPTS; i++) {
+		if (strcmp(opts[i].section, section) != 0 ||
+		    strcmp(opts[i].key, key) != 0)
+			continue;
+		if (p->seen[i] && !more)
+			return fail(p, "[%s] %s is given twice (line %u)",
+				    section, key, p->seen[i]);
+		if (more && opts[i].kind != OPT_TEXT)
+			return fail(p, "[%s] %s is given twice", section, key);
+		p->seen[i] = p->line;
+		return set_opt(p, i, value, more);
+	}
+	if (strcmp(section, "matrix") == 0) {
+		struct campaign *c = p->c;
+		if (!is_name(key) || is_builtin_var(key, strlen(key)))
+			return fail(p, "[matrix] '%s': an axis is named with "
+				    "a-z, 0-9 and _ and is none of instance, "
+				    "slot, drive_port, gcs_port, dir, job", key);
+		for (size_t i = 0; i < c->naxes; i++)
+			if (strcmp(c->axes[i].name, key) == 0) {
+				if (more)
+					return axis_values(p, &c->axes[i],
+							   value);
+				return fail(p, "[matrix] %s is given twice",
+					    key);
+			}
+		if (c->naxes == CAMPAIGN_MAX_AXES)
+			return fail(p, "[matrix]: more than %d axes",
+				    CAMPAIGN_MAX_AXES);
+		struct campaign_axis *a = &c->axes[c->naxes++];
+		snprintf(a->name, sizeof(a->name), "%s", key);
+		return axis_values(p, a, value);
+	}
+	static const char *const sections[] = { "campaign", "flight", "matrix",
+						 "judge" };
+	bool known = false;
+	for (size_t i = 0; i < 4; i++)
+		known |= strcmp(section, sections[i]) == 0;
+	if (!known)
+		return fail(p, "[%s]: not a section (campaign, flight, matrix, "
+			    "judge)", section);
+	char keys[512] = "";
+	size_t n = 0;
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strcmp(opts[i].section, section) == 0)
+			n += (size_t)snprintf(keys + n, sizeof(keys) - n,
+					      "%s%s", n ? ", " : "",
+					      opts[i].key);
+	return fail(p, "[%s] %s: not a key here (%s)", section, key, keys);
+}
+
+/* Every {name} a template uses is an axis's or a built-in one. */
+static int
+check_template(struct parse *p, const char *what, const char *t)
+{
+	for (const char *s = t; *s; s++) {
+		if (s[0] == '{' && s[1] == '{') {
+			s++;
+			continue;
+		}
+		if (*s != '{')
+			continue;
+		const char *e = strchr(s, '}');
+		if (!e)
+			return fail(p, "%s: '{' without its '}'", what);
+		size_t n = (size_t)(e - s - 1);
+		bool ok = is_builtin_var(s + 1, n);
+		for (size_t i = 0; i < p->c->naxes && !ok; i++)
+			ok = strlen(p->c->axes[i].name) == n &&
+			     strncmp(p->c->axes[i].name, s + 1, n) == 0;
+		if (!ok)
+			return fail(p, "%s: {%.*s} is neither a matrix axis "
+				    "nor one of instance, slot, drive_port, "
+				    "gcs_port, dir, job", what, (int)n, s + 1);
+		s = e;
+	}
+	return 1;
+}
+
+int
+campaign_parse(struct campaign *c, const char *text, size_t len,
+	       const char *name, char *err, size_t errlen)
+{
+	struct parse p = { .c = c, .name = name, .text = text,
+			   .end = text + len, .err = err, .errlen = errlen };
+	*c = (struct campaign){ .timeout_s = 600, .ports = 15000,
+				.takeoff_m = 10, .hold_s = 60, .land = true };
+	int line = ini_parse_stream(read_line, &p, handler, &p);
+	if (p.rc == 0 && line != 0) {
+		p.line = line > 0 ? (unsigned)line : p.line;
+		fail(&p, "%s", line == -2 ? "out of memory"
+					  : "syntax error: expected [section] "
+					    "or key = value");
+	}
+	if (p.rc < 0)
+		return p.rc;
+	p.line = 0;
+	if (!c->command[0])
+		return str_errorf(err, errlen, -EINVAL, "%s: [campaign] "
+				  "command is missing (the autopilot's "
+				  "command line)", name);
+	if (!c->log[0])
+		return str_errorf(err, errlen, -EINVAL, "%s: [campaign] log is "
+				  "missing (where the autopilot writes its log "
+				  "of a job, e.g. {dir}/logs/*.BIN)", name);
+	if (!c->scenario[0])
+		return str_errorf(err, errlen, -EINVAL, "%s: [matrix] scenario "
+				  "is missing (the scenario template)", name);
+	p.line = p.seen[1];
+	check_template(&p, "[campaign] command", c->command);
+	p.line = p.seen[2];
+	check_template(&p, "[campaign] log", c->log);
+	if (p.rc < 0)
+		return p.rc;
+	/* Two slots' ports must not meet: 10 apart, so 6500 slots at
+	 * most below 65536. */
+	c->njobs = 1;
+	for (size_t i = 0; i < c->naxes; i++) {
+		if (c->njobs * c->axes[i].n > CAMPAIGN_MAX_JOBS)
+			return str_errorf(err, errlen, -EINVAL, "%s: [matrix] "
+					  "has more than %d combinations",
+					  name, CAMPAIGN_MAX_JOBS);
+		c->njobs *= c->axes[i].n;
+	}
+	return 0;
+}
+
+void
+campaign_job_values(const struct campaign *c, size_t k,
+		    const char *values[CAMPAIGN_MAX_AXES])
+{
+	size_t rest = k - 1;
+	for (size_t i = c->naxes; i-- > 0;) {
+		values[i] = c->axes[i].values[rest % c->axes[i].n];
+		rest /= c->axes[i].n;
+	}
+}
+
+int
+campaign_job_name(const struct campaign *c, size_t k, char *buf, size_t len)
+{
+	const char *v[CAMPAIGN_MAX_AXES];
+	size_t n = 0;
+	campaign_job_values(c, k, v);
+	buf[0] = '\0';
+	for (size_t i = 0; i < c->naxes; i++) {
+		int w = snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s",
+				 i ? " " : "", c->axes[i].name, v[i]);
+		n += (size_t)w;
+	}
+	return n < len ? 0 : -ENOSPC;
+}
+
+unsigned
+campaign_drive_port(const struct campaign *c, unsigned slot)
+{
+	return c->ports + 10u * slot;
+}
+
+unsigned
+campaign_gcs_port(const struct campaign *c, unsigned slot)
+{
+	return c->ports + 10u * slot + 1u;
+}
+
+int
+campaign_expand(const char *tmpl, const struct campaign_vars *v, char *out,
+		size_t len, char *err, size_t errlen)
+{
+	const char *vals[CAMPAIGN_MAX_AXES];
+	size_t n = 0;
+	campaign_job_values(v->c, v->job, vals);
+	for (const char *s = tmpl; *s; s++) {
+		char num[32];
+		const char *put = NULL;
+		size_t plen = 1;
+		if (s[0] == '{' && s[1] == '{') {
+			put = "{";
+			s++;
+		} else if (*s == '{') {
+			const char *e = strchr(s, '}');
+			if (!e)
+				return str_errorf(err, errlen, -EINVAL, "'%s': "
+						  "'{' without its '}'", tmpl);
+			size_t k = (size_t)(e - s - 1);
+#define IS(name) (k == strlen(name) && strncmp(s + 1, name, k) == 0)
+			long num_v = -1;
+			if (IS("instance"))
+				num_v = (long)(v->c->instance_base + v->slot);
+			else if (IS("slot"))
+				num_v = (long)v->slot;
+			else if (IS("drive_port"))
+				num_v = (long)campaign_drive_port(v->c, v->slot);
+			else if (IS("gcs_port"))
+				num_v = (long)campaign_gcs_port(v->c, v->slot);
+			else if (IS("job"))
+				num_v = (long)v->job;
+			else if (IS("dir"))
+				put = v->dir;
+			if (num_v >= 0) {
+				snprintf(num, sizeof(num), "%ld", num_v);
+				put = num;
+			}
+			for (size_t i = 0; !put && i < v->c->naxes; i++)
+				if (IS(v->c->axes[i].name))
+					put = vals[i];
+#undef IS
+			if (!put)
+				return str_errorf(err, errlen, -EINVAL, "'%s': "
+						  "{%.*s} is not a name here",
+						  tmpl, (int)k, s + 1);
+			s = e;
+		} else {
+			num[0] = *s;
+			num[1] = '\0';
+			put = num;
+		}
+		plen = strlen(put);
+		if (n + plen >= len)
+			return str_errorf(err, errlen, -ENOSPC, "'%.40s...' "
+					  "expands to more than %zu "
+					  "characters", tmpl, len - 1);
+		memcpy(out + n, put, plen);
+		n += plen;
+	}
+	out[n] = '\0';
+	return 0;
+}

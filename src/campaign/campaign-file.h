@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * A fault campaign (doc/campaign.md): the autopilot's command line as a
+ * template, how barod reaches it, a standard flight, and the matrix of
+ * axes whose every combination is one job.
+ *
+ *   [campaign]
+ *   autopilot = ardupilot            ; or px4
+ *   command = sim_vehicle.py -v ArduCopter -I {instance}
+ *       --out udp:127.0.0.1:{drive_port} --out udp:127.0.0.1:{gcs_port}
+ *   log = {dir}/logs/0*.BIN          ; the autopilot's log of the job
+ *   link = drive                     ; baro-drive on its own simulated baro
+ *   timeout = 300                    ; s of wall time per job
+ *   ports = 15000                    ; slot s: {drive_port} 15000 + 10 s,
+ *                                    ; {gcs_port} one more
+ *   [flight]
+ *   takeoff_m = 10
+ *   hold_s = 60
+ *   land = yes
+ *   [matrix]
+ *   scenario = glitch.scn.in         ; a template, relative to this file
+ *   size = 5 10 15 20                ; values, or A..B (integers)
+ *   seed = 1..3
+ *   [judge]
+ *   thresholds = thresholds.txt      ; baro-replay's rules (optional)
+ *
+ * Templates take {NAME} for each matrix axis and {instance}, {slot},
+ * {drive_port}, {gcs_port}, {dir} (the job's directory), {job} (its
+ * number); "{{" is a literal "{".  A long value goes on over indented
+ * lines, joined with a space.  Jobs are the axes' combinations, the last
+ * axis changing fastest; their numbers (1..N) and names do not depend
+ * on how the campaign is run.  Pure: parses text, no I/O.
+ */
+#ifndef BAROD_CAMPAIGN_FILE_H
+#define BAROD_CAMPAIGN_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CAMPAIGN_MAX_AXES 8
+#define CAMPAIGN_MAX_VALUES 64
+#define CAMPAIGN_VALUE_LEN 64
+#define CAMPAIGN_NAME_LEN 32
+#define CAMPAIGN_TEXT_LEN 2048
+#define CAMPAIGN_PATH_LEN 1024
+#define CAMPAIGN_MAX_JOBS 100000
+
+enum campaign_autopilot { CAMPAIGN_ARDUPILOT, CAMPAIGN_PX4 };
+
+/* How barod reaches the autopilot's baro; only the drive for now. */
+enum campaign_link { CAMPAIGN_LINK_DRIVE };
+
+struct campaign_axis {
+	char name[CAMPAIGN_NAME_LEN];
+	size_t n;
+	char values[CAMPAIGN_MAX_VALUES][CAMPAIGN_VALUE_LEN];
+};
+
+struct campaign {
+	enum campaign_autopilot autopilot;
+	enum campaign_link link;
+	char command[CAMPAIGN_TEXT_LEN];	/* template */
+	char log[CAMPAIGN_PATH_LEN];		/* template, may glob */
+	double timeout_s;
+	unsigned ports;		/* slot s: ports + 10 s, + 10 s + 1 */
+	unsigned instance_base;	/* slot s: {instance} = base + s */
+	double takeoff_m, hold_s;
+	bool land;
+	char scenario[CAMPAIGN_PATH_LEN];	/* template file, as given */
+	char thresholds[CAMPAIGN_PATH_LEN];	/* "" : baro-replay's */
+	size_t naxes;
+	struct campaign_axis axes[CAMPAIGN_MAX_AXES];
+	size_t njobs;		/* the product of the axes' sizes */
+};
+
+/* Parse a campaign's text (len bytes); name names it in errors ("NAME:
+ * LINE: why").  0 or -EINVAL with the message in err. */
+int
+campaign_parse(struct campaign *c, const char *text, size_t len,
+	       const char *name, char *err, size_t errlen);
+
+/* Job k's (1..njobs) value of each axis, into values[axis]. */
+void
+campaign_job_values(const struct campaign *c, size_t k,
+		    const char *values[CAMPAIGN_MAX_AXES]);
+
+/* "size=5 seed=1": job k's name. */
+int
+campaign_job_name(const struct campaign *c, size_t k, char *buf,
+		  size_t len);
+
+/* What a template's names stand for in one job on one slot. */
+struct campaign_vars {
+	const struct campaign *c;
+	size_t job;		/* 1..njobs */
+	unsigned slot;
+	const char *dir;	/* the job's directory */
+};
+
+/* The ports of a slot: {drive_port} and {gcs_port}. */
+unsigned
+campaign_drive_port(const struct campaign *c, unsigned slot);
+unsigned
+campaign_gcs_port(const struct campaign *c, unsigned slot);
+
+/* Expand a template into out (len bytes).  0, or -EINVAL naming an
+ * unknown {name} or an unclosed brace, -ENOSPC when it does not fit. */
+int
+campaign_expand(const char *tmpl, const struct campaign_vars *v, char *out,
+		size_t len, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "campaign-job.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "flight.h"
+#include "inject.h"
+#include "mavlink.h"
+#include "record-labels.h"
+#include "util-atomic-file.h"
+#include "util-strings.h"
+
+/* A ground station's identity on the link (MAVLink's GCS range). */
+#define GCS_SYSID 255
+#define GCS_COMPID 190
+/* No autopilot heard at all within this: it never came up. */
+#define START_S 120.0
+/* What a child gets between SIGTERM and SIGKILL. */
+#define STOP_GRACE_S 10.0
+/* baro-replay on one log. */
+#define JUDGE_TIMEOUT_S 300.0
+
+static uint64_t
+mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+struct job {
+	const struct campaign_job_spec *s;
+	char path[PATH_MAX];
+	pid_t ap, drive;
+	int ap_status, drive_status;
+	bool ap_done, drive_done;
+	int fd;
+	struct sockaddr_in peer;
+	bool have_peer;
+	struct mavlink_parser parser;
+	struct flight fl;
+	FILE *tel;
+	uint64_t last_rx_us;
+	uint8_t seq;
+	char outcome[32];
+	char why[512];
+};
+
+static const char *
+in_dir(struct job *j, const char *leaf)
+{
+	snprintf(j->path, sizeof(j->path), "%s/%s", j->s->dir, leaf);
+	return j->path;
+}
+
+/* Start argv (or sh -c command) with stdout and stderr into dir/out. */
+static pid_t
+spawn(struct job *j, const char *out, const char *const *argv,
+      const char *command)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", j->s->dir, out);
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || chdir(j->s->dir) < 0)
+		_exit(127);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	int nul = open("/dev/null", O_RDONLY);
+	if (nul >= 0)
+		dup2(nul, 0);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	if (command)
+		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+	else
+		execv(argv[0], (char *const *)argv);
+	fprintf(stderr, "baro-campaign: %s: %s\n", command ? "/bin/sh" : argv[0],
+		strerror(errno));
+	_exit(127);
+}
+
+static void
+reap(struct job *j)
+{
+	int st;
+	if (j->ap > 0 && !j->ap_done && waitpid(j->ap, &st, WNOHANG) == j->ap) {
+		j->ap_done = true;
+		j->ap_status = st;
+	}
+	if (j->drive > 0 && !j->drive_done &&
+	    waitpid(j->drive, &st, WNOHANG) == j->drive) {
+		j->drive_done = true;
+		j->drive_status = st;
+	}
+}
+
+/* SIGTERM, then SIGKILL after the grace: a child and its own children
+ * (a shell's), by its process group when it has one of its own. */
+static void
+stop_child(struct job *j, pid_t pid, bool *done)
+{
+	if (pid <= 0 || *done)
+		return;
+	kill(pid, SIGTERM);
+	const uint64_t t0 = mono_us();
+	while (!*done && (double)(mono_us() - t0) < STOP_GRACE_S * 1e6) {
+		reap(j);
+		if (!*done)
+			usleep(20000);
+	}
+	if (!*done) {
+		kill(pid, SIGKILL);
+		int st;
+		waitpid(pid, &st, 0);
+		*done = true;
+	}
+}
+
+static void
+on_frame(const struct mavlink_frame *fr, void *user)
+{
+	struct job *j = user;
+	flight_rx(&j->fl, fr, mono_us());
+}
+
+static void
+send_msg(struct job *j, uint32_t msgid, const union mavlink_msg *m)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD], frame[MAVLINK_MAX_FRAME];
+	if (!j->have_peer || mavlink_pack_msg(msgid, m, pl) == 0)
+		return;
+	int n = mavlink_frame_encode(frame, 2, j->seq++, GCS_SYSID, GCS_COMPID,
+				     msgid, pl);
+	if (n > 0)
+		(void)sendto(j->fd, frame, (size_t)n, MSG_NOSIGNAL,
+			     (struct sockaddr *)&j->peer, sizeof(j->peer));
+}
+
+static void
+csv_text(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+	fputc('"', f);
+}
+
+static void
+telemetry(struct job *j)
+{
+	struct flight_event e;
+	while (flight_event_next(&j->fl, &e)) {
+		if (!j->tel)
+			continue;
+		fprintf(j->tel, "%u,%s,%.9g,", e.ap_ms, e.what, e.value);
+		csv_text(j->tel, e.text);
+		fputc('\n', j->tel);
+	}
+}
+
+static void
+set_outcome(struct job *j, const char *outcome, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+set_outcome(struct job *j, const char *outcome, const char *fmt, ...)
+{
+	if (j->outcome[0])
+		return;
+	snprintf(j->outcome, sizeof(j->outcome), "%s", outcome);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(j->why, sizeof(j->why), fmt, ap);
+	va_end(ap);
+}
+
+static void
+describe_status(int st, char *buf, size_t len)
+{
+	if (WIFSIGNALED(st))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
+}
+
+/* The flight, until it is over or the autopilot is gone or silent. */
+static void
+fly(struct job *j)
+{
+	const struct campaign_job_spec *s = j->s;
+	const uint64_t t0 = mono_us();
+	uint8_t buf[4096];
+
+	for (;;) {
+		struct pollfd pf = { .fd = j->fd, .events = POLLIN };
+		(void)poll(&pf, 1, 20);
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		ssize_t n;
+		while ((n = recvfrom(j->fd, buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&from, &fl)) > 0) {
+			/* The autopilot is whoever sends here first. */
+			if (!j->have_peer) {
+				j->peer = from;
+				j->have_peer = true;
+			}
+			j->last_rx_us = mono_us();
+			mavlink_parser_feed(&j->parser, buf, (size_t)n,
+					    on_frame, j);
+			mavlink_parser_flush(&j->parser);
+			fl = sizeof(from);
+		}
+		uint64_t now = mono_us();
+		uint32_t msgid;
+		union mavlink_msg m;
+		while (flight_step(&j->fl, now, &msgid, &m) == 1)
+			send_msg(j, msgid, &m);
+		telemetry(j);
+		if (flight_over(&j->fl))
+			return;
+		reap(j);
+		if (j->ap_done) {
+			char d[96];
+			describe_status(j->ap_status, d, sizeof(d));
+			set_outcome(j, "crashed", "the autopilot %s in phase %s",
+				    d, flight_phase_name(j->fl.phase));
+			return;
+		}
+		if (!j->fl.heard && (double)(now - t0) > START_S * 1e6) {
+			set_outcome(j, "hung", "no autopilot heard on port %u "
+				    "within %.0f s", campaign_gcs_port(s->c,
+								      s->slot),
+				    START_S);
+			return;
+		}
+		if (j->fl.heard && (double)(now - j->last_rx_us) > s->hang_s * 1e6) {
+			set_outcome(j, "hung", "the autopilot went silent for "
+				    "%.0f s in phase %s", s->hang_s,
+				    flight_phase_name(j->fl.phase));
+			return;
+		}
+	}
+}
+
+static int
+write_scenario(struct job *j, const struct campaign_vars *v)
+{
+	const struct campaign_job_spec *s = j->s;
+	char path[PATH_MAX], err[512];
+	if (s->c->scenario[0] == '/')
+		snprintf(path, sizeof(path), "%s", s->c->scenario);
+	else
+		snprintf(path, sizeof(path), "%s/%s", s->base, s->c->scenario);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		set_outcome(j, "failed", "%s: %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	static char tmpl[65536], text[131072];
+	size_t n = fread(tmpl, 1, sizeof(tmpl) - 1, f);
+	fclose(f);
+	tmpl[n] = '\0';
+	if (campaign_expand(tmpl, v, text, sizeof(text), err, sizeof(err)) < 0) {
+		set_outcome(j, "failed", "%s: %s", path, err);
+		return -EINVAL;
+	}
+	f = fopen(in_dir(j, "scenario.scn"), "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+		set_outcome(j, "failed", "%s: %s", j->path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int
+gcs_socket(struct job *j, unsigned port)
+{
+	j->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	if (j->fd < 0 ||
+	    bind(j->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		set_outcome(j, "failed", "the ground station's port %u: %s "
+			    "(another campaign, or [campaign] ports?)", port,
+			    strerror(errno));
+		return -EADDRINUSE;
+	}
+	return 0;
+}
+
+/* baro-replay's verdict on the autopilot: its status and metrics. */
+static void
+judge(struct job *j, const char *log, json_object *res)
+{
+	const struct campaign_job_spec *s = j->s;
+	char thr[PATH_MAX] = "", out[PATH_MAX], rec[PATH_MAX];
+	snprintf(out, sizeof(out), "%s/judge", s->dir);
+	snprintf(rec, sizeof(rec), "%s/record.csv", s->dir);
+	if (s->c->thresholds[0])
+		snprintf(thr, sizeof(thr), "%s%s%s",
+			 s->c->thresholds[0] == '/' ? "" : s->base,
+			 s->c->thresholds[0] == '/' ? "" : "/",
+			 s->c->thresholds);
+	const char *argv[24];
+	size_t n = 0;
+	argv[n++] = s->tools->replay;
+	argv[n++] = "run";
+	argv[n++] = "--labels";
+	argv[n++] = rec;
+	argv[n++] = "-f";
+	argv[n++] = "autopilot";
+	argv[n++] = "--no-baselines";
+	argv[n++] = "--no-timing";
+	argv[n++] = "-q";
+	if (thr[0]) {
+		argv[n++] = "-t";
+		argv[n++] = thr;
+	}
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n++] = log;
+	argv[n] = NULL;
+	pid_t pid = spawn(j, "judge.out", argv, NULL);
+	int st = 0;
+	const uint64_t t0 = mono_us();
+	while (pid > 0 && waitpid(pid, &st, WNOHANG) == 0) {
+		if ((double)(mono_us() - t0) > JUDGE_TIMEOUT_S * 1e6) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		usleep(20000);
+	}
+	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) > 1) {
+		json_object_object_add(res, "judge", json_object_new_string(
+						"baro-replay failed: see "
+						"judge.out"));
+		return;
+	}
+	char sum[PATH_MAX + 32];
+	snprintf(sum, sizeof(sum), "%s/summary.json", out);
+	json_object *all = json_object_from_file(sum);
+	for (size_t i = 0; all && i < json_object_array_length(all); i++) {
+		json_object *r = json_object_array_get_idx(all, i), *v;
+		if (!json_object_object_get_ex(r, "filter", &v) ||
+		    strcmp(json_object_get_string(v), "autopilot") != 0)
+			continue;
+		json_object_object_get_ex(r, "status", &v);
+		json_object_object_add(res, "status", json_object_get(v));
+		json_object *unch;
+		if (json_object_object_get_ex(r, "unchecked", &unch))
+			json_object_object_add(res, "unchecked",
+					       json_object_get(unch));
+		json_object *mm, *metrics = json_object_new_object();
+		json_object_object_get_ex(r, "metrics", &mm);
+		/* The ones a campaign's table shows; judge/ has the rest. */
+		static const char *const keep[] = {
+			"leakage_m", "recovery_max_s", "unrecovered", "rms_m",
+			"max_abs_m", "faults",
+		};
+		for (size_t k = 0; mm && k < sizeof(keep) / sizeof(*keep); k++)
+			if (json_object_object_get_ex(mm, keep[k], &v))
+				json_object_object_add(metrics, keep[k],
+						       json_object_get(v));
+		json_object_object_add(res, "metrics", metrics);
+	}
+	json_object_put(all);
+}
+
+/* When the record's first fault began and its last ended (autopilot
+ * ms), for the telemetry's times to detect; false without one. */
+static bool
+fault_span(struct job *j, uint64_t *from_ms, uint64_t *to_ms)
+{
+	FILE *f = fopen(in_dir(j, "record.csv"), "r");
+	if (!f)
+		return false;
+	static char text[1 << 20];
+	size_t n = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	struct record_labels rl;
+	char err[256];
+	if (record_labels_parse(&rl, text, n, "record.csv", err,
+				sizeof(err)) < 0)
+		return false;
+	bool have = false;
+	for (size_t i = 0; i < rl.n; i++) {
+		if (rl.ch[i].label && !have) {
+			*from_ms = rl.ch[i].t_us / 1000u;
+			have = true;
+		}
+		if (have && !rl.ch[i].label)
+			*to_ms = rl.ch[i].t_us / 1000u;
+	}
+	if (have && *to_ms < *from_ms)
+		*to_ms = UINT64_MAX;
+	record_labels_free(&rl);
+	return have;
+}
+
+static int
+write_result(const struct campaign_job_spec *s, json_object *res)
+{
+	char path[PATH_MAX], err[512];
+	snprintf(path, sizeof(path), "%s/result.json", s->dir);
+	struct atomic_file af;
+	FILE *f = atomic_file_open(&af, path, err, sizeof(err));
+	if (!f) {
+		fprintf(stderr, "baro-campaign: %s\n", err);
+		return -EIO;
+	}
+	fputs(json_object_to_json_string_ext(res, JSON_C_TO_STRING_PRETTY |
+							  JSON_C_TO_STRING_SPACED |
+							  JSON_C_TO_STRING_NOSLASHESCAPE),
+	      f);
+	fputc('\n', f);
+	if (atomic_file_commit(&af, err, sizeof(err)) < 0) {
+		fprintf(stderr, "baro-campaign: %s\n", err);
+		return -EIO;
+	}
+	return 0;
+}
+
+static json_object *
+result_head(const struct campaign_job_spec *s)
+{
+	json_object *res = json_object_new_object();
+	char name[1024];
+	campaign_job_name(s->c, s->job, name, sizeof(name));
+	json_object_object_add(res, "job", json_object_new_int64((int64_t)s->job));
+	json_object_object_add(res, "name", json_object_new_string(name));
+	json_object_object_add(res, "campaign", json_object_new_string(s->hash));
+	const char *v[CAMPAIGN_MAX_AXES];
+	campaign_job_values(s->c, s->job, v);
+	json_object *axes = json_object_new_object();
+	for (size_t i = 0; i < s->c->naxes; i++)
+		json_object_object_add(axes, s->c->axes[i].name,
+				       json_object_new_string(v[i]));
+	json_object_object_add(res, "axes", axes);
+	return res;
+}
+
+int
+campaign_job_result_failed(const struct campaign_job_spec *s,
+			   const char *outcome, const char *why)
+{
+	json_object *res = result_head(s);
+	json_object_object_add(res, "outcome", json_object_new_string(outcome));
+	json_object_object_add(res, "why", json_object_new_string(why));
+	json_object_object_add(res, "status", json_object_new_string("fail"));
+	int rc = write_result(s, res);
+	json_object_put(res);
+	return rc;
+}
+
+int
+campaign_job_run(const struct campaign_job_spec *s)
+{
+	static struct job j;
+	char cmd[CAMPAIGN_TEXT_LEN * 2], logpat[PATH_MAX], err[512];
+	const struct campaign_vars v = { .c = s->c, .job = s->job,
+					 .slot = s->slot, .dir = s->dir };
+
+	j = (struct job){ .s = s, .fd = -1 };
+	mavlink_parser_init(&j.parser);
+	flight_init(&j.fl, s->c);
+	/* The tool's own SIGTERM stops the job as its end does. */
+	if (campaign_expand(s->c->command, &v, cmd, sizeof(cmd), err,
+			    sizeof(err)) < 0 ||
+	    campaign_expand(s->c->log, &v, logpat, sizeof(logpat), err,
+			    sizeof(err)) < 0)
+		set_outcome(&j, "failed", "%s", err);
+	if (!j.outcome[0] && write_scenario(&j, &v) == 0 &&
+	    gcs_socket(&j, campaign_gcs_port(s->c, s->slot)) == 0) {
+		j.tel = fopen(in_dir(&j, "telemetry.csv"), "w");
+		if (j.tel)
+			fputs("ap_ms,event,value,text\n", j.tel);
+		j.ap = spawn(&j, "autopilot.out", NULL, cmd);
+		char connect[64], scn[PATH_MAX], state[PATH_MAX],
+			rec[PATH_MAX];
+		snprintf(connect, sizeof(connect), "udpin:127.0.0.1:%u",
+			 campaign_drive_port(s->c, s->slot));
+		snprintf(scn, sizeof(scn), "%s/scenario.scn", s->dir);
+		snprintf(state, sizeof(state), "%s/drive.state", s->dir);
+		snprintf(rec, sizeof(rec), "%s/record.csv", s->dir);
+		const char *dargv[] = {
+			s->tools->drive, "--autopilot",
+			s->c->autopilot == CAMPAIGN_PX4 ? "px4" : "ardupilot",
+			"--scenario", scn, "--connect", connect, "--state",
+			state, "--record", rec, "--wait", "120", NULL,
+		};
+		j.drive = spawn(&j, "drive.out", dargv, NULL);
+		fly(&j);
+		if (!j.outcome[0] && j.fl.phase == FLIGHT_FAILED)
+			set_outcome(&j, flight_failure_name(j.fl.failure), "%s",
+				    j.fl.why);
+		/* baro-drive ends with its scenario; then it is stopped,
+		 * putting back what it set, before the autopilot goes. */
+		const uint64_t t0 = mono_us();
+		while (!j.drive_done && !j.ap_done &&
+		       mono_us() - t0 < 5000000u) {
+			reap(&j);
+			usleep(20000);
+		}
+		stop_child(&j, j.drive, &j.drive_done);
+		stop_child(&j, j.ap, &j.ap_done);
+		if (j.tel)
+			fclose(j.tel);
+	}
+	if (j.fd >= 0)
+		close(j.fd);
+
+	json_object *res = result_head(s);
+	glob_t g = { 0 };
+	const char *log = NULL;
+	if (!j.outcome[0] || strcmp(j.outcome, "crashed") == 0 ||
+	    strcmp(j.outcome, "hung") == 0) {
+		if (glob(logpat, 0, NULL, &g) == 0 && g.gl_pathc)
+			log = g.gl_pathv[g.gl_pathc - 1];	/* newest name */
+		if (!log && !j.outcome[0])
+			set_outcome(&j, "no-log", "no log at %s", logpat);
+	}
+	if (!j.outcome[0])
+		set_outcome(&j, "flown", "%s", "");
+	json_object_object_add(res, "outcome", json_object_new_string(j.outcome));
+	json_object_object_add(res, "why", json_object_new_string(j.why));
+	json_object_object_add(res, "phase", json_object_new_string(
+					      flight_phase_name(j.fl.phase)));
+	json_object_object_add(res, "failsafe",
+			       json_object_new_boolean(j.fl.failsafe));
+	uint64_t from = 0, to = 0;
+	if (j.fl.failsafe && fault_span(&j, &from, &to) &&
+	    j.fl.failsafe_ms >= from)
+		json_object_object_add(res, "failsafe_after_s",
+				       json_object_new_double(
+					       (double)(j.fl.failsafe_ms - from) *
+					       1e-3));
+	if (log)
+		judge(&j, log, res);
+	json_object *st;
+	if (!json_object_object_get_ex(res, "status", &st))
+		json_object_object_add(res, "status", json_object_new_string(
+					      strcmp(j.outcome, "flown") == 0
+						      ? "none"
+						      : "fail"));
+	else if (strcmp(j.outcome, "flown") != 0)
+		/* Judged up to a crash or hang, and failed for it. */
+		json_object_object_add(res, "status",
+				       json_object_new_string("fail"));
+	globfree(&g);
+	int rc = write_result(s, res);
+	json_object_put(res);
+	return rc;
+}

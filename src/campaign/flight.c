@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "flight.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* MAVLink's common commands the flight sends. */
+enum {
+	CMD_NAV_LAND = 21,
+	CMD_NAV_TAKEOFF = 22,
+	CMD_DO_SET_MODE = 176,
+	CMD_ARM_DISARM = 400,
+	MODE_FLAG_CUSTOM = 1,		/* MAV_MODE_FLAG_CUSTOM_MODE_ENABLED */
+	MODE_FLAG_ARMED = 128,		/* MAV_MODE_FLAG_SAFETY_ARMED */
+	/* ArduCopter's modes (its mode.h). */
+	AP_GUIDED = 4,
+	AP_LAND = 9,
+};
+
+/* PX4's custom_mode: sub mode << 24 | main mode << 16
+ * (px4_custom_mode.h: main AUTO 4; sub TAKEOFF 2, LOITER 3, LAND 6). */
+#define PX4_AUTO(sub) (((uint32_t)(sub) << 24) | (4u << 16))
+#define PX4_TAKEOFF PX4_AUTO(2)
+#define PX4_LOITER PX4_AUTO(3)
+#define PX4_LAND PX4_AUTO(6)
+
+#define RETRY_US 1000000u
+#define TRIES 5
+/* The height within reach of the take-off altitude, and how long of
+ * the autopilot's time it may take to get there. */
+#define CLIMB_WITHIN_M 1.0
+#define CLIMB_MS 120000u
+
+void
+flight_init(struct flight *f, const struct campaign *c)
+{
+	*f = (struct flight){
+		.ap = c->autopilot,
+		.takeoff_m = c->takeoff_m,
+		.hold_s = c->hold_s,
+		.land = c->land,
+		.commanded_mode = UINT32_MAX,
+	};
+}
+
+const char *
+flight_phase_name(enum flight_phase p)
+{
+	static const char *const names[] = {
+		[FLIGHT_WAIT] = "wait", [FLIGHT_MODE] = "mode",
+		[FLIGHT_ARM] = "arm", [FLIGHT_TAKEOFF] = "takeoff",
+		[FLIGHT_CLIMB] = "climb", [FLIGHT_HOLD] = "hold",
+		[FLIGHT_LAND] = "land", [FLIGHT_LANDING] = "landing",
+		[FLIGHT_DONE] = "done", [FLIGHT_FAILED] = "failed",
+	};
+	return (unsigned)p < sizeof(names) / sizeof(*names) ? names[p] : "?";
+}
+
+const char *
+flight_failure_name(enum flight_failure e)
+{
+	static const char *const names[] = {
+		[FLIGHT_OK] = "ok", [FLIGHT_NEVER_ARMED] = "never-armed",
+		[FLIGHT_REFUSED] = "refused", [FLIGHT_NO_CLIMB] = "no-climb",
+		[FLIGHT_DISARMED] = "disarmed-in-air",
+	};
+	return (unsigned)e < sizeof(names) / sizeof(*names) ? names[e] : "?";
+}
+
+static void
+event(struct flight *f, const char *what, double value, const char *text)
+{
+	if (f->nev == sizeof(f->ev) / sizeof(f->ev[0]))
+		/* Oldest first: drop the newest rather than reorder. */
+		return;
+	struct flight_event *e = &f->ev[f->nev++];
+	*e = (struct flight_event){ .ap_ms = f->ap_ms, .what = what,
+				    .value = value };
+	snprintf(e->text, sizeof(e->text), "%s", text ? text : "");
+}
+
+bool
+flight_event_next(struct flight *f, struct flight_event *ev)
+{
+	if (f->nev == 0)
+		return false;
+	*ev = f->ev[0];
+	memmove(&f->ev[0], &f->ev[1], (f->nev - 1) * sizeof(f->ev[0]));
+	f->nev--;
+	return true;
+}
+
+static void
+phase(struct flight *f, enum flight_phase p)
+{
+	f->phase = p;
+	f->cmd = 0;
+	f->tries = 0;
+	f->acked = false;
+	event(f, "phase", p, flight_phase_name(p));
+}
+
+static void
+failed(struct flight *f, enum flight_failure why, const char *fmt,
+       const char *what)
+{
+	f->failure = why;
+	snprintf(f->why, sizeof(f->why), fmt, what);
+	phase(f, FLIGHT_FAILED);
+}
+
+/* Is mode one the flight itself leads to from take-off to landing? */
+static bool
+expected_mode(const struct flight *f, uint32_t mode)
+{
+	if (f->ap == CAMPAIGN_ARDUPILOT)
+		return mode == AP_GUIDED || mode == f->commanded_mode;
+	/* PX4 goes from AUTO.TAKEOFF to AUTO.LOITER by itself. */
+	return mode == PX4_TAKEOFF || mode == PX4_LOITER ||
+	       mode == f->commanded_mode;
+}
+
+static bool
+in_air_phase(enum flight_phase p)
+{
+	return p == FLIGHT_CLIMB || p == FLIGHT_HOLD || p == FLIGHT_LAND;
+}
+
+static void
+note_failsafe(struct flight *f, const char *why)
+{
+	if (f->failsafe)
+		return;
+	f->failsafe = true;
+	f->failsafe_ms = f->ap_ms;
+	event(f, "failsafe", 1, why);
+}
+
+void
+flight_rx(struct flight *f, const struct mavlink_frame *fr, uint64_t now_us)
+{
+	union mavlink_msg m;
+	(void)now_us;
+
+	if (mavlink_unpack_msg(fr->msgid, fr->payload, &m) < 0)
+		return;
+	/* The autopilot is the first system to send a HEARTBEAT that is not
+	 * a ground station's (MAV_TYPE_GCS 6). */
+	if (!f->heard) {
+		if (fr->msgid != MAVLINK_MSG_HEARTBEAT || m.hb.type == 6)
+			return;
+		f->heard = true;
+		f->sysid = fr->sysid;
+		f->compid = fr->compid;
+	}
+	if (fr->sysid != f->sysid || fr->compid != f->compid)
+		return;
+	switch (fr->msgid) {
+	case MAVLINK_MSG_HEARTBEAT: {
+		bool armed = m.hb.base_mode & MODE_FLAG_ARMED;
+		if (armed != f->armed || !f->have_mode)
+			event(f, "armed", armed, NULL);
+		if (!f->have_mode || m.hb.custom_mode != f->mode) {
+			char t[32];
+			snprintf(t, sizeof(t), "0x%x", m.hb.custom_mode);
+			event(f, "mode", m.hb.custom_mode, t);
+			if (in_air_phase(f->phase) &&
+			    !expected_mode(f, m.hb.custom_mode))
+				note_failsafe(f, "mode changed by the autopilot");
+		}
+		f->have_mode = true;
+		f->mode = m.hb.custom_mode;
+		f->was_armed |= armed;
+		f->armed = armed;
+		break;
+	}
+	case MAVLINK_MSG_SYSTEM_TIME:
+		f->ap_ms = m.stime.time_boot_ms;
+		break;
+	case MAVLINK_MSG_GLOBAL_POSITION_INT:
+		f->ap_ms = m.gpi.time_boot_ms;
+		f->alt_m = m.gpi.relative_alt * 1e-3;
+		f->home_amsl_m = (m.gpi.alt - m.gpi.relative_alt) * 1e-3;
+		f->have_alt = true;
+		break;
+	case MAVLINK_MSG_COMMAND_ACK:
+		if (m.ca.command != f->cmd || f->acked)
+			break;
+		if (m.ca.result == MAV_RESULT_ACCEPTED ||
+		    m.ca.result == MAV_RESULT_IN_PROGRESS) {
+			f->acked = true;
+			break;
+		}
+		if (f->cmd == CMD_ARM_DISARM)
+			failed(f, FLIGHT_NEVER_ARMED, "arming %s",
+			       m.ca.result == MAV_RESULT_DENIED ? "denied"
+							      : "refused");
+		else
+			failed(f, FLIGHT_REFUSED, "command %s refused",
+			       f->cmd == CMD_NAV_TAKEOFF ? "take-off"
+			       : f->cmd == CMD_NAV_LAND	 ? "land"
+							 : "set mode");
+		break;
+	case MAVLINK_MSG_STATUSTEXT: {
+		char t[sizeof(m.st.text)];
+		memcpy(t, m.st.text, sizeof(t) - 1);
+		t[sizeof(t) - 1] = '\0';
+		event(f, "statustext", m.st.severity, t);
+		if (strcasestr(t, "failsafe") && f->phase != FLIGHT_WAIT)
+			note_failsafe(f, t);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void
+command(struct flight *f, uint16_t cmd, float p1, float p2, float p7,
+	union mavlink_msg *m, uint64_t now_us)
+{
+	*m = (union mavlink_msg){ .cl = {
+		.command = cmd,
+		.target_system = f->sysid,
+		.target_component = f->compid,
+		.confirmation = (uint8_t)(f->tries > 255 ? 255 : f->tries),
+		.param = { p1, p2, 0, 0, NAN, NAN, p7 },
+	} };
+	if (cmd != CMD_NAV_TAKEOFF && cmd != CMD_NAV_LAND) {
+		m->cl.param[4] = 0;
+		m->cl.param[5] = 0;
+	}
+	f->cmd = cmd;
+	f->tries++;
+	f->sent_us = now_us;
+}
+
+/* The command of this phase, sent again until acknowledged: 1 when one
+ * goes out now, 0 when waiting, and a failure after TRIES. */
+static int
+send_until_acked(struct flight *f, uint64_t now_us, uint16_t cmd, float p1,
+		 float p2, float p7, union mavlink_msg *m)
+{
+	if (f->acked)
+		return 0;
+	if (f->tries && now_us - f->sent_us < RETRY_US)
+		return 0;
+	if (f->tries == TRIES) {
+		if (cmd == CMD_ARM_DISARM)
+			failed(f, FLIGHT_NEVER_ARMED, "%s",
+			       "arming unanswered");
+		else
+			failed(f, FLIGHT_REFUSED, "%s", "a command unanswered");
+		return 0;
+	}
+	command(f, cmd, p1, p2, p7, m, now_us);
+	return 1;
+}
+
+int
+flight_step(struct flight *f, uint64_t now_us, uint32_t *msgid,
+	    union mavlink_msg *m)
+{
+	*msgid = MAVLINK_MSG_COMMAND_LONG;
+	if (f->was_armed && !f->armed && in_air_phase(f->phase) &&
+	    f->phase != FLIGHT_LAND) {
+		/* Down: by its own failsafe, the flight's end; otherwise
+		 * something the flight never asked for. */
+		if (f->failsafe)
+			phase(f, FLIGHT_DONE);
+		else
+			failed(f, FLIGHT_DISARMED, "%s", "disarmed in the air");
+		return 0;
+	}
+	switch (f->phase) {
+	case FLIGHT_WAIT:
+		if (f->heard && f->have_alt && f->have_mode)
+			phase(f, f->ap == CAMPAIGN_ARDUPILOT ? FLIGHT_MODE
+							     : FLIGHT_ARM);
+		return 0;
+	case FLIGHT_MODE:
+		f->commanded_mode = AP_GUIDED;
+		if (f->acked && f->mode == AP_GUIDED) {
+			phase(f, FLIGHT_ARM);
+			return 0;
+		}
+		return send_until_acked(f, now_us, CMD_DO_SET_MODE,
+					MODE_FLAG_CUSTOM, AP_GUIDED, 0, m);
+	case FLIGHT_ARM:
+		if (f->acked && f->armed) {
+			phase(f, FLIGHT_TAKEOFF);
+			return 0;
+		}
+		return send_until_acked(f, now_us, CMD_ARM_DISARM, 1, 0, 0, m);
+	case FLIGHT_TAKEOFF: {
+		if (f->acked) {
+			f->climb_from_ms = f->ap_ms;
+			phase(f, FLIGHT_CLIMB);
+			return 0;
+		}
+		/* ArduPilot: metres above home; PX4: AMSL. */
+		double alt = f->ap == CAMPAIGN_ARDUPILOT
+				     ? f->takeoff_m
+				     : f->home_amsl_m + f->takeoff_m;
+		return send_until_acked(f, now_us, CMD_NAV_TAKEOFF, 0, 0,
+					(float)alt, m);
+	}
+	case FLIGHT_CLIMB:
+		if (f->alt_m >= f->takeoff_m - CLIMB_WITHIN_M) {
+			f->hold_from_ms = f->ap_ms;
+			phase(f, FLIGHT_HOLD);
+		} else if (f->ap_ms - f->climb_from_ms > CLIMB_MS) {
+			failed(f, FLIGHT_NO_CLIMB, "%s", "never reached the "
+			       "take-off height");
+		}
+		return 0;
+	case FLIGHT_HOLD:
+		if ((double)(f->ap_ms - f->hold_from_ms) >= f->hold_s * 1000.0)
+			phase(f, f->land ? FLIGHT_LAND : FLIGHT_DONE);
+		return 0;
+	case FLIGHT_LAND:
+		f->commanded_mode = f->ap == CAMPAIGN_ARDUPILOT ? AP_LAND
+								: PX4_LAND;
+		if (f->acked) {
+			phase(f, FLIGHT_LANDING);
+			return 0;
+		}
+		return send_until_acked(f, now_us, CMD_NAV_LAND, 0, 0, NAN, m);
+	case FLIGHT_LANDING:
+		if (!f->armed)
+			phase(f, FLIGHT_DONE);
+		return 0;
+	case FLIGHT_DONE:
+	case FLIGHT_FAILED:
+		return 0;
+	}
+	return 0;
+}
+
+bool
+flight_over(const struct flight *f)
+{
+	return f->phase == FLIGHT_DONE || f->phase == FLIGHT_FAILED;
+}
