@@ -65,6 +65,7 @@ struct parse {
 	size_t errlen;
 	int rc;
 	char last_key[CAMPAIGN_NAME_LEN * 2];	/* for continuations */
+	bool indented;		/* the line read began with a blank */
 	unsigned seen[NOPTS];			/* the line it was set on */
 };
 
@@ -110,6 +111,7 @@ read_line(char *str, int num, void *stream)
 		return NULL;
 	}
 	str[n] = '\0';
+	p->indented = n && (str[0] == ' ' || str[0] == '\t');
 	return str;
 }
 
@@ -266,7 +268,8 @@ handler(void *user, const char *section, const char *key, const char *value)
 	struct parse *p = user;
 	char full[sizeof(p->last_key)];
 	snprintf(full, sizeof(full), "%s.%s", section, key);
-	const bool more = strcmp(full, p->last_key) == 0;
+	/* inih hands an indented line on as the same key again. */
+	const bool more = p->indented && strcmp(full, p->last_key) == 0;
 	snprintf(p->last_key, sizeof(p->last_key), "%s", full);
 
 	for (size_t i = 0; i < NOPTS; i++) {

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Campaign files: what a job is, what a template says, and every kind of
+ * mistake refused with its line and reason. */
+#include <errno.h>
+#include <string.h>
+
+#include "campaign-file.h"
+#include "test-util.h"
+
+static const char GOOD[] =
+	"[campaign]\n"
+	"autopilot = px4\n"
+	"command = px4 -i {instance} --gcs {gcs_port}\n"
+	"    --drive {drive_port} --dir {dir} --seed {seed}\n"
+	"log = {dir}/log/*.ulg\n"
+	"timeout = 90\n"
+	"ports = 20000\n"
+	"instance = 2\n"
+	"[flight]\n"
+	"takeoff_m = 12.5\n"
+	"hold_s = 30\n"
+	"land = no\n"
+	"[matrix]\n"
+	"scenario = s.scn.in\n"
+	"kind = glitch drift\n"
+	"size = 5, 10 20\n"
+	"seed = 1..3\n"
+	"[judge]\n"
+	"thresholds = t.txt\n";
+
+static int
+parse(struct campaign *c, const char *text, char *err, size_t len)
+{
+	err[0] = '\0';
+	return campaign_parse(c, text, strlen(text), "c.ini", err, len);
+}
+
+static void
+test_good(void **state)
+{
+	static struct campaign c;
+	char err[512], out[512], name[128];
+	(void)state;
+
+	assert_int_equal(parse(&c, GOOD, err, sizeof(err)), 0);
+	assert_int_equal(c.autopilot, CAMPAIGN_PX4);
+	assert_int_equal(c.njobs, 2 * 3 * 3);
+	assert_int_equal(c.naxes, 3);
+	assert_string_equal(c.axes[1].values[1], "10");
+	assert_string_equal(c.axes[2].values[2], "3");
+	assert_true(c.takeoff_m == 12.5 && c.hold_s == 30 && !c.land);
+	assert_true(c.timeout_s == 90);
+	/* Last axis fastest: job 1 is the first of each, job 18 the last. */
+	assert_int_equal(campaign_job_name(&c, 1, name, sizeof(name)), 0);
+	assert_string_equal(name, "kind=glitch size=5 seed=1");
+	campaign_job_name(&c, 5, name, sizeof(name));
+	assert_string_equal(name, "kind=glitch size=10 seed=2");
+	campaign_job_name(&c, 18, name, sizeof(name));
+	assert_string_equal(name, "kind=drift size=20 seed=3");
+	/* A continued line joins with a space; slots 10 ports apart. */
+	struct campaign_vars v = { .c = &c, .job = 17, .slot = 3,
+				   .dir = "/j/17" };
+	assert_int_equal(campaign_expand(c.command, &v, out, sizeof(out), err,
+					 sizeof(err)), 0);
+	assert_string_equal(out, "px4 -i 5 --gcs 20031 --drive 20030 --dir "
+				 "/j/17 --seed 2");
+	assert_int_equal(campaign_expand("{{x} {job}", &v, out, sizeof(out),
+					 err, sizeof(err)), 0);
+	assert_string_equal(out, "{x} 17");
+	assert_int_equal(campaign_expand("{nope}", &v, out, sizeof(out), err,
+					 sizeof(err)), -EINVAL);
+	assert_int_equal(campaign_expand("{job", &v, out, sizeof(out), err,
+					 sizeof(err)), -EINVAL);
+	assert_int_equal(campaign_expand("{dir}{dir}", &v, out, 8, err,
+					 sizeof(err)), -ENOSPC);
+}
+
+static void
+expect_error(const char *text, const char *msg)
+{
+	static struct campaign c;
+	char err[512];
+	int rc = parse(&c, text, err, sizeof(err));
+	if (rc != -EINVAL || !strstr(err, msg))
+		fail_msg("got %d '%s', wanted '%s'", rc, err, msg);
+}
+
+#define BASE "[campaign]\ncommand = x\nlog = y\n[matrix]\nscenario = s\n"
+
+static void
+test_refused(void **state)
+{
+	(void)state;
+	expect_error("", "[campaign] command is missing");
+	expect_error("[campaign]\ncommand = x\n", "[campaign] log is missing");
+	expect_error("[campaign]\ncommand = x\nlog = y\n",
+		     "[matrix] scenario is missing");
+	expect_error(BASE "[campaign]\nautopilot = inav\n",
+		     "c.ini:7: [campaign] autopilot = inav: wanted ardupilot "
+		     "or px4");
+	expect_error(BASE "[campaign]\nlink = sitl-json\n",
+		     "link = sitl-json: not yet");
+	expect_error(BASE "[campaign]\ntimeout = 0\n",
+		     "timeout = 0: wanted a number from 1 to 86400");
+	expect_error(BASE "[campaign]\nports = 80\n",
+		     "ports = 80: wanted a whole number from 1024 to 60000");
+	expect_error(BASE "[flight]\nland = maybe\n",
+		     "land = maybe: wanted yes or no");
+	expect_error(BASE "[flight]\nspeed = 3\n",
+		     "[flight] speed: not a key here (takeoff_m, hold_s, land)");
+	expect_error(BASE "[plan]\na = 1\n", "[plan]: not a section");
+	expect_error(BASE "[campaign]\ncommand = z\n",
+		     "c.ini:7: [campaign] command is given twice (line 2)");
+	expect_error(BASE "size = 1 2\nsize = 3\n",
+		     "c.ini:7: [matrix] size is given twice");
+	expect_error(BASE "Size = 1\n", "[matrix] 'Size': an axis is named");
+	expect_error(BASE "dir = 1\n", "[matrix] 'dir': an axis is named");
+	expect_error(BASE "size = 3..1\n", "'3..1' is not a range");
+	expect_error(BASE "size = 1..100\n", "'1..100' is not a range");
+	expect_error(BASE "size = 1 1\n", "value '1' is given twice");
+	expect_error(BASE "size = a/b\n", "value 'a/b' has a brace, quote, "
+					  "slash");
+	expect_error(BASE "size = {x}\n", "value '{x}' has a brace");
+	expect_error("[campaign]\ncommand = x {size}\nlog = y\n[matrix]\n"
+		     "scenario = s\n",
+		     "c.ini:2: [campaign] command: {size} is neither a matrix "
+		     "axis");
+	expect_error("[campaign]\ncommand = x {size\nlog = y\n[matrix]\n"
+		     "scenario = s\n",
+		     "[campaign] command: '{' without its '}'");
+	expect_error(BASE "this is not ini\n", "c.ini:6: syntax error");
+	static const char nul[] = BASE "a = 1\0b\n";
+	static struct campaign c;
+	char err[256];
+	assert_int_equal(campaign_parse(&c, nul, sizeof(nul) - 1, "c.ini", err,
+					sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "a NUL byte"));
+	char big[8192];
+	snprintf(big, sizeof(big), BASE "a = ");
+	size_t n = strlen(big);
+	memset(big + n, 'x', 7000);
+	big[n + 7000] = '\0';
+	expect_error(big, "c.ini:6: longer than");
+	/* Nine axes: one too many. */
+	expect_error(BASE "a=1\nb=1\nc=1\nd=1\ne=1\nf=1\ng=1\nh=1\ni=1\n",
+		     "more than 8 axes");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

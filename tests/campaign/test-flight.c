@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* The standard flight against a scripted autopilot on simulated time:
+ * the commands each autopilot gets, retries, refusals, a failsafe, and
+ * a disarm in the air. */
+#include <math.h>
+#include <string.h>
+
+#include "campaign-file.h"
+#include "flight.h"
+#include "test-util.h"
+
+struct sim {
+	struct flight f;
+	uint64_t now_us;
+	uint32_t ap_ms;
+	bool armed;
+	uint32_t mode;
+	double alt;
+	uint16_t last_cmd;
+	float last_p[7];
+	unsigned sent;
+	int answer;		/* MAV_RESULT for the next command; -1: none */
+};
+
+static void
+rx(struct sim *s, uint32_t msgid, const union mavlink_msg *m)
+{
+	struct mavlink_frame fr = { .version = 2, .sysid = 1, .compid = 1,
+				    .msgid = msgid };
+	mavlink_pack_msg(msgid, m, fr.payload);
+	flight_rx(&s->f, &fr, s->now_us);
+}
+
+/* The autopilot's telemetry at its clock now. */
+static void
+telemetry(struct sim *s)
+{
+	union mavlink_msg m = { .hb = {
+		.type = 2, .autopilot = 3,
+		.base_mode = (uint8_t)(1 | (s->armed ? 128 : 0)),
+		.custom_mode = s->mode } };
+	rx(s, MAVLINK_MSG_HEARTBEAT, &m);
+	m = (union mavlink_msg){ .gpi = {
+		.time_boot_ms = s->ap_ms,
+		.alt = (int32_t)lround((584.0 + s->alt) * 1000.0),
+		.relative_alt = (int32_t)lround(s->alt * 1000.0) } };
+	rx(s, MAVLINK_MSG_GLOBAL_POSITION_INT, &m);
+}
+
+/* 100 ms pass: commands go out and are answered as s->answer says. */
+static void
+tick(struct sim *s)
+{
+	uint32_t id;
+	union mavlink_msg m;
+	s->now_us += 100000;
+	s->ap_ms += 100;
+	while (flight_step(&s->f, s->now_us, &id, &m) == 1) {
+		assert_int_equal(id, MAVLINK_MSG_COMMAND_LONG);
+		s->last_cmd = m.cl.command;
+		memcpy(s->last_p, m.cl.param, sizeof(s->last_p));
+		s->sent++;
+		if (s->answer < 0)
+			continue;
+		union mavlink_msg a = { .ca = { .command = m.cl.command,
+						.result = (uint8_t)s->answer } };
+		if (s->answer == MAV_RESULT_ACCEPTED) {
+			if (m.cl.command == 400)
+				s->armed = true;
+			if (m.cl.command == 176)
+				s->mode = (uint32_t)m.cl.param[1];
+			if (m.cl.command == 21)
+				s->mode = s->f.ap == CAMPAIGN_ARDUPILOT
+						  ? 9u
+						  : (6u << 24 | 4u << 16);
+		}
+		rx(s, MAVLINK_MSG_COMMAND_ACK, &a);
+	}
+	telemetry(s);
+}
+
+static void
+sim_init(struct sim *s, enum campaign_autopilot ap, bool land)
+{
+	struct campaign c = { .autopilot = ap, .takeoff_m = 10, .hold_s = 5,
+			      .land = land };
+	memset(s, 0, sizeof(*s));
+	flight_init(&s->f, &c);
+	telemetry(s);
+}
+
+static void
+test_ardupilot_flight(void **state)
+{
+	static struct sim s;
+	(void)state;
+	sim_init(&s, CAMPAIGN_ARDUPILOT, true);
+	tick(&s);
+	tick(&s);
+	assert_int_equal(s.last_cmd, 176);	/* GUIDED first */
+	assert_true(s.last_p[1] == 4.0f);
+	tick(&s);
+	tick(&s);
+	assert_int_equal(s.last_cmd, 400);
+	tick(&s);
+	tick(&s);
+	assert_int_equal(s.last_cmd, 22);
+	assert_true(s.last_p[6] == 10.0f);	/* above home */
+	assert_int_equal(s.f.phase, FLIGHT_CLIMB);
+	for (int i = 0; i < 50 && s.f.phase == FLIGHT_CLIMB; i++) {
+		s.alt = fmin(10.0, s.alt + 0.3);
+		tick(&s);
+	}
+	/* Within a metre of the height. */
+	assert_int_equal(s.f.phase, FLIGHT_HOLD);
+	assert_true(s.alt >= 9.0 && s.alt < 9.7);
+	/* Hold 5 s of its clock. */
+	for (int i = 0; i < 45; i++)
+		tick(&s);
+	assert_int_equal(s.f.phase, FLIGHT_HOLD);
+	for (int i = 0; i < 10; i++)
+		tick(&s);
+	assert_int_equal(s.last_cmd, 21);
+	assert_int_equal(s.f.phase, FLIGHT_LANDING);
+	assert_false(s.f.failsafe);	/* LAND was asked for */
+	s.armed = false;
+	tick(&s);
+	tick(&s);
+	assert_int_equal(s.f.phase, FLIGHT_DONE);
+	assert_int_equal(s.f.failure, FLIGHT_OK);
+	struct flight_event e;
+	unsigned phases = 0;
+	while (flight_event_next(&s.f, &e))
+		phases += strcmp(e.what, "phase") == 0;
+	assert_true(phases >= 1);
+}
+
+/* PX4: no mode command, take-off AMSL, its own switch to LOITER is no
+ * failsafe, an unasked AUTO.LAND is. */
+static void
+test_px4_failsafe(void **state)
+{
+	static struct sim s;
+	(void)state;
+	sim_init(&s, CAMPAIGN_PX4, true);
+	for (int i = 0; i < 4; i++)
+		tick(&s);
+	assert_int_equal(s.f.phase, FLIGHT_CLIMB);
+	assert_true(fabsf(s.last_p[6] - 594.0f) < 1e-3f);
+	s.mode = 2u << 24 | 4u << 16;		/* AUTO.TAKEOFF */
+	s.alt = 10;
+	tick(&s);
+	s.mode = 3u << 24 | 4u << 16;		/* AUTO.LOITER */
+	tick(&s);
+	assert_int_equal(s.f.phase, FLIGHT_HOLD);
+	assert_false(s.f.failsafe);
+	s.mode = 6u << 24 | 4u << 16;		/* AUTO.LAND, not asked */
+	tick(&s);
+	assert_true(s.f.failsafe);
+	/* Landed by it: the flight is over, not failed (seen at the
+	 * next step). */
+	s.armed = false;
+	tick(&s);
+	tick(&s);
+	assert_int_equal(s.f.phase, FLIGHT_DONE);
+	assert_int_equal(s.f.failure, FLIGHT_OK);
+}
+
+static void
+test_refusals_and_retries(void **state)
+{
+	static struct sim s;
+	(void)state;
+	/* Arming denied. */
+	sim_init(&s, CAMPAIGN_PX4, true);
+	s.answer = MAV_RESULT_DENIED;
+	for (int i = 0; i < 3; i++)
+		tick(&s);
+	assert_int_equal(s.f.phase, FLIGHT_FAILED);
+	assert_int_equal(s.f.failure, FLIGHT_NEVER_ARMED);
+	assert_string_equal(s.f.why, "arming denied");
+	/* Unanswered: five tries a second apart, then never armed. */
+	sim_init(&s, CAMPAIGN_PX4, true);
+	s.answer = -1;
+	for (int i = 0; i < 80; i++)
+		tick(&s);
+	assert_int_equal(s.sent, 5);
+	assert_int_equal(s.f.failure, FLIGHT_NEVER_ARMED);
+	assert_string_equal(s.f.why, "arming unanswered");
+	/* A STATUSTEXT failsafe in the air; then disarmed by it. */
+	sim_init(&s, CAMPAIGN_ARDUPILOT, true);
+	for (int i = 0; i < 8; i++)
+		tick(&s);
+	assert_int_equal(s.f.phase, FLIGHT_CLIMB);
+	union mavlink_msg m = { .st = { .severity = 2 } };
+	strcpy(m.st.text, "EKF failsafe: LAND");
+	rx(&s, MAVLINK_MSG_STATUSTEXT, &m);
+	assert_true(s.f.failsafe);
+	/* Disarmed in the air with no failsafe: failed. */
+	sim_init(&s, CAMPAIGN_ARDUPILOT, true);
+	for (int i = 0; i < 8; i++)
+		tick(&s);
+	s.armed = false;
+	tick(&s);
+	tick(&s);
+	assert_int_equal(s.f.failure, FLIGHT_DISARMED);
+	/* Never climbs: 120 s of its clock. */
+	sim_init(&s, CAMPAIGN_ARDUPILOT, true);
+	for (int i = 0; i < 1300; i++)
+		tick(&s);
+	assert_int_equal(s.f.failure, FLIGHT_NO_CLIMB);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ardupilot_flight),
+		cmocka_unit_test(test_px4_failsafe),
+		cmocka_unit_test(test_refusals_and_retries),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
