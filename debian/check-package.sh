@@ -61,7 +61,7 @@ snapshot() {
 	done | xargs -I{} find {} \( -path /var/cache/apt -o -path /proc \) \
 		-prune -o \( -name '*barod*' -o -name 'baroctl*' \
 		-o -name 'baro-sim*' -o -name 'baro-replay*' \
-		-o -name 'baro-drive*' \) -print 2>/dev/null |
+		-o -name 'baro-drive*' -o -name 'baro-campaign*' \) -print 2>/dev/null |
 		sort
 }
 snapshot >"$out/before.txt"
@@ -81,6 +81,7 @@ dpkg -L barod | tee "$out/files.txt" | sed 's/^/  /' >&2
 for f in /usr/sbin/barod /usr/bin/baroctl /usr/bin/baro-sim \
 	/usr/bin/baro-replay /usr/share/man/man1/baro-replay.1.gz \
 	/usr/bin/baro-drive /usr/share/man/man1/baro-drive.1.gz \
+	/usr/bin/baro-campaign /usr/share/man/man1/baro-campaign.1.gz \
 	/usr/share/barod/scenarios/freeze.scn \
 	/usr/include/barod/baro-filter.h \
 	/etc/barod/barod.conf \
@@ -114,7 +115,7 @@ getent passwd barod >/dev/null || fail "no barod user"
 # as its user for a second (the sample configuration simulates two baros
 # and sends MAVLink to 127.0.0.1:14550).
 for cmd in "barod --help" "baroctl --help" "baro-sim --help" \
-	"baro-drive --help" \
+	"baro-drive --help" "baro-campaign --help" \
 	"barod --check-config" \
 	"$sudo runuser -u barod -- barod --duration 1 --control none -q"; do
 	$cmd >/dev/null 2>"$out/cmd.err" || {
@@ -152,7 +153,7 @@ if barod --help | grep -q -- '--version'; then
 	barod --version >/dev/null || fail "barod --version"
 fi
 if command -v man >/dev/null; then
-	for page in barod barod.conf baroctl baro-sim baro-replay baro-drive; do
+	for page in barod barod.conf baroctl baro-sim baro-replay baro-drive baro-campaign; do
 		man -w "$page" >/dev/null 2>&1 || fail "man cannot find $page"
 	done
 fi
