@@ -203,6 +203,11 @@ describe_status(int st, char *buf, size_t len)
 	if (WIFSIGNALED(st))
 		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st),
 			 strsignal(WTERMSIG(st)));
+	else if (WEXITSTATUS(st) > 128 && WEXITSTATUS(st) < 128 + 65)
+		/* The command's shell saying how its program ended. */
+		snprintf(buf, len, "killed by signal %d (%s)",
+			 WEXITSTATUS(st) - 128,
+			 strsignal(WEXITSTATUS(st) - 128));
 	else
 		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
 }
