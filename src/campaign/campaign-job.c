@@ -492,6 +492,11 @@ campaign_job_run(const struct campaign_job_spec *s)
 					 .slot = s->slot, .dir = s->dir };
 
 	j = (struct job){ .s = s, .fd = -1 };
+	/* Where the job's wall time goes (timing.json, kept out of the
+	 * result so that results compare): setting up, flying (from the
+	 * autopilot's start), stopping, judging. */
+	uint64_t t_start = mono_us(), t_spawned = t_start, t_flown = t_start,
+		 t_stopped = t_start;
 	mavlink_parser_init(&j.parser);
 	flight_init(&j.fl, s->c);
 	/* The tool's own SIGTERM stops the job as its end does. */
@@ -520,7 +525,9 @@ campaign_job_run(const struct campaign_job_spec *s)
 			state, "--record", rec, "--wait", "120", NULL,
 		};
 		j.drive = spawn(&j, "drive.out", dargv, NULL);
+		t_spawned = mono_us();
 		fly(&j);
+		t_flown = mono_us();
 		if (!j.outcome[0] && j.fl.phase == FLIGHT_FAILED)
 			set_outcome(&j, flight_failure_name(j.fl.failure), "%s",
 				    j.fl.why);
@@ -534,6 +541,7 @@ campaign_job_run(const struct campaign_job_spec *s)
 		}
 		stop_child(&j, j.drive, &j.drive_done);
 		stop_child(&j, j.ap, &j.ap_done);
+		t_stopped = mono_us();
 		if (j.tel)
 			fclose(j.tel);
 	}
@@ -578,6 +586,19 @@ campaign_job_run(const struct campaign_job_spec *s)
 		json_object_object_add(res, "status",
 				       json_object_new_string("fail"));
 	globfree(&g);
+	const uint64_t t_judged = mono_us();
+	FILE *tf = fopen(in_dir(&j, "timing.json"), "w");
+	if (tf) {
+		fprintf(tf, "{ \"setup_s\": %.3f, \"fly_s\": %.3f, "
+			    "\"stop_s\": %.3f, \"judge_s\": %.3f, "
+			    "\"wall_s\": %.3f }\n",
+			(double)(t_spawned - t_start) * 1e-6,
+			(double)(t_flown - t_spawned) * 1e-6,
+			(double)(t_stopped - t_flown) * 1e-6,
+			(double)(t_judged - t_stopped) * 1e-6,
+			(double)(t_judged - t_start) * 1e-6);
+		fclose(tf);
+	}
 	int rc = write_result(s, res);
 	json_object_put(res);
 	return rc;

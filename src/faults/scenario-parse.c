@@ -529,6 +529,41 @@ parse_aux(struct parser *p, const char *sensor, char **w, int n,
 }
 
 /* The action words w[0..n) (without `at TIME` and `for D`) into *a. */
+
+/* "set, ramp, freeze, ..., restore or end": every action word, from the
+ * tables that define them (the verbs, the other sensors), in the order
+ * the parser tries them. */
+static void
+action_words(char *buf, size_t len)
+{
+	const char *w[4 + N_VERBS + N_AUX_VERBS];
+	size_t n = 0;
+	w[n++] = "set";
+	w[n++] = "ramp";
+	for (size_t v = 0; v < N_VERBS; v++)
+		w[n++] = verbs[v].verb;
+	w[n++] = "px4";
+	for (size_t i = 0; i < N_AUX_VERBS; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i; k++)
+			seen |= strcmp(aux_verbs[k].sensor,
+				       aux_verbs[i].sensor) == 0;
+		if (!seen)
+			w[n++] = aux_verbs[i].sensor;
+	}
+	w[n++] = "restore";
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s, ", w[i]);
+	if (at < len)
+		snprintf(buf + at, len - at, "or end");
+	/* "restore, or end" reads "restore or end". */
+	char *comma = strstr(buf, "restore, or end");
+	if (comma)
+		memmove(comma + 7, comma + 8, strlen(comma + 8) + 1);
+}
+
 static int
 parse_action(struct parser *p, char **w, int n, bool has_for,
 	     struct scenario_action *a)
@@ -562,10 +597,9 @@ parse_action(struct parser *p, char **w, int n, bool has_for,
 	}
 	if (is_aux_sensor(verb))
 		return parse_aux(p, verb, w, n, a);
-	return fail(p, "unknown action '%s' (use set, ramp, freeze, disable, "
-		       "glitch, drift, delay, noise, px4, gps, accel, restore "
-		       "or end)",
-		    verb);
+	char all[256];
+	action_words(all, sizeof(all));
+	return fail(p, "unknown action '%s' (use %s)", verb, all);
 }
 
 /* Split on blanks in place, dropping a '#' comment; -1 if too many. */
