@@ -229,10 +229,20 @@ bmp280_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 	return -ENODEV;
 }
 
-static const char *
-bmp280_variant_name(int variant)
+static const struct baro_chip bmp280_chips[] = {
+	{ .variant = BMP280_VARIANT_BMP280, .name = "BMP280",
+	  .id = BMP280_CHIP_ID },
+	{ .variant = BMP280_VARIANT_BME280, .name = "BME280",
+	  .id = BME280_CHIP_ID },
+};
+
+/* The datasheet's maximum measurement (section 9.1), the same in both
+ * modes: init's ready_us is this plus the margin. */
+static uint32_t
+bmp280_max_conv_us(const struct baro_dev *dev)
 {
-	return variant == BMP280_VARIANT_BME280 ? "BME280" : "BMP280";
+	return bmp280_meas_time_us(baro_osr_code(dev->config.osr_t, 0, 4) + 1,
+				   baro_osr_code(dev->config.osr_p, 0, 4) + 1);
 }
 
 /* t_sb code whose standby makes the cycle closest to, not shorter than,
@@ -454,9 +464,11 @@ const struct baro_driver baro_driver_bmp280 = {
 	.addrs = bmp280_addrs,
 	.n_addrs = sizeof(bmp280_addrs),
 	.probe = bmp280_probe,
-	.variant_name = bmp280_variant_name,
+	.chips = bmp280_chips,
+	.n_chips = sizeof(bmp280_chips) / sizeof(bmp280_chips[0]),
 	.init = bmp280_init,
 	.start = bmp280_start,
 	.read = bmp280_read,
 	.fini = baro_dev_free_priv,
+	.max_conv_us = bmp280_max_conv_us,
 };

@@ -29,6 +29,15 @@ baro_driver_find(const char *name)
 	return NULL;
 }
 
+const char *
+baro_variant_name(const struct baro_driver *drv, int variant)
+{
+	for (size_t i = 0; i < drv->n_chips; i++)
+		if (drv->chips[i].variant == variant)
+			return drv->chips[i].name;
+	return "?";
+}
+
 int
 baro_dev_open(struct baro_dev *dev, const struct baro_driver *drv,
 	      struct baro_bus *bus, uint8_t addr,
@@ -47,7 +56,7 @@ baro_dev_open(struct baro_dev *dev, const struct baro_driver *drv,
 		return ret;
 	dev->variant = ret;
 	char what[BARO_BUS_PATH_MAX + 48];
-	snprintf(what, sizeof(what), "%s %s 0x%02x", drv->variant_name(ret),
+	snprintf(what, sizeof(what), "%s %s 0x%02x", baro_variant_name(drv, ret),
 		 bus->path, addr);
 	if ((ret = baro_drdy_check(drv, what, cfg, err, errlen)) < 0)
 		return ret;

@@ -392,7 +392,7 @@ bus_run(struct i2c_mock *mock, const struct chip_case *cc,
 		return;
 	}
 	snprintf(r->variant, sizeof(r->variant), "%s",
-		 cc->drv->variant_name(dev.variant));
+		 baro_variant_name(cc->drv, dev.variant));
 	if (mode == BARO_MODE_FORCED)
 		r->ret = cc->drv->start(&dev, r->err, sizeof(r->err));
 	if (r->ret == 0)
