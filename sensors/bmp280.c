@@ -179,6 +179,16 @@ bmp280_meas_time_us(unsigned osrs_t, unsigned osrs_p)
 }
 
 uint32_t
+bmp280_meas_typ_us(unsigned osrs_t, unsigned osrs_p)
+{
+	uint32_t t = 1000 + 2000 * osrs_mult(osrs_t);
+
+	if (osrs_p != 0)
+		t += 2000 * osrs_mult(osrs_p) + 500;
+	return t;
+}
+
+uint32_t
 bmp280_standby_us(enum bmp280_variant variant, unsigned code)
 {
 	static const uint32_t bmp280[8] = {

@@ -189,6 +189,18 @@ ms5611_conv_time_us(enum ms5611_variant v, unsigned osr_code)
 	return ms5611[osr_code > 4 ? 4 : osr_code];
 }
 
+/* The MS5611-01BA's typical column (the MS5607 has the same); the
+ * MS5637-02BA03 gives none, so nine tenths of its maximum. */
+uint32_t
+ms5611_conv_typ_us(enum ms5611_variant v, unsigned osr_code)
+{
+	static const uint32_t ms5611[5] = { 540, 1060, 2080, 4130, 8220 };
+
+	if (v == MS5611_VARIANT_MS5637)
+		return ms5611_conv_time_us(v, osr_code) / 10 * 9;
+	return ms5611[osr_code > 4 ? 4 : osr_code];
+}
+
 uint32_t
 ms5611_adc24(const uint8_t b[3])
 {

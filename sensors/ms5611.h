@@ -74,6 +74,9 @@ int ms5611_compensate(enum ms5611_variant v,
 
 /* Maximum conversion time for an OSR code. */
 uint32_t ms5611_conv_time_us(enum ms5611_variant v, unsigned osr_code);
+/* Typical conversion time for an OSR code, for the chip emulator's
+ * "typical" timing. */
+uint32_t ms5611_conv_typ_us(enum ms5611_variant v, unsigned osr_code);
 
 /* 24-bit ADC value from the 3 bytes the ADC read returns. */
 uint32_t ms5611_adc24(const uint8_t b[3]);
