@@ -230,13 +230,7 @@ bmp280_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 
 	if (ret < 0)
 		return ret;
-	if (id == BMP280_CHIP_ID)
-		return BMP280_VARIANT_BMP280;
-	if (id == BME280_CHIP_ID)
-		return BMP280_VARIANT_BME280;
-	snprintf(err, errlen, "%s 0x%02x: chip id 0x%02x is not a BMP280/BME280",
-		 bus->path, addr, id);
-	return -ENODEV;
+	return baro_chip_by_id(&baro_driver_bmp280, bus, addr, id, err, errlen);
 }
 
 static const struct baro_chip bmp280_chips[] = {

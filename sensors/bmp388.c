@@ -121,13 +121,7 @@ bmp388_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 
 	if (ret < 0)
 		return ret;
-	if (id == BMP388_CHIP_ID)
-		return BMP388_VARIANT_BMP388;
-	if (id == BMP390_CHIP_ID)
-		return BMP388_VARIANT_BMP390;
-	snprintf(err, errlen, "%s 0x%02x: chip id 0x%02x is not a BMP388/BMP390",
-		 bus->path, addr, id);
-	return -ENODEV;
+	return baro_chip_by_id(&baro_driver_bmp388, bus, addr, id, err, errlen);
 }
 
 static const struct baro_chip bmp388_chips[] = {

@@ -118,36 +118,30 @@ struct dps310 {
 
 static const uint8_t dps310_addrs[] = { 0x77, 0x76 };
 
+/* The DPS310 and SPL06 share the id: each driver's table gives its own
+ * chip for it, so which one is the name the configuration gave. */
 static int
-probe_id(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
+probe_id(const struct baro_driver *drv, struct baro_bus *bus, uint8_t addr,
+	 char *err, size_t errlen)
 {
 	uint8_t id;
 	int ret = baro_probe_id(bus, addr, DPS310_REG_ID, &id, err, errlen);
 
 	if (ret < 0)
 		return ret;
-	if (id != DPS310_CHIP_ID) {
-		snprintf(err, errlen, "%s 0x%02x: chip id 0x%02x is not a "
-			 "DPS310/SPL06", bus->path, addr, id);
-		return -ENODEV;
-	}
-	return 0;
+	return baro_chip_by_id(drv, bus, addr, id, err, errlen);
 }
 
 static int
 dps310_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 {
-	int ret = probe_id(bus, addr, err, errlen);
-
-	return ret < 0 ? ret : DPS310_VARIANT_DPS310;
+	return probe_id(&baro_driver_dps310, bus, addr, err, errlen);
 }
 
 static int
 spl06_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 {
-	int ret = probe_id(bus, addr, err, errlen);
-
-	return ret < 0 ? ret : DPS310_VARIANT_SPL06;
+	return probe_id(&baro_driver_spl06, bus, addr, err, errlen);
 }
 
 static const struct baro_chip dps310_chips[] = {

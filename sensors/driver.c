@@ -39,6 +39,24 @@ baro_variant_name(const struct baro_driver *drv, int variant)
 }
 
 int
+baro_chip_by_id(const struct baro_driver *drv, const struct baro_bus *bus,
+		uint8_t addr, uint8_t id, char *err, size_t errlen)
+{
+	char names[64] = "";
+
+	for (size_t i = 0; i < drv->n_chips; i++) {
+		if (drv->chips[i].id == id)
+			return drv->chips[i].variant;
+		size_t n = strlen(names);
+		snprintf(names + n, sizeof(names) - n, "%s%s", n ? "/" : "",
+			 drv->chips[i].name);
+	}
+	snprintf(err, errlen, "%s 0x%02x: chip id 0x%02x, none of %s's",
+		 bus->path, addr, id, names);
+	return -ENODEV;
+}
+
+int
 baro_dev_open(struct baro_dev *dev, const struct baro_driver *drv,
 	      struct baro_bus *bus, uint8_t addr,
 	      const struct baro_sensor_config *cfg, char *err, size_t errlen)

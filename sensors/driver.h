@@ -150,6 +150,12 @@ const char *baro_variant_name(const struct baro_driver *drv, int variant);
 
 /* Helpers every driver needs. */
 
+/* A probe's verdict on the id it read at addr: the variant of drv's chip
+ * with that id (its chips table), or -ENODEV with a message naming the id
+ * and the chips it is not. */
+int baro_chip_by_id(const struct baro_driver *drv, const struct baro_bus *bus,
+		    uint8_t addr, uint8_t id, char *err, size_t errlen);
+
 /* Sleep for a chip's reset or conversion time; EINTR does not cut it
  * short. */
 void

@@ -96,13 +96,7 @@ lps22_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 
 	if (ret < 0)
 		return ret;
-	if (id == LPS22HB_WHO_AM_I)
-		return LPS22_VARIANT_HB;
-	if (id == LPS22HH_WHO_AM_I)
-		return LPS22_VARIANT_HH;
-	snprintf(err, errlen, "%s 0x%02x: WHO_AM_I 0x%02x is not an "
-		 "LPS22HB/LPS22HH", bus->path, addr, id);
-	return -ENODEV;
+	return baro_chip_by_id(&baro_driver_lps22, bus, addr, id, err, errlen);
 }
 
 static const struct baro_chip lps22_chips[] = {
