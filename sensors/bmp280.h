@@ -72,4 +72,8 @@ uint32_t bmp280_meas_typ_us(unsigned osrs_t, unsigned osrs_p);
 /* Normal-mode standby for t_sb code 0..7; BME280 differs at 6 and 7. */
 uint32_t bmp280_standby_us(enum bmp280_variant variant, unsigned code);
 
+/* The driver, registered in driver.c (struct baro_driver: driver.h). */
+struct baro_driver;
+extern const struct baro_driver baro_driver_bmp280;
+
 #endif

@@ -6,6 +6,13 @@
 
 #include "driver.h"
 
+/* Each family's header declares its drivers. */
+#include "bmp280.h"
+#include "bmp388.h"
+#include "dps310.h"
+#include "lps22.h"
+#include "ms5611.h"
+
 #include <errno.h>
 #include <string.h>
 

@@ -2,8 +2,9 @@
 /*
  * The driver interface: one const table of function pointers per chip
  * family, one file per family (sensors/<family>.c), and one registry
- * array listing them all.  A new family is a new file, its extern below
- * and one line in driver.c; design.md's "Add a driver" lists the rest
+ * array listing them all.  A new family is a new file and header (which
+ * declares its driver) and its include and entry in driver.c; design.md's
+ * "Add a driver" lists the rest
  * (emulator, tests, docs), and tests/sensors/test-sensors-umockdev.c and
  * tests/doc/test-chip-lists.py name whatever a registered driver lacks.
  *
@@ -208,19 +209,8 @@ int
 baro_dev_sample(const struct baro_dev *dev, uint64_t now_us, double pa,
 		double c, struct baro_sample *out, char *err, size_t errlen);
 
-/* One per driver, each defined in its family's file. */
-extern const struct baro_driver baro_driver_bmp280;
-extern const struct baro_driver baro_driver_bmp388;
-/* MS5611 and MS5637 by scanning; MS5607 only by name (same PROM layout
- * and commands as the MS5611, other coefficients). */
-extern const struct baro_driver baro_driver_ms5611;
-extern const struct baro_driver baro_driver_ms5607;
-/* DPS310/DPS368 by scanning; SPL06-001 only by name (same chip id). */
-extern const struct baro_driver baro_driver_dps310;
-extern const struct baro_driver baro_driver_spl06;
-extern const struct baro_driver baro_driver_lps22;
-
-/* Every driver, NULL-terminated. */
+/* Every driver, NULL-terminated (driver.c).  Each is declared in its
+ * family's header, so a new family leaves this file alone. */
 extern const struct baro_driver *const baro_drivers[];
 
 const struct baro_driver *baro_driver_find(const char *name);

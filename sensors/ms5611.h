@@ -96,4 +96,11 @@ bool ms5611_likely_twin(enum ms5611_variant v,
 			const uint16_t prom[MS5611_PROM_WORDS], uint32_t d1,
 			uint32_t d2, int32_t *twin_pa);
 
+/* The drivers, registered in driver.c (struct baro_driver: driver.h):
+ * MS5611 and MS5637 by scanning; MS5607 only by name (same PROM layout
+ * and commands as the MS5611, other coefficients). */
+struct baro_driver;
+extern const struct baro_driver baro_driver_ms5611;
+extern const struct baro_driver baro_driver_ms5607;
+
 #endif
