@@ -179,6 +179,16 @@ bmp280_meas_time_us(unsigned osrs_t, unsigned osrs_p)
 }
 
 uint32_t
+bmp280_meas_typ_us(unsigned osrs_t, unsigned osrs_p)
+{
+	uint32_t t = 1000 + 2000 * osrs_mult(osrs_t);
+
+	if (osrs_p != 0)
+		t += 2000 * osrs_mult(osrs_p) + 500;
+	return t;
+}
+
+uint32_t
 bmp280_standby_us(enum bmp280_variant variant, unsigned code)
 {
 	static const uint32_t bmp280[8] = {
@@ -220,19 +230,23 @@ bmp280_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 
 	if (ret < 0)
 		return ret;
-	if (id == BMP280_CHIP_ID)
-		return BMP280_VARIANT_BMP280;
-	if (id == BME280_CHIP_ID)
-		return BMP280_VARIANT_BME280;
-	snprintf(err, errlen, "%s 0x%02x: chip id 0x%02x is not a BMP280/BME280",
-		 bus->path, addr, id);
-	return -ENODEV;
+	return baro_chip_by_id(&baro_driver_bmp280, bus, addr, id, err, errlen);
 }
 
-static const char *
-bmp280_variant_name(int variant)
+static const struct baro_chip bmp280_chips[] = {
+	{ .variant = BMP280_VARIANT_BMP280, .name = "BMP280",
+	  .id = BMP280_CHIP_ID },
+	{ .variant = BMP280_VARIANT_BME280, .name = "BME280",
+	  .id = BME280_CHIP_ID },
+};
+
+/* The datasheet's maximum measurement (section 9.1), the same in both
+ * modes: init's ready_us is this plus the margin. */
+static uint32_t
+bmp280_max_conv_us(const struct baro_dev *dev)
 {
-	return variant == BMP280_VARIANT_BME280 ? "BME280" : "BMP280";
+	return bmp280_meas_time_us(baro_osr_code(dev->config.osr_t, 0, 4) + 1,
+				   baro_osr_code(dev->config.osr_p, 0, 4) + 1);
 }
 
 /* t_sb code whose standby makes the cycle closest to, not shorter than,
@@ -454,9 +468,11 @@ const struct baro_driver baro_driver_bmp280 = {
 	.addrs = bmp280_addrs,
 	.n_addrs = sizeof(bmp280_addrs),
 	.probe = bmp280_probe,
-	.variant_name = bmp280_variant_name,
+	.chips = bmp280_chips,
+	.n_chips = sizeof(bmp280_chips) / sizeof(bmp280_chips[0]),
 	.init = bmp280_init,
 	.start = bmp280_start,
 	.read = bmp280_read,
 	.fini = baro_dev_free_priv,
+	.max_conv_us = bmp280_max_conv_us,
 };

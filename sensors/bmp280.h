@@ -65,8 +65,15 @@ int bmp280_compensate_p(const struct bmp280_calib *cal, uint32_t adc_p,
 /* Worst-case conversion time for oversampling codes as written to
  * ctrl_meas (0 = skipped, 1 = x1 ... 5 = x16), Bosch's constants. */
 uint32_t bmp280_meas_time_us(unsigned osrs_t, unsigned osrs_p);
+/* The same measurement's typical time (datasheet section 9.1), for the
+ * chip emulator's "typical" timing. */
+uint32_t bmp280_meas_typ_us(unsigned osrs_t, unsigned osrs_p);
 
 /* Normal-mode standby for t_sb code 0..7; BME280 differs at 6 and 7. */
 uint32_t bmp280_standby_us(enum bmp280_variant variant, unsigned code);
+
+/* The driver, registered in driver.c (struct baro_driver: driver.h). */
+struct baro_driver;
+extern const struct baro_driver baro_driver_bmp280;
 
 #endif

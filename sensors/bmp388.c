@@ -121,19 +121,22 @@ bmp388_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 
 	if (ret < 0)
 		return ret;
-	if (id == BMP388_CHIP_ID)
-		return BMP388_VARIANT_BMP388;
-	if (id == BMP390_CHIP_ID)
-		return BMP388_VARIANT_BMP390;
-	snprintf(err, errlen, "%s 0x%02x: chip id 0x%02x is not a BMP388/BMP390",
-		 bus->path, addr, id);
-	return -ENODEV;
+	return baro_chip_by_id(&baro_driver_bmp388, bus, addr, id, err, errlen);
 }
 
-static const char *
-bmp388_variant_name(int variant)
+static const struct baro_chip bmp388_chips[] = {
+	{ .variant = BMP388_VARIANT_BMP388, .name = "BMP388",
+	  .id = BMP388_CHIP_ID },
+	{ .variant = BMP388_VARIANT_BMP390, .name = "BMP390",
+	  .id = BMP390_CHIP_ID },
+};
+
+/* The Bosch BMP3 API's measurement time, the same in both modes. */
+static uint32_t
+bmp388_max_conv_us(const struct baro_dev *dev)
 {
-	return variant == BMP388_VARIANT_BMP390 ? "BMP390" : "BMP388";
+	return bmp388_meas_time_us(baro_osr_code(dev->config.osr_t, 0, 5),
+				   baro_osr_code(dev->config.osr_p, 0, 5));
 }
 
 static int
@@ -332,10 +335,12 @@ const struct baro_driver baro_driver_bmp388 = {
 	.addrs = bmp388_addrs,
 	.n_addrs = sizeof(bmp388_addrs),
 	.probe = bmp388_probe,
-	.variant_name = bmp388_variant_name,
+	.chips = bmp388_chips,
+	.n_chips = sizeof(bmp388_chips) / sizeof(bmp388_chips[0]),
 	.init = bmp388_init,
 	.start = bmp388_start,
 	.read = bmp388_read,
 	.fini = baro_dev_free_priv,
 	.drdy_caps = BARO_DRDY_CAP_PIN | BARO_DRDY_CAP_OPEN_DRAIN,
+	.max_conv_us = bmp388_max_conv_us,
 };

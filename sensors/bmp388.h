@@ -87,4 +87,8 @@ double bmp388_compensate_p(const struct bmp388_calib *cal, uint32_t raw_p,
 /* Conversion time for OSR codes 0..5 (x1..x32), Bosch API constants. */
 uint32_t bmp388_meas_time_us(unsigned osr_t, unsigned osr_p);
 
+/* The driver, registered in driver.c (struct baro_driver: driver.h). */
+struct baro_driver;
+extern const struct baro_driver baro_driver_bmp388;
+
 #endif

@@ -118,42 +118,54 @@ struct dps310 {
 
 static const uint8_t dps310_addrs[] = { 0x77, 0x76 };
 
+/* The DPS310 and SPL06 share the id: each driver's table gives its own
+ * chip for it, so which one is the name the configuration gave. */
 static int
-probe_id(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
+probe_id(const struct baro_driver *drv, struct baro_bus *bus, uint8_t addr,
+	 char *err, size_t errlen)
 {
 	uint8_t id;
 	int ret = baro_probe_id(bus, addr, DPS310_REG_ID, &id, err, errlen);
 
 	if (ret < 0)
 		return ret;
-	if (id != DPS310_CHIP_ID) {
-		snprintf(err, errlen, "%s 0x%02x: chip id 0x%02x is not a "
-			 "DPS310/SPL06", bus->path, addr, id);
-		return -ENODEV;
-	}
-	return 0;
+	return baro_chip_by_id(drv, bus, addr, id, err, errlen);
 }
 
 static int
 dps310_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 {
-	int ret = probe_id(bus, addr, err, errlen);
-
-	return ret < 0 ? ret : DPS310_VARIANT_DPS310;
+	return probe_id(&baro_driver_dps310, bus, addr, err, errlen);
 }
 
 static int
 spl06_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 {
-	int ret = probe_id(bus, addr, err, errlen);
-
-	return ret < 0 ? ret : DPS310_VARIANT_SPL06;
+	return probe_id(&baro_driver_spl06, bus, addr, err, errlen);
 }
 
-static const char *
-dps310_variant_name(int variant)
+static const struct baro_chip dps310_chips[] = {
+	{ .variant = DPS310_VARIANT_DPS310, .name = "DPS310", .also = "DPS368",
+	  .id = DPS310_CHIP_ID },
+};
+
+static const struct baro_chip spl06_chips[] = {
+	{ .variant = DPS310_VARIANT_SPL06, .name = "SPL06",
+	  .id = DPS310_CHIP_ID, .scan_finds = "DPS310" },
+};
+
+/* Infineon's 2 + 1.6 * 2^osr ms per measurement: forced, one start is a
+ * pressure or a temperature; background, the first pressure comes after
+ * a temperature and a pressure. */
+static uint32_t
+dps310_max_conv_us(const struct baro_dev *dev)
 {
-	return variant == DPS310_VARIANT_SPL06 ? "SPL06" : "DPS310";
+	uint32_t p = dps310_meas_time_us(baro_osr_code(dev->config.osr_p, 0, 7));
+	uint32_t t = dps310_meas_time_us(baro_osr_code(dev->config.osr_t, 0, 7));
+
+	if (dev->config.mode == BARO_MODE_FORCED)
+		return p > t ? p : t;
+	return p + t;
 }
 
 /* Infineon's undocumented sequence for DPS310s whose temperature reads
@@ -410,12 +422,14 @@ const struct baro_driver baro_driver_dps310 = {
 	.addrs = dps310_addrs,
 	.n_addrs = sizeof(dps310_addrs),
 	.probe = dps310_probe,
-	.variant_name = dps310_variant_name,
+	.chips = dps310_chips,
+	.n_chips = sizeof(dps310_chips) / sizeof(dps310_chips[0]),
 	.init = dps310_init,
 	.start = dps310_start,
 	.read = dps310_read,
 	.fini = baro_dev_free_priv,
 	.drdy_caps = BARO_DRDY_CAP_PIN,
+	.max_conv_us = dps310_max_conv_us,
 };
 
 /* Same id, same addresses: chosen by name, never by a scan. */
@@ -424,10 +438,12 @@ const struct baro_driver baro_driver_spl06 = {
 	.addrs = dps310_addrs,
 	.n_addrs = 0,
 	.probe = spl06_probe,
-	.variant_name = dps310_variant_name,
+	.chips = spl06_chips,
+	.n_chips = sizeof(spl06_chips) / sizeof(spl06_chips[0]),
 	.init = dps310_init,
 	.start = dps310_start,
 	.read = dps310_read,
 	.fini = baro_dev_free_priv,
 	.drdy_caps = BARO_DRDY_CAP_PIN,
+	.max_conv_us = dps310_max_conv_us,
 };

@@ -77,4 +77,10 @@ double dps310_compensate_p(const struct dps310_coef *c, int32_t raw_p,
  * ms, Infineon's formula). */
 uint32_t dps310_meas_time_us(unsigned osr_code);
 
+/* The drivers, registered in driver.c (struct baro_driver: driver.h):
+ * DPS310/DPS368 by scanning; SPL06-001 only by name (same chip id). */
+struct baro_driver;
+extern const struct baro_driver baro_driver_dps310;
+extern const struct baro_driver baro_driver_spl06;
+
 #endif

@@ -6,6 +6,13 @@
 
 #include "driver.h"
 
+/* Each family's header declares its drivers. */
+#include "bmp280.h"
+#include "bmp388.h"
+#include "dps310.h"
+#include "lps22.h"
+#include "ms5611.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -29,6 +36,33 @@ baro_driver_find(const char *name)
 	return NULL;
 }
 
+const char *
+baro_variant_name(const struct baro_driver *drv, int variant)
+{
+	for (size_t i = 0; i < drv->n_chips; i++)
+		if (drv->chips[i].variant == variant)
+			return drv->chips[i].name;
+	return "?";
+}
+
+int
+baro_chip_by_id(const struct baro_driver *drv, const struct baro_bus *bus,
+		uint8_t addr, uint8_t id, char *err, size_t errlen)
+{
+	char names[64] = "";
+
+	for (size_t i = 0; i < drv->n_chips; i++) {
+		if (drv->chips[i].id == id)
+			return drv->chips[i].variant;
+		size_t n = strlen(names);
+		snprintf(names + n, sizeof(names) - n, "%s%s", n ? "/" : "",
+			 drv->chips[i].name);
+	}
+	snprintf(err, errlen, "%s 0x%02x: chip id 0x%02x, none of %s's",
+		 bus->path, addr, id, names);
+	return -ENODEV;
+}
+
 int
 baro_dev_open(struct baro_dev *dev, const struct baro_driver *drv,
 	      struct baro_bus *bus, uint8_t addr,
@@ -47,7 +81,7 @@ baro_dev_open(struct baro_dev *dev, const struct baro_driver *drv,
 		return ret;
 	dev->variant = ret;
 	char what[BARO_BUS_PATH_MAX + 48];
-	snprintf(what, sizeof(what), "%s %s 0x%02x", drv->variant_name(ret),
+	snprintf(what, sizeof(what), "%s %s 0x%02x", baro_variant_name(drv, ret),
 		 bus->path, addr);
 	if ((ret = baro_drdy_check(drv, what, cfg, err, errlen)) < 0)
 		return ret;

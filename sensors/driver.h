@@ -2,8 +2,11 @@
 /*
  * The driver interface: one const table of function pointers per chip
  * family, one file per family (sensors/<family>.c), and one registry
- * array listing them all.  A new family is a new file plus one line in
- * driver.c.
+ * array listing them all.  A new family is a new file and header (which
+ * declares its driver) and its include and entry in driver.c; design.md's
+ * "Add a driver" lists the rest
+ * (emulator, tests, docs), and tests/sensors/test-sensors-umockdev.c and
+ * tests/doc/test-chip-lists.py name whatever a registered driver lacks.
  *
  * Life of a sensor: probe (is this family at bus+addr, which variant?),
  * init (reset, calibration, configuration, measuring started), then per
@@ -64,6 +67,27 @@ struct baro_sensor_config {
 
 struct baro_driver;
 
+/*
+ * A chip a driver is for: the facts about it that tests, benches, the
+ * probe's expectations and the docs read, so they are written once, here,
+ * beside the code that depends on them.  A driver's chips are every
+ * variant its probe can return.
+ */
+struct baro_chip {
+	int variant;		/* what probe returns for it */
+	const char *name;	/* the chip's own name: "BME280" */
+	/* Other parts that probe as this one (same id, same registers):
+	 * "DPS368"; NULL: none.  Docs name them too. */
+	const char *also;
+	/* The id register's value (WHO_AM_I, chip id); 0 when the family
+	 * has none (the MS56xx are told apart by their PROM). */
+	uint8_t id;
+	/* A driver chosen only by name: the chip a scan of the bus reports
+	 * it as, since nothing on the bus tells it apart ("MS5611" for an
+	 * MS5607).  NULL: a scan finds it as itself. */
+	const char *scan_finds;
+};
+
 struct baro_dev {
 	const struct baro_driver *drv;
 	struct baro_bus *bus;	/* shared with other devices on the bus */
@@ -95,8 +119,9 @@ struct baro_driver {
 	 * (-EBUSY: a kernel driver owns the address). */
 	int (*probe)(struct baro_bus *bus, uint8_t addr, char *err,
 		     size_t errlen);
-	/* The chip's own name for a variant probe returned. */
-	const char *(*variant_name)(int variant);
+	/* Every chip probe can return, by variant (baro_variant_name()). */
+	const struct baro_chip *chips;
+	size_t n_chips;
 	/* Reset, load calibration, apply config (dev->config is filled in
 	 * with the defaults actually used) and start measuring. */
 	int (*init)(struct baro_dev *dev, const struct baro_sensor_config *cfg,
@@ -111,10 +136,26 @@ struct baro_driver {
 	/* BARO_DRDY_CAP_*; 0: the chips have no data-ready pin, and init
 	 * is never asked for one. */
 	unsigned drdy_caps;
+	/* The datasheet's MAXIMUM time of a conversion as init configured
+	 * dev (its config, variant and mode): forced, one start's
+	 * conversion; normal, the first result after the mode write.  What
+	 * ready_us adds baro_ready_us()'s margin to; the tests hold every
+	 * driver's ready_us to it, so it is a fact of the chip, never the
+	 * driver's scheduling. */
+	uint32_t (*max_conv_us)(const struct baro_dev *dev);
 };
 
-/* One per family file. */
+/* The chip's own name for a variant drv's probe returned; "?" for one
+ * its chips table lacks (a test fails on that: test_registry). */
+const char *baro_variant_name(const struct baro_driver *drv, int variant);
+
 /* Helpers every driver needs. */
+
+/* A probe's verdict on the id it read at addr: the variant of drv's chip
+ * with that id (its chips table), or -ENODEV with a message naming the id
+ * and the chips it is not. */
+int baro_chip_by_id(const struct baro_driver *drv, const struct baro_bus *bus,
+		    uint8_t addr, uint8_t id, char *err, size_t errlen);
 
 /* Sleep for a chip's reset or conversion time; EINTR does not cut it
  * short. */
@@ -168,18 +209,8 @@ int
 baro_dev_sample(const struct baro_dev *dev, uint64_t now_us, double pa,
 		double c, struct baro_sample *out, char *err, size_t errlen);
 
-extern const struct baro_driver baro_driver_bmp280;
-extern const struct baro_driver baro_driver_bmp388;
-/* MS5611 and MS5637 by scanning; MS5607 only by name (same PROM layout
- * and commands as the MS5611, other coefficients). */
-extern const struct baro_driver baro_driver_ms5611;
-extern const struct baro_driver baro_driver_ms5607;
-/* DPS310/DPS368 by scanning; SPL06-001 only by name (same chip id). */
-extern const struct baro_driver baro_driver_dps310;
-extern const struct baro_driver baro_driver_spl06;
-extern const struct baro_driver baro_driver_lps22;
-
-/* Every driver, NULL-terminated. */
+/* Every driver, NULL-terminated (driver.c).  Each is declared in its
+ * family's header, so a new family leaves this file alone. */
 extern const struct baro_driver *const baro_drivers[];
 
 const struct baro_driver *baro_driver_find(const char *name);

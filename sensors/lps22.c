@@ -96,19 +96,27 @@ lps22_probe(struct baro_bus *bus, uint8_t addr, char *err, size_t errlen)
 
 	if (ret < 0)
 		return ret;
-	if (id == LPS22HB_WHO_AM_I)
-		return LPS22_VARIANT_HB;
-	if (id == LPS22HH_WHO_AM_I)
-		return LPS22_VARIANT_HH;
-	snprintf(err, errlen, "%s 0x%02x: WHO_AM_I 0x%02x is not an "
-		 "LPS22HB/LPS22HH", bus->path, addr, id);
-	return -ENODEV;
+	return baro_chip_by_id(&baro_driver_lps22, bus, addr, id, err, errlen);
 }
 
-static const char *
-lps22_variant_name(int variant)
+static const struct baro_chip lps22_chips[] = {
+	{ .variant = LPS22_VARIANT_HB, .name = "LPS22HB",
+	  .id = LPS22HB_WHO_AM_I },
+	{ .variant = LPS22_VARIANT_HH, .name = "LPS22HH",
+	  .id = LPS22HH_WHO_AM_I },
+};
+
+/* The datasheets give no one-shot time, so the fastest output period
+ * bounds it; continuous, the first result comes one output period (the
+ * rate init chose) after the rate is set. */
+static uint32_t
+lps22_max_conv_us(const struct baro_dev *dev)
 {
-	return variant == LPS22_VARIANT_HH ? "LPS22HH" : "LPS22HB";
+	enum lps22_variant v = (enum lps22_variant)dev->variant;
+
+	if (dev->config.mode == BARO_MODE_FORCED)
+		return 1000000u / lps22_odr_hz(v, lps22_odr_code(v, 0));
+	return 1000000u / dev->config.rate_hz;
 }
 
 static int
@@ -308,10 +316,12 @@ const struct baro_driver baro_driver_lps22 = {
 	.addrs = lps22_addrs,
 	.n_addrs = sizeof(lps22_addrs),
 	.probe = lps22_probe,
-	.variant_name = lps22_variant_name,
+	.chips = lps22_chips,
+	.n_chips = sizeof(lps22_chips) / sizeof(lps22_chips[0]),
 	.init = lps22_init,
 	.start = lps22_start,
 	.read = lps22_read,
 	.fini = baro_dev_free_priv,
 	.drdy_caps = BARO_DRDY_CAP_PIN | BARO_DRDY_CAP_OPEN_DRAIN,
+	.max_conv_us = lps22_max_conv_us,
 };

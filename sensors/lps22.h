@@ -53,4 +53,8 @@ double lps22_temperature_c(const uint8_t b[2]);
 unsigned lps22_odr_code(enum lps22_variant v, uint32_t rate_hz);
 uint32_t lps22_odr_hz(enum lps22_variant v, unsigned code);
 
+/* The driver, registered in driver.c (struct baro_driver: driver.h). */
+struct baro_driver;
+extern const struct baro_driver baro_driver_lps22;
+
 #endif

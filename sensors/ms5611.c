@@ -189,6 +189,18 @@ ms5611_conv_time_us(enum ms5611_variant v, unsigned osr_code)
 	return ms5611[osr_code > 4 ? 4 : osr_code];
 }
 
+/* The MS5611-01BA's typical column (the MS5607 has the same); the
+ * MS5637-02BA03 gives none, so nine tenths of its maximum. */
+uint32_t
+ms5611_conv_typ_us(enum ms5611_variant v, unsigned osr_code)
+{
+	static const uint32_t ms5611[5] = { 540, 1060, 2080, 4130, 8220 };
+
+	if (v == MS5611_VARIANT_MS5637)
+		return ms5611_conv_time_us(v, osr_code) / 10 * 9;
+	return ms5611[osr_code > 4 ? 4 : osr_code];
+}
+
 uint32_t
 ms5611_adc24(const uint8_t b[3])
 {
@@ -245,17 +257,42 @@ struct ms5611 {
 
 static const uint8_t ms5611_addrs[] = { 0x76, 0x77 };
 
+/* No id register: the PROM's layout and CRC tell the variants apart. */
+static const struct baro_chip ms5611_chips[] = {
+	{ .variant = MS5611_VARIANT_MS5611, .name = "MS5611" },
+	{ .variant = MS5611_VARIANT_MS5637, .name = "MS5637" },
+};
+
+/* The ms5607 driver's probe finds an MS5637 at 0x76 as the ms5611's
+ * does, so that is one of its chips too. */
+static const struct baro_chip ms5607_chips[] = {
+	{ .variant = MS5611_VARIANT_MS5607, .name = "MS5607",
+	  .scan_finds = "MS5611" },
+	{ .variant = MS5611_VARIANT_MS5637, .name = "MS5637" },
+};
+
 static const char *
 variant_name(int variant)
 {
-	switch (variant) {
-	case MS5611_VARIANT_MS5607:
-		return "MS5607";
-	case MS5611_VARIANT_MS5637:
-		return "MS5637";
-	default:
-		return "MS5611";
-	}
+	return baro_variant_name(variant == MS5611_VARIANT_MS5607 ?
+				 &baro_driver_ms5607 : &baro_driver_ms5611,
+				 variant);
+}
+
+/* The datasheets' maximum per conversion; a read waits for the longer
+ * of the pressure and temperature slots, whichever comes next. */
+static uint32_t
+ms5611_max_conv_us(const struct baro_dev *dev)
+{
+	enum ms5611_variant v = (enum ms5611_variant)dev->variant;
+	unsigned max = v == MS5611_VARIANT_MS5637 ? MS5637_OSR_MAX_CODE :
+						    MS5611_OSR_MAX_CODE;
+	uint32_t p = ms5611_conv_time_us(v, baro_osr_code(dev->config.osr_p,
+							  0, max));
+	uint32_t t = ms5611_conv_time_us(v, baro_osr_code(dev->config.osr_t,
+							  0, max));
+
+	return p > t ? p : t;
 }
 
 static const char *
@@ -581,11 +618,13 @@ const struct baro_driver baro_driver_ms5611 = {
 	.addrs = ms5611_addrs,
 	.n_addrs = sizeof(ms5611_addrs),
 	.probe = ms5611_probe,
-	.variant_name = variant_name,
+	.chips = ms5611_chips,
+	.n_chips = sizeof(ms5611_chips) / sizeof(ms5611_chips[0]),
 	.init = ms5611_init,
 	.start = ms5611_start,
 	.read = ms5611_read,
 	.fini = baro_dev_free_priv,
+	.max_conv_us = ms5611_max_conv_us,
 };
 
 /* Same chip to the bus; chosen by name, never by a scan (which would find
@@ -595,9 +634,11 @@ const struct baro_driver baro_driver_ms5607 = {
 	.addrs = ms5611_addrs,
 	.n_addrs = 0,
 	.probe = ms5607_probe,
-	.variant_name = variant_name,
+	.chips = ms5607_chips,
+	.n_chips = sizeof(ms5607_chips) / sizeof(ms5607_chips[0]),
 	.init = ms5611_init,
 	.start = ms5611_start,
 	.read = ms5611_read,
 	.fini = baro_dev_free_priv,
+	.max_conv_us = ms5611_max_conv_us,
 };

@@ -74,6 +74,9 @@ int ms5611_compensate(enum ms5611_variant v,
 
 /* Maximum conversion time for an OSR code. */
 uint32_t ms5611_conv_time_us(enum ms5611_variant v, unsigned osr_code);
+/* Typical conversion time for an OSR code, for the chip emulator's
+ * "typical" timing. */
+uint32_t ms5611_conv_typ_us(enum ms5611_variant v, unsigned osr_code);
 
 /* 24-bit ADC value from the 3 bytes the ADC read returns. */
 uint32_t ms5611_adc24(const uint8_t b[3]);
@@ -92,5 +95,12 @@ enum ms5611_variant ms5611_twin(enum ms5611_variant v);
 bool ms5611_likely_twin(enum ms5611_variant v,
 			const uint16_t prom[MS5611_PROM_WORDS], uint32_t d1,
 			uint32_t d2, int32_t *twin_pa);
+
+/* The drivers, registered in driver.c (struct baro_driver: driver.h):
+ * MS5611 and MS5637 by scanning; MS5607 only by name (same PROM layout
+ * and commands as the MS5611, other coefficients). */
+struct baro_driver;
+extern const struct baro_driver baro_driver_ms5611;
+extern const struct baro_driver baro_driver_ms5607;
 
 #endif

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -28,6 +29,7 @@
 #include "emu-bmp280.h"
 #include "emu-bmp388.h"
 #include "emu-dps310.h"
+#include "emu-kinds.h"
 #include "emu-lps22.h"
 #include "emu-ms5611.h"
 #include "i2c-mock.h"
@@ -47,24 +49,11 @@
 #define DPS_OSR_P 4u
 #define DPS_OSR_T 0u
 
-enum family { FAM_BMP280, FAM_BMP388, FAM_MS5611, FAM_DPS310, FAM_LPS22 };
-
 /* The least a sample with a fresh pressure and temperature needs on the
  * wire: bytes after address bytes (register and command bytes
  * included), and START conditions (each sends an address byte). */
 struct minimum {
 	unsigned bytes, starts;
-};
-
-struct chip_case {
-	const char *name;
-	enum family fam;
-	int variant;		/* the family's enum, for the pure part */
-	const struct baro_driver *drv;
-	unsigned bus;
-	uint8_t addr;
-	struct minimum min[2];	/* [BARO_MODE_NORMAL], [BARO_MODE_FORCED] */
-	struct emu_chip *chip;	/* the emulator on the bus */
 };
 
 /*
@@ -73,20 +62,20 @@ struct chip_case {
  * the register byte and the value.  Forced (one-shot) modes add the
  * trigger writes a sample needs.
  */
-#define MIN_BURST(n) { 1u + (n), 2u }
-static const struct minimum min_bmp_normal = MIN_BURST(6);
+#define MIN_BURST(n) { .bytes = 1u + (n), .starts = 2u }
+#define MIN_BMP_NORMAL MIN_BURST(6)
 /* + ctrl_meas / PWR_CTRL written with the forced-mode bits. */
-static const struct minimum min_bmp_forced = { 7u + 2u, 3u };
+#define MIN_BMP_FORCED { .bytes = 7u + 2u, .starts = 3u }
 /* Per sample a D1 and a D2 conversion: the command byte, then the ADC
  * read (command 0x00, repeated START, 3 bytes), twice. */
-static const struct minimum min_ms56 = { 2u * (1u + 4u), 2u * (1u + 2u) };
-static const struct minimum min_dps_normal = MIN_BURST(6);
+#define MIN_MS56 { .bytes = 2u * (1u + 4u), .starts = 2u * (1u + 2u) }
+#define MIN_DPS_NORMAL MIN_BURST(6)
 /* + MEAS_CFG written for a pressure and for a temperature measurement;
  * both results then in one burst. */
-static const struct minimum min_dps_forced = { 7u + 2u * 2u, 2u + 2u };
-static const struct minimum min_lps_normal = MIN_BURST(5);
+#define MIN_DPS_FORCED { .bytes = 7u + 2u * 2u, .starts = 2u + 2u }
+#define MIN_LPS_NORMAL MIN_BURST(5)
 /* + CTRL_REG2 with ONE_SHOT. */
-static const struct minimum min_lps_forced = { 6u + 2u, 3u };
+#define MIN_LPS_FORCED { .bytes = 6u + 2u, .starts = 3u }
 
 static double
 truth_pa(unsigned i)
@@ -132,13 +121,14 @@ comp_timer_add(struct comp_timer *t, double t0)
 }
 
 static struct comp_result
-comp_bmp280(void)
+comp_bmp280(const struct baro_chip *chip)
 {
 	struct bmp280_calib cal;
 	uint32_t adc_p[TRUTHS], adc_t[TRUTHS];
 	struct comp_timer tm = { 0 };
 	struct comp_result r = { 0 };
 
+	(void)chip;	/* one calibration for both */
 	bmp280_calib_parse(emu_bmp280_datasheet_calib, &cal);
 	for (unsigned i = 0; i < TRUTHS; i++)
 		emu_bmp280_raw(emu_bmp280_datasheet_calib, truth_pa(i),
@@ -168,7 +158,7 @@ comp_bmp280(void)
 }
 
 static struct comp_result
-comp_bmp388(void)
+comp_bmp388(const struct baro_chip *chip)
 {
 	struct bmp388_nvm nvm;
 	struct bmp388_calib cal;
@@ -176,6 +166,7 @@ comp_bmp388(void)
 	struct comp_timer tm = { 0 };
 	struct comp_result r = { 0 };
 
+	(void)chip;	/* one calibration for both */
 	bmp388_nvm_parse(emu_bmp388_sample_calib, &nvm);
 	bmp388_calib_scale(&nvm, &cal);
 	for (unsigned i = 0; i < TRUTHS; i++)
@@ -199,8 +190,9 @@ comp_bmp388(void)
 }
 
 static struct comp_result
-comp_ms5611(enum ms5611_variant v)
+comp_ms5611(const struct baro_chip *chip)
 {
+	enum ms5611_variant v = (enum ms5611_variant)chip->variant;
 	uint16_t prom[MS5611_PROM_WORDS];
 	uint32_t d1[TRUTHS], d2[TRUTHS];
 	struct comp_timer tm = { 0 };
@@ -232,13 +224,14 @@ comp_ms5611(enum ms5611_variant v)
 }
 
 static struct comp_result
-comp_dps310(void)
+comp_dps310(const struct baro_chip *chip)
 {
 	struct dps310_coef coef;
 	int32_t raw_p[TRUTHS], raw_t[TRUTHS];
 	struct comp_timer tm = { 0 };
 	struct comp_result r = { 0 };
 
+	(void)chip;	/* one coefficient set for both */
 	dps310_coef_parse(emu_dps310_sample_coef, &coef);
 	for (unsigned i = 0; i < TRUTHS; i++)
 		emu_dps310_raw(emu_dps310_sample_coef, truth_pa(i), truth_c(i),
@@ -265,8 +258,9 @@ comp_dps310(void)
 /* The LPS22s output finished values: the "compensation" is the fixed
  * scaling from the data registers' bytes, as the emulator fills them. */
 static struct comp_result
-comp_lps22(uint8_t who)
+comp_lps22(const struct baro_chip *chip)
 {
+	uint8_t who = chip->id;	/* WHO_AM_I: the variant to emulate */
 	uint8_t data[TRUTHS][5];
 	struct emu_lps22 e;
 	const uint8_t one_hz = 1u << LPS22_CTRL1_ODR_SHIFT;
@@ -298,24 +292,55 @@ comp_lps22(uint8_t who)
 	return r;
 }
 
-static struct comp_result
-comp_run(const struct chip_case *cc)
+/*
+ * What the bench needs of each driver beyond its table and emulator:
+ * the pure compensation to time and the least a sample moves on the
+ * wire.  main() walks the registry, so a driver missing here (or from
+ * emu-kinds.c) is a row saying so and exit status 1, never a chip left
+ * out of `ninja bench`.
+ */
+struct family {
+	const char *driver;
+	struct comp_result (*comp)(const struct baro_chip *chip);
+	struct minimum min[2];	/* [BARO_MODE_NORMAL], [BARO_MODE_FORCED] */
+};
+
+static const struct family families[] = {
+	{ .driver = "bmp280", .comp = comp_bmp280,
+	  .min = { MIN_BMP_NORMAL, MIN_BMP_FORCED } },
+	{ .driver = "bmp388", .comp = comp_bmp388,
+	  .min = { MIN_BMP_NORMAL, MIN_BMP_FORCED } },
+	{ .driver = "ms5611", .comp = comp_ms5611,
+	  .min = { MIN_MS56, MIN_MS56 } },
+	{ .driver = "ms5607", .comp = comp_ms5611,
+	  .min = { MIN_MS56, MIN_MS56 } },
+	{ .driver = "dps310", .comp = comp_dps310,
+	  .min = { MIN_DPS_NORMAL, MIN_DPS_FORCED } },
+	{ .driver = "spl06", .comp = comp_dps310,
+	  .min = { MIN_DPS_NORMAL, MIN_DPS_FORCED } },
+	{ .driver = "lps22", .comp = comp_lps22,
+	  .min = { MIN_LPS_NORMAL, MIN_LPS_FORCED } },
+};
+
+static const struct family *
+family_find(const char *driver)
 {
-	switch (cc->fam) {
-	case FAM_BMP280:
-		return comp_bmp280();
-	case FAM_BMP388:
-		return comp_bmp388();
-	case FAM_MS5611:
-		return comp_ms5611((enum ms5611_variant)cc->variant);
-	case FAM_DPS310:
-		return comp_dps310();
-	case FAM_LPS22:
-	default:
-		return comp_lps22(cc->variant == LPS22_VARIANT_HH ?
-					  LPS22HH_WHO_AM_I : LPS22HB_WHO_AM_I);
-	}
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (strcmp(families[i].driver, driver) == 0)
+			return &families[i];
+	return NULL;
 }
+
+/* One registered chip: its driver, its emulator on a bus of its own and
+ * what the bench knows of its family. */
+struct chip_case {
+	const struct baro_driver *drv;
+	const struct baro_chip *chip;
+	const struct family *fam;
+	unsigned bus;
+	uint8_t addr;
+	struct emu_chip *emu;
+};
 
 /* ------------------------------------------------------------------ */
 /* Through the bus                                                     */
@@ -392,7 +417,7 @@ bus_run(struct i2c_mock *mock, const struct chip_case *cc,
 		return;
 	}
 	snprintf(r->variant, sizeof(r->variant), "%s",
-		 cc->drv->variant_name(dev.variant));
+		 baro_variant_name(cc->drv, dev.variant));
 	if (mode == BARO_MODE_FORCED)
 		r->ret = cc->drv->start(&dev, r->err, sizeof(r->err));
 	if (r->ret == 0)
@@ -445,7 +470,7 @@ print_row(const struct chip_case *cc, enum baro_mode mode,
 		 comp->errors || fabs(comp->mean_pa - truth_mean) > 2.0 ?
 			 "!" : "");
 	printf("%-8s %-6s %-6s %7s ", r != NULL && r->variant[0] ?
-	       r->variant : cc->name, cc->drv->name,
+	       r->variant : cc->chip->name, cc->drv->name,
 	       r != NULL ? mode_name(mode) : "-", comp_s);
 	if (r == NULL) {
 		printf("(bus not measured: no umockdev)\n");
@@ -460,7 +485,7 @@ print_row(const struct chip_case *cc, enum baro_mode mode,
 
 	double n = (double)r->samples;
 	struct i2c_mock_xfer t = i2c_mock_counts_total(&r->counts);
-	const struct minimum *m = &cc->min[mode];
+	const struct minimum *m = &cc->fam->min[mode];
 	double bytes = (double)(t.out + t.in) / n;
 	double wire = (double)(t.out + t.in + t.starts) / n;
 	unsigned min_wire = m->bytes + m->starts;
@@ -520,118 +545,103 @@ print_notes(bool bus)
 
 /* ------------------------------------------------------------------ */
 
-struct rig {
-	struct emu_bmp280 bmp280, bme280;
-	struct emu_bmp388 bmp388, bmp390;
-	struct emu_ms5611 ms5611, ms5607, ms5637;
-	struct emu_dps310 dps310, spl06;
-	struct emu_lps22 lps22hb, lps22hh;
-};
+/* Every registered chip as a case, each on bus 1 + its index, its
+ * emulator from emu-kinds.c.  What is missing is said on stderr and
+ * counted: the bench runs what it can and fails. */
+#define CASES_MAX 16
 
-static void
-rig_init(struct rig *g)
+static size_t
+cases_init(struct chip_case *cases, unsigned *missing)
 {
-	uint16_t prom[MS5611_PROM_WORDS];
+	size_t n = 0;
 
-	emu_bmp280_init(&g->bmp280, 0x76, BMP280_CHIP_ID,
-			emu_bmp280_datasheet_calib);
-	emu_bmp280_init(&g->bme280, 0x77, BME280_CHIP_ID,
-			emu_bmp280_datasheet_calib);
-	emu_bmp388_init(&g->bmp388, 0x76, BMP388_CHIP_ID, emu_bmp388_sample_calib);
-	emu_bmp388_init(&g->bmp390, 0x77, BMP390_CHIP_ID, emu_bmp388_sample_calib);
-	emu_ms5611_datasheet_prom(MS5611_VARIANT_MS5611, prom);
-	emu_ms5611_init(&g->ms5611, 0x77, MS5611_VARIANT_MS5611, prom);
-	emu_ms5611_datasheet_prom(MS5611_VARIANT_MS5607, prom);
-	emu_ms5611_init(&g->ms5607, 0x76, MS5611_VARIANT_MS5607, prom);
-	emu_ms5611_datasheet_prom(MS5611_VARIANT_MS5637, prom);
-	emu_ms5611_init(&g->ms5637, 0x76, MS5611_VARIANT_MS5637, prom);
-	emu_dps310_init(&g->dps310, 0x77, DPS310_VARIANT_DPS310,
-			emu_dps310_sample_coef);
-	emu_dps310_init(&g->spl06, 0x76, DPS310_VARIANT_SPL06,
-			emu_dps310_sample_coef);
-	emu_lps22_init(&g->lps22hb, 0x5c, LPS22HB_WHO_AM_I);
-	emu_lps22_init(&g->lps22hh, 0x5d, LPS22HH_WHO_AM_I);
-	/* The cost of a sample, not the wait for it: no conversion time. */
-	struct emu_chip *const all[] = {
-		&g->bmp280.chip, &g->bme280.chip, &g->bmp388.chip,
-		&g->bmp390.chip, &g->ms5611.chip, &g->ms5607.chip,
-		&g->ms5637.chip, &g->dps310.chip, &g->spl06.chip,
-		&g->lps22hb.chip, &g->lps22hh.chip,
-	};
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		all[i]->timing = EMU_TIMING_INSTANT;
+	for (size_t d = 0; baro_drivers[d] != NULL; d++) {
+		const struct baro_driver *drv = baro_drivers[d];
+		const struct family *fam = family_find(drv->name);
+
+		if (fam == NULL) {
+			fprintf(stderr, "bench-drivers: driver %s has no row "
+				"in bench-drivers.c's families\n", drv->name);
+			++*missing;
+			continue;
+		}
+		for (size_t c = 0; c < drv->n_chips; c++) {
+			const struct emu_kind *k =
+				emu_kind_find(drv->name, drv->chips[c].name);
+
+			if (k == NULL) {
+				fprintf(stderr, "bench-drivers: driver %s, chip "
+					"%s: no emulator in "
+					"tests/sensors/emu-kinds.c\n",
+					drv->name, drv->chips[c].name);
+				++*missing;
+				continue;
+			}
+			if (n == CASES_MAX) {
+				fprintf(stderr, "bench-drivers: more than %u "
+					"chips: raise CASES_MAX\n", CASES_MAX);
+				++*missing;
+				return n;
+			}
+			struct emu_chip *emu = k->create(k->addr);
+			if (emu == NULL) {
+				fprintf(stderr, "bench-drivers: out of memory\n");
+				++*missing;
+				return n;
+			}
+			/* The cost of a sample, not the wait for it: no
+			 * conversion time. */
+			emu->timing = EMU_TIMING_INSTANT;
+			cases[n] = (struct chip_case){
+				.drv = drv,
+				.chip = &drv->chips[c],
+				.fam = fam,
+				.bus = 1u + (unsigned)n,
+				.addr = k->addr,
+				.emu = emu,
+			};
+			n++;
+		}
+	}
+	return n;
 }
 
 int
 main(void)
 {
-	struct rig g;		/* the emulators on the buses */
-	const struct chip_case cases[] = {
-		{ "BMP280", FAM_BMP280, BMP280_VARIANT_BMP280,
-		  &baro_driver_bmp280, 1, 0x76,
-		  { min_bmp_normal, min_bmp_forced }, &g.bmp280.chip },
-		{ "BME280", FAM_BMP280, BMP280_VARIANT_BME280,
-		  &baro_driver_bmp280, 1, 0x77,
-		  { min_bmp_normal, min_bmp_forced }, &g.bme280.chip },
-		{ "BMP388", FAM_BMP388, BMP388_VARIANT_BMP388,
-		  &baro_driver_bmp388, 2, 0x76,
-		  { min_bmp_normal, min_bmp_forced }, &g.bmp388.chip },
-		{ "BMP390", FAM_BMP388, BMP388_VARIANT_BMP390,
-		  &baro_driver_bmp388, 2, 0x77,
-		  { min_bmp_normal, min_bmp_forced }, &g.bmp390.chip },
-		{ "MS5611", FAM_MS5611, MS5611_VARIANT_MS5611,
-		  &baro_driver_ms5611, 3, 0x77, { min_ms56, min_ms56 },
-		  &g.ms5611.chip },
-		{ "MS5607", FAM_MS5611, MS5611_VARIANT_MS5607,
-		  &baro_driver_ms5607, 3, 0x76, { min_ms56, min_ms56 },
-		  &g.ms5607.chip },
-		{ "MS5637", FAM_MS5611, MS5611_VARIANT_MS5637,
-		  &baro_driver_ms5611, 5, 0x76, { min_ms56, min_ms56 },
-		  &g.ms5637.chip },
-		{ "DPS310", FAM_DPS310, DPS310_VARIANT_DPS310,
-		  &baro_driver_dps310, 4, 0x77,
-		  { min_dps_normal, min_dps_forced }, &g.dps310.chip },
-		{ "SPL06", FAM_DPS310, DPS310_VARIANT_SPL06,
-		  &baro_driver_spl06, 4, 0x76,
-		  { min_dps_normal, min_dps_forced }, &g.spl06.chip },
-		{ "LPS22HB", FAM_LPS22, LPS22_VARIANT_HB, &baro_driver_lps22, 4,
-		  0x5c, { min_lps_normal, min_lps_forced }, &g.lps22hb.chip },
-		{ "LPS22HH", FAM_LPS22, LPS22_VARIANT_HH, &baro_driver_lps22, 4,
-		  0x5d, { min_lps_normal, min_lps_forced }, &g.lps22hh.chip },
-	};
-	const size_t n_cases = sizeof(cases) / sizeof(cases[0]);
-	const unsigned buses[] = { 1, 2, 3, 4, 5 };
+	struct chip_case cases[CASES_MAX];
+	unsigned missing = 0;
+	size_t n_cases = cases_init(cases, &missing);
 	double truth_mean = 0.0;
 
 	for (unsigned i = 0; i < TRUTHS; i++)
 		truth_mean += truth_pa(i) / TRUTHS;
-	rig_init(&g);
 	struct i2c_mock *mock = i2c_mock_new();
 	if (mock == NULL) {
 		printf("bench-drivers: not under libumockdev-preload "
 		       "(LD_PRELOAD=libumockdev-preload.so.0): compensation "
 		       "only\n");
 	} else {
-		for (size_t b = 0; b < sizeof(buses) / sizeof(buses[0]); b++) {
-			if (i2c_mock_add_bus(mock, buses[b]) < 0) {
+		for (size_t i = 0; i < n_cases; i++) {
+			if (i2c_mock_add_bus(mock, cases[i].bus) < 0) {
 				fprintf(stderr, "bench-drivers: cannot add "
-						"/dev/i2c-%u\n", buses[b]);
+						"/dev/i2c-%u\n", cases[i].bus);
 				i2c_mock_free(mock);
 				return 1;
 			}
+			i2c_mock_attach(mock, cases[i].bus, cases[i].emu);
 		}
-		for (size_t i = 0; i < n_cases; i++)
-			i2c_mock_attach(mock, cases[i].bus, cases[i].chip);
 	}
 
 	/* One untimed pass first: the first loop timed otherwise runs on a
 	 * CPU still clocked down. */
-	comp_run(&cases[0]);
+	if (n_cases > 0)
+		cases[0].fam->comp(cases[0].chip);
 	printf("Hardware drivers: compensation, and samples through the "
 	       "emulated I2C bus (umockdev)\n");
 	print_header();
 	for (size_t i = 0; i < n_cases; i++) {
-		struct comp_result comp = comp_run(&cases[i]);
+		struct comp_result comp = cases[i].fam->comp(cases[i].chip);
 
 		/* Without the bus one row per chip: comp has no mode. */
 		int last = mock != NULL ? BARO_MODE_FORCED : BARO_MODE_NORMAL;
@@ -647,5 +657,12 @@ main(void)
 	}
 	print_notes(mock != NULL);
 	i2c_mock_free(mock);
+	for (size_t i = 0; i < n_cases; i++)
+		free(cases[i].emu);
+	if (missing > 0) {
+		fprintf(stderr, "bench-drivers: %u registered chips or drivers "
+			"not measured (above)\n", missing);
+		return 1;
+	}
 	return 0;
 }

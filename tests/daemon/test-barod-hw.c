@@ -32,7 +32,9 @@
 #include "baro-sample.h"
 #include "bmp280.h"
 #include "bmp388.h"
+#include "driver.h"
 #include "emu-dps310.h"
+#include "emu-kinds.h"
 #include "emu-ms5611.h"
 #include "fake-gpio.h"
 #include "hw-testbed.h"
@@ -629,6 +631,85 @@ barod(const char *a1, const char *a2, const char *a3)
 	const char *argv[] = { "barod", a1, a2, a3, NULL };
 
 	return run_program(getenv("BAROD"), argv, NULL);
+}
+
+/* The scanning driver that has a chip of this name, or NULL. */
+static const struct baro_driver *
+scanner_of(const char *chip)
+{
+	for (size_t d = 0; baro_drivers[d] != NULL; d++)
+		for (size_t c = 0; c < baro_drivers[d]->n_chips; c++)
+			if (baro_drivers[d]->n_addrs > 0 &&
+			    strcmp(baro_drivers[d]->chips[c].name, chip) == 0)
+				return baro_drivers[d];
+	return NULL;
+}
+
+/*
+ * barod --probe over every registered chip, each on a bus of its own
+ * (emu-kinds.c): each is found at its address, by the name its driver's
+ * table says a scan gives it (an MS5607 is an MS5611 to a scan, an SPL06
+ * a DPS310) and with the driver that scan ran.  What to expect comes
+ * from the registry, so a new chip is covered, or named, here too.
+ */
+#define KIND_BUS0 10
+
+static void
+test_probe_registry(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct emu_chip *chips[16] = { NULL };
+
+	assert_true(emu_n_kinds <= sizeof(chips) / sizeof(chips[0]));
+	for (size_t i = 0; i < emu_n_kinds; i++) {
+		unsigned n = KIND_BUS0 + (unsigned)i;
+
+		assert_int_equal(i2c_mock_add_bus(f->tb.mock, n), 0);
+		chips[i] = emu_kinds[i].create(emu_kinds[i].addr);
+		assert_non_null(chips[i]);
+		chips[i]->timing = EMU_TIMING_INSTANT;
+		emu_kinds[i].set(chips[i], PA0, 21.0);
+		i2c_mock_attach(f->tb.mock, n, chips[i]);
+	}
+	struct program_result r = barod("--probe", NULL, NULL);
+	assert_int_equal(r.status, 0);
+	for (size_t i = 0; i < emu_n_kinds; i++) {
+		const struct baro_driver *drv =
+			baro_driver_find(emu_kinds[i].driver);
+		const char *name = emu_kinds[i].chip;
+		char want[160];
+
+		if (drv == NULL)
+			fail_msg("emulator %s/%s: no driver %s registered",
+				 emu_kinds[i].driver, name, emu_kinds[i].driver);
+		for (size_t c = 0; c < drv->n_chips; c++)
+			if (strcmp(drv->chips[c].name, name) == 0 &&
+			    drv->chips[c].scan_finds != NULL)
+				name = drv->chips[c].scan_finds;
+		const struct baro_driver *scanner = scanner_of(name);
+		if (scanner == NULL)
+			fail_msg("%s/%s: no scanning driver has %s",
+				 emu_kinds[i].driver, emu_kinds[i].chip, name);
+		snprintf(want, sizeof(want), "# %s on /dev/i2c-%u at 0x%02x "
+			 "(driver %s)\n", name, KIND_BUS0 + (unsigned)i,
+			 emu_kinds[i].addr, scanner->name);
+		if (strstr(r.out, want) == NULL)
+			fail_msg("%s/%s: barod --probe has no \"%.*s\":\n%s",
+				 emu_kinds[i].driver, emu_kinds[i].chip,
+				 (int)strlen(want) - 1, want, r.out);
+	}
+	/* And nothing else: the three chips of the fixture besides. */
+	char count[64];
+	snprintf(count, sizeof(count), "# %zu barometers found\n",
+		 emu_n_kinds + 3);
+	if (strstr(r.out, count) == NULL)
+		fail_msg("barod --probe: not \"%.*s\":\n%s",
+			 (int)strlen(count) - 1, count, r.out);
+	program_result_free(&r);
+	/* Nothing talks to the mock once barod is gone; teardown frees
+	 * it and its buses. */
+	for (size_t i = 0; i < emu_n_kinds; i++)
+		free(chips[i]);
 }
 
 static void
@@ -1310,6 +1391,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ms5611_keeps_rate, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_probe, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_registry, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_probe_write, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_probe_config_runs, setup,

@@ -132,36 +132,27 @@ convert(struct emu_bmp280 *e)
 }
 
 /* Register code to multiplier: 0 skipped, 1..5 = x1..x16. */
-static uint32_t
-mult(unsigned code)
-{
-	return code == 0 ? 0 : 1u << (code > 5 ? 4 : code - 1);
-}
-
 /* One measurement at the ctrl_meas settings: the datasheet's maximum
- * 1.25 + 2.3 osrs_t + (2.3 osrs_p + 0.575) ms, typical 1 + 2 osrs_t +
- * (2 osrs_p + 0.5). */
+ * or typical, as sensors/bmp280.c writes them once for the driver and
+ * its emulator. */
 static uint32_t
 meas_us(const struct emu_bmp280 *e)
 {
 	uint8_t ctrl = e->chip.regs[BMP280_REG_CTRL_MEAS];
-	uint32_t t = mult(ctrl >> 5 & 7), p = mult(ctrl >> 2 & 7);
+	unsigned t = ctrl >> 5 & 7, p = ctrl >> 2 & 7;
 
-	return emu_chip_duration(&e->chip,
-				 1250 + 2300 * t + (p ? 2300 * p + 575 : 0),
-				 1000 + 2000 * t + (p ? 2000 * p + 500 : 0));
+	return emu_chip_duration(&e->chip, bmp280_meas_time_us(t, p),
+				 bmp280_meas_typ_us(t, p));
 }
 
 static uint32_t
 standby_us(const struct emu_bmp280 *e)
 {
-	static const uint32_t bmp[8] = { 500, 62500, 125000, 250000, 500000,
-					 1000000, 2000000, 4000000 };
-	static const uint32_t bme[8] = { 500, 62500, 125000, 250000, 500000,
-					 1000000, 10000, 20000 };
 	unsigned code = e->chip.regs[BMP280_REG_CONFIG] >> 5;
 
-	return e->chip_id == BME280_CHIP_ID ? bme[code] : bmp[code];
+	return bmp280_standby_us(e->chip_id == BME280_CHIP_ID ?
+				 BMP280_VARIANT_BME280 : BMP280_VARIANT_BMP280,
+				 code);
 }
 
 /* What finished by now. */

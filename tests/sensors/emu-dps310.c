@@ -114,7 +114,8 @@ measure(struct emu_dps310 *e, uint8_t what)
 static uint32_t
 meas_us(const struct emu_dps310 *e, unsigned osr)
 {
-	uint32_t max = 2000u + (1600u << (osr > 7 ? 7 : osr));
+	/* Infineon's maximum, as the driver has it; no typical given. */
+	uint32_t max = dps310_meas_time_us(osr);
 
 	return emu_chip_duration(&e->chip, max, max / 10 * 9);
 }

@@ -59,13 +59,15 @@ convert(struct emu_lps22 *e)
 static uint32_t
 period_us(const struct emu_lps22 *e, unsigned code)
 {
-	static const uint32_t hz[8] = { 0, 1, 10, 25, 50, 75, 100, 200 };
-	bool hh = e->who_am_i == LPS22HH_WHO_AM_I;
+	enum lps22_variant v = e->who_am_i == LPS22HH_WHO_AM_I ?
+			       LPS22_VARIANT_HH : LPS22_VARIANT_HB;
 	uint32_t max;
 
+	/* One-shot (code 0) takes at most the fastest output period; the
+	 * rates are the driver's table (sensors/lps22.c), no typical given. */
 	if (code == 0)
-		code = hh ? 7 : 5;
-	max = 1000000u / hz[code];
+		code = lps22_odr_code(v, 0);
+	max = 1000000u / lps22_odr_hz(v, code);
 	return emu_chip_duration(&e->chip, max, max / 10 * 9);
 }
 

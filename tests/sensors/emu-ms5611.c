@@ -83,21 +83,14 @@ emu_ms5611_raw(enum ms5611_variant v, const uint16_t prom[MS5611_PROM_WORDS],
 	*d1 = solve(pressure_of, v, prom, *d2, pressure_pa);
 }
 
-/* Conversion times by OSR code (256 ... 4096, 8192): the MS5611-01BA
- * datasheet's maximum and typical, the MS5637-02BA03's maximum (its
- * typical taken as nine tenths).  The MS5607 has the MS5611's. */
+/* Conversion times by OSR code (256 ... 4096, 8192): the datasheets'
+ * maximum and typical, as sensors/ms5611.c writes them once for the
+ * driver and its emulator. */
 static uint32_t
 conv_us(const struct emu_ms5611 *e, unsigned code)
 {
-	static const uint32_t max5611[5] = { 600, 1170, 2280, 4540, 9040 };
-	static const uint32_t typ5611[5] = { 540, 1060, 2080, 4130, 8220 };
-	static const uint32_t max5637[6] = { 500, 1100, 2100, 4100, 8220,
-					     16440 };
-
-	if (e->variant == MS5611_VARIANT_MS5637)
-		return emu_chip_duration(&e->chip, max5637[code],
-					 max5637[code] / 10 * 9);
-	return emu_chip_duration(&e->chip, max5611[code], typ5611[code]);
+	return emu_chip_duration(&e->chip, ms5611_conv_time_us(e->variant, code),
+				 ms5611_conv_typ_us(e->variant, code));
 }
 
 static void

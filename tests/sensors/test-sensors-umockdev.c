@@ -22,6 +22,7 @@
 #include "emu-bmp388.h"
 #include "dps310.h"
 #include "emu-dps310.h"
+#include "emu-kinds.h"
 #include "emu-lps22.h"
 #include "emu-ms5611.h"
 #include "i2c-mock.h"
@@ -40,6 +41,11 @@
 #define BUS4_PATH "/dev/i2c-4"
 #define BUS5 5			/* MS5637, fixed at 0x76 */
 #define BUS5_PATH "/dev/i2c-5"
+/* The registry's chips, one emulator a bus from KIND_BUS0 on, in
+ * emu_kinds' order (emu-kinds.h): a bus each, so a chip is found by every
+ * driver at every address as it would be alone. */
+#define KIND_BUS0 20
+#define KINDS_MAX 16
 
 /* The BMP280's pressure step is 0.16-0.2 Pa.  The emulator computes with
  * the datasheet's double variant, the driver with the integer one; below
@@ -62,6 +68,7 @@ struct fixture {
 	struct emu_dps310 spl06;	/* bus 4, 0x76 */
 	struct emu_lps22 lps22hb;	/* bus 4, 0x5c */
 	struct emu_lps22 lps22hh;	/* bus 4, 0x5d */
+	struct emu_chip *kinds[KINDS_MAX];	/* emu_kinds' emulators */
 	struct baro_bus bus;
 	struct baro_dev dev;
 	char err[256];
@@ -128,6 +135,16 @@ setup(void **state)
 	};
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		all[i]->timing = EMU_TIMING_INSTANT;
+	assert_true(emu_n_kinds <= KINDS_MAX);
+	for (size_t i = 0; i < emu_n_kinds; i++) {
+		unsigned n = KIND_BUS0 + (unsigned)i;
+
+		assert_int_equal(i2c_mock_add_bus(f->mock, n), 0);
+		f->kinds[i] = emu_kinds[i].create(emu_kinds[i].addr);
+		assert_non_null(f->kinds[i]);
+		f->kinds[i]->timing = EMU_TIMING_INSTANT;
+		i2c_mock_attach(f->mock, n, f->kinds[i]);
+	}
 	f->bus.fd = -1;
 	*state = f;
 	return 0;
@@ -143,6 +160,8 @@ teardown(void **state)
 	baro_dev_close(&f->dev);
 	baro_bus_close(&f->bus);
 	i2c_mock_free(f->mock);
+	for (size_t i = 0; i < emu_n_kinds; i++)
+		free(f->kinds[i]);
 	free(f);
 	return 0;
 }
@@ -922,7 +941,7 @@ test_ms5607_variant_choice(void **state)
 	if (open_on(f, BUS3_PATH, &baro_driver_ms5607, 0x76, &cfg) != 0)
 		fail_msg("%s", f->err);
 	assert_int_equal(f->dev.variant, MS5611_VARIANT_MS5607);
-	assert_string_equal(f->dev.drv->variant_name(f->dev.variant), "MS5607");
+	assert_string_equal(baro_variant_name(f->dev.drv, f->dev.variant), "MS5607");
 	for (double pa = 40000.0; pa <= 110000.0; pa += 9000.0) {
 		emu_ms5611_set(&f->ms5607, pa, -10.0);
 		fresh_temperature(f);
@@ -957,7 +976,7 @@ test_ms5637(void **state)
 	if (open_on(f, BUS5_PATH, &baro_driver_ms5611, 0x76, &cfg) != 0)
 		fail_msg("%s", f->err);
 	assert_int_equal(f->dev.variant, MS5611_VARIANT_MS5637);
-	assert_string_equal(f->dev.drv->variant_name(f->dev.variant), "MS5637");
+	assert_string_equal(baro_variant_name(f->dev.drv, f->dev.variant), "MS5637");
 	/* OSR 8192 exists only on the MS5637: at most 16.44 ms. */
 	assert_int_equal(f->dev.config.osr_p, 32);
 	assert_int_equal(f->dev.period_us, 16440 + 1644);
@@ -1209,7 +1228,7 @@ test_spl06(void **state)
 	if (open_on(f, BUS4_PATH, &baro_driver_spl06, 0x76, &cfg) != 0)
 		fail_msg("%s", f->err);
 	assert_int_equal(f->dev.variant, DPS310_VARIANT_SPL06);
-	assert_string_equal(f->dev.drv->variant_name(f->dev.variant), "SPL06");
+	assert_string_equal(baro_variant_name(f->dev.drv, f->dev.variant), "SPL06");
 	assert_int_equal(f->spl06.reserved_writes, 0);
 	assert_int_equal(f->spl06.chip.regs[DPS310_REG_TMP_CFG] & DPS310_TMP_EXT,
 			 DPS310_TMP_EXT);
@@ -1758,14 +1777,6 @@ test_no_drdy_pin(void **state)
 	const struct baro_sensor_config off = { 0 };
 	assert_int_equal(baro_drdy_check(&baro_driver_ms5611, NULL, &off, f->err,
 					 sizeof(f->err)), 0);
-	/* Every family with a pin says so in its table. */
-	for (size_t i = 0; baro_drivers[i] != NULL; i++) {
-		const char *n = baro_drivers[i]->name;
-		bool pin = strcmp(n, "bmp388") == 0 || strcmp(n, "dps310") == 0 ||
-			   strcmp(n, "spl06") == 0 || strcmp(n, "lps22") == 0;
-
-		assert_int_equal(baro_drivers[i]->drdy_caps != 0, pin);
-	}
 }
 
 /* The emulators' times on a clock the test sets: an MS5611 conversion
@@ -1841,18 +1852,6 @@ test_emu_timing(void **state)
 /* ------------------------------------------------------------------ */
 /* Conversion timing against the datasheets' maximum times */
 
-static unsigned
-log2u(unsigned v)
-{
-	unsigned n = 0;
-
-	while (v > 1) {
-		v >>= 1;
-		n++;
-	}
-	return n;
-}
-
 static uint64_t
 mono_us(void)
 {
@@ -1860,48 +1859,6 @@ mono_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-struct timing_case {
-	const char *chip;
-	const struct baro_driver *drv;
-	const char *path;
-	uint8_t addr;
-	bool fastest;		/* else the driver's defaults */
-	enum baro_mode mode;
-};
-
-/* The longest a conversion started by the driver may take, from the
- * drivers' own timing functions (each cites its datasheet's maximum):
- * in forced mode one start's conversion, in normal mode the first
- * result after the mode write. */
-static uint32_t
-datasheet_max_us(const struct baro_dev *dev, enum baro_mode mode)
-{
-	const struct baro_sensor_config *c = &dev->config;
-	const char *name = dev->drv->name;
-	bool forced = mode == BARO_MODE_FORCED;
-
-	if (strcmp(name, "bmp280") == 0)
-		return bmp280_meas_time_us(log2u(c->osr_t) + 1,
-					   log2u(c->osr_p) + 1);
-	if (strcmp(name, "bmp388") == 0)
-		return bmp388_meas_time_us(log2u(c->osr_t), log2u(c->osr_p));
-	if (strcmp(name, "ms5611") == 0) {
-		uint32_t p = ms5611_conv_time_us(dev->variant, log2u(c->osr_p));
-		uint32_t t = ms5611_conv_time_us(dev->variant, log2u(c->osr_t));
-		return p > t ? p : t;
-	}
-	if (strcmp(name, "dps310") == 0 || strcmp(name, "spl06") == 0) {
-		uint32_t p = dps310_meas_time_us(log2u(c->osr_p));
-		uint32_t t = dps310_meas_time_us(log2u(c->osr_t));
-		return forced ? (p > t ? p : t) : p + t;
-	}
-	/* LPS22: no one-shot time in the datasheets, so the fastest
-	 * output period; continuous, the first result one period on. */
-	enum lps22_variant v = dev->variant;
-	return 1000000u / (forced ? lps22_odr_hz(v, lps22_odr_code(v, 0))
-				  : c->rate_hz);
 }
 
 /* Runs the device as barod does, without a timer: every read at least
@@ -1946,86 +1903,236 @@ run_as_barod(struct fixture *f, unsigned want, unsigned max_reads)
 	return got;
 }
 
+/* ------------------------------------------------------------------ */
+/* Every registered chip, from the registry and emu-kinds.c            */
+
+/* The emulator on the bus of a registered driver's chip, or a failure
+ * naming the chip that has none. */
+static size_t
+kind_index(const struct baro_driver *drv, const struct baro_chip *chip)
+{
+	const struct emu_kind *k = emu_kind_find(drv->name, chip->name);
+
+	if (k == NULL)
+		fail_msg("driver %s, chip %s: no emulator in "
+			 "tests/sensors/emu-kinds.c", drv->name, chip->name);
+	return (size_t)(k - emu_kinds);
+}
+
+/* Opens kind i's chip with drv (the bus its own). */
+static int
+open_kind(struct fixture *f, size_t i, const struct baro_driver *drv,
+	  const struct baro_sensor_config *cfg)
+{
+	char path[32];
+
+	baro_dev_close(&f->dev);
+	baro_bus_close(&f->bus);
+	baro_bus_path(KIND_BUS0 + (unsigned)i, path, sizeof(path));
+	return open_on(f, path, drv, emu_kinds[i].addr, cfg);
+}
+
 /*
- * Every driver at its defaults and at its fastest settings, both modes,
- * against an emulator whose conversions take the datasheet's maximum:
- * ready_us leaves at least a tenth (100 us for the shortest) over the
- * maximum, forced mode's period is never below it, and run as barod
- * runs it no read comes early.  Prints the margins for the closing note.
+ * The registry and the emulators agree, both ways: every registered
+ * driver has its chips table, its datasheet timing and, for each chip,
+ * an emulator; every emulator is for a registered driver's chip; a chip
+ * a scan reports as another names one a scanning driver has.  What is
+ * missing is named, never taken for some default.
+ */
+static void
+test_registry(void **state)
+{
+	(void)state;
+	for (size_t d = 0; baro_drivers[d] != NULL; d++) {
+		const struct baro_driver *drv = baro_drivers[d];
+
+		if (drv->n_chips == 0 || drv->chips == NULL)
+			fail_msg("driver %s: no chips table", drv->name);
+		if (drv->max_conv_us == NULL)
+			fail_msg("driver %s: no max_conv_us", drv->name);
+		assert_ptr_equal(baro_driver_find(drv->name), drv);
+		for (size_t c = 0; c < drv->n_chips; c++) {
+			const struct baro_chip *chip = &drv->chips[c];
+
+			(void)kind_index(drv, chip);
+			assert_string_equal(baro_variant_name(drv, chip->variant),
+					    chip->name);
+			if (chip->scan_finds == NULL)
+				continue;
+			/* Only a driver no scan runs can have such a chip. */
+			if (drv->n_addrs != 0)
+				fail_msg("driver %s scans, yet %s is found as %s",
+					 drv->name, chip->name, chip->scan_finds);
+			bool found = false;
+			for (size_t e = 0; baro_drivers[e] != NULL; e++)
+				for (size_t k = 0; k < baro_drivers[e]->n_chips;
+				     k++)
+					found = found ||
+						(baro_drivers[e]->n_addrs > 0 &&
+						 strcmp(baro_drivers[e]->chips[k].name,
+							chip->scan_finds) == 0);
+			if (!found)
+				fail_msg("driver %s: %s is found as %s, which no "
+					 "scanning driver has", drv->name,
+					 chip->name, chip->scan_finds);
+		}
+	}
+	for (size_t i = 0; i < emu_n_kinds; i++) {
+		const struct baro_driver *drv = baro_driver_find(emu_kinds[i].driver);
+		bool found = false;
+
+		if (drv == NULL)
+			fail_msg("emulator %s/%s: no driver %s registered in "
+				 "sensors/driver.c", emu_kinds[i].driver,
+				 emu_kinds[i].chip, emu_kinds[i].driver);
+		for (size_t c = 0; c < drv->n_chips; c++)
+			found = found ||
+				strcmp(drv->chips[c].name, emu_kinds[i].chip) == 0;
+		if (!found)
+			fail_msg("emulator %s/%s: not in the %s driver's chips",
+				 emu_kinds[i].driver, emu_kinds[i].chip,
+				 drv->name);
+	}
+}
+
+/*
+ * Data-ready as each driver's table says, on its emulators: a driver
+ * with a pin drives it (the emulated pin goes active as results come);
+ * one without refuses the setting, naming the chip, before anything is
+ * written (the probe's reads only).
+ */
+static void
+test_registry_drdy(void **state)
+{
+	struct fixture *f = fixture(state);
+	const struct baro_sensor_config cfg = {
+		.drdy = BARO_DRDY_ACTIVE_HIGH,
+		.rate_hz = 50,
+	};
+
+	for (size_t d = 0; baro_drivers[d] != NULL; d++) {
+		const struct baro_driver *drv = baro_drivers[d];
+
+		for (size_t c = 0; c < drv->n_chips; c++) {
+			size_t i = kind_index(drv, &drv->chips[c]);
+			struct emu_chip *emu = f->kinds[i];
+			unsigned asserts = emu->int_asserts;
+			int ret = open_kind(f, i, drv, &cfg);
+
+			if (!(drv->drdy_caps & BARO_DRDY_CAP_PIN)) {
+				char want[64];
+
+				snprintf(want, sizeof(want), "%s ",
+					 drv->chips[c].name);
+				if (ret != -EOPNOTSUPP)
+					fail_msg("%s/%s: drdy without a pin: %d",
+						 drv->name, drv->chips[c].name,
+						 ret);
+				assert_err_names(f, want);
+				assert_err_names(f, "no data-ready pin");
+				assert_null(f->dev.priv);
+				continue;
+			}
+			if (ret != 0)
+				fail_msg("%s/%s: %s", drv->name,
+					 drv->chips[c].name, f->err);
+			if (run_as_barod(f, 3, 12) != 3)
+				fail_msg("%s/%s: no samples: %s", drv->name,
+					 drv->chips[c].name, f->err);
+			if (emu->int_asserts == asserts)
+				fail_msg("%s/%s: the table says it has a "
+					 "data-ready pin, the chip's pin never "
+					 "went active", drv->name,
+					 drv->chips[c].name);
+		}
+	}
+}
+
+/* The longest a conversion started by the driver may take: the
+ * driver's table's datasheet maximum (struct baro_driver.max_conv_us). */
+static uint32_t
+datasheet_max_us(const struct baro_dev *dev)
+{
+	if (dev->drv->max_conv_us == NULL)
+		fail_msg("driver %s: no max_conv_us in its table",
+			 dev->drv->name);
+	return dev->drv->max_conv_us(dev);
+}
+
+/*
+ * Every registered chip at its driver's defaults and at its fastest
+ * settings, both modes, against its emulator whose conversions take the
+ * datasheet's maximum: ready_us is the datasheet maximum plus
+ * baro_ready_us()'s margin (at least a tenth, 100 us for the shortest),
+ * forced mode's period is never below it, and run as barod runs it no
+ * read comes early.  Prints the margins for the closing note.
  */
 static void
 test_timing_margins(void **state)
 {
 	struct fixture *f = fixture(state);
-	struct emu_chip *emus[] = {
-		&f->bmp280.chip, &f->bmp388.chip, &f->ms5611.chip,
-		&f->ms5637.chip, &f->dps310.chip, &f->spl06.chip,
-		&f->lps22hb.chip, &f->lps22hh.chip,
-	};
-	static const struct {
-		const char *chip;
-		const struct baro_driver *drv;
-		const char *path;
-		uint8_t addr;
-		unsigned emu;
-	} chips[] = {
-		{ "BMP280", &baro_driver_bmp280, BUS_PATH, 0x76, 0 },
-		{ "BMP388", &baro_driver_bmp388, BUS2_PATH, 0x76, 1 },
-		{ "MS5611", &baro_driver_ms5611, BUS3_PATH, 0x77, 2 },
-		{ "MS5637", &baro_driver_ms5611, BUS5_PATH, 0x76, 3 },
-		{ "DPS310", &baro_driver_dps310, BUS4_PATH, 0x77, 4 },
-		{ "SPL06", &baro_driver_spl06, BUS4_PATH, 0x76, 5 },
-		{ "LPS22HB", &baro_driver_lps22, BUS4_PATH, 0x5c, 6 },
-		{ "LPS22HH", &baro_driver_lps22, BUS4_PATH, 0x5d, 7 },
-	};
 
-	for (size_t i = 0; i < sizeof(emus) / sizeof(emus[0]); i++)
-		emus[i]->timing = EMU_TIMING_MAX;
-	print_message("%-8s %-8s %-7s %8s %8s %14s %9s\n", "chip", "settings",
-		      "mode", "max us", "ready us", "margin us (%)",
-		      "period us");
-	for (size_t c = 0; c < sizeof(chips) / sizeof(chips[0]); c++) {
-		for (int k = 0; k < 4; k++) {
-			bool fastest = k & 1;
-			enum baro_mode mode = k & 2 ? BARO_MODE_FORCED
-						    : BARO_MODE_NORMAL;
-			/* Fastest: the least oversampling, at the rate that
-			 * allows (rate 0); the LPS22 has no oversampling. */
-			struct baro_sensor_config cfg = {
-				.osr_p = fastest ? 1 : 0,
-				.osr_t = fastest ? 1 : 0,
-				.mode = mode,
-			};
-			struct emu_chip *emu = emus[chips[c].emu];
+	for (size_t i = 0; i < emu_n_kinds; i++)
+		f->kinds[i]->timing = EMU_TIMING_MAX;
+	print_message("%-8s %-6s %-8s %-7s %8s %8s %14s %9s\n", "chip",
+		      "driver", "settings", "mode", "max us", "ready us",
+		      "margin us (%)", "period us");
+	for (size_t d = 0; baro_drivers[d] != NULL; d++) {
+		const struct baro_driver *drv = baro_drivers[d];
 
-			baro_dev_close(&f->dev);
-			baro_bus_close(&f->bus);
-			if (open_on(f, chips[c].path, chips[c].drv, chips[c].addr,
-				    &cfg) != 0)
-				fail_msg("%s: %s", chips[c].chip, f->err);
-			uint32_t max = datasheet_max_us(&f->dev, mode);
-			uint32_t ready = f->dev.ready_us;
-			uint32_t least = max / 10 > 100 ? max / 10 : 100;
+		for (size_t c = 0; c < drv->n_chips; c++) {
+			const char *name = drv->chips[c].name;
+			size_t i = kind_index(drv, &drv->chips[c]);
+			struct emu_chip *emu = f->kinds[i];
 
-			print_message("%-8s %-8s %-7s %8u %8u %7u (%4.1f) %9u\n",
-				      chips[c].chip, fastest ? "fastest" :
-				      "default", mode == BARO_MODE_FORCED ?
-				      "forced" : "normal", max, ready,
-				      ready - max, 100.0 * (ready - max) / max,
-				      f->dev.period_us);
-			if (ready < max + least)
-				fail_msg("%s: ready %u us, maximum %u us",
-					 chips[c].chip, ready, max);
-			if (mode == BARO_MODE_FORCED && f->dev.period_us < ready)
-				fail_msg("%s: period %u us < ready %u us",
-					 chips[c].chip, f->dev.period_us, ready);
-			unsigned early = emu->early_reads;
-			/* The pipelined chips spend every eighth read on a
-			 * temperature. */
-			if (run_as_barod(f, 3, 12) != 3)
-				fail_msg("%s: no samples: %s", chips[c].chip,
-					 f->err);
-			assert_int_equal(emu->early_reads, early);
+			for (int k = 0; k < 4; k++) {
+				bool fastest = k & 1;
+				enum baro_mode mode = k & 2 ? BARO_MODE_FORCED
+							    : BARO_MODE_NORMAL;
+				/* Fastest: the least oversampling, at the
+				 * rate that allows (rate 0); the LPS22 has no
+				 * oversampling. */
+				struct baro_sensor_config cfg = {
+					.osr_p = fastest ? 1 : 0,
+					.osr_t = fastest ? 1 : 0,
+					.mode = mode,
+				};
+
+				if (open_kind(f, i, drv, &cfg) != 0)
+					fail_msg("%s/%s: %s", drv->name, name,
+						 f->err);
+				uint32_t max = datasheet_max_us(&f->dev);
+				uint32_t ready = f->dev.ready_us;
+				uint32_t least = max / 10 > 100 ? max / 10 : 100;
+
+				print_message("%-8s %-6s %-8s %-7s %8u %8u "
+					      "%7u (%4.1f) %9u\n", name,
+					      drv->name, fastest ? "fastest" :
+					      "default", mode == BARO_MODE_FORCED
+					      ? "forced" : "normal", max, ready,
+					      ready - max,
+					      100.0 * (ready - max) / max,
+					      f->dev.period_us);
+				if (ready < max + least)
+					fail_msg("%s/%s: ready %u us, maximum "
+						 "%u us", drv->name, name, ready,
+						 max);
+				if (mode == BARO_MODE_FORCED &&
+				    f->dev.period_us < ready)
+					fail_msg("%s/%s: period %u us < ready "
+						 "%u us", drv->name, name,
+						 f->dev.period_us, ready);
+				unsigned early = emu->early_reads;
+				/* The pipelined chips spend every eighth
+				 * read on a temperature. */
+				if (run_as_barod(f, 3, 12) != 3)
+					fail_msg("%s/%s: no samples: %s",
+						 drv->name, name, f->err);
+				if (emu->early_reads != early)
+					fail_msg("%s/%s: %u reads before the "
+						 "datasheet maximum", drv->name,
+						 name, emu->early_reads - early);
+			}
 		}
 	}
 }
@@ -2055,64 +2162,80 @@ test_early_reads(void **state)
 	baro_dev_close(&f->dev);
 	baro_bus_close(&f->bus);
 
-	static const struct {
-		const struct baro_driver *drv;
-		const char *path;
-		uint8_t addr;
-		const char *msg;
-	} regs[] = {
-		{ &baro_driver_bmp280, BUS_PATH, 0x76, "conversion not finished" },
-		{ &baro_driver_bmp388, BUS2_PATH, 0x76, "conversion not finished" },
-		{ &baro_driver_dps310, BUS4_PATH, 0x77, "measurement not finished" },
-		{ &baro_driver_lps22, BUS4_PATH, 0x5c, "conversion not finished" },
-	};
-	struct emu_chip *emus[] = { &f->bmp280.chip, &f->bmp388.chip,
-				    &f->dps310.chip, &f->lps22hb.chip };
-	for (size_t i = 0; i < 4; i++) {
-		emus[i]->timing = EMU_TIMING_MAX;
-		if (open_on(f, regs[i].path, regs[i].drv, regs[i].addr,
-			    &forced) != 0)
-			fail_msg("%s", f->err);
-		assert_int_equal(f->dev.drv->start(&f->dev, f->err,
-						   sizeof(f->err)), 0);
-		assert_true(f->dev.started);
-		assert_int_equal(f->dev.drv->read(&f->dev, 1, &s, f->err,
-						  sizeof(f->err)), -EAGAIN);
-		assert_non_null(strstr(f->err, regs[i].msg));
-		assert_int_equal(emus[i]->early_reads, 1);
-		/* Its ready time later the same conversion is there (the
-		 * DPS310 measures a temperature first, then the pressure). */
-		int ret = -EAGAIN;
-		for (int n = 0; n < 2 && ret == -EAGAIN; n++) {
-			baro_sleep_us(f->dev.ready_us);
-			ret = f->dev.drv->read(&f->dev, 2, &s, f->err,
-					       sizeof(f->err));
+	/* Every registered chip the same way, on its emulator. */
+	for (size_t d = 0; baro_drivers[d] != NULL; d++) {
+		const struct baro_driver *drv = baro_drivers[d];
+
+		for (size_t c = 0; c < drv->n_chips; c++) {
+			const char *name = drv->chips[c].name;
+			size_t i = kind_index(drv, &drv->chips[c]);
+			struct emu_chip *emu = f->kinds[i];
+
+			emu->timing = EMU_TIMING_MAX;
+			emu->early_reads = 0;
+			if (open_kind(f, i, drv, &forced) != 0)
+				fail_msg("%s/%s: %s", drv->name, name, f->err);
+			assert_int_equal(f->dev.drv->start(&f->dev, f->err,
+							   sizeof(f->err)), 0);
+			assert_true(f->dev.started);
+			assert_int_equal(f->dev.drv->read(&f->dev, 1, &s, f->err,
+							  sizeof(f->err)),
+					 -EAGAIN);
+			if (strstr(f->err, emu_kinds[i].early_msg) == NULL)
+				fail_msg("%s/%s: early read said \"%s\"",
+					 drv->name, name, f->err);
+			assert_int_equal(emu->early_reads, 1);
+			/* Its ready time later the same conversion is there
+			 * (a temperature first: the DPS310s measure one
+			 * before the pressure, the MS56xx start with a
+			 * temperature slot). */
+			int ret = -EAGAIN;
+			for (int n = 0; n < 3 && ret == -EAGAIN; n++) {
+				baro_sleep_us(f->dev.ready_us);
+				ret = f->dev.drv->read(&f->dev, 2, &s, f->err,
+						       sizeof(f->err));
+			}
+			if (ret != 0)
+				fail_msg("%s/%s: %s", drv->name, name, f->err);
+			assert_int_equal(emu->early_reads, 1);
+			baro_dev_close(&f->dev);
+			baro_bus_close(&f->bus);
 		}
-		if (ret != 0)
-			fail_msg("%s: %s", regs[i].drv->name, f->err);
-		assert_int_equal(emus[i]->early_reads, 1);
-		baro_dev_close(&f->dev);
-		baro_bus_close(&f->bus);
 	}
 }
 
-/* Every driver over its addresses on every bus finds exactly the chips
- * there, each by the right family: BME280 and BMP390 share the id 0x60
- * but at different registers; the MS56xx probe reads PROMs of register
- * chips, the register drivers read an MS56xx, and none is fooled. */
+/*
+ * A scan (every driver at each of its addresses) of a bus with one
+ * registered chip finds exactly that chip at its address, by the name
+ * its table says a scan gives (an MS5607 is an MS5611 to a scan, an
+ * SPL06 a DPS310: those drivers are chosen by name).  BME280 and BMP390
+ * share the id 0x60 at different registers; the MS56xx probe reads
+ * PROMs of register chips, the register drivers read an MS56xx: none is
+ * fooled.
+ */
 static void
 test_probe_all(void **state)
 {
 	struct fixture *f = fixture(state);
-	const char *paths[] = { BUS_PATH, BUS2_PATH, BUS3_PATH, BUS4_PATH,
-				BUS5_PATH };
-	const unsigned nums[] = { BUS, BUS2, BUS3, BUS4, BUS5 };
-	char found[256] = "";
 
-	for (size_t b = 0; b < sizeof(nums) / sizeof(nums[0]); b++) {
+	for (size_t i = 0; i < emu_n_kinds; i++) {
+		const struct baro_driver *own = baro_driver_find(emu_kinds[i].driver);
+		char path[32], want[64], found[256] = "";
 		struct baro_bus bus;
 
-		if (baro_bus_open(&bus, paths[b], f->err, sizeof(f->err)) != 0)
+		if (own == NULL)
+			fail_msg("emulator %s/%s: no driver %s registered",
+				 emu_kinds[i].driver, emu_kinds[i].chip,
+				 emu_kinds[i].driver);
+		strcpy(want, "(not in the driver's chips) ");
+		for (size_t c = 0; c < own->n_chips; c++)
+			if (strcmp(own->chips[c].name, emu_kinds[i].chip) == 0)
+				snprintf(want, sizeof(want), "%s@%02x ",
+					 own->chips[c].scan_finds != NULL ?
+					 own->chips[c].scan_finds :
+					 own->chips[c].name, emu_kinds[i].addr);
+		baro_bus_path(KIND_BUS0 + (unsigned)i, path, sizeof(path));
+		if (baro_bus_open(&bus, path, f->err, sizeof(f->err)) != 0)
 			fail_msg("%s", f->err);
 		for (size_t d = 0; baro_drivers[d] != NULL; d++) {
 			const struct baro_driver *drv = baro_drivers[d];
@@ -2124,21 +2247,25 @@ test_probe_all(void **state)
 
 				if (v == -ENODEV)
 					continue;
-				assert_true(v >= 0);
-				snprintf(one, sizeof(one), "%s@%u:%02x ",
-					 drv->variant_name(v), nums[b], drv->addrs[a]);
+				if (v < 0)
+					fail_msg("%s/%s: %s probe: %s",
+						 emu_kinds[i].driver,
+						 emu_kinds[i].chip, drv->name,
+						 f->err);
+				snprintf(one, sizeof(one), "%s@%02x ",
+					 baro_variant_name(drv, v), drv->addrs[a]);
 				strcat(found, one);
 			}
 		}
 		baro_bus_close(&bus);
+		if (strcmp(found, want) != 0)
+			fail_msg("%s/%s: a scan found \"%s\", its table says "
+				 "\"%s\"", emu_kinds[i].driver, emu_kinds[i].chip,
+				 found, want);
 	}
-	/* The MS5607 at 3:76 is an MS5611 to a scan and the SPL06 at 4:76
-	 * a DPS310: nothing on the bus tells them apart (the "ms5607" and
-	 * "spl06" drivers are chosen by name). */
-	assert_string_equal(found, "BMP280@1:76 BME280@1:77 BMP388@2:76 "
-				   "BMP390@2:77 MS5611@3:76 MS5611@3:77 "
-				   "DPS310@4:77 DPS310@4:76 LPS22HB@4:5c "
-				   "LPS22HH@4:5d MS5637@5:76 ");
+	/* And a chip chosen by name is what it is: the ms5607 and spl06
+	 * drivers give their own chips (test_registry_drdy and the timing
+	 * tests open every chip with its own driver). */
 }
 
 int
@@ -2187,6 +2314,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dps310_drdy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lps22_drdy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_drdy_pin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_drdy, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_probe_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timing_margins, setup,
 						teardown),

@@ -106,7 +106,7 @@ scan_bus(struct probe *p, const char *path, FILE *errs)
 			taken[addr] = true;
 			snprintf(comment, sizeof(comment),
 				 "%s on %s at 0x%02x (driver %s)",
-				 drv->variant_name(v), path, addr, drv->name);
+				 baro_variant_name(drv, v), path, addr, drv->name);
 			snprintf(body, sizeof(body),
 				 "bus = %s\naddress = 0x%02x\ndriver = %s",
 				 bus_text, addr, drv->name);

@@ -221,7 +221,7 @@ attach(struct hw_sensor *s, char *err, size_t errlen)
 		s->dev_open = true;
 		s->period_us = s->dev.period_us;
 		snprintf(s->what, sizeof(s->what), "%s %s 0x%02x",
-			 s->dev.drv->variant_name(s->dev.variant), s->cfg.bus,
+			 baro_variant_name(s->dev.drv, s->dev.variant), s->cfg.bus,
 			 s->cfg.address);
 		s->started = false;
 		s->ready_at_us = 0;
