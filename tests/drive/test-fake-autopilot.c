@@ -483,6 +483,147 @@ test_ardupilot_flight(void **state)
 	gcs_close(&g2);
 }
 
+static bool
+baro_unhealthy(const struct gcs *g)
+{
+	return !(g->ss.sensors_health & MAV_SYS_STATUS_SENSOR_ABSOLUTE_PRESSURE);
+}
+
+static bool
+baro_healthy(const struct gcs *g)
+{
+	return !baro_unhealthy(g);
+}
+
+static bool
+drifted_2m(const struct gcs *g)
+{
+	return est_m(g) > 2.0;
+}
+
+/* ArduPilot's other SIM_BARO_* knobs, on the ground: DISABLE leaves the
+ * baro unhealthy and the estimate where it was; DRIFT walks the
+ * estimate (slowly: never past the gate); FREEZE holds the pressure the
+ * log shows. */
+static void
+test_ardupilot_baro_params(void **state)
+{
+	static struct gcs g;
+	char csv[512];
+
+	(void)state;
+	gcs_open(&g);
+	harness_path(&harness, csv, sizeof(csv), "params.csv");
+	pid_t pid = spawn("params.log", "ardupilot", &g, NULL, csv, "--speed",
+			  "4");
+	assert_true(pump_until(&g, NULL, heard, 5000));
+	assert_true(baro_healthy(&g));
+	param_set(&g, "SIM_BARO_DISABLE", 1.0f);
+	assert_true(pump_until(&g, NULL, baro_unhealthy, 2000));
+	assert_false(g.est_flags & AP_PEER_EKF_BARO_REJECTED);
+	param_set(&g, "SIM_BARO_DISABLE", 0.0f);
+	assert_true(pump_until(&g, NULL, baro_healthy, 2000));
+	/* 1 m/s: past 2 m within 3 s of its clock, never rejected. */
+	param_set(&g, "SIM_BARO_DRIFT", 1.0f);
+	assert_true(pump_until(&g, NULL, drifted_2m, 2000));
+	assert_false(g.est_flags & AP_PEER_EKF_BARO_REJECTED);
+	assert_null(strstr(g.text, "rejected"));
+	param_set(&g, "SIM_BARO_DRIFT", 0.0f);
+	param_set(&g, "SIM_BARO_FREEZE", 1.0f);
+	pump_for(&g, NULL, 1000);
+	assert_int_equal(harness_stop(&harness, pid, NULL), 0);
+
+	/* The last two seconds of its clock: one pressure, frozen. */
+	FILE *f = fopen(csv, "r");
+	assert_non_null(f);
+	char line[256];
+	double pa[400];
+	size_t n = 0;
+	assert_non_null(fgets(line, sizeof(line), f));
+	while (n < 400 && fgets(line, sizeof(line), f)) {
+		unsigned long long t;
+		double tr, ekf;
+		assert_int_equal(sscanf(line, "%llu,%lf,%lf,%lf", &t, &pa[n],
+					&tr, &ekf),
+				 4);
+		n++;
+	}
+	fclose(f);
+	assert_true(n > 40);
+	for (size_t i = n - 20; i < n; i++)
+		assert_float_equal(pa[i], pa[n - 1], 0);
+	/* ... and before the freeze it moved (noise, drift). */
+	bool moved = false;
+	for (size_t i = 1; i < n - 20; i++)
+		moved |= pa[i] != pa[i - 1];
+	assert_true(moved);
+	gcs_close(&g);
+}
+
+static bool
+glitch_back_to_0(const struct gcs *g)
+{
+	return strstr(g->text, "EKF: baro rejected") &&
+	       strcmp(g->pv.param_id, "SIM_BARO_GLITCH") == 0 &&
+	       g->pv.param_value == 0.0f;
+}
+
+/* The campaign's shape: a flight driver (here) on one --out, baro-drive
+ * on the other (udpin) running a scenario on the autopilot's clock: its
+ * 20 m glitch is rejected in flight, and baro-drive puts it back. */
+static void
+test_driven_by_baro_drive(void **state)
+{
+	static struct gcs g, bd;
+	char csv[512], scn[512], rec[512], state_path[512], connect[64];
+
+	(void)state;
+	gcs_open(&g);
+	gcs_open(&bd);	/* only its port: baro-drive binds it */
+	close(bd.fd);
+	harness_path(&harness, csv, sizeof(csv), "driven.csv");
+	harness_write(&harness, scn, sizeof(scn), "driven.scn",
+		      "at 1s glitch 0 20 for 2s\nat 4s end\n");
+	harness_path(&harness, rec, sizeof(rec), "driven-record.csv");
+	harness_path(&harness, state_path, sizeof(state_path),
+		     "driven.state");
+	snprintf(connect, sizeof(connect), "udpin:127.0.0.1:%u", bd.port);
+	pid_t ap = spawn("driven-ap.log", "ardupilot", &g, &bd, csv,
+			 "--speed", "2");
+	assert_true(pump_until(&g, NULL, heard, 5000));
+	assert_int_equal(command(&g, NULL, MAV_CMD_DO_SET_MODE, 1,
+				 AP_COPTER_GUIDED, 0, 0),
+			 MAV_RESULT_ACCEPTED);
+	assert_int_equal(command(&g, NULL, MAV_CMD_COMPONENT_ARM_DISARM, 1, 0,
+				 0, 0),
+			 MAV_RESULT_ACCEPTED);
+	assert_int_equal(command(&g, NULL, MAV_CMD_NAV_TAKEOFF, 0, 0, 0, 10),
+			 MAV_RESULT_ACCEPTED);
+	assert_true(pump_until(&g, NULL, at_10m, 6000));
+
+	const char *fake = harness.barod;
+	harness.barod = getenv("BARO_DRIVE");
+	assert_non_null(harness.barod);
+	const char *args[] = { "--autopilot", "ardupilot", "--scenario", scn,
+			       "--connect", connect, "--state", state_path,
+			       "--record", rec, "--wait", "20", NULL };
+	pid_t drive = harness_spawn(&harness, "driven-drive.log", args);
+	harness.barod = fake;
+	assert_true(pump_until(&g, NULL, glitch_back_to_0, 15000));
+	int code = harness_wait_exit(&harness, drive, NULL);
+	char *log = harness_log(&harness, drive);
+	if (code != 0)
+		fail_msg("baro-drive: exit %d\n%s", code, log);
+	assert_non_null(strstr(log, "done: the scenario ran to its end"));
+	free(log);
+	/* Rejected, not leaked: the estimate held near 10 m. */
+	assert_true(fabs(est_m(&g) - 10.0) < 1.5);
+	assert_true(armed(&g));
+	assert_int_equal(harness_stop(&harness, ap, NULL), 0);
+	check_log(csv);
+	gcs_close(&g);
+}
+
 /* PX4: its mode encoding, takeoff to an AMSL altitude, DO_SET_MODE,
  * SIM_BARO_OFF_P (taken at its next whole second) rejected, land. */
 static void
@@ -635,6 +776,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		harness_unit_test(test_ardupilot_flight, &harness),
+		harness_unit_test(test_ardupilot_baro_params, &harness),
+		harness_unit_test(test_driven_by_baro_drive, &harness),
 		harness_unit_test(test_px4_flight, &harness),
 		harness_unit_test(test_crash_at, &harness),
 		harness_unit_test(test_hang_at, &harness),

@@ -378,19 +378,31 @@ fly_tick(struct ap_peer *p)
 			}
 		}
 	}
-	/* The baro: ArduPilot's glitch lifts the altitude it reads, PX4's
-	 * offset adds pascals (once sensor_baro_sim has taken it), PX4's
-	 * injected failure stops it (off) or holds its last reading. */
+	/* The baro.  ArduPilot (AP_Baro_SITL, the first baro): GLITCH
+	 * lifts the altitude it reads, DRIFT (m/s) integrates into it,
+	 * DISABLE stops it, FREEZE holds its last reading; RND is not
+	 * modelled (the noise is the seeded 0.1 m).  PX4: the offset adds
+	 * pascals (once sensor_baro_sim has taken it), the injected failure
+	 * stops it (off) or holds its last reading (stuck). */
 	double noise = 0.1 * gauss(v);
-	float glitch = px4(p) ? 0.0f : ap_peer_get(p, "SIM_BARO_GLITCH");
+	float glitch = 0.0f;
+	bool hold = false;
+	if (px4(p)) {
+		v->baro_ok = p->inject != PX4_FAILURE_OFF;
+		hold = p->inject == PX4_FAILURE_STUCK;
+	} else {
+		glitch = ap_peer_get(p, "SIM_BARO_GLITCH");
+		v->drift_m += (double)ap_peer_get(p, "SIM_BARO_DRIFT") * dt;
+		v->baro_ok = ap_peer_get(p, "SIM_BARO_DISABLE") == 0.0f;
+		hold = ap_peer_get(p, "SIM_BARO_FREEZE") != 0.0f;
+	}
 	float pa, t;
 	atmos_1976_pressure_temperature(
-		(float)(v->home_m + v->truth_m + noise) + glitch, &pa, &t);
+		(float)(v->home_m + v->truth_m + noise + v->drift_m) + glitch,
+		&pa, &t);
 	if (px4(p))
 		pa += p->offp_applied;
-	v->baro_ok = !(px4(p) && p->inject == PX4_FAILURE_OFF);
-	if (v->baro_ok && !(px4(p) && p->inject == PX4_FAILURE_STUCK &&
-			    v->pressure_pa != 0.0f))
+	if (v->baro_ok && !hold)
 		v->pressure_pa = pa;
 	/* The estimate: a first-order filter on the baro behind a gate. */
 	if (v->baro_ok) {

@@ -102,7 +102,8 @@ struct ap_peer_flight {
 	double est_m;		/* the estimate, above home */
 	bool est_init;
 	float pressure_pa;	/* the baro's last reading */
-	bool baro_ok;		/* read this tick (PX4 baro off: no) */
+	bool baro_ok;		/* read this tick (baro off: no) */
+	double drift_m;		/* ArduPilot's SIM_BARO_DRIFT so far */
 	double innov_m;
 	bool rejecting, failsafe_done;
 	double reject_s;	/* continuous rejection so far */

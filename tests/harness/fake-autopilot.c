@@ -59,7 +59,11 @@
  * The truth climbs at 2 m/s to the takeoff altitude, holds, descends at
  * 1 m/s in LAND and disarms on touchdown.
  *
- * The baro reads the truth plus the faults and noise (0.1 m, seeded).
+ * The baro reads the truth plus the faults and noise (0.1 m, seeded):
+ * ArduPilot's SIM_BARO_GLITCH (m), SIM_BARO_DRIFT (m/s, integrated),
+ * SIM_BARO_DISABLE (no readings: unhealthy) and SIM_BARO_FREEZE (holds
+ * the last reading), the first baro only; PX4's SIM_BARO_OFF_P (Pa) and
+ * injected baro off / stuck.  The estimate holds while the baro is off.
  * The estimate follows it through a 0.5 s first-order filter; a sample
  * whose innovation exceeds 5 m is rejected, and after 5 s of rejections
  * the estimate resets onto the baro ("EKF: height reset to baro").
