@@ -536,6 +536,140 @@ mavlink_unpack_statustext(const uint8_t *pl, struct mavlink_statustext *m)
 	m->chunk_seq = pl[53];
 }
 
+/* The *_extended extensions (offsets 31..42) are written as zeros. */
+size_t
+mavlink_pack_sys_status(const struct mavlink_sys_status *m, uint8_t *pl)
+{
+	memset(pl, 0, 43);
+	le_put32(pl + 0, m->sensors_present);
+	le_put32(pl + 4, m->sensors_enabled);
+	le_put32(pl + 8, m->sensors_health);
+	le_put16(pl + 12, m->load);
+	le_put16(pl + 14, m->voltage_battery);
+	le_put16(pl + 16, (uint16_t)m->current_battery);
+	le_put16(pl + 18, m->drop_rate_comm);
+	le_put16(pl + 20, m->errors_comm);
+	for (int i = 0; i < 4; i++)
+		le_put16(pl + 22 + 2 * i, m->errors_count[i]);
+	pl[30] = (uint8_t)m->battery_remaining;
+	return 43;
+}
+
+void
+mavlink_unpack_sys_status(const uint8_t *pl, struct mavlink_sys_status *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->sensors_present = le_get32(pl + 0);
+	m->sensors_enabled = le_get32(pl + 4);
+	m->sensors_health = le_get32(pl + 8);
+	m->load = le_get16(pl + 12);
+	m->voltage_battery = le_get16(pl + 14);
+	m->current_battery = le_get_i16(pl + 16);
+	m->drop_rate_comm = le_get16(pl + 18);
+	m->errors_comm = le_get16(pl + 20);
+	for (int i = 0; i < 4; i++)
+		m->errors_count[i] = le_get16(pl + 22 + 2 * i);
+	m->battery_remaining = (int8_t)pl[30];
+}
+
+size_t
+mavlink_pack_set_mode(const struct mavlink_set_mode *m, uint8_t *pl)
+{
+	le_put32(pl + 0, m->custom_mode);
+	pl[4] = m->target_system;
+	pl[5] = m->base_mode;
+	return 6;
+}
+
+void
+mavlink_unpack_set_mode(const uint8_t *pl, struct mavlink_set_mode *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->custom_mode = le_get32(pl + 0);
+	m->target_system = pl[4];
+	m->base_mode = pl[5];
+}
+
+size_t
+mavlink_pack_ekf_status_report(const struct mavlink_ekf_status_report *m,
+			       uint8_t *pl)
+{
+	le_put_f32(pl + 0, m->velocity_variance);
+	le_put_f32(pl + 4, m->pos_horiz_variance);
+	le_put_f32(pl + 8, m->pos_vert_variance);
+	le_put_f32(pl + 12, m->compass_variance);
+	le_put_f32(pl + 16, m->terrain_alt_variance);
+	le_put16(pl + 20, m->flags);
+	le_put_f32(pl + 22, m->airspeed_variance);
+	return 26;
+}
+
+void
+mavlink_unpack_ekf_status_report(const uint8_t *pl,
+				 struct mavlink_ekf_status_report *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->velocity_variance = le_get_f32(pl + 0);
+	m->pos_horiz_variance = le_get_f32(pl + 4);
+	m->pos_vert_variance = le_get_f32(pl + 8);
+	m->compass_variance = le_get_f32(pl + 12);
+	m->terrain_alt_variance = le_get_f32(pl + 16);
+	m->flags = le_get16(pl + 20);
+	m->airspeed_variance = le_get_f32(pl + 22);
+}
+
+size_t
+mavlink_pack_estimator_status(const struct mavlink_estimator_status *m,
+			      uint8_t *pl)
+{
+	le_put64(pl + 0, m->time_usec);
+	le_put_f32(pl + 8, m->vel_ratio);
+	le_put_f32(pl + 12, m->pos_horiz_ratio);
+	le_put_f32(pl + 16, m->pos_vert_ratio);
+	le_put_f32(pl + 20, m->mag_ratio);
+	le_put_f32(pl + 24, m->hagl_ratio);
+	le_put_f32(pl + 28, m->tas_ratio);
+	le_put_f32(pl + 32, m->pos_horiz_accuracy);
+	le_put_f32(pl + 36, m->pos_vert_accuracy);
+	le_put16(pl + 40, m->flags);
+	return 42;
+}
+
+void
+mavlink_unpack_estimator_status(const uint8_t *pl,
+				struct mavlink_estimator_status *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->time_usec = le_get64(pl + 0);
+	m->vel_ratio = le_get_f32(pl + 8);
+	m->pos_horiz_ratio = le_get_f32(pl + 12);
+	m->pos_vert_ratio = le_get_f32(pl + 16);
+	m->mag_ratio = le_get_f32(pl + 20);
+	m->hagl_ratio = le_get_f32(pl + 24);
+	m->tas_ratio = le_get_f32(pl + 28);
+	m->pos_horiz_accuracy = le_get_f32(pl + 32);
+	m->pos_vert_accuracy = le_get_f32(pl + 36);
+	m->flags = le_get16(pl + 40);
+}
+
+size_t
+mavlink_pack_extended_sys_state(const struct mavlink_extended_sys_state *m,
+				uint8_t *pl)
+{
+	pl[0] = m->vtol_state;
+	pl[1] = m->landed_state;
+	return 2;
+}
+
+void
+mavlink_unpack_extended_sys_state(const uint8_t *pl,
+				  struct mavlink_extended_sys_state *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->vtol_state = pl[0];
+	m->landed_state = pl[1];
+}
+
 size_t
 mavlink_pack_msg(uint32_t msgid, const union mavlink_msg *m, uint8_t *pl)
 {
@@ -576,6 +710,16 @@ mavlink_pack_msg(uint32_t msgid, const union mavlink_msg *m, uint8_t *pl)
 		return mavlink_pack_command_ack(&m->ca, pl);
 	case MAVLINK_MSG_STATUSTEXT:
 		return mavlink_pack_statustext(&m->st, pl);
+	case MAVLINK_MSG_SYS_STATUS:
+		return mavlink_pack_sys_status(&m->ss, pl);
+	case MAVLINK_MSG_SET_MODE:
+		return mavlink_pack_set_mode(&m->sm, pl);
+	case MAVLINK_MSG_EKF_STATUS_REPORT:
+		return mavlink_pack_ekf_status_report(&m->ekf, pl);
+	case MAVLINK_MSG_ESTIMATOR_STATUS:
+		return mavlink_pack_estimator_status(&m->es, pl);
+	case MAVLINK_MSG_EXTENDED_SYS_STATE:
+		return mavlink_pack_extended_sys_state(&m->ess, pl);
 	}
 	return 0;
 }
@@ -636,6 +780,21 @@ mavlink_unpack_msg(uint32_t msgid, const uint8_t *pl, union mavlink_msg *m)
 		return 0;
 	case MAVLINK_MSG_STATUSTEXT:
 		mavlink_unpack_statustext(pl, &m->st);
+		return 0;
+	case MAVLINK_MSG_SYS_STATUS:
+		mavlink_unpack_sys_status(pl, &m->ss);
+		return 0;
+	case MAVLINK_MSG_SET_MODE:
+		mavlink_unpack_set_mode(pl, &m->sm);
+		return 0;
+	case MAVLINK_MSG_EKF_STATUS_REPORT:
+		mavlink_unpack_ekf_status_report(pl, &m->ekf);
+		return 0;
+	case MAVLINK_MSG_ESTIMATOR_STATUS:
+		mavlink_unpack_estimator_status(pl, &m->es);
+		return 0;
+	case MAVLINK_MSG_EXTENDED_SYS_STATE:
+		mavlink_unpack_extended_sys_state(pl, &m->ess);
 		return 0;
 	}
 	return -ENOENT;

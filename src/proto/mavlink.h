@@ -20,7 +20,9 @@
 
 enum mavlink_msg_id {
 	MAVLINK_MSG_HEARTBEAT = 0,
+	MAVLINK_MSG_SYS_STATUS = 1,
 	MAVLINK_MSG_SYSTEM_TIME = 2,
+	MAVLINK_MSG_SET_MODE = 11,
 	MAVLINK_MSG_PARAM_REQUEST_READ = 20,
 	MAVLINK_MSG_PARAM_REQUEST_LIST = 21,
 	MAVLINK_MSG_PARAM_VALUE = 22,
@@ -37,6 +39,9 @@ enum mavlink_msg_id {
 	MAVLINK_MSG_SCALED_PRESSURE2 = 137,
 	MAVLINK_MSG_SCALED_PRESSURE3 = 143,
 	MAVLINK_MSG_AUTOPILOT_VERSION = 148,
+	MAVLINK_MSG_EKF_STATUS_REPORT = 193,	/* ardupilotmega dialect */
+	MAVLINK_MSG_ESTIMATOR_STATUS = 230,
+	MAVLINK_MSG_EXTENDED_SYS_STATE = 245,
 	MAVLINK_MSG_STATUSTEXT = 253,
 };
 
@@ -198,6 +203,43 @@ struct mavlink_heartbeat {
 	uint8_t type, autopilot, base_mode, system_status, mavlink_version;
 };
 
+/* The fields up to battery_remaining; the *_extended extensions are
+ * sent as zeros and not read. */
+struct mavlink_sys_status {
+	uint32_t sensors_present, sensors_enabled, sensors_health;
+	uint16_t load;			/* d% */
+	uint16_t voltage_battery;	/* mV */
+	int16_t current_battery;	/* cA */
+	uint16_t drop_rate_comm, errors_comm;
+	uint16_t errors_count[4];
+	int8_t battery_remaining;	/* %, -1 unknown */
+};
+
+struct mavlink_set_mode {
+	uint32_t custom_mode;
+	uint8_t target_system, base_mode;
+};
+
+/* ArduPilot's: the variances are its innovation test ratios. */
+struct mavlink_ekf_status_report {
+	float velocity_variance, pos_horiz_variance, pos_vert_variance;
+	float compass_variance, terrain_alt_variance;
+	uint16_t flags;
+	float airspeed_variance;	/* extension */
+};
+
+/* PX4's: the ratios are innovation test ratios (> 1: rejected). */
+struct mavlink_estimator_status {
+	uint64_t time_usec;
+	float vel_ratio, pos_horiz_ratio, pos_vert_ratio, mag_ratio;
+	float hagl_ratio, tas_ratio, pos_horiz_accuracy, pos_vert_accuracy;
+	uint16_t flags;
+};
+
+struct mavlink_extended_sys_state {
+	uint8_t vtol_state, landed_state;
+};
+
 struct mavlink_system_time {
 	uint64_t time_unix_usec;
 	uint32_t time_boot_ms;
@@ -347,6 +389,11 @@ union mavlink_msg {
 	struct mavlink_command_long cl;
 	struct mavlink_command_ack ca;
 	struct mavlink_statustext st;
+	struct mavlink_sys_status ss;
+	struct mavlink_set_mode sm;
+	struct mavlink_ekf_status_report ekf;
+	struct mavlink_estimator_status es;
+	struct mavlink_extended_sys_state ess;
 };
 
 /* Pack or unpack by msgid through the functions below: the full length,
@@ -424,5 +471,21 @@ void mavlink_unpack_command_ack(const uint8_t *pl,
 				struct mavlink_command_ack *m);
 size_t mavlink_pack_statustext(const struct mavlink_statustext *m, uint8_t *pl);
 void mavlink_unpack_statustext(const uint8_t *pl, struct mavlink_statustext *m);
+size_t mavlink_pack_sys_status(const struct mavlink_sys_status *m, uint8_t *pl);
+void mavlink_unpack_sys_status(const uint8_t *pl, struct mavlink_sys_status *m);
+size_t mavlink_pack_set_mode(const struct mavlink_set_mode *m, uint8_t *pl);
+void mavlink_unpack_set_mode(const uint8_t *pl, struct mavlink_set_mode *m);
+size_t mavlink_pack_ekf_status_report(
+	const struct mavlink_ekf_status_report *m, uint8_t *pl);
+void mavlink_unpack_ekf_status_report(const uint8_t *pl,
+				      struct mavlink_ekf_status_report *m);
+size_t mavlink_pack_estimator_status(const struct mavlink_estimator_status *m,
+				     uint8_t *pl);
+void mavlink_unpack_estimator_status(const uint8_t *pl,
+				     struct mavlink_estimator_status *m);
+size_t mavlink_pack_extended_sys_state(
+	const struct mavlink_extended_sys_state *m, uint8_t *pl);
+void mavlink_unpack_extended_sys_state(const uint8_t *pl,
+				       struct mavlink_extended_sys_state *m);
 
 #endif

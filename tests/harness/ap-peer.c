@@ -190,6 +190,359 @@ command_ack(struct ap_peer *p, uint16_t command, uint8_t result,
 	answer(p, MAVLINK_MSG_COMMAND_ACK, &m);
 }
 
+/* ---- flight (fake-autopilot) ------------------------------------------ */
+
+void
+ap_peer_fly(struct ap_peer *p, double home_m, uint64_t seed, bool never_arm)
+{
+	struct ap_peer_flight *v = &p->fly;
+
+	memset(v, 0, sizeof(*v));
+	v->on = true;
+	v->home_m = home_m;
+	v->never_arm = never_arm;
+	v->rng = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+	v->mode = p->kind == AP_PEER_PX4 ? PX4_MODE_AUTO_LOITER
+					 : AP_COPTER_STABILIZE;
+	/* A healthy baro at home before the first step. */
+	float t;
+	atmos_1976_pressure_temperature((float)home_m, &v->pressure_pa, &t);
+	v->baro_ok = true;
+}
+
+/* xorshift64*, then Box-Muller: the same noise for the same seed. */
+static double
+uniform(struct ap_peer_flight *v)
+{
+	v->rng ^= v->rng >> 12;
+	v->rng ^= v->rng << 25;
+	v->rng ^= v->rng >> 27;
+	return (double)((v->rng * 2685821657736338717ull) >> 11) * 0x1p-53;
+}
+
+static double
+gauss(struct ap_peer_flight *v)
+{
+	double u = uniform(v), w = uniform(v);
+	if (u < 1e-300)
+		u = 1e-300;
+	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * w);
+}
+
+static void
+statustext(struct ap_peer *p, uint8_t severity, const char *text)
+{
+	union mavlink_msg m = { .st = { .severity = severity } };
+	snprintf(m.st.text, sizeof(m.st.text), "%s", text);
+	queue(p, MAVLINK_MSG_STATUSTEXT, &m, p->now_us);
+}
+
+static bool
+px4(const struct ap_peer *p)
+{
+	return p->kind == AP_PEER_PX4;
+}
+
+static uint32_t
+land_mode(const struct ap_peer *p)
+{
+	return px4(p) ? PX4_MODE_AUTO_LAND : AP_COPTER_LAND;
+}
+
+static bool
+in_air(const struct ap_peer_flight *v)
+{
+	return v->armed && v->truth_m > 0.05;
+}
+
+static void
+set_mode(struct ap_peer *p, uint32_t mode)
+{
+	struct ap_peer_flight *v = &p->fly;
+
+	if (mode != PX4_MODE_AUTO_TAKEOFF)
+		v->climbing = false;
+	v->mode = mode;
+}
+
+static void
+disarm(struct ap_peer *p)
+{
+	p->fly.armed = false;
+	p->fly.climbing = false;
+	statustext(p, MAV_SEVERITY_INFO, "Disarming motors");
+}
+
+/* The modes each autopilot here knows: true when mode is one. */
+static bool
+mode_known(const struct ap_peer *p, uint32_t mode)
+{
+	if (px4(p))
+		return mode == PX4_MODE_POSCTL || mode == PX4_MODE_OFFBOARD ||
+		       mode == PX4_MODE_AUTO_TAKEOFF ||
+		       mode == PX4_MODE_AUTO_LOITER ||
+		       mode == PX4_MODE_AUTO_LAND;
+	return mode == AP_COPTER_STABILIZE || mode == AP_COPTER_GUIDED ||
+	       mode == AP_COPTER_LAND;
+}
+
+/* A command the flight takes: its MAV_RESULT, or -1 when not one. */
+static int
+fly_command(struct ap_peer *p, const struct mavlink_command_long *c)
+{
+	struct ap_peer_flight *v = &p->fly;
+
+	switch (c->command) {
+	case MAV_CMD_COMPONENT_ARM_DISARM:
+		if (c->param[0] == 1.0f) {
+			if (v->never_arm) {
+				statustext(p, MAV_SEVERITY_CRITICAL,
+					   "PreArm: told never to arm");
+				return MAV_RESULT_DENIED;
+			}
+			if (!v->armed) {
+				v->armed = true;
+				statustext(p, MAV_SEVERITY_INFO,
+					   "Arming motors");
+			}
+			return MAV_RESULT_ACCEPTED;
+		}
+		/* Disarm: on the ground, or forced (21196). */
+		if (in_air(v) && c->param[1] != 21196.0f)
+			return MAV_RESULT_DENIED;
+		if (v->armed)
+			disarm(p);
+		return MAV_RESULT_ACCEPTED;
+	case MAV_CMD_NAV_TAKEOFF: {
+		/* ArduPilot: param7 above home, in GUIDED.  PX4: param7
+		 * AMSL (NaN: MIS_TAKEOFF_ALT, 2.5 m), from any mode, into
+		 * AUTO.TAKEOFF. */
+		double alt = c->param[6];
+		if (px4(p))
+			alt = isnan(c->param[6]) ? 2.5 : alt - v->home_m;
+		if (!v->armed || isnan(alt) || alt <= 0.0 ||
+		    (!px4(p) && v->mode != AP_COPTER_GUIDED))
+			return MAV_RESULT_DENIED;
+		if (px4(p))
+			set_mode(p, PX4_MODE_AUTO_TAKEOFF);
+		v->target_m = alt;
+		v->climbing = true;
+		return MAV_RESULT_ACCEPTED;
+	}
+	case MAV_CMD_NAV_LAND:
+		if (!v->armed)
+			return MAV_RESULT_DENIED;
+		set_mode(p, land_mode(p));
+		return MAV_RESULT_ACCEPTED;
+	case MAV_CMD_DO_SET_MODE: {
+		/* param1 base mode with CUSTOM_MODE_ENABLED; ArduPilot:
+		 * param2 the mode number; PX4: param2 main, param3 sub. */
+		uint32_t mode = px4(p) ? PX4_MODE((uint32_t)c->param[1],
+						  (uint32_t)c->param[2])
+				       : (uint32_t)c->param[1];
+		if (!((unsigned)c->param[0] & MAV_MODE_FLAG_CUSTOM_MODE_ENABLED) ||
+		    !mode_known(p, mode))
+			return MAV_RESULT_DENIED;
+		set_mode(p, mode);
+		return MAV_RESULT_ACCEPTED;
+	}
+	}
+	return -1;
+}
+
+/* One 20 ms step of the autopilot's clock. */
+static void
+fly_tick(struct ap_peer *p)
+{
+	struct ap_peer_flight *v = &p->fly;
+	const double dt = 0.02;
+
+	v->ticks++;
+	/* Physics. */
+	if (v->armed) {
+		if (v->mode == land_mode(p)) {
+			v->truth_m -= 1.0 * dt;
+			if (v->truth_m <= 0.0) {
+				v->truth_m = 0.0;
+				statustext(p, MAV_SEVERITY_INFO,
+					   "Land complete");
+				disarm(p);
+			}
+		} else if (v->climbing) {
+			v->truth_m += 2.0 * dt;
+			if (v->truth_m >= v->target_m) {
+				v->truth_m = v->target_m;
+				v->climbing = false;
+				if (px4(p))
+					set_mode(p, PX4_MODE_AUTO_LOITER);
+			}
+		}
+	}
+	/* The baro.  ArduPilot (AP_Baro_SITL, the first baro): GLITCH
+	 * lifts the altitude it reads, DRIFT (m/s) integrates into it,
+	 * DISABLE stops it, FREEZE holds its last reading; RND is not
+	 * modelled (the noise is the seeded 0.1 m).  PX4: the offset adds
+	 * pascals (once sensor_baro_sim has taken it), the injected failure
+	 * stops it (off) or holds its last reading (stuck). */
+	double noise = 0.1 * gauss(v);
+	float glitch = 0.0f;
+	bool hold = false;
+	if (px4(p)) {
+		v->baro_ok = p->inject != PX4_FAILURE_OFF;
+		hold = p->inject == PX4_FAILURE_STUCK;
+	} else {
+		glitch = ap_peer_get(p, "SIM_BARO_GLITCH");
+		v->drift_m += (double)ap_peer_get(p, "SIM_BARO_DRIFT") * dt;
+		v->baro_ok = ap_peer_get(p, "SIM_BARO_DISABLE") == 0.0f;
+		hold = ap_peer_get(p, "SIM_BARO_FREEZE") != 0.0f;
+	}
+	float pa, t;
+	atmos_1976_pressure_temperature(
+		(float)(v->home_m + v->truth_m + noise + v->drift_m) + glitch,
+		&pa, &t);
+	if (px4(p))
+		pa += p->offp_applied;
+	if (v->baro_ok && !hold)
+		v->pressure_pa = pa;
+	/* The estimate: a first-order filter on the baro behind a gate. */
+	if (v->baro_ok) {
+		float alt;
+		atmos_1976_altitude(v->pressure_pa, &alt);
+		double baro = (double)alt - v->home_m;
+		if (!v->est_init) {
+			v->est_m = baro;
+			v->est_init = true;
+		}
+		v->innov_m = baro - v->est_m;
+		if (fabs(v->innov_m) > AP_PEER_EKF_GATE_M) {
+			if (!v->rejecting)
+				statustext(p, MAV_SEVERITY_WARNING,
+					   "EKF: baro rejected");
+			v->rejecting = true;
+			v->reject_s += dt;
+			if (v->reject_s >= AP_PEER_EKF_RESET_S - 1e-9) {
+				statustext(p, MAV_SEVERITY_WARNING,
+					   "EKF: height reset to baro");
+				v->est_m = baro;
+				v->innov_m = 0.0;
+				v->rejecting = false;
+				v->reject_s = 0.0;
+				v->failsafe_done = false;
+			}
+		} else {
+			v->est_m += v->innov_m * dt / AP_PEER_EKF_TAU_S;
+			v->rejecting = false;
+			v->reject_s = 0.0;
+			v->failsafe_done = false;
+		}
+	}
+	if (v->rejecting && !v->failsafe_done &&
+	    v->reject_s > AP_PEER_EKF_FAILSAFE_S && in_air(v)) {
+		v->failsafe_done = true;
+		statustext(p, MAV_SEVERITY_CRITICAL, "EKF failsafe: LAND");
+		set_mode(p, land_mode(p));
+	}
+	if (v->on_sample && v->ticks % 5 == 0)
+		v->on_sample(v->user, v->ticks * 20000u, v->pressure_pa,
+			     v->home_m + v->truth_m, v->home_m + v->est_m);
+}
+
+static uint8_t
+landed_state(const struct ap_peer_flight *v)
+{
+	if (!in_air(v))
+		return MAV_LANDED_STATE_ON_GROUND;
+	if (v->climbing)
+		return MAV_LANDED_STATE_TAKEOFF;
+	return MAV_LANDED_STATE_IN_AIR;
+}
+
+/* HEARTBEAT 1 Hz, GLOBAL_POSITION_INT 10 Hz, SYS_STATUS and the
+ * estimator's status 2 Hz, EXTENDED_SYS_STATE 1 Hz. */
+static void
+fly_streams(struct ap_peer *p, uint64_t ap_us)
+{
+	struct ap_peer_flight *v = &p->fly;
+	const uint32_t ms = (uint32_t)(ap_us / 1000u);
+
+	if (ap_us >= p->next_hb_us) {
+		p->next_hb_us = ap_us + 1000000u;
+		union mavlink_msg m = { .hb = {
+			.custom_mode = v->mode,
+			.type = MAV_TYPE_QUADROTOR,
+			.autopilot = px4(p) ? MAV_AUTOPILOT_PX4
+					    : MAV_AUTOPILOT_ARDUPILOTMEGA,
+			.base_mode = (uint8_t)(MAV_MODE_FLAG_CUSTOM_MODE_ENABLED |
+					       (v->armed ? MAV_MODE_FLAG_SAFETY_ARMED
+							 : 0)),
+			.system_status = v->armed ? MAV_STATE_ACTIVE
+						  : MAV_STATE_STANDBY,
+			.mavlink_version = 3,
+		} };
+		queue(p, MAVLINK_MSG_HEARTBEAT, &m, p->now_us);
+		union mavlink_msg e = { .ess = {
+			.landed_state = landed_state(v) } };
+		queue(p, MAVLINK_MSG_EXTENDED_SYS_STATE, &e, p->now_us);
+	}
+	if (ap_us >= p->next_pos_us) {
+		p->next_pos_us = ap_us + 100000u;
+		double vz = !v->armed ? 0.0
+			    : v->mode == land_mode(p) ? 1.0
+			    : v->climbing ? -2.0 : 0.0;
+		union mavlink_msg m = { .gpi = {
+			.time_boot_ms = ms,
+			.alt = (int32_t)lround((v->home_m + v->est_m) * 1000.0),
+			.relative_alt = (int32_t)lround(v->est_m * 1000.0),
+			.vz = (int16_t)lround(vz * 100.0),
+			.hdg = 65535,
+		} };
+		queue(p, MAVLINK_MSG_GLOBAL_POSITION_INT, &m, p->now_us);
+	}
+	if (ap_us >= v->next_status_us) {
+		v->next_status_us = ap_us + 500000u;
+		/* gyro, accel, mag, baro, GPS */
+		const uint32_t sensors = 1u | 2u | 4u |
+					 MAV_SYS_STATUS_SENSOR_ABSOLUTE_PRESSURE |
+					 32u;
+		bool baro_bad = v->rejecting || !v->baro_ok;
+		union mavlink_msg s = { .ss = {
+			.sensors_present = sensors,
+			.sensors_enabled = sensors,
+			.sensors_health =
+				baro_bad ? sensors &
+						   ~(uint32_t)MAV_SYS_STATUS_SENSOR_ABSOLUTE_PRESSURE
+					 : sensors,
+			.load = 250,
+			.voltage_battery = 12600,
+			.current_battery = -1,
+			.battery_remaining = -1,
+		} };
+		queue(p, MAVLINK_MSG_SYS_STATUS, &s, p->now_us);
+		uint16_t flags = ESTIMATOR_ATTITUDE | ESTIMATOR_VELOCITY_HORIZ |
+				 ESTIMATOR_VELOCITY_VERT |
+				 ESTIMATOR_POS_HORIZ_REL |
+				 ESTIMATOR_POS_HORIZ_ABS;
+		if (v->rejecting)
+			flags |= AP_PEER_EKF_BARO_REJECTED;
+		else
+			flags |= ESTIMATOR_POS_VERT_ABS;
+		float ratio = (float)(fabs(v->innov_m) / AP_PEER_EKF_GATE_M);
+		union mavlink_msg e;
+		memset(&e, 0, sizeof(e));
+		if (px4(p)) {
+			e.es.time_usec = ap_us;
+			e.es.pos_vert_ratio = ratio;
+			e.es.pos_vert_accuracy = 0.5f;
+			e.es.flags = flags;
+			queue(p, MAVLINK_MSG_ESTIMATOR_STATUS, &e, p->now_us);
+		} else {
+			e.ekf.pos_vert_variance = ratio;
+			e.ekf.flags = flags;
+			queue(p, MAVLINK_MSG_EKF_STATUS_REPORT, &e, p->now_us);
+		}
+	}
+}
+
 static void
 on_frame(const struct mavlink_frame *f, void *user)
 {
@@ -230,9 +583,37 @@ on_frame(const struct mavlink_frame *f, void *user)
 		param_value(p, q);
 		break;
 	}
+	case MAVLINK_MSG_SET_MODE:
+		if (!p->fly.on)
+			break;
+		/* ArduPilot answers SET_MODE with a COMMAND_ACK of 11. */
+		command_ack(p, MAVLINK_MSG_SET_MODE,
+			    (m.sm.base_mode & MAV_MODE_FLAG_CUSTOM_MODE_ENABLED) &&
+					    mode_known(p, m.sm.custom_mode)
+				    ? MAV_RESULT_ACCEPTED
+				    : MAV_RESULT_DENIED,
+			    f);
+		if ((m.sm.base_mode & MAV_MODE_FLAG_CUSTOM_MODE_ENABLED) &&
+		    mode_known(p, m.sm.custom_mode))
+			set_mode(p, m.sm.custom_mode);
+		break;
+	case MAVLINK_MSG_COMMAND_INT:
+		if (p->fly.on) {
+			struct mavlink_command_long c;
+			mavlink_unpack_command(f->msgid, f->payload, &c);
+			p->commands_seen++;
+			int r = fly_command(p, &c);
+			command_ack(p, c.command,
+				    r < 0 ? MAV_RESULT_UNSUPPORTED : (uint8_t)r,
+				    f);
+		}
+		break;
 	case MAVLINK_MSG_COMMAND_LONG:
 		p->commands_seen++;
-		if (m.cl.command == MAV_CMD_INJECT_FAILURE) {
+		int fr = p->fly.on ? fly_command(p, &m.cl) : -1;
+		if (fr >= 0) {
+			command_ack(p, m.cl.command, (uint8_t)fr, f);
+		} else if (m.cl.command == MAV_CMD_INJECT_FAILURE) {
 			const struct ap_peer_param *en =
 				find(p, "SYS_FAILURE_EN");
 			uint8_t r = MAV_RESULT_UNSUPPORTED;
@@ -303,7 +684,9 @@ streams(struct ap_peer *p)
 	uint64_t ms = (uint64_t)p->ap_ms;
 	uint64_t ap_us = (uint64_t)(p->ap_ms * 1000.0);
 
-	if (ap_us >= p->next_hb_us) {
+	if (p->fly.on)
+		fly_streams(p, ap_us);
+	if (!p->fly.on && ap_us >= p->next_hb_us) {
 		p->next_hb_us = ap_us + 1000000u;
 		union mavlink_msg m = { .hb = {
 			.type = 2,	/* quadrotor */
@@ -315,7 +698,7 @@ streams(struct ap_peer *p)
 		} };
 		queue(p, MAVLINK_MSG_HEARTBEAT, &m, p->now_us);
 	}
-	if (ap_us >= p->next_pos_us) {
+	if (!p->fly.on && ap_us >= p->next_pos_us) {
 		p->next_pos_us = ap_us + 250000u;
 		union mavlink_msg m = { .gpi = {
 			.time_boot_ms = (uint32_t)ms,
@@ -338,6 +721,8 @@ streams(struct ap_peer *p)
 			atmos_1976_pressure_temperature(584.0f + up, &pa, &t);
 			if (p->kind == AP_PEER_PX4)
 				pa += p->offp_applied;
+			if (p->fly.on && i == 0)
+				pa = p->fly.pressure_pa;
 			union mavlink_msg m = { .sp = {
 				.time_boot_ms = (uint32_t)ms,
 				.press_abs = pa / 100.0f,
@@ -400,6 +785,8 @@ ap_peer_step(struct ap_peer *p, uint64_t now_us, uint8_t *out, size_t cap)
 		history(p, "SIM_BARO_OFF_P", p->offp_applied,
 			(uint64_t)p->ap_ms);
 	}
+	while (p->fly.on && (double)(p->fly.ticks + 1) * 20.0 <= p->ap_ms)
+		fly_tick(p);
 	streams(p);
 	bool silent = in(now_us, p->silent_from_us, p->silent_to_us);
 	size_t k = 0;

@@ -27,6 +27,95 @@
 
 enum ap_peer_kind { AP_PEER_ARDUPILOT, AP_PEER_PX4 };
 
+/* MAVLink values the flight below uses (common.xml, ardupilotmega.xml). */
+enum {
+	MAV_TYPE_QUADROTOR = 2,
+	MAV_MODE_FLAG_CUSTOM_MODE_ENABLED = 1,
+	MAV_MODE_FLAG_SAFETY_ARMED = 128,
+	MAV_STATE_STANDBY = 3,
+	MAV_SEVERITY_CRITICAL = 2,
+	MAV_SYS_STATUS_SENSOR_ABSOLUTE_PRESSURE = 8,
+	MAV_CMD_NAV_LAND = 21,
+	MAV_CMD_NAV_TAKEOFF = 22,
+	MAV_CMD_DO_SET_MODE = 176,
+	MAV_CMD_COMPONENT_ARM_DISARM = 400,
+	MAV_LANDED_STATE_ON_GROUND = 1,
+	MAV_LANDED_STATE_IN_AIR = 2,
+	MAV_LANDED_STATE_TAKEOFF = 3,
+	MAV_LANDED_STATE_LANDING = 4,
+	/* EKF_STATUS_FLAGS (ardupilotmega) and ESTIMATOR_STATUS_FLAGS
+	 * (common) share these bits. */
+	ESTIMATOR_ATTITUDE = 1,
+	ESTIMATOR_VELOCITY_HORIZ = 2,
+	ESTIMATOR_VELOCITY_VERT = 4,
+	ESTIMATOR_POS_HORIZ_REL = 8,
+	ESTIMATOR_POS_HORIZ_ABS = 16,
+	ESTIMATOR_POS_VERT_ABS = 32,
+	ESTIMATOR_ACCEL_ERROR = 2048,	/* common only */
+};
+
+/* Flight modes as HEARTBEAT.custom_mode carries them.  ArduPilot Copter:
+ * the mode number.  PX4 (src/modules/commander/px4_custom_mode.h, union
+ * px4_custom_mode: reserved 16 bits, then main_mode, then sub_mode, so
+ * main << 16 | sub << 24): main modes POSCTL 3, AUTO 4, OFFBOARD 6; AUTO
+ * sub modes TAKEOFF 2, LOITER 3, LAND 6. */
+#define AP_COPTER_STABILIZE 0u
+#define AP_COPTER_GUIDED 4u
+#define AP_COPTER_LAND 9u
+#define PX4_MODE(main, sub) ((uint32_t)(main) << 16 | (uint32_t)(sub) << 24)
+#define PX4_MODE_POSCTL PX4_MODE(3, 0)
+#define PX4_MODE_OFFBOARD PX4_MODE(6, 0)
+#define PX4_MODE_AUTO_TAKEOFF PX4_MODE(4, 2)
+#define PX4_MODE_AUTO_LOITER PX4_MODE(4, 3)
+#define PX4_MODE_AUTO_LAND PX4_MODE(4, 6)
+
+/* The estimator status bit set while the baro is rejected (with
+ * ESTIMATOR_POS_VERT_ABS cleared): ESTIMATOR_ACCEL_ERROR in
+ * ESTIMATOR_STATUS, which PX4's EKF2 raises (bad_acc_vertical) when its
+ * height and vertical velocity innovations fail together; a bit
+ * ArduPilot's EKF_STATUS_FLAGS leaves free (it has 1..1024, 32768). */
+#define AP_PEER_EKF_BARO_REJECTED 2048u
+
+/* The estimator's gate and timings (seconds, metres). */
+#define AP_PEER_EKF_GATE_M 5.0
+#define AP_PEER_EKF_TAU_S 0.5
+#define AP_PEER_EKF_RESET_S 5.0
+#define AP_PEER_EKF_FAILSAFE_S 3.0
+
+/*
+ * A vehicle that flies (fake-autopilot), off unless ap_peer_fly() is
+ * called: arm, take off, hold, land over MAVLink commands; its true
+ * height climbs at 2 m/s, descends at 1 m/s and disarms on touchdown;
+ * its baro reads the truth plus the SIM_* faults and seeded noise; a
+ * baro-driven height estimate with an innovation gate.  Every 20 ms of
+ * the autopilot's clock.
+ */
+struct ap_peer_flight {
+	bool on, never_arm;
+	double home_m;		/* AMSL */
+	uint64_t rng;
+	bool armed;
+	uint32_t mode;		/* HEARTBEAT.custom_mode */
+	double truth_m;		/* above home */
+	double target_m;	/* what a takeoff climbs to, above home */
+	bool climbing;
+	double est_m;		/* the estimate, above home */
+	bool est_init;
+	float pressure_pa;	/* the baro's last reading */
+	bool baro_ok;		/* read this tick (baro off: no) */
+	double drift_m;		/* ArduPilot's SIM_BARO_DRIFT so far */
+	double innov_m;
+	bool rejecting, failsafe_done;
+	double reject_s;	/* continuous rejection so far */
+	uint64_t ticks;		/* 20 ms steps of the autopilot's clock */
+	uint64_t next_status_us, next_slow_us;
+	/* Each 100 ms of the autopilot's clock: time_us, the baro's
+	 * pressure, the truth and the estimate (AMSL). */
+	void (*on_sample)(void *user, uint64_t time_us, float pressure_pa,
+			  double truth_amsl_m, double ekf_amsl_m);
+	void *user;
+};
+
 struct ap_peer_param {
 	char name[17];
 	float value;
@@ -74,6 +163,8 @@ struct ap_peer {
 	size_t nhistory;
 	struct ap_peer_change history[AP_PEER_HISTORY];
 
+	struct ap_peer_flight fly;
+
 	struct mavlink_parser parser;
 	uint8_t seq;
 	uint64_t now_us;	/* wall time of the call being handled */
@@ -94,6 +185,11 @@ struct ap_peer {
  * answering at once. */
 void
 ap_peer_init(struct ap_peer *p, enum ap_peer_kind kind);
+
+/* Make it fly (above): home_m AMSL, noise from seed; never_arm denies
+ * every arming.  ArduPilot starts in STABILIZE, PX4 in AUTO.LOITER. */
+void
+ap_peer_fly(struct ap_peer *p, double home_m, uint64_t seed, bool never_arm);
 
 /* A parameter's value now, or NAN when it has none. */
 float
