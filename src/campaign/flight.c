@@ -6,26 +6,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* MAVLink's common commands the flight sends. */
-enum {
-	CMD_NAV_LAND = 21,
-	CMD_NAV_TAKEOFF = 22,
-	CMD_DO_SET_MODE = 176,
-	CMD_ARM_DISARM = 400,
-	MODE_FLAG_CUSTOM = 1,		/* MAV_MODE_FLAG_CUSTOM_MODE_ENABLED */
-	MODE_FLAG_ARMED = 128,		/* MAV_MODE_FLAG_SAFETY_ARMED */
-	/* ArduCopter's modes (its mode.h). */
-	AP_GUIDED = 4,
-	AP_LAND = 9,
-};
-
-/* PX4's custom_mode: sub mode << 24 | main mode << 16
- * (px4_custom_mode.h: main AUTO 4; sub TAKEOFF 2, LOITER 3, LAND 6). */
-#define PX4_AUTO(sub) (((uint32_t)(sub) << 24) | (4u << 16))
-#define PX4_TAKEOFF PX4_AUTO(2)
-#define PX4_LOITER PX4_AUTO(3)
-#define PX4_LAND PX4_AUTO(6)
-
 #define RETRY_US 1000000u
 #define TRIES 5
 /* The height within reach of the take-off altitude, and how long of
@@ -116,9 +96,9 @@ static bool
 expected_mode(const struct flight *f, uint32_t mode)
 {
 	if (f->ap == CAMPAIGN_ARDUPILOT)
-		return mode == AP_GUIDED || mode == f->commanded_mode;
+		return mode == AP_COPTER_GUIDED || mode == f->commanded_mode;
 	/* PX4 goes from AUTO.TAKEOFF to AUTO.LOITER by itself. */
-	return mode == PX4_TAKEOFF || mode == PX4_LOITER ||
+	return mode == PX4_MODE_AUTO_TAKEOFF || mode == PX4_MODE_AUTO_LOITER ||
 	       mode == f->commanded_mode;
 }
 
@@ -147,9 +127,9 @@ flight_rx(struct flight *f, const struct mavlink_frame *fr, uint64_t now_us)
 	if (mavlink_unpack_msg(fr->msgid, fr->payload, &m) < 0)
 		return;
 	/* The autopilot is the first system to send a HEARTBEAT that is not
-	 * a ground station's (MAV_TYPE_GCS 6). */
+	 * a ground station's. */
 	if (!f->heard) {
-		if (fr->msgid != MAVLINK_MSG_HEARTBEAT || m.hb.type == 6)
+		if (fr->msgid != MAVLINK_MSG_HEARTBEAT || m.hb.type == MAV_TYPE_GCS)
 			return;
 		f->heard = true;
 		f->sysid = fr->sysid;
@@ -159,7 +139,7 @@ flight_rx(struct flight *f, const struct mavlink_frame *fr, uint64_t now_us)
 		return;
 	switch (fr->msgid) {
 	case MAVLINK_MSG_HEARTBEAT: {
-		bool armed = m.hb.base_mode & MODE_FLAG_ARMED;
+		bool armed = m.hb.base_mode & MAV_MODE_FLAG_SAFETY_ARMED;
 		if (armed != f->armed || !f->have_mode)
 			event(f, "armed", armed, NULL);
 		if (!f->have_mode || m.hb.custom_mode != f->mode) {
@@ -193,14 +173,14 @@ flight_rx(struct flight *f, const struct mavlink_frame *fr, uint64_t now_us)
 			f->acked = true;
 			break;
 		}
-		if (f->cmd == CMD_ARM_DISARM)
+		if (f->cmd == MAV_CMD_COMPONENT_ARM_DISARM)
 			failed(f, FLIGHT_NEVER_ARMED, "arming %s",
 			       m.ca.result == MAV_RESULT_DENIED ? "denied"
 							      : "refused");
 		else
 			failed(f, FLIGHT_REFUSED, "command %s refused",
-			       f->cmd == CMD_NAV_TAKEOFF ? "take-off"
-			       : f->cmd == CMD_NAV_LAND	 ? "land"
+			       f->cmd == MAV_CMD_NAV_TAKEOFF ? "take-off"
+			       : f->cmd == MAV_CMD_NAV_LAND	 ? "land"
 							 : "set mode");
 		break;
 	case MAVLINK_MSG_STATUSTEXT: {
@@ -228,7 +208,7 @@ command(struct flight *f, uint16_t cmd, float p1, float p2, float p7,
 		.confirmation = (uint8_t)(f->tries > 255 ? 255 : f->tries),
 		.param = { p1, p2, 0, 0, NAN, NAN, p7 },
 	} };
-	if (cmd != CMD_NAV_TAKEOFF && cmd != CMD_NAV_LAND) {
+	if (cmd != MAV_CMD_NAV_TAKEOFF && cmd != MAV_CMD_NAV_LAND) {
 		m->cl.param[4] = 0;
 		m->cl.param[5] = 0;
 	}
@@ -248,7 +228,7 @@ send_until_acked(struct flight *f, uint64_t now_us, uint16_t cmd, float p1,
 	if (f->tries && now_us - f->sent_us < RETRY_US)
 		return 0;
 	if (f->tries == TRIES) {
-		if (cmd == CMD_ARM_DISARM)
+		if (cmd == MAV_CMD_COMPONENT_ARM_DISARM)
 			failed(f, FLIGHT_NEVER_ARMED, "%s",
 			       "arming unanswered");
 		else
@@ -281,19 +261,19 @@ flight_step(struct flight *f, uint64_t now_us, uint32_t *msgid,
 							     : FLIGHT_ARM);
 		return 0;
 	case FLIGHT_MODE:
-		f->commanded_mode = AP_GUIDED;
-		if (f->acked && f->mode == AP_GUIDED) {
+		f->commanded_mode = AP_COPTER_GUIDED;
+		if (f->acked && f->mode == AP_COPTER_GUIDED) {
 			phase(f, FLIGHT_ARM);
 			return 0;
 		}
-		return send_until_acked(f, now_us, CMD_DO_SET_MODE,
-					MODE_FLAG_CUSTOM, AP_GUIDED, 0, m);
+		return send_until_acked(f, now_us, MAV_CMD_DO_SET_MODE,
+					MAV_MODE_FLAG_CUSTOM_MODE_ENABLED, AP_COPTER_GUIDED, 0, m);
 	case FLIGHT_ARM:
 		if (f->acked && f->armed) {
 			phase(f, FLIGHT_TAKEOFF);
 			return 0;
 		}
-		return send_until_acked(f, now_us, CMD_ARM_DISARM, 1, 0, 0, m);
+		return send_until_acked(f, now_us, MAV_CMD_COMPONENT_ARM_DISARM, 1, 0, 0, m);
 	case FLIGHT_TAKEOFF: {
 		if (f->acked) {
 			f->climb_from_ms = f->ap_ms;
@@ -304,7 +284,7 @@ flight_step(struct flight *f, uint64_t now_us, uint32_t *msgid,
 		double alt = f->ap == CAMPAIGN_ARDUPILOT
 				     ? f->takeoff_m
 				     : f->home_amsl_m + f->takeoff_m;
-		return send_until_acked(f, now_us, CMD_NAV_TAKEOFF, 0, 0,
+		return send_until_acked(f, now_us, MAV_CMD_NAV_TAKEOFF, 0, 0,
 					(float)alt, m);
 	}
 	case FLIGHT_CLIMB:
@@ -321,13 +301,13 @@ flight_step(struct flight *f, uint64_t now_us, uint32_t *msgid,
 			phase(f, f->land ? FLIGHT_LAND : FLIGHT_DONE);
 		return 0;
 	case FLIGHT_LAND:
-		f->commanded_mode = f->ap == CAMPAIGN_ARDUPILOT ? AP_LAND
-								: PX4_LAND;
+		f->commanded_mode = f->ap == CAMPAIGN_ARDUPILOT ? AP_COPTER_LAND
+								: PX4_MODE_AUTO_LAND;
 		if (f->acked) {
 			phase(f, FLIGHT_LANDING);
 			return 0;
 		}
-		return send_until_acked(f, now_us, CMD_NAV_LAND, 0, 0, NAN, m);
+		return send_until_acked(f, now_us, MAV_CMD_NAV_LAND, 0, 0, NAN, m);
 	case FLIGHT_LANDING:
 		if (!f->armed)
 			phase(f, FLIGHT_DONE);

@@ -89,7 +89,6 @@ enum {
 	/* Distinct v2 message ids (>= 256) counted by list_types. */
 	MAX_WIDE_TYPES = 64,
 	QUEUE_LEN = 4,
-	MAV_MODE_FLAG_SAFETY_ARMED = 0x80,
 	GPS_FIX_3D = 3,
 };
 

@@ -198,6 +198,50 @@ enum {
 	HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP = 1,
 };
 
+/* What a ground station flies a vehicle with and reads back (common.xml,
+ * ardupilotmega.xml): baro-campaign's flight and the tests' scripted
+ * autopilot. */
+enum {
+	MAV_TYPE_QUADROTOR = 2,
+	MAV_MODE_FLAG_CUSTOM_MODE_ENABLED = 1,
+	MAV_MODE_FLAG_SAFETY_ARMED = 128,
+	MAV_STATE_STANDBY = 3,
+	MAV_SEVERITY_CRITICAL = 2,
+	MAV_SYS_STATUS_SENSOR_ABSOLUTE_PRESSURE = 8,
+	MAV_CMD_NAV_LAND = 21,
+	MAV_CMD_NAV_TAKEOFF = 22,
+	MAV_CMD_DO_SET_MODE = 176,
+	MAV_CMD_COMPONENT_ARM_DISARM = 400,
+	MAV_LANDED_STATE_ON_GROUND = 1,
+	MAV_LANDED_STATE_IN_AIR = 2,
+	MAV_LANDED_STATE_TAKEOFF = 3,
+	MAV_LANDED_STATE_LANDING = 4,
+	/* EKF_STATUS_FLAGS (ardupilotmega) and ESTIMATOR_STATUS_FLAGS
+	 * (common) share these bits. */
+	ESTIMATOR_ATTITUDE = 1,
+	ESTIMATOR_VELOCITY_HORIZ = 2,
+	ESTIMATOR_VELOCITY_VERT = 4,
+	ESTIMATOR_POS_HORIZ_REL = 8,
+	ESTIMATOR_POS_HORIZ_ABS = 16,
+	ESTIMATOR_POS_VERT_ABS = 32,
+	ESTIMATOR_ACCEL_ERROR = 2048,	/* common only */
+};
+
+/* Flight modes as HEARTBEAT.custom_mode carries them.  ArduPilot Copter:
+ * the mode number.  PX4 (src/modules/commander/px4_custom_mode.h, union
+ * px4_custom_mode: reserved 16 bits, then main_mode, then sub_mode, so
+ * main << 16 | sub << 24): main modes POSCTL 3, AUTO 4, OFFBOARD 6; AUTO
+ * sub modes TAKEOFF 2, LOITER 3, LAND 6. */
+#define AP_COPTER_STABILIZE 0u
+#define AP_COPTER_GUIDED 4u
+#define AP_COPTER_LAND 9u
+#define PX4_MODE(main, sub) ((uint32_t)(main) << 16 | (uint32_t)(sub) << 24)
+#define PX4_MODE_POSCTL PX4_MODE(3, 0)
+#define PX4_MODE_OFFBOARD PX4_MODE(6, 0)
+#define PX4_MODE_AUTO_TAKEOFF PX4_MODE(4, 2)
+#define PX4_MODE_AUTO_LOITER PX4_MODE(4, 3)
+#define PX4_MODE_AUTO_LAND PX4_MODE(4, 6)
+
 struct mavlink_heartbeat {
 	uint32_t custom_mode;
 	uint8_t type, autopilot, base_mode, system_status, mavlink_version;
