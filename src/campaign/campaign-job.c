@@ -398,7 +398,10 @@ judge(struct job *j, const char *log, json_object *res)
 }
 
 /* When the record's first fault began and its last ended (autopilot
- * ms), for the telemetry's times to detect; false without one. */
+ * ms), for the telemetry's times to detect; false without one.  It
+ * began when acknowledged on ArduPilot (a PARAM_SET acts at once), when
+ * its telemetry showed it on PX4 (SIM_BARO_OFF_P waits for the next
+ * parameter update). */
 static bool
 fault_span(struct job *j, uint64_t *from_ms, uint64_t *to_ms)
 {
@@ -416,7 +419,10 @@ fault_span(struct job *j, uint64_t *from_ms, uint64_t *to_ms)
 	bool have = false;
 	for (size_t i = 0; i < rl.n; i++) {
 		if (rl.ch[i].label && !have) {
-			*from_ms = rl.ch[i].t_us / 1000u;
+			*from_ms = (j->s->c->autopilot == CAMPAIGN_ARDUPILOT
+					    ? rl.fault_acked_us
+					    : rl.ch[i].t_us) /
+				   1000u;
 			have = true;
 		}
 		if (have && !rl.ch[i].label)
@@ -426,6 +432,32 @@ fault_span(struct job *j, uint64_t *from_ms, uint64_t *to_ms)
 		*to_ms = UINT64_MAX;
 	record_labels_free(&rl);
 	return have;
+}
+
+/* How long after from (autopilot ms) the autopilot first said its baro
+ * was wrong: unhealthy, a height sample rejected, or a failsafe (its
+ * telemetry.csv); -1 when it never did. */
+static double
+detect_after(struct job *j, uint64_t from)
+{
+	FILE *f = fopen(in_dir(j, "telemetry.csv"), "r");
+	char line[512];
+	double d = -1;
+	while (f && d < 0 && fgets(line, sizeof(line), f)) {
+		char ev[32];
+		unsigned long long ms;
+		double v;
+		if (sscanf(line, "%llu,%31[^,],%lf", &ms, ev, &v) != 3 ||
+		    ms < from)
+			continue;
+		if ((strcmp(ev, "baro_health") == 0 && v == 0) ||
+		    (strcmp(ev, "height_rejected") == 0 && v == 1) ||
+		    strcmp(ev, "failsafe") == 0)
+			d = (double)(ms - from) * 1e-3;
+	}
+	if (f)
+		fclose(f);
+	return d;
 }
 
 static int
@@ -567,12 +599,17 @@ campaign_job_run(const struct campaign_job_spec *s)
 	json_object_object_add(res, "failsafe",
 			       json_object_new_boolean(j.fl.failsafe));
 	uint64_t from = 0, to = 0;
-	if (j.fl.failsafe && fault_span(&j, &from, &to) &&
-	    j.fl.failsafe_ms >= from)
-		json_object_object_add(res, "failsafe_after_s",
-				       json_object_new_double(
-					       (double)(j.fl.failsafe_ms - from) *
-					       1e-3));
+	if (fault_span(&j, &from, &to)) {
+		if (j.fl.failsafe && j.fl.failsafe_ms >= from)
+			json_object_object_add(
+				res, "failsafe_after_s",
+				json_object_new_double(
+					(double)(j.fl.failsafe_ms - from) * 1e-3));
+		double d = detect_after(&j, from);
+		if (d >= 0)
+			json_object_object_add(res, "detect_after_s",
+					       json_object_new_double(d));
+	}
 	if (log)
 		judge(&j, log, res);
 	json_object *st;

@@ -471,6 +471,15 @@ metric(json_object *o, const char *key)
 	return json_object_get_double(v);
 }
 
+static double
+top_num(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && v
+		       ? json_object_get_double(v)
+		       : NAN;
+}
+
 static void
 put_num(FILE *f, double v)
 {
@@ -530,7 +539,7 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 	fprintf(f, ",outcome,status,failsafe");
 	for (size_t m = 0; m < NSHOWN; m++)
 		fprintf(f, ",%s", shown[m]);
-	fprintf(f, ",why\n");
+	fprintf(f, ",detect_after_s,failsafe_after_s,why\n");
 	size_t counts[5] = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = r[i].o, *axes, *v;
@@ -548,6 +557,10 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 			fputc(',', f);
 			put_num(f, metric(o, shown[m]));
 		}
+		fputc(',', f);
+		put_num(f, top_num(o, "detect_after_s"));
+		fputc(',', f);
+		put_num(f, top_num(o, "failsafe_after_s"));
 		fputc(',', f);
 		const char *why = str_of(o, "why");
 		fputc('"', f);
@@ -569,23 +582,27 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 	fprintf(f, "baro-campaign: %zu of %zu jobs finished: %zu pass, %zu "
 		   "warn, %zu fail, %zu not judged\n",
 		n, c->njobs, counts[0], counts[1], counts[2], counts[3]);
-	fprintf(f, "%-*s  %-36s %-16s %-6s %-4s %9s %9s\n", w, "job", "name",
-		"outcome", "status", "fs", "leak_m", "recov_s");
+	fprintf(f, "%-*s  %-36s %-16s %-6s %-4s %9s %9s %9s\n", w, "job",
+		"name", "outcome", "status", "fs", "leak_m", "recov_s",
+		"detect_s");
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = r[i].o;
 		double lk = metric(o, "leakage_m"), rc = metric(o,
 							       "recovery_max_s");
-		char a[32] = "-", b[32] = "-";
+		double dt = top_num(o, "detect_after_s");
+		char a[32] = "-", b[32] = "-", dd[32] = "-";
 		if (isfinite(lk))
 			snprintf(a, sizeof(a), "%.3f", lk);
 		if (isfinite(rc))
 			snprintf(b, sizeof(b), "%.2f", rc);
-		fprintf(f, "%0*zu  %-36.36s %-16.16s %-6.6s %-4s %9s %9s\n", w,
-			r[i].job, str_of(o, "name"), str_of(o, "outcome"),
+		if (isfinite(dt))
+			snprintf(dd, sizeof(dd), "%.2f", dt);
+		fprintf(f, "%0*zu  %-36.36s %-16.16s %-6.6s %-4s %9s %9s %9s\n",
+			w, r[i].job, str_of(o, "name"), str_of(o, "outcome"),
 			str_of(o, "status"),
 			strcmp(str_of(o, "failsafe"), "true") == 0 ? "yes"
 								   : "no",
-			a, b);
+			a, b, dd);
 	}
 	if (atomic_file_commit(&af, err, sizeof(err)) < 0)
 		goto bad;

@@ -183,6 +183,32 @@ flight_rx(struct flight *f, const struct mavlink_frame *fr, uint64_t now_us)
 			       : f->cmd == MAV_CMD_NAV_LAND	 ? "land"
 							 : "set mode");
 		break;
+	case MAVLINK_MSG_SYS_STATUS: {
+		const uint32_t b = MAV_SYS_STATUS_SENSOR_ABSOLUTE_PRESSURE;
+		if (!(m.ss.sensors_present & b))
+			break;
+		bool ok = m.ss.sensors_health & b;
+		if (!f->have_health || ok != f->baro_healthy)
+			event(f, "baro_health", ok, NULL);
+		f->have_health = true;
+		f->baro_healthy = ok;
+		break;
+	}
+	case MAVLINK_MSG_EKF_STATUS_REPORT:
+	case MAVLINK_MSG_ESTIMATOR_STATUS: {
+		float ratio = fr->msgid == MAVLINK_MSG_EKF_STATUS_REPORT
+				      ? m.ekf.pos_vert_variance
+				      : m.es.pos_vert_ratio;
+		bool rej = ratio > 1.0f;
+		if (!f->have_ratio || rej != f->height_rejected) {
+			char t[32];
+			snprintf(t, sizeof(t), "ratio %.2f", (double)ratio);
+			event(f, "height_rejected", rej, t);
+		}
+		f->have_ratio = true;
+		f->height_rejected = rej;
+		break;
+	}
 	case MAVLINK_MSG_STATUSTEXT: {
 		char t[sizeof(m.st.text)];
 		memcpy(t, m.st.text, sizeof(t) - 1);

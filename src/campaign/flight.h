@@ -49,7 +49,8 @@ enum flight_failure {
 struct flight_event {
 	uint32_t ap_ms;
 	const char *what;	/* "armed", "mode", "statustext", "failsafe",
-				 * "phase", ... (static strings) */
+				 * "phase", "baro_health", "height_rejected"
+				 * (static strings) */
 	double value;
 	char text[64];
 };
@@ -72,6 +73,11 @@ struct flight {
 	bool have_mode;
 	double alt_m;		/* estimate above home */
 	double home_amsl_m;
+	/* What the autopilot says of its baro: SYS_STATUS's health bit,
+	 * and whether its height innovation test ratio is over 1 (the
+	 * sample rejected: EKF_STATUS_REPORT.pos_vert_variance on
+	 * ArduPilot, ESTIMATOR_STATUS.pos_vert_ratio on PX4). */
+	bool have_health, baro_healthy, have_ratio, height_rejected;
 	/* A mode change the flight did not ask for. */
 	bool failsafe;
 	uint32_t failsafe_ms;

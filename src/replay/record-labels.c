@@ -36,6 +36,7 @@ struct name_state {
 
 struct change {
 	uint64_t t_us;
+	uint64_t acked_us;	/* t_us before a later `seen` moved it */
 	unsigned name;
 	double value;
 	bool seen;
@@ -186,8 +187,8 @@ change_add(struct parse *p, uint64_t t_us, unsigned name, double value)
 		p->ch = n;
 		p->capch = cap;
 	}
-	p->ch[p->nch++] = (struct change){ .t_us = t_us, .name = name,
-					   .value = value };
+	p->ch[p->nch++] = (struct change){ .t_us = t_us, .acked_us = t_us,
+					   .name = name, .value = value };
 	return 0;
 }
 
@@ -374,6 +375,8 @@ record_labels_parse(struct record_labels *rl, const char *text, size_t len,
 				if (cur[k] != p.names[k].start)
 					l |= (uint32_t)label_of(p.names[k].name,
 								cur[k]);
+			if (l && !rl->fault_acked_us)
+				rl->fault_acked_us = p.ch[i].acked_us;
 			rc = label_add(rl, p.ch[i].t_us, l);
 		}
 		if (rc == -ENOMEM)

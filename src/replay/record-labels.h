@@ -41,6 +41,9 @@ struct record_labels {
 	struct record_label_change *ch;
 	size_t n, cap;
 	uint64_t first_us, last_us;	/* the record's span */
+	/* When the value that first made a fault was acknowledged (its
+	 * label starts here or, seen later, then); 0: no fault. */
+	uint64_t fault_acked_us;
 	size_t rows;			/* rows taken */
 	size_t after_restart;		/* rows left out: clock went back */
 	size_t unacked;			/* values sent, never acknowledged */

@@ -211,6 +211,18 @@ test_matrix_jobs_shards(void **state)
 	assert_non_null(strstr(csv, ",4,1,flown,fail,no,"));
 	/* Rejected for 3 s in the air: the failsafe lands it. */
 	assert_non_null(strstr(csv, ",20,1,flown,fail,yes,"));
+	/* Its telemetry: a 20 m glitch detected (baro unhealthy, height
+	 * rejected) within a second of its own time, the failsafe 3 s
+	 * after; 0.5 m never. */
+	for (unsigned seed = 1; seed <= 4; seed++) {
+		double d20 = field(csv, 4 * 4 + seed, 11);
+		double f20 = field(csv, 4 * 4 + seed, 12);
+		print_message("seed %u: 20 m detected after %.2f s, failsafe "
+			      "after %.2f s\n", seed, d20, f20);
+		assert_true(d20 >= 0.0 && d20 < 1.0);
+		assert_true(f20 > 2.9 && f20 < 4.0);
+		assert_true(field(csv, seed, 11) < 0);
+	}
 	char *html = slurp(a, "index.html");
 	assert_non_null(html);
 	assert_non_null(strstr(html, "worst leakage_m: size &times; seed"));

@@ -192,7 +192,26 @@ test_refusals_and_retries(void **state)
 	for (int i = 0; i < 8; i++)
 		tick(&s);
 	assert_int_equal(s.f.phase, FLIGHT_CLIMB);
-	union mavlink_msg m = { .st = { .severity = 2 } };
+	/* Baro health and the height test ratio become events. */
+	union mavlink_msg m = { .ss = {
+		.sensors_present = MAV_SYS_STATUS_SENSOR_ABSOLUTE_PRESSURE } };
+	rx(&s, MAVLINK_MSG_SYS_STATUS, &m);
+	assert_true(s.f.have_health && !s.f.baro_healthy);
+	m = (union mavlink_msg){ .ekf = { .pos_vert_variance = 1.5f } };
+	rx(&s, MAVLINK_MSG_EKF_STATUS_REPORT, &m);
+	assert_true(s.f.height_rejected);
+	m = (union mavlink_msg){ .es = { .pos_vert_ratio = 0.2f } };
+	rx(&s, MAVLINK_MSG_ESTIMATOR_STATUS, &m);
+	assert_false(s.f.height_rejected);
+	struct flight_event e;
+	bool health = false, rej = false;
+	while (flight_event_next(&s.f, &e)) {
+		health |= strcmp(e.what, "baro_health") == 0 && e.value == 0;
+		rej |= strcmp(e.what, "height_rejected") == 0 && e.value == 1 &&
+		       strcmp(e.text, "ratio 1.50") == 0;
+	}
+	assert_true(health && rej);
+	m = (union mavlink_msg){ .st = { .severity = 2 } };
 	strcpy(m.st.text, "EKF failsafe: LAND");
 	rx(&s, MAVLINK_MSG_STATUSTEXT, &m);
 	assert_true(s.f.failsafe);

@@ -51,6 +51,8 @@ test_px4_offset_from_seen(void **state)
 	(void)state;
 	assert_int_equal(parse(&rl, text, err, sizeof(err)), 0);
 	assert_int_equal(rl.first_us, 3038000u);
+	/* Acknowledged a second before the autopilot showed it. */
+	assert_int_equal(rl.fault_acked_us, 13038000u);
 	assert_int_equal(rl.last_us, 18039000u);
 	assert_int_equal(rl.unacked, 0);
 	assert_int_equal(record_labels_at(&rl, 0), 0);
