@@ -241,7 +241,7 @@ claim_dir(const char *dir, const struct loaded *l)
 static bool
 finished(const char *jobdir, const char *hash)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 128];
 	snprintf(path, sizeof(path), "%s/result.json", jobdir);
 	json_object *r = json_object_from_file(path), *h;
 	bool ok = r && json_object_object_get_ex(r, "campaign", &h) &&
@@ -254,7 +254,7 @@ struct running {
 	pid_t pid;		/* 0: the slot is free */
 	size_t job;
 	uint64_t started_us, term_us;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX + 64];
 	bool timed_out;
 };
 
@@ -294,7 +294,7 @@ job_ended(const struct loaded *l, const struct campaign_run_opts *o,
 		campaign_job_result_failed(&s, r->timed_out ? "timed-out"
 							    : "failed", why);
 	}
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 128];
 	snprintf(path, sizeof(path), "%s/result.json", r->dir);
 	json_object *res = json_object_from_file(path), *v;
 	const char *outcome = "?", *status_s = "?";
@@ -325,6 +325,15 @@ campaign_run(const struct campaign_run_opts *o)
 		free(l.text);
 		return CAMPAIGN_EXIT_USAGE;
 	}
+	/* {dir} is where the autopilot runs (its cwd): a relative path
+	 * would name another place there. */
+	char out[PATH_MAX];
+	if (!realpath(o->out, out)) {
+		fprintf(stderr, "baro-campaign: %s: %s\n", o->out,
+			strerror(errno));
+		free(l.text);
+		return CAMPAIGN_EXIT_IO;
+	}
 	const int w = job_width(&l.c);
 	struct running *run = calloc(o->jobs, sizeof(*run));
 	if (!run) {
@@ -346,8 +355,8 @@ campaign_run(const struct campaign_run_opts *o)
 			if (run[i].pid)
 				continue;
 			while (next <= l.c.njobs) {
-				char dir[PATH_MAX];
-				snprintf(dir, sizeof(dir), "%s/jobs/%0*zu", o->out,
+				char dir[PATH_MAX + 64];
+				snprintf(dir, sizeof(dir), "%s/jobs/%0*zu", out,
 					 w, next);
 				if (!in_shard(o, next)) {
 					next++;
@@ -363,7 +372,7 @@ campaign_run(const struct campaign_run_opts *o)
 			if (next > l.c.njobs)
 				break;
 			struct running *r = &run[i];
-			snprintf(r->dir, sizeof(r->dir), "%s/jobs/%0*zu", o->out,
+			snprintf(r->dir, sizeof(r->dir), "%s/jobs/%0*zu", out,
 				 w, next);
 			/* What an interrupted attempt left goes. */
 			if (rm_tree(r->dir) < 0 || mkdir_p(r->dir) < 0) {

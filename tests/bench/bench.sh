@@ -3,7 +3,7 @@
 #   bench.sh BENCH_SIM BENCH_BAROD BAROD BENCH_MAVLINK BENCH_SITL \
 #            BENCH_LOGS BENCH_FILTERS LOGS_DIR BENCH_DRIVERS BENCH_PX4SIM
 #            BENCH_MSP BENCH_PX4 BARO_REPLAY BENCH_REPLAY_SH EXAMPLE_PLUGIN BENCH_EXEC
-#            SRC_DIR
+#            SRC_DIR BENCH_CAMPAIGN_SH BARO_CAMPAIGN FAKE_AUTOPILOT BARO_DRIVE
 # BENCH_DRIVERS is '-' when the build found no umockdev.
 # bench-barod runs $BAROD_BENCH_ROUNDS (3) rounds of barod and its two
 # floors, BAROD_BENCH_SECONDS (10) each.  bench-sitl and bench-px4 also
@@ -61,6 +61,9 @@ python3 -c 'import numpy' 2>/dev/null ||
 	{ [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null &&
 		py=/usr/bin/python3; } || true
 "${16}" "$py" "${17}"
+echo
+# baro-campaign's own cost per job against the scripted autopilot.
+"${18}" "${19}" "${20}" "${21}" "${13}"
 echo
 # The readers on the real logs, when they are there.
 set -- "$6" "$8"
