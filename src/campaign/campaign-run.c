@@ -700,7 +700,8 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 	      "<th>outcome</th><th>status</th><th>failsafe</th>", f);
 	for (size_t m = 0; m < NSHOWN; m++)
 		fprintf(f, "<th>%s</th>", shown[m]);
-	fputs("<th>why</th></tr>\n", f);
+	fputs("<th>detect_after_s</th><th>failsafe_after_s</th><th>why</th>"
+	      "</tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = r[i].o;
 		fprintf(f, "<tr id=\"job%zu\"><td><a href=\"jobs/%0*zu/judge/"
@@ -716,6 +717,15 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 			double v = metric(o, shown[m]);
 			if (isfinite(v))
 				fprintf(f, "<td>%.3f</td>", v);
+			else
+				fputs("<td></td>", f);
+		}
+		static const char *const times[] = { "detect_after_s",
+						     "failsafe_after_s" };
+		for (size_t m = 0; m < 2; m++) {
+			double v = top_num(o, times[m]);
+			if (isfinite(v))
+				fprintf(f, "<td>%.2f</td>", v);
 			else
 				fputs("<td></td>", f);
 		}
