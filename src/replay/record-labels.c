@@ -213,7 +213,7 @@ static int
 row(struct parse *p, struct record_labels *rl, char *line,
     uint64_t *prev_ms, bool *restarted)
 {
-	char *f[RECORD_FIELDS];
+	char *f[RECORD_FIELDS] = { 0 };
 	int rc = split(p, line, f);
 	if (rc < 0)
 		return rc;
