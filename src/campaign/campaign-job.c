@@ -88,8 +88,11 @@ spawn(struct job *j, const char *out, const char *const *argv,
 	int nul = open("/dev/null", O_RDONLY);
 	if (nul >= 0)
 		dup2(nul, 0);
+	/* The campaign's own dispositions stay here: an ignored SIGPIPE
+	 * would be the autopilot's too. */
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
 	if (command)
 		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 	else
@@ -539,7 +542,7 @@ campaign_job_run(const struct campaign_job_spec *s)
 		set_outcome(&j, "failed", "%s", err);
 	if (!j.outcome[0] && write_scenario(&j, &v) == 0 &&
 	    gcs_socket(&j, campaign_gcs_port(s->c, s->slot)) == 0) {
-		j.tel = fopen(in_dir(&j, "telemetry.csv"), "w");
+		j.tel = fopen(in_dir(&j, "telemetry.csv"), "we");
 		if (j.tel)
 			fputs("ap_ms,event,value,text\n", j.tel);
 		j.ap = spawn(&j, "autopilot.out", NULL, cmd);

@@ -529,6 +529,18 @@ heat(double v, const char *outcome)
 	return v <= 1.0 ? "#9d9" : v <= 3.0 ? "#fd8" : "#f88";
 }
 
+/* What a job's cell and row link to: its judge report when it was
+ * judged, else its result (a job that never flew has no report). */
+static const char *
+job_link(const char *dir, int w, size_t job)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/jobs/%0*zu/judge/index.html", dir, w,
+		 job);
+	return stat(path, &st) == 0 ? "judge/index.html" : "result.json";
+}
+
 static int
 write_reports(const char *dir, const struct loaded *l, struct res *r,
 	      size_t n)
@@ -682,8 +694,9 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 					continue;
 				}
 				fprintf(f, "<td style=\"background:%s\"><a href="
-					   "\"jobs/%0*zu/judge/index.html\">",
-					heat(worst, out), w, at);
+					   "\"jobs/%0*zu/%s\">",
+					heat(worst, out), w, at,
+					job_link(dir, w, at));
 				if (strcmp(out, "flown") != 0)
 					html_text(f, out);
 				else if (isfinite(worst))
@@ -704,9 +717,10 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 	      "</tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = r[i].o;
-		fprintf(f, "<tr id=\"job%zu\"><td><a href=\"jobs/%0*zu/judge/"
-			   "index.html\">%0*zu</a></td><td>",
-			r[i].job, w, r[i].job, w, r[i].job);
+		fprintf(f, "<tr id=\"job%zu\"><td><a href=\"jobs/%0*zu/%s\">"
+			   "%0*zu</a></td><td>",
+			r[i].job, w, r[i].job, job_link(dir, w, r[i].job), w,
+			r[i].job);
 		html_text(f, str_of(o, "name"));
 		fputs("</td><td>", f);
 		html_text(f, str_of(o, "outcome"));

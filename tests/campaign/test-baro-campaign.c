@@ -322,6 +322,24 @@ test_crash_hang_never_arm(void **state)
 	assert_non_null(strstr(csv, "arming denied"));
 	free(csv);
 	assert_no_autopilot();
+	/* Every link of the page resolves: a job never judged links to
+	 * its result, not to a report it does not have. */
+	char *html = slurp(out, "index.html");
+	assert_non_null(html);
+	assert_non_null(strstr(html, "href=\"jobs/0004/result.json\""));
+	unsigned links = 0;
+	for (const char *h = html; (h = strstr(h, "href=\"")); links++) {
+		h += 6;
+		char rel[256], path[1024];
+		size_t k = strcspn(h, "\"#");
+		snprintf(rel, sizeof(rel), "%.*s", (int)k, h);
+		snprintf(path, sizeof(path), "%s/%s", out, rel);
+		if (access(path, F_OK) != 0)
+			fail_msg("index.html links to %s, which is not there",
+				 rel);
+	}
+	assert_true(links >= 8);
+	free(html);
 
 	/* A job past the campaign's timeout: stopped, recorded, ended. */
 	write_campaign(ini, sizeof(ini), "timeout.ini", "size = 2\n",
