@@ -19,6 +19,16 @@ cat >"$dir/g.scn.in" <<'SCN'
 at 15s glitch 0 {size} for 10s
 at 40s end
 SCN
+# A free port in the campaign's range (the kernel's ephemeral ports go
+# to 60999; a campaign's to 60000): two CI roots run this at once.
+ports=$(python3 -c 'import socket
+while True:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    if 20000 <= p <= 59000:
+        print(p)
+        break')
 cat >"$dir/c.ini" <<INI
 [campaign]
 autopilot = ardupilot
@@ -26,7 +36,7 @@ command = $2 --kind ardupilot --instance {instance}
     --out 127.0.0.1:{drive_port} --out 127.0.0.1:{gcs_port}
     --log {dir}/ap.csv --speed 10
 log = {dir}/ap.csv
-ports = 24600
+ports = $ports
 [flight]
 takeoff_m = 10
 hold_s = 45

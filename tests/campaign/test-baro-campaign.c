@@ -49,7 +49,12 @@ write_campaign(char *path, size_t len, const char *name, const char *matrix,
 	char scn[512];
 	harness_write(&harness, scn, sizeof(scn), "glitch.scn.in", "%s",
 		      SCN_IN);
-	unsigned ports = harness_free_port(&harness, SOCK_DGRAM, false);
+	/* A free port in the range the campaign takes (up to 60000; the
+	 * kernel's ephemeral ones go to 60999), slots 10 apart above it. */
+	unsigned ports;
+	do
+		ports = harness_free_port(&harness, SOCK_DGRAM, false);
+	while (ports > 59000 || ports < 20000);
 	harness_write(&harness, path, len, name,
 		      "[campaign]\n"
 		      "autopilot = ardupilot\n"
@@ -66,8 +71,8 @@ write_campaign(char *path, size_t len, const char *name, const char *matrix,
 		      "[matrix]\n"
 		      "scenario = glitch.scn.in\n"
 		      "%s",
-		      getenv("FAKE_AUTOPILOT"), extra_cmd, timeout_s,
-		      ports < 20000 ? 20000 : ports, matrix);
+		      getenv("FAKE_AUTOPILOT"), extra_cmd, timeout_s, ports,
+		      matrix);
 }
 
 static int
@@ -370,8 +375,13 @@ test_stop_and_resume(void **state)
 	/* Until the first job has its result. */
 	char res[1024];
 	snprintf(res, sizeof(res), "%s/jobs/0001/result.json", out);
-	for (int i = 0; i < 600 && access(res, F_OK) != 0; i++)
+	int early;
+	for (int i = 0; i < 600 && access(res, F_OK) != 0; i++) {
+		if (harness_exited(&harness, pid, &early))
+			fail_msg("baro-campaign exited %d before its first "
+				 "result", early);
 		usleep(100000);
+	}
 	assert_int_equal(access(res, F_OK), 0);
 	kill(pid, SIGTERM);
 	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 128 + SIGTERM);
