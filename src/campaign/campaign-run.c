@@ -116,16 +116,14 @@ campaign_plan(const struct campaign_run_opts *o, FILE *out)
 		l.c.njobs, l.c.njobs == 1 ? "" : "s", mine, o->shard_k,
 		o->shard_n, o->jobs, campaign_drive_port(&l.c, slot),
 		campaign_gcs_port(&l.c, slot + o->jobs - 1));
-	size_t i = 0;
+	/* No slot per job: which slot a job gets depends on which of the
+	 * jobs before it finish first. */
 	for (size_t k = 1; k <= l.c.njobs; k++) {
 		if (!in_shard(o, k))
 			continue;
 		char name[1024];
 		campaign_job_name(&l.c, k, name, sizeof(name));
-		/* The slot a job gets depends on which finish first; the
-		 * first N are certain, the rest shown as the next free. */
 		fprintf(out, "%0*zu  %s\n", w, k, name);
-		i++;
 	}
 	free(l.text);
 	return ferror(out) ? CAMPAIGN_EXIT_IO : CAMPAIGN_EXIT_OK;
