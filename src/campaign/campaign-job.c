@@ -25,6 +25,7 @@
 #include "mavlink.h"
 #include "record-labels.h"
 #include "util-atomic-file.h"
+#include "util-csv.h"
 #include "util-strings.h"
 
 /* A ground station's identity on the link (MAVLink's GCS range). */
@@ -36,14 +37,6 @@
 #define STOP_GRACE_S 10.0
 /* baro-replay on one log. */
 #define JUDGE_TIMEOUT_S 300.0
-
-static uint64_t
-mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 struct job {
 	const struct campaign_job_spec *s;
@@ -125,8 +118,8 @@ stop_child(struct job *j, pid_t pid, bool *done)
 	if (pid <= 0 || *done)
 		return;
 	kill(pid, SIGTERM);
-	const uint64_t t0 = mono_us();
-	while (!*done && (double)(mono_us() - t0) < STOP_GRACE_S * 1e6) {
+	const uint64_t t0 = util_mono_us();
+	while (!*done && (double)(util_mono_us() - t0) < STOP_GRACE_S * 1e6) {
 		reap(j);
 		if (!*done)
 			usleep(20000);
@@ -143,7 +136,7 @@ static void
 on_frame(const struct mavlink_frame *fr, void *user)
 {
 	struct job *j = user;
-	flight_rx(&j->fl, fr, mono_us());
+	flight_rx(&j->fl, fr, util_mono_us());
 }
 
 static void
@@ -160,18 +153,6 @@ send_msg(struct job *j, uint32_t msgid, const union mavlink_msg *m)
 }
 
 static void
-csv_text(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s == '\n' ? ' ' : *s, f);
-	}
-	fputc('"', f);
-}
-
-static void
 telemetry(struct job *j)
 {
 	struct flight_event e;
@@ -179,7 +160,7 @@ telemetry(struct job *j)
 		if (!j->tel)
 			continue;
 		fprintf(j->tel, "%u,%s,%.9g,", e.ap_ms, e.what, e.value);
-		csv_text(j->tel, e.text);
+		csv_put_text(j->tel, e.text);
 		fputc('\n', j->tel);
 	}
 }
@@ -220,7 +201,7 @@ static void
 fly(struct job *j)
 {
 	const struct campaign_job_spec *s = j->s;
-	const uint64_t t0 = mono_us();
+	const uint64_t t0 = util_mono_us();
 	uint8_t buf[4096];
 
 	for (;;) {
@@ -236,13 +217,13 @@ fly(struct job *j)
 				j->peer = from;
 				j->have_peer = true;
 			}
-			j->last_rx_us = mono_us();
+			j->last_rx_us = util_mono_us();
 			mavlink_parser_feed(&j->parser, buf, (size_t)n,
 					    on_frame, j);
 			mavlink_parser_flush(&j->parser);
 			fl = sizeof(from);
 		}
-		uint64_t now = mono_us();
+		uint64_t now = util_mono_us();
 		uint32_t msgid;
 		union mavlink_msg m;
 		while (flight_step(&j->fl, now, &msgid, &m) == 1)
@@ -355,9 +336,9 @@ judge(struct job *j, const char *log, json_object *res)
 	argv[n] = NULL;
 	pid_t pid = spawn(j, "judge.out", argv, NULL);
 	int st = 0;
-	const uint64_t t0 = mono_us();
+	const uint64_t t0 = util_mono_us();
 	while (pid > 0 && waitpid(pid, &st, WNOHANG) == 0) {
-		if ((double)(mono_us() - t0) > JUDGE_TIMEOUT_S * 1e6) {
+		if ((double)(util_mono_us() - t0) > JUDGE_TIMEOUT_S * 1e6) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 			break;
@@ -530,7 +511,7 @@ campaign_job_run(const struct campaign_job_spec *s)
 	/* Where the job's wall time goes (timing.json, kept out of the
 	 * result so that results compare): setting up, flying (from the
 	 * autopilot's start), stopping, judging. */
-	uint64_t t_start = mono_us(), t_spawned = t_start, t_flown = t_start,
+	uint64_t t_start = util_mono_us(), t_spawned = t_start, t_flown = t_start,
 		 t_stopped = t_start;
 	mavlink_parser_init(&j.parser);
 	flight_init(&j.fl, s->c);
@@ -560,23 +541,23 @@ campaign_job_run(const struct campaign_job_spec *s)
 			state, "--record", rec, "--wait", "120", NULL,
 		};
 		j.drive = spawn(&j, "drive.out", dargv, NULL);
-		t_spawned = mono_us();
+		t_spawned = util_mono_us();
 		fly(&j);
-		t_flown = mono_us();
+		t_flown = util_mono_us();
 		if (!j.outcome[0] && j.fl.phase == FLIGHT_FAILED)
 			set_outcome(&j, flight_failure_name(j.fl.failure), "%s",
 				    j.fl.why);
 		/* baro-drive ends with its scenario; then it is stopped,
 		 * putting back what it set, before the autopilot goes. */
-		const uint64_t t0 = mono_us();
+		const uint64_t t0 = util_mono_us();
 		while (!j.drive_done && !j.ap_done &&
-		       mono_us() - t0 < 5000000u) {
+		       util_mono_us() - t0 < 5000000u) {
 			reap(&j);
 			usleep(20000);
 		}
 		stop_child(&j, j.drive, &j.drive_done);
 		stop_child(&j, j.ap, &j.ap_done);
-		t_stopped = mono_us();
+		t_stopped = util_mono_us();
 		if (j.tel)
 			fclose(j.tel);
 	}
@@ -626,7 +607,7 @@ campaign_job_run(const struct campaign_job_spec *s)
 		json_object_object_add(res, "status",
 				       json_object_new_string("fail"));
 	globfree(&g);
-	const uint64_t t_judged = mono_us();
+	const uint64_t t_judged = util_mono_us();
 	FILE *tf = fopen(in_dir(&j, "timing.json"), "w");
 	if (tf) {
 		fprintf(tf, "{ \"setup_s\": %.3f, \"fly_s\": %.3f, "

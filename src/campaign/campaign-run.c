@@ -19,6 +19,7 @@
 
 #include "replay-hash.h"
 #include "util-atomic-file.h"
+#include "util-csv.h"
 #include "util-strings.h"
 
 #define KILL_GRACE_S 15.0
@@ -29,14 +30,6 @@ static void
 on_stop(int sig)
 {
 	stop_signal = sig;
-}
-
-static uint64_t
-mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 /* The campaign file read, parsed and hashed; base is its directory. */
@@ -382,7 +375,7 @@ campaign_run(const struct campaign_run_opts *o)
 			r->job = next++;
 			r->timed_out = false;
 			r->term_us = 0;
-			r->started_us = mono_us();
+			r->started_us = util_mono_us();
 			pid_t pid = fork();
 			if (pid == 0) {
 				setpgid(0, 0);
@@ -407,7 +400,7 @@ campaign_run(const struct campaign_run_opts *o)
 		if (!any)
 			break;
 		usleep(50000);
-		const uint64_t now = mono_us();
+		const uint64_t now = util_mono_us();
 		for (unsigned i = 0; i < o->jobs; i++) {
 			struct running *r = &run[i];
 			if (!r->pid)

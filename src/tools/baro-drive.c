@@ -30,6 +30,7 @@
 #include "mavlink-sign.h"
 #include "signing-key.h"
 #include "util-atomic-file.h"
+#include "util-csv.h"
 #include "util-strings.h"
 
 enum link_kind { LINK_UDPIN, LINK_UDPOUT, LINK_TCP };
@@ -163,18 +164,6 @@ io_log(void *user, bool error, const char *text)
 }
 
 static void
-csv_text(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void
 io_record(void *user, const struct drive_row *r)
 {
 	struct tool *t = user;
@@ -186,7 +175,7 @@ io_record(void *user, const struct drive_row *r)
 		fprintf(t->record, "%lld", (long long)r->scenario_ms);
 	fprintf(t->record, ",%u,%s,%s,%.9g,", r->line, r->event, r->name,
 		r->value);
-	csv_text(t->record, r->text);
+	csv_put_text(t->record, r->text);
 	fputc('\n', t->record);
 	fflush(t->record);
 }
