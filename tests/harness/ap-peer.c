@@ -751,9 +751,11 @@ ap_peer_step(struct ap_peer *p, uint64_t now_us, uint8_t *out, size_t cap)
 	if (p->last_wall_us == 0)
 		p->last_wall_us = now_us;
 	bool paused = in(now_us, p->pause_from_us, p->pause_to_us);
+	uint64_t dt = now_us - p->last_wall_us;
+	if (p->max_step_us && dt > p->max_step_us)
+		dt = p->max_step_us;
 	if (!paused)
-		p->ap_ms += (double)(now_us - p->last_wall_us) / 1000.0 *
-			    p->speed;
+		p->ap_ms += (double)dt / 1000.0 * p->speed;
 	p->last_wall_us = now_us;
 	p->now_us = now_us;
 	if (paused)

@@ -94,6 +94,11 @@ struct ap_peer {
 
 	/* The script. */
 	double speed;			/* autopilot ms per wall ms */
+	/* A SITL's clock moves only as its loop runs: a host that held
+	 * the process off longer than this (us of wall time) adds only
+	 * this much; 0: any.  What keeps a loaded machine from making a
+	 * 10x SITL jump seconds, which a real one does not. */
+	uint64_t max_step_us;
 	uint64_t pause_from_us, pause_to_us;	/* the clock stands still */
 	uint64_t restart_at_us;		/* time_boot_ms back to 0 (0: no) */
 	uint64_t silent_from_us, silent_to_us;	/* nothing in or out */
