@@ -468,6 +468,15 @@ begin_run(struct drive *d, uint64_t now_us)
 {
 	struct sim_params p;
 
+	/* Scenario time 0 is the autopilot's time now: not known until a
+	 * message with its time_boot_ms came (a ground station may have
+	 * read every parameter before). */
+	if (!d->have_ap_ms) {
+		d->run_pending = true;
+		return;
+	}
+	d->run_pending = false;
+
 	sim_params_defaults(&p);
 	for (size_t i = 0; i < d->nslots; i++) {
 		const struct drive_slot *s = &d->slots[i];
@@ -848,6 +857,10 @@ on_clock(struct drive *d, uint32_t ms, uint64_t now_us)
 		return;
 	d->ap_ms = ms;
 	d->have_ap_ms = true;
+	if (d->run_pending && d->phase != DRIVE_DONE) {
+		begin_run(d, now_us);
+		return;
+	}
 	if (d->phase != DRIVE_RUN)
 		return;
 

@@ -148,6 +148,9 @@ struct drive {
 	bool have_ap_ms;
 	uint64_t ap_ms;		/* the autopilot's clock */
 	uint64_t start_ap_ms;	/* scenario time 0 */
+	/* Ready to run before any message gave the autopilot's clock:
+	 * scenario time 0 is its first time_boot_ms, not 0. */
+	bool run_pending;
 	bool have_alt;
 	double alt_m;		/* AMSL, GLOBAL_POSITION_INT */
 	double offset_pa;	/* PX4: the glitch as pascals */

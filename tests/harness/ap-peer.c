@@ -686,6 +686,8 @@ streams(struct ap_peer *p)
 
 	if (p->fly.on)
 		fly_streams(p, ap_us);
+	/* A link that carries no time yet: a heartbeat and answers only. */
+	const bool clock = p->now_us >= p->clock_from_us;
 	if (!p->fly.on && ap_us >= p->next_hb_us) {
 		p->next_hb_us = ap_us + 1000000u;
 		union mavlink_msg m = { .hb = {
@@ -698,7 +700,7 @@ streams(struct ap_peer *p)
 		} };
 		queue(p, MAVLINK_MSG_HEARTBEAT, &m, p->now_us);
 	}
-	if (!p->fly.on && ap_us >= p->next_pos_us) {
+	if (!p->fly.on && clock && ap_us >= p->next_pos_us) {
 		p->next_pos_us = ap_us + 250000u;
 		union mavlink_msg m = { .gpi = {
 			.time_boot_ms = (uint32_t)ms,
@@ -707,7 +709,7 @@ streams(struct ap_peer *p)
 		} };
 		queue(p, MAVLINK_MSG_GLOBAL_POSITION_INT, &m, p->now_us);
 	}
-	if (p->press_interval_us && ap_us >= p->next_press_us) {
+	if (clock && p->press_interval_us && ap_us >= p->next_press_us) {
 		p->next_press_us = ap_us + p->press_interval_us;
 		/* What each baro reads at the vehicle's 584 m: ArduPilot's
 		 * glitch lifts its altitude, PX4's offset adds pascals once
@@ -735,7 +737,7 @@ streams(struct ap_peer *p)
 				break;
 		}
 	}
-	if (p->time_interval_us && ap_us >= p->next_time_us) {
+	if (clock && p->time_interval_us && ap_us >= p->next_time_us) {
 		p->next_time_us = ap_us + p->time_interval_us;
 		union mavlink_msg m = { .stime = { .time_boot_ms =
 							   (uint32_t)ms } };

@@ -99,6 +99,10 @@ struct ap_peer {
 	 * this much; 0: any.  What keeps a loaded machine from making a
 	 * 10x SITL jump seconds, which a real one does not. */
 	uint64_t max_step_us;
+	/* Nothing with its time_boot_ms (SYSTEM_TIME, GLOBAL_POSITION_INT,
+	 * SCALED_PRESSURE) before this wall time: a ground station that
+	 * has read its parameters before it knows its clock. */
+	uint64_t clock_from_us;
 	uint64_t pause_from_us, pause_to_us;	/* the clock stands still */
 	uint64_t restart_at_us;		/* time_boot_ms back to 0 (0: no) */
 	uint64_t silent_from_us, silent_to_us;	/* nothing in or out */
