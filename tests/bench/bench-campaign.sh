@@ -19,16 +19,8 @@ cat >"$dir/g.scn.in" <<'SCN'
 at 15s glitch 0 {size} for 10s
 at 40s end
 SCN
-# A free port in the campaign's range (the kernel's ephemeral ports go
-# to 60999; a campaign's to 60000): two CI roots run this at once.
-ports=$(python3 -c 'import socket
-while True:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    if 20000 <= p <= 59000:
-        print(p)
-        break')
+# A free port in a campaign's range: two CI roots run this at once.
+ports=$(python3 "$(dirname "$0")/../harness/free-port.py")
 cat >"$dir/c.ini" <<INI
 [campaign]
 autopilot = ardupilot

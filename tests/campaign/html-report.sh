@@ -28,16 +28,8 @@ cat >"$tmp/g.scn.in" <<'SCN'
 at 12s glitch 0 {size} for 6s
 at 24s end
 SCN
-# A free port in the campaign's range (the kernel's ephemeral ports go
-# to 60999; a campaign's to 60000): two CI roots run this at once.
-ports=$(python3 -c 'import socket
-while True:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    if 20000 <= p <= 59000:
-        print(p)
-        break')
+# A free port in a campaign's range: two CI roots run this at once.
+ports=$(python3 "$(dirname "$0")/../harness/free-port.py")
 cat >"$tmp/c.ini" <<INI
 [campaign]
 autopilot = ardupilot
