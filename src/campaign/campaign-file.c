@@ -67,6 +67,7 @@ struct parse {
 	char last_key[CAMPAIGN_NAME_LEN * 2];	/* for continuations */
 	bool indented;		/* the line read began with a blank */
 	unsigned seen[NOPTS];			/* the line it was set on */
+	unsigned param_line[CAMPAIGN_MAX_PARAMS];
 };
 
 static int
@@ -138,7 +139,51 @@ is_builtin_var(const char *s, size_t n)
 	return false;
 }
 
-/* One axis's values: words, or A..B for a run of integers. */
+static int
+add_value(struct parse *p, struct campaign_axis *a, const char *w)
+{
+	if (a->n == CAMPAIGN_MAX_VALUES)
+		return fail(p, "[matrix] %s: more than %d values", a->name,
+			    CAMPAIGN_MAX_VALUES);
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->values[i], w) == 0)
+			return fail(p, "[matrix] %s: value '%s' is given twice",
+				    a->name, w);
+	snprintf(a->values[a->n++], CAMPAIGN_VALUE_LEN, "%s", w);
+	return 1;
+}
+
+/* A..B/STEP: A, A + STEP, ... up to B (within a millionth of a step),
+ * each written as the shortest decimal of the nearest multiple. */
+static int
+stepped_range(struct parse *p, struct campaign_axis *a, char *w)
+{
+	char *dots = strstr(w, ".."), *slash = strchr(dots, '/');
+	char *e1, *e2, *e3;
+	*dots = '\0';
+	*slash = '\0';
+	double lo = strtod(w, &e1), hi = strtod(dots + 2, &e2),
+	       step = strtod(slash + 1, &e3);
+	if (!*w || *e1 || !dots[2] || *e2 || !slash[1] || *e3 ||
+	    !isfinite(lo) || !isfinite(hi) || !isfinite(step) || step <= 0 ||
+	    hi < lo || (hi - lo) / step >= CAMPAIGN_MAX_VALUES)
+		return fail(p, "[matrix] %s: '%s..%s/%s' is not a range "
+			    "A..B/STEP of at most %d values (STEP > 0)",
+			    a->name, w, dots + 2, slash + 1,
+			    CAMPAIGN_MAX_VALUES);
+	const long n = (long)floor((hi - lo) / step + 1e-6);
+	for (long i = 0; i <= n; i++) {
+		char v[CAMPAIGN_VALUE_LEN];
+		double x = lo + (double)i * step;
+		/* 0.1 * 3 is 0.30000000000000004: 12 digits say 0.3. */
+		snprintf(v, sizeof(v), "%.12g", x == 0 ? 0.0 : x);
+		if (add_value(p, a, v) == 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* One axis's values: words, A..B for a run of integers, or A..B/STEP. */
 static int
 axis_values(struct parse *p, struct campaign_axis *a, const char *value)
 {
@@ -147,6 +192,11 @@ axis_values(struct parse *p, struct campaign_axis *a, const char *value)
 	for (char *save = NULL, *w = strtok_r(buf, " \t,", &save); w;
 	     w = strtok_r(NULL, " \t,", &save)) {
 		char *dots = strstr(w, "..");
+		if (dots && strchr(dots, '/')) {
+			if (stepped_range(p, a, w) == 0)
+				return 0;
+			continue;
+		}
 		if (dots) {
 			char *e1, *e2;
 			*dots = '\0';
@@ -177,14 +227,8 @@ axis_values(struct parse *p, struct campaign_axis *a, const char *value)
 				    "quote, slash or backslash (it goes into "
 				    "command lines and file names)", a->name,
 				    w);
-		if (a->n == CAMPAIGN_MAX_VALUES)
-			return fail(p, "[matrix] %s: more than %d values",
-				    a->name, CAMPAIGN_MAX_VALUES);
-		for (size_t i = 0; i < a->n; i++)
-			if (strcmp(a->values[i], w) == 0)
-				return fail(p, "[matrix] %s: value '%s' is "
-					    "given twice", a->name, w);
-		snprintf(a->values[a->n++], CAMPAIGN_VALUE_LEN, "%s", w);
+		if (add_value(p, a, w) == 0)
+			return 0;
 	}
 	if (a->n == 0)
 		return fail(p, "[matrix] %s: no values", a->name);
@@ -262,6 +306,40 @@ set_opt(struct parse *p, size_t i, const char *value, bool more)
 	return fail(p, "internal: option kind");
 }
 
+/* [params] NAME = VALUE: a MAVLink parameter id (at most 16 letters,
+ * digits and _, as both autopilots name theirs) and a number or a
+ * template of one, checked once the axes are known. */
+static int
+param_line(struct parse *p, const char *key, const char *value, bool more)
+{
+	struct campaign *c = p->c;
+	size_t n = strlen(key);
+	bool ok = n > 0 && n < CAMPAIGN_PARAM_ID_LEN;
+	for (const char *s = key; ok && *s; s++)
+		ok = isalnum((unsigned char)*s) || *s == '_';
+	if (!ok)
+		return fail(p, "[params] '%s': not a parameter name (1 to 16 "
+			    "letters, digits and _)", key);
+	for (size_t i = 0; i < c->nparams; i++)
+		if (strcmp(c->params[i].name, key) == 0)
+			return fail(p, "[params] %s is given %s", key,
+				    more ? "over two lines (a value is one "
+					   "number)"
+					 : "twice");
+	if (c->nparams == CAMPAIGN_MAX_PARAMS)
+		return fail(p, "[params]: more than %d parameters",
+			    CAMPAIGN_MAX_PARAMS);
+	if (!*value || strlen(value) >= CAMPAIGN_VALUE_LEN)
+		return fail(p, "[params] %s: wanted a number or a template "
+			    "of one, of at most %d characters", key,
+			    CAMPAIGN_VALUE_LEN - 1);
+	p->param_line[c->nparams] = p->line;
+	struct campaign_param *q = &c->params[c->nparams++];
+	snprintf(q->name, sizeof(q->name), "%s", key);
+	snprintf(q->value, sizeof(q->value), "%s", value);
+	return 1;
+}
+
 static int
 handler(void *user, const char *section, const char *key, const char *value)
 {
@@ -305,14 +383,16 @@ handler(void *user, const char *section, const char *key, const char *value)
 		snprintf(a->name, sizeof(a->name), "%s", key);
 		return axis_values(p, a, value);
 	}
-	static const char *const sections[] = { "campaign", "flight", "matrix",
-						 "judge" };
+	if (strcmp(section, "params") == 0)
+		return param_line(p, key, value, more);
+	static const char *const sections[] = { "campaign", "flight", "params",
+						 "matrix", "judge" };
 	bool known = false;
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < sizeof(sections) / sizeof(*sections); i++)
 		known |= strcmp(section, sections[i]) == 0;
 	if (!known)
-		return fail(p, "[%s]: not a section (campaign, flight, matrix, "
-			    "judge)", section);
+		return fail(p, "[%s]: not a section (campaign, flight, params, "
+			    "matrix, judge)", section);
 	char keys[512] = "";
 	size_t n = 0;
 	for (size_t i = 0; i < NOPTS; i++)
@@ -384,6 +464,12 @@ campaign_parse(struct campaign *c, const char *text, size_t len,
 	check_template(&p, "[campaign] command", c->command);
 	p.line = p.seen[2];
 	check_template(&p, "[campaign] log", c->log);
+	for (size_t i = 0; i < c->nparams && p.rc == 0; i++) {
+		char what[64];
+		p.line = p.param_line[i];
+		snprintf(what, sizeof(what), "[params] %s", c->params[i].name);
+		check_template(&p, what, c->params[i].value);
+	}
 	if (p.rc < 0)
 		return p.rc;
 	/* Two slots' ports must not meet: 10 apart, so 6500 slots at
@@ -395,6 +481,43 @@ campaign_parse(struct campaign *c, const char *text, size_t len,
 					  "has more than %d combinations",
 					  name, CAMPAIGN_MAX_JOBS);
 		c->njobs *= c->axes[i].n;
+	}
+	/* Every job's value of every parameter is a number: a template
+	 * that gives a word in one cell is refused now, not at job 900. */
+	for (size_t i = 0; i < c->nparams; i++) {
+		const bool fixed = !strchr(c->params[i].value, '{');
+		for (size_t k = 1; k <= (fixed ? 1 : c->njobs); k++) {
+			double v;
+			char why[256];
+			if (campaign_param_value(c, i, k, &v, why,
+						 sizeof(why)) < 0)
+				return str_errorf(err, errlen, -EINVAL,
+						  "%s:%u: %s", name,
+						  p.param_line[i], why);
+		}
+	}
+	return 0;
+}
+
+int
+campaign_param_value(const struct campaign *c, size_t i, size_t k,
+		     double *value, char *err, size_t errlen)
+{
+	const struct campaign_vars v = { .c = c, .job = k, .slot = 0,
+					 .dir = "" };
+	char out[CAMPAIGN_VALUE_LEN * 2], *end;
+	const struct campaign_param *q = &c->params[i];
+	if (campaign_expand(q->value, &v, out, sizeof(out), err, errlen) < 0)
+		return -EINVAL;
+	errno = 0;
+	*value = strtod(out, &end);
+	if (end == out || *end || errno || !isfinite(*value)) {
+		char job[CAMPAIGN_TEXT_LEN];
+		if (campaign_job_name(c, k, job, sizeof(job)) < 0)
+			job[0] = '\0';
+		return str_errorf(err, errlen, -EINVAL, "[params] %s = %s: "
+				  "job %zu (%s) gives '%s', not a number",
+				  q->name, q->value, k, job, out);
 	}
 	return 0;
 }

@@ -17,9 +17,13 @@
  *   takeoff_m = 10
  *   hold_s = 60
  *   land = yes
+ *   [params]                         ; set before arming, over MAVLink
+ *   EK3_HGT_I_GATE = {gate}          ; a number, or a template of one
  *   [matrix]
  *   scenario = glitch.scn.in         ; a template, relative to this file
- *   size = 5 10 15 20                ; values, or A..B (integers)
+ *   size = 5 10 15 20                ; values, A..B (integers) or
+ *                                    ; A..B/STEP (e.g. 0.5..2/0.5)
+ *   gate = 300 500
  *   seed = 1..3
  *   [judge]
  *   thresholds = thresholds.txt      ; baro-replay's rules (optional)
@@ -45,6 +49,8 @@
 #define CAMPAIGN_TEXT_LEN 2048
 #define CAMPAIGN_PATH_LEN 1024
 #define CAMPAIGN_MAX_JOBS 100000
+#define CAMPAIGN_MAX_PARAMS 16
+#define CAMPAIGN_PARAM_ID_LEN 17	/* MAVLink's 16 characters, a NUL */
 
 enum campaign_autopilot { CAMPAIGN_ARDUPILOT, CAMPAIGN_PX4 };
 
@@ -55,6 +61,12 @@ struct campaign_axis {
 	char name[CAMPAIGN_NAME_LEN];
 	size_t n;
 	char values[CAMPAIGN_MAX_VALUES][CAMPAIGN_VALUE_LEN];
+};
+
+/* An autopilot parameter the flight sets before it arms. */
+struct campaign_param {
+	char name[CAMPAIGN_PARAM_ID_LEN];
+	char value[CAMPAIGN_VALUE_LEN];		/* template: a number */
 };
 
 struct campaign {
@@ -69,6 +81,8 @@ struct campaign {
 	bool land;
 	char scenario[CAMPAIGN_PATH_LEN];	/* template file, as given */
 	char thresholds[CAMPAIGN_PATH_LEN];	/* "" : baro-replay's */
+	size_t nparams;
+	struct campaign_param params[CAMPAIGN_MAX_PARAMS];
 	size_t naxes;
 	struct campaign_axis axes[CAMPAIGN_MAX_AXES];
 	size_t njobs;		/* the product of the axes' sizes */
@@ -103,6 +117,12 @@ unsigned
 campaign_drive_port(const struct campaign *c, unsigned slot);
 unsigned
 campaign_gcs_port(const struct campaign *c, unsigned slot);
+
+/* Job k's value of parameter i (a template expanded on slot 0): 0, or
+ * -EINVAL naming the parameter and what it gave. */
+int
+campaign_param_value(const struct campaign *c, size_t i, size_t k,
+		     double *value, char *err, size_t errlen);
 
 /* Expand a template into out (len bytes).  0, or -EINVAL naming an
  * unknown {name} or an unclosed brace, -ENOSPC when it does not fit. */

@@ -515,6 +515,16 @@ campaign_job_run(const struct campaign_job_spec *s)
 		 t_stopped = t_start;
 	mavlink_parser_init(&j.parser);
 	flight_init(&j.fl, s->c);
+	for (size_t i = 0; i < s->c->nparams && !j.outcome[0]; i++) {
+		double pv;
+		if (campaign_param_value(s->c, i, s->job, &pv, err,
+					 sizeof(err)) < 0)
+			set_outcome(&j, "failed", "%s", err);
+		else if (flight_add_param(&j.fl, s->c->params[i].name, pv) < 0)
+			set_outcome(&j, "failed", "[params] %s: not a "
+				    "parameter the flight can set",
+				    s->c->params[i].name);
+	}
 	/* The tool's own SIGTERM stops the job as its end does. */
 	if (campaign_expand(s->c->command, &v, cmd, sizeof(cmd), err,
 			    sizeof(err)) < 0 ||
@@ -582,6 +592,26 @@ campaign_job_run(const struct campaign_job_spec *s)
 					      flight_phase_name(j.fl.phase)));
 	json_object_object_add(res, "failsafe",
 			       json_object_new_boolean(j.fl.failsafe));
+	if (j.fl.nparams) {
+		/* What the autopilot echoed, and what it had before. */
+		json_object *ps = json_object_new_object();
+		for (size_t i = 0; i < j.fl.nparams; i++) {
+			const struct flight_param *q = &j.fl.params[i];
+			json_object *o = json_object_new_object();
+			json_object_object_add(o, "set", json_object_new_boolean(
+							      i < j.fl.param_at));
+			if (q->known)
+				json_object_object_add(
+					o, "before",
+					json_object_new_double(q->before));
+			json_object_object_add(o, "value",
+					       json_object_new_double(q->want));
+			json_object_object_add(ps, q->name, o);
+		}
+		json_object_object_add(res, "params", ps);
+	}
+	json_object_object_add(res, "lane_switches",
+			       json_object_new_int((int)j.fl.lane_switches));
 	uint64_t from = 0, to = 0;
 	if (fault_span(&j, &from, &to)) {
 		if (j.fl.failsafe && j.fl.failsafe_ms >= from)
@@ -589,6 +619,12 @@ campaign_job_run(const struct campaign_job_spec *s)
 				res, "failsafe_after_s",
 				json_object_new_double(
 					(double)(j.fl.failsafe_ms - from) * 1e-3));
+		if (j.fl.lane_switches && j.fl.lane_switch_ms >= from)
+			json_object_object_add(
+				res, "lane_switch_after_s",
+				json_object_new_double(
+					(double)(j.fl.lane_switch_ms - from) *
+					1e-3));
 		double d = detect_after(&j, from);
 		if (d >= 0)
 			json_object_object_add(res, "detect_after_s",

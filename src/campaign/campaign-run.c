@@ -116,7 +116,17 @@ campaign_plan(const struct campaign_run_opts *o, FILE *out)
 			continue;
 		char name[1024];
 		campaign_job_name(&l.c, k, name, sizeof(name));
-		fprintf(out, "%0*zu  %s\n", w, k, name);
+		fprintf(out, "%0*zu  %s", w, k, name);
+		/* What the flight sets before arming, this job's values. */
+		for (size_t i = 0; i < l.c.nparams; i++) {
+			double v;
+			char err[256];
+			if (campaign_param_value(&l.c, i, k, &v, err,
+						 sizeof(err)) == 0)
+				fprintf(out, "%s%s=%.9g", i ? " " : "  [",
+					l.c.params[i].name, v);
+		}
+		fputs(l.c.nparams ? "]\n" : "\n", out);
 	}
 	free(l.text);
 	return ferror(out) ? CAMPAIGN_EXIT_IO : CAMPAIGN_EXIT_OK;
@@ -551,7 +561,8 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 	fprintf(f, ",outcome,status,failsafe");
 	for (size_t m = 0; m < NSHOWN; m++)
 		fprintf(f, ",%s", shown[m]);
-	fprintf(f, ",detect_after_s,failsafe_after_s,why\n");
+	fprintf(f, ",detect_after_s,failsafe_after_s,lane_switches,"
+		   "lane_switch_after_s,why\n");
 	size_t counts[5] = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = r[i].o, *axes, *v;
@@ -573,6 +584,10 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 		put_num(f, top_num(o, "detect_after_s"));
 		fputc(',', f);
 		put_num(f, top_num(o, "failsafe_after_s"));
+		fputc(',', f);
+		put_num(f, top_num(o, "lane_switches"));
+		fputc(',', f);
+		put_num(f, top_num(o, "lane_switch_after_s"));
 		fputc(',', f);
 		const char *why = str_of(o, "why");
 		fputc('"', f);
@@ -704,8 +719,9 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 	      "<th>outcome</th><th>status</th><th>failsafe</th>", f);
 	for (size_t m = 0; m < NSHOWN; m++)
 		fprintf(f, "<th>%s</th>", shown[m]);
-	fputs("<th>detect_after_s</th><th>failsafe_after_s</th><th>why</th>"
-	      "</tr>\n", f);
+	fputs("<th>detect_after_s</th><th>failsafe_after_s</th><th>lane "
+	      "switches</th><th>lane_switch_after_s</th><th>why</th></tr>\n",
+	      f);
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = r[i].o;
 		fprintf(f, "<tr id=\"job%zu\"><td><a href=\"jobs/%0*zu/%s\">"
@@ -725,14 +741,18 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 			else
 				fputs("<td></td>", f);
 		}
-		static const char *const times[] = { "detect_after_s",
-						     "failsafe_after_s" };
-		for (size_t m = 0; m < 2; m++) {
+		static const char *const times[] = {
+			"detect_after_s", "failsafe_after_s", "lane_switches",
+			"lane_switch_after_s"
+		};
+		for (size_t m = 0; m < sizeof(times) / sizeof(*times); m++) {
 			double v = top_num(o, times[m]);
-			if (isfinite(v))
-				fprintf(f, "<td>%.2f</td>", v);
-			else
+			if (!isfinite(v))
 				fputs("<td></td>", f);
+			else if (m == 2)
+				fprintf(f, "<td>%.0f</td>", v);
+			else
+				fprintf(f, "<td>%.2f</td>", v);
 		}
 		fputs("<td style=\"text-align:left\">", f);
 		html_text(f, str_of(o, "why"));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "flight.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,7 +30,8 @@ const char *
 flight_phase_name(enum flight_phase p)
 {
 	static const char *const names[] = {
-		[FLIGHT_WAIT] = "wait", [FLIGHT_MODE] = "mode",
+		[FLIGHT_WAIT] = "wait", [FLIGHT_PARAMS] = "params",
+		[FLIGHT_MODE] = "mode",
 		[FLIGHT_ARM] = "arm", [FLIGHT_TAKEOFF] = "takeoff",
 		[FLIGHT_CLIMB] = "climb", [FLIGHT_HOLD] = "hold",
 		[FLIGHT_LAND] = "land", [FLIGHT_LANDING] = "landing",
@@ -47,6 +49,19 @@ flight_failure_name(enum flight_failure e)
 		[FLIGHT_DISARMED] = "disarmed-in-air",
 	};
 	return (unsigned)e < sizeof(names) / sizeof(*names) ? names[e] : "?";
+}
+
+int
+flight_add_param(struct flight *f, const char *name, double value)
+{
+	if (f->nparams == CAMPAIGN_MAX_PARAMS)
+		return -ENOSPC;
+	if (!*name || strlen(name) >= CAMPAIGN_PARAM_ID_LEN)
+		return -EINVAL;
+	struct flight_param *q = &f->params[f->nparams++];
+	*q = (struct flight_param){ .want = value };
+	snprintf(q->name, sizeof(q->name), "%s", name);
+	return 0;
 }
 
 static void
@@ -116,6 +131,59 @@ note_failsafe(struct flight *f, const char *why)
 	f->failsafe = true;
 	f->failsafe_ms = f->ap_ms;
 	event(f, "failsafe", 1, why);
+}
+
+/* What the autopilots say when their estimator changes lane (core):
+ * ArduPilot's EKF3 "EKF3 lane switch %u" (AP_NavEKF3.cpp, switchLane)
+ * and EKF2 "NavEKF2: lane switch %u"; PX4's ekf2 selector "primary EKF
+ * changed ..." (EKF2Selector.cpp), which reaches MAVLink only where its
+ * console log is forwarded. */
+static bool
+is_lane_switch(const char *t)
+{
+	return strstr(t, "lane switch") || strcasestr(t, "primary EKF changed");
+}
+
+static bool
+param_matches(const struct flight_param *q, double v)
+{
+	if (mavlink_param_type_integer(q->type))
+		return (double)llround(q->want) == v;
+	return (float)q->want == (float)v;
+}
+
+/* The answer to the read or the set of the parameter at work. */
+static void
+param_value(struct flight *f, const struct mavlink_param_value *pv)
+{
+	if (f->phase != FLIGHT_PARAMS || f->param_at >= f->nparams)
+		return;
+	struct flight_param *q = &f->params[f->param_at];
+	char id[sizeof(pv->param_id) + 1];
+	memcpy(id, pv->param_id, sizeof(pv->param_id));
+	id[sizeof(pv->param_id)] = '\0';
+	if (strcmp(id, q->name) != 0)
+		return;
+	/* PX4 carries an integer's bits in the float; ArduPilot casts. */
+	const double v = mavlink_param_from_wire(
+		pv->param_type, f->ap == CAMPAIGN_PX4, pv->param_value);
+	if (!q->known) {
+		q->known = true;
+		q->type = pv->param_type;
+		q->before = v;
+		f->tries = 0;
+		if (mavlink_param_type_integer(q->type) &&
+		    q->want != floor(q->want)) {
+			failed(f, FLIGHT_REFUSED, "parameter %s is a whole "
+			       "number; the campaign's value is not", q->name);
+			return;
+		}
+	}
+	if (param_matches(q, v)) {
+		event(f, "param", v, q->name);
+		f->param_at++;
+		f->tries = 0;
+	}
 }
 
 void
@@ -216,8 +284,16 @@ flight_rx(struct flight *f, const struct mavlink_frame *fr, uint64_t now_us)
 		event(f, "statustext", m.st.severity, t);
 		if (strcasestr(t, "failsafe") && f->phase != FLIGHT_WAIT)
 			note_failsafe(f, t);
+		if (is_lane_switch(t)) {
+			if (f->lane_switches++ == 0)
+				f->lane_switch_ms = f->ap_ms;
+			event(f, "lane_switch", f->lane_switches, t);
+		}
 		break;
 	}
+	case MAVLINK_MSG_PARAM_VALUE:
+		param_value(f, &m.pv);
+		break;
 	default:
 		break;
 	}
@@ -265,6 +341,59 @@ send_until_acked(struct flight *f, uint64_t now_us, uint16_t cmd, float p1,
 	return 1;
 }
 
+/* ArduPilot takes a take-off in GUIDED only; PX4 in any mode. */
+static enum flight_phase
+after_params(const struct flight *f)
+{
+	return f->ap == CAMPAIGN_ARDUPILOT ? FLIGHT_MODE : FLIGHT_ARM;
+}
+
+/* The parameter at work: read it (for its type), then set it, each
+ * sent again after a second, TRIES times at most. */
+static int
+step_params(struct flight *f, uint64_t now_us, uint32_t *msgid,
+	    union mavlink_msg *m)
+{
+	if (f->param_at == f->nparams) {
+		phase(f, after_params(f));
+		return 0;
+	}
+	const struct flight_param *q = &f->params[f->param_at];
+	if (f->tries && now_us - f->sent_us < RETRY_US)
+		return 0;
+	if (f->tries == TRIES) {
+		failed(f, FLIGHT_REFUSED,
+		       q->known ? "parameter %s: the autopilot did not take "
+				  "the value"
+				: "parameter %s: no answer (not one of this "
+				  "autopilot's?)",
+		       q->name);
+		return 0;
+	}
+	if (!q->known) {
+		*msgid = MAVLINK_MSG_PARAM_REQUEST_READ;
+		*m = (union mavlink_msg){ .prr = {
+			.target_system = f->sysid,
+			.target_component = f->compid,
+			.param_index = -1,
+		} };
+		memcpy(m->prr.param_id, q->name, strlen(q->name));
+	} else {
+		*msgid = MAVLINK_MSG_PARAM_SET;
+		*m = (union mavlink_msg){ .ps = {
+			.param_value = mavlink_param_to_wire(
+				q->type, f->ap == CAMPAIGN_PX4, q->want),
+			.target_system = f->sysid,
+			.target_component = f->compid,
+			.param_type = q->type,
+		} };
+		memcpy(m->ps.param_id, q->name, strlen(q->name));
+	}
+	f->tries++;
+	f->sent_us = now_us;
+	return 1;
+}
+
 int
 flight_step(struct flight *f, uint64_t now_us, uint32_t *msgid,
 	    union mavlink_msg *m)
@@ -283,9 +412,10 @@ flight_step(struct flight *f, uint64_t now_us, uint32_t *msgid,
 	switch (f->phase) {
 	case FLIGHT_WAIT:
 		if (f->heard && f->have_alt && f->have_mode)
-			phase(f, f->ap == CAMPAIGN_ARDUPILOT ? FLIGHT_MODE
-							     : FLIGHT_ARM);
+			phase(f, f->nparams ? FLIGHT_PARAMS : after_params(f));
 		return 0;
+	case FLIGHT_PARAMS:
+		return step_params(f, now_us, msgid, m);
 	case FLIGHT_MODE:
 		f->commanded_mode = AP_COPTER_GUIDED;
 		if (f->acked && f->mode == AP_COPTER_GUIDED) {

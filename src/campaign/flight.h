@@ -7,8 +7,10 @@
  * above home on ArduPilot, AMSL on PX4), climb until the estimate is
  * within a metre of the height, hold for hold_s of the autopilot's own
  * time, land (MAV_CMD_NAV_LAND) and wait for the disarm on touchdown.
- * A command unanswered for a second is sent again, five times at most;
- * one refused ends the flight with why.
+ * Before all that, the campaign's [params]: each read (PARAM_REQUEST_READ,
+ * for its type), then set (PARAM_SET) until PARAM_VALUE echoes the value.
+ * A command or parameter unanswered for a second is sent again, five
+ * times at most; one refused ends the flight with why.
  *
  * It also keeps what the autopilot's telemetry says: armed, mode,
  * altitude estimate (GLOBAL_POSITION_INT), its clock, every STATUSTEXT,
@@ -26,6 +28,7 @@
 
 enum flight_phase {
 	FLIGHT_WAIT,		/* for a HEARTBEAT and the altitude */
+	FLIGHT_PARAMS,		/* the campaign's [params], in turn */
 	FLIGHT_MODE,		/* ArduPilot: GUIDED */
 	FLIGHT_ARM,
 	FLIGHT_TAKEOFF,
@@ -40,17 +43,26 @@ enum flight_phase {
 enum flight_failure {
 	FLIGHT_OK,
 	FLIGHT_NEVER_ARMED,	/* arming refused or unanswered */
-	FLIGHT_REFUSED,		/* another command refused */
+	FLIGHT_REFUSED,		/* another command or a parameter refused */
 	FLIGHT_NO_CLIMB,	/* never reached the height */
 	FLIGHT_DISARMED,	/* disarmed in the air (a crash, a kill) */
+};
+
+/* One of the campaign's parameters, this job's value. */
+struct flight_param {
+	char name[CAMPAIGN_PARAM_ID_LEN];
+	double want;
+	bool known;		/* read back once: type and value before */
+	uint8_t type;		/* MAV_PARAM_TYPE, as the autopilot said */
+	double before;
 };
 
 /* What the flight saw happen, for the job's telemetry file. */
 struct flight_event {
 	uint32_t ap_ms;
 	const char *what;	/* "armed", "mode", "statustext", "failsafe",
-				 * "phase", "baro_health", "height_rejected"
-				 * (static strings) */
+				 * "phase", "baro_health", "height_rejected",
+				 * "param", "lane_switch" (static strings) */
 	double value;
 	char text[64];
 };
@@ -83,6 +95,13 @@ struct flight {
 	uint32_t failsafe_ms;
 	uint32_t commanded_mode;	/* the last it asked for, or ~0 */
 
+	/* Parameters to set before arming; param_at is the one at work. */
+	size_t nparams, param_at;
+	struct flight_param params[CAMPAIGN_MAX_PARAMS];
+	/* Estimator lane (core) switches the autopilot announced. */
+	unsigned lane_switches;
+	uint32_t lane_switch_ms;	/* the first one's time */
+
 	/* The command in flight. */
 	uint16_t cmd;
 	unsigned tries;
@@ -97,6 +116,11 @@ struct flight {
 
 void
 flight_init(struct flight *f, const struct campaign *c);
+
+/* Set parameter name to value before arming: 0, -ENOSPC past
+ * CAMPAIGN_MAX_PARAMS, -EINVAL for a name MAVLink cannot carry. */
+int
+flight_add_param(struct flight *f, const char *name, double value);
 
 /* A frame from the autopilot at wall time now_us. */
 void

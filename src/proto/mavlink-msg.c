@@ -5,6 +5,7 @@
  * written out as numbers so they can be checked against the sheet by eye.
  */
 #include <errno.h>
+#include <math.h>
 
 #include "mavlink.h"
 #include "util-endian.h"
@@ -798,4 +799,59 @@ mavlink_unpack_msg(uint32_t msgid, const uint8_t *pl, union mavlink_msg *m)
 		return 0;
 	}
 	return -ENOENT;
+}
+
+bool
+mavlink_param_type_integer(uint8_t type)
+{
+	return type >= MAV_PARAM_TYPE_UINT8 && type <= MAV_PARAM_TYPE_INT32;
+}
+
+/* Byte-wise: the integer's own bytes (little-endian, as on the wire) at
+ * the start of the float's four, the rest zero, as MAVLink's
+ * param_union lays them out. */
+float
+mavlink_param_to_wire(uint8_t type, bool bytewise, double value)
+{
+	if (!bytewise || !mavlink_param_type_integer(type))
+		return (float)value;
+	uint8_t b[4] = { 0 };
+	const long long v = llround(value);
+	switch (type) {
+	case MAV_PARAM_TYPE_UINT8:
+	case MAV_PARAM_TYPE_INT8:
+		b[0] = (uint8_t)v;
+		break;
+	case MAV_PARAM_TYPE_UINT16:
+	case MAV_PARAM_TYPE_INT16:
+		le_put16(b, (uint16_t)v);
+		break;
+	default:
+		le_put32(b, (uint32_t)v);
+		break;
+	}
+	return le_get_f32(b);
+}
+
+double
+mavlink_param_from_wire(uint8_t type, bool bytewise, float wire)
+{
+	if (!bytewise || !mavlink_param_type_integer(type))
+		return (double)wire;
+	uint8_t b[4];
+	le_put_f32(b, wire);
+	switch (type) {
+	case MAV_PARAM_TYPE_UINT8:
+		return b[0];
+	case MAV_PARAM_TYPE_INT8:
+		return (int8_t)b[0];
+	case MAV_PARAM_TYPE_UINT16:
+		return le_get16(b);
+	case MAV_PARAM_TYPE_INT16:
+		return le_get_i16(b);
+	case MAV_PARAM_TYPE_UINT32:
+		return le_get32(b);
+	default:
+		return le_get_i32(b);
+	}
 }

@@ -167,8 +167,12 @@ enum {
 	MAV_AUTOPILOT_INVALID = 8,
 	MAV_STATE_ACTIVE = 4,
 	MAV_COMP_ID_ONBOARD_COMPUTER = 191,
+	MAV_PARAM_TYPE_UINT8 = 1,
 	MAV_PARAM_TYPE_INT8 = 2,
+	MAV_PARAM_TYPE_UINT16 = 3,
 	MAV_PARAM_TYPE_INT16 = 4,
+	MAV_PARAM_TYPE_UINT32 = 5,
+	MAV_PARAM_TYPE_INT32 = 6,
 	MAV_PARAM_TYPE_REAL32 = 9,
 	MAV_RESULT_ACCEPTED = 0,
 	MAV_RESULT_DENIED = 2,
@@ -531,5 +535,13 @@ size_t mavlink_pack_extended_sys_state(
 	const struct mavlink_extended_sys_state *m, uint8_t *pl);
 void mavlink_unpack_extended_sys_state(const uint8_t *pl,
 				       struct mavlink_extended_sys_state *m);
+
+/* A parameter's value as PARAM_VALUE / PARAM_SET carry it.  PX4 says
+ * MAV_PROTOCOL_CAPABILITY_PARAM_ENCODE_BYTEWISE: an integer parameter's
+ * bits sit in the float's four bytes (bytewise true); ArduPilot sends
+ * every value as a float (C cast).  REAL32 is a float either way. */
+bool mavlink_param_type_integer(uint8_t type);
+float mavlink_param_to_wire(uint8_t type, bool bytewise, double value);
+double mavlink_param_from_wire(uint8_t type, bool bytewise, float wire);
 
 #endif

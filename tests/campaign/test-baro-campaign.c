@@ -13,7 +13,9 @@
  *   and merged: its report byte for byte;
  * - a crashed, a hung, a never-armed and a timed-out job recorded as such
  *   while the campaign goes on, and no autopilot left running;
- * - a campaign stopped mid-way (SIGTERM) and run again: it resumes.
+ * - a campaign stopped mid-way (SIGTERM) and run again: it resumes;
+ * - a parameter axis (the estimator's gate, set over MAVLink before
+ *   arming) that turns the same glitch from rejected to let through.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -363,6 +365,72 @@ test_crash_hang_never_arm(void **state)
 	assert_no_autopilot();
 }
 
+/* A parameter axis: the flight sets the estimator's gate before it arms,
+ * and the same 8 m glitch is rejected under a 3 m gate (detected, a
+ * failsafe, the reset announced as a lane switch) and let through under a
+ * 10 m one (it leaks in full, nothing flagged). */
+static void
+test_params_axis(void **state)
+{
+	char ini[512], out[512];
+	(void)state;
+
+	write_campaign(ini, sizeof(ini), "gate.ini",
+		       "size = 8\ngate = 300 1000\n"
+		       "[params]\nEK3_HGT_I_GATE = {gate}\n", "", 120);
+	harness_path(&harness, out, sizeof(out), "G");
+	const char *run[] = { "run", "-o", out, "--jobs", "2", "--hang", "5",
+			      ini, NULL };
+	assert_int_equal(campaign("g.log", run), 1);
+	char *csv = slurp(out, "summary.csv");
+	assert_non_null(csv);
+	print_message("%s", csv);
+	/* job,name,size,gate,outcome,status,failsafe,leakage_m,... */
+	assert_non_null(strstr(csv, "\n1,size=8 gate=300,8,300,flown,"));
+	assert_non_null(strstr(csv, "\n2,size=8 gate=1000,8,1000,flown,fail,"
+				    "no,"));
+	double l300 = field(csv, 1, 7), l1000 = field(csv, 2, 7);
+	double d300 = field(csv, 1, 11), d1000 = field(csv, 2, 11);
+	double fs300 = field(csv, 1, 12);
+	double ln300 = field(csv, 1, 13), ln1000 = field(csv, 2, 13);
+	double la300 = field(csv, 1, 14);
+	print_message("gate 3 m: leakage %.2f, detected %.2f s, failsafe "
+		      "%.2f s, %g lane switches (first %.2f s); gate 10 m: "
+		      "leakage %.2f, detected %.2f, %g lane switches\n", l300,
+		      d300, fs300, ln300, la300, l1000, d1000, ln1000);
+	assert_true(d300 >= 0.0 && d300 < 1.0);
+	assert_true(fs300 > 2.5 && fs300 < 4.0);
+	/* The first reset 5 s into the rejection; another when the
+	 * glitch's end is rejected in turn. */
+	assert_true(ln300 >= 1 && la300 > 4.5 && la300 < 6.0);
+	assert_true(l1000 > 7.0 && l1000 < 9.0);
+	assert_true(d1000 < 0);		/* never flagged */
+	assert_true(ln1000 == 0);
+	assert_non_null(strstr(csv, "\n1,size=8 gate=300,8,300,flown,fail,yes,"));
+	free(csv);
+	/* What the autopilot echoed, and what it had. */
+	char *res = slurp(out, "jobs/0001/result.json");
+	assert_non_null(res);
+	/* Pretty-printed: compared without its blanks. */
+	size_t n = 0;
+	for (const char *c = res; *c; c++)
+		if (*c != ' ' && *c != '\n' && *c != '\t')
+			res[n++] = *c;
+	res[n] = '\0';
+	if (!strstr(res, "\"params\":{\"EK3_HGT_I_GATE\":{\"set\":true,"
+			 "\"before\":500"))
+		fail_msg("no parameter in %s", res);
+	free(res);
+	char *tel = slurp(out, "jobs/0002/telemetry.csv");
+	assert_non_null(tel);
+	const char *at = strstr(tel, ",param,1000,");
+	assert_non_null(at);
+	const char *nl = strchr(at, '\n'), *nm = strstr(at, "EK3_HGT_I_GATE");
+	assert_true(nm && (!nl || nm < nl));	/* on that line */
+	free(tel);
+	assert_no_autopilot();
+}
+
 /* Stopped mid-way, it resumes: finished jobs are not run again. */
 static void
 test_stop_and_resume(void **state)
@@ -416,6 +484,7 @@ main(void)
 		harness_unit_test(test_matrix_jobs_shards, &harness),
 		harness_unit_test(test_crash_hang_never_arm, &harness),
 		harness_unit_test(test_stop_and_resume, &harness),
+		harness_unit_test(test_params_axis, &harness),
 	};
 	return harness_run_tests(&harness, "baro-campaign", tests);
 }

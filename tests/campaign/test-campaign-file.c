@@ -141,9 +141,74 @@ test_refused(void **state)
 	memset(big + n, 'x', 7000);
 	big[n + 7000] = '\0';
 	expect_error(big, "c.ini:6: longer than");
+	/* Parameters. */
+	expect_error(BASE "[params]\nEK3-GATE = 1\n",
+		     "c.ini:7: [params] 'EK3-GATE': not a parameter name");
+	expect_error(BASE "[params]\nA_VERY_LONG_PARAM_ID = 1\n",
+		     "'A_VERY_LONG_PARAM_ID': not a parameter name (1 to 16");
+	expect_error(BASE "[params]\nX = 1\nX = 2\n",
+		     "c.ini:8: [params] X is given twice");
+	expect_error(BASE "[params]\nX = 1\n  2\n",
+		     "[params] X is given over two lines");
+	expect_error(BASE "[params]\nX = high\n",
+		     "c.ini:7: [params] X = high: job 1 () gives 'high', not "
+		     "a number");
+	expect_error(BASE "[params]\nX = {gate}\n[matrix]\ngate = 3 wide\n",
+		     "c.ini:7: [params] X = {gate}: job 2 (gate=wide) gives "
+		     "'wide', not a number");
+	expect_error(BASE "[params]\nX = {gat}\n[matrix]\ngate = 3\n",
+		     "c.ini:7: [params] X: {gat} is neither a matrix axis");
+	expect_error(BASE "[params]\nX = 1e999\n", "gives '1e999', not a "
+		     "number");
+	expect_error(BASE "[params]\nA=1\nB=1\nC=1\nD=1\nE=1\nF=1\nG=1\n"
+		     "H=1\nI=1\nJ=1\nK=1\nL=1\nM=1\nN=1\nO=1\nP=1\nQ=1\n",
+		     "c.ini:23: [params]: more than 16 parameters");
+	/* Stepped ranges. */
+	expect_error(BASE "size = 1..2/0\n", "'1..2/0' is not a range "
+		     "A..B/STEP");
+	expect_error(BASE "size = 2..1/0.5\n", "'2..1/0.5' is not a range");
+	expect_error(BASE "size = 0..100/1\n", "'0..100/1' is not a range");
+	expect_error(BASE "size = 0..1/x\n", "'0..1/x' is not a range");
+	expect_error(BASE "size = 1..2/0.5 1.5\n", "value '1.5' is given "
+		     "twice");
 	/* Nine axes: one too many. */
 	expect_error(BASE "a=1\nb=1\nc=1\nd=1\ne=1\nf=1\ng=1\nh=1\ni=1\n",
 		     "more than 8 axes");
+}
+
+static void
+test_params_and_steps(void **state)
+{
+	static struct campaign c;
+	char err[512];
+	double v;
+	(void)state;
+
+	static const char text[] =
+		BASE "[params]\nEK3_HGT_I_GATE = {gate}\nEKF2_baro_gate = 2.5\n"
+		"[matrix]\nsize = 0.5..2/0.5\nfine = 0.1..0.3/0.1\n"
+		"gate = 300 1000\n";
+	assert_int_equal(parse(&c, text, err, sizeof(err)), 0);
+	assert_int_equal(c.nparams, 2);
+	assert_string_equal(c.params[0].name, "EK3_HGT_I_GATE");
+	assert_string_equal(c.params[1].name, "EKF2_baro_gate");
+	/* The shortest decimals, whatever 0.1 * 3 rounds to in binary. */
+	assert_int_equal(c.axes[0].n, 4);
+	assert_string_equal(c.axes[0].values[0], "0.5");
+	assert_string_equal(c.axes[0].values[3], "2");
+	assert_int_equal(c.axes[1].n, 3);
+	assert_string_equal(c.axes[1].values[2], "0.3");
+	assert_int_equal(c.njobs, 4 * 3 * 2);
+	/* Job 1 has gate 300, job 2 gate 1000; the fixed one is fixed. */
+	assert_int_equal(campaign_param_value(&c, 0, 1, &v, err, sizeof(err)),
+			 0);
+	assert_true(v == 300);
+	assert_int_equal(campaign_param_value(&c, 0, 2, &v, err, sizeof(err)),
+			 0);
+	assert_true(v == 1000);
+	assert_int_equal(campaign_param_value(&c, 1, 24, &v, err, sizeof(err)),
+			 0);
+	assert_true(v == 2.5);
 }
 
 int
@@ -152,6 +217,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_params_and_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 /* The standard flight against a scripted autopilot on simulated time:
  * the commands each autopilot gets, retries, refusals, a failsafe, and
  * a disarm in the air. */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -20,7 +21,26 @@ struct sim {
 	float last_p[7];
 	unsigned sent;
 	int answer;		/* MAV_RESULT for the next command; -1: none */
+	/* Its parameters: PX4's INT32 is sent byte-wise (the int's bits
+	 * in the float, written here with memcpy on a little-endian
+	 * host), ArduPilot's as a float. */
+	struct { const char *name; double v; uint8_t type; } p[2];
+	unsigned reads, sets;
+	float last_wire;
+	bool keeps;		/* echoes a set with its old value */
 };
+
+static float
+wire_of(const struct sim *s, double v, uint8_t type)
+{
+	if (s->f.ap == CAMPAIGN_PX4 && type == MAV_PARAM_TYPE_INT32) {
+		int32_t i = (int32_t)v;
+		float f;
+		memcpy(&f, &i, sizeof(f));
+		return f;
+	}
+	return (float)v;
+}
 
 static void
 rx(struct sim *s, uint32_t msgid, const union mavlink_msg *m)
@@ -56,6 +76,44 @@ tick(struct sim *s)
 	s->now_us += 100000;
 	s->ap_ms += 100;
 	while (flight_step(&s->f, s->now_us, &id, &m) == 1) {
+		if (id == MAVLINK_MSG_PARAM_REQUEST_READ ||
+		    id == MAVLINK_MSG_PARAM_SET) {
+			const char *name = id == MAVLINK_MSG_PARAM_SET
+						   ? m.ps.param_id
+						   : m.prr.param_id;
+			int k = -1;
+			for (int i = 0; i < 2; i++)
+				if (s->p[i].name &&
+				    strcmp(s->p[i].name, name) == 0)
+					k = i;
+			if (id == MAVLINK_MSG_PARAM_SET) {
+				s->sets++;
+				s->last_wire = m.ps.param_value;
+			} else {
+				s->reads++;
+			}
+			if (k < 0 || s->answer < 0)
+				continue;
+			if (id == MAVLINK_MSG_PARAM_SET && !s->keeps) {
+				assert_int_equal(m.ps.param_type, s->p[k].type);
+				float w = m.ps.param_value;
+				if (s->f.ap == CAMPAIGN_PX4 &&
+				    s->p[k].type == MAV_PARAM_TYPE_INT32) {
+					int32_t i;
+					memcpy(&i, &w, sizeof(i));
+					s->p[k].v = i;
+				} else {
+					s->p[k].v = w;
+				}
+			}
+			union mavlink_msg a = { .pv = {
+				.param_value = wire_of(s, s->p[k].v,
+						       s->p[k].type),
+				.param_type = s->p[k].type } };
+			strcpy(a.pv.param_id, s->p[k].name);
+			rx(s, MAVLINK_MSG_PARAM_VALUE, &a);
+			continue;
+		}
 		assert_int_equal(id, MAVLINK_MSG_COMMAND_LONG);
 		s->last_cmd = m.cl.command;
 		memcpy(s->last_p, m.cl.param, sizeof(s->last_p));
@@ -230,6 +288,122 @@ test_refusals_and_retries(void **state)
 	assert_int_equal(s.f.failure, FLIGHT_NO_CLIMB);
 }
 
+/* [params] before arming: read for the type, set until echoed; PX4's
+ * integers byte-wise; an unknown name or a fraction for an integer
+ * refused. */
+static void
+test_params(void **state)
+{
+	static struct sim s;
+	(void)state;
+	/* PX4: an INT32 and a float. */
+	sim_init(&s, CAMPAIGN_PX4, true);
+	s.p[0].name = "EKF2_HGT_REF";
+	s.p[0].v = 1;
+	s.p[0].type = MAV_PARAM_TYPE_INT32;
+	s.p[1].name = "EKF2_BARO_GATE";
+	s.p[1].v = 5;
+	s.p[1].type = MAV_PARAM_TYPE_REAL32;
+	assert_int_equal(flight_add_param(&s.f, "EKF2_HGT_REF", 2), 0);
+	assert_int_equal(flight_add_param(&s.f, "EKF2_BARO_GATE", 2.5), 0);
+	for (int i = 0; i < 12 && s.f.phase != FLIGHT_CLIMB; i++)
+		tick(&s);
+	assert_int_equal(s.f.phase, FLIGHT_CLIMB);	/* then armed */
+	assert_true(s.p[0].v == 2 && s.p[1].v == 2.5);
+	assert_int_equal(s.reads, 2);
+	assert_int_equal(s.sets, 2);
+	assert_true(s.f.params[0].known && s.f.params[0].before == 1);
+	assert_int_equal(s.f.param_at, 2);
+	struct flight_event e;
+	unsigned echoed = 0;
+	while (flight_event_next(&s.f, &e))
+		echoed += strcmp(e.what, "param") == 0;
+	assert_int_equal(echoed, 2);
+
+	/* ArduPilot: an INT16 as a plain float. */
+	sim_init(&s, CAMPAIGN_ARDUPILOT, true);
+	s.p[0].name = "EK3_HGT_I_GATE";
+	s.p[0].v = 500;
+	s.p[0].type = MAV_PARAM_TYPE_INT16;
+	assert_int_equal(flight_add_param(&s.f, "EK3_HGT_I_GATE", 300), 0);
+	for (int i = 0; i < 10 && s.last_cmd == 0; i++)
+		tick(&s);
+	assert_int_equal(s.last_cmd, 176);	/* the first command: GUIDED */
+	assert_true(s.p[0].v == 300);		/* after the set */
+	assert_true(s.last_wire == 300.0f);
+
+	/* Not a parameter it has: five reads, then refused. */
+	sim_init(&s, CAMPAIGN_ARDUPILOT, true);
+	assert_int_equal(flight_add_param(&s.f, "NO_SUCH_PARAM", 1), 0);
+	for (int i = 0; i < 80; i++)
+		tick(&s);
+	assert_int_equal(s.reads, 5);
+	assert_int_equal(s.f.failure, FLIGHT_REFUSED);
+	assert_string_equal(s.f.why, "parameter NO_SUCH_PARAM: no answer "
+				     "(not one of this autopilot's?)");
+	assert_int_equal(s.last_cmd, 0);	/* never armed */
+
+	/* A fraction for an integer parameter. */
+	sim_init(&s, CAMPAIGN_PX4, true);
+	s.p[0].name = "EKF2_HGT_REF";
+	s.p[0].v = 1;
+	s.p[0].type = MAV_PARAM_TYPE_INT32;
+	assert_int_equal(flight_add_param(&s.f, "EKF2_HGT_REF", 1.5), 0);
+	for (int i = 0; i < 5; i++)
+		tick(&s);
+	assert_int_equal(s.f.failure, FLIGHT_REFUSED);
+	assert_string_equal(s.f.why, "parameter EKF2_HGT_REF is a whole "
+				     "number; the campaign's value is not");
+	assert_int_equal(s.sets, 0);
+
+	/* Set, but the echo keeps the old value (out of its range). */
+	sim_init(&s, CAMPAIGN_PX4, true);
+	s.p[1].name = "EKF2_BARO_GATE";
+	s.p[1].v = 5;
+	s.p[1].type = MAV_PARAM_TYPE_REAL32;
+	assert_int_equal(flight_add_param(&s.f, "EKF2_BARO_GATE", 9), 0);
+	s.keeps = true;
+	for (int i = 0; i < 80; i++)
+		tick(&s);
+	assert_int_equal(s.sets, 5);
+	assert_int_equal(s.f.failure, FLIGHT_REFUSED);
+	assert_string_equal(s.f.why, "parameter EKF2_BARO_GATE: the autopilot "
+				     "did not take the value");
+
+	/* Too many, or a name MAVLink cannot carry. */
+	sim_init(&s, CAMPAIGN_PX4, true);
+	assert_int_equal(flight_add_param(&s.f, "SEVENTEEN_CHARS_X", 1),
+			 -EINVAL);
+	for (int i = 0; i < CAMPAIGN_MAX_PARAMS; i++)
+		assert_int_equal(flight_add_param(&s.f, "P", 1), 0);
+	assert_int_equal(flight_add_param(&s.f, "P", 1), -ENOSPC);
+}
+
+/* Lane switches announced in STATUSTEXT are counted, the first timed. */
+static void
+test_lane_switch(void **state)
+{
+	static struct sim s;
+	(void)state;
+	sim_init(&s, CAMPAIGN_ARDUPILOT, true);
+	for (int i = 0; i < 8; i++)
+		tick(&s);
+	static const char *const texts[] = {
+		"EKF3 IMU0 is using GPS", "EKF3 lane switch 1",
+		"NavEKF2: lane switch 0", "primary EKF changed 0 (filter fault) -> 1",
+	};
+	for (size_t i = 0; i < 4; i++) {
+		union mavlink_msg m = { .st = { .severity = 2 } };
+		strcpy(m.st.text, texts[i]);
+		tick(&s);
+		rx(&s, MAVLINK_MSG_STATUSTEXT, &m);
+		if (i == 1)
+			assert_int_equal(s.f.lane_switch_ms, s.ap_ms);
+	}
+	assert_int_equal(s.f.lane_switches, 3);
+	assert_false(s.f.failsafe);
+}
+
 int
 main(void)
 {
@@ -237,6 +411,8 @@ main(void)
 		cmocka_unit_test(test_ardupilot_flight),
 		cmocka_unit_test(test_px4_failsafe),
 		cmocka_unit_test(test_refusals_and_retries),
+		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_lane_switch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,9 +39,9 @@ ap_peer_init(struct ap_peer *p, enum ap_peer_kind kind)
 		p->params[1] = (struct ap_peer_param){ "SIM_BARO_OFF_T", 0.0f,
 						       MAV_PARAM_TYPE_REAL32 };
 		p->params[2] = (struct ap_peer_param){ "SYS_FAILURE_EN", 0.0f,
-						       6 /* INT32 */ };
+						       MAV_PARAM_TYPE_INT32 };
 		p->params[3] = (struct ap_peer_param){ "SENS_EN_BAROSIM", 1.0f,
-						       6 /* INT32 */ };
+						       MAV_PARAM_TYPE_INT32 };
 		p->nparams = 4;
 		ap_peer_set(p, "SYS_FAILURE_EN", 1.0f);
 		p->inject_supported = true;
@@ -61,24 +61,15 @@ find(struct ap_peer *p, const char *name)
 static float
 wire_value(const struct ap_peer *p, const struct ap_peer_param *q)
 {
-	if (p->kind == AP_PEER_PX4 && q->type == 6) {
-		int32_t i = (int32_t)q->value;
-		float f;
-		memcpy(&f, &i, sizeof(f));
-		return f;
-	}
-	return q->value;
+	return mavlink_param_to_wire(q->type, p->kind == AP_PEER_PX4,
+				     (double)q->value);
 }
 
 static float
 from_wire(const struct ap_peer *p, const struct ap_peer_param *q, float v)
 {
-	if (p->kind == AP_PEER_PX4 && q->type == 6) {
-		int32_t i;
-		memcpy(&i, &v, sizeof(i));
-		return (float)i;
-	}
-	return v;
+	return (float)mavlink_param_from_wire(q->type, p->kind == AP_PEER_PX4,
+					      v);
 }
 
 float
@@ -204,10 +195,32 @@ ap_peer_fly(struct ap_peer *p, double home_m, uint64_t seed, bool never_arm)
 	v->rng = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
 	v->mode = p->kind == AP_PEER_PX4 ? PX4_MODE_AUTO_LOITER
 					 : AP_COPTER_STABILIZE;
+	/* Its estimator's gate, a parameter as on the real one. */
+	if (p->nparams + 1 < AP_PEER_PARAMS)
+		p->params[p->nparams++] =
+			p->kind == AP_PEER_PX4
+				? (struct ap_peer_param){
+					  .name = AP_PEER_EKF_GATE_PX4,
+					  .value = 5.0f,
+					  .type = MAV_PARAM_TYPE_REAL32 }
+				: (struct ap_peer_param){
+					  .name = AP_PEER_EKF_GATE_AP,
+					  .value = 500.0f,
+					  .type = MAV_PARAM_TYPE_INT16 };
 	/* A healthy baro at home before the first step. */
 	float t;
 	atmos_1976_pressure_temperature((float)home_m, &v->pressure_pa, &t);
 	v->baro_ok = true;
+}
+
+/* The innovation gate in metres, from the gate parameter. */
+static double
+gate_m(const struct ap_peer *p)
+{
+	double sd = p->kind == AP_PEER_PX4
+			    ? (double)ap_peer_get(p, AP_PEER_EKF_GATE_PX4)
+			    : 0.01 * (double)ap_peer_get(p, AP_PEER_EKF_GATE_AP);
+	return fmax(isfinite(sd) ? sd : 5.0, 1.0) * AP_PEER_EKF_SD_M;
 }
 
 /* xorshift64*, then Box-Muller: the same noise for the same seed. */
@@ -414,7 +427,7 @@ fly_tick(struct ap_peer *p)
 			v->est_init = true;
 		}
 		v->innov_m = baro - v->est_m;
-		if (fabs(v->innov_m) > AP_PEER_EKF_GATE_M) {
+		if (fabs(v->innov_m) > gate_m(p)) {
 			if (!v->rejecting)
 				statustext(p, MAV_SEVERITY_WARNING,
 					   "EKF: baro rejected");
@@ -423,6 +436,11 @@ fly_tick(struct ap_peer *p)
 			if (v->reject_s >= AP_PEER_EKF_RESET_S - 1e-9) {
 				statustext(p, MAV_SEVERITY_WARNING,
 					   "EKF: height reset to baro");
+				/* ArduPilot's EKF3 names the core it moves
+				 * to (AP_NavEKF3.cpp, switchLane). */
+				if (!px4(p))
+					statustext(p, MAV_SEVERITY_CRITICAL,
+						   "EKF3 lane switch 1");
 				v->est_m = baro;
 				v->innov_m = 0.0;
 				v->rejecting = false;
@@ -526,7 +544,7 @@ fly_streams(struct ap_peer *p, uint64_t ap_us)
 			flags |= AP_PEER_EKF_BARO_REJECTED;
 		else
 			flags |= ESTIMATOR_POS_VERT_ABS;
-		float ratio = (float)(fabs(v->innov_m) / AP_PEER_EKF_GATE_M);
+		float ratio = (float)(fabs(v->innov_m) / gate_m(p));
 		union mavlink_msg e;
 		memset(&e, 0, sizeof(e));
 		if (px4(p)) {
@@ -569,7 +587,7 @@ on_frame(const struct mavlink_frame *f, void *user)
 		if (!q)
 			break;
 		float v = from_wire(p, q, m.ps.param_value);
-		if (q->type == MAV_PARAM_TYPE_INT8)
+		if (mavlink_param_type_integer(q->type))
 			v = roundf(v);
 		q->value = v;
 		if (p->kind == AP_PEER_PX4 &&

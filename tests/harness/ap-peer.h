@@ -35,8 +35,14 @@ enum ap_peer_kind { AP_PEER_ARDUPILOT, AP_PEER_PX4 };
  * ArduPilot's EKF_STATUS_FLAGS leaves free (it has 1..1024, 32768). */
 #define AP_PEER_EKF_BARO_REJECTED 2048u
 
-/* The estimator's gate and timings (seconds, metres). */
-#define AP_PEER_EKF_GATE_M 5.0
+/* The estimator's gate and timings (seconds, metres).  The gate is a
+ * parameter of the autopilot's own name, in standard deviations of a
+ * 1 m baro height noise: ArduPilot's EK3_HGT_I_GATE (SD x 100, default
+ * 500; EKF3 uses max(0.01 x it, 1)) and PX4's EKF2_BARO_GATE (SD,
+ * default 5, at least 1). */
+#define AP_PEER_EKF_SD_M 1.0
+#define AP_PEER_EKF_GATE_AP "EK3_HGT_I_GATE"
+#define AP_PEER_EKF_GATE_PX4 "EKF2_BARO_GATE"
 #define AP_PEER_EKF_TAU_S 0.5
 #define AP_PEER_EKF_RESET_S 5.0
 #define AP_PEER_EKF_FAILSAFE_S 3.0

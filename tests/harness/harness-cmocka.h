@@ -7,6 +7,8 @@
 #ifndef BAROD_HARNESS_CMOCKA_H
 #define BAROD_HARNESS_CMOCKA_H
 
+#include <stdlib.h>
+
 #include "barod-harness.h"
 #include "test-util.h"
 
@@ -28,6 +30,11 @@ harness_run_group(struct harness *h, const char *prefix, const char *name,
 {
 	if (harness_init(h, prefix, NULL, test_fail) < 0)
 		return 1;
+	/* HARNESS_TEST=test_name (a glob) runs only the tests it matches,
+	 * e.g. one of a long program's while working on it. */
+	const char *only = getenv("HARNESS_TEST");
+	if (only && *only)
+		cmocka_set_test_filter(only);
 	int rc = _cmocka_run_group_tests(name, tests, n, NULL, NULL);
 	return harness_fini(h) < 0 ? 1 : rc;
 }

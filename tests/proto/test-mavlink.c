@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "mavlink.h"
+#include "util-endian.h"
 #include "test-util.h"
 
 /* ---- helpers ----------------------------------------------------- */
@@ -1943,6 +1944,44 @@ test_adversarial_lengths(void **state)
 	}
 }
 
+/* Parameter values on the wire: PX4's byte-wise integers (the int's
+ * little-endian bytes, then zeros), ArduPilot's plain floats. */
+static void
+test_param_wire(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t type;
+		double v;
+		uint8_t b[4];
+	} cases[] = {
+		{ MAV_PARAM_TYPE_INT32, -1, { 0xff, 0xff, 0xff, 0xff } },
+		{ MAV_PARAM_TYPE_INT32, 300, { 0x2c, 0x01, 0, 0 } },
+		{ MAV_PARAM_TYPE_UINT32, 4000000000.0, { 0x00, 0x28, 0x6b, 0xee } },
+		{ MAV_PARAM_TYPE_INT16, -2, { 0xfe, 0xff, 0, 0 } },
+		{ MAV_PARAM_TYPE_UINT16, 65535, { 0xff, 0xff, 0, 0 } },
+		{ MAV_PARAM_TYPE_INT8, -128, { 0x80, 0, 0, 0 } },
+		{ MAV_PARAM_TYPE_UINT8, 200, { 200, 0, 0, 0 } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		float w = mavlink_param_to_wire(cases[i].type, true, cases[i].v);
+		uint8_t pl[4];
+		le_put_f32(pl, w);
+		assert_memory_equal(pl, cases[i].b, 4);
+		assert_true(mavlink_param_from_wire(cases[i].type, true, w) ==
+			    cases[i].v);
+		assert_true(mavlink_param_type_integer(cases[i].type));
+	}
+	/* A float is a float either way; ArduPilot casts integers. */
+	assert_true(mavlink_param_to_wire(MAV_PARAM_TYPE_REAL32, true, 2.5) ==
+		    2.5f);
+	assert_false(mavlink_param_type_integer(MAV_PARAM_TYPE_REAL32));
+	assert_true(mavlink_param_to_wire(MAV_PARAM_TYPE_INT16, false, 500) ==
+		    500.0f);
+	assert_true(mavlink_param_from_wire(MAV_PARAM_TYPE_INT32, false,
+					    7.0f) == 7.0);
+}
+
 int
 main(void)
 {
@@ -1969,6 +2008,7 @@ main(void)
 		cmocka_unit_test(test_chunking),
 		cmocka_unit_test(test_random_corruption),
 		cmocka_unit_test(test_adversarial_lengths),
+		cmocka_unit_test(test_param_wire),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
