@@ -518,6 +518,132 @@ mavlink_unpack_command_ack(const uint8_t *pl, struct mavlink_command_ack *m)
 }
 
 size_t
+mavlink_pack_mission_count(const struct mavlink_mission_count *m, uint8_t *pl)
+{
+	le_put16(pl + 0, m->count);
+	pl[2] = m->target_system;
+	pl[3] = m->target_component;
+	pl[4] = m->mission_type;
+	le_put32(pl + 5, m->opaque_id);
+	return 9;
+}
+
+void
+mavlink_unpack_mission_count(const uint8_t *pl, struct mavlink_mission_count *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->count = le_get16(pl + 0);
+	m->target_system = pl[2];
+	m->target_component = pl[3];
+	m->mission_type = pl[4];
+	m->opaque_id = le_get32(pl + 5);
+}
+
+size_t
+mavlink_pack_mission_request(const struct mavlink_mission_request *m,
+			     uint8_t *pl)
+{
+	le_put16(pl + 0, m->seq);
+	pl[2] = m->target_system;
+	pl[3] = m->target_component;
+	pl[4] = m->mission_type;
+	return 5;
+}
+
+void
+mavlink_unpack_mission_request(const uint8_t *pl,
+			       struct mavlink_mission_request *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->seq = le_get16(pl + 0);
+	m->target_system = pl[2];
+	m->target_component = pl[3];
+	m->mission_type = pl[4];
+}
+
+size_t
+mavlink_pack_mission_item_int(const struct mavlink_mission_item_int *m,
+			      uint8_t *pl)
+{
+	le_put_f32(pl + 0, m->param1);
+	le_put_f32(pl + 4, m->param2);
+	le_put_f32(pl + 8, m->param3);
+	le_put_f32(pl + 12, m->param4);
+	le_put32(pl + 16, (uint32_t)m->x);
+	le_put32(pl + 20, (uint32_t)m->y);
+	le_put_f32(pl + 24, m->z);
+	le_put16(pl + 28, m->seq);
+	le_put16(pl + 30, m->command);
+	pl[32] = m->target_system;
+	pl[33] = m->target_component;
+	pl[34] = m->frame;
+	pl[35] = m->current;
+	pl[36] = m->autocontinue;
+	pl[37] = m->mission_type;
+	return 38;
+}
+
+void
+mavlink_unpack_mission_item_int(const uint8_t *pl,
+				struct mavlink_mission_item_int *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->param1 = le_get_f32(pl + 0);
+	m->param2 = le_get_f32(pl + 4);
+	m->param3 = le_get_f32(pl + 8);
+	m->param4 = le_get_f32(pl + 12);
+	m->x = le_get_i32(pl + 16);
+	m->y = le_get_i32(pl + 20);
+	m->z = le_get_f32(pl + 24);
+	m->seq = le_get16(pl + 28);
+	m->command = le_get16(pl + 30);
+	m->target_system = pl[32];
+	m->target_component = pl[33];
+	m->frame = pl[34];
+	m->current = pl[35];
+	m->autocontinue = pl[36];
+	m->mission_type = pl[37];
+}
+
+size_t
+mavlink_pack_mission_ack(const struct mavlink_mission_ack *m, uint8_t *pl)
+{
+	pl[0] = m->target_system;
+	pl[1] = m->target_component;
+	pl[2] = m->type;
+	pl[3] = m->mission_type;
+	le_put32(pl + 4, m->opaque_id);
+	return 8;
+}
+
+void
+mavlink_unpack_mission_ack(const uint8_t *pl, struct mavlink_mission_ack *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->target_system = pl[0];
+	m->target_component = pl[1];
+	m->type = pl[2];
+	m->mission_type = pl[3];
+	m->opaque_id = le_get32(pl + 4);
+}
+
+size_t
+mavlink_pack_mission_item_reached(const struct mavlink_mission_item_reached *m,
+				  uint8_t *pl)
+{
+	le_put16(pl + 0, m->seq);
+	return 2;
+}
+
+void
+mavlink_unpack_mission_item_reached(const uint8_t *pl,
+				    struct mavlink_mission_item_reached *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->seq = le_get16(pl + 0);
+}
+
+size_t
 mavlink_pack_statustext(const struct mavlink_statustext *m, uint8_t *pl)
 {
 	pl[0] = m->severity;
@@ -711,6 +837,17 @@ mavlink_pack_msg(uint32_t msgid, const union mavlink_msg *m, uint8_t *pl)
 		return mavlink_pack_command_ack(&m->ca, pl);
 	case MAVLINK_MSG_STATUSTEXT:
 		return mavlink_pack_statustext(&m->st, pl);
+	case MAVLINK_MSG_MISSION_COUNT:
+		return mavlink_pack_mission_count(&m->mc, pl);
+	case MAVLINK_MSG_MISSION_REQUEST:
+	case MAVLINK_MSG_MISSION_REQUEST_INT:
+		return mavlink_pack_mission_request(&m->mr, pl);
+	case MAVLINK_MSG_MISSION_ITEM_INT:
+		return mavlink_pack_mission_item_int(&m->mi, pl);
+	case MAVLINK_MSG_MISSION_ACK:
+		return mavlink_pack_mission_ack(&m->ma, pl);
+	case MAVLINK_MSG_MISSION_ITEM_REACHED:
+		return mavlink_pack_mission_item_reached(&m->mir, pl);
 	case MAVLINK_MSG_SYS_STATUS:
 		return mavlink_pack_sys_status(&m->ss, pl);
 	case MAVLINK_MSG_SET_MODE:
@@ -781,6 +918,22 @@ mavlink_unpack_msg(uint32_t msgid, const uint8_t *pl, union mavlink_msg *m)
 		return 0;
 	case MAVLINK_MSG_STATUSTEXT:
 		mavlink_unpack_statustext(pl, &m->st);
+		return 0;
+	case MAVLINK_MSG_MISSION_COUNT:
+		mavlink_unpack_mission_count(pl, &m->mc);
+		return 0;
+	case MAVLINK_MSG_MISSION_REQUEST:
+	case MAVLINK_MSG_MISSION_REQUEST_INT:
+		mavlink_unpack_mission_request(pl, &m->mr);
+		return 0;
+	case MAVLINK_MSG_MISSION_ITEM_INT:
+		mavlink_unpack_mission_item_int(pl, &m->mi);
+		return 0;
+	case MAVLINK_MSG_MISSION_ACK:
+		mavlink_unpack_mission_ack(pl, &m->ma);
+		return 0;
+	case MAVLINK_MSG_MISSION_ITEM_REACHED:
+		mavlink_unpack_mission_item_reached(pl, &m->mir);
 		return 0;
 	case MAVLINK_MSG_SYS_STATUS:
 		mavlink_unpack_sys_status(pl, &m->ss);

@@ -29,6 +29,12 @@ enum mavlink_msg_id {
 	MAVLINK_MSG_PARAM_SET = 23,
 	MAVLINK_MSG_SCALED_PRESSURE = 29,
 	MAVLINK_MSG_GLOBAL_POSITION_INT = 33,
+	MAVLINK_MSG_MISSION_REQUEST = 40,
+	MAVLINK_MSG_MISSION_COUNT = 44,
+	MAVLINK_MSG_MISSION_ITEM_REACHED = 46,
+	MAVLINK_MSG_MISSION_ACK = 47,
+	MAVLINK_MSG_MISSION_REQUEST_INT = 51,
+	MAVLINK_MSG_MISSION_ITEM_INT = 73,
 	MAVLINK_MSG_COMMAND_INT = 75,
 	MAVLINK_MSG_COMMAND_LONG = 76,
 	MAVLINK_MSG_COMMAND_ACK = 77,
@@ -404,6 +410,42 @@ struct mavlink_command_int {
 		autocontinue;
 };
 
+/* The mission protocol (upload: COUNT, then a REQUEST(_INT) for each
+ * ITEM_INT, then an ACK; in flight ITEM_REACHED). */
+struct mavlink_mission_count {
+	uint16_t count;
+	uint8_t target_system, target_component;
+	uint8_t mission_type;		/* extension */
+	uint32_t opaque_id;		/* extension */
+};
+
+/* MISSION_REQUEST (legacy) and MISSION_REQUEST_INT: the same fields. */
+struct mavlink_mission_request {
+	uint16_t seq;
+	uint8_t target_system, target_component;
+	uint8_t mission_type;		/* extension */
+};
+
+struct mavlink_mission_item_int {
+	float param1, param2, param3, param4;
+	int32_t x, y;			/* degE7 in a global frame */
+	float z;
+	uint16_t seq, command;
+	uint8_t target_system, target_component, frame, current,
+		autocontinue;
+	uint8_t mission_type;		/* extension */
+};
+
+struct mavlink_mission_ack {
+	uint8_t target_system, target_component, type;
+	uint8_t mission_type;		/* extension */
+	uint32_t opaque_id;		/* extension */
+};
+
+struct mavlink_mission_item_reached {
+	uint16_t seq;
+};
+
 struct mavlink_command_ack {
 	uint16_t command;
 	uint8_t result, progress;
@@ -436,6 +478,11 @@ union mavlink_msg {
 	struct mavlink_command_int ci;
 	struct mavlink_command_long cl;
 	struct mavlink_command_ack ca;
+	struct mavlink_mission_count mc;
+	struct mavlink_mission_request mr;	/* REQUEST and REQUEST_INT */
+	struct mavlink_mission_item_int mi;
+	struct mavlink_mission_ack ma;
+	struct mavlink_mission_item_reached mir;
 	struct mavlink_statustext st;
 	struct mavlink_sys_status ss;
 	struct mavlink_set_mode sm;
@@ -517,6 +564,26 @@ size_t mavlink_pack_command_ack(const struct mavlink_command_ack *m,
 				uint8_t *pl);
 void mavlink_unpack_command_ack(const uint8_t *pl,
 				struct mavlink_command_ack *m);
+size_t mavlink_pack_mission_count(const struct mavlink_mission_count *m,
+				  uint8_t *pl);
+void mavlink_unpack_mission_count(const uint8_t *pl,
+				  struct mavlink_mission_count *m);
+size_t mavlink_pack_mission_request(const struct mavlink_mission_request *m,
+				    uint8_t *pl);
+void mavlink_unpack_mission_request(const uint8_t *pl,
+				    struct mavlink_mission_request *m);
+size_t mavlink_pack_mission_item_int(const struct mavlink_mission_item_int *m,
+				     uint8_t *pl);
+void mavlink_unpack_mission_item_int(const uint8_t *pl,
+				     struct mavlink_mission_item_int *m);
+size_t mavlink_pack_mission_ack(const struct mavlink_mission_ack *m,
+				uint8_t *pl);
+void mavlink_unpack_mission_ack(const uint8_t *pl,
+				struct mavlink_mission_ack *m);
+size_t mavlink_pack_mission_item_reached(
+	const struct mavlink_mission_item_reached *m, uint8_t *pl);
+void mavlink_unpack_mission_item_reached(
+	const uint8_t *pl, struct mavlink_mission_item_reached *m);
 size_t mavlink_pack_statustext(const struct mavlink_statustext *m, uint8_t *pl);
 void mavlink_unpack_statustext(const uint8_t *pl, struct mavlink_statustext *m);
 size_t mavlink_pack_sys_status(const struct mavlink_sys_status *m, uint8_t *pl);
