@@ -44,6 +44,8 @@ static const struct opt {
 	  0, 0, 86400 },
 	{ "flight", "land", OPT_BOOL, offsetof(struct campaign, land), 0, 0,
 	  0 },
+	{ "flight", "mission", OPT_TEXT, offsetof(struct campaign, mission),
+	  CAMPAIGN_TEXT_LEN, 0, 0 },
 	{ "matrix", "scenario", OPT_TEXT, offsetof(struct campaign, scenario),
 	  CAMPAIGN_PATH_LEN, 0, 0 },
 	{ "judge", "thresholds", OPT_TEXT,
@@ -464,6 +466,11 @@ campaign_parse(struct campaign *c, const char *text, size_t len,
 	check_template(&p, "[campaign] command", c->command);
 	p.line = p.seen[2];
 	check_template(&p, "[campaign] log", c->log);
+	for (size_t i = 0; i < NOPTS && p.rc == 0; i++)
+		if (strcmp(opts[i].key, "mission") == 0 && c->mission[0]) {
+			p.line = p.seen[i];
+			check_template(&p, "[flight] mission", c->mission);
+		}
 	for (size_t i = 0; i < c->nparams && p.rc == 0; i++) {
 		char what[64];
 		p.line = p.param_line[i];
@@ -482,6 +489,22 @@ campaign_parse(struct campaign *c, const char *text, size_t len,
 					  name, CAMPAIGN_MAX_JOBS);
 		c->njobs *= c->axes[i].n;
 	}
+	/* Every job's mission is one the flight can fly. */
+	if (c->mission[0]) {
+		const bool fixed = !strchr(c->mission, '{');
+		unsigned at = 0;
+		for (size_t i = 0; i < NOPTS; i++)
+			if (strcmp(opts[i].key, "mission") == 0)
+				at = p.seen[i];
+		for (size_t k = 1; k <= (fixed ? 1 : c->njobs); k++) {
+			struct campaign_waypoint wp[CAMPAIGN_MAX_WAYPOINTS];
+			size_t n;
+			char why[256];
+			if (campaign_mission(c, k, wp, &n, why, sizeof(why)) < 0)
+				return str_errorf(err, errlen, -EINVAL,
+						  "%s:%u: %s", name, at, why);
+		}
+	}
 	/* Every job's value of every parameter is a number: a template
 	 * that gives a word in one cell is refused now, not at job 900. */
 	for (size_t i = 0; i < c->nparams; i++) {
@@ -496,6 +519,60 @@ campaign_parse(struct campaign *c, const char *text, size_t len,
 						  p.param_line[i], why);
 		}
 	}
+	return 0;
+}
+
+/* A mission is short: each waypoint within 10 km of home, 1 to 1000 m
+ * above it. */
+#define MISSION_MAX_M 10000.0
+
+int
+campaign_mission(const struct campaign *c, size_t k,
+		 struct campaign_waypoint wp[CAMPAIGN_MAX_WAYPOINTS], size_t *n,
+		 char *err, size_t errlen)
+{
+	const struct campaign_vars v = { .c = c, .job = k, .slot = 0,
+					 .dir = "" };
+	char out[CAMPAIGN_TEXT_LEN * 2];
+	*n = 0;
+	if (!c->mission[0])
+		return 0;
+	if (campaign_expand(c->mission, &v, out, sizeof(out), err, errlen) < 0)
+		return -EINVAL;
+	for (char *save = NULL, *w = strtok_r(out, " \t", &save); w;
+	     w = strtok_r(NULL, " \t", &save)) {
+		double x[3];
+		char *s = w, *e;
+		int got = 0;
+		for (; got < 3; got++) {
+			errno = 0;
+			x[got] = strtod(s, &e);
+			if (e == s || errno || !isfinite(x[got]) ||
+			    (got < 2 ? *e != ':' : *e != '\0'))
+				break;
+			s = e + 1;
+		}
+		if (got < 3)
+			return str_errorf(err, errlen, -EINVAL, "[flight] "
+					  "mission: '%s' is not NORTH:EAST:ALT "
+					  "(metres from home, metres above it)",
+					  w);
+		if (fabs(x[0]) > MISSION_MAX_M || fabs(x[1]) > MISSION_MAX_M ||
+		    x[2] < 1.0 || x[2] > 1000.0)
+			return str_errorf(err, errlen, -EINVAL, "[flight] "
+					  "mission: '%s': wanted within %.0f m "
+					  "of home and 1 to 1000 m above it",
+					  w, MISSION_MAX_M);
+		if (*n == CAMPAIGN_MAX_WAYPOINTS)
+			return str_errorf(err, errlen, -EINVAL, "[flight] "
+					  "mission: more than %d waypoints",
+					  CAMPAIGN_MAX_WAYPOINTS);
+		wp[(*n)++] = (struct campaign_waypoint){
+			.north_m = x[0], .east_m = x[1], .alt_m = x[2] };
+	}
+	if (*n == 0)
+		return str_errorf(err, errlen, -EINVAL, "[flight] mission: no "
+				  "waypoints");
 	return 0;
 }
 

@@ -16,6 +16,7 @@
  *   [flight]
  *   takeoff_m = 10
  *   hold_s = 60
+ *   mission = 20:0:15 20:20:10       ; optional: N:E:ALT metres from home
  *   land = yes
  *   [params]                         ; set before arming, over MAVLink
  *   EK3_HGT_I_GATE = {gate}          ; a number, or a template of one
@@ -51,6 +52,7 @@
 #define CAMPAIGN_MAX_JOBS 100000
 #define CAMPAIGN_MAX_PARAMS 16
 #define CAMPAIGN_PARAM_ID_LEN 17	/* MAVLink's 16 characters, a NUL */
+#define CAMPAIGN_MAX_WAYPOINTS 16
 
 enum campaign_autopilot { CAMPAIGN_ARDUPILOT, CAMPAIGN_PX4 };
 
@@ -61,6 +63,11 @@ struct campaign_axis {
 	char name[CAMPAIGN_NAME_LEN];
 	size_t n;
 	char values[CAMPAIGN_MAX_VALUES][CAMPAIGN_VALUE_LEN];
+};
+
+/* A mission's waypoint: metres north and east of home, metres above it. */
+struct campaign_waypoint {
+	double north_m, east_m, alt_m;
 };
 
 /* An autopilot parameter the flight sets before it arms. */
@@ -79,6 +86,7 @@ struct campaign {
 	unsigned instance_base;	/* slot s: {instance} = base + s */
 	double takeoff_m, hold_s;
 	bool land;
+	char mission[CAMPAIGN_TEXT_LEN];	/* template: N:E:ALT ..., or "" */
 	char scenario[CAMPAIGN_PATH_LEN];	/* template file, as given */
 	char thresholds[CAMPAIGN_PATH_LEN];	/* "" : baro-replay's */
 	size_t nparams;
@@ -123,6 +131,13 @@ campaign_gcs_port(const struct campaign *c, unsigned slot);
 int
 campaign_param_value(const struct campaign *c, size_t i, size_t k,
 		     double *value, char *err, size_t errlen);
+
+/* Job k's mission (its template expanded on slot 0) into wp: the count
+ * in *n (0: no mission), or -EINVAL naming what is wrong. */
+int
+campaign_mission(const struct campaign *c, size_t k,
+		 struct campaign_waypoint wp[CAMPAIGN_MAX_WAYPOINTS], size_t *n,
+		 char *err, size_t errlen);
 
 /* Expand a template into out (len bytes).  0, or -EINVAL naming an
  * unknown {name} or an unclosed brace, -ENOSPC when it does not fit. */

@@ -525,6 +525,14 @@ campaign_job_run(const struct campaign_job_spec *s)
 				    "parameter the flight can set",
 				    s->c->params[i].name);
 	}
+	if (s->c->mission[0] && !j.outcome[0]) {
+		struct campaign_waypoint wp[CAMPAIGN_MAX_WAYPOINTS];
+		size_t nwp;
+		if (campaign_mission(s->c, s->job, wp, &nwp, err,
+				     sizeof(err)) < 0 ||
+		    flight_set_mission(&j.fl, wp, nwp) < 0)
+			set_outcome(&j, "failed", "%s", err);
+	}
 	/* The tool's own SIGTERM stops the job as its end does. */
 	if (campaign_expand(s->c->command, &v, cmd, sizeof(cmd), err,
 			    sizeof(err)) < 0 ||
@@ -609,6 +617,17 @@ campaign_job_run(const struct campaign_job_spec *s)
 			json_object_object_add(ps, q->name, o);
 		}
 		json_object_object_add(res, "params", ps);
+	}
+	if (j.fl.nwp) {
+		/* Waypoints reached, counted from the first. */
+		int first = s->c->autopilot == CAMPAIGN_ARDUPILOT ? 1 : 0;
+		json_object_object_add(
+			res, "mission_reached",
+			json_object_new_int(j.fl.reached < first
+						    ? 0
+						    : j.fl.reached - first + 1));
+		json_object_object_add(res, "mission_waypoints",
+				       json_object_new_int((int)j.fl.nwp));
 	}
 	json_object_object_add(res, "lane_switches",
 			       json_object_new_int((int)j.fl.lane_switches));

@@ -23,6 +23,7 @@ flight_init(struct flight *f, const struct campaign *c)
 		.hold_s = c->hold_s,
 		.land = c->land,
 		.commanded_mode = UINT32_MAX,
+		.reached = -1,
 	};
 }
 
@@ -31,9 +32,10 @@ flight_phase_name(enum flight_phase p)
 {
 	static const char *const names[] = {
 		[FLIGHT_WAIT] = "wait", [FLIGHT_PARAMS] = "params",
-		[FLIGHT_MODE] = "mode",
+		[FLIGHT_UPLOAD] = "upload", [FLIGHT_MODE] = "mode",
 		[FLIGHT_ARM] = "arm", [FLIGHT_TAKEOFF] = "takeoff",
 		[FLIGHT_CLIMB] = "climb", [FLIGHT_HOLD] = "hold",
+		[FLIGHT_MISSION] = "mission",
 		[FLIGHT_LAND] = "land", [FLIGHT_LANDING] = "landing",
 		[FLIGHT_DONE] = "done", [FLIGHT_FAILED] = "failed",
 	};
@@ -47,6 +49,7 @@ flight_failure_name(enum flight_failure e)
 		[FLIGHT_OK] = "ok", [FLIGHT_NEVER_ARMED] = "never-armed",
 		[FLIGHT_REFUSED] = "refused", [FLIGHT_NO_CLIMB] = "no-climb",
 		[FLIGHT_DISARMED] = "disarmed-in-air",
+		[FLIGHT_MISSION_UNFINISHED] = "mission-unfinished",
 	};
 	return (unsigned)e < sizeof(names) / sizeof(*names) ? names[e] : "?";
 }
@@ -61,6 +64,17 @@ flight_add_param(struct flight *f, const char *name, double value)
 	struct flight_param *q = &f->params[f->nparams++];
 	*q = (struct flight_param){ .want = value };
 	snprintf(q->name, sizeof(q->name), "%s", name);
+	return 0;
+}
+
+int
+flight_set_mission(struct flight *f, const struct campaign_waypoint *wp,
+		   size_t n)
+{
+	if (n == 0 || n > CAMPAIGN_MAX_WAYPOINTS)
+		return -EINVAL;
+	memcpy(f->wp, wp, n * sizeof(*wp));
+	f->nwp = n;
 	return 0;
 }
 
@@ -120,7 +134,8 @@ expected_mode(const struct flight *f, uint32_t mode)
 static bool
 in_air_phase(enum flight_phase p)
 {
-	return p == FLIGHT_CLIMB || p == FLIGHT_HOLD || p == FLIGHT_LAND;
+	return p == FLIGHT_CLIMB || p == FLIGHT_HOLD || p == FLIGHT_MISSION ||
+	       p == FLIGHT_LAND;
 }
 
 static void
@@ -131,6 +146,55 @@ note_failsafe(struct flight *f, const char *why)
 	f->failsafe = true;
 	f->failsafe_ms = f->ap_ms;
 	event(f, "failsafe", 1, why);
+}
+
+/* Items in the upload: ArduPilot's home item 0, then the waypoints. */
+static uint16_t
+mission_count(const struct flight *f)
+{
+	return (uint16_t)(f->nwp + (f->ap == CAMPAIGN_ARDUPILOT));
+}
+
+static uint16_t
+mission_first(const struct flight *f)
+{
+	return f->ap == CAMPAIGN_ARDUPILOT ? 1 : 0;
+}
+
+static uint16_t
+mission_last(const struct flight *f)
+{
+	return (uint16_t)(mission_count(f) - 1);
+}
+
+/* Item seq as MISSION_ITEM_INT: NAV_WAYPOINT at its waypoint, relative
+ * to home's altitude; ArduPilot's item 0 at home itself (it keeps its
+ * own home there whatever is sent). */
+static void
+mission_item(const struct flight *f, uint16_t seq, union mavlink_msg *m)
+{
+	const bool home = f->ap == CAMPAIGN_ARDUPILOT && seq == 0;
+	const struct campaign_waypoint w =
+		home ? (struct campaign_waypoint){ .alt_m = f->home_amsl_m }
+		     : f->wp[seq - mission_first(f)];
+	const double lat_rad = f->home_lat * 1e-7 * M_PI / 180.0;
+	*m = (union mavlink_msg){ .mi = {
+		.x = f->home_lat +
+		     (int32_t)lround(w.north_m / MAVLINK_M_PER_DEGE7),
+		.y = f->home_lon +
+		     (int32_t)lround(w.east_m /
+				     (MAVLINK_M_PER_DEGE7 * cos(lat_rad))),
+		.z = (float)w.alt_m,
+		.seq = seq,
+		.command = MAV_CMD_NAV_WAYPOINT,
+		.target_system = f->sysid,
+		.target_component = f->compid,
+		.frame = home ? MAV_FRAME_GLOBAL
+			      : MAV_FRAME_GLOBAL_RELATIVE_ALT_INT,
+		.current = seq == 0,
+		.autocontinue = 1,
+		.mission_type = MAV_MISSION_TYPE_MISSION,
+	} };
 }
 
 /* What the autopilots say when their estimator changes lane (core):
@@ -190,8 +254,6 @@ void
 flight_rx(struct flight *f, const struct mavlink_frame *fr, uint64_t now_us)
 {
 	union mavlink_msg m;
-	(void)now_us;
-
 	if (mavlink_unpack_msg(fr->msgid, fr->payload, &m) < 0)
 		return;
 	/* The autopilot is the first system to send a HEARTBEAT that is not
@@ -232,6 +294,43 @@ flight_rx(struct flight *f, const struct mavlink_frame *fr, uint64_t now_us)
 		f->alt_m = m.gpi.relative_alt * 1e-3;
 		f->home_amsl_m = (m.gpi.alt - m.gpi.relative_alt) * 1e-3;
 		f->have_alt = true;
+		/* Home is where it stood before it armed. */
+		if (!f->was_armed) {
+			f->home_lat = m.gpi.lat;
+			f->home_lon = m.gpi.lon;
+			f->have_latlon = true;
+		}
+		break;
+	case MAVLINK_MSG_MISSION_REQUEST:
+	case MAVLINK_MSG_MISSION_REQUEST_INT:
+		if (f->phase != FLIGHT_UPLOAD || f->acked ||
+		    m.mr.mission_type != MAV_MISSION_TYPE_MISSION ||
+		    m.mr.seq >= mission_count(f))
+			break;
+		f->item_due = true;
+		f->item_seq = m.mr.seq;
+		/* Progress: the count is not sent again for a second. */
+		f->tries = 1;
+		f->sent_us = now_us;
+		break;
+	case MAVLINK_MSG_MISSION_ACK:
+		if (f->phase != FLIGHT_UPLOAD || f->acked ||
+		    m.ma.mission_type != MAV_MISSION_TYPE_MISSION)
+			break;
+		if (m.ma.type == MAV_MISSION_ACCEPTED) {
+			f->acked = true;
+		} else {
+			char t[48];
+			snprintf(t, sizeof(t), "MAV_MISSION_RESULT %u",
+				 m.ma.type);
+			failed(f, FLIGHT_REFUSED, "mission refused (%s)", t);
+		}
+		break;
+	case MAVLINK_MSG_MISSION_ITEM_REACHED:
+		if (f->phase != FLIGHT_MISSION)
+			break;
+		f->reached = m.mir.seq;
+		event(f, "mission_item", m.mir.seq, NULL);
 		break;
 	case MAVLINK_MSG_COMMAND_ACK:
 		if (m.ca.command != f->cmd || f->acked)
@@ -247,9 +346,10 @@ flight_rx(struct flight *f, const struct mavlink_frame *fr, uint64_t now_us)
 							      : "refused");
 		else
 			failed(f, FLIGHT_REFUSED, "command %s refused",
-			       f->cmd == MAV_CMD_NAV_TAKEOFF ? "take-off"
-			       : f->cmd == MAV_CMD_NAV_LAND	 ? "land"
-							 : "set mode");
+			       f->cmd == MAV_CMD_NAV_TAKEOFF	  ? "take-off"
+			       : f->cmd == MAV_CMD_NAV_LAND	  ? "land"
+			       : f->cmd == MAV_CMD_MISSION_START ? "mission start"
+								 : "set mode");
 		break;
 	case MAVLINK_MSG_SYS_STATUS: {
 		const uint32_t b = MAV_SYS_STATUS_SENSOR_ABSOLUTE_PRESSURE;
@@ -343,9 +443,68 @@ send_until_acked(struct flight *f, uint64_t now_us, uint16_t cmd, float p1,
 
 /* ArduPilot takes a take-off in GUIDED only; PX4 in any mode. */
 static enum flight_phase
-after_params(const struct flight *f)
+before_arming(const struct flight *f)
 {
 	return f->ap == CAMPAIGN_ARDUPILOT ? FLIGHT_MODE : FLIGHT_ARM;
+}
+
+static enum flight_phase
+after_params(const struct flight *f)
+{
+	return f->nwp ? FLIGHT_UPLOAD : before_arming(f);
+}
+
+/* The mission's upload: MISSION_COUNT, an item for each request, until
+ * MISSION_ACK.  With no request for a second the count goes again (the
+ * upload starts over), TRIES times at most. */
+static int
+step_upload(struct flight *f, uint64_t now_us, uint32_t *msgid,
+	    union mavlink_msg *m)
+{
+	if (f->acked) {
+		event(f, "mission_uploaded", f->nwp, NULL);
+		phase(f, before_arming(f));
+		return 0;
+	}
+	if (f->item_due) {
+		f->item_due = false;
+		*msgid = MAVLINK_MSG_MISSION_ITEM_INT;
+		mission_item(f, f->item_seq, m);
+		return 1;
+	}
+	if (f->tries && now_us - f->sent_us < RETRY_US)
+		return 0;
+	if (f->tries == TRIES) {
+		failed(f, FLIGHT_REFUSED, "%s", "mission upload unanswered");
+		return 0;
+	}
+	*msgid = MAVLINK_MSG_MISSION_COUNT;
+	*m = (union mavlink_msg){ .mc = {
+		.count = mission_count(f),
+		.target_system = f->sysid,
+		.target_component = f->compid,
+		.mission_type = MAV_MISSION_TYPE_MISSION,
+	} };
+	f->tries++;
+	f->sent_us = now_us;
+	return 1;
+}
+
+/* The time the mission may take, of the autopilot's clock: its legs at
+ * 1 m/s, from the hold, plus 30 s. */
+static uint32_t
+mission_budget_ms(const struct flight *f)
+{
+	double n = 0, e = 0, h = f->takeoff_m, d = 0;
+	for (size_t i = 0; i < f->nwp; i++) {
+		d += sqrt(pow(f->wp[i].north_m - n, 2) +
+			  pow(f->wp[i].east_m - e, 2) +
+			  pow(f->wp[i].alt_m - h, 2));
+		n = f->wp[i].north_m;
+		e = f->wp[i].east_m;
+		h = f->wp[i].alt_m;
+	}
+	return (uint32_t)((d + 30.0) * 1000.0);
 }
 
 /* The parameter at work: read it (for its type), then set it, each
@@ -416,6 +575,13 @@ flight_step(struct flight *f, uint64_t now_us, uint32_t *msgid,
 		return 0;
 	case FLIGHT_PARAMS:
 		return step_params(f, now_us, msgid, m);
+	case FLIGHT_UPLOAD:
+		if (!f->have_latlon) {
+			failed(f, FLIGHT_REFUSED, "%s", "a mission, but no "
+			       "position in GLOBAL_POSITION_INT");
+			return 0;
+		}
+		return step_upload(f, now_us, msgid, m);
 	case FLIGHT_MODE:
 		f->commanded_mode = AP_COPTER_GUIDED;
 		if (f->acked && f->mode == AP_COPTER_GUIDED) {
@@ -453,8 +619,33 @@ flight_step(struct flight *f, uint64_t now_us, uint32_t *msgid,
 		}
 		return 0;
 	case FLIGHT_HOLD:
-		if ((double)(f->ap_ms - f->hold_from_ms) >= f->hold_s * 1000.0)
+		if ((double)(f->ap_ms - f->hold_from_ms) < f->hold_s * 1000.0)
+			return 0;
+		if (f->nwp) {
+			f->mission_from_ms = f->ap_ms;
+			f->mission_budget_ms = mission_budget_ms(f);
+			phase(f, FLIGHT_MISSION);
+		} else {
 			phase(f, f->land ? FLIGHT_LAND : FLIGHT_DONE);
+		}
+		return 0;
+	case FLIGHT_MISSION:
+		f->commanded_mode = f->ap == CAMPAIGN_ARDUPILOT
+					    ? AP_COPTER_AUTO
+					    : PX4_MODE_AUTO_MISSION;
+		if (!f->acked)
+			return send_until_acked(f, now_us, MAV_CMD_MISSION_START,
+						mission_first(f),
+						mission_last(f), 0, m);
+		if (f->reached == mission_last(f)) {
+			phase(f, f->land ? FLIGHT_LAND : FLIGHT_DONE);
+		} else if (f->ap_ms - f->mission_from_ms > f->mission_budget_ms) {
+			char t[64];
+			snprintf(t, sizeof(t), "%d of %zu", f->reached < 0 ? 0
+				 : f->reached - mission_first(f) + 1, f->nwp);
+			failed(f, FLIGHT_MISSION_UNFINISHED, "mission unfinished:"
+			       " %s waypoints reached", t);
+		}
 		return 0;
 	case FLIGHT_LAND:
 		f->commanded_mode = f->ap == CAMPAIGN_ARDUPILOT ? AP_COPTER_LAND

@@ -6,7 +6,10 @@
  * (MAV_CMD_COMPONENT_ARM_DISARM), take off (MAV_CMD_NAV_TAKEOFF: metres
  * above home on ArduPilot, AMSL on PX4), climb until the estimate is
  * within a metre of the height, hold for hold_s of the autopilot's own
- * time, land (MAV_CMD_NAV_LAND) and wait for the disarm on touchdown.
+ * time, optionally fly a short mission (uploaded before arming with the
+ * mission protocol, started with MAV_CMD_MISSION_START, done at the last
+ * item's MISSION_ITEM_REACHED), land (MAV_CMD_NAV_LAND) and wait for the
+ * disarm on touchdown.
  * Before all that, the campaign's [params]: each read (PARAM_REQUEST_READ,
  * for its type), then set (PARAM_SET) until PARAM_VALUE echoes the value.
  * A command or parameter unanswered for a second is sent again, five
@@ -29,11 +32,13 @@
 enum flight_phase {
 	FLIGHT_WAIT,		/* for a HEARTBEAT and the altitude */
 	FLIGHT_PARAMS,		/* the campaign's [params], in turn */
+	FLIGHT_UPLOAD,		/* the mission, if any */
 	FLIGHT_MODE,		/* ArduPilot: GUIDED */
 	FLIGHT_ARM,
 	FLIGHT_TAKEOFF,
 	FLIGHT_CLIMB,
 	FLIGHT_HOLD,
+	FLIGHT_MISSION,		/* flying it, if any */
 	FLIGHT_LAND,
 	FLIGHT_LANDING,		/* until disarmed */
 	FLIGHT_DONE,
@@ -46,6 +51,7 @@ enum flight_failure {
 	FLIGHT_REFUSED,		/* another command or a parameter refused */
 	FLIGHT_NO_CLIMB,	/* never reached the height */
 	FLIGHT_DISARMED,	/* disarmed in the air (a crash, a kill) */
+	FLIGHT_MISSION_UNFINISHED,	/* its last item never reached */
 };
 
 /* One of the campaign's parameters, this job's value. */
@@ -62,7 +68,8 @@ struct flight_event {
 	uint32_t ap_ms;
 	const char *what;	/* "armed", "mode", "statustext", "failsafe",
 				 * "phase", "baro_health", "height_rejected",
-				 * "param", "lane_switch" (static strings) */
+				 * "param", "lane_switch", "mission_item"
+				 * (static strings) */
 	double value;
 	char text[64];
 };
@@ -98,6 +105,18 @@ struct flight {
 	/* Parameters to set before arming; param_at is the one at work. */
 	size_t nparams, param_at;
 	struct flight_param params[CAMPAIGN_MAX_PARAMS];
+	/* The mission: waypoints, home's position (degE7, where the
+	 * autopilot stood before arming), the upload and the run.
+	 * ArduPilot's item 0 is home, its waypoints 1..n; PX4's 0..n-1. */
+	size_t nwp;
+	struct campaign_waypoint wp[CAMPAIGN_MAX_WAYPOINTS];
+	int32_t home_lat, home_lon;
+	bool have_latlon;
+	bool item_due;			/* an item asked for, to send */
+	uint16_t item_seq;
+	int32_t reached;		/* last MISSION_ITEM_REACHED, or -1 */
+	uint32_t mission_from_ms, mission_budget_ms;
+
 	/* Estimator lane (core) switches the autopilot announced. */
 	unsigned lane_switches;
 	uint32_t lane_switch_ms;	/* the first one's time */
@@ -121,6 +140,12 @@ flight_init(struct flight *f, const struct campaign *c);
  * CAMPAIGN_MAX_PARAMS, -EINVAL for a name MAVLink cannot carry. */
 int
 flight_add_param(struct flight *f, const char *name, double value);
+
+/* Fly these n waypoints after the hold: 0, or -EINVAL (none, or more
+ * than CAMPAIGN_MAX_WAYPOINTS). */
+int
+flight_set_mission(struct flight *f, const struct campaign_waypoint *wp,
+		   size_t n);
 
 /* A frame from the autopilot at wall time now_us. */
 void

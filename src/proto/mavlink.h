@@ -218,10 +218,17 @@ enum {
 	MAV_STATE_STANDBY = 3,
 	MAV_SEVERITY_CRITICAL = 2,
 	MAV_SYS_STATUS_SENSOR_ABSOLUTE_PRESSURE = 8,
+	MAV_CMD_NAV_WAYPOINT = 16,
 	MAV_CMD_NAV_LAND = 21,
 	MAV_CMD_NAV_TAKEOFF = 22,
 	MAV_CMD_DO_SET_MODE = 176,
+	MAV_CMD_MISSION_START = 300,
 	MAV_CMD_COMPONENT_ARM_DISARM = 400,
+	MAV_FRAME_GLOBAL = 0,
+	MAV_FRAME_GLOBAL_RELATIVE_ALT_INT = 6,
+	MAV_MISSION_TYPE_MISSION = 0,
+	MAV_MISSION_ACCEPTED = 0,
+	MAV_MISSION_ERROR = 1,
 	MAV_LANDED_STATE_ON_GROUND = 1,
 	MAV_LANDED_STATE_IN_AIR = 2,
 	MAV_LANDED_STATE_TAKEOFF = 3,
@@ -237,12 +244,17 @@ enum {
 	ESTIMATOR_ACCEL_ERROR = 2048,	/* common only */
 };
 
+/* Metres per 1e-7 degree of latitude (and of longitude at the equator):
+ * ArduPilot's LOCATION_SCALING_FACTOR, which its missions use. */
+#define MAVLINK_M_PER_DEGE7 0.011131884502145034
+
 /* Flight modes as HEARTBEAT.custom_mode carries them.  ArduPilot Copter:
  * the mode number.  PX4 (src/modules/commander/px4_custom_mode.h, union
  * px4_custom_mode: reserved 16 bits, then main_mode, then sub_mode, so
  * main << 16 | sub << 24): main modes POSCTL 3, AUTO 4, OFFBOARD 6; AUTO
- * sub modes TAKEOFF 2, LOITER 3, LAND 6. */
+ * sub modes TAKEOFF 2, LOITER 3, MISSION 4, LAND 6. */
 #define AP_COPTER_STABILIZE 0u
+#define AP_COPTER_AUTO 3u
 #define AP_COPTER_GUIDED 4u
 #define AP_COPTER_LAND 9u
 #define PX4_MODE(main, sub) ((uint32_t)(main) << 16 | (uint32_t)(sub) << 24)
@@ -250,6 +262,7 @@ enum {
 #define PX4_MODE_OFFBOARD PX4_MODE(6, 0)
 #define PX4_MODE_AUTO_TAKEOFF PX4_MODE(4, 2)
 #define PX4_MODE_AUTO_LOITER PX4_MODE(4, 3)
+#define PX4_MODE_AUTO_MISSION PX4_MODE(4, 4)
 #define PX4_MODE_AUTO_LAND PX4_MODE(4, 6)
 
 struct mavlink_heartbeat {

@@ -42,10 +42,12 @@ static struct harness harness;
 static const char SCN_IN[] = "at 12s glitch 0 {size} for 6s\n"
 			     "at 24s end\n";
 
-/* The campaign: fake-autopilot at 10x, the axes given. */
+/* The campaign: fake-autopilot (kind: ardupilot or px4) at 10x, the
+ * axes given; flight adds to [flight]. */
 static void
-write_campaign(char *path, size_t len, const char *name, const char *matrix,
-	       const char *extra_cmd, double timeout_s)
+write_campaign_as(char *path, size_t len, const char *name, const char *kind,
+		  const char *flight, const char *matrix,
+		  const char *extra_cmd, double timeout_s)
 {
 	char scn[512];
 	harness_write(&harness, scn, sizeof(scn), "glitch.scn.in", "%s",
@@ -58,8 +60,8 @@ write_campaign(char *path, size_t len, const char *name, const char *matrix,
 	while (ports > 59000 || ports < 20000);
 	harness_write(&harness, path, len, name,
 		      "[campaign]\n"
-		      "autopilot = ardupilot\n"
-		      "command = %s --kind ardupilot --instance {instance}\n"
+		      "autopilot = %s\n"
+		      "command = %s --kind %s --instance {instance}\n"
 		      "    --out 127.0.0.1:{drive_port} --out 127.0.0.1:{gcs_port}\n"
 		      "    --log {dir}/ap.csv --speed 10 --home-m " HOME_MARK "\n"
 		      "    %s\n"
@@ -69,11 +71,20 @@ write_campaign(char *path, size_t len, const char *name, const char *matrix,
 		      "[flight]\n"
 		      "takeoff_m = 10\n"
 		      "hold_s = 30\n"
+		      "%s"
 		      "[matrix]\n"
 		      "scenario = glitch.scn.in\n"
 		      "%s",
-		      getenv("FAKE_AUTOPILOT"), extra_cmd, timeout_s, ports,
-		      matrix);
+		      kind, getenv("FAKE_AUTOPILOT"), kind, extra_cmd,
+		      timeout_s, ports, flight, matrix);
+}
+
+static void
+write_campaign(char *path, size_t len, const char *name, const char *matrix,
+	       const char *extra_cmd, double timeout_s)
+{
+	write_campaign_as(path, len, name, "ardupilot", "", matrix, extra_cmd,
+			  timeout_s);
 }
 
 static int
@@ -431,6 +442,56 @@ test_params_axis(void **state)
 	assert_no_autopilot();
 }
 
+/* A short mission after the hold, on both autopilots: uploaded before
+ * arming, flown in AUTO to its last item, then the landing; the glitch
+ * judged as in any flight. */
+static void
+test_mission_flown(void **state)
+{
+	static const char *const kinds[] = { "ardupilot", "px4" };
+	(void)state;
+
+	for (int i = 0; i < 2; i++) {
+		char ini[512], out[512], name[32], log[32];
+		snprintf(name, sizeof(name), "mission-%s.ini", kinds[i]);
+		snprintf(log, sizeof(log), "mission-%s.log", kinds[i]);
+		write_campaign_as(ini, sizeof(ini), name, kinds[i],
+				  "mission = 30:0:20 30:30:10\n", "size = 0.5\n",
+				  "", 120);
+		harness_path(&harness, out, sizeof(out), kinds[i]);
+		const char *run[] = { "run", "-o", out, "--hang", "5", ini,
+				      NULL };
+		int code = campaign(log, run);
+		char *res = slurp(out, "jobs/0001/result.json");
+		char *tel = slurp(out, "jobs/0001/telemetry.csv");
+		assert_non_null(res);
+		assert_non_null(tel);
+		size_t n = 0;
+		for (const char *c = res; *c; c++)
+			if (*c != ' ' && *c != '\n')
+				res[n++] = *c;
+		res[n] = '\0';
+		print_message("%s: exit %d, %s\n", kinds[i], code, res);
+		assert_int_equal(code, 0);
+		assert_non_null(strstr(res, "\"outcome\":\"flown\""));
+		assert_non_null(strstr(res, "\"mission_reached\":2,"
+					    "\"mission_waypoints\":2"));
+		assert_non_null(strstr(res, "\"failsafe\":false"));
+		/* Phases in order, the items reached on the autopilot's
+		 * clock (ArduPilot's from 1: its item 0 is home). */
+		const char *up = strstr(tel, ",phase,2,"),
+			   *mis = strstr(tel, ",phase,8,"),
+			   *it = strstr(tel, i == 0 ? ",mission_item,2,"
+						    : ",mission_item,1,"),
+			   *land = strstr(tel, ",phase,9,");
+		assert_true(up && mis && it && land);
+		assert_true(up < mis && mis < it && it < land);
+		free(res);
+		free(tel);
+	}
+	assert_no_autopilot();
+}
+
 /* Stopped mid-way, it resumes: finished jobs are not run again. */
 static void
 test_stop_and_resume(void **state)
@@ -485,6 +546,7 @@ main(void)
 		harness_unit_test(test_crash_hang_never_arm, &harness),
 		harness_unit_test(test_stop_and_resume, &harness),
 		harness_unit_test(test_params_axis, &harness),
+		harness_unit_test(test_mission_flown, &harness),
 	};
 	return harness_run_tests(&harness, "baro-campaign", tests);
 }

@@ -107,7 +107,8 @@ test_refused(void **state)
 	expect_error(BASE "[flight]\nland = maybe\n",
 		     "land = maybe: wanted yes or no");
 	expect_error(BASE "[flight]\nspeed = 3\n",
-		     "[flight] speed: not a key here (takeoff_m, hold_s, land)");
+		     "[flight] speed: not a key here (takeoff_m, hold_s, land, "
+		     "mission)");
 	expect_error(BASE "[plan]\na = 1\n", "[plan]: not a section");
 	expect_error(BASE "[campaign]\ncommand = z\n",
 		     "c.ini:7: [campaign] command is given twice (line 2)");
@@ -163,6 +164,21 @@ test_refused(void **state)
 	expect_error(BASE "[params]\nA=1\nB=1\nC=1\nD=1\nE=1\nF=1\nG=1\n"
 		     "H=1\nI=1\nJ=1\nK=1\nL=1\nM=1\nN=1\nO=1\nP=1\nQ=1\n",
 		     "c.ini:23: [params]: more than 16 parameters");
+	/* Missions. */
+	expect_error(BASE "[flight]\nmission = 1:2\n",
+		     "c.ini:7: [flight] mission: '1:2' is not NORTH:EAST:ALT");
+	expect_error(BASE "[flight]\nmission = 1:2:x\n", "'1:2:x' is not");
+	expect_error(BASE "[flight]\nmission = 0:0:0.5\n",
+		     "'0:0:0.5': wanted within 10000 m of home and 1 to 1000");
+	expect_error(BASE "[flight]\nmission = 20000:0:10\n", "'20000:0:10': "
+		     "wanted within");
+	expect_error(BASE "[flight]\nmission = 0:0:{h}\n[matrix]\nh = 5 0\n",
+		     "c.ini:7: [flight] mission: '0:0:0': wanted");
+	expect_error(BASE "[flight]\nmission = 0:0:{hh}\n",
+		     "[flight] mission: {hh} is neither");
+	expect_error(BASE "[flight]\nmission = 1:1:5 1:1:5 1:1:5 1:1:5 1:1:5 "
+		     "1:1:5 1:1:5 1:1:5 1:1:5 1:1:5 1:1:5 1:1:5 1:1:5 1:1:5 "
+		     "1:1:5 1:1:5 1:1:5\n", "more than 16 waypoints");
 	/* Stepped ranges. */
 	expect_error(BASE "size = 1..2/0\n", "'1..2/0' is not a range "
 		     "A..B/STEP");
@@ -209,6 +225,23 @@ test_params_and_steps(void **state)
 	assert_int_equal(campaign_param_value(&c, 1, 24, &v, err, sizeof(err)),
 			 0);
 	assert_true(v == 2.5);
+
+	/* A mission, one of its heights an axis. */
+	static const char mis[] =
+		BASE "[flight]\nmission = 100:0:{h} -20.5:30:5\n[matrix]\n"
+		"h = 15 25\n";
+	struct campaign_waypoint wp[CAMPAIGN_MAX_WAYPOINTS];
+	size_t n;
+	assert_int_equal(parse(&c, mis, err, sizeof(err)), 0);
+	assert_int_equal(campaign_mission(&c, 2, wp, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_true(wp[0].north_m == 100 && wp[0].alt_m == 25);
+	assert_true(wp[1].north_m == -20.5 && wp[1].east_m == 30 &&
+		    wp[1].alt_m == 5);
+	/* None: no mission. */
+	assert_int_equal(parse(&c, BASE, err, sizeof(err)), 0);
+	assert_int_equal(campaign_mission(&c, 1, wp, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
 }
 
 int

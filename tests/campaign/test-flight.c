@@ -28,6 +28,11 @@ struct sim {
 	unsigned reads, sets;
 	float last_wire;
 	bool keeps;		/* echoes a set with its old value */
+	/* A mission upload: items kept as sent; the ACK's type, or -1 for
+	 * none. */
+	unsigned mis_count, mis_items;
+	struct mavlink_mission_item_int mis[8];
+	int mis_ack;
 };
 
 static float
@@ -114,6 +119,30 @@ tick(struct sim *s)
 			rx(s, MAVLINK_MSG_PARAM_VALUE, &a);
 			continue;
 		}
+		if (id == MAVLINK_MSG_MISSION_COUNT ||
+		    id == MAVLINK_MSG_MISSION_ITEM_INT) {
+			union mavlink_msg a;
+			uint32_t aid = MAVLINK_MSG_MISSION_REQUEST_INT;
+			if (id == MAVLINK_MSG_MISSION_COUNT) {
+				s->mis_count = m.mc.count;
+				s->mis_items = 0;
+			} else {
+				assert_int_equal(m.mi.seq, s->mis_items);
+				s->mis[s->mis_items++ & 7] = m.mi;
+			}
+			if (s->mis_items < s->mis_count) {
+				a = (union mavlink_msg){ .mr = {
+					.seq = (uint16_t)s->mis_items } };
+			} else {
+				if (s->mis_ack < 0)
+					continue;
+				aid = MAVLINK_MSG_MISSION_ACK;
+				a = (union mavlink_msg){ .ma = {
+					.type = (uint8_t)s->mis_ack } };
+			}
+			rx(s, aid, &a);
+			continue;
+		}
 		assert_int_equal(id, MAVLINK_MSG_COMMAND_LONG);
 		s->last_cmd = m.cl.command;
 		memcpy(s->last_p, m.cl.param, sizeof(s->last_p));
@@ -131,6 +160,10 @@ tick(struct sim *s)
 				s->mode = s->f.ap == CAMPAIGN_ARDUPILOT
 						  ? 9u
 						  : (6u << 24 | 4u << 16);
+			if (m.cl.command == 300)
+				s->mode = s->f.ap == CAMPAIGN_ARDUPILOT
+						  ? 3u
+						  : (4u << 24 | 4u << 16);
 		}
 		rx(s, MAVLINK_MSG_COMMAND_ACK, &a);
 	}
@@ -379,6 +412,89 @@ test_params(void **state)
 	assert_int_equal(flight_add_param(&s.f, "P", 1), -ENOSPC);
 }
 
+static void
+reached(struct sim *s, uint16_t seq)
+{
+	union mavlink_msg m = { .mir = { .seq = seq } };
+	rx(s, MAVLINK_MSG_MISSION_ITEM_REACHED, &m);
+}
+
+/* A mission: uploaded before arming (ArduPilot's item 0 its home),
+ * started after the hold, done at the last item; then the landing. */
+static void
+test_mission(void **state)
+{
+	static struct sim s;
+	(void)state;
+	const struct campaign_waypoint wp[2] = {
+		{ .north_m = 100, .east_m = 0, .alt_m = 20 },
+		{ .north_m = 100, .east_m = 50, .alt_m = 5 },
+	};
+	for (int ap = 0; ap < 2; ap++) {
+		const bool ardu = ap == 0;
+		sim_init(&s, ardu ? CAMPAIGN_ARDUPILOT : CAMPAIGN_PX4, true);
+		assert_int_equal(flight_set_mission(&s.f, wp, 2), 0);
+		for (int i = 0; i < 20 && s.f.phase != FLIGHT_CLIMB; i++)
+			tick(&s);
+		assert_int_equal(s.f.phase, FLIGHT_CLIMB);
+		/* Uploaded whole before the first command. */
+		assert_int_equal(s.mis_count, ardu ? 3 : 2);
+		assert_int_equal(s.mis_items, s.mis_count);
+		const struct mavlink_mission_item_int *w1 = &s.mis[ardu ? 1 : 0],
+						       *w2 = &s.mis[ardu ? 2 : 1];
+		if (ardu)
+			assert_int_equal(s.mis[0].frame, 0);	/* home */
+		assert_int_equal(w1->frame, 6);
+		assert_int_equal(w1->command, 16);
+		assert_true(w1->z == 20.0f && w2->z == 5.0f);
+		/* 100 m north of 0,0 is 8983 degE7 (ArduPilot's scale);
+		 * 50 m east on the equator 4492. */
+		assert_int_equal(w1->x, 8983);
+		assert_int_equal(w1->y, 0);
+		assert_int_equal(w2->y, 4492);
+		s.alt = 10;
+		for (int i = 0; i < 60 && s.f.phase != FLIGHT_MISSION; i++)
+			tick(&s);
+		assert_int_equal(s.f.phase, FLIGHT_MISSION);
+		tick(&s);
+		assert_int_equal(s.last_cmd, 300);
+		assert_true(s.last_p[0] == (ardu ? 1.0f : 0.0f));
+		assert_true(s.last_p[1] == (ardu ? 2.0f : 1.0f));
+		/* AUTO is the mode it asked for: no failsafe. */
+		tick(&s);
+		assert_false(s.f.failsafe);
+		reached(&s, ardu ? 1 : 0);
+		tick(&s);
+		assert_int_equal(s.f.phase, FLIGHT_MISSION);
+		reached(&s, ardu ? 2 : 1);
+		tick(&s);
+		tick(&s);
+		assert_int_equal(s.last_cmd, 21);
+		assert_int_equal(s.f.phase, FLIGHT_LANDING);
+	}
+	/* Refused upload. */
+	sim_init(&s, CAMPAIGN_PX4, true);
+	s.mis_ack = 1;
+	assert_int_equal(flight_set_mission(&s.f, wp, 2), 0);
+	for (int i = 0; i < 10; i++)
+		tick(&s);
+	assert_int_equal(s.f.failure, FLIGHT_REFUSED);
+	assert_string_equal(s.f.why, "mission refused (MAV_MISSION_RESULT 1)");
+	assert_int_equal(s.last_cmd, 0);	/* never armed */
+	/* Never finished: its budget (legs at 1 m/s, 30 s more). */
+	sim_init(&s, CAMPAIGN_PX4, true);
+	assert_int_equal(flight_set_mission(&s.f, wp, 2), 0);
+	s.alt = 10;
+	for (int i = 0; i < 3000 && !flight_over(&s.f); i++)
+		tick(&s);
+	assert_int_equal(s.f.failure, FLIGHT_MISSION_UNFINISHED);
+	assert_string_equal(s.f.why, "mission unfinished: 0 of 2 waypoints "
+				     "reached");
+	/* Its budget: 100.5 m + 52.2 m of legs at 1 m/s, and 30 s. */
+	assert_int_equal(s.f.mission_budget_ms, 182700);
+	assert_int_equal(flight_set_mission(&s.f, wp, 0), -EINVAL);
+}
+
 /* Lane switches announced in STATUSTEXT are counted, the first timed. */
 static void
 test_lane_switch(void **state)
@@ -413,6 +529,7 @@ main(void)
 		cmocka_unit_test(test_refusals_and_retries),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_lane_switch),
+		cmocka_unit_test(test_mission),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -294,9 +294,72 @@ mode_known(const struct ap_peer *p, uint32_t mode)
 		return mode == PX4_MODE_POSCTL || mode == PX4_MODE_OFFBOARD ||
 		       mode == PX4_MODE_AUTO_TAKEOFF ||
 		       mode == PX4_MODE_AUTO_LOITER ||
+		       mode == PX4_MODE_AUTO_MISSION ||
 		       mode == PX4_MODE_AUTO_LAND;
 	return mode == AP_COPTER_STABILIZE || mode == AP_COPTER_GUIDED ||
-	       mode == AP_COPTER_LAND;
+	       mode == AP_COPTER_AUTO || mode == AP_COPTER_LAND;
+}
+
+/* Ask for item seq: PX4 with MISSION_REQUEST_INT, ArduPilot with the
+ * older MISSION_REQUEST (its MissionItemProtocol's request, answered
+ * with MISSION_ITEM_INT as readily). */
+static void
+mission_request(struct ap_peer *p, uint16_t seq)
+{
+	union mavlink_msg m = { .mr = { .seq = seq, .target_system = 255,
+					.target_component = 190 } };
+	answer(p, px4(p) ? MAVLINK_MSG_MISSION_REQUEST_INT
+			 : MAVLINK_MSG_MISSION_REQUEST, &m);
+}
+
+static void
+mission_ack(struct ap_peer *p, uint8_t type)
+{
+	union mavlink_msg m = { .ma = { .target_system = 255,
+					.target_component = 190,
+					.type = type } };
+	answer(p, MAVLINK_MSG_MISSION_ACK, &m);
+}
+
+/* The upload: a count, then each item asked for in turn, then the ACK. */
+static void
+mission_upload(struct ap_peer *p, uint32_t msgid, const union mavlink_msg *m)
+{
+	struct ap_peer_flight *v = &p->fly;
+	if (msgid == MAVLINK_MSG_MISSION_COUNT) {
+		if (m->mc.mission_type != MAV_MISSION_TYPE_MISSION)
+			return;
+		if (m->mc.count == 0 || m->mc.count > AP_PEER_MISSION) {
+			mission_ack(p, MAV_MISSION_ERROR);
+			return;
+		}
+		v->mis_count = m->mc.count;
+		v->mis_next = 0;
+		v->mis_ok = false;
+		mission_request(p, 0);
+		return;
+	}
+	const struct mavlink_mission_item_int *it = &m->mi;
+	if (v->mis_ok || it->seq != v->mis_next ||
+	    v->mis_next >= v->mis_count) {
+		if (!v->mis_ok && v->mis_next < v->mis_count)
+			mission_request(p, (uint16_t)v->mis_next);
+		return;
+	}
+	const double cos_lat = cos(AP_PEER_HOME_LAT_E7 * 1e-7 * M_PI / 180.0);
+	v->mis[it->seq].north_m =
+		(double)(it->x - AP_PEER_HOME_LAT_E7) * MAVLINK_M_PER_DEGE7;
+	v->mis[it->seq].east_m = (double)(it->y - AP_PEER_HOME_LON_E7) *
+				 MAVLINK_M_PER_DEGE7 * cos_lat;
+	v->mis[it->seq].alt_m = it->frame == MAV_FRAME_GLOBAL_RELATIVE_ALT_INT
+					? (double)it->z
+					: (double)it->z - v->home_m;
+	if (++v->mis_next == v->mis_count) {
+		v->mis_ok = true;
+		mission_ack(p, MAV_MISSION_ACCEPTED);
+	} else {
+		mission_request(p, (uint16_t)v->mis_next);
+	}
 }
 
 /* A command the flight takes: its MAV_RESULT, or -1 when not one. */
@@ -347,6 +410,19 @@ fly_command(struct ap_peer *p, const struct mavlink_command_long *c)
 			return MAV_RESULT_DENIED;
 		set_mode(p, land_mode(p));
 		return MAV_RESULT_ACCEPTED;
+	case MAV_CMD_MISSION_START:
+		/* From param1's item (ArduPilot: never its home, 0), in
+		 * the air, with a whole mission. */
+		if (!in_air(v) || !v->mis_ok)
+			return MAV_RESULT_DENIED;
+		v->mis_at = (unsigned)c->param[0];
+		if (!px4(p) && v->mis_at == 0)
+			v->mis_at = 1;
+		if (v->mis_at >= v->mis_count)
+			return MAV_RESULT_DENIED;
+		v->mis_run = true;
+		set_mode(p, px4(p) ? PX4_MODE_AUTO_MISSION : AP_COPTER_AUTO);
+		return MAV_RESULT_ACCEPTED;
 	case MAV_CMD_DO_SET_MODE: {
 		/* param1 base mode with CUSTOM_MODE_ENABLED; ArduPilot:
 		 * param2 the mode number; PX4: param2 main, param3 sub. */
@@ -361,6 +437,40 @@ fly_command(struct ap_peer *p, const struct mavlink_command_long *c)
 	}
 	}
 	return -1;
+}
+
+/* Towards the mission item at work: 5 m/s across, 2 m/s up, 1 m/s
+ * down; reached within 0.3 m across and 0.1 m up or down. */
+static void
+mission_tick(struct ap_peer *p, double dt)
+{
+	struct ap_peer_flight *v = &p->fly;
+	const double dn = v->mis[v->mis_at].north_m - v->north_m,
+		     de = v->mis[v->mis_at].east_m - v->east_m,
+		     dh = v->mis[v->mis_at].alt_m - v->truth_m;
+	const double d = hypot(dn, de), step = AP_PEER_MISSION_MPS * dt;
+	if (d > step) {
+		v->north_m += dn / d * step;
+		v->east_m += de / d * step;
+	} else {
+		v->north_m += dn;
+		v->east_m += de;
+	}
+	const double vz = dh > 0 ? fmin(2.0, dh / dt) : fmax(-1.0, dh / dt);
+	v->truth_m += vz * dt;
+	v->vz_mps = vz;
+	if (d > 0.3 || fabs(dh) > 0.1)
+		return;
+	union mavlink_msg m = { .mir = { .seq = (uint16_t)v->mis_at } };
+	queue(p, MAVLINK_MSG_MISSION_ITEM_REACHED, &m, p->now_us);
+	if (++v->mis_at == v->mis_count) {
+		v->mis_run = false;
+		v->vz_mps = 0;
+		/* PX4 loiters after its last item; ArduPilot holds there
+		 * in AUTO. */
+		if (px4(p))
+			set_mode(p, PX4_MODE_AUTO_LOITER);
+	}
 }
 
 /* One 20 ms step of the autopilot's clock. */
@@ -381,6 +491,10 @@ fly_tick(struct ap_peer *p)
 					   "Land complete");
 				disarm(p);
 			}
+		} else if (v->mis_run &&
+			   v->mode == (px4(p) ? PX4_MODE_AUTO_MISSION
+					      : AP_COPTER_AUTO)) {
+			mission_tick(p, dt);
 		} else if (v->climbing) {
 			v->truth_m += 2.0 * dt;
 			if (v->truth_m >= v->target_m) {
@@ -506,9 +620,17 @@ fly_streams(struct ap_peer *p, uint64_t ap_us)
 		p->next_pos_us = ap_us + 100000u;
 		double vz = !v->armed ? 0.0
 			    : v->mode == land_mode(p) ? 1.0
-			    : v->climbing ? -2.0 : 0.0;
+			    : v->climbing ? -2.0
+			    : v->mis_run ? -v->vz_mps : 0.0;
+		const double cos_lat = cos(AP_PEER_HOME_LAT_E7 * 1e-7 * M_PI /
+					   180.0);
 		union mavlink_msg m = { .gpi = {
 			.time_boot_ms = ms,
+			.lat = AP_PEER_HOME_LAT_E7 +
+			       (int32_t)lround(v->north_m / MAVLINK_M_PER_DEGE7),
+			.lon = AP_PEER_HOME_LON_E7 +
+			       (int32_t)lround(v->east_m /
+					       (MAVLINK_M_PER_DEGE7 * cos_lat)),
 			.alt = (int32_t)lround((v->home_m + v->est_m) * 1000.0),
 			.relative_alt = (int32_t)lround(v->est_m * 1000.0),
 			.vz = (int16_t)lround(vz * 100.0),
@@ -601,6 +723,11 @@ on_frame(const struct mavlink_frame *f, void *user)
 		param_value(p, q);
 		break;
 	}
+	case MAVLINK_MSG_MISSION_COUNT:
+	case MAVLINK_MSG_MISSION_ITEM_INT:
+		if (p->fly.on)
+			mission_upload(p, f->msgid, &m);
+		break;
 	case MAVLINK_MSG_SET_MODE:
 		if (!p->fly.on)
 			break;

@@ -41,6 +41,13 @@ enum ap_peer_kind { AP_PEER_ARDUPILOT, AP_PEER_PX4 };
  * 500; EKF3 uses max(0.01 x it, 1)) and PX4's EKF2_BARO_GATE (SD,
  * default 5, at least 1). */
 #define AP_PEER_EKF_SD_M 1.0
+/* Where it stands: ArduPilot's CMAC home (degE7), and how many mission
+ * items it keeps. */
+#define AP_PEER_HOME_LAT_E7 (-353632610)
+#define AP_PEER_HOME_LON_E7 1491652300
+#define AP_PEER_MISSION 32
+/* Its speeds in a mission: horizontal, and up (down: 1 m/s). */
+#define AP_PEER_MISSION_MPS 5.0
 #define AP_PEER_EKF_GATE_AP "EK3_HGT_I_GATE"
 #define AP_PEER_EKF_GATE_PX4 "EKF2_BARO_GATE"
 #define AP_PEER_EKF_TAU_S 0.5
@@ -74,6 +81,13 @@ struct ap_peer_flight {
 	double reject_s;	/* continuous rejection so far */
 	uint64_t ticks;		/* 20 ms steps of the autopilot's clock */
 	uint64_t next_status_us, next_slow_us;
+	/* The mission (MISSION_COUNT .. MISSION_ACK, then flown after
+	 * MAV_CMD_MISSION_START): each item's place from home. */
+	unsigned mis_count, mis_next, mis_at;
+	bool mis_ok, mis_run;
+	struct { double north_m, east_m, alt_m; } mis[AP_PEER_MISSION];
+	double north_m, east_m;		/* the vehicle, from home */
+	double vz_mps;			/* up, this tick */
 	/* Each 100 ms of the autopilot's clock: time_us, the baro's
 	 * pressure, the truth and the estimate (AMSL). */
 	void (*on_sample)(void *user, uint64_t time_us, float pressure_pa,
