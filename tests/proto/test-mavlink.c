@@ -535,14 +535,43 @@ test_table_ids(void **state)
  * (tests/harness/fake-autopilot.c), framed byte for byte as node-mavlink
  * 2.3.0 frames the same values (its `mavlink-peer.mjs encode`, run once;
  * the frames are written out so this runs without node), and read back. */
+/* One message framed as node-mavlink framed it. */
+struct node_frame {
+	uint32_t msgid;
+	uint8_t seq, sysid, compid;
+	const char *hex;
+};
+
+/* m packed and framed is w's hex byte for byte, and reads back to the
+ * same payload. */
+static void
+assert_as_node(const struct node_frame *w, const union mavlink_msg *m)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD], f[MAVLINK_MAX_FRAME];
+	char hex[2 * MAVLINK_MAX_FRAME + 1];
+	memset(pl, 0, sizeof(pl));
+	size_t len = mavlink_pack_msg(w->msgid, m, pl);
+	assert_int_equal(len, mavlink_msg_info(w->msgid)->len);
+	int n = mavlink_frame_encode(f, 2, w->seq, w->sysid, w->compid,
+				     w->msgid, pl);
+	assert_true(n > 0);
+	for (int k = 0; k < n; k++)
+		snprintf(hex + 2 * k, 3, "%02x", f[k]);
+	assert_string_equal(hex, w->hex);
+	union mavlink_msg back;
+	uint8_t payload[MAVLINK_MAX_PAYLOAD] = { 0 };
+	memcpy(payload, f + 10, f[1]);
+	assert_int_equal(mavlink_unpack_msg(w->msgid, payload, &back), 0);
+	uint8_t again[MAVLINK_MAX_PAYLOAD];
+	memset(again, 0, sizeof(again));
+	mavlink_pack_msg(w->msgid, &back, again);
+	assert_memory_equal(again, pl, len);
+}
+
 static void
 test_flight_messages_as_node_mavlink(void **state)
 {
-	static const struct {
-		uint32_t msgid;
-		uint8_t seq, sysid, compid;
-		const char *hex;
-	} want[] = {
+	static const struct node_frame want[] = {
 		{ MAVLINK_MSG_SYS_STATUS, 7, 1, 1,
 		  "fd1f00000701010100001f202181172021810f2021817b0038316aff02"
 		  "0003000400050006000700fffc5b" },
@@ -586,29 +615,8 @@ test_flight_messages_as_node_mavlink(void **state)
 		.flags = 2079,
 	};
 	m[4].ess = (struct mavlink_extended_sys_state){ .landed_state = 2 };
-	for (size_t i = 0; i < 5; i++) {
-		uint8_t pl[MAVLINK_MAX_PAYLOAD], f[MAVLINK_MAX_FRAME];
-		char hex[2 * MAVLINK_MAX_FRAME + 1];
-		memset(pl, 0, sizeof(pl));
-		size_t len = mavlink_pack_msg(want[i].msgid, &m[i], pl);
-		assert_int_equal(len, mavlink_msg_info(want[i].msgid)->len);
-		int n = mavlink_frame_encode(f, 2, want[i].seq, want[i].sysid,
-					     want[i].compid, want[i].msgid, pl);
-		assert_true(n > 0);
-		for (int k = 0; k < n; k++)
-			snprintf(hex + 2 * k, 3, "%02x", f[k]);
-		assert_string_equal(hex, want[i].hex);
-		union mavlink_msg back;
-		struct mavlink_frame fr;
-		memset(&fr, 0, sizeof(fr));
-		memcpy(fr.payload, f + 10, f[1]);
-		assert_int_equal(mavlink_unpack_msg(want[i].msgid, fr.payload,
-						    &back), 0);
-		uint8_t again[MAVLINK_MAX_PAYLOAD];
-		memset(again, 0, sizeof(again));
-		mavlink_pack_msg(want[i].msgid, &back, again);
-		assert_memory_equal(again, pl, len);
-	}
+	for (size_t i = 0; i < 5; i++)
+		assert_as_node(&want[i], &m[i]);
 }
 
 /* The mission protocol's messages (baro-campaign's flight uploads a
@@ -618,11 +626,7 @@ test_flight_messages_as_node_mavlink(void **state)
 static void
 test_mission_messages_as_node_mavlink(void **state)
 {
-	static const struct {
-		uint32_t msgid;
-		uint8_t seq, sysid, compid;
-		const char *hex;
-	} want[] = {
+	static const struct node_frame want[] = {
 		{ MAVLINK_MSG_MISSION_COUNT, 1, 255, 190,
 		  "fd04000001ffbe2c0000040001014a29" },
 		{ MAVLINK_MSG_MISSION_REQUEST, 2, 1, 1,
@@ -660,28 +664,8 @@ test_mission_messages_as_node_mavlink(void **state)
 						.target_component = 190,
 						.type = 13 };
 	m[5].mir = (struct mavlink_mission_item_reached){ .seq = 3 };
-	for (size_t i = 0; i < 6; i++) {
-		uint8_t pl[MAVLINK_MAX_PAYLOAD], f[MAVLINK_MAX_FRAME];
-		char hex[2 * MAVLINK_MAX_FRAME + 1];
-		memset(pl, 0, sizeof(pl));
-		size_t len = mavlink_pack_msg(want[i].msgid, &m[i], pl);
-		assert_int_equal(len, mavlink_msg_info(want[i].msgid)->len);
-		int n = mavlink_frame_encode(f, 2, want[i].seq, want[i].sysid,
-					     want[i].compid, want[i].msgid, pl);
-		assert_true(n > 0);
-		for (int k = 0; k < n; k++)
-			snprintf(hex + 2 * k, 3, "%02x", f[k]);
-		assert_string_equal(hex, want[i].hex);
-		union mavlink_msg back;
-		uint8_t payload[MAVLINK_MAX_PAYLOAD] = { 0 };
-		memcpy(payload, f + 10, f[1]);
-		assert_int_equal(mavlink_unpack_msg(want[i].msgid, payload,
-						    &back), 0);
-		uint8_t again[MAVLINK_MAX_PAYLOAD];
-		memset(again, 0, sizeof(again));
-		mavlink_pack_msg(want[i].msgid, &back, again);
-		assert_memory_equal(again, pl, len);
-	}
+	for (size_t i = 0; i < 6; i++)
+		assert_as_node(&want[i], &m[i]);
 }
 
 /* ---- the sheet's vectors -------------------------------------------- */
