@@ -11,19 +11,8 @@
 # BARO_REPLAY, FAKE_AUTOPILOT.  Without chromium: exit 77, unless
 # CHROMIUM_REQUIRED=1 (CI) makes it a failure.
 set -u
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-	if [ "${CHROMIUM_REQUIRED:-0}" = 1 ]; then
-		echo "FAIL: chromium is not installed and CHROMIUM_REQUIRED=1" >&2
-		exit 1
-	fi
-	echo "SKIP: chromium is not installed (apt install chromium)"
-	exit 77
-fi
-tmp=$(mktemp -d /tmp/campaign-html-XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*" >&2; fail=1; }
+. "$(dirname "$0")/../harness/chromium.sh"
+chromium_init campaign-html
 cat >"$tmp/g.scn.in" <<'SCN'
 at 12s glitch 0 {size} for 6s
 at 24s end
@@ -49,18 +38,8 @@ INI
 "$BARO_CAMPAIGN" run -q --jobs 2 -o "$tmp/c" "$tmp/c.ini" 2>"$tmp/err"
 rc=$?
 [ $rc -le 1 ] || { bad "baro-campaign run exited $rc"; cat "$tmp/err" >&2; exit 1; }
-chrome() {	# chrome PROFILE ARGS...: one headless run, its own profile
-	p=$1
-	shift
-	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
-		--disable-background-networking --disable-component-update \
-		--disable-sync --no-first-run --user-data-dir="$tmp/$p" \
-		--enable-logging=stderr --v=0 "$@" 2>>"$tmp/chrome.err"
-}
 chrome p1 --dump-dom "file://$tmp/c/index.html" | sed 's/<tr/\n<tr/g' >"$tmp/index.dom"
-if grep -E 'CONSOLE.*(Uncaught|Error)' "$tmp/chrome.err" >/dev/null; then
-	bad "console errors: $(grep -E 'CONSOLE' "$tmp/chrome.err" | head -n 3)"
-fi
+check_console
 grep -q 'id="heat"' "$tmp/index.dom" || bad "no heat map"
 # The heat map: two rows (sizes) of two cells (seeds); 0.5 m in the
 # pass band's green, 20 m in the fail band's red, each its leakage.
@@ -95,11 +74,7 @@ pngs=$(ls "$tmp"/c/jobs/*/judge/cases/*.png 2>/dev/null | wc -l)
 [ "$pngs" -ge 4 ] || bad "$pngs plots in the judge reports, not one per job"
 chrome p2 --window-size=1100,800 --screenshot="$tmp/index.png" \
 	"file://$tmp/c/index.html" >/dev/null
-if ! head -c 8 "$tmp/index.png" 2>/dev/null | od -An -c | grep -q 'P   N   G'; then
-	bad "no screenshot"
-elif [ "$(wc -c <"$tmp/index.png")" -lt 10000 ]; then
-	bad "the screenshot is nearly empty ($(wc -c <"$tmp/index.png") bytes)"
-fi
+check_screenshot "$tmp/index.png"
 [ -n "${HTML_REPORT_KEEP:-}" ] && cp -r "$tmp/c" "$tmp/index.png" "$HTML_REPORT_KEEP"
 [ $fail = 0 ] && echo "ok: 4 jobs in the browser, a 2x2 heat map, links resolve, $pngs plots"
 exit $fail

@@ -15,19 +15,8 @@
 # chromium: exit 77, unless CHROMIUM_REQUIRED=1 (CI) makes it a failure.
 set -u
 
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-	if [ "${CHROMIUM_REQUIRED:-0}" = 1 ]; then
-		echo "FAIL: chromium is not installed and CHROMIUM_REQUIRED=1" >&2
-		exit 1
-	fi
-	echo "SKIP: chromium is not installed (apt install chromium)"
-	exit 77
-fi
-tmp=$(mktemp -d /tmp/replay-html-XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*" >&2; fail=1; }
+. "$(dirname "$0")/../harness/chromium.sh"
+chromium_init replay-html
 
 # A log and the synthetic stream when the bundled logs are there, the
 # synthetic stream alone otherwise; PNG plots when they can be drawn.
@@ -43,23 +32,13 @@ plots=png
 rc=$?
 [ $rc -le 1 ] || { bad "baro-replay run exited $rc"; cat "$tmp/err" >&2; exit 1; }
 
-chrome() {	# chrome PROFILE ARGS...: one headless run, its own profile
-	p=$1
-	shift
-	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
-		--disable-background-networking --disable-component-update \
-		--disable-sync --no-first-run --user-data-dir="$tmp/$p" \
-		--enable-logging=stderr --v=0 "$@" 2>>"$tmp/chrome.err"
-}
 
 # One row a line: sorting moves rows away from the newlines between them.
 chrome p1 --dump-dom "file://$tmp/r/index.html#sort=rms_m" |
 	sed 's/<tr /\n<tr /g' >"$tmp/index.dom"
 grep -q 'data-ready="1"' "$tmp/index.dom" || bad "index.html: its script did not run"
 grep -q 'data-errors=' "$tmp/index.dom" && bad "index.html: script errors: $(grep -o 'data-errors="[^"]*"' "$tmp/index.dom")"
-if grep -E 'CONSOLE.*(Uncaught|Error)' "$tmp/chrome.err" >/dev/null; then
-	bad "console errors: $(grep -E 'CONSOLE' "$tmp/chrome.err" | head -n 3)"
-fi
+check_console
 
 # One row per run, with the summary's verdicts.
 runs=$(grep -c '"filter":' "$tmp/r/summary.json")
@@ -159,11 +138,7 @@ got=$(grep -c '<tr class="run ' "$tmp/page.dom")
 [ "$want" = "$got" ] && [ "$got" -gt 0 ] || bad "$page: $got rows for $want runs of $src"
 chrome p3 --window-size=1300,1000 --screenshot="$tmp/index.png" \
 	"file://$tmp/r/index.html" >/dev/null
-if ! head -c 8 "$tmp/index.png" 2>/dev/null | od -An -c | grep -q 'P   N   G'; then
-	bad "no screenshot"
-elif [ "$(wc -c <"$tmp/index.png")" -lt 20000 ]; then
-	bad "the screenshot is nearly empty ($(wc -c <"$tmp/index.png") bytes)"
-fi
+check_screenshot "$tmp/index.png" 20000
 
 # Zoom and pan in the page: a test page frames the log's page (file://
 # frames need --allow-file-access-from-files to be scripted) and sends
@@ -223,9 +198,7 @@ echo "$(attr x0) $(attr wheel) $(attr pan) $(attr drag)" | awk '{
 	if (w3 > 0.3 * w2 || w3 < 0.2 * w2 || $7 < $5 + 0.2 * w2 || $7 > $5 + 0.3 * w2) {
 		print "drag: " $5 " " $6 " -> " $7 " " $8; exit 1 }
 }' >"$tmp/zoom.chk" || bad "zoom: $(cat "$tmp/zoom.chk")"
-if grep -E 'CONSOLE.*(Uncaught|Error)' "$tmp/chrome.err" >/dev/null; then
-	bad "console errors: $(grep -E 'CONSOLE' "$tmp/chrome.err" | head -n 3)"
-fi
+check_console
 chrome p5 --window-size=1300,1600 --virtual-time-budget=3000 \
 	--screenshot="$tmp/page.png" "file://$logpage" >/dev/null
 
