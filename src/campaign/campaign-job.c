@@ -255,6 +255,17 @@ fly(struct job *j)
 		if (flight_over(&j->fl))
 			return;
 		reap(j);
+		if (j->drive_done &&
+		    s->c->link == CAMPAIGN_LINK_PX4_SIM_PROXY) {
+			/* barod runs until stopped: without it the autopilot
+			 * has no simulator, and nothing it flies is judged. */
+			char d[96];
+			describe_status(j->drive_status, d, sizeof(d));
+			set_outcome(j, "failed", "barod %s in phase %s: see "
+				    "barod.out", d,
+				    flight_phase_name(j->fl.phase));
+			return;
+		}
 		if (j->ap_done) {
 			char d[96];
 			describe_status(j->ap_status, d, sizeof(d));

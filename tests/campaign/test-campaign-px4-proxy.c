@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include "harness-cmocka.h"
@@ -203,6 +205,32 @@ test_px4_sim_proxy(void **state)
 		free(blog);
 	}
 	free(txt);
+	free(csv);
+	assert_none_left();
+
+	/* barod cannot take its port (another program listens there): the
+	 * job fails at once, saying so, and the campaign goes on. */
+	int taken = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)sim),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1;
+	assert_true(taken >= 0);
+	/* The first run's connections may linger in TIME_WAIT there. */
+	assert_int_equal(setsockopt(taken, SOL_SOCKET, SO_REUSEADDR, &one,
+				    sizeof(one)), 0);
+	assert_int_equal(bind(taken, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(taken, 1), 0);
+	harness_path(&harness, out, sizeof(out), "Q");
+	const char *run1[] = { "run", "-o", out, "--hang", "5", ini, NULL };
+	pid = harness_spawn(&harness, "q.log", run1);
+	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 1);
+	close(taken);
+	csv = slurp(out, "summary.csv");
+	assert_non_null(csv);
+	print_message("%s", csv);
+	assert_non_null(strstr(csv, "\n1,size=2,2,failed,fail,"));
+	assert_non_null(strstr(csv, "barod exited with status"));
 	free(csv);
 	assert_none_left();
 }
