@@ -354,11 +354,16 @@ gcs_socket(struct job *j, const char *spec)
 		return -EINVAL;
 	}
 	j->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (out && j->fd < 0) {
+		set_outcome(j, "failed", "the ground station's socket: %s",
+			    strerror(errno));
+		return -EIO;
+	}
 	if (out) {
 		j->peer = sa;
 		j->have_peer = true;
 		j->gcs_out = true;
-		return j->fd < 0 ? -errno : 0;
+		return 0;
 	}
 	if (j->fd < 0 ||
 	    bind(j->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -655,7 +660,11 @@ start_barod(struct job *j, const struct campaign_vars *v)
 	}
 	argv[n] = NULL;
 	j->drive = spawn(j, "barod.out", argv, NULL);
-	return j->drive > 0 ? 0 : -errno;
+	if (j->drive < 0) {
+		set_outcome(j, "failed", "barod: %s", strerror(errno));
+		return -EAGAIN;
+	}
+	return 0;
 }
 
 /* labels.csv from the scenario, with its time 0 where barod's log says
