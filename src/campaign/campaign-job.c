@@ -62,6 +62,8 @@ struct job {
 	uint8_t seq;
 	char outcome[32];
 	char why[512];
+	/* A barod link without labels: why (the judge is not run). */
+	char no_labels[640];
 };
 
 static const char *
@@ -682,17 +684,30 @@ write_labels(struct job *j)
 		fclose(f);
 	}
 	uint64_t t0_us;
-	if (campaign_labels_t0(log, nlog, &t0_us) < 0)
+	if (campaign_labels_t0(log, nlog, &t0_us) < 0) {
+		/* Whatever the autopilot flew, barod's faults never
+		 * reached it: a job to fail, not one to pass unjudged. */
+		set_outcome(j, "failed", "no HIL_SENSOR came through barod "
+			    "(barod.out never says its physics time 0): did "
+			    "the autopilot connect to the simulator "
+			    "directly?");
+		snprintf(j->no_labels, sizeof(j->no_labels), "no labels: "
+			 "barod never carried the simulator link");
 		return;
+	}
 	f = fopen(in_dir(j, "scenario.scn"), "r");
-	if (!f)
+	if (!f) {
+		snprintf(j->no_labels, sizeof(j->no_labels), "no labels: "
+			 "scenario.scn: %s", strerror(errno));
 		return;
+	}
 	nscn = fread(scn, 1, sizeof(scn), f);
 	fclose(f);
 	int n = campaign_labels(scn, nscn, "scenario.scn", t0_us / 1000u, text,
 				sizeof(text), err, sizeof(err));
 	if (n < 0) {
-		fprintf(stderr, "baro-campaign: job %zu: %s\n", j->s->job, err);
+		snprintf(j->no_labels, sizeof(j->no_labels), "no labels: "
+			 "%.512s", err);
 		return;
 	}
 	f = fopen(in_dir(j, "labels.csv"), "we");
@@ -797,7 +812,10 @@ campaign_job_run(const struct campaign_job_spec *s)
 			json_object_object_add(res, "detect_after_s",
 					       json_object_new_double(d));
 	}
-	if (log)
+	if (log && j.no_labels[0])
+		json_object_object_add(res, "judge",
+				       json_object_new_string(j.no_labels));
+	else if (log)
 		judge(&j, log, res);
 	json_object *st;
 	if (!json_object_object_get_ex(res, "status", &st))

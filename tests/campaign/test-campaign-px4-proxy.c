@@ -233,6 +233,39 @@ test_px4_sim_proxy(void **state)
 	assert_non_null(strstr(csv, "barod exited with status"));
 	free(csv);
 	assert_none_left();
+
+	/* The autopilot beside barod, not through it (its own baro model,
+	 * no simulator link): flown, but failed, since no fault of
+	 * barod's can have reached it. */
+	char ini2[512];
+	harness_write(&harness, ini2, sizeof(ini2), "direct.ini",
+		      "[campaign]\n"
+		      "autopilot = px4\n"
+		      "link = px4-sim-proxy\n"
+		      "upstream = 127.0.0.1:%u\n"
+		      "sim_port = %u\n"
+		      "gcs = udpout:127.0.0.1:{gcs_port}\n"
+		      "command = %s --kind px4 --instance {instance}\n"
+		      "    --port {gcs_port} --log {dir}/ap.csv --speed 10\n"
+		      "log = {dir}/ap.csv\n"
+		      "ports = %u\n"
+		      "[flight]\n"
+		      "hold_s = 20\n"
+		      "[matrix]\n"
+		      "scenario = glitch.scn.in\n"
+		      "size = 2\n",
+		      up, sim, getenv("FAKE_AUTOPILOT"), ports);
+	harness_path(&harness, out, sizeof(out), "D");
+	const char *run2[] = { "run", "-o", out, "--hang", "5", ini2, NULL };
+	pid = harness_spawn(&harness, "d.log", run2);
+	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 1);
+	csv = slurp(out, "summary.csv");
+	assert_non_null(csv);
+	print_message("%s", csv);
+	assert_non_null(strstr(csv, "\n1,size=2,2,failed,fail,"));
+	assert_non_null(strstr(csv, "no HIL_SENSOR came through barod"));
+	free(csv);
+	assert_none_left();
 }
 
 int
