@@ -14,7 +14,7 @@
 #include "util-strings.h"
 
 enum opt_kind { OPT_TEXT, OPT_DOUBLE, OPT_PORT, OPT_UINT, OPT_BOOL,
-		OPT_AUTOPILOT, OPT_LINK };
+		OPT_AUTOPILOT, OPT_LINK, OPT_UPSTREAM };
 
 /* Every key but the matrix's axes: one table for parsing, checks and
  * the message listing what a section takes. */
@@ -38,6 +38,16 @@ static const struct opt {
 	  1024, 60000 },
 	{ "campaign", "instance", OPT_UINT,
 	  offsetof(struct campaign, instance_base), 0, 0, 255 },
+	/* The barod links' (link_opts() checks them). */
+	{ "campaign", "upstream", OPT_UPSTREAM, 0, 0, 1, 65000 },
+	{ "campaign", "sim_port", OPT_PORT, offsetof(struct campaign, sim_port),
+	  0, 1024, 65000 },
+	{ "campaign", "barod_args", OPT_TEXT,
+	  offsetof(struct campaign, barod_args), CAMPAIGN_TEXT_LEN, 0, 0 },
+	{ "campaign", "gcs", OPT_TEXT, offsetof(struct campaign, gcs),
+	  CAMPAIGN_PATH_LEN, 0, 0 },
+	{ "campaign", "drive_connect", OPT_TEXT,
+	  offsetof(struct campaign, drive_connect), CAMPAIGN_PATH_LEN, 0, 0 },
 	{ "flight", "takeoff_m", OPT_DOUBLE,
 	  offsetof(struct campaign, takeoff_m), 0, 1, 1000 },
 	{ "flight", "hold_s", OPT_DOUBLE, offsetof(struct campaign, hold_s),
@@ -56,7 +66,23 @@ static const struct opt {
 
 /* Names a template takes beside the axes. */
 static const char *const builtin_vars[] = { "instance", "slot", "drive_port",
-					    "gcs_port", "dir", "job" };
+					    "gcs_port", "dir", "job",
+					    "barod_port", "sim_port",
+					    "upstream_port", "px4_gcs_port",
+					    "px4_offboard_port" };
+
+/* "instance, slot, ...": for messages. */
+static const char *
+builtin_list(char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(builtin_vars) / sizeof(*builtin_vars);
+	     i++)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+				      i ? ", " : "", builtin_vars[i]);
+	return buf;
+}
 
 struct parse {
 	struct campaign *c;
@@ -237,6 +263,53 @@ axis_values(struct parse *p, struct campaign_axis *a, const char *value)
 	return 1;
 }
 
+/* The barod links: which exist, and why the peers cannot fly. */
+static int
+set_link(struct parse *p, const char *value)
+{
+	if (strcmp(value, "drive") == 0)
+		p->c->link = CAMPAIGN_LINK_DRIVE;
+	else if (strcmp(value, "px4-sim-proxy") == 0)
+		p->c->link = CAMPAIGN_LINK_PX4_SIM_PROXY;
+	else if (strcmp(value, "sitl-json") == 0 ||
+		 strcmp(value, "px4-sim") == 0)
+		return fail(p, "[campaign] link = %s: barod as the physics "
+			    "peer flies its own --profile, not the "
+			    "autopilot's motor commands, so a commanded "
+			    "flight cannot happen; use link = px4-sim-proxy "
+			    "(barod in front of a simulator) or link = drive",
+			    value);
+	else if (strcmp(value, "sitl-json-proxy") == 0)
+		return fail(p, "[campaign] link = %s: not yet (ArduPilot "
+			    "computes its baro from the position, so barod's "
+			    "faults would reach it only as rangefinder "
+			    "rng_N); use link = drive on ArduPilot", value);
+	else
+		return fail(p, "[campaign] link = %s: wanted drive or "
+			    "px4-sim-proxy", value);
+	return 1;
+}
+
+/* HOST:PORT, an IPv4 address or a name, a port that leaves room for
+ * the instances above it. */
+static int
+set_upstream(struct parse *p, const char *value)
+{
+	const char *colon = strrchr(value, ':');
+	double port;
+	if (!colon || colon == value ||
+	    (size_t)(colon - value) >= sizeof(p->c->upstream_host) ||
+	    strpbrk(value, " \t{}") || str_to_double(colon + 1, &port) < 0 ||
+	    port != floor(port) || port < 1 || port > 65000)
+		return fail(p, "[campaign] upstream = %s: wanted HOST:PORT, "
+			    "the simulator of instance 0 with a port from 1 "
+			    "to 65000 (instance i: PORT + i)", value);
+	memcpy(p->c->upstream_host, value, (size_t)(colon - value));
+	p->c->upstream_host[colon - value] = '\0';
+	p->c->upstream_port = (unsigned)port;
+	return 1;
+}
+
 static int
 set_opt(struct parse *p, size_t i, const char *value, bool more)
 {
@@ -291,19 +364,9 @@ set_opt(struct parse *p, size_t i, const char *value, bool more)
 				    "ardupilot or px4", value);
 		return 1;
 	case OPT_LINK:
-		if (strcmp(value, "drive") == 0)
-			p->c->link = CAMPAIGN_LINK_DRIVE;
-		else if (strcmp(value, "sitl-json") == 0 ||
-			 strcmp(value, "sitl-json-proxy") == 0 ||
-			 strcmp(value, "px4-sim") == 0 ||
-			 strcmp(value, "px4-sim-proxy") == 0)
-			return fail(p, "[campaign] link = %s: not yet; campaigns "
-				    "run on the autopilot's own simulated baro "
-				    "(link = drive, baro-drive)", value);
-		else
-			return fail(p, "[campaign] link = %s: wanted drive",
-				    value);
-		return 1;
+		return set_link(p, value);
+	case OPT_UPSTREAM:
+		return set_upstream(p, value);
 	}
 	return fail(p, "internal: option kind");
 }
@@ -366,10 +429,11 @@ handler(void *user, const char *section, const char *key, const char *value)
 	}
 	if (strcmp(section, "matrix") == 0) {
 		struct campaign *c = p->c;
+		char names[256];
 		if (!is_name(key) || is_builtin_var(key, strlen(key)))
 			return fail(p, "[matrix] '%s': an axis is named with "
-				    "a-z, 0-9 and _ and is none of instance, "
-				    "slot, drive_port, gcs_port, dir, job", key);
+				    "a-z, 0-9 and _ and is none of %s", key,
+				    builtin_list(names, sizeof(names)));
 		for (size_t i = 0; i < c->naxes; i++)
 			if (strcmp(c->axes[i].name, key) == 0) {
 				if (more)
@@ -395,7 +459,7 @@ handler(void *user, const char *section, const char *key, const char *value)
 	if (!known)
 		return fail(p, "[%s]: not a section (campaign, flight, params, "
 			    "matrix, judge)", section);
-	char keys[512] = "";
+	char keys[1024] = "";
 	size_t n = 0;
 	for (size_t i = 0; i < NOPTS; i++)
 		if (strcmp(opts[i].section, section) == 0)
@@ -424,13 +488,87 @@ check_template(struct parse *p, const char *what, const char *t)
 		for (size_t i = 0; i < p->c->naxes && !ok; i++)
 			ok = strlen(p->c->axes[i].name) == n &&
 			     strncmp(p->c->axes[i].name, s + 1, n) == 0;
+		char names[256];
 		if (!ok)
 			return fail(p, "%s: {%.*s} is neither a matrix axis "
-				    "nor one of instance, slot, drive_port, "
-				    "gcs_port, dir, job", what, (int)n, s + 1);
+				    "nor one of %s", what, (int)n, s + 1,
+				    builtin_list(names, sizeof(names)));
 		s = e;
 	}
 	return 1;
+}
+
+static size_t
+opt_index(const char *key)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strcmp(opts[i].key, key) == 0)
+			return i;
+	return 0;	/* not reached: every key asked for is in opts */
+}
+
+/* A connection template: udpin:HOST:PORT or udpout:HOST:PORT (and
+ * tcp:HOST:PORT for baro-drive, which takes it). */
+static void
+check_connect(struct parse *p, const char *key, const char *t, bool tcp)
+{
+	if (strncmp(t, "udpin:", 6) != 0 && strncmp(t, "udpout:", 7) != 0 &&
+	    !(tcp && strncmp(t, "tcp:", 4) == 0)) {
+		fail(p, "[campaign] %s = %s: wanted udpin:HOST:PORT (listen) "
+		     "or udpout:HOST:PORT (send first)%s", key, t,
+		     tcp ? " or tcp:HOST:PORT" : "");
+		return;
+	}
+	char what[64];
+	snprintf(what, sizeof(what), "[campaign] %s", key);
+	check_template(p, what, t);
+}
+
+/* The options of one link given with another are mistakes, said at
+ * their line; the defaults filled in.  -EINVAL (p->rc) or 0. */
+static int
+link_opts(struct parse *p)
+{
+	struct campaign *c = p->c;
+	static const char *const proxy_only[] = { "upstream", "sim_port",
+						  "barod_args" };
+	const bool proxy = c->link == CAMPAIGN_LINK_PX4_SIM_PROXY;
+	for (size_t i = 0; !proxy && i < 3; i++) {
+		p->line = p->seen[opt_index(proxy_only[i])];
+		if (p->line)
+			fail(p, "[campaign] %s: only with link = px4-sim-proxy "
+			     "(barod between PX4 and its simulator)",
+			     proxy_only[i]);
+	}
+	p->line = p->seen[opt_index("drive_connect")];
+	if (proxy && p->line)
+		fail(p, "[campaign] drive_connect: link = px4-sim-proxy runs "
+		     "no baro-drive (barod makes the faults)");
+	p->line = p->seen[opt_index("link")];
+	if (proxy && c->autopilot != CAMPAIGN_PX4)
+		fail(p, "[campaign] link = px4-sim-proxy: PX4's simulator "
+		     "link, wanted autopilot = px4");
+	if (proxy && !p->seen[opt_index("upstream")] && p->rc == 0) {
+		p->line = 0;
+		return p->rc = str_errorf(p->err, p->errlen, -EINVAL, "%s: "
+					  "[campaign] upstream is missing (link = "
+					  "px4-sim-proxy: the simulator barod "
+					  "dials, e.g. 127.0.0.1:4600)", p->name);
+	}
+	p->line = p->seen[opt_index("barod_args")];
+	check_template(p, "[campaign] barod_args", c->barod_args);
+	p->line = p->seen[opt_index("gcs")];
+	if (p->line)
+		check_connect(p, "gcs", c->gcs, false);
+	else
+		snprintf(c->gcs, sizeof(c->gcs), "udpin:127.0.0.1:{gcs_port}");
+	p->line = p->seen[opt_index("drive_connect")];
+	if (p->line)
+		check_connect(p, "drive_connect", c->drive_connect, true);
+	else
+		snprintf(c->drive_connect, sizeof(c->drive_connect),
+			 "udpin:127.0.0.1:{drive_port}");
+	return p->rc;
 }
 
 int
@@ -440,7 +578,8 @@ campaign_parse(struct campaign *c, const char *text, size_t len,
 	struct parse p = { .c = c, .name = name, .text = text,
 			   .end = text + len, .err = err, .errlen = errlen };
 	*c = (struct campaign){ .timeout_s = 600, .ports = 15000,
-				.takeoff_m = 10, .hold_s = 60, .land = true };
+				.takeoff_m = 10, .hold_s = 60, .land = true,
+				.sim_port = CAMPAIGN_PX4_SIM_PORT };
 	int line = ini_parse_stream(read_line, &p, handler, &p);
 	if (p.rc == 0 && line != 0) {
 		p.line = line > 0 ? (unsigned)line : p.line;
@@ -478,6 +617,8 @@ campaign_parse(struct campaign *c, const char *text, size_t len,
 		check_template(&p, what, c->params[i].value);
 	}
 	if (p.rc < 0)
+		return p.rc;
+	if (link_opts(&p) < 0)
 		return p.rc;
 	/* Two slots' ports must not meet: 10 apart, so 6500 slots at
 	 * most below 65536. */
@@ -637,6 +778,38 @@ campaign_gcs_port(const struct campaign *c, unsigned slot)
 	return c->ports + 10u * slot + 1u;
 }
 
+unsigned
+campaign_barod_port(const struct campaign *c, unsigned slot)
+{
+	return c->ports + 10u * slot + 2u;
+}
+
+unsigned
+campaign_instance(const struct campaign *c, unsigned slot)
+{
+	return c->instance_base + slot;
+}
+
+/* The barod links' and PX4's ports; -1 for another name. */
+static long
+link_var(const struct campaign_vars *v, const char *s, size_t k)
+{
+	const unsigned i = campaign_instance(v->c, v->slot);
+#define IS(name) (k == strlen(name) && strncmp(s, name, k) == 0)
+	if (IS("barod_port"))
+		return (long)campaign_barod_port(v->c, v->slot);
+	if (IS("sim_port"))
+		return (long)(v->c->sim_port + i);
+	if (IS("upstream_port"))
+		return (long)(v->c->upstream_port + i);
+	if (IS("px4_gcs_port"))
+		return (long)(CAMPAIGN_PX4_GCS_PORT + i);
+	if (IS("px4_offboard_port"))
+		return (long)(CAMPAIGN_PX4_OFFBOARD_PORT + i);
+#undef IS
+	return -1;
+}
+
 int
 campaign_expand(const char *tmpl, const struct campaign_vars *v, char *out,
 		size_t len, char *err, size_t errlen)
@@ -671,6 +844,8 @@ campaign_expand(const char *tmpl, const struct campaign_vars *v, char *out,
 				num_v = (long)v->job;
 			else if (IS("dir"))
 				put = v->dir;
+			else
+				num_v = link_var(v, s + 1, k);
 			if (num_v >= 0) {
 				snprintf(num, sizeof(num), "%ld", num_v);
 				put = num;

@@ -9,10 +9,21 @@
  *   command = sim_vehicle.py -v ArduCopter -I {instance}
  *       --out udp:127.0.0.1:{drive_port} --out udp:127.0.0.1:{gcs_port}
  *   log = {dir}/logs/0*.BIN          ; the autopilot's log of the job
- *   link = drive                     ; baro-drive on its own simulated baro
+ *   link = drive                     ; baro-drive on its own simulated baro,
+ *                                    ; or px4-sim-proxy: barod between PX4
+ *                                    ; and its simulator
+ *   upstream = 127.0.0.1:4600        ; px4-sim-proxy: the simulator of
+ *                                    ; instance 0 (instance i: port + i)
+ *   sim_port = 4560                  ; px4-sim-proxy: barod's for PX4
+ *                                    ; instance 0 (instance i: + i)
+ *   barod_args = -p SIM_BARO_RND=0   ; px4-sim-proxy: more for barod
+ *   gcs = udpin:127.0.0.1:{gcs_port} ; how the flight reaches the
+ *                                    ; autopilot (udpout: sends first)
+ *   drive_connect = udpin:127.0.0.1:{drive_port}   ; and baro-drive
  *   timeout = 300                    ; s of wall time per job
  *   ports = 15000                    ; slot s: {drive_port} 15000 + 10 s,
- *                                    ; {gcs_port} one more
+ *                                    ; {gcs_port} one more, {barod_port}
+ *                                    ; two more
  *   [flight]
  *   takeoff_m = 10
  *   hold_s = 60
@@ -30,8 +41,11 @@
  *   thresholds = thresholds.txt      ; baro-replay's rules (optional)
  *
  * Templates take {NAME} for each matrix axis and {instance}, {slot},
- * {drive_port}, {gcs_port}, {dir} (the job's directory), {job} (its
- * number); "{{" is a literal "{".  A long value goes on over indented
+ * {drive_port}, {gcs_port}, {barod_port}, {dir} (the job's directory),
+ * {job} (its number), {sim_port} and {upstream_port} (px4-sim-proxy:
+ * barod's port for the instance and its simulator's), {px4_gcs_port}
+ * (18570 + instance) and {px4_offboard_port} (14580 + instance), PX4
+ * SITL's local UDP ports; "{{" is a literal "{".  A long value goes on over indented
  * lines, joined with a space.  Jobs are the axes' combinations, the last
  * axis changing fastest; their numbers (1..N) and names do not depend
  * on how the campaign is run.  Pure: parses text, no I/O.
@@ -56,8 +70,17 @@
 
 enum campaign_autopilot { CAMPAIGN_ARDUPILOT, CAMPAIGN_PX4 };
 
-/* How barod reaches the autopilot's baro; only the drive for now. */
-enum campaign_link { CAMPAIGN_LINK_DRIVE };
+/* How barod reaches the autopilot's baro: baro-drive on the autopilot's
+ * own simulated baro, or barod between PX4 SITL and its simulator. */
+enum campaign_link { CAMPAIGN_LINK_DRIVE, CAMPAIGN_LINK_PX4_SIM_PROXY };
+
+/* PX4 SITL's own UDP ports for instance i (ROMFS/px4fmu_common/
+ * init.d-posix/px4-rc.mavlink): the GCS link's local port and the
+ * offboard link's. */
+#define CAMPAIGN_PX4_GCS_PORT 18570u
+#define CAMPAIGN_PX4_OFFBOARD_PORT 14580u
+/* PX4's simulator port for instance 0 (instance i: + i). */
+#define CAMPAIGN_PX4_SIM_PORT 4560u
 
 struct campaign_axis {
 	char name[CAMPAIGN_NAME_LEN];
@@ -84,6 +107,17 @@ struct campaign {
 	double timeout_s;
 	unsigned ports;		/* slot s: ports + 10 s, + 10 s + 1 */
 	unsigned instance_base;	/* slot s: {instance} = base + s */
+	/* link = px4-sim-proxy: barod listens for instance i on sim_port
+	 * + i and dials the simulator at upstream_host:upstream_port + i;
+	 * barod_args (a template) goes on its command line. */
+	char upstream_host[64];
+	unsigned upstream_port;
+	unsigned sim_port;
+	char barod_args[CAMPAIGN_TEXT_LEN];
+	/* How the flight and baro-drive reach the autopilot (templates):
+	 * "udpin:HOST:PORT" listens, "udpout:HOST:PORT" sends first. */
+	char gcs[CAMPAIGN_PATH_LEN];
+	char drive_connect[CAMPAIGN_PATH_LEN];
 	double takeoff_m, hold_s;
 	bool land;
 	char mission[CAMPAIGN_TEXT_LEN];	/* template: N:E:ALT ..., or "" */
@@ -125,6 +159,13 @@ unsigned
 campaign_drive_port(const struct campaign *c, unsigned slot);
 unsigned
 campaign_gcs_port(const struct campaign *c, unsigned slot);
+/* {barod_port}: where the slot's barod sends its MAVLink (its
+ * SCALED_PRESSURE, for a ground station to watch). */
+unsigned
+campaign_barod_port(const struct campaign *c, unsigned slot);
+/* The slot's SITL instance, {instance}. */
+unsigned
+campaign_instance(const struct campaign *c, unsigned slot);
 
 /* Job k's value of parameter i (a template expanded on slot 0): 0, or
  * -EINVAL naming the parameter and what it gave. */

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "campaign-labels.h"
 #include "flight.h"
 #include "inject.h"
 #include "mavlink.h"
@@ -37,6 +38,8 @@
 #define STOP_GRACE_S 10.0
 /* baro-replay on one log. */
 #define JUDGE_TIMEOUT_S 300.0
+/* A ground station's heartbeat, when it sends first (udpout). */
+#define GCS_HEARTBEAT_US 1000000u
 
 struct job {
 	const struct campaign_job_spec *s;
@@ -47,6 +50,11 @@ struct job {
 	int fd;
 	struct sockaddr_in peer;
 	bool have_peer;
+	/* The flight sends first (gcs = udpout:...): PX4 answers the
+	 * first address that sent to its port, so it heartbeats. */
+	bool gcs_out;
+	uint64_t next_hb_us;
+	char gcs[CAMPAIGN_PATH_LEN];	/* expanded */
 	struct mavlink_parser parser;
 	struct flight fl;
 	FILE *tel;
@@ -54,6 +62,8 @@ struct job {
 	uint8_t seq;
 	char outcome[32];
 	char why[512];
+	/* A barod link without labels: why (the judge is not run). */
+	char no_labels[640];
 };
 
 static const char *
@@ -196,6 +206,20 @@ describe_status(int st, char *buf, size_t len)
 		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
 }
 
+/* A ground station that sends first says it is there once a second
+ * (PX4 takes the first sender to its port as its partner). */
+static void
+gcs_heartbeat(struct job *j, uint64_t now)
+{
+	if (!j->gcs_out || now < j->next_hb_us)
+		return;
+	j->next_hb_us = now + GCS_HEARTBEAT_US;
+	union mavlink_msg m = { .hb = { .type = MAV_TYPE_GCS,
+					.autopilot = MAV_AUTOPILOT_INVALID,
+					.mavlink_version = 3 } };
+	send_msg(j, MAVLINK_MSG_HEARTBEAT, &m);
+}
+
 /* The flight, until it is over or the autopilot is gone or silent. */
 static void
 fly(struct job *j)
@@ -226,12 +250,24 @@ fly(struct job *j)
 		uint64_t now = util_mono_us();
 		uint32_t msgid;
 		union mavlink_msg m;
+		gcs_heartbeat(j, now);
 		while (flight_step(&j->fl, now, &msgid, &m) == 1)
 			send_msg(j, msgid, &m);
 		telemetry(j);
 		if (flight_over(&j->fl))
 			return;
 		reap(j);
+		if (j->drive_done &&
+		    s->c->link == CAMPAIGN_LINK_PX4_SIM_PROXY) {
+			/* barod runs until stopped: without it the autopilot
+			 * has no simulator, and nothing it flies is judged. */
+			char d[96];
+			describe_status(j->drive_status, d, sizeof(d));
+			set_outcome(j, "failed", "barod %s in phase %s: see "
+				    "barod.out", d,
+				    flight_phase_name(j->fl.phase));
+			return;
+		}
 		if (j->ap_done) {
 			char d[96];
 			describe_status(j->ap_status, d, sizeof(d));
@@ -240,10 +276,8 @@ fly(struct job *j)
 			return;
 		}
 		if (!j->fl.heard && (double)(now - t0) > START_S * 1e6) {
-			set_outcome(j, "hung", "no autopilot heard on port %u "
-				    "within %.0f s", campaign_gcs_port(s->c,
-								      s->slot),
-				    START_S);
+			set_outcome(j, "hung", "no autopilot heard on %s "
+				    "within %.0f s", j->gcs, START_S);
 			return;
 		}
 		if (j->fl.heard && (double)(now - j->last_rx_us) > s->hang_s * 1e6) {
@@ -285,21 +319,70 @@ write_scenario(struct job *j, const struct campaign_vars *v)
 	return 0;
 }
 
+/* "HOST:PORT" (an IPv4 address or localhost) into sa. */
 static int
-gcs_socket(struct job *j, unsigned port)
+udp_addr(const char *s, struct sockaddr_in *sa)
 {
+	char host[64];
+	const char *colon = strrchr(s, ':');
+	char *end;
+	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = '\0';
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (*end || !colon[1] || port == 0 || port > 65535)
+		return -EINVAL;
+	*sa = (struct sockaddr_in){ .sin_family = AF_INET,
+				    .sin_port = htons((uint16_t)port) };
+	if (strcmp(host, "localhost") == 0)
+		snprintf(host, sizeof(host), "127.0.0.1");
+	return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -EINVAL;
+}
+
+/* The flight's socket, as [campaign] gcs says: udpin:HOST:PORT bound
+ * there (the autopilot is whoever sends first), udpout:HOST:PORT sending
+ * there from a port of its own. */
+static int
+gcs_socket(struct job *j, const char *spec)
+{
+	const bool out = strncmp(spec, "udpout:", 7) == 0;
+	struct sockaddr_in sa;
+	snprintf(j->gcs, sizeof(j->gcs), "%s", spec);
+	if (udp_addr(spec + (out ? 7 : 6), &sa) < 0) {
+		set_outcome(j, "failed", "[campaign] gcs = %s: not "
+			    "udpin:HOST:PORT or udpout:HOST:PORT with an IPv4 "
+			    "address", spec);
+		return -EINVAL;
+	}
 	j->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	if (out && j->fd < 0) {
+		set_outcome(j, "failed", "the ground station's socket: %s",
+			    strerror(errno));
+		return -EIO;
+	}
+	if (out) {
+		j->peer = sa;
+		j->have_peer = true;
+		j->gcs_out = true;
+		return 0;
+	}
 	if (j->fd < 0 ||
 	    bind(j->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		set_outcome(j, "failed", "the ground station's port %u: %s "
-			    "(another campaign, or [campaign] ports?)", port,
+		set_outcome(j, "failed", "the ground station's %s: %s "
+			    "(another campaign, or [campaign] ports?)", spec,
 			    strerror(errno));
 		return -EADDRINUSE;
 	}
 	return 0;
+}
+
+/* The judge's labels: baro-drive's record, or the labels of barod's
+ * scenario (campaign-labels.h). */
+static const char *
+labels_leaf(const struct campaign *c)
+{
+	return c->link == CAMPAIGN_LINK_DRIVE ? "record.csv" : "labels.csv";
 }
 
 /* baro-replay's verdict on the autopilot: its status and metrics. */
@@ -309,7 +392,7 @@ judge(struct job *j, const char *log, json_object *res)
 	const struct campaign_job_spec *s = j->s;
 	char thr[PATH_MAX] = "", out[PATH_MAX], rec[PATH_MAX];
 	snprintf(out, sizeof(out), "%s/judge", s->dir);
-	snprintf(rec, sizeof(rec), "%s/record.csv", s->dir);
+	snprintf(rec, sizeof(rec), "%s/%s", s->dir, labels_leaf(s->c));
 	if (s->c->thresholds[0])
 		snprintf(thr, sizeof(thr), "%s%s%s",
 			 s->c->thresholds[0] == '/' ? "" : s->base,
@@ -389,7 +472,7 @@ judge(struct job *j, const char *log, json_object *res)
 static bool
 fault_span(struct job *j, uint64_t *from_ms, uint64_t *to_ms)
 {
-	FILE *f = fopen(in_dir(j, "record.csv"), "r");
+	FILE *f = fopen(in_dir(j, labels_leaf(j->s->c)), "r");
 	if (!f)
 		return false;
 	static char text[1 << 20];
@@ -499,6 +582,142 @@ campaign_job_result_failed(const struct campaign_job_spec *s,
 	return rc;
 }
 
+static void
+start_drive(struct job *j, const char *connect)
+{
+	const struct campaign_job_spec *s = j->s;
+	char scn[PATH_MAX], state[PATH_MAX], rec[PATH_MAX];
+	snprintf(scn, sizeof(scn), "%s/scenario.scn", s->dir);
+	snprintf(state, sizeof(state), "%s/drive.state", s->dir);
+	snprintf(rec, sizeof(rec), "%s/record.csv", s->dir);
+	const char *dargv[] = {
+		s->tools->drive, "--autopilot",
+		s->c->autopilot == CAMPAIGN_PX4 ? "px4" : "ardupilot",
+		"--scenario", scn, "--connect", connect, "--state",
+		state, "--record", rec, "--wait", "120", NULL,
+	};
+	j->drive = spawn(j, "drive.out", dargv, NULL);
+}
+
+/* Words of barod_args; at most this many. */
+#define BAROD_MAX_ARGS 64
+
+/*
+ * barod between the autopilot and its simulator, in j->drive's place
+ * (ended the same way): one PX4 instance on sim_port + instance, on
+ * loopback, dialling the upstream's port + instance, the job's scenario
+ * from its physics time 0, its record, its MAVLink to {barod_port}, no
+ * control socket (two jobs would share its default path).
+ */
+static int
+start_barod(struct job *j, const struct campaign_vars *v)
+{
+	const struct campaign_job_spec *s = j->s;
+	const struct campaign *c = s->c;
+	const unsigned i = campaign_instance(c, s->slot);
+	char conf[PATH_MAX], scn[PATH_MAX], rec[PATH_MAX], up[128], out[64],
+		err[512];
+	static char args[CAMPAIGN_TEXT_LEN * 2];
+
+	if (campaign_expand(c->barod_args, v, args, sizeof(args), err,
+			    sizeof(err)) < 0) {
+		set_outcome(j, "failed", "[campaign] barod_args: %s", err);
+		return -EINVAL;
+	}
+	if (c->sim_port + i > 65535 || c->upstream_port + i > 65535) {
+		set_outcome(j, "failed", "instance %u: port %u + %u or %u + %u "
+			    "is beyond 65535", i, c->sim_port, i,
+			    c->upstream_port, i);
+		return -ERANGE;
+	}
+	snprintf(conf, sizeof(conf), "%s/barod.conf", s->dir);
+	FILE *f = fopen(conf, "we");
+	if (!f || fprintf(f, "# baro-campaign job %zu: PX4 instance %u\n"
+			     "[px4]\ninstances = 1\nbind = 127.0.0.1\n"
+			     "port = %u\n", s->job, i, c->sim_port + i) < 0 ||
+	    fclose(f) != 0) {
+		set_outcome(j, "failed", "%s: %s", conf, strerror(errno));
+		return -EIO;
+	}
+	snprintf(scn, sizeof(scn), "%s/scenario.scn", s->dir);
+	snprintf(rec, sizeof(rec), "%s/barod.csv", s->dir);
+	snprintf(up, sizeof(up), "%s:%u", c->upstream_host,
+		 c->upstream_port + i);
+	snprintf(out, sizeof(out), "udp:127.0.0.1:%u",
+		 campaign_barod_port(c, s->slot));
+	const char *argv[16 + BAROD_MAX_ARGS] = {
+		s->tools->barod, "-c", conf, "--px4-sim-proxy", up,
+		"--scenario", scn, "--record", rec, "--control", "none",
+		"-o", out,
+	};
+	size_t n = 13;
+	for (char *save = NULL, *w = strtok_r(args, " \t", &save); w;
+	     w = strtok_r(NULL, " \t", &save)) {
+		if (n == 13 + BAROD_MAX_ARGS) {
+			set_outcome(j, "failed", "[campaign] barod_args: more "
+				    "than %d words", BAROD_MAX_ARGS);
+			return -E2BIG;
+		}
+		argv[n++] = w;
+	}
+	argv[n] = NULL;
+	j->drive = spawn(j, "barod.out", argv, NULL);
+	if (j->drive < 0) {
+		set_outcome(j, "failed", "barod: %s", strerror(errno));
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* labels.csv from the scenario, with its time 0 where barod's log says
+ * the autopilot's clock was at barod's physics time 0; without that
+ * line (PX4 never connected) no labels, and the judge says so. */
+static void
+write_labels(struct job *j)
+{
+	static char log[1 << 20], scn[65536], text[1 << 20];
+	char err[512];
+	size_t nlog = 0, nscn = 0;
+	FILE *f = fopen(in_dir(j, "barod.out"), "r");
+	if (f) {
+		nlog = fread(log, 1, sizeof(log), f);
+		fclose(f);
+	}
+	uint64_t t0_us;
+	if (campaign_labels_t0(log, nlog, &t0_us) < 0) {
+		/* Whatever the autopilot flew, barod's faults never
+		 * reached it: a job to fail, not one to pass unjudged. */
+		set_outcome(j, "failed", "no HIL_SENSOR came through barod "
+			    "(barod.out never says its physics time 0): did "
+			    "the autopilot connect to the simulator "
+			    "directly?");
+		snprintf(j->no_labels, sizeof(j->no_labels), "no labels: "
+			 "barod never carried the simulator link");
+		return;
+	}
+	f = fopen(in_dir(j, "scenario.scn"), "r");
+	if (!f) {
+		snprintf(j->no_labels, sizeof(j->no_labels), "no labels: "
+			 "scenario.scn: %s", strerror(errno));
+		return;
+	}
+	nscn = fread(scn, 1, sizeof(scn), f);
+	fclose(f);
+	int n = campaign_labels(scn, nscn, "scenario.scn", t0_us / 1000u, text,
+				sizeof(text), err, sizeof(err));
+	if (n < 0) {
+		snprintf(j->no_labels, sizeof(j->no_labels), "no labels: "
+			 "%.512s", err);
+		return;
+	}
+	f = fopen(in_dir(j, "labels.csv"), "we");
+	if (!f || fwrite(text, 1, (size_t)n, f) != (size_t)n)
+		fprintf(stderr, "baro-campaign: %s: %s\n", j->path,
+			strerror(errno));
+	if (f)
+		fclose(f);
+}
+
 int
 campaign_job_run(const struct campaign_job_spec *s)
 {
@@ -539,26 +758,22 @@ campaign_job_run(const struct campaign_job_spec *s)
 	    campaign_expand(s->c->log, &v, logpat, sizeof(logpat), err,
 			    sizeof(err)) < 0)
 		set_outcome(&j, "failed", "%s", err);
+	char gcs[CAMPAIGN_PATH_LEN], connect[CAMPAIGN_PATH_LEN];
+	const bool proxy = s->c->link == CAMPAIGN_LINK_PX4_SIM_PROXY;
+	if (!j.outcome[0] &&
+	    (campaign_expand(s->c->gcs, &v, gcs, sizeof(gcs), err,
+			     sizeof(err)) < 0 ||
+	     campaign_expand(s->c->drive_connect, &v, connect,
+			     sizeof(connect), err, sizeof(err)) < 0))
+		set_outcome(&j, "failed", "%s", err);
 	if (!j.outcome[0] && write_scenario(&j, &v) == 0 &&
-	    gcs_socket(&j, campaign_gcs_port(s->c, s->slot)) == 0) {
+	    gcs_socket(&j, gcs) == 0 && (!proxy || start_barod(&j, &v) == 0)) {
 		j.tel = fopen(in_dir(&j, "telemetry.csv"), "we");
 		if (j.tel)
 			fputs("ap_ms,event,value,text\n", j.tel);
 		j.ap = spawn(&j, "autopilot.out", NULL, cmd);
-		char connect[64], scn[PATH_MAX], state[PATH_MAX],
-			rec[PATH_MAX];
-		snprintf(connect, sizeof(connect), "udpin:127.0.0.1:%u",
-			 campaign_drive_port(s->c, s->slot));
-		snprintf(scn, sizeof(scn), "%s/scenario.scn", s->dir);
-		snprintf(state, sizeof(state), "%s/drive.state", s->dir);
-		snprintf(rec, sizeof(rec), "%s/record.csv", s->dir);
-		const char *dargv[] = {
-			s->tools->drive, "--autopilot",
-			s->c->autopilot == CAMPAIGN_PX4 ? "px4" : "ardupilot",
-			"--scenario", scn, "--connect", connect, "--state",
-			state, "--record", rec, "--wait", "120", NULL,
-		};
-		j.drive = spawn(&j, "drive.out", dargv, NULL);
+		if (!proxy)
+			start_drive(&j, connect);
 		t_spawned = util_mono_us();
 		fly(&j);
 		t_flown = util_mono_us();
@@ -566,9 +781,10 @@ campaign_job_run(const struct campaign_job_spec *s)
 			set_outcome(&j, flight_failure_name(j.fl.failure), "%s",
 				    j.fl.why);
 		/* baro-drive ends with its scenario; then it is stopped,
-		 * putting back what it set, before the autopilot goes. */
+		 * putting back what it set, before the autopilot goes.
+		 * barod runs until stopped, its record then written whole. */
 		const uint64_t t0 = util_mono_us();
-		while (!j.drive_done && !j.ap_done &&
+		while (!proxy && !j.drive_done && !j.ap_done &&
 		       util_mono_us() - t0 < 5000000u) {
 			reap(&j);
 			usleep(20000);
@@ -578,6 +794,8 @@ campaign_job_run(const struct campaign_job_spec *s)
 		t_stopped = util_mono_us();
 		if (j.tel)
 			fclose(j.tel);
+		if (proxy)
+			write_labels(&j);
 	}
 	if (j.fd >= 0)
 		close(j.fd);
@@ -649,7 +867,10 @@ campaign_job_run(const struct campaign_job_spec *s)
 			json_object_object_add(res, "detect_after_s",
 					       json_object_new_double(d));
 	}
-	if (log)
+	if (log && j.no_labels[0])
+		json_object_object_add(res, "judge",
+				       json_object_new_string(j.no_labels));
+	else if (log)
 		judge(&j, log, res);
 	json_object *st;
 	if (!json_object_object_get_ex(res, "status", &st))

@@ -14,9 +14,20 @@
  *   result.json     the outcome and the metrics, written last and
  *                   atomically: a job with one is finished
  *
- * The autopilot and baro-drive run as children in this process's group
- * (the caller made it a group leader) and are ended when the job ends,
- * baro-drive first so that it puts back what it set.
+ * With link = px4-sim-proxy, barod instead of baro-drive:
+ *
+ *   barod.conf      its [px4] section: the instance's port, on loopback
+ *   barod.out       its log, which says the simulator's time_usec at its
+ *                   physics time 0
+ *   barod.csv       its record: every sample it published
+ *   labels.csv      the scenario's faults on the autopilot's clock, in
+ *                   the record's format (campaign-labels.h), the judge's
+ *                   labels in place of record.csv
+ *
+ * The autopilot and baro-drive (or barod) run as children in this
+ * process's group (the caller made it a group leader) and are ended when
+ * the job ends, baro-drive first so that it puts back what it set, barod
+ * first so that its record is whole.
  */
 #ifndef BAROD_CAMPAIGN_JOB_H
 #define BAROD_CAMPAIGN_JOB_H
@@ -30,6 +41,7 @@
 struct campaign_tools {
 	char drive[PATH_MAX];	/* baro-drive */
 	char replay[PATH_MAX];	/* baro-replay */
+	char barod[PATH_MAX];	/* barod (link = px4-sim-proxy) */
 };
 
 struct campaign_job_spec {

@@ -108,7 +108,7 @@ campaign_plan(const struct campaign_run_opts *o, FILE *out)
 		     "ports %u..%u\n",
 		l.c.njobs, l.c.njobs == 1 ? "" : "s", mine, o->shard_k,
 		o->shard_n, o->jobs, campaign_drive_port(&l.c, slot),
-		campaign_gcs_port(&l.c, slot + o->jobs - 1));
+		campaign_barod_port(&l.c, slot + o->jobs - 1));
 	/* No slot per job: which slot a job gets depends on which of the
 	 * jobs before it finish first. */
 	for (size_t k = 1; k <= l.c.njobs; k++) {

@@ -46,9 +46,10 @@ usage(FILE *out)
 	      "verdict, a crash,\n"
 	      "a hang, a timeout); 2 bad input; 3 I/O; 128+N stopped by "
 	      "signal N (rerun\n"
-	      "to resume).  baro-drive and baro-replay are taken from "
-	      "BARO_DRIVE and\n"
-	      "BARO_REPLAY, else beside this program, else PATH.\n",
+	      "to resume).  baro-drive, baro-replay and barod are taken "
+	      "from BARO_DRIVE,\n"
+	      "BARO_REPLAY and BAROD_DAEMON, else beside this program, else "
+	      "PATH.\n",
 	      out);
 }
 
@@ -156,6 +157,9 @@ main(int argc, char **argv)
 		  sizeof(o.tools.drive));
 	tool_path("BARO_REPLAY", "baro-replay", o.tools.replay,
 		  sizeof(o.tools.replay));
+	/* Not BAROD: the tests' name for the program under test. */
+	tool_path("BAROD_DAEMON", "barod", o.tools.barod,
+		  sizeof(o.tools.barod));
 	if (strcmp(cmd, "plan") == 0 || strcmp(cmd, "run") == 0) {
 		if (nargs != 1) {
 			fprintf(stderr, "baro-campaign: %s takes one campaign "

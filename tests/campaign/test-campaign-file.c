@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "campaign-file.h"
+#include "campaign-labels.h"
+#include "record-labels.h"
 #include "test-util.h"
 
 static const char GOOD[] =
@@ -99,7 +101,14 @@ test_refused(void **state)
 		     "c.ini:7: [campaign] autopilot = inav: wanted ardupilot "
 		     "or px4");
 	expect_error(BASE "[campaign]\nlink = sitl-json\n",
-		     "link = sitl-json: not yet");
+		     "c.ini:7: [campaign] link = sitl-json: barod as the "
+		     "physics peer flies its own --profile");
+	expect_error(BASE "[campaign]\nlink = px4-sim\n",
+		     "link = px4-sim: barod as the physics peer");
+	expect_error(BASE "[campaign]\nlink = sitl-json-proxy\n",
+		     "link = sitl-json-proxy: not yet");
+	expect_error(BASE "[campaign]\nlink = mavlink\n",
+		     "link = mavlink: wanted drive or px4-sim-proxy");
 	expect_error(BASE "[campaign]\ntimeout = 0\n",
 		     "timeout = 0: wanted a number from 1 to 86400");
 	expect_error(BASE "[campaign]\nports = 80\n",
@@ -244,6 +253,140 @@ test_params_and_steps(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* link = px4-sim-proxy: its options, its names, its mistakes. */
+#define PROXY "[campaign]\nautopilot = px4\nlink = px4-sim-proxy\n" \
+	      "command = x\nlog = y\n[matrix]\nscenario = s\n[campaign]\n"
+
+static void
+test_links(void **state)
+{
+	static struct campaign c;
+	char err[512], out[512];
+	(void)state;
+
+	assert_int_equal(parse(&c, PROXY "upstream = sim.local:4600\n"
+				  "instance = 1\nports = 20000\n"
+				  "barod_args = -p SIM_BARO_RND=0 --seed {job}\n"
+				  "gcs = udpout:127.0.0.1:{px4_gcs_port}\n",
+			       err, sizeof(err)), 0);
+	assert_int_equal(c.link, CAMPAIGN_LINK_PX4_SIM_PROXY);
+	assert_string_equal(c.upstream_host, "sim.local");
+	assert_int_equal(c.upstream_port, 4600);
+	assert_int_equal(c.sim_port, 4560);
+	/* Slot 2: instance 3; PX4's ports of instance 3; the slot's. */
+	struct campaign_vars v = { .c = &c, .job = 7, .slot = 2, .dir = "/j" };
+	assert_int_equal(campaign_expand("{sim_port} {upstream_port} "
+					 "{px4_gcs_port} {px4_offboard_port} "
+					 "{barod_port} {gcs_port}",
+					 &v, out, sizeof(out), err,
+					 sizeof(err)), 0);
+	assert_string_equal(out, "4563 4603 18573 14583 20022 20021");
+	assert_int_equal(campaign_expand(c.gcs, &v, out, sizeof(out), err,
+					 sizeof(err)), 0);
+	assert_string_equal(out, "udpout:127.0.0.1:18573");
+	assert_int_equal(campaign_expand(c.barod_args, &v, out, sizeof(out),
+					 err, sizeof(err)), 0);
+	assert_string_equal(out, "-p SIM_BARO_RND=0 --seed 7");
+	/* The defaults: the flight and baro-drive listen on the slot's. */
+	assert_int_equal(parse(&c, BASE, err, sizeof(err)), 0);
+	assert_int_equal(c.link, CAMPAIGN_LINK_DRIVE);
+	assert_string_equal(c.gcs, "udpin:127.0.0.1:{gcs_port}");
+	assert_string_equal(c.drive_connect, "udpin:127.0.0.1:{drive_port}");
+	/* A drive that connects out, for PX4's offboard port. */
+	assert_int_equal(parse(&c, BASE "[campaign]\ndrive_connect = "
+				  "udpout:127.0.0.1:{px4_offboard_port}\n",
+			       err, sizeof(err)), 0);
+
+	expect_error(PROXY, "c.ini: [campaign] upstream is missing");
+	expect_error(PROXY "upstream = 4600\n",
+		     "c.ini:9: [campaign] upstream = 4600: wanted HOST:PORT");
+	expect_error(PROXY "upstream = h:0\n", "upstream = h:0: wanted");
+	expect_error(PROXY "upstream = h:65001\n", "upstream = h:65001: "
+						    "wanted");
+	expect_error(PROXY "upstream = h:46x\n", "upstream = h:46x: wanted");
+	expect_error(PROXY "upstream = h:1\nsim_port = 80\n",
+		     "c.ini:10: [campaign] sim_port = 80: wanted a whole "
+		     "number from 1024 to 65000");
+	expect_error(PROXY "upstream = h:1\nbarod_args = {nope}\n",
+		     "c.ini:10: [campaign] barod_args: {nope} is neither");
+	expect_error(PROXY "upstream = h:1\ndrive_connect = udpin:h:1\n",
+		     "c.ini:10: [campaign] drive_connect: link = "
+		     "px4-sim-proxy runs no baro-drive");
+	expect_error("[campaign]\nlink = px4-sim-proxy\ncommand = x\n"
+		     "log = y\nupstream = h:1\n[matrix]\nscenario = s\n",
+		     "c.ini:2: [campaign] link = px4-sim-proxy: PX4's "
+		     "simulator link, wanted autopilot = px4");
+	expect_error(BASE "[campaign]\nupstream = h:1\n",
+		     "c.ini:7: [campaign] upstream: only with link = "
+		     "px4-sim-proxy");
+	expect_error(BASE "[campaign]\nsim_port = 5000\n",
+		     "c.ini:7: [campaign] sim_port: only with link");
+	expect_error(BASE "[campaign]\nbarod_args = -v\n",
+		     "c.ini:7: [campaign] barod_args: only with link");
+	expect_error(BASE "[campaign]\ngcs = 127.0.0.1:14550\n",
+		     "c.ini:7: [campaign] gcs = 127.0.0.1:14550: wanted "
+		     "udpin:HOST:PORT (listen) or udpout:HOST:PORT");
+	expect_error(BASE "[campaign]\ngcs = tcp:h:1\n",
+		     "gcs = tcp:h:1: wanted udpin");
+	expect_error(BASE "[campaign]\ngcs = udpout:h:{port}\n",
+		     "c.ini:7: [campaign] gcs: {port} is neither");
+	expect_error(BASE "[campaign]\ndrive_connect = serial:/dev/x\n",
+		     "drive_connect = serial:/dev/x: wanted udpin:HOST:PORT "
+		     "(listen) or udpout:HOST:PORT (send first) or "
+		     "tcp:HOST:PORT");
+	expect_error(BASE "sim_port = 1\n",
+		     "[matrix] 'sim_port': an axis is named");
+}
+
+/* A barod link's labels: the scenario's timeline on the autopilot's
+ * clock, read back by the judge's own parser. */
+static void
+test_labels(void **state)
+{
+	static char out[8192];
+	char err[256];
+	(void)state;
+
+	static const char scn[] = "at 10s glitch 0 5 for 2s\n"
+				  "at 20s px4 stuck 0 for 1s\n"
+				  "at 30s end\n";
+	int n = campaign_labels(scn, strlen(scn), "s.scn", 101020, out,
+				sizeof(out), err, sizeof(err));
+	assert_true(n > 0);
+	assert_non_null(strstr(out, "101020,0,0,start,SIM_BARO_GLITCH,0,"));
+	assert_non_null(strstr(out, "111020,10000,1,acked,SIM_BARO_GLITCH,5,"));
+	assert_non_null(strstr(out, "113020,12000,1,acked,SIM_BARO_GLITCH,0,"));
+	assert_non_null(strstr(out, "121020,20000,2,acked,baro,2,"));
+	struct record_labels rl;
+	assert_int_equal(record_labels_parse(&rl, out, (size_t)n, "labels.csv",
+					     err, sizeof(err)), 0);
+	assert_int_equal(record_labels_at(&rl, 111000000u), 0);
+	assert_true(record_labels_at(&rl, 111020000u) != 0);
+	assert_int_equal(record_labels_at(&rl, 113020000u), 0);
+	assert_true(record_labels_at(&rl, 121500000u) != 0);
+	assert_int_equal(record_labels_at(&rl, 122500000u), 0);
+	assert_true(rl.fault_acked_us == 111020000u);
+	record_labels_free(&rl);
+
+	assert_int_equal(campaign_labels(scn, strlen(scn), "s.scn", 0, out, 64,
+					 err, sizeof(err)), -ENOSPC);
+	assert_int_equal(campaign_labels("at x glitch\n", 12, "s.scn", 0, out,
+					 sizeof(out), err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "s.scn:1"));
+
+	/* The latest connection's time 0 counts. */
+	static const char log[] =
+		"barod: PX4 instance 0: " CAMPAIGN_LABELS_T0_SAY "5000\n"
+		"barod: PX4 instance 0: new PX4: physics restarted\n"
+		"barod: PX4 instance 0: " CAMPAIGN_LABELS_T0_SAY "9000000\n";
+	uint64_t t0 = 0;
+	assert_int_equal(campaign_labels_t0(log, strlen(log), &t0), 0);
+	assert_true(t0 == 9000000u);
+	assert_int_equal(campaign_labels_t0("barod: started\n", 15, &t0),
+			 -ENOENT);
+}
+
 int
 main(void)
 {
@@ -251,6 +394,8 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_params_and_steps),
+		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

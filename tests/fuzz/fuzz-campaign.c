@@ -2,8 +2,9 @@
 /*
  * Campaign files: any bytes give 0 or -EINVAL with "NAME:" said, never a
  * crash.  A parsed campaign has at least one job, each job's name is
- * found again from its values, and its command and log templates expand
- * (every {name} in them was checked) for the first and the last job.
+ * found again from its values, and its command, log, barod_args, gcs and
+ * drive_connect templates expand (every {name} in them was checked) for
+ * the first and the last job; a barod link has its upstream.
  * A broken invariant aborts, which the fuzzer reports.
  */
 #include <errno.h>
@@ -43,6 +44,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				      sizeof(err)) == 0);
 		check(campaign_expand(c.log, &v, out, sizeof(out), err,
 				      sizeof(err)) == 0);
+		/* The link's templates were checked too; gcs and
+		 * drive_connect say how they connect. */
+		check(campaign_expand(c.barod_args, &v, out, sizeof(out), err,
+				      sizeof(err)) == 0);
+		check(campaign_expand(c.gcs, &v, out, sizeof(out), err,
+				      sizeof(err)) == 0);
+		check(strncmp(out, "udp", 3) == 0);
+		check(campaign_expand(c.drive_connect, &v, out, sizeof(out),
+				      err, sizeof(err)) == 0);
+		check(c.link == CAMPAIGN_LINK_DRIVE || c.upstream_host[0]);
 		check(campaign_job_name(&c, jobs[i], name, sizeof(name)) == 0);
 		const char *vals[CAMPAIGN_MAX_AXES];
 		campaign_job_values(&c, jobs[i], vals);

@@ -527,6 +527,8 @@ fly_tick(struct ap_peer *p)
 	atmos_1976_pressure_temperature(
 		(float)(v->home_m + v->truth_m + noise + v->drift_m) + glitch,
 		&pa, &t);
+	if (v->ext_baro)
+		pa = v->ext_pa;
 	if (px4(p))
 		pa += p->offp_applied;
 	if (v->baro_ok && !hold)

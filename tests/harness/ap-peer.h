@@ -74,6 +74,12 @@ struct ap_peer_flight {
 	double est_m;		/* the estimate, above home */
 	bool est_init;
 	float pressure_pa;	/* the baro's last reading */
+	/* The raw reading comes from outside (fake-autopilot --sim-tcp:
+	 * the simulator's HIL_SENSOR, through barod) instead of the truth
+	 * with its SIM_* faults and noise; PX4's own offset and injected
+	 * failures still act on it, as they do in PX4. */
+	bool ext_baro;
+	float ext_pa;
 	bool baro_ok;		/* read this tick (baro off: no) */
 	double drift_m;		/* ArduPilot's SIM_BARO_DRIFT so far */
 	double innov_m;

@@ -41,6 +41,29 @@
  *              logging, and sleep until ended
  * --never-arm  every arm command is DENIED ("PreArm: told never to arm")
  * --seed N     the baro noise's seed (default: the instance)
+ * --port PORT  bind 127.0.0.1:PORT instead of an ephemeral port, as PX4
+ *              SITL binds 18570 + i for its GCS link; --out is then
+ *              optional (it answers whoever sends to it)
+ * --sim-tcp PORT   PX4 kind: its baro and clock come from a simulator
+ *              over TCP, as PX4 SITL's simulator_mavlink takes them: it
+ *              dials 127.0.0.1:PORT (again every 100 ms until it can, and
+ *              after a disconnect), takes each HIL_SENSOR with id 0 as a
+ *              lockstep step (its clock becomes time_usec; with the baro
+ *              bits 0x1A00, abs_pressure (hPa) is its baro's raw reading
+ *              in place of its own model and faults) and answers it with
+ *              HIL_ACTUATOR_CONTROLS (flags LOCKSTEP).  Its clock stands
+ *              still until the first step; --speed paces the simulator
+ * --sim-serve PORT it is also that simulator: listens on 127.0.0.1:PORT
+ *              and, to the one connection it takes at a time (barod's
+ *              --px4-sim-proxy dialling its upstream), sends HIL_SENSOR
+ *              every 20 ms of simulator time at --speed: id 0, the
+ *              pressure and temperature of its true altitude in the 1976
+ *              atmosphere with fields 0x1A00, time_usec SIM_EPOCH_S (100 s) plus its time since
+ *              it started (a world that ran before PX4 connected, as
+ *              Gazebo's does: PX4's clock does not start at 0), the next only once the last was answered by a
+ *              HIL_ACTUATOR_CONTROLS (lockstep).  With --sim-tcp to barod
+ *              and barod's upstream here, the baro the estimate reads is
+ *              barod's rewrite of the truth: only barod's faults reach it
  *
  * On start it writes one line to stderr:
  *   fake-autopilot: KIND instance N on 127.0.0.1:PORT
@@ -93,6 +116,7 @@
 #include <unistd.h>
 
 #include "ap-peer.h"
+#include "atmosphere.h"
 
 #define MAX_DEST 16
 
@@ -120,7 +144,7 @@ usage(void)
 		"usage: fake-autopilot --kind ardupilot|px4 --instance N "
 		"--out HOST:PORT [--out HOST:PORT ...] --log FILE [--speed X] "
 		"[--home-m M] [--crash-at S] [--hang-at S] [--never-arm] "
-		"[--seed N]\n");
+		"[--seed N] [--sim-tcp PORT] [--sim-serve PORT] [--port PORT]\n");
 	exit(2);
 }
 
@@ -185,6 +209,199 @@ dest_add(struct dests *d, const struct sockaddr_in *a)
 		d->a[d->n++] = *a;
 }
 
+/*
+ * The simulator link (--sim-tcp, --sim-serve): both ends of PX4's
+ * simulator protocol in this process, so that barod's --px4-sim-proxy
+ * sits between its autopilot side and its simulator side.
+ */
+#define SIM_STEP_US 20000u
+#define SIM_EPOCH_S 100u
+#define SIM_REDIAL_US 100000u
+
+struct sim_link {
+	/* The autopilot's side (--sim-tcp): dials barod. */
+	unsigned px4_port;
+	int px4_fd;
+	uint64_t next_dial_us;
+	struct mavlink_parser px4_parser;
+	uint8_t px4_seq;
+	uint64_t steps;			/* HIL_SENSORs taken */
+	/* The simulator's side (--sim-serve): barod dials it. */
+	unsigned serve_port;
+	int listen_fd, sim_fd;
+	struct mavlink_parser sim_parser;
+	uint8_t sim_seq;
+	uint64_t start_us;		/* wall time of its time 0 */
+	uint64_t sim_us;		/* time_usec of the last step sent */
+	bool awaiting;			/* a step sent, not answered */
+	double speed;
+	struct ap_peer *ap;
+};
+
+static int
+tcp_fd(void)
+{
+	return socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+static struct sockaddr_in
+loopback(unsigned port)
+{
+	return (struct sockaddr_in){ .sin_family = AF_INET,
+				     .sin_port = htons((uint16_t)port),
+				     .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+}
+
+static void
+sim_send(int fd, uint8_t *seq, uint32_t msgid, const union mavlink_msg *m)
+{
+	uint8_t pl[MAVLINK_MAX_PAYLOAD] = { 0 }, f[MAVLINK_MAX_FRAME];
+	if (fd < 0 || mavlink_pack_msg(msgid, m, pl) == 0)
+		return;
+	int n = mavlink_frame_encode(f, 2, (*seq)++, 1, 1, msgid, pl);
+	/* Frames are small against the socket's buffer; one that does not
+	 * fit is lost as a slow link loses it. */
+	if (n > 0)
+		(void)!send(fd, f, (size_t)n, MSG_NOSIGNAL);
+}
+
+static int
+sim_link_open(struct sim_link *l)
+{
+	l->px4_fd = l->listen_fd = l->sim_fd = -1;
+	mavlink_parser_init(&l->px4_parser);
+	mavlink_parser_init(&l->sim_parser);
+	if (!l->serve_port)
+		return 0;
+	struct sockaddr_in a = loopback(l->serve_port);
+	int one = 1;
+	l->listen_fd = tcp_fd();
+	if (l->listen_fd < 0 ||
+	    setsockopt(l->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one,
+		       sizeof(one)) < 0 ||
+	    bind(l->listen_fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(l->listen_fd, 1) < 0) {
+		fprintf(stderr, "fake-autopilot: --sim-serve %u: %s\n",
+			l->serve_port, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The autopilot's side: a HIL_SENSOR is a step, answered at once. */
+static void
+on_px4_frame(const struct mavlink_frame *f, void *user)
+{
+	struct sim_link *l = user;
+	if (f->msgid != MAVLINK_MSG_HIL_SENSOR)
+		return;
+	struct mavlink_hil_sensor m;
+	mavlink_unpack_hil_sensor(f->payload, &m);
+	if (m.id != 0)
+		return;
+	l->steps++;
+	/* PX4's lockstep: its clock is the simulator's. */
+	l->ap->ap_ms = (double)m.time_usec / 1000.0;
+	if ((m.fields_updated & HIL_SENSOR_BARO) == HIL_SENSOR_BARO) {
+		l->ap->fly.ext_baro = true;
+		l->ap->fly.ext_pa = m.abs_pressure * 100.0f;
+	}
+	union mavlink_msg r = { .hac = {
+		.time_usec = m.time_usec,
+		.flags = HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
+		.mode = l->ap->fly.armed ? 128 : 0,
+	} };
+	sim_send(l->px4_fd, &l->px4_seq, MAVLINK_MSG_HIL_ACTUATOR_CONTROLS,
+		 &r);
+}
+
+/* The simulator's side: an answer lets the next step go. */
+static void
+on_sim_frame(const struct mavlink_frame *f, void *user)
+{
+	struct sim_link *l = user;
+	if (f->msgid == MAVLINK_MSG_HIL_ACTUATOR_CONTROLS)
+		l->awaiting = false;
+}
+
+static void
+sim_read(int *fd, struct mavlink_parser *parser,
+	 void (*cb)(const struct mavlink_frame *, void *), struct sim_link *l)
+{
+	uint8_t buf[8192];
+	ssize_t n;
+	while (*fd >= 0 && (n = recv(*fd, buf, sizeof(buf), 0)) != 0) {
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			break;
+		}
+		mavlink_parser_feed(parser, buf, (size_t)n, cb, l);
+	}
+	/* Closed: the peer went; a new one starts afresh. */
+	close(*fd);
+	*fd = -1;
+	mavlink_parser_init(parser);
+}
+
+/* Everything due at wall time now: dial, accept, read, step. */
+static void
+sim_link_run(struct sim_link *l, uint64_t now)
+{
+	if (l->px4_port && l->px4_fd < 0 && now >= l->next_dial_us) {
+		l->next_dial_us = now + SIM_REDIAL_US;
+		struct sockaddr_in a = loopback(l->px4_port);
+		int fd = tcp_fd();
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 &&
+		    errno != EINPROGRESS) {
+			close(fd);
+			fd = -1;
+		}
+		l->px4_fd = fd;
+	}
+	if (l->px4_fd >= 0)
+		sim_read(&l->px4_fd, &l->px4_parser, on_px4_frame, l);
+	if (l->listen_fd >= 0 && l->sim_fd < 0) {
+		l->sim_fd = accept4(l->listen_fd, NULL, NULL,
+				    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		l->awaiting = false;
+		/* Its time ran before anyone connected: the first step is
+		 * at the time now, not at its start. */
+		if (l->sim_fd >= 0)
+			l->sim_us = SIM_EPOCH_S * 1000000u +
+				    (uint64_t)((double)(now - l->start_us) *
+					       l->speed) /
+					    SIM_STEP_US * SIM_STEP_US;
+	}
+	if (l->sim_fd >= 0)
+		sim_read(&l->sim_fd, &l->sim_parser, on_sim_frame, l);
+	/* Lockstep: the next step once the last was answered and its time
+	 * has come at the speed asked for. */
+	if (l->sim_fd < 0 || l->awaiting ||
+	    (double)(l->sim_us + SIM_STEP_US) >
+		    (double)(now - l->start_us) * l->speed +
+			    SIM_EPOCH_S * 1e6)
+		return;
+	l->sim_us += SIM_STEP_US;
+	const struct ap_peer_flight *v = &l->ap->fly;
+	float pa, t;
+	atmos_1976_pressure_temperature((float)(v->home_m + v->truth_m), &pa,
+					&t);
+	float alt;
+	atmos_1976_altitude(pa, &alt);
+	union mavlink_msg m = { .hil = {
+		.time_usec = l->sim_us,
+		.zacc = -9.80665f,
+		.abs_pressure = pa * 0.01f,
+		.pressure_alt = alt,
+		.temperature = t,
+		.fields_updated = HIL_SENSOR_BARO,
+		.id = 0,
+	} };
+	l->awaiting = true;
+	sim_send(l->sim_fd, &l->sim_seq, MAVLINK_MSG_HIL_SENSOR, &m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -199,6 +416,9 @@ main(int argc, char **argv)
 		{ "hang-at", required_argument, NULL, 'h' },
 		{ "never-arm", no_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "sim-tcp", required_argument, NULL, 'T' },
+		{ "sim-serve", required_argument, NULL, 'V' },
+		{ "port", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *kind = NULL, *log_path = NULL;
@@ -208,6 +428,8 @@ main(int argc, char **argv)
 	unsigned long long seed = 0;
 	struct dests d = { 0 };
 	size_t nout = 0;
+	static struct sim_link sim;
+	unsigned bind_port = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -251,11 +473,22 @@ main(int argc, char **argv)
 							     0);
 			have_seed = true;
 			break;
+		case 'T':
+			sim.px4_port = (unsigned)parse_num("--sim-tcp", optarg, 1);
+			break;
+		case 'V':
+			sim.serve_port = (unsigned)parse_num("--sim-serve",
+							     optarg, 1);
+			break;
+		case 'P':
+			bind_port = (unsigned)parse_num("--port", optarg, 1);
+			break;
 		default:
 			usage();
 		}
 	}
-	if (optind != argc || !kind || instance < 0 || !nout || !log_path)
+	if (optind != argc || !kind || instance < 0 ||
+	    (!nout && !bind_port) || !log_path || bind_port > 65535)
 		usage();
 	enum ap_peer_kind k;
 	if (strcmp(kind, "ardupilot") == 0)
@@ -265,6 +498,12 @@ main(int argc, char **argv)
 	else {
 		fprintf(stderr, "fake-autopilot: --kind '%s': use ardupilot "
 				"or px4\n", kind);
+		return 2;
+	}
+	if ((sim.px4_port && k != AP_PEER_PX4) || sim.px4_port > 65535 ||
+	    sim.serve_port > 65535) {
+		fprintf(stderr, "fake-autopilot: --sim-tcp is PX4's simulator "
+				"link (--kind px4), and ports go to 65535\n");
 		return 2;
 	}
 
@@ -279,6 +518,7 @@ main(int argc, char **argv)
 
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct sockaddr_in me = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)bind_port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t melen = sizeof(me);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0 ||
@@ -303,6 +543,17 @@ main(int argc, char **argv)
 		    never_arm);
 	ap.fly.on_sample = log_sample;
 	ap.fly.user = log;
+	sim.ap = &ap;
+	sim.speed = speed;
+	sim.start_us = mono_us();
+	if (sim_link_open(&sim) < 0)
+		return 1;
+	if (sim.px4_port) {
+		/* Lockstep: the clock is the simulator's alone. */
+		ap.speed = 0.0;
+		float t;
+		atmos_1976_pressure_temperature((float)home, &ap.fly.ext_pa, &t);
+	}
 
 	fprintf(stderr, "fake-autopilot: %s instance %ld on 127.0.0.1:%u\n",
 		kind, instance, ntohs(me.sin_port));
@@ -328,6 +579,7 @@ main(int argc, char **argv)
 			usleep(20000);
 			continue;
 		}
+		sim_link_run(&sim, now);
 		size_t n = ap_peer_step(&ap, now, buf, sizeof(buf));
 		/* One frame per datagram, as SITL and MAVProxy send. */
 		for (size_t off = 0; off + 2 <= n;) {
@@ -340,8 +592,14 @@ main(int argc, char **argv)
 					      sizeof(d.a[i]));
 			off += len;
 		}
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		(void)poll(&pfd, 1, 5);
+		struct pollfd pfd[4] = { { .fd = fd, .events = POLLIN },
+					 { .fd = sim.px4_fd, .events = POLLIN },
+					 { .fd = sim.sim_fd, .events = POLLIN },
+					 { .fd = sim.listen_fd,
+					   .events = POLLIN } };
+		/* A step's answer wakes it at once: lockstep's pace is the
+		 * round trip, not the 5 ms timeout. */
+		(void)poll(pfd, 4, sim.awaiting || !sim.serve_port ? 5 : 1);
 		uint8_t in[4096];
 		struct sockaddr_in from;
 		socklen_t fl = sizeof(from);
@@ -355,5 +613,11 @@ main(int argc, char **argv)
 	}
 	fclose(log);
 	close(fd);
+	if (sim.px4_fd >= 0)
+		close(sim.px4_fd);
+	if (sim.sim_fd >= 0)
+		close(sim.sim_fd);
+	if (sim.listen_fd >= 0)
+		close(sim.listen_fd);
 	return 0;
 }

@@ -256,6 +256,14 @@ rewrite(void *user, uint8_t *frame, size_t len, size_t hdr,
 	if (!p->have_t0) {
 		p->t0_us = m.time_usec;
 		p->have_t0 = true;
+		/* PX4 in lockstep takes its clock from time_usec: this puts
+		 * the scenario's times on its log's (baro-campaign's labels,
+		 * src/campaign/campaign-labels.h reads the words).  Its own
+		 * format, so its own rate limit: say()'s messages share one,
+		 * and this one must not crowd out why the epoch began. */
+		log_msg(p->env->log, LOG_LEVEL_NOTICE, "PX4 instance %u: "
+			"physics time 0 is the simulator's time_usec %" PRIu64,
+			p->instance, m.time_usec);
 	}
 	p->last_us = m.time_usec;
 	const uint64_t now_us = m.time_usec - p->t0_us;
