@@ -304,26 +304,37 @@ set_field(struct parser *p, int instance, size_t field, const char *text,
 	return 0;
 }
 
-/* An overlay verb: its kind on instance, the value (text, or the row's
- * fixed one) checked against the overlay's own table.  The same fault on
- * real readings, so it needs no hardware form. */
+/*
+ * An overlay fault of kind on the action's instance, its value text (or
+ * def without one) checked against the overlay's own table (faults.c's
+ * row), so the range is written once; who names the line's words in the
+ * message ("px4 slow").  An overlay verb and a PX4 type on the overlay
+ * both end here.
+ */
 static int
-overlay_verb(struct parser *p, const struct scenario_verb *verb, int inst,
-	     const char *text, struct scenario_action *a)
+overlay_fault(struct parser *p, const char *who, enum fault_kind kind,
+	      const char *text, double def, struct scenario_action *a)
 {
-	const struct fault_kind_info *k = fault_kind_info(verb->overlay);
-	double v = verb->fixed;
+	const struct fault_kind_info *k = fault_kind_info(kind);
+	double v = def;
 
 	if (!k)
-		return fail(p, "internal error: %s has no fault kind",
-			    verb->verb);
-	if (text && (str_to_double(text, &v) < 0 ||
-		     !(v >= k->min && v <= k->max)))
-		return fail(p, "%s: '%s' is not a number from %g to %g%s",
-			    verb->verb, text, k->min, k->max, k->unit);
+		return fail(p, "internal error: %s has no fault kind", who);
+	if (text && k->value != FAULT_VALUE_NONE) {
+		/* Counts and milliseconds are whole: the fields are. */
+		const bool whole = k->value != FAULT_VALUE_OFFSET_M;
+		if (str_to_double(text, &v) < 0 || !(v >= k->min) ||
+		    !(v <= k->max) || (whole && v != trunc(v)))
+			return fail(p, "%s: '%s' is not %s from %g to %g%s", who,
+				    text,
+				    k->value == FAULT_VALUE_EVERY
+					    ? "a whole number of samples"
+					    : whole ? "a whole number"
+						    : "a number",
+				    k->min, k->max, k->unit);
+	}
 	a->op = SCENARIO_OP_FAULT;
-	a->instance = inst;
-	a->fault = fault_spec_make(verb->overlay, v);
+	a->fault = fault_spec_make(kind, v);
 	return 0;
 }
 
@@ -337,9 +348,12 @@ parse_verb(struct parser *p, size_t v, char **w, int n,
 		return fail(p, "expected '%s [for DURATION]'", verbs[v].usage);
 	if (parse_instance(p, w[0], &inst) < 0)
 		return -EINVAL;
-	if (verbs[v].overlay != FAULT_NONE)
-		return overlay_verb(p, &verbs[v], inst,
-				    verbs[v].takes_value ? w[1] : NULL, a);
+	if (verbs[v].overlay != FAULT_NONE) {
+		a->instance = inst;
+		return overlay_fault(p, verbs[v].verb, verbs[v].overlay,
+				     verbs[v].takes_value ? w[1] : NULL,
+				     verbs[v].fixed, a);
+	}
 	if (set_field(p, inst, verbs[v].field,
 		      verbs[v].takes_value ? w[1] : NULL, verbs[v].fixed, a) < 0)
 		return -EINVAL;
@@ -410,18 +424,9 @@ parse_px4(struct parser *p, char **w, int n, bool has_for,
 		break;
 	}
 
-	a->op = SCENARIO_OP_FAULT;
-	a->fault = (struct fault_spec){ .kind = px4->fault };
-	if (px4->fault == FAULT_SLOW) {
-		uint64_t every = (uint64_t)px4->def;
-		if (value && (str_to_u64(value, &every) < 0 ||
-			      every < FAULT_SLOW_MIN || every > FAULT_SLOW_MAX))
-			return fail(p, "px4 %s: '%s' is not a whole number "
-				       "of samples from %u to %u", px4->name,
-				    value, FAULT_SLOW_MIN, FAULT_SLOW_MAX);
-		a->fault.every = (uint32_t)every;
-	}
-	return 0;
+	char who[32];
+	snprintf(who, sizeof(who), "px4 %s", px4->name);
+	return overlay_fault(p, who, px4->fault, value, px4->def, a);
 }
 
 /*
