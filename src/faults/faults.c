@@ -44,8 +44,11 @@ fault_overlay_set(struct fault_overlay *ov, unsigned instance,
 	if (instance >= BARO_MAX_INSTANCES || !k)
 		return -EINVAL;
 	const double v = fault_spec_value(spec);
-	/* NaN fails both comparisons. */
-	if (k->value != FAULT_VALUE_NONE && !(v >= k->min && v <= k->max))
+	/* The ends as the field holds them (0.01 in a float is below the
+	 * double 0.01); NaN fails both comparisons. */
+	const double lo = fault_spec_value(fault_spec_make(spec.kind, k->min));
+	const double hi = fault_spec_value(fault_spec_make(spec.kind, k->max));
+	if (k->value != FAULT_VALUE_NONE && !(v >= lo && v <= hi))
 		return -EINVAL;
 	/* Only the kind's own value: equal specs compare equal. */
 	spec = fault_spec_make(spec.kind, v);
