@@ -321,8 +321,10 @@ overlay_fault(struct parser *p, const char *who, enum fault_kind kind,
 	if (!k)
 		return fail(p, "internal error: %s has no fault kind", who);
 	if (text && k->value != FAULT_VALUE_NONE) {
-		/* Counts and milliseconds are whole: the fields are. */
-		const bool whole = k->value != FAULT_VALUE_OFFSET_M;
+		/* Whole when the kind's field is (counts, milliseconds): a
+		 * fraction would be cut silently. */
+		const bool whole =
+			fault_spec_value(fault_spec_make(kind, 0.5)) != 0.5;
 		if (str_to_double(text, &v) < 0 || !(v >= k->min) ||
 		    !(v <= k->max) || (whole && v != trunc(v)))
 			return fail(p, "%s: '%s' is not %s from %g to %g%s", who,

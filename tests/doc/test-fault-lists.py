@@ -317,30 +317,31 @@ def check(root, tab, baroctl):
 
 def fake_tables(tab):
     """The tables with a row of each taken away and one added: PX4 type
-    intermittent gone and a type 8 'late' added; verb noise gone and an
-    overlay verb 'quantize' added; overlay kind 'quantized' added (set by
-    quantize, labelled nothing); aux 'gps lost' gone and 'gps jam' added;
-    label gps-lost renamed gps-jam."""
+    intermittent gone and a type 8 'faketype' added; verb noise gone and
+    an overlay verb 'fakeverb' added; overlay kind 'fakekind' added (set
+    by fakeverb, labelled nothing); aux 'gps lost' gone and 'gps fakejam'
+    added; label gps-lost renamed gps-fakejam.  The names are ones no doc
+    will use."""
     lines = []
     for k, (v, l) in tab.kinds.items():
         lines.append("kind %s %s %s" % (k, v, l))
-    lines.append("kind quantized value clean")
+    lines.append("kind fakekind value clean")
     for n, (name, kind) in tab.px4.items():
         if name != "intermittent":
             lines.append("px4 %d %s %s" % (n, name, kind))
-    lines.append("px4 8 late delayed")
+    lines.append("px4 8 faketype delayed")
     for w in tab.words:
         if w == "noise":
-            w = "quantize"
+            w = "fakeverb"
         lines.append("word " + w)
     for v, (ov, hw) in tab.verbs.items():
         if v != "noise":
             lines.append("verb %s %s %s" % (v, ov, hw))
-    lines.append("verb quantize quantized quantized")
+    lines.append("verb fakeverb fakekind fakekind")
     for a in tab.aux:
-        lines.append("aux " + (a if a != "gps lost" else "gps jam"))
+        lines.append("aux " + (a if a != "gps lost" else "gps fakejam"))
     for b, n in tab.labels.items():
-        lines.append("label %d %s" % (b, "gps-jam" if n == "gps-lost"
+        lines.append("label %d %s" % (b, "gps-fakejam" if n == "gps-lost"
                                        else n))
     return Tables(lines)
 
@@ -372,25 +373,28 @@ def main(argv):
     # Each list, and the culprit it must name.
     expect = [
         ("kinds a scenario can set", r"missing intermittent"),
-        ("label of each kind", r"quantized labels nothing"),
-        ("the overlay's kinds", r"missing quantized"),
-        ("Actions table: verbs", r"missing quantize.* extra noise"),
-        ("other sensors table: faults", r"missing gps jam extra gps lost"),
-        ("PX4 types table: types", r"missing late extra intermittent"),
-        ("hardware mode table: actions", r"missing quantize extra noise"),
+        ("label of each kind", r"fakekind labels nothing"),
+        ("the overlay's kinds", r"missing fakekind"),
+        ("Actions table: verbs", r"missing fakeverb.* extra noise"),
+        ("other sensors table: faults",
+         r"missing gps fakejam extra gps lost"),
+        ("PX4 types table: types", r"missing faketype extra intermittent"),
+        ("hardware mode table: actions", r"missing fakeverb extra noise"),
         ("hardware mode table: PX4 types",
-         r"missing late extra intermittent"),
+         r"missing faketype extra intermittent"),
         ("hardware mode table: verbs that need the emulator",
          r"extra noise"),
         ("unknown px4 type message: types",
-         r"missing late extra intermittent"),
-        ("the other sensors' labels", r"missing gps-jam extra gps-lost"),
-        ("what each line becomes: actions", r"missing quantize extra noise"),
+         r"missing faketype extra intermittent"),
+        ("the other sensors' labels",
+         r"missing gps-fakejam extra gps-lost"),
+        ("what each line becomes: actions",
+         r"missing fakeverb extra noise"),
         ("what each line becomes: PX4 types",
-         r"missing late extra intermittent"),
-        ("inject TYPE: types", r"missing late extra intermittent"),
+         r"missing faketype extra intermittent"),
+        ("inject TYPE: types", r"missing faketype extra intermittent"),
         ("scenario load: verbs that need the emulator", r"extra noise"),
-        ("inject's types", r"missing late extra intermittent"),
+        ("inject's types", r"missing faketype extra intermittent"),
     ]
     bad = 0
     for what, culprit in expect:
