@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,45 @@
 
 #include "control.h"
 #include "mavlink-sign.h"
+#include "px4-failure.h"
 #include "util-strings.h"
+
+/* Help's column for the commands' descriptions, and its width. */
+#define HELP_INDENT 26
+#define HELP_WIDTH 79
+
+/* words (blank-separated) after lead, wrapped at HELP_WIDTH with
+ * continuation lines at HELP_INDENT; col is where lead starts. */
+static void
+wrap(FILE *out, int col, const char *lead, const char *words,
+     const char *tail)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s", words);
+	col += fprintf(out, "%s", lead);
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w;
+	     w = strtok_r(NULL, " ", &save)) {
+		/* The last word keeps its tail on its line. */
+		const bool last = !save || !*save;
+		int len = (int)strlen(w) + (last ? (int)strlen(tail) : 0);
+		if (col + 1 + len > HELP_WIDTH)
+			col = fprintf(out, "\n%*s", HELP_INDENT, "") - 1;
+		else if (w != buf)
+			col += fprintf(out, " ");
+		col += fprintf(out, "%s", w);
+	}
+	fprintf(out, "%s", tail);
+}
 
 static int
 usage(FILE *out, int status)
 {
+	char types[128];
+
+	/* inject's types from barod's own table (px4-failure.c), so this
+	 * list cannot fall behind the types barod takes. */
+	px4_failure_names(types, sizeof(types), " ");
 	fputs("Usage: baroctl [-s SOCKET] COMMAND [ARGS]\n"
 	      "  -s, --socket SOCKET     barod's control socket (default "
 	      "below)\n"
@@ -37,11 +72,12 @@ usage(FILE *out, int status)
 	      "  status                  instances, counters, current faults\n"
 	      "  get [NAME]              one or all SIM_* parameters\n"
 	      "  set NAME VALUE          change a SIM_* parameter now\n"
-	      "  inject TYPE INSTANCE [VALUE]\n"
-	      "                          PX4-style fault (ok off stuck garbage "
-	      "wrong slow delayed\n"
-	      "                          intermittent); VALUE: wrong metres, "
-	      "slow every Nth, delayed ms\n"
+	      "  inject TYPE INSTANCE [VALUE]\n",
+	      out);
+	wrap(out, 0, "                          PX4-style fault (", types, ");");
+	fputs("\n"
+	      "                          VALUE: wrong metres, slow every Nth, "
+	      "delayed ms\n"
 	      "  scenario load FILE      run a scenario file on barod's clock\n"
 	      "  scenario stop           end it and restore every fault\n"
 	      "  keygen FILE             write a MAVLink signing key (mode 0600) "
