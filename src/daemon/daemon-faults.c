@@ -230,12 +230,9 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
 			 value, SCENARIO_DELAY_MAX_MS);
 		return -EINVAL;
 	}
-	if (px4->fault == FAULT_SLOW && !isnan(value) &&
-	    !(value >= FAULT_SLOW_MIN && value <= FAULT_SLOW_MAX)) {
-		snprintf(err, errlen, "%s: every %g is not %u..%u", px4->name,
-			 value, FAULT_SLOW_MIN, FAULT_SLOW_MAX);
-		return -EINVAL;
-	}
+	/* The overlay kinds' ranges are checked from faults.c's table
+	 * (inject_overlay()); delayed's is the emulator's buffer, in every
+	 * mode as for a scenario's line. */
 	/* stuck, garbage, slow and intermittent are overlay faults in any
 	 * mode: PX4's stuck holds the whole sample, temperature too, which
 	 * SIM_BARO_FREEZE (ArduPilot's meaning) does not. */
