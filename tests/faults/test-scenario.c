@@ -1468,8 +1468,8 @@ test_hardware_refusals(void **state)
 		{ "at 1s px4 ok 2\nat 2s end\n",
 		  "hw.scn:1: baro instance 2 has no [sensor]" },
 		{ "at 1s glitch 1 20000 for 1s\n",
-		  "hw.scn:1: 20000 m: hardware mode moves a reading by at "
-		  "most 10000 m" },
+		  "hw.scn:1: 20000 m: hardware mode's overlay fault 'wrong' "
+		  "takes -10000 to 10000 m" },
 	};
 	char err[512];
 	(void)state;
