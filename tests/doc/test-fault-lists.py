@@ -291,6 +291,19 @@ def check(root, tab, baroctl):
     run(man.path, man_inject)
     run(man.path, man_load)
 
+    barod8 = Page(root, "doc/barod.8.scd")
+
+    def barod8_scenario():
+        i = barod8.find(r"^\*--scenario\* ")
+        text = barod8.paragraph(i + 1)
+        found = between(text, "needs the emulator (", ")").split(", ")
+        c.same("%s:%d" % (barod8.path, i + 2),
+               "--scenario: verbs that need the emulator",
+               {w for w in found if not w.startswith("SIM_")},
+               tab.emulator_verbs())
+
+    run(barod8.path, barod8_scenario)
+
     tools = Page(root, "doc/tools.md")
 
     def tools_inject():
@@ -394,6 +407,7 @@ def main(argv):
          r"missing faketype extra intermittent"),
         ("inject TYPE: types", r"missing faketype extra intermittent"),
         ("scenario load: verbs that need the emulator", r"extra noise"),
+        ("--scenario: verbs that need the emulator", r"extra noise"),
         ("inject's types", r"missing faketype extra intermittent"),
     ]
     bad = 0
