@@ -4,9 +4,11 @@
  * the docs' lists of sources and output types are checked against what
  * barod is built with.  One line per row:
  *
- *   source NAME OPS             a source (config.c's order); OPS "ops"
+ *   source NAME OPS FLAG        a source (config.c's order); OPS "ops"
  *                               when sources/registry.c has its ops,
- *                               "-" when not
+ *                               "-" when not; FLAG "flag" when the option
+ *                               table has a --NAME row (what --help and
+ *                               the messages call it), "-" when not
  *   output PREFIX NAME SINK TRANSPORT
  *                               an output type (config.c's table); SINK
  *                               and TRANSPORT "sink"/"transport" when
@@ -16,10 +18,12 @@
  * reads -o SPEC as (so an alias in a doc is judged by the parser
  * itself), or exits 1 with the parser's message.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
+#include "options.h"
 #include "sink.h"
 #include "source.h"
 #include "transports.h"
@@ -40,8 +44,13 @@ main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < CONFIG_SOURCE_COUNT - 1; i++) {
 		enum config_source s = config_source_order[i];
-		printf("source %s %s\n", config_source_name(s),
-		       source_find(s) ? "ops" : "-");
+		bool flag = false;
+		for (size_t r = 0; r < options_count; r++)
+			flag |= options_table[r].name &&
+				strcmp(options_table[r].name,
+				       config_source_name(s)) == 0;
+		printf("source %s %s %s\n", config_source_name(s),
+		       source_find(s) ? "ops" : "-", flag ? "flag" : "-");
 	}
 	for (int t = 0; t <= OUTPUT_TCP_SERVER; t++) {
 		const struct config_output_info *info =

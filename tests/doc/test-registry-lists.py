@@ -24,14 +24,16 @@ import sys
 class Registry:
     def __init__(self, lines, lister):
         self.sources = {}   # name -> has ops
+        self.flags = {}     # name -> has a --NAME option row
         self.outputs = {}   # prefix -> (name, has sink, has transport)
         self.lister = lister
         for line in lines:
             f = line.split()
             if not f:
                 continue
-            if f[0] == "source" and len(f) == 3:
+            if f[0] == "source" and len(f) == 4:
                 self.sources[f[1]] = f[2] == "ops"
+                self.flags[f[1]] = f[3] == "flag"
             elif f[0] == "output" and len(f) == 5:
                 self.outputs[f[1]] = (f[2], f[3] == "sink",
                                       f[4] == "transport")
@@ -79,6 +81,11 @@ def same(errors, where, what, found, want):
             " extra " + ", ".join(extra) if extra else ""))
 
 
+def between(text, start, end):
+    i = text.index(start) + len(start)
+    return text[i:text.index(end, i)]
+
+
 def check(root, reg):
     errors = []
 
@@ -92,6 +99,10 @@ def check(root, reg):
         if not ops:
             errors.append("src/daemon/sources/registry.c (a source's "
                           "ops): %s has none" % name)
+        # --help and "no source" list the sources as --NAME.
+        if not reg.flags[name]:
+            errors.append("src/daemon/config/options.c (a source's flag): "
+                          "no --%s row" % name)
     for prefix, (name, sink, transport) in sorted(reg.outputs.items()):
         if not sink:
             errors.append("src/daemon/sinks/sinks.c (an output's sink): "
@@ -121,7 +132,16 @@ def check(root, reg):
         same(errors, "%s:%d" % (man8.path, i + 2), "-o's output types",
              found - aliases, reg.outputs)
 
+    def man8_flags():
+        i = man8.find(r"^One source: the options ")
+        text = man8.paragraph(i)
+        found = re.findall(r"\*--([a-z0-9-]+)\*",
+                           between(text, "the options ", " exclude"))
+        same(errors, "%s:%d" % (man8.path, i + 1), "the source flags",
+             found, reg.sources)
+
     run(man8.path, man8_sources)
+    run(man8.path, man8_flags)
     run(man8.path, man8_outputs)
 
     man5 = Page(root, "doc/barod.conf.5.scd")
@@ -172,9 +192,9 @@ def main(argv):
 
     # hardware and msp-udp gone; a source fakesrc without ops and an
     # output fakeout without sink or transport added.
-    lines = ["source %s %s" % (n, "ops" if o else "-")
+    lines = ["source %s %s flag" % (n, "ops" if o else "-")
              for n, o in reg.sources.items() if n != "hardware"]
-    lines.append("source fakesrc -")
+    lines.append("source fakesrc - -")
     lines += ["output %s %s sink transport" % (p, v[0])
               for p, v in reg.outputs.items() if p != "msp-udp"]
     lines.append("output fakeout fakeout - -")
@@ -183,6 +203,8 @@ def main(argv):
         print("as expected: " + e)
     expect = [
         ("a source's ops", r"fakesrc has none"),
+        ("a source's flag", r"no --fakesrc row"),
+        ("the source flags", r"missing fakesrc extra hardware"),
         ("an output's sink", r"fakeout has none"),
         ("an output's transport", r"fakeout has none"),
         ("the sources", r"missing fakesrc extra hardware"),
