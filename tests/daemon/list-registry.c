@@ -14,6 +14,9 @@
  *                               and TRANSPORT "sink"/"transport" when
  *                               sinks.c and transports.c have one, "-"
  *
+ * list-registry --help prints barod --help (options_usage(), the same
+ * function), for the output types' and sources' mentions in it.
+ *
  * list-registry --parse SPEC prints the prefix of the output type barod
  * reads -o SPEC as (so an alias in a doc is judged by the parser
  * itself), or exits 1 with the parser's message.
@@ -31,6 +34,10 @@
 int
 main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		options_usage(stdout);
+		return 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "--parse") == 0) {
 		struct config_output o;
 		char err[256];

@@ -144,6 +144,19 @@ def check(root, reg):
     run(man8.path, man8_flags)
     run(man8.path, man8_outputs)
 
+    def help_outputs():
+        out = subprocess.run([reg.lister, "--help"], capture_output=True,
+                             text=True, check=True).stdout
+        text = " ".join(out.split())
+        i = text.index("--output SPEC") + len("--output SPEC")
+        j = text.index(" -", i)     # the next option
+        found = set(re.findall(r"\b([a-z0-9-]+):[A-Z]", text[i:j]))
+        aliases = {p for p in found - set(reg.outputs) if reg.alias(p)}
+        same(errors, "barod --help", "-o's output types", found - aliases,
+             reg.outputs)
+
+    run("barod --help", help_outputs)
+
     man5 = Page(root, "doc/barod.conf.5.scd")
 
     def man5_source():
