@@ -142,16 +142,28 @@ check_command(int argc, char **argv)
 			argv[0], commands[k].shape);
 		return -EINVAL;
 	}
-	if (known)
-		fprintf(stderr, "baroctl: %s: expected 'scenario load FILE' or "
-				"'scenario stop' (see --help)\n", argv[0]);
-	else if (best_d <= 2)
+	if (best_d <= 2 && !known) {
 		fprintf(stderr, "baroctl: unknown command '%s' (did you mean "
 				"%s? see --help)\n", argv[0], best);
+		return -EINVAL;
+	}
+	/* The choices from the table: a command's shapes when it has
+	 * sub-commands, every command's name otherwise. */
+	if (known)
+		fprintf(stderr, "baroctl: %s: expected ", argv[0]);
 	else
-		fprintf(stderr, "baroctl: unknown command '%s' (status, get, "
-				"set, inject, scenario, keygen; see --help)\n",
-			argv[0]);
+		fprintf(stderr, "baroctl: unknown command '%s' (", argv[0]);
+	const char *sep = "";
+	for (size_t k = 0; k < N_COMMANDS; k++) {
+		if (known ? strcmp(argv[0], commands[k].name) != 0
+			  : k > 0 && strcmp(commands[k - 1].name,
+					    commands[k].name) == 0)
+			continue;
+		fprintf(stderr, known ? "%s'%s'" : "%s%s", sep,
+			known ? commands[k].shape : commands[k].name);
+		sep = known ? " or " : ", ";
+	}
+	fprintf(stderr, known ? " (see --help)\n" : "; see --help)\n");
 	return -EINVAL;
 }
 
