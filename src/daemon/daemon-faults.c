@@ -183,25 +183,15 @@ inject_overlay(struct daemon *d, const struct px4_failure *px4, unsigned i,
 	       double value, char *err, size_t errlen)
 {
 	const double v = isnan(value) ? px4->def : value;
-	struct fault_spec spec = { .kind = px4->fault };
+	const struct fault_kind_info *k = fault_kind_info(px4->fault);
+	const struct fault_spec spec = fault_spec_make(px4->fault, v);
 
-	switch (px4->fault) {
-	case FAULT_SLOW:
-		spec.every = (uint32_t)v;
-		break;
-	case FAULT_WRONG:
-		if (!(fabs(v) <= FAULT_WRONG_MAX_M)) {
-			snprintf(err, errlen, "%s: %g m is not within +-%g m",
-				 px4->name, v, (double)FAULT_WRONG_MAX_M);
-			return -ERANGE;
-		}
-		spec.offset_m = (float)v;
-		break;
-	case FAULT_DELAYED:
-		spec.delay_ms = (uint32_t)v;
-		break;
-	default:
-		break;
+	/* The range is the overlay's table's, so the message says it. */
+	if (k && k->value != FAULT_VALUE_NONE &&
+	    !(v >= k->min && v <= k->max)) {
+		snprintf(err, errlen, "%s: %g%s is not within %g..%g%s",
+			 px4->name, v, k->unit, k->min, k->max, k->unit);
+		return -ERANGE;
 	}
 	/* wrong's model: the configured one, whatever a reload made it. */
 	fault_overlay_set_atmosphere(&d->overlay, d->cfg.atmosphere);
@@ -240,12 +230,9 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
 			 value, SCENARIO_DELAY_MAX_MS);
 		return -EINVAL;
 	}
-	if (px4->fault == FAULT_SLOW && !isnan(value) &&
-	    !(value >= FAULT_SLOW_MIN && value <= FAULT_SLOW_MAX)) {
-		snprintf(err, errlen, "%s: every %g is not %u..%u", px4->name,
-			 value, FAULT_SLOW_MIN, FAULT_SLOW_MAX);
-		return -EINVAL;
-	}
+	/* The overlay kinds' ranges are checked from faults.c's table
+	 * (inject_overlay()); delayed's is the emulator's buffer, in every
+	 * mode as for a scenario's line. */
 	/* stuck, garbage, slow and intermittent are overlay faults in any
 	 * mode: PX4's stuck holds the whole sample, temperature too, which
 	 * SIM_BARO_FREEZE (ArduPilot's meaning) does not. */
@@ -262,25 +249,21 @@ daemon_inject(struct daemon *d, unsigned type, unsigned i, double value, char *e
 		(void)fault_overlay_set(&d->overlay, i, none);
 		break;
 	case PX4_HOW_PARAM: {
-		/* The emulator's own parameter with PX4's meaning. */
-		const double v = isnan(value) ? px4->def : value;
+		/* The emulator's own parameter with PX4's meaning, the field
+		 * and default from px4-failure.c's row: no type by number. */
+		const double v = isnan(value) || !px4->takes_value ? px4->def
+								   : value;
 		int idx = sim_param_of(i, px4->field);
-		switch (type) {
-		case PX4_FAILURE_OFF:
-			b->disable = 1;
-			break;
-		case PX4_FAILURE_WRONG:
-			if (idx >= 0 && daemon_param_check(d, (size_t)idx, v,
-							   err, errlen) < 0)
-				return -ERANGE;
-			b->glitch = (float)v;
-			break;
-		case PX4_FAILURE_DELAYED:
-			b->delay = (int16_t)v;
-			break;
-		default:
+		if (idx < 0) {
 			snprintf(err, errlen, "cannot set %s", px4->name);
 			return -EINVAL;
+		}
+		if (daemon_param_check(d, (size_t)idx, v, err, errlen) < 0)
+			return -ERANGE;
+		if (sim_param_set(&d->sim.params, (size_t)idx, v) < 0) {
+			snprintf(err, errlen, "%s: %g is out of range for %s",
+				 px4->name, v, sim_param_info((size_t)idx)->name);
+			return -ERANGE;
 		}
 		break;
 	}

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "px4-failure.h"
 #include "sim-params.h"
 #include "util-strings.h"
 
@@ -179,7 +180,9 @@ route_px4(const struct scenario_action *a, struct drive_route *r)
 			r->timing = PX4_INJECT_TIMING;
 			snprintf(r->what, sizeof(r->what),
 				 "MAV_CMD_INJECT_FAILURE baro %s",
-				 a->value != 0.0 ? "off" : "ok");
+				 px4_failure_name(a->value != 0.0
+							  ? PX4_FAILURE_OFF
+							  : PX4_FAILURE_OK));
 		}
 		return;
 	}

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The fault overlay (faults.h): the kinds' one table, their checks and
+ * formats read from it, and what each kind does to a sample.
+ */
 #include "faults.h"
 
 #include <errno.h>
@@ -35,38 +39,19 @@ int
 fault_overlay_set(struct fault_overlay *ov, unsigned instance,
 		  struct fault_spec spec)
 {
-	if (instance >= BARO_MAX_INSTANCES)
+	const struct fault_kind_info *k = fault_kind_info(spec.kind);
+
+	if (instance >= BARO_MAX_INSTANCES || !k)
 		return -EINVAL;
-	switch (spec.kind) {
-	case FAULT_SLOW:
-		if (spec.every < FAULT_SLOW_MIN || spec.every > FAULT_SLOW_MAX)
-			return -EINVAL;
-		break;
-	case FAULT_WRONG:
-		if (!isfinite(spec.offset_m) ||
-		    fabsf(spec.offset_m) > FAULT_WRONG_MAX_M)
-			return -EINVAL;
-		break;
-	case FAULT_DELAYED:
-		if (spec.delay_ms > FAULT_DELAY_MAX_MS)
-			return -EINVAL;
-		break;
-	case FAULT_NONE:
-	case FAULT_GARBAGE:
-	case FAULT_INTERMITTENT:
-	case FAULT_OFF:
-	case FAULT_STUCK:
-		break;
-	default:
+	const double v = fault_spec_value(spec);
+	/* The ends as the field holds them (0.01 in a float is below the
+	 * double 0.01); NaN fails both comparisons. */
+	const double lo = fault_spec_value(fault_spec_make(spec.kind, k->min));
+	const double hi = fault_spec_value(fault_spec_make(spec.kind, k->max));
+	if (k->value != FAULT_VALUE_NONE && !(v >= lo && v <= hi))
 		return -EINVAL;
-	}
 	/* Only the kind's own value: equal specs compare equal. */
-	spec = (struct fault_spec){
-		.kind = spec.kind,
-		.every = spec.kind == FAULT_SLOW ? spec.every : 0,
-		.offset_m = spec.kind == FAULT_WRONG ? spec.offset_m : 0.0f,
-		.delay_ms = spec.kind == FAULT_DELAYED ? spec.delay_ms : 0,
-	};
+	spec = fault_spec_make(spec.kind, v);
 
 	struct fault_state *st = &ov->inst[instance];
 	memset(st, 0, sizeof(*st));
@@ -281,55 +266,97 @@ fault_overlay_apply(struct fault_overlay *ov, struct baro_sample *s)
 	return true;
 }
 
-static const char *const kind_names[] = {
-	[FAULT_NONE] = "none",
-	[FAULT_GARBAGE] = "garbage",
-	[FAULT_SLOW] = "slow",
-	[FAULT_INTERMITTENT] = "intermittent",
-	[FAULT_OFF] = "off",
-	[FAULT_STUCK] = "stuck",
-	[FAULT_WRONG] = "wrong",
-	[FAULT_DELAYED] = "delayed",
+/* FAULT_SLOW's every, FAULT_WRONG's offset and FAULT_DELAYED's delay
+ * as fault_overlay_set() accepts them; a designated row per kind. */
+static const struct fault_kind_info kinds[] = {
+	[FAULT_NONE] = { .name = "none", .unit = "" },
+	[FAULT_GARBAGE] = { .name = "garbage", .unit = "" },
+	[FAULT_SLOW] = { .name = "slow", .value = FAULT_VALUE_EVERY,
+			 .min = FAULT_SLOW_MIN, .max = FAULT_SLOW_MAX,
+			 .unit = "" },
+	[FAULT_INTERMITTENT] = { .name = "intermittent", .unit = "" },
+	[FAULT_OFF] = { .name = "off", .unit = "" },
+	[FAULT_STUCK] = { .name = "stuck", .unit = "" },
+	[FAULT_WRONG] = { .name = "wrong", .value = FAULT_VALUE_OFFSET_M,
+			  .min = -FAULT_WRONG_MAX_M, .max = FAULT_WRONG_MAX_M,
+			  .unit = " m" },
+	[FAULT_DELAYED] = { .name = "delayed", .value = FAULT_VALUE_DELAY_MS,
+			    .min = 0.0, .max = FAULT_DELAY_MAX_MS,
+			    .unit = " ms" },
 };
 
-_Static_assert(sizeof(kind_names) / sizeof(kind_names[0]) == FAULT_KINDS,
-	       "a name per fault kind");
+_Static_assert(sizeof(kinds) / sizeof(kinds[0]) == FAULT_KINDS,
+	       "a row per fault kind");
+
+const struct fault_kind_info *
+fault_kind_info(enum fault_kind kind)
+{
+	/* A row left out in the middle is a NULL name: no such kind. */
+	return (unsigned)kind < FAULT_KINDS && kinds[kind].name ? &kinds[kind]
+								: NULL;
+}
 
 const char *
 fault_kind_name(enum fault_kind kind)
 {
-	return (unsigned)kind < FAULT_KINDS ? kind_names[kind] : "none";
+	const struct fault_kind_info *k = fault_kind_info(kind);
+
+	return k ? k->name : "none";
+}
+
+struct fault_spec
+fault_spec_make(enum fault_kind kind, double v)
+{
+	struct fault_spec spec = { .kind = kind };
+	const struct fault_kind_info *k = fault_kind_info(kind);
+
+	switch (k ? k->value : FAULT_VALUE_NONE) {
+	case FAULT_VALUE_NONE:
+		break;
+	case FAULT_VALUE_EVERY:
+		spec.every = (uint32_t)v;
+		break;
+	case FAULT_VALUE_OFFSET_M:
+		spec.offset_m = (float)v;
+		break;
+	case FAULT_VALUE_DELAY_MS:
+		spec.delay_ms = (uint32_t)v;
+		break;
+	}
+	return spec;
+}
+
+double
+fault_spec_value(struct fault_spec spec)
+{
+	const struct fault_kind_info *k = fault_kind_info(spec.kind);
+
+	switch (k ? k->value : FAULT_VALUE_NONE) {
+	case FAULT_VALUE_NONE:
+		break;
+	case FAULT_VALUE_EVERY:
+		return spec.every;
+	case FAULT_VALUE_OFFSET_M:
+		return spec.offset_m;
+	case FAULT_VALUE_DELAY_MS:
+		return spec.delay_ms;
+	}
+	return 0.0;
 }
 
 bool
 fault_spec_equal(struct fault_spec a, struct fault_spec b)
 {
-	if (a.kind != b.kind)
-		return false;
-	switch (a.kind) {
-	case FAULT_SLOW:
-		return a.every == b.every;
-	case FAULT_WRONG:
-		return a.offset_m == b.offset_m;
-	case FAULT_DELAYED:
-		return a.delay_ms == b.delay_ms;
-	default:
-		return true;
-	}
+	return a.kind == b.kind && fault_spec_value(a) == fault_spec_value(b);
 }
 
 int
 fault_spec_format(struct fault_spec spec, char *buf, size_t len)
 {
-	switch (spec.kind) {
-	case FAULT_SLOW:
-		return snprintf(buf, len, "slow %u", (unsigned)spec.every);
-	case FAULT_WRONG:
-		return snprintf(buf, len, "wrong %g m", (double)spec.offset_m);
-	case FAULT_DELAYED:
-		return snprintf(buf, len, "delayed %u ms",
-				(unsigned)spec.delay_ms);
-	default:
+	const struct fault_kind_info *k = fault_kind_info(spec.kind);
+
+	if (!k || k->value == FAULT_VALUE_NONE)
 		return snprintf(buf, len, "%s", fault_kind_name(spec.kind));
-	}
+	return snprintf(buf, len, "%s %g%s", k->name, fault_spec_value(spec),
+			k->unit);
 }

@@ -157,10 +157,47 @@ fault_overlay_process(struct fault_overlay *ov, const struct baro_sample *s,
 bool
 fault_overlay_apply(struct fault_overlay *ov, struct baro_sample *s);
 
-/* "none", "garbage", "slow", "intermittent", "off", "stuck", "wrong",
- * "delayed". */
+/* Which field of struct fault_spec carries a kind's value. */
+enum fault_value {
+	FAULT_VALUE_NONE,	/* the kind takes no value */
+	FAULT_VALUE_EVERY,	/* .every, a whole number of samples */
+	FAULT_VALUE_OFFSET_M,	/* .offset_m, metres */
+	FAULT_VALUE_DELAY_MS,	/* .delay_ms, milliseconds */
+};
+
+/*
+ * The one table of the kinds' facts, a row per kind (faults.c, designated
+ * by the enum): its name as messages, events and status print it, and its
+ * value with the range fault_overlay_set() accepts.  Validation, equality,
+ * formatting and fault_spec_make() read it, so a kind's value is
+ * described once; what a kind does to a sample is the one switch in
+ * fault_overlay_process(), which has no default, so a kind added to the
+ * enum and not handled there does not compile (-Wswitch, -Werror).
+ */
+struct fault_kind_info {
+	const char *name;	/* "none", "garbage", ... */
+	enum fault_value value;
+	double min, max;	/* the value's range; both 0 without one */
+	const char *unit;	/* after the value in fault_spec_format():
+				 * "", " m", " ms" */
+};
+
+/* kind's row, or NULL for a value out of the enum. */
+const struct fault_kind_info *
+fault_kind_info(enum fault_kind kind);
+
+/* kind's name; "none" for a value out of the enum. */
 const char *
 fault_kind_name(enum fault_kind kind);
+
+/* kind with v in the field its row names (v ignored by kinds without a
+ * value; not range-checked: fault_overlay_set() does that). */
+struct fault_spec
+fault_spec_make(enum fault_kind kind, double v);
+
+/* spec's value, from the field its kind's row names; 0 without one. */
+double
+fault_spec_value(struct fault_spec spec);
 
 bool
 fault_spec_equal(struct fault_spec a, struct fault_spec b);

@@ -250,31 +250,28 @@ parse_ramp(struct parser *p, char **w, int n, struct scenario_action *a)
 	return parse_duration(p, w[5], "ramp duration", &a->dur_ms);
 }
 
-/* The convenience verbs: one instance's parameter, with a value or a
- * fixed one; in hardware mode an overlay fault (hw) or refused. */
-static const struct {
-	const char *verb;
-	size_t field;		/* in struct sim_baro_params */
-	bool takes_value;
-	double fixed;
-	const char *usage;
-	enum fault_kind hw;	/* FAULT_NONE: needs the emulator */
-	const char *hw_hint;
-} verbs[] = {
-	{ "freeze", offsetof(struct sim_baro_params, freeze), false, 1.0,
-	  "freeze INSTANCE", FAULT_NONE,
-	  "'px4 stuck INSTANCE' holds real readings" },
-	{ "disable", offsetof(struct sim_baro_params, disable), false, 1.0,
-	  "disable INSTANCE", FAULT_OFF, NULL },
-	{ "glitch", offsetof(struct sim_baro_params, glitch), true, 0.0,
-	  "glitch INSTANCE METRES", FAULT_WRONG, NULL },
-	{ "drift", offsetof(struct sim_baro_params, drift), true, 0.0,
-	  "drift INSTANCE M_PER_S", FAULT_NONE, NULL },
-	{ "delay", offsetof(struct sim_baro_params, delay), true, 0.0,
-	  "delay INSTANCE MS", FAULT_NONE,
-	  "'px4 delayed INSTANCE MS' delays real readings" },
-	{ "noise", offsetof(struct sim_baro_params, rnd), true, 0.0,
-	  "noise INSTANCE METRES", FAULT_NONE, NULL },
+/* The instance verbs (scenario.h's struct scenario_verb): one row each
+ * drives the parse, the hardware form and every list of the verbs. */
+static const struct scenario_verb verbs[] = {
+	{ .verb = "freeze", .usage = "freeze INSTANCE", .fixed = 1.0,
+	  .field = offsetof(struct sim_baro_params, freeze),
+	  .hw_hint = "'px4 stuck INSTANCE' holds real readings" },
+	{ .verb = "disable", .usage = "disable INSTANCE", .fixed = 1.0,
+	  .field = offsetof(struct sim_baro_params, disable),
+	  .hw = FAULT_OFF },
+	{ .verb = "glitch", .usage = "glitch INSTANCE METRES",
+	  .takes_value = true,
+	  .field = offsetof(struct sim_baro_params, glitch),
+	  .hw = FAULT_WRONG },
+	{ .verb = "drift", .usage = "drift INSTANCE M_PER_S",
+	  .takes_value = true,
+	  .field = offsetof(struct sim_baro_params, drift) },
+	{ .verb = "delay", .usage = "delay INSTANCE MS", .takes_value = true,
+	  .field = offsetof(struct sim_baro_params, delay),
+	  .hw_hint = "'px4 delayed INSTANCE MS' delays real readings" },
+	{ .verb = "noise", .usage = "noise INSTANCE METRES",
+	  .takes_value = true,
+	  .field = offsetof(struct sim_baro_params, rnd) },
 };
 
 #define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))
@@ -284,11 +281,7 @@ static const struct {
 static void
 set_hw(struct scenario_action *a, enum fault_kind kind)
 {
-	a->hw = (struct fault_spec){ .kind = kind };
-	if (kind == FAULT_WRONG)
-		a->hw.offset_m = (float)a->value;
-	if (kind == FAULT_DELAYED)
-		a->hw.delay_ms = (uint32_t)a->value;
+	a->hw = fault_spec_make(kind, a->value);
 }
 
 /* SET of one instance's field to text, or to fixed when text is NULL. */
@@ -311,6 +304,42 @@ set_field(struct parser *p, int instance, size_t field, const char *text,
 	return 0;
 }
 
+/*
+ * An overlay fault of kind on the action's instance, its value text (or
+ * def without one) checked against the overlay's own table (faults.c's
+ * row), so the range is written once; who names the line's words in the
+ * message ("px4 slow").  An overlay verb and a PX4 type on the overlay
+ * both end here.
+ */
+static int
+overlay_fault(struct parser *p, const char *who, enum fault_kind kind,
+	      const char *text, double def, struct scenario_action *a)
+{
+	const struct fault_kind_info *k = fault_kind_info(kind);
+	double v = def;
+
+	if (!k)
+		return fail(p, "internal error: %s has no fault kind", who);
+	if (text && k->value != FAULT_VALUE_NONE) {
+		/* Whole when the kind's field is (counts, milliseconds): a
+		 * fraction would be cut silently. */
+		const bool whole =
+			fault_spec_value(fault_spec_make(kind, 0.5)) != 0.5;
+		if (str_to_double(text, &v) < 0 || !(v >= k->min) ||
+		    !(v <= k->max) || (whole && v != trunc(v)))
+			return fail(p, "%s: '%s' is not %s from %g to %g%s", who,
+				    text,
+				    k->value == FAULT_VALUE_EVERY
+					    ? "a whole number of samples"
+					    : whole ? "a whole number"
+						    : "a number",
+				    k->min, k->max, k->unit);
+	}
+	a->op = SCENARIO_OP_FAULT;
+	a->fault = fault_spec_make(kind, v);
+	return 0;
+}
+
 static int
 parse_verb(struct parser *p, size_t v, char **w, int n,
 	   struct scenario_action *a)
@@ -321,6 +350,12 @@ parse_verb(struct parser *p, size_t v, char **w, int n,
 		return fail(p, "expected '%s [for DURATION]'", verbs[v].usage);
 	if (parse_instance(p, w[0], &inst) < 0)
 		return -EINVAL;
+	if (verbs[v].overlay != FAULT_NONE) {
+		a->instance = inst;
+		return overlay_fault(p, verbs[v].verb, verbs[v].overlay,
+				     verbs[v].takes_value ? w[1] : NULL,
+				     verbs[v].fixed, a);
+	}
 	if (set_field(p, inst, verbs[v].field,
 		      verbs[v].takes_value ? w[1] : NULL, verbs[v].fixed, a) < 0)
 		return -EINVAL;
@@ -391,18 +426,9 @@ parse_px4(struct parser *p, char **w, int n, bool has_for,
 		break;
 	}
 
-	a->op = SCENARIO_OP_FAULT;
-	a->fault = (struct fault_spec){ .kind = px4->fault };
-	if (px4->fault == FAULT_SLOW) {
-		uint64_t every = (uint64_t)px4->def;
-		if (value && (str_to_u64(value, &every) < 0 ||
-			      every < FAULT_SLOW_MIN || every > FAULT_SLOW_MAX))
-			return fail(p, "px4 %s: '%s' is not a whole number "
-				       "of samples from %u to %u", px4->name,
-				    value, FAULT_SLOW_MIN, FAULT_SLOW_MAX);
-		a->fault.every = (uint32_t)every;
-	}
-	return 0;
+	char who[32];
+	snprintf(who, sizeof(who), "px4 %s", px4->name);
+	return overlay_fault(p, who, px4->fault, value, px4->def, a);
 }
 
 /*
@@ -528,40 +554,56 @@ parse_aux(struct parser *p, const char *sensor, char **w, int n,
 	return 0;
 }
 
-/* The action words w[0..n) (without `at TIME` and `for D`) into *a. */
+const struct scenario_verb *
+scenario_verb(size_t i)
+{
+	return i < N_VERBS ? &verbs[i] : NULL;
+}
+
+const char *
+scenario_action_word(size_t i)
+{
+	if (i < 2)
+		return i == 0 ? "set" : "ramp";
+	i -= 2;
+	if (i < N_VERBS)
+		return verbs[i].verb;
+	i -= N_VERBS;
+	if (i == 0)
+		return "px4";
+	i--;
+	/* The other sensors' first words, each once. */
+	for (size_t k = 0; k < N_AUX_VERBS; k++) {
+		bool seen = false;
+		for (size_t j = 0; j < k; j++)
+			seen |= strcmp(aux_verbs[j].sensor,
+				       aux_verbs[k].sensor) == 0;
+		if (seen)
+			continue;
+		if (i == 0)
+			return aux_verbs[k].sensor;
+		i--;
+	}
+	if (i < 2)
+		return i == 0 ? "restore" : "end";
+	return NULL;
+}
 
 /* "set, ramp, freeze, ..., restore or end": every action word, from the
- * tables that define them (the verbs, the other sensors), in the order
- * the parser tries them. */
+ * tables that define them, in the order the parser tries them. */
 static void
 action_words(char *buf, size_t len)
 {
-	const char *w[4 + N_VERBS + N_AUX_VERBS];
-	size_t n = 0;
-	w[n++] = "set";
-	w[n++] = "ramp";
-	for (size_t v = 0; v < N_VERBS; v++)
-		w[n++] = verbs[v].verb;
-	w[n++] = "px4";
-	for (size_t i = 0; i < N_AUX_VERBS; i++) {
-		bool seen = false;
-		for (size_t k = 0; k < i; k++)
-			seen |= strcmp(aux_verbs[k].sensor,
-				       aux_verbs[i].sensor) == 0;
-		if (!seen)
-			w[n++] = aux_verbs[i].sensor;
-	}
-	w[n++] = "restore";
 	size_t at = 0;
+
 	buf[0] = '\0';
-	for (size_t i = 0; i < n && at < len; i++)
-		at += (size_t)snprintf(buf + at, len - at, "%s, ", w[i]);
-	if (at < len)
-		snprintf(buf + at, len - at, "or end");
-	/* "restore, or end" reads "restore or end". */
-	char *comma = strstr(buf, "restore, or end");
-	if (comma)
-		memmove(comma + 7, comma + 8, strlen(comma + 8) + 1);
+	for (size_t i = 0; scenario_action_word(i) && at < len; i++) {
+		const char *sep = i == 0 ? ""
+				  : scenario_action_word(i + 1) ? ", "
+								: " or ";
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", sep,
+				       scenario_action_word(i));
+	}
 }
 
 static int

@@ -656,14 +656,19 @@ scenario_hardware(struct scenario *sc, const char *name, unsigned instances,
 			if (a->op == SCENARIO_OP_RAMP ||
 			    a->hw.kind == FAULT_NONE)
 				return refuse_hw(a, name, err, errlen);
-			if (a->hw.kind == FAULT_WRONG &&
-			    !(fabsf(a->hw.offset_m) <= FAULT_WRONG_MAX_M))
+			/* The emulator's parameter may go further than the
+			 * overlay's kind: its range is faults.c's row. */
+			const struct fault_kind_info *k =
+				fault_kind_info(a->hw.kind);
+			const double v = fault_spec_value(a->hw);
+			if (k && k->value != FAULT_VALUE_NONE &&
+			    !(v >= k->min && v <= k->max))
 				return str_errorf(err, errlen, -EINVAL,
-						  "%s:%u: %g m: hardware mode "
-						  "moves a reading by at most "
-						  "%g m", name, a->line,
-						  (double)a->hw.offset_m,
-						  (double)FAULT_WRONG_MAX_M);
+						  "%s:%u: %g%s: hardware mode's "
+						  "overlay fault '%s' takes %g "
+						  "to %g%s", name, a->line, v,
+						  k->unit, k->name, k->min,
+						  k->max, k->unit);
 			a->op = SCENARIO_OP_FAULT;
 			a->instance = sim_param_instance((size_t)a->param);
 			a->fault = a->hw;

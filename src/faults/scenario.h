@@ -128,6 +128,38 @@ scenario_parse_for(struct scenario *sc, const char *text, size_t len,
 		   const char *name, uint64_t length_ms, char *err,
 		   size_t errlen);
 
+/*
+ * An instance verb (`glitch I METRES`): a row of the parser's table,
+ * which drives its parse, its hardware form and every list of the verbs
+ * (messages, the docs' checks).  It sets one instance's emulator
+ * parameter (.field), or, with .overlay, puts that fault overlay kind on
+ * the instance (the value checked against faults.c's row): a new verb of
+ * either sort is a row, no parse code.
+ */
+struct scenario_verb {
+	const char *verb;
+	const char *usage;	/* "glitch INSTANCE METRES" */
+	bool takes_value;
+	double fixed;		/* the value when it takes none */
+	size_t field;		/* in struct sim_baro_params */
+	enum fault_kind overlay;	/* FAULT_NONE: .field's parameter */
+	/* A parameter verb on real readings (scenario_hardware()): this
+	 * overlay kind, FAULT_NONE for none (it needs the emulator; hw_hint
+	 * says what acts instead, or NULL). */
+	enum fault_kind hw;
+	const char *hw_hint;
+};
+
+/* Row i of the verbs, NULL past the last. */
+const struct scenario_verb *
+scenario_verb(size_t i);
+
+/* Every first word of an action (set, ramp, each verb, px4, each other
+ * sensor, restore, end) in the order the parser tries them; NULL past
+ * the last.  The "unknown action" message lists them so. */
+const char *
+scenario_action_word(size_t i);
+
 /* "gps drift", "accel bias": an aux fault's words in a scenario file;
  * "?" for a value out of range. */
 const char *

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,45 @@
 
 #include "control.h"
 #include "mavlink-sign.h"
+#include "px4-failure.h"
 #include "util-strings.h"
+
+/* Help's column for the commands' descriptions, and its width. */
+#define HELP_INDENT 26
+#define HELP_WIDTH 79
+
+/* words (blank-separated) after lead, wrapped at HELP_WIDTH with
+ * continuation lines at HELP_INDENT; col is where lead starts. */
+static void
+wrap(FILE *out, int col, const char *lead, const char *words,
+     const char *tail)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s", words);
+	col += fprintf(out, "%s", lead);
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w;
+	     w = strtok_r(NULL, " ", &save)) {
+		/* The last word keeps its tail on its line. */
+		const bool last = !save || !*save;
+		int len = (int)strlen(w) + (last ? (int)strlen(tail) : 0);
+		if (col + 1 + len > HELP_WIDTH)
+			col = fprintf(out, "\n%*s", HELP_INDENT, "") - 1;
+		else if (w != buf)
+			col += fprintf(out, " ");
+		col += fprintf(out, "%s", w);
+	}
+	fprintf(out, "%s", tail);
+}
 
 static int
 usage(FILE *out, int status)
 {
+	char types[128];
+
+	/* inject's types from barod's own table (px4-failure.c), so this
+	 * list cannot fall behind the types barod takes. */
+	px4_failure_names(types, sizeof(types), " ");
 	fputs("Usage: baroctl [-s SOCKET] COMMAND [ARGS]\n"
 	      "  -s, --socket SOCKET     barod's control socket (default "
 	      "below)\n"
@@ -37,11 +72,12 @@ usage(FILE *out, int status)
 	      "  status                  instances, counters, current faults\n"
 	      "  get [NAME]              one or all SIM_* parameters\n"
 	      "  set NAME VALUE          change a SIM_* parameter now\n"
-	      "  inject TYPE INSTANCE [VALUE]\n"
-	      "                          PX4-style fault (ok off stuck garbage "
-	      "wrong slow delayed\n"
-	      "                          intermittent); VALUE: wrong metres, "
-	      "slow every Nth, delayed ms\n"
+	      "  inject TYPE INSTANCE [VALUE]\n",
+	      out);
+	wrap(out, 0, "                          PX4-style fault (", types, ");");
+	fputs("\n"
+	      "                          VALUE: wrong metres, slow every Nth, "
+	      "delayed ms\n"
 	      "  scenario load FILE      run a scenario file on barod's clock\n"
 	      "  scenario stop           end it and restore every fault\n"
 	      "  keygen FILE             write a MAVLink signing key (mode 0600) "
@@ -106,16 +142,28 @@ check_command(int argc, char **argv)
 			argv[0], commands[k].shape);
 		return -EINVAL;
 	}
-	if (known)
-		fprintf(stderr, "baroctl: %s: expected 'scenario load FILE' or "
-				"'scenario stop' (see --help)\n", argv[0]);
-	else if (best_d <= 2)
+	if (best_d <= 2 && !known) {
 		fprintf(stderr, "baroctl: unknown command '%s' (did you mean "
 				"%s? see --help)\n", argv[0], best);
+		return -EINVAL;
+	}
+	/* The choices from the table: a command's shapes when it has
+	 * sub-commands, every command's name otherwise. */
+	if (known)
+		fprintf(stderr, "baroctl: %s: expected ", argv[0]);
 	else
-		fprintf(stderr, "baroctl: unknown command '%s' (status, get, "
-				"set, inject, scenario, keygen; see --help)\n",
-			argv[0]);
+		fprintf(stderr, "baroctl: unknown command '%s' (", argv[0]);
+	const char *sep = "";
+	for (size_t k = 0; k < N_COMMANDS; k++) {
+		if (known ? strcmp(argv[0], commands[k].name) != 0
+			  : k > 0 && strcmp(commands[k - 1].name,
+					    commands[k].name) == 0)
+			continue;
+		fprintf(stderr, known ? "%s'%s'" : "%s%s", sep,
+			known ? commands[k].shape : commands[k].name);
+		sep = known ? " or " : ", ";
+	}
+	fprintf(stderr, known ? " (see --help)\n" : "; see --help)\n");
 	return -EINVAL;
 }
 

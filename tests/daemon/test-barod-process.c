@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "faults.h"
 #include "harness-cmocka.h"
 #include "mavlink-sign.h"
 #include "mavlink.h"
@@ -573,6 +574,15 @@ test_faults_through_control(void **state)
 	assert_int_equal(run_baroctl(sock, "status", NULL, NULL, reply,
 				     sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "baro 0 overlay slow"));
+	/* Out of the overlay's range: refused with the range of its table
+	 * row (faults.c), the fault in force kept. */
+	assert_int_equal(run_baroctl(sock, "inject", "slow", "0 1", reply,
+				     sizeof(reply)), 1);
+	char range[64];
+	const struct fault_kind_info *slow = fault_kind_info(FAULT_SLOW);
+	snprintf(range, sizeof(range), "not within %g..%g", slow->min,
+		 slow->max);
+	assert_non_null(strstr(reply, range));
 
 	/* wrong 30 m: 30 m higher reads about 3.5 hPa lower. */
 	assert_int_equal(run_baroctl(sock, "inject", "wrong", "0 30", reply,

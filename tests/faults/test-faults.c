@@ -516,6 +516,61 @@ test_every_kind_has_a_name(void **state)
 	assert_string_equal(fault_kind_name(FAULT_KINDS), "none");
 }
 
+/* Every kind's value as its row describes it: the ends of its range set,
+ * just past them refused, the value read back from the field the row
+ * names and printed after the name; a kind without one ignores it. */
+static void
+test_every_kind_value_from_its_row(void **state)
+{
+	(void)state;
+
+	for (int k = 0; k < FAULT_KINDS; k++) {
+		const struct fault_kind_info *info =
+			fault_kind_info((enum fault_kind)k);
+		struct fault_overlay ov;
+		char buf[64];
+
+		fault_overlay_init(&ov, 1);
+		assert_non_null(info);
+		assert_non_null(info->unit);
+		if (info->value == FAULT_VALUE_NONE) {
+			struct fault_spec s = fault_spec_make(
+				(enum fault_kind)k, 5.0);
+			assert_true(fault_spec_value(s) == 0.0);
+			assert_int_equal(fault_overlay_set(&ov, 0, s), 0);
+			fault_spec_format(s, buf, sizeof(buf));
+			assert_string_equal(buf, info->name);
+			continue;
+		}
+		assert_true(info->min < info->max);
+		const double ends[] = { info->min, info->max };
+		for (size_t e = 0; e < 2; e++) {
+			struct fault_spec s = fault_spec_make(
+				(enum fault_kind)k, ends[e]);
+			char want[64];
+			/* As the field holds it (a float for metres). */
+			assert_true(fabs(fault_spec_value(s) - ends[e]) <=
+				    1e-6 * fmax(1.0, fabs(ends[e])));
+			assert_int_equal(fault_overlay_set(&ov, 0, s), 0);
+			assert_true(fault_spec_equal(ov.inst[0].spec, s));
+			fault_spec_format(s, buf, sizeof(buf));
+			snprintf(want, sizeof(want), "%s %g%s", info->name,
+				 ends[e], info->unit);
+			assert_string_equal(buf, want);
+		}
+		assert_int_equal(fault_overlay_set(&ov, 0, fault_spec_make(
+				(enum fault_kind)k, info->max + 1.0)), -EINVAL);
+		/* Below an unsigned field's 0 does not convert. */
+		if (info->min >= 1.0 || info->value == FAULT_VALUE_OFFSET_M)
+			assert_int_equal(fault_overlay_set(&ov, 0,
+				fault_spec_make((enum fault_kind)k,
+						info->min - 1.0)), -EINVAL);
+	}
+	assert_null(fault_kind_info(FAULT_KINDS));
+	assert_int_equal(fault_overlay_set(&(struct fault_overlay){ 0 }, 0,
+		(struct fault_spec){ .kind = FAULT_KINDS }), -EINVAL);
+}
+
 static void
 test_names_new(void **state)
 {
@@ -562,6 +617,7 @@ main(void)
 		cmocka_unit_test(test_wrong_through_atmosphere),
 		cmocka_unit_test(test_delayed),
 		cmocka_unit_test(test_names_new),
+		cmocka_unit_test(test_every_kind_value_from_its_row),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

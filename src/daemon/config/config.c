@@ -257,11 +257,12 @@ config_validate(const struct config *c, char *err, size_t errlen)
 	const char *name = config_source_name(c->source);
 	const bool sitl = source_has(c, CONFIG_SRC_SITL_VEHICLES);
 
-	if (c->source == CONFIG_SOURCE_NONE)
-		return str_errorf(err, errlen, -EINVAL, "no source: use --sim, "
-				  "--sitl-json, --sitl-json-proxy, --px4-sim, "
-				  "--px4-sim-proxy or --hardware, or set source "
-				  "in [barod]");
+	if (c->source == CONFIG_SOURCE_NONE) {
+		char flags[160];
+		config_source_flags(flags, sizeof(flags));
+		return str_errorf(err, errlen, -EINVAL, "no source: use %s, or "
+				  "set source in [barod]", flags);
+	}
 	if (source_has(c, CONFIG_SRC_SENSORS) && c->n_sensors == 0)
 		return str_errorf(err, errlen, -EINVAL, "source = %s needs a "
 				  "[sensor NAME] section (barod --probe prints "
@@ -346,4 +347,25 @@ const char *
 config_source_name(enum config_source s)
 {
 	return config_source_info(s)->name;
+}
+
+int
+config_source_flags(char *buf, size_t len)
+{
+	const size_t n = CONFIG_SOURCE_COUNT - 1;
+	int total = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t used = (size_t)total;
+		int w = snprintf(used < len ? buf + used : NULL,
+				 used < len ? len - used : 0, "%s--%s",
+				 i == 0 ? "" : i + 1 < n ? ", " : " or ",
+				 config_source_name(config_source_order[i]));
+		if (w < 0)
+			return w;
+		total += w;
+	}
+	return total;
 }

@@ -279,6 +279,11 @@ bool config_output_equal(const struct config_output *a,
 const char *config_output_type_name(enum output_type t);
 const char *config_source_name(enum config_source s);
 
+/* "--sim, --sitl-json, ... or --hardware": every source's flag (its name
+ * as a long option) in config_source_order, for --help and messages;
+ * as snprintf(). */
+int config_source_flags(char *buf, size_t len);
+
 /* What the configuration knows of each source: one row per source in
  * config.c, so no check asks which mode runs, only what it has. */
 enum config_source_traits {

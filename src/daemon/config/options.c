@@ -624,20 +624,45 @@ options_note_origin(const struct opt_row *r, struct config *c,
 
 #define HELP_COLUMN 27
 
+/* text as lines of at most width columns, broken at blanks. */
+static void
+wrap_text(FILE *out, const char *text, int width)
+{
+	int col = 0;
+
+	for (const char *w = text; *w;) {
+		size_t n = strcspn(w, " ");
+		if (col > 0 && col + 1 + (int)n > width) {
+			fputc('\n', out);
+			col = 0;
+		} else if (col > 0) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(w, 1, n, out);
+		col += (int)n;
+		w += n;
+		w += strspn(w, " ");
+	}
+	fputc('\n', out);
+}
+
 void
 options_usage(FILE *out)
 {
+	char flags[160], intro[512];
+
+	/* The sources from config.c's table, so a new one is listed. */
+	config_source_flags(flags, sizeof(flags));
+	snprintf(intro, sizeof(intro),
+		 "Barometer daemon: I2C or simulated (AP_Baro_SITL) barometers "
+		 "published as MAVLink (or MSP to an ArduPilot flight "
+		 "controller).  One source: %s (or source in the file); an "
+		 "option the source does not use is an error.", flags);
 	fputs("Usage: barod [OPTIONS]\n"
-	      "       barod --probe [BUS] [--write FILE]\n"
-	      "Barometer daemon: I2C or simulated (AP_Baro_SITL) barometers "
-	      "published as MAVLink\n"
-	      "(or MSP to an ArduPilot flight controller).  One source: "
-	      "--sim, --sitl-json,\n"
-	      "--sitl-json-proxy, --px4-sim, --px4-sim-proxy or --hardware "
-	      "(or source in the\n"
-	      "file); an option the source does not use is an error.\n"
-	      "\n",
-	      out);
+	      "       barod --probe [BUS] [--write FILE]\n", out);
+	wrap_text(out, intro, 80);
+	fputs("\n", out);
 	for (size_t i = 0; i < options_count; i++) {
 		const struct opt_row *r = &options_table[i];
 		char left[64], what[160], also[160];

@@ -92,6 +92,9 @@ struct sink_type {
 			     size_t errlen);
 };
 
+/* The sink type that makes format's frames (sinks.c's list), or NULL. */
+const struct sink_type *sink_type_for(enum output_format format);
+
 /* The record file (sample_csv columns), renamed into place by stop(). */
 struct sink *sink_record_open(const struct sink_env *env, const char *path,
 			      char *err, size_t errlen);

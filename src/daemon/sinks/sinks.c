@@ -32,19 +32,30 @@ sinks_add(struct sinks *set, struct sink *k)
 	return 0;
 }
 
+const struct sink_type *
+sink_type_for(enum output_format format)
+{
+	for (size_t t = 0; t < sizeof(output_types) / sizeof(output_types[0]);
+	     t++) {
+		if (output_types[t]->format == format)
+			return output_types[t];
+	}
+	return NULL;
+}
+
 static struct sink *
 open_output(struct sinks *set, const struct config_output *cfg, char *err,
 	    size_t errlen)
 {
-	for (size_t t = 0; t < sizeof(output_types) / sizeof(output_types[0]);
-	     t++) {
-		if (output_types[t]->format ==
-		    config_output_info(cfg->type)->format)
-			return output_types[t]->open(&set->env, cfg, err,
-						     errlen);
+	const struct sink_type *type =
+		sink_type_for(config_output_info(cfg->type)->format);
+
+	if (!type) {
+		snprintf(err, errlen, "no sink makes this output type's "
+				      "frames");
+		return NULL;
 	}
-	snprintf(err, errlen, "no sink makes this output type's frames");
-	return NULL;
+	return type->open(&set->env, cfg, err, errlen);
 }
 
 int

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""
+test-registry-lists.py [--self-test] SOURCE_ROOT LIST_REGISTRY
+
+Every list of sources and output types in barod(8), barod.conf(5) and the
+sample barod.conf names exactly what barod registers, and every
+registered source has its ops, every output type its sink and transport:
+LIST_REGISTRY (tests/daemon/list-registry.c, linked with the daemon)
+prints the registries, and each list below is read out of its file and
+compared, both ways.  A failure names the file, the line, the list and
+what is missing or extra.  Options and keys are test-options' (they come
+from the option table).
+
+--self-test runs the checks against registries with a source and an
+output type taken away and one of each added, and fails unless every
+list reports both.
+"""
+import re
+import subprocess
+import sys
+
+
+class Registry:
+    def __init__(self, lines, lister):
+        self.sources = {}   # name -> has ops
+        self.flags = {}     # name -> has a --NAME option row
+        self.outputs = {}   # prefix -> (name, has sink, has transport)
+        self.lister = lister
+        for line in lines:
+            f = line.split()
+            if not f:
+                continue
+            if f[0] == "source" and len(f) == 4:
+                self.sources[f[1]] = f[2] == "ops"
+                self.flags[f[1]] = f[3] == "flag"
+            elif f[0] == "output" and len(f) == 5:
+                self.outputs[f[1]] = (f[2], f[3] == "sink",
+                                      f[4] == "transport")
+            else:
+                raise SystemExit("list-registry: bad line: %r" % line)
+
+    def alias(self, prefix):
+        """Whether barod's -o parser reads PREFIX:... as another
+        registered type (udpout: is udp:)."""
+        r = subprocess.run([self.lister, "--parse",
+                            prefix + ":127.0.0.1:14550"],
+                           capture_output=True, text=True)
+        canon = r.stdout.strip()
+        return r.returncode == 0 and canon != prefix and \
+            canon in self.outputs
+
+
+class Page:
+    def __init__(self, root, path):
+        self.path = path
+        with open(root + "/" + path, encoding="utf-8") as f:
+            self.lines = f.read().split("\n")
+
+    def find(self, pattern, start=0):
+        for i in range(start, len(self.lines)):
+            if re.search(pattern, self.lines[i]):
+                return i
+        raise LookupError("%s: no line matches %r (the list moved? "
+                          "tests/doc/test-registry-lists.py says where it "
+                          "looks)" % (self.path, pattern))
+
+    def paragraph(self, i):
+        j = i
+        while j < len(self.lines) and self.lines[j].strip():
+            j += 1
+        return " ".join(" ".join(self.lines[i:j]).split())
+
+
+def same(errors, where, what, found, want):
+    found, want = set(found), set(want)
+    missing, extra = sorted(want - found), sorted(found - want)
+    if missing or extra:
+        errors.append("%s (%s):%s%s" % (
+            where, what, " missing " + ", ".join(missing) if missing else "",
+            " extra " + ", ".join(extra) if extra else ""))
+
+
+def between(text, start, end):
+    i = text.index(start) + len(start)
+    return text[i:text.index(end, i)]
+
+
+def check(root, reg):
+    errors = []
+
+    def run(label, fn):
+        try:
+            fn()
+        except (LookupError, ValueError) as e:
+            errors.append("%s: cannot read the list: %s" % (label, e))
+
+    for name, ops in sorted(reg.sources.items()):
+        if not ops:
+            errors.append("src/daemon/sources/registry.c (a source's "
+                          "ops): %s has none" % name)
+        # --help and "no source" list the sources as --NAME.
+        if not reg.flags[name]:
+            errors.append("src/daemon/config/options.c (a source's flag): "
+                          "no --%s row" % name)
+    for prefix, (name, sink, transport) in sorted(reg.outputs.items()):
+        if not sink:
+            errors.append("src/daemon/sinks/sinks.c (an output's sink): "
+                          "%s has none" % name)
+        if not transport:
+            errors.append("src/daemon/transports/transports.c (an "
+                          "output's transport): %s has none" % name)
+
+    man8 = Page(root, "doc/barod.8.scd")
+
+    def man8_sources():
+        i = man8.find(r"^- \*[a-z0-9-]+\*: ")
+        found = []
+        while i < len(man8.lines) and man8.lines[i].strip():
+            m = re.match(r"^- \*([a-z0-9-]+)\*: ", man8.lines[i])
+            if m:
+                found.append(m.group(1))
+            i += 1
+        same(errors, "%s:%d" % (man8.path, i), "the sources", found,
+             reg.sources)
+
+    def man8_outputs():
+        i = man8.find(r"^\*-o\*, \*--output\*")
+        text = man8.paragraph(i + 1)
+        found = set(re.findall(r"\*([a-z0-9-]+):\*", text))
+        aliases = {p for p in found - set(reg.outputs) if reg.alias(p)}
+        same(errors, "%s:%d" % (man8.path, i + 2), "-o's output types",
+             found - aliases, reg.outputs)
+
+    def man8_flags():
+        i = man8.find(r"^One source: the options ")
+        text = man8.paragraph(i)
+        found = re.findall(r"\*--([a-z0-9-]+)\*",
+                           between(text, "the options ", " exclude"))
+        same(errors, "%s:%d" % (man8.path, i + 1), "the source flags",
+             found, reg.sources)
+
+    run(man8.path, man8_sources)
+    run(man8.path, man8_flags)
+    run(man8.path, man8_outputs)
+
+    def help_outputs():
+        out = subprocess.run([reg.lister, "--help"], capture_output=True,
+                             text=True, check=True).stdout
+        text = " ".join(out.split())
+        i = text.index("--output SPEC") + len("--output SPEC")
+        j = text.index(" -", i)     # the next option
+        found = set(re.findall(r"\b([a-z0-9-]+):[A-Z]", text[i:j]))
+        aliases = {p for p in found - set(reg.outputs) if reg.alias(p)}
+        same(errors, "barod --help", "-o's output types", found - aliases,
+             reg.outputs)
+
+    run("barod --help", help_outputs)
+
+    man5 = Page(root, "doc/barod.conf.5.scd")
+
+    def man5_source():
+        i = man5.find(r"^\*source\* = ")
+        found = re.findall(r"\*([a-z0-9-]+)\*", man5.lines[i])[1:]
+        same(errors, "%s:%d" % (man5.path, i + 1), "source = NAME", found,
+             reg.sources)
+
+    run(man5.path, man5_source)
+
+    conf = Page(root, "src/daemon/config/barod.conf")
+
+    def conf_source():
+        i = conf.find(r"^# Where samples come from: ")
+        text = " ".join(l[2:] for l in conf.lines[i:i + 4]
+                        if l.startswith("# "))
+        text = re.sub(r"\([^)]*\)", "", text.split(": ", 1)[1])
+        text = text.split(".")[0]
+        found = re.findall(r"[a-z0-9-]+", text.replace(" or ", ", "))
+        same(errors, "%s:%d" % (conf.path, i + 1), "source: the sources",
+             found, reg.sources)
+
+    run(conf.path, conf_source)
+    return errors
+
+
+def main(argv):
+    self_test = argv[1:2] == ["--self-test"]
+    if self_test:
+        argv = argv[1:]
+    if len(argv) != 3:
+        raise SystemExit(__doc__)
+    root, lister = argv[1], argv[2]
+    out = subprocess.run([lister], check=True, capture_output=True,
+                         text=True).stdout
+    reg = Registry(out.split("\n"), lister)
+    if not self_test:
+        errors = check(root, reg)
+        for e in errors:
+            print(e)
+        print("%s: %d sources, %d output types; %s" % (
+            argv[0].rsplit("/", 1)[-1], len(reg.sources), len(reg.outputs),
+            "%d lists disagree" % len(errors) if errors else
+            "every list agrees"))
+        return 1 if errors else 0
+
+    # hardware and msp-udp gone; a source fakesrc without ops and an
+    # output fakeout without sink or transport added.
+    lines = ["source %s %s flag" % (n, "ops" if o else "-")
+             for n, o in reg.sources.items() if n != "hardware"]
+    lines.append("source fakesrc - -")
+    lines += ["output %s %s sink transport" % (p, v[0])
+              for p, v in reg.outputs.items() if p != "msp-udp"]
+    lines.append("output fakeout fakeout - -")
+    errors = check(root, Registry(lines, lister))
+    for e in errors:
+        print("as expected: " + e)
+    expect = [
+        ("a source's ops", r"fakesrc has none"),
+        ("a source's flag", r"no --fakesrc row"),
+        ("the source flags", r"missing fakesrc extra hardware"),
+        ("an output's sink", r"fakeout has none"),
+        ("an output's transport", r"fakeout has none"),
+        ("the sources", r"missing fakesrc extra hardware"),
+        ("-o's output types", r"missing fakeout extra msp-udp"),
+        ("source = NAME", r"missing fakesrc extra hardware"),
+        ("source: the sources", r"missing fakesrc extra hardware"),
+    ]
+    bad = 0
+    for what, culprit in expect:
+        hits = [e for e in errors if "(" + what + ")" in e]
+        if not hits or not all(re.search(culprit, e) for e in hits):
+            print("self-test: list %r did not report %r" % (what, culprit))
+            bad += 1
+    print("self-test: %s" % ("ok" if bad == 0 else "%d failures" % bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
