@@ -280,10 +280,15 @@ set_link(struct parse *p, const char *value)
 			    "(barod in front of a simulator) or link = drive",
 			    value);
 	else if (strcmp(value, "sitl-json-proxy") == 0)
-		return fail(p, "[campaign] link = %s: not yet (ArduPilot "
-			    "computes its baro from the position, so barod's "
-			    "faults would reach it only as rangefinder "
-			    "rng_N); use link = drive on ArduPilot", value);
+		/* ArduPilot's JSON input carries no pressure (SITL's
+		 * examples/JSON/readme.md); AP_Baro_SITL makes its baro from
+		 * the position, which barod may not move without moving
+		 * the GPS too. */
+		return fail(p, "[campaign] link = %s: ArduPilot's JSON "
+			    "interface carries no pressure (its baro comes "
+			    "from the position), so barod's faults would "
+			    "reach it only as rangefinder rng_N; on ArduPilot "
+			    "use link = drive", value);
 	else
 		return fail(p, "[campaign] link = %s: wanted drive or "
 			    "px4-sim-proxy", value);

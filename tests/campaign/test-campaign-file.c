@@ -106,7 +106,8 @@ test_refused(void **state)
 	expect_error(BASE "[campaign]\nlink = px4-sim\n",
 		     "link = px4-sim: barod as the physics peer");
 	expect_error(BASE "[campaign]\nlink = sitl-json-proxy\n",
-		     "link = sitl-json-proxy: not yet");
+		     "link = sitl-json-proxy: ArduPilot's JSON interface "
+		     "carries no pressure");
 	expect_error(BASE "[campaign]\nlink = mavlink\n",
 		     "link = mavlink: wanted drive or px4-sim-proxy");
 	expect_error(BASE "[campaign]\ntimeout = 0\n",
