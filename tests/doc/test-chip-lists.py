@@ -18,9 +18,13 @@ abbreviation is not read, and shows as a chip missing.
 --self-test runs the checks against a registry with one chip taken away
 and one driver added, and fails unless every list reports both.
 """
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doclists import Checker as ListChecker, Page, between  # noqa: E402
 
 CHIP = re.compile(r"\b[A-Z]{2,}[0-9][0-9A-Z]*(?:-[0-9]+)?\b")
 DRIVER = re.compile(r"[*`]([a-z]+[0-9][a-z0-9]*)[*`]")
@@ -63,58 +67,11 @@ def drivers_in(text):
     return set(DRIVER.findall(text))
 
 
-class Page:
-    def __init__(self, root, path):
-        self.path = path
-        with open(root + "/" + path, encoding="utf-8") as f:
-            self.lines = f.read().split("\n")
 
-    def find(self, pattern, start=0):
-        """Index of the first line from start matching pattern."""
-        for i in range(start, len(self.lines)):
-            if re.search(pattern, self.lines[i]):
-                return i
-        raise LookupError("%s: no line matches %r (the list moved? "
-                          "tests/doc/test-chip-lists.py says where it "
-                          "looks)" % (self.path, pattern))
-
-    def paragraph(self, i):
-        """Lines i.. up to the next blank line, joined."""
-        j = i
-        while j < len(self.lines) and self.lines[j].strip():
-            j += 1
-        return " ".join(self.lines[i:j])
-
-    def table(self, header):
-        """(line number, cells) of each row of the table whose header
-        row matches header."""
-        i = self.find(header) + 2
-        rows = []
-        while i < len(self.lines) and self.lines[i].startswith("|"):
-            cells = [c.strip() for c in self.lines[i].strip("|").split("|")]
-            rows.append((i + 1, cells))
-            i += 1
-        return rows
-
-
-class Checker:
+class Checker(ListChecker):
     def __init__(self, reg):
+        super().__init__()
         self.reg = reg
-        self.errors = []
-
-    def same(self, where, what, found, want):
-        missing, extra = sorted(want - found), sorted(found - want)
-        if missing or extra:
-            self.errors.append("%s (%s):%s%s" % (
-                where, what,
-                " missing " + ", ".join(missing) if missing else "",
-                " extra " + ", ".join(extra) if extra else ""))
-
-
-def between(text, start, end=")"):
-    """The text after the first start and before the next end."""
-    i = text.index(start) + len(start)
-    return text[i:text.index(end, i)]
 
 
 def check(root, reg):

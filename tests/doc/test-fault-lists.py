@@ -16,9 +16,13 @@ reached from a scenario (a PX4 type or a verb) and has a label.
 --self-test runs the checks against tables with a row of each taken away
 and one added, and fails unless every list reports both.
 """
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doclists import Checker as ListChecker, Page, between  # noqa: E402
 
 
 class Tables:
@@ -68,68 +72,14 @@ class Tables:
                 if ov == "-" and hw == "-"}
 
 
-class Page:
-    def __init__(self, root, path):
-        self.path = path
-        with open(root + "/" + path, encoding="utf-8") as f:
-            self.lines = f.read().split("\n")
-
-    def find(self, pattern, start=0):
-        for i in range(start, len(self.lines)):
-            if re.search(pattern, self.lines[i]):
-                return i
-        raise LookupError("%s: no line matches %r (the list moved? "
-                          "tests/doc/test-fault-lists.py says where it "
-                          "looks)" % (self.path, pattern))
-
-    def paragraph(self, i):
-        j = i
-        while j < len(self.lines) and self.lines[j].strip():
-            j += 1
-        return " ".join(" ".join(self.lines[i:j]).split())
-
-    def table(self, header):
-        """(line number, cells) of each row of the table whose header
-        row matches header."""
-        i = self.find(header) + 2
-        rows = []
-        while i < len(self.lines) and self.lines[i].startswith("|"):
-            cells = [c.strip() for c in self.lines[i].strip("|").split("|")]
-            rows.append((i + 1, cells))
-            i += 1
-        return rows
-
-
-def between(text, start, end):
-    i = text.index(start) + len(start)
-    return text[i:text.index(end, i)]
-
 
 def code_spans(text):
     return re.findall(r"`([^`]+)`", text)
 
 
-class Checker:
-    def __init__(self):
-        self.errors = []
-
-    def same(self, where, what, found, want):
-        found, want = set(found), set(want)
-        missing, extra = sorted(want - found), sorted(found - want)
-        if missing or extra:
-            self.errors.append("%s (%s):%s%s" % (
-                where, what,
-                " missing " + ", ".join(missing) if missing else "",
-                " extra " + ", ".join(extra) if extra else ""))
-
-    def order(self, where, what, found, want):
-        if list(found) != list(want) and set(found) == set(want):
-            self.errors.append("%s (%s): in the order %s, not %s" % (
-                where, what, " ".join(want), " ".join(found)))
-
 
 def check(root, tab, baroctl):
-    c = Checker()
+    c = ListChecker()
     px4 = tab.px4_names()
     kinds = set(tab.kinds) - {"none"}
 

@@ -16,9 +16,13 @@ from the option table).
 output type taken away and one of each added, and fails unless every
 list reports both.
 """
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doclists import Checker as ListChecker, Page, between  # noqa: E402
 
 
 class Registry:
@@ -51,43 +55,10 @@ class Registry:
             canon in self.outputs
 
 
-class Page:
-    def __init__(self, root, path):
-        self.path = path
-        with open(root + "/" + path, encoding="utf-8") as f:
-            self.lines = f.read().split("\n")
-
-    def find(self, pattern, start=0):
-        for i in range(start, len(self.lines)):
-            if re.search(pattern, self.lines[i]):
-                return i
-        raise LookupError("%s: no line matches %r (the list moved? "
-                          "tests/doc/test-registry-lists.py says where it "
-                          "looks)" % (self.path, pattern))
-
-    def paragraph(self, i):
-        j = i
-        while j < len(self.lines) and self.lines[j].strip():
-            j += 1
-        return " ".join(" ".join(self.lines[i:j]).split())
-
-
-def same(errors, where, what, found, want):
-    found, want = set(found), set(want)
-    missing, extra = sorted(want - found), sorted(found - want)
-    if missing or extra:
-        errors.append("%s (%s):%s%s" % (
-            where, what, " missing " + ", ".join(missing) if missing else "",
-            " extra " + ", ".join(extra) if extra else ""))
-
-
-def between(text, start, end):
-    i = text.index(start) + len(start)
-    return text[i:text.index(end, i)]
-
 
 def check(root, reg):
-    errors = []
+    chk = ListChecker()
+    errors = chk.errors
 
     def run(label, fn):
         try:
@@ -121,7 +92,7 @@ def check(root, reg):
             if m:
                 found.append(m.group(1))
             i += 1
-        same(errors, "%s:%d" % (man8.path, i), "the sources", found,
+        chk.same("%s:%d" % (man8.path, i), "the sources", found,
              reg.sources)
 
     def man8_outputs():
@@ -129,7 +100,7 @@ def check(root, reg):
         text = man8.paragraph(i + 1)
         found = set(re.findall(r"\*([a-z0-9-]+):\*", text))
         aliases = {p for p in found - set(reg.outputs) if reg.alias(p)}
-        same(errors, "%s:%d" % (man8.path, i + 2), "-o's output types",
+        chk.same("%s:%d" % (man8.path, i + 2), "-o's output types",
              found - aliases, reg.outputs)
 
     def man8_flags():
@@ -137,7 +108,7 @@ def check(root, reg):
         text = man8.paragraph(i)
         found = re.findall(r"\*--([a-z0-9-]+)\*",
                            between(text, "the options ", " exclude"))
-        same(errors, "%s:%d" % (man8.path, i + 1), "the source flags",
+        chk.same("%s:%d" % (man8.path, i + 1), "the source flags",
              found, reg.sources)
 
     run(man8.path, man8_sources)
@@ -152,7 +123,7 @@ def check(root, reg):
         j = text.index(" -", i)     # the next option
         found = set(re.findall(r"\b([a-z0-9-]+):[A-Z]", text[i:j]))
         aliases = {p for p in found - set(reg.outputs) if reg.alias(p)}
-        same(errors, "barod --help", "-o's output types", found - aliases,
+        chk.same("barod --help", "-o's output types", found - aliases,
              reg.outputs)
 
     run("barod --help", help_outputs)
@@ -162,7 +133,7 @@ def check(root, reg):
     def man5_source():
         i = man5.find(r"^\*source\* = ")
         found = re.findall(r"\*([a-z0-9-]+)\*", man5.lines[i])[1:]
-        same(errors, "%s:%d" % (man5.path, i + 1), "source = NAME", found,
+        chk.same("%s:%d" % (man5.path, i + 1), "source = NAME", found,
              reg.sources)
 
     run(man5.path, man5_source)
@@ -176,7 +147,7 @@ def check(root, reg):
         text = re.sub(r"\([^)]*\)", "", text.split(": ", 1)[1])
         text = text.split(".")[0]
         found = re.findall(r"[a-z0-9-]+", text.replace(" or ", ", "))
-        same(errors, "%s:%d" % (conf.path, i + 1), "source: the sources",
+        chk.same("%s:%d" % (conf.path, i + 1), "source: the sources",
              found, reg.sources)
 
     run(conf.path, conf_source)
