@@ -22,7 +22,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -94,46 +93,14 @@ campaign(const char *log, const char *const *args)
 	return harness_wait_exit(&harness, pid, NULL);
 }
 
-static char *
-slurp(const char *dir, const char *leaf)
-{
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/%s", dir, leaf);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *t = calloc(1, 1 << 20);
-	assert_non_null(t);
-	(void)!fread(t, 1, (1 << 20) - 1, f);
-	fclose(f);
-	return t;
-}
 
 /* No process of this test's autopilots is left: those whose command
- * line names this run's directory (a machine may run this test twice at
- * once, in two roots that share /proc). */
+ * line names this run's directory. */
 static void
 assert_no_autopilot(void)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	assert_non_null(d);
-	while ((e = readdir(d))) {
-		char path[300], cmd[4096];
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		size_t n = fread(cmd, 1, sizeof(cmd) - 1, f);
-		fclose(f);
-		for (size_t i = 0; i < n; i++)
-			if (!cmd[i])
-				cmd[i] = ' ';
-		cmd[n] = '\0';
-		if (strstr(cmd, "fake-autopilot") && strstr(cmd, harness.dir))
-			fail_msg("left running: pid %s: %s", e->d_name, cmd);
-	}
-	closedir(d);
+	static const char *const names[] = { "fake-autopilot", NULL };
+	assert_none_running(harness.dir, names, NULL);
 }
 
 /* summary.csv's row of job k, its first n fields joined back. */
@@ -195,7 +162,7 @@ test_matrix_jobs_shards(void **state)
 	const char *run[] = { "run", "-o", a, "--jobs", "2", "--hang", "5",
 			      ini, NULL };
 	int code = campaign("a.log", run);
-	char *txt = slurp(a, "summary.txt"), *csv = slurp(a, "summary.csv");
+	char *txt = read_in(a, "summary.txt"), *csv = read_in(a, "summary.csv");
 	print_message("%s", txt ? txt : "(no summary.txt)");
 	/* Large glitches fail the autopilot: exit 1, every job flown. */
 	assert_int_equal(code, 1);
@@ -244,7 +211,7 @@ test_matrix_jobs_shards(void **state)
 		assert_true(f20 > 2.5 && f20 < 4.0);
 		assert_true(field(csv, seed, 11) < 0);
 	}
-	char *html = slurp(a, "index.html");
+	char *html = read_in(a, "index.html");
 	assert_non_null(html);
 	assert_non_null(strstr(html, "worst leakage_m: size &times; seed"));
 	assert_non_null(strstr(html, "href=\"jobs/0024/judge/index.html\""));
@@ -268,7 +235,7 @@ test_matrix_jobs_shards(void **state)
 	harness_path(&harness, m, sizeof(m), "M");
 	const char *merge[] = { "merge", "-o", m, s[0], s[1], s[2], NULL };
 	assert_int_equal(campaign("m.log", merge), 0);
-	char *mcsv = slurp(m, "summary.csv");
+	char *mcsv = read_in(m, "summary.csv");
 	assert_non_null(mcsv);
 	/* Same jobs, outcomes and verdicts; the numbers are another
 	 * flight's. */
@@ -296,7 +263,7 @@ test_matrix_jobs_shards(void **state)
 	static const char *const files[] = { "summary.csv", "summary.txt",
 					     "index.html" };
 	for (size_t i = 0; i < 3; i++) {
-		char *x = slurp(a, files[i]), *y = slurp(m2, files[i]);
+		char *x = read_in(a, files[i]), *y = read_in(m2, files[i]);
 		assert_non_null(x);
 		assert_non_null(y);
 		assert_string_equal(x, y);
@@ -308,7 +275,7 @@ test_matrix_jobs_shards(void **state)
 	harness_path(&harness, m3, sizeof(m3), "M3");
 	const char *twice[] = { "merge", "-o", m3, t[0], t[0], NULL };
 	assert_int_equal(campaign("m3.log", twice), 2);
-	char *log = slurp(harness.dir, "m3.log");
+	char *log = read_in(harness.dir, "m3.log");
 	assert_non_null(strstr(log, "is in"));
 	free(log);
 	free(txt);
@@ -330,7 +297,7 @@ test_crash_hang_never_arm(void **state)
 	const char *run[] = { "run", "-o", out, "--jobs", "2", "--hang", "3",
 			      ini, NULL };
 	assert_int_equal(campaign("f.log", run), 1);
-	char *csv = slurp(out, "summary.csv");
+	char *csv = read_in(out, "summary.csv");
 	print_message("%s", csv);
 	assert_non_null(strstr(csv, "1,size=2 fault=--seed=9,2,--seed=9,flown,"));
 	assert_non_null(strstr(csv, "2,size=2 fault=--crash-at=14,2,"
@@ -345,7 +312,7 @@ test_crash_hang_never_arm(void **state)
 	assert_no_autopilot();
 	/* Every link of the page resolves: a job never judged links to
 	 * its result, not to a report it does not have. */
-	char *html = slurp(out, "index.html");
+	char *html = read_in(out, "index.html");
 	assert_non_null(html);
 	assert_non_null(strstr(html, "href=\"jobs/0004/result.json\""));
 	unsigned links = 0;
@@ -368,7 +335,7 @@ test_crash_hang_never_arm(void **state)
 	harness_path(&harness, out, sizeof(out), "T");
 	const char *run2[] = { "run", "-o", out, "--hang", "600", ini, NULL };
 	assert_int_equal(campaign("t.log", run2), 1);
-	csv = slurp(out, "summary.csv");
+	csv = read_in(out, "summary.csv");
 	assert_non_null(strstr(csv, ",timed-out,fail,"));
 	assert_non_null(strstr(csv, "stopped after the campaign's timeout of "
 				    "4 s"));
@@ -393,7 +360,7 @@ test_params_axis(void **state)
 	const char *run[] = { "run", "-o", out, "--jobs", "2", "--hang", "5",
 			      ini, NULL };
 	assert_int_equal(campaign("g.log", run), 1);
-	char *csv = slurp(out, "summary.csv");
+	char *csv = read_in(out, "summary.csv");
 	assert_non_null(csv);
 	print_message("%s", csv);
 	/* job,name,size,gate,outcome,status,failsafe,leakage_m,... */
@@ -420,7 +387,7 @@ test_params_axis(void **state)
 	assert_non_null(strstr(csv, "\n1,size=8 gate=300,8,300,flown,fail,yes,"));
 	free(csv);
 	/* What the autopilot echoed, and what it had. */
-	char *res = slurp(out, "jobs/0001/result.json");
+	char *res = read_in(out, "jobs/0001/result.json");
 	assert_non_null(res);
 	/* Pretty-printed: compared without its blanks. */
 	size_t n = 0;
@@ -432,7 +399,7 @@ test_params_axis(void **state)
 			 "\"before\":500"))
 		fail_msg("no parameter in %s", res);
 	free(res);
-	char *tel = slurp(out, "jobs/0002/telemetry.csv");
+	char *tel = read_in(out, "jobs/0002/telemetry.csv");
 	assert_non_null(tel);
 	const char *at = strstr(tel, ",param,1000,");
 	assert_non_null(at);
@@ -462,8 +429,8 @@ test_mission_flown(void **state)
 		const char *run[] = { "run", "-o", out, "--hang", "5", ini,
 				      NULL };
 		int code = campaign(log, run);
-		char *res = slurp(out, "jobs/0001/result.json");
-		char *tel = slurp(out, "jobs/0001/telemetry.csv");
+		char *res = read_in(out, "jobs/0001/result.json");
+		char *tel = read_in(out, "jobs/0001/telemetry.csv");
 		assert_non_null(res);
 		assert_non_null(tel);
 		size_t n = 0;
@@ -529,7 +496,7 @@ test_stop_and_resume(void **state)
 	assert_null(strstr(log, "job 1 (size=0.2)"));
 	assert_non_null(strstr(log, "job 4 (size=0.5): flown, pass"));
 	free(log);
-	char *txt = slurp(out, "summary.txt");
+	char *txt = read_in(out, "summary.txt");
 	assert_non_null(strstr(txt, "4 of 4 jobs finished"));
 	free(txt);
 	/* Another campaign into the same directory: refused. */

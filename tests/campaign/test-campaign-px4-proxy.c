@@ -19,7 +19,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,46 +33,15 @@
 
 static struct harness harness;
 
-static char *
-slurp(const char *dir, const char *leaf)
-{
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/%s", dir, leaf);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *t = calloc(1, 1 << 20);
-	assert_non_null(t);
-	(void)!fread(t, 1, (1 << 20) - 1, f);
-	fclose(f);
-	return t;
-}
 
 /* No process this test started is left: the autopilots and the barods
  * whose command lines name this run's directory. */
 static void
 assert_none_left(void)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	assert_non_null(d);
-	while ((e = readdir(d))) {
-		char path[300], cmd[4096];
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		size_t n = fread(cmd, 1, sizeof(cmd) - 1, f);
-		fclose(f);
-		for (size_t i = 0; i < n; i++)
-			if (!cmd[i])
-				cmd[i] = ' ';
-		cmd[n] = '\0';
-		if ((strstr(cmd, "fake-autopilot") || strstr(cmd, "barod ")) &&
-		    strstr(cmd, harness.dir) && !strstr(cmd, "baro-campaign"))
-			fail_msg("left running: pid %s: %s", e->d_name, cmd);
-	}
-	closedir(d);
+	static const char *const names[] = { "fake-autopilot", "barod ",
+					     NULL };
+	assert_none_running(harness.dir, names, "baro-campaign");
 }
 
 /* Field idx (0-based) of summary.csv's row of job k. */
@@ -140,7 +108,7 @@ test_px4_sim_proxy(void **state)
 	pid_t pid = harness_spawn(&harness, "p.log", run);
 	/* The 20 m glitch fails the autopilot: exit 1. */
 	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 1);
-	char *txt = slurp(out, "summary.txt"), *csv = slurp(out, "summary.csv");
+	char *txt = read_in(out, "summary.txt"), *csv = read_in(out, "summary.csv");
 	assert_non_null(txt);
 	print_message("%s", txt);
 	assert_non_null(strstr(txt, "2 of 2 jobs finished"));
@@ -160,7 +128,7 @@ test_px4_sim_proxy(void **state)
 		snprintf(dir, sizeof(dir), "%s/jobs/%04u", out, k);
 		/* The labels begin where the autopilot's clock was at
 		 * barod's physics time 0: the simulator's, past 100 s. */
-		char *labels = slurp(dir, "labels.csv"), *blog = slurp(dir,
+		char *labels = read_in(dir, "labels.csv"), *blog = read_in(dir,
 								       "barod.out");
 		assert_non_null(labels);
 		assert_non_null(blog);
@@ -175,7 +143,7 @@ test_px4_sim_proxy(void **state)
 		/* What barod published (its record, on its physics time)
 		 * against the autopilot's truth at the same moment of its
 		 * log: the glitch in the middle of the fault, none before. */
-		char *rec = slurp(dir, "barod.csv"), *ap = slurp(dir, "ap.csv");
+		char *rec = read_in(dir, "barod.csv"), *ap = read_in(dir, "ap.csv");
 		assert_non_null(rec);
 		assert_non_null(ap);
 		const double size = k == 1 ? 2.0 : 20.0;
@@ -226,7 +194,7 @@ test_px4_sim_proxy(void **state)
 	pid = harness_spawn(&harness, "q.log", run1);
 	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 1);
 	close(taken);
-	csv = slurp(out, "summary.csv");
+	csv = read_in(out, "summary.csv");
 	assert_non_null(csv);
 	print_message("%s", csv);
 	assert_non_null(strstr(csv, "\n1,size=2,2,failed,fail,"));
@@ -259,7 +227,7 @@ test_px4_sim_proxy(void **state)
 	const char *run2[] = { "run", "-o", out, "--hang", "5", ini2, NULL };
 	pid = harness_spawn(&harness, "d.log", run2);
 	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 1);
-	csv = slurp(out, "summary.csv");
+	csv = read_in(out, "summary.csv");
 	assert_non_null(csv);
 	print_message("%s", csv);
 	assert_non_null(strstr(csv, "\n1,size=2,2,failed,fail,"));

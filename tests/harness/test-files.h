@@ -84,6 +84,49 @@ read_file(const char *path)
 	return slurp_fd(fd);
 }
 
+/* dir/leaf whole, NUL-terminated, or NULL when it is not there. */
+static inline char *
+read_in(const char *dir, const char *leaf)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, leaf);
+	int fd = open(path, O_RDONLY);
+	return fd < 0 ? NULL : slurp_fd(fd);
+}
+
+/* A failure naming each process whose command line holds marker (a
+ * run's own directory: a machine may run a test twice at once, in two
+ * roots that share /proc) and one of names (NULL-terminated), and not
+ * except (may be NULL). */
+static inline void
+assert_none_running(const char *marker, const char *const *names,
+		    const char *except)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		char path[300], cmd[4096];
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t n = fread(cmd, 1, sizeof(cmd) - 1, f);
+		fclose(f);
+		for (size_t i = 0; i < n; i++)
+			if (!cmd[i])
+				cmd[i] = ' ';
+		cmd[n] = '\0';
+		bool named = false;
+		for (size_t i = 0; names[i] && !named; i++)
+			named = strstr(cmd, names[i]) != NULL;
+		if (named && strstr(cmd, marker) &&
+		    !(except && strstr(cmd, except)))
+			fail_msg("left running: pid %s: %s", e->d_name, cmd);
+	}
+	closedir(d);
+}
+
 /* A UDP socket on 127.0.0.1 with an ephemeral port (type may add
  * SOCK_NONBLOCK). */
 static inline int
