@@ -809,11 +809,19 @@ test_remote_injection_denied(void **state)
 	}
 	live_stop(f, &l);
 
-	/* Every reading of baro 0 went out: no gap an "off" would leave. */
+	/* Every reading of baro 0 went out: no gap an "off" would leave.
+	 * An accepted "off" holds for the 1.5 s above at least; a host that
+	 * holds barod off for 100 ms (two CI roots on 2 cores did, once in
+	 * a plain run) is not one, so the bound is 1 s. */
 	size_t n = recorded(f, 0);
 	assert_true(n > 50);
+	uint64_t gap = 0;
 	for (size_t i = 1; i < n; i++)
-		assert_true(f->rec[i].time_ms - f->rec[i - 1].time_ms < 100);
+		if (f->rec[i].time_ms - f->rec[i - 1].time_ms > gap)
+			gap = f->rec[i].time_ms - f->rec[i - 1].time_ms;
+	print_message("longest gap between readings of baro 0: %llu ms\n",
+		      (unsigned long long)gap);
+	assert_true(gap < 1000);
 	hw_testbed_path(&f->tb, log, sizeof(log), "deny.log");
 	char *text = read_file(log);
 	assert_non_null(strstr(text, "MAV_CMD_INJECT_FAILURE from 255/190 "
