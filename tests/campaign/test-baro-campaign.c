@@ -298,7 +298,7 @@ test_crash_hang_never_arm(void **state)
 			      ini, NULL };
 	assert_int_equal(campaign("f.log", run), 1);
 	char *csv = read_in(out, "summary.csv");
-	print_message("%s", csv);
+	print_message("%s", csv ? csv : "(missing)\n");
 	assert_non_null(strstr(csv, "1,size=2 fault=--seed=9,2,--seed=9,flown,"));
 	assert_non_null(strstr(csv, "2,size=2 fault=--crash-at=14,2,"
 				    "--crash-at=14,crashed,fail,"));
@@ -362,7 +362,7 @@ test_params_axis(void **state)
 	assert_int_equal(campaign("g.log", run), 1);
 	char *csv = read_in(out, "summary.csv");
 	assert_non_null(csv);
-	print_message("%s", csv);
+	print_message("%s", csv ? csv : "(missing)\n");
 	/* job,name,size,gate,outcome,status,failsafe,leakage_m,... */
 	assert_non_null(strstr(csv, "\n1,size=8 gate=300,8,300,flown,"));
 	assert_non_null(strstr(csv, "\n2,size=8 gate=1000,8,1000,flown,fail,"

@@ -110,7 +110,7 @@ test_px4_sim_proxy(void **state)
 	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 1);
 	char *txt = read_in(out, "summary.txt"), *csv = read_in(out, "summary.csv");
 	assert_non_null(txt);
-	print_message("%s", txt);
+	print_message("%s", txt ? txt : "(missing)\n");
 	assert_non_null(strstr(txt, "2 of 2 jobs finished"));
 	/* job,name,size,outcome,status,failsafe,leakage_m: under the 5 m
 	 * gate the glitch leaks in full; over it, rejected until the reset
@@ -196,7 +196,7 @@ test_px4_sim_proxy(void **state)
 	close(taken);
 	csv = read_in(out, "summary.csv");
 	assert_non_null(csv);
-	print_message("%s", csv);
+	print_message("%s", csv ? csv : "(missing)\n");
 	assert_non_null(strstr(csv, "\n1,size=2,2,failed,fail,"));
 	assert_non_null(strstr(csv, "barod exited with status"));
 	free(csv);
@@ -229,7 +229,7 @@ test_px4_sim_proxy(void **state)
 	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 1);
 	csv = read_in(out, "summary.csv");
 	assert_non_null(csv);
-	print_message("%s", csv);
+	print_message("%s", csv ? csv : "(missing)\n");
 	assert_non_null(strstr(csv, "\n1,size=2,2,failed,fail,"));
 	assert_non_null(strstr(csv, "no HIL_SENSOR came through barod"));
 	free(csv);
