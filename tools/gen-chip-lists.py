@@ -280,10 +280,15 @@ def rewrite(region, lines, reg):
                      else lines[k])
     text = " ".join(" ".join(words).split())
     for sub in region.subs:
+        if sub.start not in text:
+            raise LookupError("%s:%d: no %r in the paragraph of the %s "
+                              "list" % (region.path, i + 1, sub.start,
+                                        region.what))
         a = text.index(sub.start) + len(sub.start) if sub.start else 0
-        if sub.start and sub.start not in text:
-            raise LookupError("%s: no %r in the %s region" % (
-                region.path, sub.start, region.name))
+        if sub.end not in text[a:]:
+            raise LookupError("%s:%d: no %r after %r in the paragraph of "
+                              "the %s list" % (region.path, i + 1, sub.end,
+                                               sub.start, region.what))
         b = text.index(sub.end, a)
         text = text[:a] + sub.fn(reg) + text[b:]
     new = textwrap.wrap(text, WIDTH, initial_indent=region.indent,
@@ -293,9 +298,9 @@ def rewrite(region, lines, reg):
 
 
 def generate(root, reg):
-    """{path: (old text, new text)} and [(path, line, region)] of the
-    regions that differ."""
-    files, stale = {}, []
+    """{path: (old text, new text)}, [(path, line, region)] of the
+    regions that differ, and what made a region unreadable."""
+    files, stale, errors = {}, [], []
     for region in REGIONS:
         if region.path not in files:
             with open(os.path.join(root, region.path),
@@ -303,11 +308,16 @@ def generate(root, reg):
                 text = f.read()
             files[region.path] = [text, text.split("\n")]
         lines = files[region.path][1]
-        i, old, new = rewrite(region, lines, reg)
+        try:
+            i, old, new = rewrite(region, lines, reg)
+        except LookupError as e:
+            errors.append("cannot find the %s list: %s" % (region.what, e))
+            continue
         if old != new:
             stale.append((region.path, i + 1, region))
             lines[i:i + len(old)] = new
-    return {p: (t, "\n".join(l)) for p, (t, l) in files.items()}, stale
+    return ({p: (t, "\n".join(l)) for p, (t, l) in files.items()}, stale,
+            errors)
 
 
 def registry(lister):
@@ -328,17 +338,19 @@ def main(argv):
     if len(argv) != 3:
         raise SystemExit(__doc__)
     root, lister = argv[1], argv[2]
-    files, stale = generate(root, registry(lister))
+    files, stale, errors = generate(root, registry(lister))
+    for e in errors:
+        print("gen-chip-lists: %s" % e, file=sys.stderr)
     if check:
         for s in stale:
             print(stale_message(*s))
-        return 1 if stale else 0
+        return 1 if stale or errors else 0
     for path, (old, new) in files.items():
         if old != new:
             with open(os.path.join(root, path), "w", encoding="utf-8") as f:
                 f.write(new)
             print("gen-chip-lists: wrote %s" % path)
-    return 0
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
