@@ -5,7 +5,8 @@
  * array listing them all.  A new family is a new file and header (which
  * declares its driver) and its include and entry in driver.c; design.md's
  * "Add a driver" lists the rest
- * (emulator, tests, docs), and tests/sensors/test-sensors-umockdev.c and
+ * (emulator, tests, docs; `ninja -C build gen-docs` writes most doc
+ * lists), and tests/sensors/test-sensors-umockdev.c and
  * tests/doc/test-chip-lists.py name whatever a registered driver lacks.
  *
  * Life of a sensor: probe (is this family at bus+addr, which variant?),

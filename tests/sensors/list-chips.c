@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The registry as text, for tests/doc/test-chip-lists.py: the docs' chip
- * lists are checked against what barod is built with, not against a copy.
+ * The registry as text, for tools/gen-chip-lists.py (which writes the
+ * docs' chip lists from it) and tests/doc/test-chip-lists.py (which
+ * checks them): the lists follow what barod is built with, not a copy.
  * One line per registered (driver, chip):
  *
- *   DRIVER CHIP ALSO SCAN PIN
+ *   DRIVER CHIP ALSO SCAN PIN FINDS
  *
  * ALSO: the other parts that probe the same ("-" for none); SCAN: "scan"
  * when a scan of the bus runs the driver, "name" when only naming it in
  * [sensor] does; PIN: "drdy" when the chips have a data-ready pin,
- * "nodrdy" when not.
+ * "nodrdy" when not; FINDS: for a chip only naming its driver finds, the
+ * chip a scan of the bus takes it for ("-" for the others).
  */
 #include <stdio.h>
 
@@ -26,12 +28,16 @@ main(void)
 				"table\n", drv->name);
 			return 1;
 		}
-		for (size_t c = 0; c < drv->n_chips; c++)
-			printf("%s %s %s %s %s\n", drv->name, drv->chips[c].name,
-			       drv->chips[c].also ? drv->chips[c].also : "-",
+		for (size_t c = 0; c < drv->n_chips; c++) {
+			const struct baro_chip *chip = &drv->chips[c];
+
+			printf("%s %s %s %s %s %s\n", drv->name, chip->name,
+			       chip->also ? chip->also : "-",
 			       drv->n_addrs > 0 ? "scan" : "name",
 			       drv->drdy_caps & BARO_DRDY_CAP_PIN ? "drdy" :
-								    "nodrdy");
+								    "nodrdy",
+			       chip->scan_finds ? chip->scan_finds : "-");
+		}
 	}
 	return 0;
 }
