@@ -8,7 +8,7 @@ configuration and the package description follows what
 sensors/driver.c registers: LIST_CHIPS (tests/sensors/list-chips.c,
 linked with the drivers) prints the registry.
 
-Most lists are generated (tools/gen-chip-lists.py, run as `ninja -C
+Most lists are generated (doc/gen-chip-lists.py, run as `ninja -C
 build gen-docs`): a region that differs from what the generator writes
 fails, named by file and line.  The lists whose rows hold facts the
 registry has not (doc/hardware.md's per-chip table: addresses, pins,
@@ -37,9 +37,9 @@ from doclists import Checker as ListChecker, Page  # noqa: E402
 
 
 def generator(root):
-    """tools/gen-chip-lists.py as a module: its registry and regions."""
+    """doc/gen-chip-lists.py as a module: its registry and regions."""
     spec = importlib.util.spec_from_file_location(
-        "gen_chip_lists", os.path.join(root, "tools", "gen-chip-lists.py"))
+        "gen_chip_lists", os.path.join(root, "doc", "gen-chip-lists.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The registry as text, for tools/gen-chip-lists.py (which writes the
+ * The registry as text, for doc/gen-chip-lists.py (which writes the
  * docs' chip lists from it) and tests/doc/test-chip-lists.py (which
  * checks them): the lists follow what barod is built with, not a copy.
  * One line per registered (driver, chip):
