@@ -244,7 +244,10 @@ param_value(struct flight *f, const struct mavlink_param_value *pv)
 		}
 	}
 	if (param_matches(q, v)) {
-		event(f, "param", v, q->name);
+		/* A copy: the event is written into *f too. */
+		char name[sizeof(q->name)];
+		memcpy(name, q->name, sizeof(name));
+		event(f, "param", v, name);
 		f->param_at++;
 		f->tries = 0;
 	}
