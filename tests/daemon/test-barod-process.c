@@ -1566,11 +1566,19 @@ test_msp_blocked_serial(void **state)
 	struct msp_counts m = msp_report("msp-blocked.log", out);
 	assert_int_equal(m.sent + m.dropped, total);
 	assert_true(m.dropped > 0);
-	/* Said once, not once per drop. */
+	/* Said once per episode, not once per drop: a tty that takes a
+	 * few bytes again ends an episode ("sending again"; CI's run as
+	 * root saw a second one once). */
 	char *l = read_tmp("msp-blocked.log");
-	const char *w = strstr(l, "the line is full, dropping samples");
-	assert_non_null(w);
-	assert_null(strstr(w + 1, "the line is full"));
+	unsigned full = 0, again = 0;
+	for (const char *w = l; (w = strstr(w, "the line is full")); w++)
+		full++;
+	for (const char *w = l; (w = strstr(w, "sending again")); w++)
+		again++;
+	print_message("line full %u, sending again %u, dropped %llu\n", full,
+		      again, (unsigned long long)m.dropped);
+	assert_true(full >= 1 && full <= again + 1);
+	assert_true(full * 20 < m.dropped);
 	free(l);
 
 	/* What the line holds is whole frames, the oldest first. */
