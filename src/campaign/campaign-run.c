@@ -719,9 +719,9 @@ write_reports(const char *dir, const struct loaded *l, struct res *r,
 	      "<th>outcome</th><th>status</th><th>failsafe</th>", f);
 	for (size_t m = 0; m < NSHOWN; m++)
 		fprintf(f, "<th>%s</th>", shown[m]);
-	fputs("<th>detect_after_s</th><th>failsafe_after_s</th><th>lane "
-	      "switches</th><th>lane_switch_after_s</th><th>why</th></tr>\n",
-	      f);
+	fputs("<th>detect_after_s</th><th>failsafe_after_s</th>"
+	      "<th>lane_switches</th><th>lane_switch_after_s</th><th>why</th>"
+	      "</tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = r[i].o;
 		fprintf(f, "<tr id=\"job%zu\"><td><a href=\"jobs/%0*zu/%s\">"
