@@ -68,3 +68,17 @@ class Checker:
         if list(found) != list(want) and set(found) == set(want):
             self.errors.append("%s (%s): in the order %s, not %s" % (
                 where, what, " ".join(want), " ".join(found)))
+
+
+def self_test_verdict(errors, expect):
+    """A self-test's exit status: 0 when, for each (list, culprit) of
+    expect, the errors name that list and every one of them matches the
+    culprit pattern; each miss is said."""
+    bad = 0
+    for what, culprit in expect:
+        hits = [e for e in errors if "(" + what + ")" in e]
+        if not hits or not all(re.search(culprit, e) for e in hits):
+            print("self-test: list %r did not report %r" % (what, culprit))
+            bad += 1
+    print("self-test: %s" % ("ok" if bad == 0 else "%d failures" % bad))
+    return 1 if bad else 0
