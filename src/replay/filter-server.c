@@ -184,7 +184,7 @@ child_case(struct baro_filter_instance *fi, void *map)
 static void __attribute__((noreturn))
 child_main(struct baro_filter_instance fi, int sock, int mem)
 {
-	replay_contain_default_signals();
+	replay_contain_child_setup();
 	void *map = NULL;
 	size_t mapped = 0;
 	struct shim s = {

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -65,9 +66,20 @@ replay_contain_poll_ms(double left_s)
 	return left_s > 86400.0 ? 86400000 : (int)(left_s * 1000.0) + 1;
 }
 
-void
-replay_contain_default_signals(void)
+/* Registered last in the child, so it runs first: the filter's own
+ * output flushed, the status kept, the inherited handlers skipped. */
+static void
+child_exit(int status, void *arg)
 {
+	(void)arg;
+	fflush(NULL);
+	_exit(status);
+}
+
+void
+replay_contain_child_setup(void)
+{
+	(void)on_exit(child_exit, NULL);	/* failing, the old way */
 	static const int crash[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
 				     SIGPIPE };
 	for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
@@ -111,7 +123,7 @@ replay_contain_run(int (*fn)(void *arg, void *area), void *arg, size_t size,
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		replay_contain_default_signals();
+		replay_contain_child_setup();
 		struct replay_contain_head *h = m;
 		int rc = fn(arg, m);
 		h->rc = rc;

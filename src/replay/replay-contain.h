@@ -62,11 +62,16 @@ replay_contain_free(void *area, size_t size);
 int
 replay_contain_poll_ms(double left_s);
 
-/* In a child: the crash signals' default actions, so a crash ends it as
- * the signal it is; a handler inherited from the parent (a test
- * framework's, a sanitizer's) would carry on in it. */
+/* First thing in a child:
+ * - the crash signals' default actions, so a crash ends it as the signal
+ *   it is; a handler inherited from the parent (a test framework's, a
+ *   sanitizer's) would carry on in it;
+ * - exit() from inside a filter ends it with that status and nothing
+ *   else: the exit handlers it inherited are the parent's (a sanitizer's
+ *   leak check of the parent's heap, which aborted it at random under
+ *   ASan, a temporary directory's removal), not the child's to run. */
 void
-replay_contain_default_signals(void);
+replay_contain_child_setup(void);
 
 /* "crashed (SIGSEGV)", "timed out after 10 s", "failed: MSG", "ran". */
 void
