@@ -5,6 +5,7 @@ tables, and the both-ways comparison of a list with its table."""
 
 import os
 import re
+import subprocess
 import sys
 
 
@@ -82,3 +83,30 @@ def self_test_verdict(errors, expect):
             bad += 1
     print("self-test: %s" % ("ok" if bad == 0 else "%d failures" % bad))
     return 1 if bad else 0
+
+
+def arguments(argv, n, usage):
+    """A script's command line: whether --self-test came first, and its
+    n arguments; the usage when they are not n."""
+    self_test = argv[1:2] == ["--self-test"]
+    args = argv[2:] if self_test else argv[1:]
+    if len(args) != n:
+        raise SystemExit(usage)
+    return self_test, args
+
+
+def output_lines(program, *args):
+    """A program's standard output, as lines; it must succeed."""
+    return subprocess.run([program, *args], check=True, capture_output=True,
+                          text=True).stdout.split("\n")
+
+
+def verdict(argv0, errors, counted):
+    """The check's exit status: each error said, then one line with what
+    was counted and whether every list agrees."""
+    for e in errors:
+        print(e)
+    print("%s: %s; %s" % (argv0.rsplit("/", 1)[-1], counted,
+                          "%d lists disagree" % len(errors) if errors else
+                          "every list agrees"))
+    return 1 if errors else 0

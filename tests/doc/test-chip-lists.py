@@ -33,7 +33,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from doclists import Checker as ListChecker, Page  # noqa: E402
+from doclists import (Checker as ListChecker, Page,  # noqa: E402
+                      arguments, verdict)
 
 
 def generator(root):
@@ -144,24 +145,13 @@ def check(root, reg, gen):
 
 
 def main(argv):
-    self_test = argv[1:2] == ["--self-test"]
-    if self_test:
-        argv = argv[1:]
-    if len(argv) != 3:
-        raise SystemExit(__doc__)
-    root, lister = argv[1], argv[2]
+    self_test, (root, lister) = arguments(argv, 2, __doc__)
     gen = generator(root)
     reg = gen.registry(lister)
     if not self_test:
-        errors = check(root, reg, gen)
-        for e in errors:
-            print(e)
-        n = len(reg.rows)
-        print("%s: %d registered chips (%d drivers); %s" % (
-            argv[0].rsplit("/", 1)[-1], n, len(reg.drivers()),
-            "%d lists disagree" % len(errors) if errors else
-            "every list agrees"))
-        return 1 if errors else 0
+        return verdict(argv[0], check(root, reg, gen),
+                       "%d registered chips (%d drivers)"
+                       % (len(reg.rows), len(reg.drivers())))
 
     # A registry with LPS22HH and BME280 gone and a new driver bmp581 (a
     # chip with a pin): every generated region must be stale; every

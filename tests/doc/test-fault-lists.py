@@ -23,7 +23,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from doclists import (Checker as ListChecker, Page,  # noqa: E402
-                      between, self_test_verdict)
+                      arguments, between, output_lines, self_test_verdict,
+                      verdict)
 
 
 class Tables:
@@ -230,30 +231,23 @@ def check(root, tab, baroctl):
         c.same(where, "inject TYPE: types", seen, px4)
         c.order(where, "inject TYPE: types", seen, px4)
 
-    def man_load():
-        i = man.find(r"^\*scenario load\* _FILE_")
-        text = man.paragraph(i + 1)
+    def emulator_verbs(page, anchor, what):
+        """A page's "needs the emulator (...)" list, past SIM_ names."""
+        i = page.find(anchor)
+        text = page.paragraph(i + 1)
         found = between(text, "needs the emulator (", ")").split(", ")
-        c.same("%s:%d" % (man.path, i + 2),
-               "scenario load: verbs that need the emulator",
+        c.same("%s:%d" % (page.path, i + 2),
+               what + ": verbs that need the emulator",
                {w for w in found if not w.startswith("SIM_")},
                tab.emulator_verbs())
 
     run(man.path, man_inject)
-    run(man.path, man_load)
+    run(man.path, lambda: emulator_verbs(man, r"^\*scenario load\* _FILE_",
+                                         "scenario load"))
 
     barod8 = Page(root, "doc/barod.8.scd")
-
-    def barod8_scenario():
-        i = barod8.find(r"^\*--scenario\* ")
-        text = barod8.paragraph(i + 1)
-        found = between(text, "needs the emulator (", ")").split(", ")
-        c.same("%s:%d" % (barod8.path, i + 2),
-               "--scenario: verbs that need the emulator",
-               {w for w in found if not w.startswith("SIM_")},
-               tab.emulator_verbs())
-
-    run(barod8.path, barod8_scenario)
+    run(barod8.path, lambda: emulator_verbs(barod8, r"^\*--scenario\* ",
+                                            "--scenario"))
 
     tools = Page(root, "doc/tools.md")
 
@@ -311,25 +305,13 @@ def fake_tables(tab):
 
 
 def main(argv):
-    self_test = argv[1:2] == ["--self-test"]
-    if self_test:
-        argv = argv[1:]
-    if len(argv) != 4:
-        raise SystemExit(__doc__)
-    root, lister, baroctl = argv[1:]
-    out = subprocess.run([lister], check=True, capture_output=True,
-                         text=True).stdout
-    tab = Tables(out.split("\n"))
+    self_test, (root, lister, baroctl) = arguments(argv, 3, __doc__)
+    tab = Tables(output_lines(lister))
     if not self_test:
-        errors = check(root, tab, baroctl)
-        for e in errors:
-            print(e)
-        print("%s: %d kinds, %d PX4 types, %d action words, %d labels; %s"
-              % (argv[0].rsplit("/", 1)[-1], len(tab.kinds), len(tab.px4),
-                 len(tab.words), len(tab.labels),
-                 "%d lists disagree" % len(errors) if errors else
-                 "every list agrees"))
-        return 1 if errors else 0
+        return verdict(argv[0], check(root, tab, baroctl),
+                       "%d kinds, %d PX4 types, %d action words, %d labels"
+                       % (len(tab.kinds), len(tab.px4), len(tab.words),
+                          len(tab.labels)))
 
     errors = check(root, fake_tables(tab), baroctl)
     for e in errors:

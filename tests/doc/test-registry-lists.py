@@ -23,7 +23,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from doclists import (Checker as ListChecker, Page,  # noqa: E402
-                      between, self_test_verdict)
+                      arguments, between, output_lines, self_test_verdict,
+                      verdict)
 
 
 class Registry:
@@ -156,24 +157,12 @@ def check(root, reg):
 
 
 def main(argv):
-    self_test = argv[1:2] == ["--self-test"]
-    if self_test:
-        argv = argv[1:]
-    if len(argv) != 3:
-        raise SystemExit(__doc__)
-    root, lister = argv[1], argv[2]
-    out = subprocess.run([lister], check=True, capture_output=True,
-                         text=True).stdout
-    reg = Registry(out.split("\n"), lister)
+    self_test, (root, lister) = arguments(argv, 2, __doc__)
+    reg = Registry(output_lines(lister), lister)
     if not self_test:
-        errors = check(root, reg)
-        for e in errors:
-            print(e)
-        print("%s: %d sources, %d output types; %s" % (
-            argv[0].rsplit("/", 1)[-1], len(reg.sources), len(reg.outputs),
-            "%d lists disagree" % len(errors) if errors else
-            "every list agrees"))
-        return 1 if errors else 0
+        return verdict(argv[0], check(root, reg),
+                       "%d sources, %d output types"
+                       % (len(reg.sources), len(reg.outputs)))
 
     # hardware and msp-udp gone; a source fakesrc without ops and an
     # output fakeout without sink or transport added.
