@@ -33,7 +33,6 @@
 
 static struct harness harness;
 
-
 /* No process this test started is left: the autopilots and the barods
  * whose command lines name this run's directory. */
 static void
@@ -42,6 +41,26 @@ assert_none_left(void)
 	static const char *const names[] = { "fake-autopilot", "barod ",
 					     NULL };
 	assert_none_running(harness.dir, names, "baro-campaign");
+}
+
+/* The one-job campaign ini, run into NAME/, fails its job with why in
+ * summary.csv (the campaign's exit 1), and leaves nothing running. */
+static void
+assert_job_failed(const char *ini, const char *name, const char *why)
+{
+	char out[512], log[64];
+	harness_path(&harness, out, sizeof(out), name);
+	snprintf(log, sizeof(log), "%s.log", name);
+	const char *argv[] = { "run", "-o", out, "--hang", "5", ini, NULL };
+	pid_t pid = harness_spawn(&harness, log, argv);
+	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 1);
+	char *csv = read_in(out, "summary.csv");
+	assert_non_null(csv);
+	print_message("%s", csv ? csv : "(missing)\n");
+	assert_non_null(strstr(csv, "\n1,size=2,2,failed,fail,"));
+	assert_non_null(strstr(csv, why));
+	free(csv);
+	assert_none_left();
 }
 
 /* Field idx (0-based) of summary.csv's row of job k. */
@@ -189,18 +208,8 @@ test_px4_sim_proxy(void **state)
 				    sizeof(one)), 0);
 	assert_int_equal(bind(taken, (struct sockaddr *)&a, sizeof(a)), 0);
 	assert_int_equal(listen(taken, 1), 0);
-	harness_path(&harness, out, sizeof(out), "Q");
-	const char *run1[] = { "run", "-o", out, "--hang", "5", ini, NULL };
-	pid = harness_spawn(&harness, "q.log", run1);
-	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 1);
+	assert_job_failed(ini, "Q", "barod exited with status");
 	close(taken);
-	csv = read_in(out, "summary.csv");
-	assert_non_null(csv);
-	print_message("%s", csv ? csv : "(missing)\n");
-	assert_non_null(strstr(csv, "\n1,size=2,2,failed,fail,"));
-	assert_non_null(strstr(csv, "barod exited with status"));
-	free(csv);
-	assert_none_left();
 
 	/* The autopilot beside barod, not through it (its own baro model,
 	 * no simulator link): flown, but failed, since no fault of
@@ -223,17 +232,7 @@ test_px4_sim_proxy(void **state)
 		      "scenario = glitch.scn.in\n"
 		      "size = 2\n",
 		      up, sim, getenv("FAKE_AUTOPILOT"), ports);
-	harness_path(&harness, out, sizeof(out), "D");
-	const char *run2[] = { "run", "-o", out, "--hang", "5", ini2, NULL };
-	pid = harness_spawn(&harness, "d.log", run2);
-	assert_int_equal(harness_wait_exit(&harness, pid, NULL), 1);
-	csv = read_in(out, "summary.csv");
-	assert_non_null(csv);
-	print_message("%s", csv ? csv : "(missing)\n");
-	assert_non_null(strstr(csv, "\n1,size=2,2,failed,fail,"));
-	assert_non_null(strstr(csv, "no HIL_SENSOR came through barod"));
-	free(csv);
-	assert_none_left();
+	assert_job_failed(ini2, "D", "no HIL_SENSOR came through barod");
 }
 
 int
