@@ -18,20 +18,13 @@
 #include "fuzz.h"
 
 static void
-check(bool ok)
-{
-	if (!ok)
-		abort();
-}
-
-static void
 on_send(void *user, uint32_t msgid, const union mavlink_msg *m)
 {
 	uint8_t pl[MAVLINK_MAX_PAYLOAD];
 
 	(void)user;
 	memset(pl, 0, sizeof(pl));
-	check(mavlink_pack_msg(msgid, m, pl) > 0);
+	fuzz_check(mavlink_pack_msg(msgid, m, pl) > 0);
 }
 
 static int
@@ -40,7 +33,7 @@ on_state(void *user)
 	const struct drive *d = user;
 	FILE *f = fopen("/dev/null", "w");
 
-	check(f != NULL);
+	fuzz_check(f != NULL);
 	(void)drive_state_write(d, f);
 	fclose(f);
 	return 0;
@@ -81,20 +74,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.keep_current = data[0] & 2;
 	if (drive_state_parse((const char *)data + 2, slen, "st", o.ap, &o,
 			      err, sizeof(err)) < 0) {
-		check(strncmp(err, "st", 2) == 0);
+		fuzz_check(strncmp(err, "st", 2) == 0);
 		o.nleft = 0;
 	}
-	check(o.nleft <= DRIVE_MAX_SLOTS);
+	fuzz_check(o.nleft <= DRIVE_MAX_SLOTS);
 
 	/* The scenario's routes: px4 lines refuse on ArduPilot; a
 	 * scenario that passes its check is what drives. */
-	check(scenario_parse(&sc, SCN, sizeof(SCN) - 1, "f.scn", err,
-			     sizeof(err)) == 0);
+	fuzz_check(scenario_parse(&sc, SCN, sizeof(SCN) - 1, "f.scn", err,
+				  sizeof(err)) == 0);
 	bool ok = drive_check(&sc, "f.scn", o.ap, err, sizeof(err)) == 0;
-	check(ok == (o.ap == DRIVE_PX4));
+	fuzz_check(ok == (o.ap == DRIVE_PX4));
 	if (!ok)
-		check(scenario_parse(&sc, "at 1s glitch 0 15 for 2s\n", 25,
-				     "f.scn", err, sizeof(err)) == 0);
+		fuzz_check(scenario_parse(&sc, "at 1s glitch 0 15 for 2s\n", 25,
+					  "f.scn", err, sizeof(err)) == 0);
 
 	const struct drive_io io = { .send = on_send, .state = on_state };
 	drive_init(&c.d, &sc, "f.scn", &o, &io, &c.d);
@@ -111,28 +104,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		i += k;
 	}
 	drive_stop(&c.d, c.now);
-	check(c.d.nslots <= DRIVE_MAX_SLOTS);
-	check(c.d.phase <= DRIVE_DONE);
+	fuzz_check(c.d.nslots <= DRIVE_MAX_SLOTS);
+	fuzz_check(c.d.phase <= DRIVE_DONE);
 	if (drive_over(&c.d))
-		check(c.d.end != DRIVE_END_NONE);
+		fuzz_check(c.d.end != DRIVE_END_NONE);
 
 	/* Any text as a scenario: routed or refused, never both. */
 	if (scenario_parse(&sc, (const char *)data, size, "any.scn", err,
 			   sizeof(err)) == 0) {
 		for (int a = 0; a < DRIVE_AUTOPILOTS; a++) {
+			const enum drive_autopilot ap = (enum drive_autopilot)a;
 			bool refused = false;
 			for (size_t i = 0; i < sc.count; i++) {
 				struct drive_route r;
-				drive_route(&sc.actions[i],
-					    (enum drive_autopilot)a, &r);
-				check(r.what[0] != '\0');
+				drive_route(&sc.actions[i], ap, &r);
+				fuzz_check(r.what[0] != '\0');
 				refused |= r.via == DRIVE_VIA_REFUSED;
-				check((r.via == DRIVE_VIA_REFUSED) ==
-				      (r.timing == NULL));
+				fuzz_check((r.via == DRIVE_VIA_REFUSED) ==
+					   (r.timing == NULL));
 			}
-			check(refused == (drive_check(&sc, "any.scn",
-						      (enum drive_autopilot)a,
-						      err, sizeof(err)) < 0));
+			int rc = drive_check(&sc, "any.scn", ap, err,
+					     sizeof(err));
+			fuzz_check(refused == (rc < 0));
 		}
 	}
 	return 0;

@@ -16,13 +16,6 @@
 #include "flight.h"
 #include "fuzz.h"
 
-static void
-check(bool ok)
-{
-	if (!ok)
-		abort();
-}
-
 struct ctx {
 	struct flight f;
 	uint64_t now;
@@ -43,19 +36,20 @@ step(struct ctx *c)
 	union mavlink_msg m;
 	uint8_t pl[MAVLINK_MAX_PAYLOAD];
 	for (int n = 0; flight_step(&c->f, c->now, &id, &m) == 1; n++) {
-		check(n < 64);
+		fuzz_check(n < 64);
 		memset(pl, 0, sizeof(pl));
-		check(mavlink_pack_msg(id, &m, pl) > 0);
+		fuzz_check(mavlink_pack_msg(id, &m, pl) > 0);
 		if (id == MAVLINK_MSG_MISSION_ITEM_INT)
-			check(m.mi.seq < c->f.nwp + 1);
+			fuzz_check(m.mi.seq < c->f.nwp + 1);
 	}
 	struct flight_event e;
 	while (flight_event_next(&c->f, &e))
-		check(e.what != NULL && memchr(e.text, 0, sizeof(e.text)));
-	check(c->f.phase <= FLIGHT_FAILED);
-	check(c->f.param_at <= c->f.nparams);
-	check(c->f.nev <= sizeof(c->f.ev) / sizeof(c->f.ev[0]));
-	check((c->f.phase == FLIGHT_FAILED) == (c->f.failure != FLIGHT_OK));
+		fuzz_check(e.what != NULL && memchr(e.text, 0, sizeof(e.text)));
+	fuzz_check(c->f.phase <= FLIGHT_FAILED);
+	fuzz_check(c->f.param_at <= c->f.nparams);
+	fuzz_check(c->f.nev <= sizeof(c->f.ev) / sizeof(c->f.ev[0]));
+	fuzz_check((c->f.phase == FLIGHT_FAILED) ==
+		   (c->f.failure != FLIGHT_OK));
 }
 
 int
@@ -75,11 +69,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	flight_init(&c.f, &camp);
 	if (data[0] & 2) {
-		check(flight_add_param(&c.f, "EK3_HGT_I_GATE", 300) == 0);
-		check(flight_add_param(&c.f, "EKF2_HGT_REF", 1.5) == 0);
+		fuzz_check(flight_add_param(&c.f, "EK3_HGT_I_GATE", 300) == 0);
+		fuzz_check(flight_add_param(&c.f, "EKF2_HGT_REF", 1.5) == 0);
 	}
 	if (data[0] & 4)
-		check(flight_set_mission(&c.f, wp, 3) == 0);
+		fuzz_check(flight_set_mission(&c.f, wp, 3) == 0);
 	c.now = 1000000;
 	struct mavlink_parser p;
 	mavlink_parser_init(&p);

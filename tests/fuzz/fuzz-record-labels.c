@@ -14,13 +14,6 @@
 #include "inject.h"
 #include "record-labels.h"
 
-static void
-check(bool ok)
-{
-	if (!ok)
-		abort();
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,22 +23,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = record_labels_parse(&rl, (const char *)data, size, "f.csv",
 				     err, sizeof(err));
 	if (rc < 0) {
-		check(rc == -EINVAL || rc == -ENODATA || rc == -ENOMEM);
-		check(strncmp(err, "f.csv", 5) == 0 || rc == -ENOMEM);
-		check(rl.ch == NULL && rl.n == 0);
+		fuzz_check(rc == -EINVAL || rc == -ENODATA || rc == -ENOMEM);
+		fuzz_check(strncmp(err, "f.csv", 5) == 0 || rc == -ENOMEM);
+		fuzz_check(rl.ch == NULL && rl.n == 0);
 		return 0;
 	}
-	check(rl.rows > 0 && rl.n > 0);
-	check(rl.first_us <= rl.last_us);
-	check(rl.ch[0].label == 0 && rl.ch[0].t_us == rl.first_us);
-	check(record_labels_at(&rl, 0) == 0 || rl.first_us == 0);
+	fuzz_check(rl.rows > 0 && rl.n > 0);
+	fuzz_check(rl.first_us <= rl.last_us);
+	fuzz_check(rl.ch[0].label == 0 && rl.ch[0].t_us == rl.first_us);
+	fuzz_check(record_labels_at(&rl, 0) == 0 || rl.first_us == 0);
 	for (size_t i = 0; i < rl.n; i++) {
-		check(rl.ch[i].label < (1u << INJECT_LABEL_BITS));
-		check(i == 0 || rl.ch[i].t_us > rl.ch[i - 1].t_us);
-		check(record_labels_at(&rl, rl.ch[i].t_us) == rl.ch[i].label);
+		fuzz_check(rl.ch[i].label < (1u << INJECT_LABEL_BITS));
+		fuzz_check(i == 0 || rl.ch[i].t_us > rl.ch[i - 1].t_us);
+		fuzz_check(record_labels_at(&rl, rl.ch[i].t_us) ==
+			   rl.ch[i].label);
 		if (rl.ch[i].t_us > 0 && i > 0)
-			check(record_labels_at(&rl, rl.ch[i].t_us - 1) ==
-			      rl.ch[i - 1].label);
+			fuzz_check(record_labels_at(&rl, rl.ch[i].t_us - 1) ==
+				   rl.ch[i - 1].label);
 	}
 	record_labels_free(&rl);
 	return 0;

@@ -22,26 +22,20 @@
 #include "scenario.h"
 
 static void
-check(bool ok)
-{
-	if (!ok)
-		abort();
-}
-
-static void
 check_events(const struct scenario_event *ev, int n, uint64_t now_ms)
 {
 	char text[50];	/* a MAVLink STATUSTEXT's worth */
 
-	check(n >= 0 && n <= SCENARIO_EVENTS_MIN);
+	fuzz_check(n >= 0 && n <= SCENARIO_EVENTS_MIN);
 	for (int i = 0; i < n; i++) {
-		check(ev[i].time_ms == now_ms && ev[i].at_ms <= now_ms);
-		check(ev[i].instance >= -1 &&
-		      ev[i].instance < BARO_MAX_INSTANCES);
+		fuzz_check(ev[i].time_ms == now_ms && ev[i].at_ms <= now_ms);
+		fuzz_check(ev[i].instance >= -1 &&
+			   ev[i].instance < BARO_MAX_INSTANCES);
 		if (ev[i].kind == SCENARIO_EV_PARAM)
-			check(ev[i].param >= 0 &&
-			      (size_t)ev[i].param < sim_param_count());
-		check(scenario_event_format(&ev[i], text, sizeof(text)) > 0);
+			fuzz_check(ev[i].param >= 0 &&
+				   (size_t)ev[i].param < sim_param_count());
+		fuzz_check(scenario_event_format(&ev[i], text,
+						 sizeof(text)) > 0);
 	}
 }
 
@@ -64,12 +58,12 @@ run_scenario(const struct scenario *sc, struct scenario_run *run,
 	scenario_run_init(run, sc, &sim, 0);
 
 	for (unsigned k = 0; !scenario_run_finished(run); k++) {
-		check(k < 100000);
+		fuzz_check(k < 100000);
 		if (stop_early && k == 50) {
 			int n = scenario_run_stop(run, now, &sim, &ov, ev,
 						  SCENARIO_EVENTS_MIN);
 			check_events(ev, n, now);
-			check(scenario_run_finished(run));
+			fuzz_check(scenario_run_finished(run));
 			break;
 		}
 		do {
@@ -77,7 +71,7 @@ run_scenario(const struct scenario *sc, struct scenario_run *run,
 					      SCENARIO_EVENTS_MIN);
 			check_events(ev, n, now);
 		} while (scenario_run_due(run, now));
-		check(now < sc->end_ms || scenario_run_finished(run));
+		fuzz_check(now < sc->end_ms || scenario_run_finished(run));
 
 		struct baro_sample out[BARO_MAX_INSTANCES];
 		unsigned n = baro_sitl_update(&sim, (uint32_t)now, &truth, out);
@@ -90,10 +84,10 @@ run_scenario(const struct scenario *sc, struct scenario_run *run,
 	}
 
 	for (size_t i = 0; i < sim_param_count(); i++)
-		check(sim_param_get(&sim.params, i) ==
-		      sim_param_get(&start, i));
+		fuzz_check(sim_param_get(&sim.params, i) ==
+			   sim_param_get(&start, i));
 	for (unsigned i = 0; i < BARO_MAX_INSTANCES; i++)
-		check(ov.inst[i].spec.kind == FAULT_NONE);
+		fuzz_check(ov.inst[i].spec.kind == FAULT_NONE);
 }
 
 int
@@ -112,9 +106,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (f) {
 		int rb = scenario_load(b, f, "fuzz", eb, sizeof(eb));
 		fclose(f);
-		check(ra == rb && strcmp(ea, eb) == 0);
-		check(ra != 0 || (a->count == b->count &&
-				  a->end_ms == b->end_ms));
+		fuzz_check(ra == rb && strcmp(ea, eb) == 0);
+		fuzz_check(ra != 0 || (a->count == b->count &&
+				       a->end_ms == b->end_ms));
 	}
 	if (ra == 0) {
 		/* The load-time check answers any parsed scenario, with a
@@ -126,20 +120,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int rc = scenario_check(a, "fuzz", &p,
 					(enum baro_sitl_atmosphere)(size % 3),
 					584.0, ea, sizeof(ea));
-		check(rc == 0 ? ea[0] == '\0' : strncmp(ea, "fuzz:", 5) == 0);
+		fuzz_check(rc == 0 ? ea[0] == '\0'
+				   : strncmp(ea, "fuzz:", 5) == 0);
 		/* The other sensors' faults are baro-replay's: refused. */
 		bool aux = false;
 		for (size_t i = 0; i < a->count; i++)
 			aux |= a->actions[i].op == SCENARIO_OP_AUX &&
 			       a->actions[i].aux >= 0 &&
 			       a->actions[i].aux < SCENARIO_AUX_KINDS;
-		check(!aux || (rc == -EINVAL && strstr(ea, "baro-replay only")));
+		fuzz_check(!aux ||
+			   (rc == -EINVAL && strstr(ea, "baro-replay only")));
 		run_scenario(a, run, size % 2 == 1);
 		/* Its hardware form (count and end unchanged) runs too. */
 		ea[0] = '\0';
 		rc = scenario_hardware(a, "fuzz", (unsigned)(size % 8), ea,
 				       sizeof(ea));
-		check(rc == 0 ? ea[0] == '\0' : strncmp(ea, "fuzz:", 5) == 0);
+		fuzz_check(rc == 0 ? ea[0] == '\0'
+				   : strncmp(ea, "fuzz:", 5) == 0);
 		if (rc == 0)
 			run_scenario(a, run, size % 2 == 0);
 	}
@@ -150,10 +147,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = scenario_parse_for(b, (const char *)data, size, "fuzz",
 				    length_ms, eb, sizeof(eb));
 	if (ra == 0)
-		check(rc == 0 && !b->relative && a->count == b->count &&
-		      a->end_ms == b->end_ms);
+		fuzz_check(rc == 0 && !b->relative && a->count == b->count &&
+			   a->end_ms == b->end_ms);
 	if (rc == 0 && b->relative) {
-		check(ra != 0);
+		fuzz_check(ra != 0);
 		run_scenario(b, run, size % 2 == 0);
 	}
 out:

@@ -15,13 +15,6 @@
 #include "fuzz.h"
 #include "thresholds.h"
 
-static void
-check(bool ok)
-{
-	if (!ok)
-		abort();
-}
-
 static bool
 same_rule(const struct threshold_rule *a, const struct threshold_rule *b)
 {
@@ -42,15 +35,15 @@ check_rule(const struct thresholds *t, const struct threshold_rule *r)
 	char err[256];
 	struct thresholds u;
 
-	check(threshold_glob_match(r->filter_glob, r->filter_glob));
-	check(threshold_glob_match(r->scenario_glob, r->scenario_glob));
+	fuzz_check(threshold_glob_match(r->filter_glob, r->filter_glob));
+	fuzz_check(threshold_glob_match(r->scenario_glob, r->scenario_glob));
 
 	int n = threshold_rule_format(r, line, sizeof(line));
-	check(n > 0 && (size_t)n < sizeof(line));
+	fuzz_check(n > 0 && (size_t)n < sizeof(line));
 	thresholds_init(&u);
-	check(thresholds_parse(&u, line, (size_t)n, "again", NULL, 0, err,
-			       sizeof(err)) == 0);
-	check(u.count == 1 && same_rule(r, &u.rules[0]));
+	fuzz_check(thresholds_parse(&u, line, (size_t)n, "again", NULL, 0, err,
+				    sizeof(err)) == 0);
+	fuzz_check(u.count == 1 && same_rule(r, &u.rules[0]));
 	thresholds_free(&u);
 
 	const double values[] = { r->limit, r->limit + 1.0, r->limit - 1.0,
@@ -59,10 +52,10 @@ check_rule(const struct thresholds *t, const struct threshold_rule *r)
 		const struct threshold_rule *by = NULL;
 		enum threshold_verdict v = thresholds_eval(
 			t, r->metric, values[k], "f", "s", &by);
-		check(v >= THRESHOLD_NONE && v <= THRESHOLD_FAIL);
-		check(!by || (by >= t->rules && by < t->rules + t->count &&
-			      strcmp(by->metric, r->metric) == 0));
-		check(v == THRESHOLD_NONE || by);
+		fuzz_check(v >= THRESHOLD_NONE && v <= THRESHOLD_FAIL);
+		fuzz_check(!by || (by >= t->rules && by < t->rules + t->count &&
+				   strcmp(by->metric, r->metric) == 0));
+		fuzz_check(v == THRESHOLD_NONE || by);
 	}
 }
 
@@ -79,18 +72,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	thresholds_init(&b);
 	int ra = thresholds_parse(&a, (const char *)data, size, "fuzz", known,
 				  n_known, ea, sizeof(ea));
-	check(ra == 0 || ra == -EINVAL);
-	check(ra == 0 ? ea[0] == '\0' && a.count <= size :
-			strncmp(ea, "fuzz:", 5) == 0 && a.count == 0);
+	fuzz_check(ra == 0 || ra == -EINVAL);
+	fuzz_check(ra == 0 ? ea[0] == '\0' && a.count <= size :
+			     strncmp(ea, "fuzz:", 5) == 0 && a.count == 0);
 
 	FILE *f = size ? fmemopen((void *)data, size, "r") : NULL;
 	if (f) {
 		int rb = thresholds_load(&b, f, "fuzz", known, n_known, eb,
 					 sizeof(eb));
 		fclose(f);
-		check(ra == rb && strcmp(ea, eb) == 0 && a.count == b.count);
+		fuzz_check(ra == rb && strcmp(ea, eb) == 0 &&
+			   a.count == b.count);
 		for (size_t i = 0; i < a.count; i++)
-			check(same_rule(&a.rules[i], &b.rules[i]));
+			fuzz_check(same_rule(&a.rules[i], &b.rules[i]));
 	}
 	for (size_t i = 0; i < a.count; i++)
 		check_rule(&a, &a.rules[i]);

@@ -3,11 +3,22 @@
 #ifndef BAROD_FUZZ_H
 #define BAROD_FUZZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A broken invariant: abort, which the fuzzer and the corpus run both
+ * report as a crash with the input that caused it. */
+static inline void
+fuzz_check(bool ok)
+{
+	if (!ok)
+		abort();
+}
 
 /* A stream parser fed the input in pieces the input itself sizes (1 to
  * 64 bytes), so the fuzzer steers where frames are split: the length of
