@@ -79,7 +79,8 @@ child_exit(int status, void *arg)
 void
 replay_contain_child_setup(void)
 {
-	(void)on_exit(child_exit, NULL);	/* failing, the old way */
+	/* Should it fail, exit() runs the inherited handlers, as before. */
+	(void)on_exit(child_exit, NULL);
 	static const int crash[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
 				     SIGPIPE };
 	for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
